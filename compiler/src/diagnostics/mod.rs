@@ -1,0 +1,179 @@
+//! One diagnostic model for every stage and every output (CLI human/JSON/SARIF, the
+//! language server, `meshc explain`).
+
+mod code;
+pub mod render;
+
+pub use code::{Code, Severity};
+
+use crate::span::{FilePath, Span};
+
+/// A secondary place a diagnostic points at: the other duplicate, where a secret was declared.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Label {
+    pub file: FilePath,
+    pub span: Span,
+    pub message: String,
+}
+
+/// A finding: a code, a message, a primary place, labels and a help line.
+///
+/// Messages quote names and locations, never values that could be secret.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Diagnostic {
+    pub code: Code,
+    pub severity: Severity,
+    pub message: String,
+    pub file: FilePath,
+    pub span: Span,
+    pub labels: Vec<Label>,
+    pub help: Option<String>,
+}
+
+impl Diagnostic {
+    /// A diagnostic of `code` at `span` of `file`, with the code's own severity.
+    pub fn new(code: Code, file: &FilePath, span: Span, message: impl Into<String>) -> Diagnostic {
+        Diagnostic {
+            code,
+            severity: code.severity(),
+            message: message.into(),
+            file: file.clone(),
+            span,
+            labels: Vec::new(),
+            help: None,
+        }
+    }
+
+    /// Adds a secondary label in the same file.
+    pub fn with_label(mut self, span: Span, message: impl Into<String>) -> Diagnostic {
+        let file = self.file.clone();
+        self.labels.push(Label {
+            file,
+            span,
+            message: message.into(),
+        });
+        self
+    }
+
+    /// Adds a secondary label in another file.
+    pub fn with_label_in(
+        mut self,
+        file: &FilePath,
+        span: Span,
+        message: impl Into<String>,
+    ) -> Diagnostic {
+        self.labels.push(Label {
+            file: file.clone(),
+            span,
+            message: message.into(),
+        });
+        self
+    }
+
+    /// Sets the help line.
+    pub fn with_help(mut self, help: impl Into<String>) -> Diagnostic {
+        self.help = Some(help.into());
+        self
+    }
+
+    /// Sets the help line when there is one.
+    pub fn with_help_opt(mut self, help: Option<String>) -> Diagnostic {
+        self.help = help;
+        self
+    }
+
+    /// Whether this is an error (after any raising by `--deny`).
+    pub fn is_error(&self) -> bool {
+        self.severity == Severity::Error
+    }
+}
+
+/// Proof that a problem was reported: a function that gives up returns this, so no error
+/// escapes without a diagnostic.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Reported(());
+
+/// Collects diagnostics and hands out [`Reported`] tokens.
+#[derive(Debug, Default)]
+pub struct Sink {
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl Sink {
+    /// Records `diagnostic` and returns the proof that it was reported.
+    pub fn report(&mut self, diagnostic: Diagnostic) -> Reported {
+        self.diagnostics.push(diagnostic);
+        Reported(())
+    }
+}
+
+/// "did you mean `x`?" for the closest candidate, if any is close enough.
+pub fn did_you_mean<'a>(
+    name: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> Option<String> {
+    closest(name, candidates).map(|c| format!("did you mean `{c}`?"))
+}
+
+/// The candidate closest to `name` by edit distance, when close enough to be a typo.
+pub fn closest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    let limit = (name.chars().count() / 3).max(1);
+    let mut best: Option<(usize, &str)> = None;
+    for c in candidates {
+        if c == name {
+            continue;
+        }
+        let d = edit_distance(&name.to_ascii_lowercase(), &c.to_ascii_lowercase());
+        if d <= limit && best.is_none_or(|(bd, _)| d < bd) {
+            best = Some((d, c));
+        }
+    }
+    best.map(|(_, c)| c)
+}
+
+/// Levenshtein distance with adjacent transpositions counted as one edit.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    let mut prev2 = vec![0usize; b.len() + 1];
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    let mut cur = vec![0usize; b.len() + 1];
+    for i in 1..=a.len() {
+        cur[0] = i;
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut v = (prev[j] + 1).min(cur[j - 1] + 1).min(prev[j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                v = v.min(prev2[j - 2] + 1);
+            }
+            cur[j] = v;
+        }
+        std::mem::swap(&mut prev2, &mut prev);
+        std::mem::swap(&mut prev, &mut cur);
+    }
+    prev[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn suggests_close_names_only() {
+        assert_eq!(
+            closest("postgress", ["postgres", "redis"]),
+            Some("postgres")
+        );
+        assert_eq!(closest("hots", ["host", "port"]), Some("host"));
+        assert_eq!(closest("zzz", ["postgres", "redis"]), None);
+    }
+
+    #[test]
+    fn every_code_has_a_title_and_explanation() {
+        for code in Code::ALL {
+            assert!(!code.title().is_empty());
+            assert!(code.explanation().contains(code.as_str()), "{code}");
+            assert_eq!(Code::parse(code.as_str()), Some(*code));
+        }
+    }
+}

@@ -1,0 +1,9 @@
+//! meshc: the compiler of the mesh language.
+//!
+//! The library is pure: it takes source texts and returns trees, diagnostics and
+//! manifests. It reads no file, writes no file and prints nothing; the `meshc` binary
+//! and the language server do the I/O.
+
+pub mod diagnostics;
+pub mod span;
+pub mod syntax;

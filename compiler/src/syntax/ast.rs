@@ -1,0 +1,566 @@
+//! The syntax tree. Every node keeps its span; doc comments are attached where the
+//! language says they belong. The tree holds whatever parsed: missing parts are `None` or
+//! [`Expr::Error`], never a reason to drop the whole item.
+
+use crate::span::Span;
+
+/// A name as written, with its place.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Ident {
+    pub name: String,
+    pub span: Span,
+}
+
+/// The `///` lines above a node, joined with newlines, without the slashes.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+pub struct Docs {
+    pub text: Option<String>,
+}
+
+/// A whole source file.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct SourceFile {
+    pub items: Vec<Item>,
+}
+
+/// A top-level item.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Item {
+    Contract(Contract),
+    Module(Module),
+    Mesh(Mesh),
+    Seat(SeatDecl),
+}
+
+impl Item {
+    /// The item's name.
+    pub fn name(&self) -> &Ident {
+        match self {
+            Item::Contract(c) => &c.name,
+            Item::Module(m) => &m.name,
+            Item::Mesh(m) => &m.name,
+            Item::Seat(s) => &s.name,
+        }
+    }
+
+    /// The item's whole span.
+    pub fn span(&self) -> Span {
+        match self {
+            Item::Contract(c) => c.span,
+            Item::Module(m) => m.span,
+            Item::Mesh(m) => m.span,
+            Item::Seat(s) => s.span,
+        }
+    }
+}
+
+/// `contract NAME for KIND { FIELD… }`
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Contract {
+    pub docs: Docs,
+    pub name: Ident,
+    pub kind: Option<Ident>,
+    pub fields: Vec<Field>,
+    pub span: Span,
+}
+
+/// `[given] NAME: TYPE REFINEMENT* [= DEFAULT]`
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Field {
+    pub docs: Docs,
+    pub given: Option<Span>,
+    pub name: Ident,
+    pub ty: Option<TypeExpr>,
+    pub refinements: Vec<Refinement>,
+    pub default: Option<Expr>,
+    pub span: Span,
+}
+
+/// `[secret] BASE`
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TypeExpr {
+    pub secret: Option<Span>,
+    pub base: BaseType,
+    pub span: Span,
+}
+
+/// A type without its `secret` modifier.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BaseType {
+    Named(Ident),
+    List(Box<TypeExpr>),
+    /// Something that did not parse as a type (already reported).
+    Error,
+}
+
+/// A refinement after a type or in a narrowing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Refinement {
+    /// `in A..B`
+    InRange(RangeLit),
+    /// `in {"a", "b"}`
+    InSet(SetLit),
+    /// `len A..B`
+    Len(RangeLit),
+    /// `matches "regex"`
+    Matches(StringLit),
+}
+
+impl Refinement {
+    /// The refinement's span, keyword included.
+    pub fn span(&self) -> Span {
+        match self {
+            Refinement::InRange(r) | Refinement::Len(r) => r.span,
+            Refinement::InSet(s) => s.span,
+            Refinement::Matches(s) => s.span,
+        }
+    }
+}
+
+/// `A..B` with either bound optional; the span covers the bounds (and, inside a
+/// refinement, the keyword before them).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RangeLit {
+    pub lo: Option<IntLit>,
+    pub hi: Option<IntLit>,
+    pub span: Span,
+}
+
+/// `{"a", "b"}` after `in`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SetLit {
+    pub values: Vec<Expr>,
+    pub span: Span,
+}
+
+/// `seat NAME delivers CONTRACT` (standard library only).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SeatDecl {
+    pub docs: Docs,
+    pub name: Ident,
+    pub contract: Option<Ident>,
+    pub span: Span,
+}
+
+/// `module NAME { … }`
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Module {
+    pub docs: Docs,
+    pub name: Ident,
+    pub entries: Vec<ModuleEntry>,
+    pub span: Span,
+}
+
+impl Module {
+    /// The requirements, in source order.
+    pub fn requirements(&self) -> impl Iterator<Item = &Requirement> {
+        self.entries.iter().filter_map(|e| match e {
+            ModuleEntry::Requires(r) => Some(r),
+            _ => None,
+        })
+    }
+
+    /// The containers, in source order.
+    pub fn containers(&self) -> impl Iterator<Item = &Container> {
+        self.entries.iter().filter_map(|e| match e {
+            ModuleEntry::Container(c) => Some(c),
+            _ => None,
+        })
+    }
+
+    /// The `provides` blocks, in source order.
+    pub fn provides(&self) -> impl Iterator<Item = &Provides> {
+        self.entries.iter().filter_map(|e| match e {
+            ModuleEntry::Provides(p) => Some(p),
+            _ => None,
+        })
+    }
+
+    /// The declared slug, if any.
+    pub fn slug(&self) -> Option<&StringLit> {
+        self.entries.iter().find_map(|e| match e {
+            ModuleEntry::Slug(s, _) => Some(s),
+            _ => None,
+        })
+    }
+}
+
+/// An entry of a module body.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ModuleEntry {
+    /// `slug "forge"` (the string, and the whole entry's span).
+    Slug(StringLit, Span),
+    Requires(Requirement),
+    Container(Container),
+    Provides(Provides),
+}
+
+/// `requires NAME: KIND …`
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Requirement {
+    pub docs: Docs,
+    pub name: Ident,
+    /// The provider kind as written (`module`, `host`, `mesh`, `operator`, or a mistake).
+    pub kind: Option<Ident>,
+    pub body: RequirementBody,
+    pub span: Span,
+}
+
+/// What follows the provider kind.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RequirementBody {
+    /// `operator [secret] TYPE REFINEMENT* [= DEFAULT]`
+    Operator {
+        ty: Option<TypeExpr>,
+        refinements: Vec<Refinement>,
+        default: Option<Expr>,
+    },
+    /// `KIND CONTRACT [{ NARROWING… }]`
+    Contract {
+        contract: Option<Ident>,
+        narrowing: Vec<Narrowing>,
+        /// The braces, when written.
+        block: Option<Span>,
+    },
+}
+
+/// One entry inside a requirement's braces.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Narrowing {
+    pub field: Ident,
+    pub kind: NarrowingKind,
+    pub span: Span,
+}
+
+/// Sets a given field, or adds refinements to a field.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NarrowingKind {
+    Set(Expr),
+    Refine(Vec<Refinement>),
+}
+
+/// `container NAME { … }`
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Container {
+    pub docs: Docs,
+    pub name: Ident,
+    pub entries: Vec<ContainerEntry>,
+    pub span: Span,
+}
+
+/// One entry of a container, with its docs and span.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ContainerEntry {
+    pub docs: Docs,
+    pub kind: ContainerEntryKind,
+    pub span: Span,
+}
+
+/// What a container entry says.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ContainerEntryKind {
+    Image(StringLit),
+    Command(Expr),
+    User(Expr),
+    Env(Vec<EnvEntry>),
+    Mount {
+        source: Expr,
+        target: Option<StringLit>,
+        read_only: Option<Span>,
+    },
+    Secret {
+        target: StringLit,
+        value: Expr,
+    },
+    File {
+        target: StringLit,
+        mode: Option<IntLit>,
+        value: Expr,
+    },
+    Publish(Ident),
+    ImagePaths(Expr),
+}
+
+/// `KEY = VALUE [exposed "reason"]`
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EnvEntry {
+    pub docs: Docs,
+    pub key: Ident,
+    pub value: Expr,
+    pub exposed: Option<Exposed>,
+    pub span: Span,
+}
+
+/// `exposed "reason"`; the reason may be missing (E0308).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Exposed {
+    pub span: Span,
+    pub reason: Option<StringLit>,
+}
+
+/// `provides CONTRACT { FIELD = EXPR … }`
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Provides {
+    pub docs: Docs,
+    pub contract: Ident,
+    pub answers: Vec<Answer>,
+    pub span: Span,
+}
+
+/// `FIELD = EXPR` inside `provides`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Answer {
+    pub docs: Docs,
+    pub field: Ident,
+    pub value: Expr,
+    pub span: Span,
+}
+
+/// `mesh NAME { … }`
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Mesh {
+    pub docs: Docs,
+    pub name: Ident,
+    pub entries: Vec<MeshEntry>,
+    pub span: Span,
+}
+
+impl Mesh {
+    /// The nodes, in source order.
+    pub fn nodes(&self) -> impl Iterator<Item = &Node> {
+        self.entries.iter().filter_map(|e| match e {
+            MeshEntry::Node(n) => Some(n),
+            _ => None,
+        })
+    }
+
+    /// The seat assignments, in source order.
+    pub fn seats(&self) -> impl Iterator<Item = &SeatAssign> {
+        self.entries.iter().filter_map(|e| match e {
+            MeshEntry::Seat(s) => Some(s),
+            _ => None,
+        })
+    }
+
+    /// The assignments, in source order.
+    pub fn assigns(&self) -> impl Iterator<Item = &Assign> {
+        self.entries.iter().filter_map(|e| match e {
+            MeshEntry::Assign(a) => Some(a),
+            _ => None,
+        })
+    }
+}
+
+/// An entry of a mesh body.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MeshEntry {
+    Node(Node),
+    Seat(SeatAssign),
+    Assign(Assign),
+}
+
+/// `node NAME { KEY = VALUE … }`
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Node {
+    pub docs: Docs,
+    pub name: Ident,
+    pub props: Vec<Prop>,
+    pub span: Span,
+}
+
+impl Node {
+    /// The value of property `key`, if written.
+    pub fn prop(&self, key: &str) -> Option<&Prop> {
+        self.props.iter().find(|p| p.key.name == key)
+    }
+}
+
+/// `KEY = VALUE` in a node.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Prop {
+    pub key: Ident,
+    pub value: Expr,
+    pub span: Span,
+}
+
+/// `seat SEAT = INSTANCE on NODE`
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SeatAssign {
+    pub docs: Docs,
+    pub seat: Ident,
+    pub instance: Option<Ident>,
+    pub node: Option<Ident>,
+    pub span: Span,
+}
+
+/// `assign MODULE to NODE [as INSTANCE] [{ … }]`
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Assign {
+    pub docs: Docs,
+    pub module: Ident,
+    pub node: Option<Ident>,
+    pub instance: Option<Ident>,
+    pub entries: Vec<AssignEntry>,
+    /// The braces, when written.
+    pub block: Option<Span>,
+    pub span: Span,
+}
+
+impl Assign {
+    /// The instance name: `as NAME`, else the module's name.
+    pub fn instance_name(&self) -> &Ident {
+        self.instance.as_ref().unwrap_or(&self.module)
+    }
+}
+
+/// An entry of an assignment, with its span.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AssignEntry {
+    pub kind: AssignEntryKind,
+    pub span: Span,
+}
+
+/// What an assignment entry says.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AssignEntryKind {
+    /// `NAME = VALUE` (an operator value, or `short = "stg"`).
+    Value { name: Ident, value: Expr },
+    /// `NAME.FIELD = VALUE` (a given field).
+    Given {
+        requirement: Ident,
+        field: Ident,
+        value: Expr,
+    },
+    /// `NAME from INSTANCE on NODE`
+    Pin {
+        requirement: Ident,
+        instance: Ident,
+        node: Option<Ident>,
+    },
+    /// `NAME at "/host/path" [on NODE]` or `NAME at 8080`
+    Place {
+        requirement: Ident,
+        at: Expr,
+        node: Option<Ident>,
+    },
+}
+
+/// An expression: the values a definition or mesh writes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Expr {
+    Str(StringLit),
+    Int(IntLit),
+    Bool(bool, Span),
+    Ref(Reference),
+    List(Vec<Expr>, Span),
+    Range(RangeLit),
+    /// Something that did not parse (already reported).
+    Error(Span),
+}
+
+impl Expr {
+    /// The expression's span.
+    pub fn span(&self) -> Span {
+        match self {
+            Expr::Str(s) => s.span,
+            Expr::Int(i) => i.span,
+            Expr::Bool(_, s) | Expr::List(_, s) | Expr::Error(s) => *s,
+            Expr::Ref(r) => r.span,
+            Expr::Range(r) => r.span,
+        }
+    }
+}
+
+/// `req.field`, `workers`, `consumer.login`, `given.name`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Reference {
+    pub segments: Vec<Ident>,
+    pub span: Span,
+}
+
+impl Reference {
+    /// The dotted text: `db.host`.
+    pub fn dotted(&self) -> String {
+        let mut s = String::new();
+        for (i, seg) in self.segments.iter().enumerate() {
+            if i > 0 {
+                s.push('.');
+            }
+            s.push_str(&seg.name);
+        }
+        s
+    }
+}
+
+/// An integer as written: its value and radix (the formatter keeps `0o750` octal).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IntLit {
+    pub value: i64,
+    pub radix: Radix,
+    pub span: Span,
+}
+
+/// How an integer literal was written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Radix {
+    Decimal,
+    Octal,
+    Hex,
+}
+
+/// A string literal, decoded into text and interpolations.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StringLit {
+    pub parts: Vec<StrPart>,
+    pub triple: bool,
+    pub span: Span,
+}
+
+impl StringLit {
+    /// The text when the string has no interpolation.
+    pub fn as_plain(&self) -> Option<String> {
+        let mut s = String::new();
+        for p in &self.parts {
+            match p {
+                StrPart::Text(t) => s.push_str(t),
+                StrPart::Interp(_) => return None,
+            }
+        }
+        Some(s)
+    }
+
+    /// The literal text pieces, interpolations left out.
+    pub fn literal_text(&self) -> String {
+        let mut s = String::new();
+        for p in &self.parts {
+            if let StrPart::Text(t) = p {
+                s.push_str(t);
+            }
+        }
+        s
+    }
+
+    /// The interpolations, in order.
+    pub fn interpolations(&self) -> impl Iterator<Item = &Interp> {
+        self.parts.iter().filter_map(|p| match p {
+            StrPart::Interp(i) => Some(i),
+            StrPart::Text(_) => None,
+        })
+    }
+}
+
+/// A piece of a string.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StrPart {
+    Text(String),
+    Interp(Interp),
+}
+
+/// `${req.field}`, or a legacy `${binding:req.field}` (old form, W0402).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Interp {
+    pub legacy: Option<Ident>,
+    pub reference: Reference,
+    /// The whole `${…}`.
+    pub span: Span,
+}

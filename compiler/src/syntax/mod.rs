@@ -1,0 +1,9 @@
+//! The front end's syntax: tokens, the tree, the parser and positions.
+
+pub mod ast;
+pub mod lexer;
+pub mod line_index;
+pub mod parser;
+pub mod string;
+
+pub use parser::{Parsed, parse};

@@ -1,0 +1,1214 @@
+//! A recursive-descent parser with error recovery. Parsing never fails: it returns a tree
+//! of whatever parsed and every syntax diagnostic. One broken entry does not hide the
+//! errors of the next: recovery resumes at the next line of the same block, or at the
+//! block's closing brace. Nesting is bounded, so hostile input cannot overflow the stack.
+
+use super::ast::*;
+use super::lexer::{Comment, Lexed, Token, TokenKind, lex};
+use super::string;
+use crate::diagnostics::{Code, Diagnostic};
+use crate::span::{FilePath, Span};
+
+/// Lists and types nest at most this deep; deeper input is refused with a diagnostic.
+pub const MAX_NESTING: usize = 64;
+
+/// A parsed file: its tree, its comments (for the formatter) and its syntax diagnostics.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Parsed {
+    pub file: SourceFile,
+    pub comments: Vec<Comment>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// Parses `text`, read from `path`.
+pub fn parse(path: &FilePath, text: &str) -> Parsed {
+    let Lexed { tokens, comments } = lex(text);
+    let mut p = Parser {
+        text,
+        tokens: &tokens,
+        comments: &comments,
+        pos: 0,
+        path: path.clone(),
+        diags: Vec::new(),
+        last_error_at: None,
+        depth: 0,
+    };
+    let file = p.source_file();
+    let diagnostics = p.diags;
+    Parsed {
+        file,
+        comments,
+        diagnostics,
+    }
+}
+
+struct Parser<'a> {
+    text: &'a str,
+    tokens: &'a [Token],
+    comments: &'a [Comment],
+    pos: usize,
+    path: FilePath,
+    diags: Vec<Diagnostic>,
+    last_error_at: Option<usize>,
+    depth: usize,
+}
+
+const ITEM_KEYWORDS: &[&str] = &["contract", "module", "mesh", "seat"];
+
+impl<'a> Parser<'a> {
+    // ---- token helpers ----
+
+    fn peek(&self) -> Token {
+        self.tokens[self.pos]
+    }
+
+    fn peek_at(&self, n: usize) -> Token {
+        self.tokens[(self.pos + n).min(self.tokens.len() - 1)]
+    }
+
+    fn kind(&self) -> TokenKind {
+        self.tokens[self.pos].kind
+    }
+
+    fn slice(&self, span: Span) -> &'a str {
+        &self.text[span.range()]
+    }
+
+    fn at_word(&self, word: &str) -> bool {
+        let t = self.peek();
+        t.kind == TokenKind::Ident && self.slice(t.span) == word
+    }
+
+    fn at_word_same_line(&self, word: &str) -> bool {
+        self.at_word(word) && !self.peek().newline_before
+    }
+
+    fn bump(&mut self) -> Token {
+        let t = self.tokens[self.pos];
+        if t.kind != TokenKind::Eof {
+            self.pos += 1;
+        }
+        t
+    }
+
+    fn eat(&mut self, kind: TokenKind) -> Option<Token> {
+        if self.kind() == kind {
+            Some(self.bump())
+        } else {
+            None
+        }
+    }
+
+    fn eat_word(&mut self, word: &str) -> Option<Token> {
+        if self.at_word(word) {
+            Some(self.bump())
+        } else {
+            None
+        }
+    }
+
+    fn prev_end(&self) -> u32 {
+        if self.pos == 0 {
+            0
+        } else {
+            self.tokens[self.pos - 1].span.end
+        }
+    }
+
+    fn span_from(&self, start: Span) -> Span {
+        Span {
+            start: start.start,
+            end: self.prev_end().max(start.end),
+        }
+    }
+
+    // ---- diagnostics ----
+
+    fn found(&self) -> String {
+        let t = self.peek();
+        match t.kind {
+            TokenKind::Ident => format!("`{}`", self.slice(t.span)),
+            TokenKind::Int => format!("the number `{}`", self.slice(t.span)),
+            TokenKind::Error => {
+                format!("the character `{}`", self.slice(t.span).escape_debug())
+            }
+            k => k.describe().to_string(),
+        }
+    }
+
+    /// Reports "expected …, found …" at the current token, once per position.
+    fn expected(&mut self, what: &str) {
+        self.error_here(format!("expected {what}, found {}", self.found()), None);
+    }
+
+    fn error_here(&mut self, message: String, help: Option<String>) {
+        if self.last_error_at == Some(self.pos) {
+            return;
+        }
+        self.last_error_at = Some(self.pos);
+        let t = self.peek();
+        let d = Diagnostic::new(Code::E0001, &self.path, t.span, message).with_help_opt(help);
+        self.diags.push(d);
+    }
+
+    fn expect(&mut self, kind: TokenKind, what: &str) -> Option<Token> {
+        if let Some(t) = self.eat(kind) {
+            return Some(t);
+        }
+        self.expected(what);
+        None
+    }
+
+    fn ident(&mut self, what: &str) -> Option<Ident> {
+        if self.kind() == TokenKind::Ident {
+            let t = self.bump();
+            return Some(Ident {
+                name: self.slice(t.span).to_string(),
+                span: t.span,
+            });
+        }
+        self.expected(what);
+        None
+    }
+
+    /// An identifier on the same line as what precedes it.
+    fn ident_same_line(&mut self, what: &str) -> Option<Ident> {
+        if self.kind() == TokenKind::Ident && !self.peek().newline_before {
+            return self.ident(what);
+        }
+        self.expected(what);
+        None
+    }
+
+    // ---- doc comments ----
+
+    /// The `///` lines directly above the current token.
+    fn docs(&self) -> Docs {
+        let tok = self.peek().span.start;
+        let prev_end = self.prev_end();
+        let mut i = self.comments.partition_point(|c| c.span.end <= tok);
+        let mut lines = Vec::new();
+        while i > 0 {
+            let c = self.comments[i - 1];
+            if !c.doc || c.span.start < prev_end {
+                break;
+            }
+            let text = self.slice(c.span);
+            let text = text.strip_prefix("///").unwrap_or(text);
+            lines.push(text.strip_prefix(' ').unwrap_or(text).trim_end());
+            i -= 1;
+        }
+        if lines.is_empty() {
+            return Docs::default();
+        }
+        lines.reverse();
+        Docs {
+            text: Some(lines.join("\n")),
+        }
+    }
+
+    // ---- recovery ----
+
+    /// Skips the rest of a broken entry: at least one token, then up to the next line or
+    /// the closing brace of the enclosing block (nested brackets skipped whole).
+    fn recover_in_block(&mut self) {
+        let mut depth = 0usize;
+        let mut first = true;
+        loop {
+            let t = self.peek();
+            match t.kind {
+                TokenKind::Eof => return,
+                TokenKind::RBrace | TokenKind::RBracket if depth == 0 => {
+                    if first && t.kind == TokenKind::RBracket {
+                        self.bump();
+                    }
+                    return;
+                }
+                _ if depth == 0 && !first && t.newline_before => return,
+                TokenKind::LBrace | TokenKind::LBracket => depth += 1,
+                TokenKind::RBrace | TokenKind::RBracket => depth -= 1,
+                _ => {}
+            }
+            first = false;
+            self.bump();
+        }
+    }
+
+    /// Skips to the next item keyword at the start of a line, outside any braces.
+    fn recover_at_top(&mut self) {
+        let mut depth = 0usize;
+        let mut first = true;
+        loop {
+            let t = self.peek();
+            match t.kind {
+                TokenKind::Eof => return,
+                TokenKind::Ident
+                    if depth == 0
+                        && !first
+                        && t.newline_before
+                        && ITEM_KEYWORDS.contains(&self.slice(t.span)) =>
+                {
+                    return;
+                }
+                TokenKind::LBrace | TokenKind::LBracket => depth += 1,
+                TokenKind::RBrace | TokenKind::RBracket => depth = depth.saturating_sub(1),
+                _ => {}
+            }
+            first = false;
+            self.bump();
+        }
+    }
+
+    /// Parses `{ entry… }` after the current `{`, recovering inside it.
+    fn block<T>(
+        &mut self,
+        what: &str,
+        mut entry: impl FnMut(&mut Self) -> Option<T>,
+    ) -> (Vec<T>, Span) {
+        let open = self.bump().span;
+        let mut out = Vec::new();
+        loop {
+            match self.kind() {
+                TokenKind::RBrace => {
+                    let close = self.bump().span;
+                    return (out, open.to(close));
+                }
+                TokenKind::Eof => {
+                    let end = self.peek().span;
+                    let d = Diagnostic::new(
+                        Code::E0005,
+                        &self.path,
+                        open,
+                        format!("this `{{` of {what} is never closed"),
+                    )
+                    .with_label(end, "the file ends here")
+                    .with_help("add the missing `}`");
+                    self.diags.push(d);
+                    return (out, self.span_from(open));
+                }
+                _ => {
+                    let start = self.pos;
+                    match entry(self) {
+                        Some(t) => out.push(t),
+                        None => self.recover_in_block(),
+                    }
+                    if self.pos == start {
+                        self.bump();
+                    }
+                }
+            }
+        }
+    }
+
+    // ---- items ----
+
+    fn source_file(&mut self) -> SourceFile {
+        let mut items = Vec::new();
+        while self.kind() != TokenKind::Eof {
+            let start = self.pos;
+            let docs = self.docs();
+            let item = if self.at_word("contract") {
+                self.contract(docs).map(Item::Contract)
+            } else if self.at_word("module") {
+                self.module(docs).map(Item::Module)
+            } else if self.at_word("mesh") {
+                self.mesh(docs).map(Item::Mesh)
+            } else if self.at_word("seat") {
+                self.seat_decl(docs).map(Item::Seat)
+            } else {
+                self.error_here(
+                    format!(
+                        "expected an item (`contract`, `module` or `mesh`), found {}",
+                        self.found()
+                    ),
+                    None,
+                );
+                None
+            };
+            match item {
+                Some(item) => items.push(item),
+                None => self.recover_at_top(),
+            }
+            if self.pos == start {
+                self.bump();
+            }
+        }
+        SourceFile { items }
+    }
+
+    fn contract(&mut self, docs: Docs) -> Option<Contract> {
+        let start = self.bump().span;
+        let name = self.ident("the contract's name")?;
+        let kind = if self.eat_word("for").is_some() {
+            self.ident("a provider kind (`module`, `host` or `mesh`)")
+        } else {
+            self.expected("`for` and the provider kind that answers the contract");
+            None
+        };
+        let mut fields = Vec::new();
+        if self.kind() == TokenKind::LBrace {
+            fields = self.block("the contract", |p| p.field()).0;
+        } else if kind.is_some() {
+            self.expected("`{`");
+        }
+        Some(Contract {
+            docs,
+            name,
+            kind,
+            fields,
+            span: self.span_from(start),
+        })
+    }
+
+    fn field(&mut self) -> Option<Field> {
+        let docs = self.docs();
+        let start = self.peek().span;
+        let given = if self.at_word("given") && self.peek_at(1).kind == TokenKind::Ident {
+            Some(self.bump().span)
+        } else {
+            None
+        };
+        let name = self.ident("a field name")?;
+        self.expect(TokenKind::Colon, "`:` and the field's type")?;
+        let ty = self.type_expr();
+        let refinements = self.refinements();
+        let default = if self.eat(TokenKind::Eq).is_some() {
+            Some(self.expr())
+        } else {
+            None
+        };
+        Some(Field {
+            docs,
+            given,
+            name,
+            ty,
+            refinements,
+            default,
+            span: self.span_from(start),
+        })
+    }
+
+    fn type_expr(&mut self) -> Option<TypeExpr> {
+        let start = self.peek().span;
+        let secret = if self.at_word("secret") && self.peek_at(1).kind == TokenKind::Ident {
+            Some(self.bump().span)
+        } else {
+            None
+        };
+        let base = self.base_type()?;
+        Some(TypeExpr {
+            secret,
+            base,
+            span: self.span_from(start),
+        })
+    }
+
+    fn base_type(&mut self) -> Option<BaseType> {
+        if self.at_word("list") && self.peek_at(1).kind == TokenKind::Lt {
+            if self.depth >= MAX_NESTING {
+                self.error_here(
+                    format!("types nest deeper than {MAX_NESTING} levels"),
+                    Some("write a flatter type".into()),
+                );
+                self.recover_in_block();
+                return Some(BaseType::Error);
+            }
+            self.bump();
+            self.bump();
+            self.depth += 1;
+            let inner = self.type_expr();
+            self.depth -= 1;
+            self.expect(TokenKind::Gt, "`>` to close `list<`");
+            return Some(match inner {
+                Some(t) => BaseType::List(Box::new(t)),
+                None => BaseType::Error,
+            });
+        }
+        if self.kind() == TokenKind::Ident && !self.peek().newline_before {
+            return self.ident("a type").map(BaseType::Named);
+        }
+        self.expected("a type (`string`, `int`, `port`, …)");
+        None
+    }
+
+    fn refinements(&mut self) -> Vec<Refinement> {
+        let mut out = Vec::new();
+        loop {
+            if self.at_word_same_line("in") {
+                let kw = self.bump().span;
+                if self.kind() == TokenKind::LBrace {
+                    if let Some(mut set) = self.set_lit() {
+                        set.span = kw.to(set.span);
+                        out.push(Refinement::InSet(set));
+                    }
+                } else if let Some(mut r) = self.range_lit() {
+                    r.span = kw.to(r.span);
+                    out.push(Refinement::InRange(r));
+                } else {
+                    break;
+                }
+            } else if self.at_word_same_line("len") {
+                let kw = self.bump().span;
+                match self.range_lit() {
+                    Some(mut r) => {
+                        r.span = kw.to(r.span);
+                        out.push(Refinement::Len(r));
+                    }
+                    None => break,
+                }
+            } else if self.at_word_same_line("matches") {
+                let kw = self.bump().span;
+                match self.kind() {
+                    TokenKind::Str(_) | TokenKind::TripleStr(_) => {
+                        let mut s = self.string_lit();
+                        s.span = kw.to(s.span);
+                        out.push(Refinement::Matches(s));
+                    }
+                    _ => {
+                        self.expected("a regular expression in a string");
+                        break;
+                    }
+                }
+            } else {
+                break;
+            }
+        }
+        out
+    }
+
+    fn range_lit(&mut self) -> Option<RangeLit> {
+        let start = self.peek().span;
+        let lo = if self.kind() == TokenKind::Int {
+            Some(self.int_lit())
+        } else {
+            None
+        };
+        if self.eat(TokenKind::DotDot).is_none() {
+            self.expected("a range such as `1..64`, `16..` or `..20`");
+            return None;
+        }
+        let hi = if self.kind() == TokenKind::Int && !self.peek().newline_before {
+            Some(self.int_lit())
+        } else {
+            None
+        };
+        Some(RangeLit {
+            lo,
+            hi,
+            span: self.span_from(start),
+        })
+    }
+
+    fn set_lit(&mut self) -> Option<SetLit> {
+        let open = self.bump().span;
+        let mut values = Vec::new();
+        loop {
+            match self.kind() {
+                TokenKind::RBrace => {
+                    let close = self.bump().span;
+                    return Some(SetLit {
+                        values,
+                        span: open.to(close),
+                    });
+                }
+                TokenKind::Comma => {
+                    self.bump();
+                }
+                TokenKind::Str(_) | TokenKind::TripleStr(_) | TokenKind::Int | TokenKind::Ident => {
+                    values.push(self.expr())
+                }
+                TokenKind::Eof => {
+                    self.unclosed(open, "`{` of this set");
+                    return None;
+                }
+                _ => {
+                    self.expected("a value of the set or `}`");
+                    return None;
+                }
+            }
+        }
+    }
+
+    fn unclosed(&mut self, open: Span, what: &str) {
+        let end = self.peek().span;
+        self.diags.push(
+            Diagnostic::new(
+                Code::E0005,
+                &self.path,
+                open,
+                format!("this {what} is never closed"),
+            )
+            .with_label(end, "the file ends here"),
+        );
+    }
+
+    fn seat_decl(&mut self, docs: Docs) -> Option<SeatDecl> {
+        let start = self.bump().span;
+        let name = self.ident("the seat's name")?;
+        let contract = if self.eat_word("delivers").is_some() {
+            self.ident("the contract the seat delivers")
+        } else {
+            self.expected("`delivers` and a contract");
+            None
+        };
+        Some(SeatDecl {
+            docs,
+            name,
+            contract,
+            span: self.span_from(start),
+        })
+    }
+
+    // ---- modules ----
+
+    fn module(&mut self, docs: Docs) -> Option<Module> {
+        let start = self.bump().span;
+        let name = self.ident("the module's name")?;
+        let mut entries = Vec::new();
+        if self.kind() == TokenKind::LBrace {
+            entries = self.block("the module", |p| p.module_entry()).0;
+        } else {
+            self.expected("`{` and the module's requirements and containers");
+        }
+        Some(Module {
+            docs,
+            name,
+            entries,
+            span: self.span_from(start),
+        })
+    }
+
+    fn module_entry(&mut self) -> Option<ModuleEntry> {
+        let docs = self.docs();
+        if self.at_word("requires") {
+            self.requirement(docs).map(ModuleEntry::Requires)
+        } else if self.at_word("container") {
+            self.container(docs).map(ModuleEntry::Container)
+        } else if self.at_word("provides") {
+            self.provides(docs).map(ModuleEntry::Provides)
+        } else if self.at_word("slug") {
+            let start = self.bump().span;
+            let s = self.string_expected("the slug, a string such as `\"forge\"`")?;
+            Some(ModuleEntry::Slug(s, self.span_from(start)))
+        } else {
+            self.error_here(
+                format!(
+                    "expected `requires`, `container`, `provides` or `slug`, found {}",
+                    self.found()
+                ),
+                None,
+            );
+            None
+        }
+    }
+
+    fn requirement(&mut self, docs: Docs) -> Option<Requirement> {
+        let start = self.bump().span;
+        let name = self.ident("the requirement's name")?;
+        self.expect(TokenKind::Colon, "`:` and a provider kind")?;
+        let kind =
+            self.ident_same_line("a provider kind (`module`, `host`, `mesh` or `operator`)")?;
+        let body = if kind.name == "operator" {
+            let ty = self.type_expr();
+            let refinements = self.refinements();
+            let default = if self.eat(TokenKind::Eq).is_some() {
+                Some(self.expr())
+            } else {
+                None
+            };
+            RequirementBody::Operator {
+                ty,
+                refinements,
+                default,
+            }
+        } else {
+            let contract = self.ident_same_line(&format!("a contract name after `{}`", kind.name));
+            let (narrowing, block) = if contract.is_some() && self.kind() == TokenKind::LBrace {
+                let (n, s) = self.block("the narrowing", |p| p.narrowing());
+                (n, Some(s))
+            } else {
+                (Vec::new(), None)
+            };
+            RequirementBody::Contract {
+                contract,
+                narrowing,
+                block,
+            }
+        };
+        Some(Requirement {
+            docs,
+            name,
+            kind: Some(kind),
+            body,
+            span: self.span_from(start),
+        })
+    }
+
+    fn narrowing(&mut self) -> Option<Narrowing> {
+        let start = self.peek().span;
+        let field = self.ident("a field to set or narrow")?;
+        let kind = if self.eat(TokenKind::Eq).is_some() {
+            NarrowingKind::Set(self.expr())
+        } else {
+            let r = self.refinements();
+            if r.is_empty() {
+                self.expected("`=` and a value, or a refinement (`in`, `len`, `matches`)");
+                return None;
+            }
+            NarrowingKind::Refine(r)
+        };
+        Some(Narrowing {
+            field,
+            kind,
+            span: self.span_from(start),
+        })
+    }
+
+    fn container(&mut self, docs: Docs) -> Option<Container> {
+        let start = self.bump().span;
+        let name = self.ident("the container's name")?;
+        let mut entries = Vec::new();
+        if self.kind() == TokenKind::LBrace {
+            entries = self.block("the container", |p| p.container_entry()).0;
+        } else {
+            self.expected("`{` and the container's entries");
+        }
+        Some(Container {
+            docs,
+            name,
+            entries,
+            span: self.span_from(start),
+        })
+    }
+
+    fn container_entry(&mut self) -> Option<ContainerEntry> {
+        let docs = self.docs();
+        let start = self.peek().span;
+        let word = if self.kind() == TokenKind::Ident {
+            self.slice(start)
+        } else {
+            ""
+        };
+        let kind = match word {
+            "image" => {
+                self.bump();
+                ContainerEntryKind::Image(self.string_expected("the image reference, a string")?)
+            }
+            "command" => {
+                self.bump();
+                ContainerEntryKind::Command(self.expr())
+            }
+            "user" => {
+                self.bump();
+                ContainerEntryKind::User(self.expr())
+            }
+            "image_paths" => {
+                self.bump();
+                ContainerEntryKind::ImagePaths(self.expr())
+            }
+            "env" => {
+                self.bump();
+                if self.kind() != TokenKind::LBrace {
+                    self.expected("`{` and the environment's entries");
+                    return None;
+                }
+                ContainerEntryKind::Env(self.block("the env block", |p| p.env_entry()).0)
+            }
+            "mount" => {
+                self.bump();
+                let source = self.expr();
+                let target = if self
+                    .expect(TokenKind::Arrow, "`->` and the container path")
+                    .is_some()
+                {
+                    self.string_expected("the container path, a string")
+                } else {
+                    None
+                };
+                let read_only = self.eat_word("read_only").map(|t| t.span);
+                ContainerEntryKind::Mount {
+                    source,
+                    target,
+                    read_only,
+                }
+            }
+            "secret" => {
+                self.bump();
+                let target = self.string_expected("the secret file's container path, a string")?;
+                self.expect(TokenKind::Eq, "`=` and the secret's value")?;
+                ContainerEntryKind::Secret {
+                    target,
+                    value: self.expr(),
+                }
+            }
+            "file" => {
+                self.bump();
+                let target = self.string_expected("the file's container path, a string")?;
+                let mode = if self.eat_word("mode").is_some() {
+                    if self.kind() == TokenKind::Int {
+                        Some(self.int_lit())
+                    } else {
+                        self.expected("a file mode such as `0o640`");
+                        None
+                    }
+                } else {
+                    None
+                };
+                self.expect(TokenKind::Eq, "`=` and the file's content")?;
+                ContainerEntryKind::File {
+                    target,
+                    mode,
+                    value: self.expr(),
+                }
+            }
+            "publish" => {
+                self.bump();
+                ContainerEntryKind::Publish(self.ident_same_line("a port requirement to publish")?)
+            }
+            _ => {
+                self.error_here(
+                    format!("expected a container entry, found {}", self.found()),
+                    Some(
+                        "a container holds image, command, user, env, mount, secret, file, publish and image_paths"
+                            .into(),
+                    ),
+                );
+                return None;
+            }
+        };
+        Some(ContainerEntry {
+            docs,
+            kind,
+            span: self.span_from(start),
+        })
+    }
+
+    fn env_entry(&mut self) -> Option<EnvEntry> {
+        let docs = self.docs();
+        let start = self.peek().span;
+        let key = self.ident("an environment variable name")?;
+        self.expect(TokenKind::Eq, "`=` and the variable's value")?;
+        let value = self.expr();
+        let exposed = if self.at_word_same_line("exposed") {
+            let kw = self.bump().span;
+            let reason = match self.kind() {
+                TokenKind::Str(_) | TokenKind::TripleStr(_) if !self.peek().newline_before => {
+                    Some(self.string_lit())
+                }
+                _ => None,
+            };
+            Some(Exposed {
+                span: self.span_from(kw),
+                reason,
+            })
+        } else {
+            None
+        };
+        Some(EnvEntry {
+            docs,
+            key,
+            value,
+            exposed,
+            span: self.span_from(start),
+        })
+    }
+
+    fn provides(&mut self, docs: Docs) -> Option<Provides> {
+        let start = self.bump().span;
+        let contract = self.ident_same_line("the contract this module provides")?;
+        let mut answers = Vec::new();
+        if self.kind() == TokenKind::LBrace {
+            answers = self
+                .block("the provides block", |p| {
+                    let docs = p.docs();
+                    let start = p.peek().span;
+                    let field = p.ident("a field of the contract")?;
+                    p.expect(TokenKind::Eq, "`=` and the field's answer")?;
+                    let value = p.expr();
+                    Some(Answer {
+                        docs,
+                        field,
+                        value,
+                        span: p.span_from(start),
+                    })
+                })
+                .0;
+        } else {
+            self.expected("`{` and the contract's answers");
+        }
+        Some(Provides {
+            docs,
+            contract,
+            answers,
+            span: self.span_from(start),
+        })
+    }
+
+    // ---- meshes ----
+
+    fn mesh(&mut self, docs: Docs) -> Option<Mesh> {
+        let start = self.bump().span;
+        let name = self.ident("the mesh's name")?;
+        let mut entries = Vec::new();
+        if self.kind() == TokenKind::LBrace {
+            entries = self.block("the mesh", |p| p.mesh_entry()).0;
+        } else {
+            self.expected("`{` and the mesh's nodes and assignments");
+        }
+        Some(Mesh {
+            docs,
+            name,
+            entries,
+            span: self.span_from(start),
+        })
+    }
+
+    fn mesh_entry(&mut self) -> Option<MeshEntry> {
+        let docs = self.docs();
+        if self.at_word("node") {
+            let start = self.bump().span;
+            let name = self.ident("the node's name")?;
+            let mut props = Vec::new();
+            if self.kind() == TokenKind::LBrace {
+                props = self
+                    .block("the node", |p| {
+                        let start = p.peek().span;
+                        let key =
+                            p.ident("a node property (`private_name`, `root`, `ports`, `short`)")?;
+                        p.expect(TokenKind::Eq, "`=` and the property's value")?;
+                        let value = p.expr();
+                        Some(Prop {
+                            key,
+                            value,
+                            span: p.span_from(start),
+                        })
+                    })
+                    .0;
+            } else {
+                self.expected("`{` and the node's `private_name`");
+            }
+            Some(MeshEntry::Node(Node {
+                docs,
+                name,
+                props,
+                span: self.span_from(start),
+            }))
+        } else if self.at_word("seat") {
+            let start = self.bump().span;
+            let seat = self.ident("the seat's name")?;
+            self.expect(
+                TokenKind::Eq,
+                "`=`, the instance holding the seat, `on` and its node",
+            )?;
+            let instance = self.ident_same_line("the instance that holds the seat");
+            let node = if instance.is_some() {
+                if self.eat_word("on").is_some() {
+                    self.ident_same_line("the node of that instance")
+                } else {
+                    self.expected("`on` and the node of that instance");
+                    None
+                }
+            } else {
+                None
+            };
+            Some(MeshEntry::Seat(SeatAssign {
+                docs,
+                seat,
+                instance,
+                node,
+                span: self.span_from(start),
+            }))
+        } else if self.at_word("assign") {
+            self.assign(docs).map(MeshEntry::Assign)
+        } else {
+            self.error_here(
+                format!(
+                    "expected `node`, `seat` or `assign`, found {}",
+                    self.found()
+                ),
+                None,
+            );
+            None
+        }
+    }
+
+    fn assign(&mut self, docs: Docs) -> Option<Assign> {
+        let start = self.bump().span;
+        let module = self.ident("the module to assign")?;
+        let node = if self.eat_word("to").is_some() {
+            self.ident_same_line("the node to assign it to")
+        } else {
+            self.expected("`to` and a node");
+            None
+        };
+        let instance = if self.at_word_same_line("as") {
+            self.bump();
+            self.ident_same_line("the instance's name")
+        } else {
+            None
+        };
+        let (entries, block) = if self.kind() == TokenKind::LBrace {
+            let (e, s) = self.block("the assignment", |p| p.assign_entry());
+            (e, Some(s))
+        } else {
+            (Vec::new(), None)
+        };
+        Some(Assign {
+            docs,
+            module,
+            node,
+            instance,
+            entries,
+            block,
+            span: self.span_from(start),
+        })
+    }
+
+    fn assign_entry(&mut self) -> Option<AssignEntry> {
+        let start = self.peek().span;
+        let name = self.ident("a requirement name, or `short`")?;
+        let kind = if self.eat(TokenKind::Dot).is_some() {
+            let field = self.ident("a field of the requirement's contract")?;
+            self.expect(TokenKind::Eq, "`=` and the field's value")?;
+            AssignEntryKind::Given {
+                requirement: name,
+                field,
+                value: self.expr(),
+            }
+        } else if self.eat(TokenKind::Eq).is_some() {
+            AssignEntryKind::Value {
+                name,
+                value: self.expr(),
+            }
+        } else if self.eat_word("from").is_some() {
+            let instance = self.ident_same_line("the providing instance")?;
+            let node = if self.eat_word("on").is_some() {
+                self.ident_same_line("the provider's node")
+            } else {
+                self.expected("`on` and the provider's node");
+                None
+            };
+            AssignEntryKind::Pin {
+                requirement: name,
+                instance,
+                node,
+            }
+        } else if self.eat_word("at").is_some() {
+            let at = self.expr();
+            let node = if self.at_word_same_line("on") {
+                self.bump();
+                self.ident_same_line("a node")
+            } else {
+                None
+            };
+            AssignEntryKind::Place {
+                requirement: name,
+                at,
+                node,
+            }
+        } else {
+            self.expected("`=`, `.FIELD =`, `from INSTANCE on NODE` or `at \"/host/path\"`");
+            return None;
+        };
+        Some(AssignEntry {
+            kind,
+            span: self.span_from(start),
+        })
+    }
+
+    // ---- expressions ----
+
+    fn string_lit(&mut self) -> StringLit {
+        let t = self.bump();
+        let (triple, terminated) = match t.kind {
+            TokenKind::Str(done) => (false, done),
+            TokenKind::TripleStr(done) => (true, done),
+            _ => (false, true),
+        };
+        string::decode(
+            self.text,
+            t.span,
+            triple,
+            terminated,
+            &self.path,
+            &mut self.diags,
+        )
+    }
+
+    fn string_expected(&mut self, what: &str) -> Option<StringLit> {
+        match self.kind() {
+            TokenKind::Str(_) | TokenKind::TripleStr(_) => Some(self.string_lit()),
+            _ => {
+                self.expected(what);
+                None
+            }
+        }
+    }
+
+    fn int_lit(&mut self) -> IntLit {
+        let t = self.bump();
+        let raw = self.slice(t.span);
+        let (neg, body) = match raw.strip_prefix('-') {
+            Some(rest) => (true, rest),
+            None => (false, raw),
+        };
+        let (radix, digits, base) = if let Some(d) = body.strip_prefix("0o") {
+            (Radix::Octal, d, 8)
+        } else if let Some(d) = body.strip_prefix("0x") {
+            (Radix::Hex, d, 16)
+        } else {
+            (Radix::Decimal, body, 10)
+        };
+        let value = i64::from_str_radix(digits, base)
+            .ok()
+            .filter(|_| !digits.starts_with(['+', '-']));
+        let value = match value {
+            Some(v) => {
+                if neg {
+                    -v
+                } else {
+                    v
+                }
+            }
+            None => {
+                let why = match radix {
+                    Radix::Octal => "an octal number has only the digits 0 to 7",
+                    Radix::Hex => "a hexadecimal number has only the digits 0-9 and a-f",
+                    Radix::Decimal if digits.chars().all(|c| c.is_ascii_digit()) => {
+                        "a number must fit in 64 bits"
+                    }
+                    Radix::Decimal => "a decimal number has only the digits 0 to 9",
+                };
+                self.diags.push(
+                    Diagnostic::new(
+                        Code::E0004,
+                        &self.path,
+                        t.span,
+                        format!("`{raw}` is not a valid number"),
+                    )
+                    .with_help(why),
+                );
+                0
+            }
+        };
+        IntLit {
+            value,
+            radix,
+            span: t.span,
+        }
+    }
+
+    fn expr(&mut self) -> Expr {
+        let t = self.peek();
+        match t.kind {
+            TokenKind::Str(_) | TokenKind::TripleStr(_) => Expr::Str(self.string_lit()),
+            TokenKind::Int => {
+                if self.peek_at(1).kind == TokenKind::DotDot {
+                    match self.range_lit() {
+                        Some(r) => Expr::Range(r),
+                        None => Expr::Error(t.span),
+                    }
+                } else {
+                    Expr::Int(self.int_lit())
+                }
+            }
+            TokenKind::DotDot => match self.range_lit() {
+                Some(r) => Expr::Range(r),
+                None => Expr::Error(t.span),
+            },
+            TokenKind::Ident => {
+                let word = self.slice(t.span);
+                if word == "true" || word == "false" {
+                    self.bump();
+                    return Expr::Bool(word == "true", t.span);
+                }
+                let mut segments = vec![self.ident("a name").expect("checked Ident")];
+                while self.kind() == TokenKind::Dot && self.peek_at(1).kind == TokenKind::Ident {
+                    self.bump();
+                    segments.push(self.ident("a field").expect("checked Ident"));
+                }
+                if self.kind() == TokenKind::Dot {
+                    self.bump();
+                    self.expected("a field name after `.`");
+                }
+                let span = segments[0].span.to(segments[segments.len() - 1].span);
+                Expr::Ref(Reference { segments, span })
+            }
+            TokenKind::LBracket => self.list(),
+            _ => {
+                self.expected(
+                    "a value (a string, a number, `true`, `false`, a list or `req.field`)",
+                );
+                Expr::Error(Span::new(t.span.start as usize, t.span.start as usize))
+            }
+        }
+    }
+
+    fn list(&mut self) -> Expr {
+        let open = self.peek().span;
+        if self.depth >= MAX_NESTING {
+            self.error_here(
+                format!("lists nest deeper than {MAX_NESTING} levels"),
+                Some("write a flatter value".into()),
+            );
+            self.skip_balanced();
+            return Expr::Error(self.span_from(open));
+        }
+        self.bump();
+        self.depth += 1;
+        let mut items = Vec::new();
+        loop {
+            match self.kind() {
+                TokenKind::RBracket => {
+                    self.bump();
+                    break;
+                }
+                TokenKind::Comma => {
+                    self.bump();
+                }
+                TokenKind::Eof => {
+                    self.unclosed(open, "`[`");
+                    break;
+                }
+                TokenKind::RBrace => {
+                    self.expected("`]` to close the list");
+                    break;
+                }
+                _ => {
+                    let before = self.pos;
+                    let e = self.expr();
+                    let bad = matches!(e, Expr::Error(_));
+                    items.push(e);
+                    if bad || self.pos == before {
+                        // Skip what cannot be a list element.
+                        if self.pos == before {
+                            self.bump();
+                        }
+                    }
+                }
+            }
+        }
+        self.depth -= 1;
+        Expr::List(items, self.span_from(open))
+    }
+
+    /// Skips a bracketed group whole, iteratively.
+    fn skip_balanced(&mut self) {
+        let mut depth = 0usize;
+        loop {
+            match self.kind() {
+                TokenKind::Eof => return,
+                TokenKind::LBracket | TokenKind::LBrace => depth += 1,
+                TokenKind::RBracket | TokenKind::RBrace => {
+                    depth = depth.saturating_sub(1);
+                    if depth == 0 {
+                        self.bump();
+                        return;
+                    }
+                }
+                _ => {}
+            }
+            self.bump();
+        }
+    }
+}

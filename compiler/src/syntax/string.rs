@@ -1,0 +1,264 @@
+//! Decoding string literals: escapes, `${…}` interpolation, and the indentation of
+//! triple-quoted strings. Runs in linear time on any input (no recursion).
+
+use super::ast::{Ident, Interp, Reference, StrPart, StringLit};
+use crate::diagnostics::{Code, Diagnostic};
+use crate::span::{FilePath, Span};
+
+/// The legacy placeholder kinds of `${kind:…}` (old forms, W0402).
+pub const LEGACY_KINDS: &[&str] = &["binding", "setting", "port", "machine", "secret"];
+
+/// Decodes the literal at `span` of `text` (quotes included).
+pub(crate) fn decode(
+    text: &str,
+    span: Span,
+    triple: bool,
+    terminated: bool,
+    file: &FilePath,
+    diags: &mut Vec<Diagnostic>,
+) -> StringLit {
+    let quote = if triple { 3 } else { 1 };
+    let start = span.start as usize + quote;
+    let end = if terminated {
+        span.end as usize - quote
+    } else {
+        span.end as usize
+    };
+    let end = end.max(start);
+    let mut parts = Vec::new();
+    let mut buf = String::new();
+    if !terminated {
+        let what = if triple {
+            "this `\"\"\"` string is never closed"
+        } else {
+            "this string is never closed before the end of its line"
+        };
+        let help = if triple {
+            "close it with `\"\"\"`"
+        } else {
+            "close it with `\"`; a string that spans lines is written with `\"\"\"`"
+        };
+        diags.push(
+            Diagnostic::new(
+                Code::E0002,
+                file,
+                Span::new(span.start as usize, start),
+                what,
+            )
+            .with_help(help),
+        );
+    }
+    if triple && terminated {
+        decode_triple(text, start, end, file, diags, &mut parts, &mut buf);
+    } else {
+        decode_segment(text, start, end, file, diags, &mut parts, &mut buf);
+    }
+    if !buf.is_empty() || parts.is_empty() {
+        parts.push(StrPart::Text(buf));
+    }
+    StringLit {
+        parts,
+        triple,
+        span,
+    }
+}
+
+/// Removes the first newline and the closing line's indentation from every line.
+fn decode_triple(
+    text: &str,
+    mut start: usize,
+    end: usize,
+    file: &FilePath,
+    diags: &mut Vec<Diagnostic>,
+    parts: &mut Vec<StrPart>,
+    buf: &mut String,
+) {
+    let body = &text[start..end];
+    if body.starts_with("\r\n") {
+        start += 2;
+    } else if body.starts_with('\n') {
+        start += 1;
+    }
+    let body = &text[start..end];
+    // The closing line: whitespace after the last newline, when nothing else is there.
+    let (indent, content_end) = match body.rfind('\n') {
+        Some(nl) if body[nl + 1..].chars().all(|c| c == ' ' || c == '\t') => {
+            (&body[nl + 1..], start + nl + 1)
+        }
+        _ => ("", end),
+    };
+    let mut line_start = start;
+    while line_start < content_end {
+        let line_end = text[line_start..content_end]
+            .find('\n')
+            .map(|i| line_start + i + 1)
+            .unwrap_or(content_end);
+        let line = &text[line_start..line_end];
+        let strip = if line.starts_with(indent) {
+            indent.len()
+        } else {
+            line.len() - line.trim_start_matches([' ', '\t']).len()
+        };
+        decode_segment(text, line_start + strip, line_end, file, diags, parts, buf);
+        line_start = line_end;
+    }
+}
+
+fn decode_segment(
+    text: &str,
+    start: usize,
+    end: usize,
+    file: &FilePath,
+    diags: &mut Vec<Diagnostic>,
+    parts: &mut Vec<StrPart>,
+    buf: &mut String,
+) {
+    let seg = &text[start..end];
+    let mut chars = seg.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        match c {
+            '\\' => match chars.next() {
+                Some((_, '"')) => buf.push('"'),
+                Some((_, '\\')) => buf.push('\\'),
+                Some((_, 'n')) => buf.push('\n'),
+                Some((_, 't')) => buf.push('\t'),
+                Some((_, '$')) => buf.push('$'),
+                Some((j, other)) => {
+                    let sp = Span::new(start + i, start + j + other.len_utf8());
+                    diags.push(
+                        Diagnostic::new(
+                            Code::E0003,
+                            file,
+                            sp,
+                            format!(
+                                "`\\{}` is not an escape of the language",
+                                other.escape_debug()
+                            ),
+                        )
+                        .with_help("the escapes are \\\" \\\\ \\n \\t \\$"),
+                    );
+                    buf.push(other);
+                }
+                None => {
+                    let sp = Span::new(start + i, start + i + 1);
+                    diags.push(Diagnostic::new(
+                        Code::E0003,
+                        file,
+                        sp,
+                        "a lone `\\` ends the string",
+                    ));
+                }
+            },
+            '$' if matches!(chars.peek(), Some((_, '{'))) => {
+                chars.next();
+                let open = start + i;
+                let inner_start = open + 2;
+                match text[inner_start..end].find('}') {
+                    None => {
+                        diags.push(
+                            Diagnostic::new(
+                                Code::E0005,
+                                file,
+                                Span::new(open, inner_start),
+                                "this `${` is never closed",
+                            )
+                            .with_help("close the interpolation with `}`, or write `\\$` for a dollar sign"),
+                        );
+                        buf.push_str(&text[open..end]);
+                        return;
+                    }
+                    Some(rel) => {
+                        let inner_end = inner_start + rel;
+                        let whole = Span::new(open, inner_end + 1);
+                        match parse_interp(text, inner_start, inner_end, whole) {
+                            Some(interp) => {
+                                if !buf.is_empty() {
+                                    parts.push(StrPart::Text(std::mem::take(buf)));
+                                }
+                                parts.push(StrPart::Interp(interp));
+                            }
+                            None => diags.push(
+                                Diagnostic::new(
+                                    Code::E0001,
+                                    file,
+                                    whole,
+                                    "expected a reference like `req.field` inside `${…}`",
+                                )
+                                .with_help("an interpolation reads one requirement's field; write `\\$` for a dollar sign"),
+                            ),
+                        }
+                        // Skip the characters of the interpolation.
+                        while let Some(&(j, _)) = chars.peek() {
+                            if start + j > inner_end {
+                                break;
+                            }
+                            chars.next();
+                        }
+                    }
+                }
+            }
+            _ => buf.push(c),
+        }
+    }
+}
+
+fn parse_interp(text: &str, start: usize, end: usize, whole: Span) -> Option<Interp> {
+    let raw = &text[start..end];
+    let lead = raw.len() - raw.trim_start().len();
+    let mut pos = start + lead;
+    let body_end = start + raw.trim_end().len();
+    let mut legacy = None;
+    if let Some(colon) = text[pos..body_end].find(':') {
+        let kind = &text[pos..pos + colon];
+        if !is_ident(kind) {
+            return None;
+        }
+        legacy = Some(Ident {
+            name: kind.to_string(),
+            span: Span::new(pos, pos + colon),
+        });
+        pos += colon + 1;
+    }
+    let mut segments = Vec::new();
+    let ref_start = pos;
+    for piece in text[pos..body_end].split('.') {
+        if !is_ident(piece) {
+            return None;
+        }
+        segments.push(Ident {
+            name: piece.to_string(),
+            span: Span::new(pos, pos + piece.len()),
+        });
+        pos += piece.len() + 1;
+    }
+    Some(Interp {
+        legacy,
+        reference: Reference {
+            segments,
+            span: Span::new(ref_start, body_end),
+        },
+        span: whole,
+    })
+}
+
+/// Whether `s` is an identifier of the language.
+pub fn is_ident(s: &str) -> bool {
+    let b = s.as_bytes();
+    if b.is_empty() || !(b[0].is_ascii_alphabetic() || b[0] == b'_') {
+        return false;
+    }
+    let mut prev_hyphen = false;
+    for &c in &b[1..] {
+        if c == b'-' {
+            if prev_hyphen {
+                return false;
+            }
+            prev_hyphen = true;
+        } else if c.is_ascii_alphanumeric() || c == b'_' {
+            prev_hyphen = false;
+        } else {
+            return false;
+        }
+    }
+    !prev_hyphen
+}
