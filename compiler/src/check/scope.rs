@@ -1,0 +1,412 @@
+//! What names mean inside one module: its requirements, their contracts and narrowed
+//! constraints, and what a `req.field` reference reads. Shared by the checker (which
+//! reports what does not resolve) and the resolver (which evaluates what does).
+
+use super::registry::{ContractInfo, FieldInfo, ProviderKind, Registry};
+use super::types::{Constraint, Ty, Value};
+use crate::span::{FilePath, Span};
+use crate::syntax::ast::{self, Expr, NarrowingKind, Reference, Requirement, RequirementBody};
+use indexmap::IndexMap;
+use std::sync::Arc;
+
+/// An operator requirement's type, refinements and default.
+#[derive(Debug, Clone)]
+pub struct OperatorInfo<'a> {
+    pub ty: Ty,
+    pub secret: bool,
+    pub constraint: Constraint,
+    pub default: Option<&'a Expr>,
+}
+
+/// One requirement of a module, its contract looked up.
+#[derive(Debug, Clone)]
+pub struct ReqInfo<'a> {
+    pub ast: &'a Requirement,
+    /// The provider kind, when it is one of the four.
+    pub kind: Option<ProviderKind>,
+    /// The contract, for module, host and mesh requirements whose contract exists.
+    pub contract: Option<Arc<ContractInfo>>,
+    /// For an operator requirement.
+    pub operator: Option<OperatorInfo<'a>>,
+    /// Given fields the definition sets (`owner = 1000`), in source order.
+    pub sets: IndexMap<&'a str, &'a Expr>,
+    /// Refinements the definition adds, by field.
+    pub narrowed: IndexMap<&'a str, Vec<&'a ast::Refinement>>,
+}
+
+impl<'a> ReqInfo<'a> {
+    /// The requirement's name.
+    pub fn name(&self) -> &'a str {
+        &self.ast.name.name
+    }
+
+    /// The contract's name as written, when the requirement names one.
+    pub fn contract_name(&self) -> Option<&'a str> {
+        match &self.ast.body {
+            RequirementBody::Contract { contract, .. } => {
+                contract.as_ref().map(|c| c.name.as_str())
+            }
+            RequirementBody::Operator { .. } => None,
+        }
+    }
+
+    /// The effective constraint of `field`: the contract's, narrowed by this requirement.
+    pub fn field_constraint(&self, field: &FieldInfo) -> Constraint {
+        let mut c = field.constraint.clone();
+        if let Some(refs) = self.narrowed.get(field.name.as_str()) {
+            let owned: Vec<ast::Refinement> = refs.iter().map(|r| (*r).clone()).collect();
+            c.refine(&owned);
+        }
+        c
+    }
+}
+
+/// The requirements of one module.
+#[derive(Debug, Clone)]
+pub struct ModuleScope<'a> {
+    pub module: &'a ast::Module,
+    pub requirements: IndexMap<&'a str, ReqInfo<'a>>,
+}
+
+/// What a reference reads.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RefTarget {
+    /// A field of a contract requirement: `db.host`.
+    Field {
+        requirement: String,
+        field: FieldInfo,
+        /// Where the field was declared (for "declared secret here").
+        contract_file: FilePath,
+    },
+    /// An operator requirement's own value: `workers`.
+    Operator {
+        requirement: String,
+        ty: Ty,
+        secret: bool,
+        /// The requirement's span, where a secret operator value is declared.
+        span: Span,
+    },
+    /// `consumer.login`, `consumer.instance`, `consumer.module` inside `provides`.
+    Consumer(String),
+    /// `given.FIELD` inside `provides`: what the consumer set.
+    Given(FieldInfo),
+}
+
+impl RefTarget {
+    /// The type of the value read.
+    pub fn ty(&self) -> Ty {
+        match self {
+            RefTarget::Field { field, .. } | RefTarget::Given(field) => field.ty.clone(),
+            RefTarget::Operator { ty, .. } => ty.clone(),
+            RefTarget::Consumer(_) => Ty::String,
+        }
+    }
+
+    /// Whether the value read is secret.
+    pub fn is_secret(&self) -> bool {
+        match self {
+            RefTarget::Field { field, .. } | RefTarget::Given(field) => field.secret,
+            RefTarget::Operator { secret, .. } => *secret,
+            RefTarget::Consumer(_) => false,
+        }
+    }
+
+    /// Whether the value read is a host path (only a mount may read one).
+    pub fn is_host_path(&self) -> bool {
+        self.ty() == Ty::HostPath
+    }
+}
+
+/// Why a reference does not resolve.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RefError {
+    /// The first segment names no requirement (E0104).
+    UnknownRequirement {
+        name: String,
+        span: Span,
+        suggestion: Option<String>,
+    },
+    /// The field is not in the contract (E0105).
+    UnknownField {
+        requirement: String,
+        contract: String,
+        field: String,
+        span: Span,
+        suggestion: Option<String>,
+    },
+    /// `req` alone, where a field is needed (E0105).
+    MissingField {
+        requirement: String,
+        contract: String,
+        span: Span,
+    },
+    /// A field read further (`db.host.x`), or a field of an operator value (E0105).
+    TooDeep { span: Span, what: String },
+    /// `consumer` or `given` outside `provides` (E0318).
+    OutsideProvides { span: Span, word: String },
+    /// The requirement's contract is unknown or broken (already reported elsewhere).
+    Unresolved,
+}
+
+/// Where a reference is read: the provides block of `contract`, or anywhere else.
+#[derive(Debug, Clone, Copy)]
+pub enum RefContext<'c> {
+    Definition,
+    Provides(&'c ContractInfo),
+}
+
+impl<'a> ModuleScope<'a> {
+    /// The scope of `module`. Duplicate requirement names keep the first (E0102 is the
+    /// checker's).
+    pub fn new(module: &'a ast::Module, registry: &Registry) -> ModuleScope<'a> {
+        let mut requirements = IndexMap::new();
+        for r in module.requirements() {
+            if requirements.contains_key(r.name.name.as_str()) {
+                continue;
+            }
+            let kind = r
+                .kind
+                .as_ref()
+                .and_then(|k| ProviderKind::from_name(&k.name));
+            let mut info = ReqInfo {
+                ast: r,
+                kind,
+                contract: None,
+                operator: None,
+                sets: IndexMap::new(),
+                narrowed: IndexMap::new(),
+            };
+            match &r.body {
+                RequirementBody::Operator {
+                    ty,
+                    refinements,
+                    default,
+                } => {
+                    let t = ty
+                        .as_ref()
+                        .map(|t| Ty::from_ast(t).unwrap_or(Ty::Error))
+                        .unwrap_or(Ty::Error);
+                    let mut constraint = Constraint::of_type(&t);
+                    constraint.refine(refinements);
+                    info.operator = Some(OperatorInfo {
+                        secret: ty.as_ref().is_some_and(|t| t.secret.is_some()),
+                        ty: t,
+                        constraint,
+                        default: default.as_ref(),
+                    });
+                }
+                RequirementBody::Contract {
+                    contract,
+                    narrowing,
+                    ..
+                } => {
+                    info.contract = contract
+                        .as_ref()
+                        .and_then(|c| registry.contracts.get(&c.name).cloned());
+                    for n in narrowing {
+                        match &n.kind {
+                            NarrowingKind::Set(e) => {
+                                info.sets.entry(n.field.name.as_str()).or_insert(e);
+                            }
+                            NarrowingKind::Refine(rs) => {
+                                info.narrowed
+                                    .entry(n.field.name.as_str())
+                                    .or_default()
+                                    .extend(rs.iter());
+                            }
+                        }
+                    }
+                }
+            }
+            requirements.insert(r.name.name.as_str(), info);
+        }
+        ModuleScope {
+            module,
+            requirements,
+        }
+    }
+
+    /// What `reference` reads, or why it reads nothing.
+    pub fn lookup(
+        &self,
+        reference: &Reference,
+        ctx: RefContext<'_>,
+    ) -> Result<RefTarget, RefError> {
+        let segs = &reference.segments;
+        let first = &segs[0];
+        if let Some(req) = self.requirements.get(first.name.as_str()) {
+            return self.lookup_requirement(req, reference);
+        }
+        match (first.name.as_str(), ctx) {
+            ("consumer", RefContext::Provides(_)) => {
+                return match segs.get(1).map(|s| s.name.as_str()) {
+                    Some(w @ ("login" | "instance" | "module")) if segs.len() == 2 => {
+                        Ok(RefTarget::Consumer(w.to_string()))
+                    }
+                    Some(other) if segs.len() == 2 => Err(RefError::UnknownField {
+                        requirement: "consumer".into(),
+                        contract: "consumer".into(),
+                        field: other.to_string(),
+                        span: segs[1].span,
+                        suggestion: crate::diagnostics::closest(
+                            other,
+                            ["login", "instance", "module"],
+                        )
+                        .map(str::to_string),
+                    }),
+                    _ => Err(RefError::TooDeep {
+                        span: reference.span,
+                        what: "`consumer` has the fields login, instance and module".into(),
+                    }),
+                };
+            }
+            ("given", RefContext::Provides(contract)) => {
+                let Some(field) = segs.get(1) else {
+                    return Err(RefError::TooDeep {
+                        span: reference.span,
+                        what: "write `given.FIELD`, naming a given field of the contract".into(),
+                    });
+                };
+                return match contract.fields.get(&field.name).filter(|f| f.given) {
+                    Some(f) if segs.len() == 2 => Ok(RefTarget::Given(f.clone())),
+                    Some(_) => Err(RefError::TooDeep {
+                        span: reference.span,
+                        what: "a given field has no fields".into(),
+                    }),
+                    None => Err(RefError::UnknownField {
+                        requirement: "given".into(),
+                        contract: contract.name.clone(),
+                        field: field.name.clone(),
+                        span: field.span,
+                        suggestion: crate::diagnostics::closest(
+                            &field.name,
+                            contract
+                                .fields
+                                .values()
+                                .filter(|f| f.given)
+                                .map(|f| f.name.as_str()),
+                        )
+                        .map(str::to_string),
+                    }),
+                };
+            }
+            ("consumer" | "given", RefContext::Definition) => {
+                return Err(RefError::OutsideProvides {
+                    span: first.span,
+                    word: first.name.clone(),
+                });
+            }
+            _ => {}
+        }
+        Err(RefError::UnknownRequirement {
+            name: first.name.clone(),
+            span: first.span,
+            suggestion: crate::diagnostics::closest(&first.name, self.requirements.keys().copied())
+                .map(str::to_string),
+        })
+    }
+
+    fn lookup_requirement(
+        &self,
+        req: &ReqInfo<'a>,
+        reference: &Reference,
+    ) -> Result<RefTarget, RefError> {
+        let segs = &reference.segments;
+        if let Some(op) = &req.operator {
+            if segs.len() > 1 {
+                return Err(RefError::TooDeep {
+                    span: reference.span,
+                    what: format!("`{}` is an operator value; it has no fields", req.name()),
+                });
+            }
+            return Ok(RefTarget::Operator {
+                requirement: req.name().to_string(),
+                ty: op.ty.clone(),
+                secret: op.secret,
+                span: req.ast.span,
+            });
+        }
+        let Some(contract) = &req.contract else {
+            return Err(RefError::Unresolved);
+        };
+        let Some(field_ident) = segs.get(1) else {
+            return Err(RefError::MissingField {
+                requirement: req.name().to_string(),
+                contract: contract.name.clone(),
+                span: reference.span,
+            });
+        };
+        let Some(field) = contract.fields.get(&field_ident.name) else {
+            return Err(RefError::UnknownField {
+                requirement: req.name().to_string(),
+                contract: contract.name.clone(),
+                field: field_ident.name.clone(),
+                span: field_ident.span,
+                suggestion: crate::diagnostics::closest(
+                    &field_ident.name,
+                    contract.fields.keys().map(String::as_str),
+                )
+                .map(str::to_string),
+            });
+        };
+        if segs.len() > 2 {
+            return Err(RefError::TooDeep {
+                span: reference.span,
+                what: format!(
+                    "`{}.{}` is a {}; it has no fields",
+                    req.name(),
+                    field.name,
+                    field.ty
+                ),
+            });
+        }
+        Ok(RefTarget::Field {
+            requirement: req.name().to_string(),
+            field: field.clone(),
+            contract_file: contract.file.clone(),
+        })
+    }
+
+    /// The new form a legacy placeholder `${kind:…}` stands for, as text (`db.host`), when
+    /// one can be told. `${machine:fact}` reads a fact of a `host node` requirement.
+    pub fn legacy_replacement(&self, kind: &str, reference: &Reference) -> Option<String> {
+        let dotted = reference.dotted();
+        match kind {
+            "binding" | "setting" => Some(dotted),
+            "port" => Some(format!("{dotted}.host_port")),
+            "secret" => Some(format!("{dotted}.value")),
+            "machine" => {
+                let node_req = self.requirements.values().find(|r| {
+                    r.kind == Some(ProviderKind::Host) && r.contract_name() == Some("node")
+                })?;
+                let fact = match dotted.as_str() {
+                    "hostname" | "private_name" | "name" => "private_name",
+                    other => other,
+                };
+                Some(format!("{}.{fact}", node_req.name()))
+            }
+            _ => None,
+        }
+    }
+
+    /// The reference a legacy placeholder reads, in the new form, parsed.
+    pub fn legacy_reference(&self, kind: &str, reference: &Reference) -> Option<Reference> {
+        let text = self.legacy_replacement(kind, reference)?;
+        let segments = text
+            .split('.')
+            .map(|s| ast::Ident {
+                name: s.to_string(),
+                span: reference.span,
+            })
+            .collect();
+        Some(Reference {
+            segments,
+            span: reference.span,
+        })
+    }
+}
+
+/// A literal value written for a field, if the expression is one.
+pub fn literal(expr: &Expr) -> Option<Value> {
+    Value::from_literal(expr)
+}

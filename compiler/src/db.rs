@@ -1,0 +1,136 @@
+//! The salsa database the CLI and the language server share. Source files and the
+//! workspace are inputs; parsing, the registry, checking and resolution are tracked
+//! queries, so an edit re-runs only what depends on the edited file.
+
+use crate::check::registry::{Registry, RegistryInput};
+use crate::diagnostics::Diagnostic;
+use crate::span::FilePath;
+use crate::syntax::{Parsed, ast};
+use std::sync::Arc;
+
+/// The standard contracts and seats, embedded in the binary.
+pub const STDLIB_TEXT: &str = include_str!("../../stdlib-contracts/std.mesh");
+
+/// The path the standard library's diagnostics and locations name.
+pub const STDLIB_PATH: &str = "<std>/std.mesh";
+
+/// One source text of the workspace.
+#[salsa::input]
+pub struct SourceFile {
+    /// The path as the user named it (or the editor's URI turned into a path).
+    #[returns(ref)]
+    pub path: FilePath,
+    #[returns(ref)]
+    pub text: Arc<str>,
+    /// The standard library's own file.
+    #[returns(copy)]
+    pub std: bool,
+}
+
+/// Every file of the workspace, the standard library first.
+#[salsa::input]
+pub struct Workspace {
+    #[returns(ref)]
+    pub files: Vec<SourceFile>,
+}
+
+/// The database. Cheap to clone: a clone is a snapshot for another thread.
+#[salsa::db]
+#[derive(Clone, Default)]
+pub struct Database {
+    storage: salsa::Storage<Self>,
+}
+
+#[salsa::db]
+impl salsa::Database for Database {}
+
+impl Database {
+    /// A database holding the standard library and `files` (path, text).
+    pub fn with_files(
+        files: impl IntoIterator<Item = (FilePath, Arc<str>)>,
+    ) -> (Database, Workspace) {
+        let db = Database::default();
+        let mut inputs = vec![SourceFile::new(
+            &db,
+            FilePath::from(STDLIB_PATH),
+            Arc::from(STDLIB_TEXT),
+            true,
+        )];
+        for (path, text) in files {
+            inputs.push(SourceFile::new(&db, path, text, false));
+        }
+        let ws = Workspace::new(&db, inputs);
+        (db, ws)
+    }
+}
+
+/// Parses one file.
+#[salsa::tracked(returns(clone))]
+pub fn parse_file(db: &dyn salsa::Database, file: SourceFile) -> Arc<Parsed> {
+    Arc::new(crate::syntax::parse(file.path(db), file.text(db)))
+}
+
+/// The workspace's global names.
+#[salsa::tracked(returns(clone))]
+pub fn registry(db: &dyn salsa::Database, ws: Workspace) -> Arc<Registry> {
+    let files = ws.files(db);
+    let parsed: Vec<(SourceFile, Arc<Parsed>)> =
+        files.iter().map(|f| (*f, parse_file(db, *f))).collect();
+    Arc::new(Registry::build(parsed.iter().map(|(f, p)| RegistryInput {
+        path: f.path(db),
+        file: &p.file,
+        std: f.std(db),
+    })))
+}
+
+/// A module's definition, wherever in the workspace it is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ModuleSource {
+    pub path: FilePath,
+    pub parsed: Arc<Parsed>,
+    pub item: usize,
+}
+
+impl ModuleSource {
+    /// The module's tree.
+    pub fn module(&self) -> &ast::Module {
+        match &self.parsed.file.items[self.item] {
+            ast::Item::Module(m) => m,
+            _ => unreachable!("registry points at a module"),
+        }
+    }
+}
+
+/// The definition of module `name`.
+pub fn module_source(db: &dyn salsa::Database, ws: Workspace, name: &str) -> Option<ModuleSource> {
+    let reg = registry(db, ws);
+    let at = reg.modules.get(name)?;
+    let file = ws.files(db)[at.file];
+    Some(ModuleSource {
+        path: file.path(db).clone(),
+        parsed: parse_file(db, file),
+        item: at.item,
+    })
+}
+
+/// Every diagnostic of one file that needs no resolution: syntax, duplicates, and the
+/// checks of its contracts and modules.
+#[salsa::tracked(returns(clone))]
+pub fn check_file(
+    db: &dyn salsa::Database,
+    ws: Workspace,
+    file: SourceFile,
+) -> Arc<Vec<Diagnostic>> {
+    let parsed = parse_file(db, file);
+    let reg = registry(db, ws);
+    let path = file.path(db);
+    let mut out = parsed.diagnostics.clone();
+    out.extend(reg.diagnostics_in(path).cloned());
+    out.extend(crate::check::check_items(
+        path,
+        &parsed.file,
+        &reg,
+        file.std(db),
+    ));
+    Arc::new(out)
+}
