@@ -134,3 +134,12 @@ pub fn check_file(
     ));
     Arc::new(out)
 }
+
+/// Every diagnostic of the workspace: each file's checks, then each mesh's resolution.
+pub fn workspace_diagnostics(db: &dyn salsa::Database, ws: Workspace) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    for file in ws.files(db) {
+        out.extend(check_file(db, ws, *file).iter().cloned());
+    }
+    out
+}
