@@ -83,7 +83,22 @@ fn main() -> ExitCode {
         } => build(mesh_file, paths, out, locked, &flags),
         Command::Explain { code } => explain(&code),
     };
+    if std::env::var_os("MESHC_STATS").is_some() {
+        report_stats();
+    }
     ExitCode::from(code)
+}
+
+/// With `MESHC_STATS` set, prints the peak resident memory on stderr (for the benchmark).
+fn report_stats() {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    if let Some(kib) = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+    {
+        eprintln!("meshc-stats: peak_rss_kib={kib}");
+    }
 }
 
 fn explain(code: &str) -> u8 {
