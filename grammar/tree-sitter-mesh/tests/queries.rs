@@ -126,6 +126,23 @@ fn no_node_is_captured_by_two_highlight_patterns() {
 }
 
 #[test]
+fn every_editor_query_compiles() {
+    // The copies, and queries of an editor's own (Helix's indents.scm).
+    let root = support::repository_root();
+    for dir in ["editors/neovim/queries/mesh", "editors/helix/queries/mesh"] {
+        let Ok(entries) = fs::read_dir(root.join(dir)) else {
+            panic!("{dir} is missing");
+        };
+        for entry in entries {
+            let path = entry.expect("entry").path();
+            let source = fs::read_to_string(&path).expect("readable query");
+            Query::new(&tree_sitter_mesh::LANGUAGE.into(), &source)
+                .unwrap_or_else(|error| panic!("{} does not compile: {error}", path.display()));
+        }
+    }
+}
+
+#[test]
 fn editor_copies_of_the_queries_are_identical() {
     let root = support::repository_root();
     let copies = [
