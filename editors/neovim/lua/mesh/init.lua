@@ -124,7 +124,8 @@ function M.register_treesitter(grammar_dir)
   local configs = parsers.get_parser_configs and parsers.get_parser_configs() or parsers
   configs.mesh = {
     install_info = {
-      url = grammar_dir,
+      url = grammar_dir, -- nvim-treesitter's master branch
+      path = grammar_dir, -- its main branch
       files = { 'src/parser.c' },
       branch = 'main',
       generate_requires_npm = false,
