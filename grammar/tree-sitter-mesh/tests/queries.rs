@@ -47,7 +47,12 @@ fn highlights(source: &str) -> BTreeMap<(usize, String), Vec<String>> {
     by_node
 }
 
-fn capture_of(map: &BTreeMap<(usize, String), Vec<String>>, source: &str, text: &str, nth: usize) -> String {
+fn capture_of(
+    map: &BTreeMap<(usize, String), Vec<String>>,
+    source: &str,
+    text: &str,
+    nth: usize,
+) -> String {
     let start = source
         .match_indices(text)
         .nth(nth)
@@ -81,7 +86,11 @@ mesh lab { node alpha { } assign forge to alpha }
 fn highlights_capture_what_they_promise() {
     let map = highlights(SAMPLE);
     let expect = |text: &str, nth: usize, capture: &str| {
-        assert_eq!(capture_of(&map, SAMPLE, text, nth), capture, "capture of {text:?} #{nth}");
+        assert_eq!(
+            capture_of(&map, SAMPLE, text, nth),
+            capture,
+            "capture of {text:?} #{nth}"
+        );
     };
     expect("/// A database.", 0, "comment.documentation");
     expect("// done", 0, "comment");
@@ -146,8 +155,14 @@ fn every_editor_query_compiles() {
 fn editor_copies_of_the_queries_are_identical() {
     let root = support::repository_root();
     let copies = [
-        ("editors/neovim/queries/mesh", &["highlights.scm", "locals.scm", "folds.scm"][..]),
-        ("editors/helix/queries/mesh", &["highlights.scm", "locals.scm"][..]),
+        (
+            "editors/neovim/queries/mesh",
+            &["highlights.scm", "locals.scm", "folds.scm"][..],
+        ),
+        (
+            "editors/helix/queries/mesh",
+            &["highlights.scm", "locals.scm"][..],
+        ),
     ];
     let originals = support::crate_dir().join("queries");
     for (dir, files) in copies {
@@ -155,7 +170,10 @@ fn editor_copies_of_the_queries_are_identical() {
             let original = fs::read_to_string(originals.join(file)).expect("original query");
             let copy_path = root.join(dir).join(file);
             let copy = fs::read_to_string(&copy_path).unwrap_or_else(|error| {
-                panic!("{} missing ({error}); run editors/sync-queries.sh", copy_path.display())
+                panic!(
+                    "{} missing ({error}); run editors/sync-queries.sh",
+                    copy_path.display()
+                )
             });
             assert!(
                 copy == original,
