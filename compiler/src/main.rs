@@ -173,7 +173,10 @@ fn check(paths: Vec<PathBuf>, flags: &CheckFlags) -> u8 {
     };
     let mut diags = session.load_diagnostics.clone();
     diags.extend(meshc::db::workspace_diagnostics(&session.db, session.ws));
-    report(diags, &session, flags)
+    let code = report(diags, &session, flags);
+    // The process ends here: freeing every tree one by one would only cost time.
+    std::mem::forget(session);
+    code
 }
 
 /// Prints diagnostics as the flags ask and returns the exit status they call for.

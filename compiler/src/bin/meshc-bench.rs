@@ -187,6 +187,7 @@ fn main() {
         );
         std::process::exit(2);
     });
+    let keep_dir = keep.is_some();
     let root = keep.unwrap_or_else(|| {
         std::env::temp_dir().join(format!("meshc-bench-{}", std::process::id()))
     });
@@ -221,5 +222,7 @@ fn main() {
             );
         }
     }
-    let _ = std::fs::remove_dir_all(&root);
+    if !keep_dir {
+        let _ = std::fs::remove_dir_all(&root);
+    }
 }
