@@ -34,7 +34,13 @@ if not server or server == '' then
   finish(2)
   return
 end
-server = vim.fn.fnamemodify(server, ':p')
+-- A path (with a slash) is taken from the current directory; a bare name is
+-- looked up on PATH.
+if server:find('/', 1, true) then
+  server = vim.fn.fnamemodify(server, ':p')
+elseif vim.fn.exepath(server) ~= '' then
+  server = vim.fn.exepath(server)
+end
 if vim.fn.executable(server) ~= 1 then
   say('MESHC_LSP=' .. server .. ' is not executable')
   finish(2)
@@ -86,9 +92,21 @@ if vim.bo[bufnr].filetype ~= 'mesh' then
   return
 end
 
+-- The server may spell the file's URI its own way (percent-encoding, a
+-- resolved symlink): compare real paths.
+local function real(path)
+  return vim.loop.fs_realpath(path) or path
+end
+local real_file = real(file)
+
+local function is_our_file(item_uri)
+  local ok, name = pcall(vim.uri_to_fname, item_uri)
+  return item_uri == uri or (ok and real(name) == real_file)
+end
+
 local function has_expected()
   for _, item in ipairs(received) do
-    if item.uri == uri and tostring(item.diagnostic.code) == expected_code then
+    if is_our_file(item.uri) and tostring(item.diagnostic.code) == expected_code then
       return true
     end
   end
