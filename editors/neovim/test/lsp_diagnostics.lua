@@ -15,8 +15,9 @@ end
 
 local function finish(status)
   io.stdout:flush()
-  for _, client in pairs(vim.lsp.get_active_clients()) do
-    client.stop(true)
+  local clients = (vim.lsp.get_clients or vim.lsp.get_active_clients)()
+  for _, client in pairs(clients) do
+    vim.lsp.stop_client(client.id, true)
   end
   if status == 0 then
     vim.cmd('qall!')
