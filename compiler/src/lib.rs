@@ -5,5 +5,6 @@
 //! and the language server do the I/O.
 
 pub mod diagnostics;
+pub mod fmt;
 pub mod span;
 pub mod syntax;
