@@ -77,7 +77,8 @@ impl Node<'_> {
 /// A piece of a node's text.
 enum Part<'a> {
     Text(String),
-    Str(&'a StringLit),
+    /// A string literal: the span of its token, and whether it is triple-quoted.
+    Str(Span, bool),
     Block(Block<'a>),
     Seq(Seq<'a>),
 }
@@ -464,8 +465,11 @@ impl<'a> Layout<'a> {
                     }));
                 }
                 Refinement::Matches(s) => {
+                    // The literal's span takes in the keyword: print the string token.
                     p.text(" matches ");
-                    p.string(s);
+                    let i = self.tokens.partition_point(|t| t.span.end < s.span.end);
+                    let token = self.tokens.get(i).map(|t| t.span).unwrap_or(s.span);
+                    p.0.push(Part::Str(token, s.triple));
                 }
             }
         }
@@ -510,11 +514,11 @@ impl<'a> Layout<'a> {
         for part in parts {
             match part {
                 Part::Text(t) => out.push_str(t),
-                Part::Str(s) => {
-                    if s.triple {
+                Part::Str(span, triple) => {
+                    if *triple {
                         return None;
                     }
-                    out.push_str(self.slice(s.span));
+                    out.push_str(self.slice(*span));
                 }
                 Part::Block(b) => out.push_str(&self.flat_block(b)?),
                 Part::Seq(s) => out.push_str(&self.flat_seq(s)?),
@@ -577,15 +581,16 @@ impl<'a> Layout<'a> {
         self.broken(node, indent)
     }
 
-    /// The node with its blocks and lists opened, one entry per line.
+    /// The node with its blocks opened, one entry per line, and its lists opened too
+    /// unless they fit on the line from where they start.
     fn broken(&mut self, node: Node<'a>, indent: usize) -> String {
         let mut out = String::new();
         for part in self.parts(node) {
             match part {
                 Part::Text(t) => out.push_str(&t),
-                Part::Str(s) => {
-                    let raw = self.slice(s.span);
-                    if s.triple {
+                Part::Str(span, triple) => {
+                    let raw = self.slice(span);
+                    if triple {
                         out.push_str(&strings::triple(raw, indent));
                     } else {
                         out.push_str(raw);
@@ -607,6 +612,20 @@ impl<'a> Layout<'a> {
                     }
                 }
                 Part::Seq(s) => {
+                    // A list that fits on its line from where it starts stays on it, even
+                    // when what follows it does not fit.
+                    let column = match out.rfind('\n') {
+                        Some(nl) => width(&out[nl + 1..]),
+                        None => indent + width(&out),
+                    };
+                    // (A value of a list is here because it did not fit with its comma.)
+                    if !matches!(node, Node::Expr(_))
+                        && let Some(flat) = self.flat_seq(&s)
+                        && column + width(&flat) <= MAX_WIDTH
+                    {
+                        out.push_str(&flat);
+                        continue;
+                    }
                     let values: Vec<Node<'a>> = s.values.iter().map(|v| Node::Expr(v)).collect();
                     out.push_str(s.brackets.0);
                     if !values.is_empty() || self.comments.any_in(s.open, s.close) {
@@ -787,7 +806,7 @@ impl<'a> Parts<'a> {
     }
 
     fn string(&mut self, s: &'a StringLit) {
-        self.0.push(Part::Str(s));
+        self.0.push(Part::Str(s.span, s.triple));
     }
 
     fn block(&mut self, b: Block<'a>) {
