@@ -449,6 +449,15 @@ mod random {
         ]
     }
 
+    /// What separates two tokens inside an entry where a line break is allowed: a
+    /// comment there moves above the entry.
+    fn gap() -> impl Strategy<Value = String> {
+        prop_oneof![
+            8 => pick(&[""]),
+            1 => pick(&["\t", "\n", " // inner\n", "\n// inner\n\n"]),
+        ]
+    }
+
     fn string() -> impl Strategy<Value = String> {
         prop_oneof![
             pick(&[
@@ -568,16 +577,22 @@ mod random {
 
     /// `{` entries `}` with random separators.
     fn block(entries: impl Strategy<Value = String>, max: usize) -> impl Strategy<Value = String> {
-        (proptest::collection::vec((sep(), entries), 0..max), sep()).prop_map(|(entries, last)| {
-            let mut s = String::from("{");
-            for (sep, e) in entries {
-                s.push_str(&sep);
-                s.push_str(&e);
-            }
-            s.push_str(&last);
-            s.push('}');
-            s
-        })
+        (
+            gap(),
+            proptest::collection::vec((sep(), entries), 0..max),
+            sep(),
+        )
+            .prop_map(|(gap, entries, last)| {
+                let mut s = gap;
+                s.push('{');
+                for (sep, e) in entries {
+                    s.push_str(&sep);
+                    s.push_str(&e);
+                }
+                s.push_str(&last);
+                s.push('}');
+                s
+            })
     }
 
     fn field() -> impl Strategy<Value = String> {
@@ -620,8 +635,8 @@ mod random {
     }
 
     fn env_entry() -> impl Strategy<Value = String> {
-        (name(), value(), 0..3u8).prop_map(|(k, v, x)| match x {
-            0 => format!("{k} = {v}"),
+        (name(), value(), 0..3u8, gap()).prop_map(|(k, v, x, g)| match x {
+            0 => format!("{k} ={g} {v}"),
             1 => format!("{k} = {v} exposed \"why\""),
             _ => format!("{k} = {v} exposed"),
         })
@@ -633,8 +648,8 @@ mod random {
             value().prop_map(|v| format!("command {v}")),
             int().prop_map(|v| format!("user {v}")),
             block(env_entry(), 5).prop_map(|b| format!("env {b}")),
-            (reference(), any::<bool>()).prop_map(|(r, ro)| format!(
-                "mount {r} -> \"/data\"{}",
+            (reference(), any::<bool>(), gap()).prop_map(|(r, ro, g)| format!(
+                "mount {r}{g} -> \"/data\"{}",
                 if ro { " read_only" } else { "" }
             )),
             value().prop_map(|v| format!("secret \"/run/secrets/x\" = {v}")),
