@@ -284,3 +284,87 @@ fn deny_warnings_turns_a_warning_into_failure() {
     assert_eq!(denied.status.code(), Some(1));
     assert_eq!(json(&denied)["errors"], 1);
 }
+
+/// Every `.mesh` file of the repository that parses is in the canonical layout (files
+/// with syntax errors are fixtures of those errors and stay as written).
+#[test]
+fn repository_mesh_files_are_formatted() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+    let mut stack = vec![
+        root.join("catalogue"),
+        root.join("stdlib-contracts"),
+        root.join("tests"),
+    ];
+    let mut checked = 0;
+    let mut unformatted = Vec::new();
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "mesh") {
+                let text = std::fs::read_to_string(&path).unwrap();
+                let name: meshc::span::FilePath = path.to_string_lossy().as_ref().into();
+                if let Ok(out) = meshc::fmt::format(&name, &text) {
+                    checked += 1;
+                    if out != text {
+                        unformatted.push(path.display().to_string());
+                    }
+                }
+            }
+        }
+    }
+    assert!(checked > 100, "only {checked} files checked");
+    assert!(
+        unformatted.is_empty(),
+        "not formatted (run `meshc fmt`): {unformatted:?}"
+    );
+}
+
+#[test]
+fn fmt_check_lists_files_and_fmt_rewrites_them() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("a.mesh"),
+        "module a {\ncontainer a {\nimage \"nginx:1.27\"\n}\n}\n",
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("broken.mesh"), "module b {\n").unwrap();
+    let check = meshc(dir.path(), &["fmt", "--check"]);
+    assert_eq!(check.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&check.stdout).contains("a.mesh"));
+    let run = meshc(dir.path(), &["fmt"]);
+    assert_eq!(
+        run.status.code(),
+        Some(1),
+        "a file with syntax errors is reported"
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("a.mesh")).unwrap(),
+        "module a {\n  container a {\n    image \"nginx:1.27\"\n  }\n}\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("broken.mesh")).unwrap(),
+        "module b {\n"
+    );
+    let stdin = Command::new(env!("CARGO_BIN_EXE_meshc"))
+        .args(["fmt", "-"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .and_then(|mut child| {
+            use std::io::Write;
+            child
+                .stdin
+                .take()
+                .unwrap()
+                .write_all(b"mesh m {\nnode a { private_name = \"a\" }\n}")?;
+            child.wait_with_output()
+        })
+        .unwrap();
+    assert_eq!(stdin.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8_lossy(&stdin.stdout),
+        "mesh m {\n  node a { private_name = \"a\" }\n}\n"
+    );
+}
