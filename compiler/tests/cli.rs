@@ -368,3 +368,33 @@ fn fmt_check_lists_files_and_fmt_rewrites_them() {
         "mesh m {\n  node a { private_name = \"a\" }\n}\n"
     );
 }
+
+/// A reader that stops reading (`meshc check --format json | head -1`) is no reason to
+/// panic: output to a closed pipe is dropped and the exit status still says what was found.
+#[test]
+fn a_closed_stdout_is_no_panic() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("bad.mesh"),
+        "module a {\n  container a { image }\n}\n".repeat(200),
+    )
+    .unwrap();
+    for args in [
+        &["check", "--format", "json"][..],
+        &["check", "--format", "sarif"],
+        &["explain", "E0001"],
+        &["fmt", "--check"],
+    ] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_meshc"))
+            .args(args)
+            .current_dir(dir.path())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Close the reading end before meshc writes.
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        no_panic(&out);
+    }
+}
