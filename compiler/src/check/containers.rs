@@ -22,6 +22,8 @@ const DEF: RefContext<'static> = RefContext::Definition;
 /// The paths one container holds: what env may name (E0401) and what two entries must
 /// not both write (E0403).
 struct Paths<'a> {
+    /// The container's name, for messages.
+    container: &'a str,
     /// Mount, secret and file targets, and image paths.
     held: Vec<Cow<'a, str>>,
     /// Mount, secret and file targets: each written once.
@@ -55,6 +57,7 @@ impl<'a> ModuleChecker<'a, '_> {
         let mut single = Seen::new();
         let mut env_keys = Seen::new();
         let mut paths = Paths {
+            container: &c.name.name,
             held: Vec::new(),
             written: Seen::new(),
         };
@@ -203,62 +206,73 @@ impl<'a> ModuleChecker<'a, '_> {
 
     /// `command […]`: a list of strings, never carrying a secret.
     fn check_command(&mut self, e: &'a Expr) {
-        let val = self.eval(e, Place::Command, DEF);
-        if val.is_error() {
-            return;
-        }
-        if let Some(taint) = val.secret {
-            self.secret_refused(taint, Place::Command, &val);
-            return;
-        }
-        let ok = match &val.ty {
-            Ty::List(inner) => **inner == Ty::Error || inner.fits(&Ty::String),
-            _ => false,
-        };
-        if ok {
-            return;
-        }
-        let (span, message, help) = match (&val.ty, e) {
-            (Ty::List(inner), Expr::List(items, _)) => {
-                let at = items
-                    .iter()
-                    .find(|i| !matches!(i, Expr::Str(_)))
-                    .map_or(e.span(), Expr::span);
-                let help = match items.iter().find(|i| !matches!(i, Expr::Str(_))) {
-                    Some(Expr::Ref(r)) => {
-                        format!("interpolate it: `\"${{{}}}\"`", r.dotted())
+        let Expr::List(items, _) = e else {
+            let val = self.eval(e, Place::Command, DEF);
+            if val.is_error() {
+                return;
+            }
+            if let Some(taint) = val.secret {
+                self.secret_refused(taint, Place::Command, &val);
+                return;
+            }
+            let ok = match &val.ty {
+                Ty::List(inner) => **inner == Ty::Error || inner.fits(&Ty::String),
+                _ => false,
+            };
+            if !ok {
+                let help = match (e, &val.ty) {
+                    (Expr::Str(_), _) => {
+                        "write one string per argument: `command [\"app\", \"--flag\"]`"
                     }
-                    Some(Expr::Int(i)) => format!("write it as text: `\"{}\"`", i.value),
-                    _ => "write each argument as a string".into(),
+                    (_, Ty::List(_)) => "interpolate each value into a string",
+                    _ => "write the command as a list: `command [\"app\", \"--flag\"]`",
                 };
-                (
-                    at,
+                self.cx.report(
+                    Diagnostic::new(
+                        Code::E0301,
+                        self.cx.path,
+                        e.span(),
+                        format!(
+                            "the command is a list of strings; this is {}",
+                            a_type(&val.ty)
+                        ),
+                    )
+                    .with_help(help),
+                );
+            }
+            return;
+        };
+        for item in items {
+            let val = self.eval(item, Place::Command, DEF);
+            if val.is_error() {
+                continue;
+            }
+            if let Some(taint) = val.secret {
+                self.secret_refused(taint, Place::Command, &val);
+                continue;
+            }
+            if val.ty.fits(&Ty::String) {
+                continue;
+            }
+            let help = match item {
+                Expr::Ref(r) => format!("interpolate it: `\"${{{}}}\"`", r.dotted()),
+                Expr::Int(i) => format!("write it as text: `\"{}\"`", i.value),
+                Expr::Bool(b, _) => format!("write it as text: `\"{b}\"`"),
+                _ => "write each argument as a string".into(),
+            };
+            self.cx.report(
+                Diagnostic::new(
+                    Code::E0301,
+                    self.cx.path,
+                    item.span(),
                     format!(
                         "each argument of the command is a string; this is {}",
-                        a_type(inner)
+                        a_type(&val.ty)
                     ),
-                    help,
                 )
-            }
-            (Ty::List(inner), _) => (
-                e.span(),
-                format!(
-                    "the command is a list of strings; this is a list of {}",
-                    inner
-                ),
-                "interpolate each value into a string".into(),
-            ),
-            _ => (
-                e.span(),
-                format!(
-                    "the command is a list of strings; this is {}",
-                    a_type(&val.ty)
-                ),
-                "write one string per argument: `command [\"app\", \"--flag\"]`".into(),
-            ),
-        };
-        self.cx
-            .report(Diagnostic::new(Code::E0301, self.cx.path, span, message).with_help(help));
+                .with_help(help),
+            );
+        }
     }
 
     /// `user UID`: an int in the uid range.
@@ -358,18 +372,22 @@ impl<'a> ModuleChecker<'a, '_> {
             if paths.held.iter().any(|h| path_is_under(known, h)) {
                 continue;
             }
-            let dir = if open {
-                known
-            } else {
-                match path.rfind('/') {
+            let (shown, help) = if !open {
+                let dir = match path.rfind('/') {
                     Some(0) | None => path,
                     Some(i) => &path[..i],
-                }
-            };
-            let shown = if open {
-                format!("a path under `{known}`")
+                };
+                (format!("`{path}`"), held_help(dir))
+            } else if path.ends_with('/') {
+                (format!("a path under `{known}`"), held_help(known))
             } else {
-                format!("`{path}`")
+                (
+                    format!("a path beginning `{path}`"),
+                    format!(
+                        "only what follows a `/` is known to lie under a directory: if the interpolation is a name inside `{path}`, write `{path}/${{…}}`; {}",
+                        held_help(path)
+                    ),
+                )
             };
             self.cx.report(
                 Diagnostic::new(
@@ -381,9 +399,7 @@ impl<'a> ModuleChecker<'a, '_> {
                         e.key.name, c.name.name
                     ),
                 )
-                .with_help(format!(
-                    "mount a directory there (`mount REQ.path -> \"{dir}\"`), write the file with `file` or `secret`, or, if the image ships it, declare `image_paths [\"{dir}\"]`"
-                )),
+                .with_help(help),
             );
             return;
         }
@@ -439,7 +455,10 @@ impl<'a> ModuleChecker<'a, '_> {
                         Code::E0403,
                         self.cx.path,
                         s.span,
-                        format!("two entries of this container write `{key}`"),
+                        format!(
+                            "two entries of container `{}` write `{key}`",
+                            paths.container
+                        ),
                     )
                     .with_label(first, "first written here")
                     .with_help("give every mount, secret and file a path of its own"),
@@ -458,9 +477,8 @@ impl<'a> ModuleChecker<'a, '_> {
                 let Some(target_read) = self.resolve(r, DEF) else {
                     return;
                 };
-                if let Target::Field { field, .. } = target_read
-                    && field.ty == Ty::HostPath
-                {
+                // A host path of an operator value is refused where it is declared.
+                if self.target_ty(target_read) == Ty::HostPath {
                     return;
                 }
                 let name = self.target_name(target_read);
@@ -555,6 +573,12 @@ impl<'a> ModuleChecker<'a, '_> {
     fn check_publish(&mut self, ident: &'a Ident, published: &mut Seen<'a>) {
         let Some((idx, _, req)) = self.scope.requirements.get_full(ident.name.as_str()) else {
             let help = self.unknown_requirement_help(&ident.name);
+            if let Some(meant) =
+                crate::diagnostics::closest(&ident.name, self.scope.requirements.keys().copied())
+                && let Some(idx) = self.scope.requirements.get_index_of(meant)
+            {
+                self.used[idx] = true;
+            }
             self.cx.report(
                 Diagnostic::new(
                     Code::E0104,
@@ -670,6 +694,13 @@ impl<'a> ModuleChecker<'a, '_> {
     fn eval_str(&mut self, s: &'a StringLit, place: Place<'_>) -> Val<'a> {
         self.eval_string(s, place, DEF)
     }
+}
+
+/// The help of E0401: the ways a container comes to hold `dir`.
+fn held_help(dir: &str) -> String {
+    format!(
+        "mount a directory there (`mount REQ.path -> \"{dir}\"`), write the file with `file` or `secret`, or, if the image ships it, declare `image_paths [\"{dir}\"]`"
+    )
 }
 
 /// The text of a string without interpolation, borrowed when it is one piece.

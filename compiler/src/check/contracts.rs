@@ -188,10 +188,13 @@ pub(crate) fn check_declaration(
                 span,
                 format!("the refinements of `{}` leave no possible value", name.name),
             )
-            .with_help(format!(
-                "together with the range of {} they allow nothing; loosen one of them",
-                a_type(&ty)
-            )),
+            .with_help(match ty.inherent_range() {
+                Some(b) => format!(
+                    "together with the range of {}, {b}, they allow nothing; loosen one of them",
+                    a_type(&ty)
+                ),
+                None => "together they allow nothing; loosen one of them".into(),
+            }),
         );
         sound = false;
     }

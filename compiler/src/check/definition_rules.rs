@@ -288,10 +288,10 @@ impl Rules<'_, '_> {
             return;
         };
         let what = if node.node == *text {
-            format!("node `{}` of mesh `{}`", node.node, node.mesh)
+            format!("names node `{}` of mesh `{}`", node.node, node.mesh)
         } else {
             format!(
-                "the private name of node `{}` of mesh `{}`",
+                "is the private name of node `{}` of mesh `{}`",
                 node.node, node.mesh
             )
         };
@@ -300,7 +300,7 @@ impl Rules<'_, '_> {
                 Code::E0404,
                 self.cx.path,
                 s.span,
-                format!("`{text}` names {what}; a definition never names a node"),
+                format!("`{text}` {what}; a definition never names a node"),
             )
             .with_help(
                 "a module reads its own node's facts through `requires here: host node` (`here.private_name`); which node runs it is the assignment's, in the mesh",

@@ -176,6 +176,15 @@ impl<'a> ModuleChecker<'a, '_> {
         }
         // The slow path: ask the scope why the reference reads nothing.
         if let Err(e) = self.scope.lookup(reference, ctx) {
+            // A typo names the requirement it meant: that one is used, not unused.
+            if let RefError::UnknownRequirement {
+                suggestion: Some(s),
+                ..
+            } = &e
+                && let Some(idx) = self.scope.requirements.get_index_of(s.as_str())
+            {
+                self.used[idx] = true;
+            }
             self.report_ref_error(e);
         }
         None
