@@ -32,7 +32,7 @@ fn broken_fixtures_never_panic() {
     files.sort();
     for path in files {
         let text = std::fs::read_to_string(&path).unwrap();
-        for cut in cuts(&text, 12) {
+        for cut in cuts(&text, 8) {
             // Cut short.
             check(&text[..cut]);
             // A piece dropped.

@@ -2,7 +2,7 @@
 //! what is mounted and published.
 
 use super::expressions::Target;
-use super::expressions::{Place, Slot, Val, a_type, check_mode_literal};
+use super::expressions::{Place, Slot, Val, What, a_type, check_mode_literal};
 use super::module::{ModuleChecker, Seen, duplicate};
 use super::registry::ProviderKind;
 use super::scope::RefContext;
@@ -127,7 +127,13 @@ impl<'a> ModuleChecker<'a, '_> {
                 } => {
                     self.container_path(target, &mut paths, true);
                     if let Some(m) = mode {
-                        check_mode_literal(self.cx, m.value, m.radix, m.span, "the file's mode");
+                        check_mode_literal(
+                            self.cx,
+                            m.value,
+                            m.radix,
+                            m.span,
+                            What::Text("the file's mode"),
+                        );
                     }
                     self.eval(value, Place::FileBody, DEF);
                 }
@@ -146,8 +152,11 @@ impl<'a> ModuleChecker<'a, '_> {
                 .with_help("every container names its image, pinned to a tag or digest: `image \"nginx:1.27\"`"),
             );
         }
-        for e in envs {
-            self.check_env_path(c, e, &paths);
+        if !envs.is_empty() {
+            let held = HeldPaths::new(&paths.held);
+            for e in envs {
+                self.check_env_path(c, e, &held);
+            }
         }
     }
 
@@ -290,7 +299,7 @@ impl<'a> ModuleChecker<'a, '_> {
             e,
             &val,
             &Slot {
-                what: "`user`",
+                what: What::Text("`user`"),
                 ty: &Ty::Uid,
                 constraint: &constraint,
                 secret: false,
@@ -341,7 +350,7 @@ impl<'a> ModuleChecker<'a, '_> {
 
     /// E0401: an env value whose text begins with `/` names a path the process reads;
     /// it must lie at or under a path the container holds.
-    fn check_env_path(&mut self, c: &Container, e: &EnvEntry, paths: &Paths<'_>) {
+    fn check_env_path(&mut self, c: &Container, e: &EnvEntry, held: &HeldPaths<'_>) {
         let Expr::Str(s) = &e.value else {
             return;
         };
@@ -369,7 +378,7 @@ impl<'a> ModuleChecker<'a, '_> {
             } else {
                 path
             };
-            if paths.held.iter().any(|h| path_is_under(known, h)) {
+            if held.holds(known) {
                 continue;
             }
             let (shown, help) = if !open {
@@ -693,6 +702,38 @@ impl<'a> ModuleChecker<'a, '_> {
     /// Evaluates a string literal (not wrapped in an expression).
     fn eval_str(&mut self, s: &'a StringLit, place: Place<'_>) -> Val<'a> {
         self.eval_string(s, place, DEF)
+    }
+}
+
+/// The paths a container holds, asked whether a path lies at or under one of them. A
+/// few are scanned; many are put in a set and each ancestor of the path looked up, so a
+/// container with thousands of mounts and env entries is not checked in square time.
+struct HeldPaths<'p> {
+    few: &'p [Cow<'p, str>],
+    many: Option<std::collections::HashSet<&'p str>>,
+}
+
+impl<'p> HeldPaths<'p> {
+    fn new(held: &'p [Cow<'p, str>]) -> Self {
+        let many = (held.len() > 16).then(|| {
+            held.iter()
+                .map(|h| h.trim_end_matches('/'))
+                .collect::<std::collections::HashSet<&str>>()
+        });
+        HeldPaths { few: held, many }
+    }
+
+    /// Whether `path` is a held path or lies under one.
+    fn holds(&self, path: &str) -> bool {
+        let Some(set) = &self.many else {
+            return self.few.iter().any(|h| path_is_under(path, h));
+        };
+        // The root, held as "" once its `/` is trimmed, holds everything.
+        if set.contains("") || set.contains(path) {
+            return true;
+        }
+        path.match_indices('/')
+            .any(|(i, _)| i > 0 && set.contains(&path[..i]))
     }
 }
 

@@ -3,7 +3,7 @@
 //! satisfies them.
 
 use super::Cx;
-use super::expressions::{Slot, a_type, check_literal, contains_host_path};
+use super::expressions::{Slot, What, a_type, check_literal, contains_host_path};
 use super::module::{Seen, duplicate};
 use super::registry::{PROVIDER_KINDS, ProviderKind};
 use super::types::{Constraint, TYPE_NAMES, Ty, Value, whole_match_regex};
@@ -231,7 +231,7 @@ pub(crate) fn check_declaration(
         return;
     }
     let found = literal_type(default);
-    let what = format!("the default of `{}`", name.name);
+    let what = What::Default(&name.name);
     if !found.fits(&ty) {
         cx.report(
             Diagnostic::new(
@@ -253,7 +253,7 @@ pub(crate) fn check_declaration(
             cx,
             default,
             &Slot {
-                what: &what,
+                what,
                 ty: &ty,
                 constraint: &constraint,
                 secret: false,
@@ -350,9 +350,8 @@ pub(crate) fn check_refinement_applies(
         Refinement::InSet(set) => {
             let mut ok = true;
             let plain = Constraint::of_type(ty);
-            let what = format!("a value of `{name}`");
             for v in &set.values {
-                ok &= check_set_value(cx, v, ty, &plain, &what);
+                ok &= check_set_value(cx, v, ty, &plain, What::ValueOf(name));
             }
             ok
         }
@@ -366,7 +365,7 @@ pub(crate) fn check_set_value(
     v: &Expr,
     ty: &Ty,
     constraint: &Constraint,
-    what: &str,
+    what: What<'_>,
 ) -> bool {
     if Value::from_literal(v).is_none() {
         if !matches!(v, Expr::Error(_)) {

@@ -284,6 +284,10 @@ impl Rules<'_, '_> {
         let [StrPart::Text(text)] = s.parts.as_slice() else {
             return;
         };
+        // A node's name or private name is a host name: short, one word.
+        if text.is_empty() || text.len() > 253 || text.contains(char::is_whitespace) {
+            return;
+        }
         let Some(node) = self.cx.registry.node_names.get(text.as_str()) else {
             return;
         };

@@ -134,7 +134,6 @@ impl<'a> ModuleChecker<'a, '_> {
     ) -> Option<Target<'a>> {
         let segs = &reference.segments;
         let first = segs.first()?;
-        let registry = self.cx.registry;
         if let Some((idx, _, req)) = self.scope.requirements.get_full(first.name.as_str()) {
             self.used[idx] = true;
             if let Some(from) = self.edge_from {
@@ -148,7 +147,7 @@ impl<'a> ModuleChecker<'a, '_> {
                 return Some(Target::Operator { req: idx });
             }
             if segs.len() == 2
-                && let Some(contract) = req.contract_name().and_then(|c| registry.contracts.get(c))
+                && let Some(contract) = self.contracts[idx]
                 && let Some(field) = contract.fields.get(segs[1].name.as_str())
             {
                 return Some(Target::Field {
@@ -706,10 +705,41 @@ impl<'a> ModuleChecker<'a, '_> {
     }
 }
 
+/// A slot in words, for messages: "`http.container`", "the default of `level`". Only
+/// written out when a message needs it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum What<'s> {
+    /// `req.field`
+    Field(&'s str, &'s str),
+    /// `name`
+    Name(&'s str),
+    /// the default of `name`
+    Default(&'s str),
+    /// a value of `name` (in a set)
+    ValueOf(&'s str),
+    /// a value of `req.field` (in a set)
+    ValueOfField(&'s str, &'s str),
+    /// As written.
+    Text(&'s str),
+}
+
+impl std::fmt::Display for What<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            What::Field(r, x) => write!(f, "`{r}.{x}`"),
+            What::Name(n) => write!(f, "`{n}`"),
+            What::Default(n) => write!(f, "the default of `{n}`"),
+            What::ValueOf(n) => write!(f, "a value of `{n}`"),
+            What::ValueOfField(r, x) => write!(f, "a value of `{r}.{x}`"),
+            What::Text(t) => f.write_str(t),
+        }
+    }
+}
+
 /// A typed place a value is written into: a given field, an answer, a default.
 pub(crate) struct Slot<'s> {
-    /// The slot in words, for messages: "`http.container`", "the default of `level`".
-    pub what: &'s str,
+    /// The slot in words, for messages.
+    pub what: What<'s>,
     pub ty: &'s Ty,
     pub constraint: &'s Constraint,
     /// A secret slot: no message quotes what is written into it.
@@ -821,7 +851,7 @@ pub(crate) fn check_mode_literal(
     value: i64,
     radix: Radix,
     span: Span,
-    what: &str,
+    what: What<'_>,
 ) -> bool {
     if radix != Radix::Octal && value != 0 {
         let digits = value.to_string();

@@ -3,6 +3,7 @@
 //! blocks, and last the requirements nothing used.
 
 use super::Cx;
+use super::registry::ContractInfo;
 use super::scope::ModuleScope;
 use crate::diagnostics::{Code, Diagnostic};
 use crate::span::Span;
@@ -25,6 +26,8 @@ pub(crate) struct ModuleChecker<'a, 'c> {
     pub module: &'a ast::Module,
     /// The module's requirements; indices into it name requirements below.
     pub scope: ModuleScope<'a>,
+    /// The contract of each requirement (by its index in `scope`), looked up once.
+    pub contracts: Vec<Option<&'a ContractInfo>>,
     /// Whether each requirement (by its index in `scope`) was read, mounted or published.
     pub used: Vec<bool>,
     /// References between requirements, found while checking narrowing.
@@ -37,10 +40,21 @@ pub(crate) struct ModuleChecker<'a, 'c> {
 pub(crate) fn check_module<'a>(cx: &mut Cx<'a>, module: &'a ast::Module) {
     let scope = ModuleScope::new(module, cx.registry);
     let used = vec![false; scope.requirements.len()];
+    let registry = cx.registry;
+    let contracts = scope
+        .requirements
+        .values()
+        .map(|r| {
+            r.contract_name()
+                .and_then(|c| registry.contracts.get(c))
+                .map(|c| &**c)
+        })
+        .collect();
     let mut m = ModuleChecker {
         cx,
         module,
         scope,
+        contracts,
         used,
         edges: Vec::new(),
         edge_from: None,
@@ -99,32 +113,51 @@ impl<'a> ModuleChecker<'a, '_> {
 }
 
 /// Finds names written twice in one scope. The first place of each name is kept, so the
-/// second can point back at it.
+/// second can point back at it. Most scopes are small (a module's requirements, a
+/// container's env), where a scan beats hashing; a large one switches to a map.
 pub(crate) struct Seen<'a> {
-    first: HashMap<&'a str, Span>,
+    small: Vec<(&'a str, Span)>,
+    large: Option<HashMap<&'a str, Span>>,
 }
+
+/// How many names `Seen` scans before it builds a map.
+const SEEN_SCAN_LIMIT: usize = 16;
 
 impl<'a> Seen<'a> {
     pub fn new() -> Seen<'a> {
         Seen {
-            first: HashMap::new(),
+            small: Vec::new(),
+            large: None,
         }
     }
 
     /// Whether `name` was seen.
     pub fn contains(&self, name: &str) -> bool {
-        self.first.contains_key(name)
+        match &self.large {
+            Some(map) => map.contains_key(name),
+            None => self.small.iter().any(|(n, _)| *n == name),
+        }
     }
 
     /// Records `name` at `span`; returns where it was first seen if it was.
     pub fn insert(&mut self, name: &'a str, span: Span) -> Option<Span> {
-        match self.first.entry(name) {
-            std::collections::hash_map::Entry::Occupied(o) => Some(*o.get()),
-            std::collections::hash_map::Entry::Vacant(v) => {
-                v.insert(span);
-                None
-            }
+        if let Some(map) = &mut self.large {
+            return match map.entry(name) {
+                std::collections::hash_map::Entry::Occupied(o) => Some(*o.get()),
+                std::collections::hash_map::Entry::Vacant(v) => {
+                    v.insert(span);
+                    None
+                }
+            };
         }
+        if let Some((_, first)) = self.small.iter().find(|(n, _)| *n == name) {
+            return Some(*first);
+        }
+        self.small.push((name, span));
+        if self.small.len() > SEEN_SCAN_LIMIT {
+            self.large = Some(self.small.drain(..).collect());
+        }
+        None
     }
 }
 

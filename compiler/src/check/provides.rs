@@ -3,7 +3,7 @@
 //! secret fields are made per consumer, never written as literals (E0311), and a secret
 //! answers only a secret field (E0302).
 
-use super::expressions::{Place, Slot};
+use super::expressions::{Place, Slot, What};
 use super::module::{ModuleChecker, Seen, duplicate};
 use super::registry::{ContractInfo, ProviderKind};
 use super::scope::RefContext;
@@ -218,12 +218,11 @@ impl<'a> ModuleChecker<'a, '_> {
             self.secret_refused(taint, place, &val);
             return;
         }
-        let what = format!("`{}`", field.name);
         self.check_fit(
             &a.value,
             &val,
             &Slot {
-                what: &what,
+                what: What::Name(&field.name),
                 ty: &field.ty,
                 constraint: &field.constraint,
                 secret: field.secret,

@@ -3,7 +3,7 @@
 //! requirements through what their narrowing reads.
 
 use super::contracts::{Owner, check_declaration, check_refinement_applies, refinements_span};
-use super::expressions::{Place, Slot};
+use super::expressions::{Place, Slot, What};
 use super::module::{ModuleChecker, Seen, duplicate};
 use super::registry::{ContractInfo, FieldInfo, PROVIDER_KINDS, ProviderKind};
 use super::scope::RefContext;
@@ -255,12 +255,11 @@ impl<'a> ModuleChecker<'a, '_> {
                         self.secret_refused(taint, place, &val);
                         continue;
                     }
-                    let what = format!("`{}.{}`", r.name.name, field.name);
                     self.check_fit(
                         e,
                         &val,
                         &Slot {
-                            what: &what,
+                            what: What::Field(&r.name.name, &field.name),
                             ty: &field.ty,
                             constraint: &field.constraint,
                             secret: false,
@@ -325,7 +324,7 @@ impl<'a> ModuleChecker<'a, '_> {
             one_of: None,
             ..effective
         };
-        let what = format!("a value of `{}.{}`", r.name.name, field.name);
+        let what = What::ValueOfField(&r.name.name, &field.name);
         for refinement in rs {
             let Refinement::InSet(set) = refinement else {
                 continue;

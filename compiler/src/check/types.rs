@@ -410,31 +410,37 @@ impl Constraint {
 }
 
 /// The regex of a `matches "…"` refinement, anchored so it must match the whole value.
-/// Each pattern is compiled once per thread and kept: a catalogue repeats its patterns
-/// across thousands of modules, and the checker runs on every keystroke.
-pub fn whole_match_regex(pattern: &str) -> Result<regex::Regex, String> {
+/// Each pattern is compiled once per thread and kept, shared (a cloned `Regex` would
+/// build its matching cache anew): a catalogue repeats its patterns across thousands of
+/// modules, and the checker runs on every keystroke.
+pub fn whole_match_regex(pattern: &str) -> Result<std::sync::Arc<regex::Regex>, String> {
     use std::cell::RefCell;
     use std::collections::HashMap;
     thread_local! {
-        static CACHE: RefCell<HashMap<String, Result<regex::Regex, String>>> =
+        static CACHE: RefCell<HashMap<String, Result<std::sync::Arc<regex::Regex>, String>>> =
             RefCell::new(HashMap::new());
     }
     CACHE.with(|cache| {
         if let Some(hit) = cache.borrow().get(pattern) {
             return hit.clone();
         }
-        let compiled = regex::Regex::new(&format!("^(?:{pattern})$")).map_err(|e| match e {
-            regex::Error::Syntax(text) => text
-                .lines()
-                .rev()
-                .find(|l| l.starts_with("error:"))
-                .map(|l| l.trim_start_matches("error:").trim().to_string())
-                .unwrap_or(text),
-            other => other.to_string(),
-        });
-        cache
-            .borrow_mut()
-            .insert(pattern.to_string(), compiled.clone());
+        let compiled = regex::Regex::new(&format!("^(?:{pattern})$"))
+            .map(std::sync::Arc::new)
+            .map_err(|e| match e {
+                regex::Error::Syntax(text) => text
+                    .lines()
+                    .rev()
+                    .find(|l| l.starts_with("error:"))
+                    .map(|l| l.trim_start_matches("error:").trim().to_string())
+                    .unwrap_or(text),
+                other => other.to_string(),
+            });
+        let mut cache = cache.borrow_mut();
+        // An editor session types many patterns on the way to one; keep the cache small.
+        if cache.len() >= 4096 {
+            cache.clear();
+        }
+        cache.insert(pattern.to_string(), compiled.clone());
         compiled
     })
 }
