@@ -135,7 +135,8 @@ impl<'a> ModuleChecker<'a, '_> {
                             What::Text("the file's mode"),
                         );
                     }
-                    self.eval(value, Place::FileBody, DEF);
+                    let val = self.eval(value, Place::FileBody, DEF);
+                    self.refuse_list_content(value, &val, "a file's content");
                 }
                 ContainerEntryKind::Publish(ident) => self.check_publish(ident, published),
                 ContainerEntryKind::ImagePaths(e) => self.check_image_paths(e, &mut paths),
@@ -555,6 +556,9 @@ impl<'a> ModuleChecker<'a, '_> {
     /// `secret "/path" = VALUE`: the value must be secret (E0309).
     fn check_secret_file(&mut self, value: &'a Expr) {
         let val = self.eval(value, Place::SecretFile, DEF);
+        if self.refuse_list_content(value, &val, "a secret file's content") {
+            return;
+        }
         if val.is_error() || val.secret.is_some() {
             return;
         }
@@ -576,6 +580,24 @@ impl<'a> ModuleChecker<'a, '_> {
                 "read a secret (a contract's secret field like `db.password`, a `module secret` requirement's `value`, an `operator secret` value); a plain value belongs in env or a `file`",
             ),
         );
+    }
+
+    /// E0301 for a list as a file's content: a file holds text (any one value converts
+    /// to it). Returns whether it was refused.
+    fn refuse_list_content(&mut self, value: &Expr, val: &Val<'a>, what: &str) -> bool {
+        if !matches!(val.ty, Ty::List(_)) {
+            return false;
+        }
+        self.cx.report(
+            Diagnostic::new(
+                Code::E0301,
+                self.cx.path,
+                value.span(),
+                format!("{what} is text; this is {}", a_type(&val.ty)),
+            )
+            .with_help("write the content as a string; `\"\"\"…\"\"\"` spans lines and interpolates values"),
+        );
+        true
     }
 
     /// `publish REQ`: a `host port` requirement (E0316), published once.

@@ -150,6 +150,18 @@ pub(crate) fn check_declaration(
             return;
         }
     };
+    if let Some(inner) = inner_secret(ty_expr) {
+        cx.report(
+            Diagnostic::new(
+                Code::E0301,
+                cx.path,
+                inner,
+                "`secret` marks a whole value, not the elements of a list",
+            )
+            .with_help(format!("write `secret {ty}`")),
+        );
+        return;
+    }
     if contains_host_path(&ty) {
         let answerer = match owner {
             Owner::Field(ProviderKind::Host) => None,
@@ -261,6 +273,18 @@ pub(crate) fn check_declaration(
             },
         );
     }
+}
+
+/// The span of a `secret` written inside a list type: `list<secret string>`.
+fn inner_secret(ty: &TypeExpr) -> Option<Span> {
+    let mut at = ty;
+    while let ast::BaseType::List(inner) = &at.base {
+        if let Some(s) = inner.secret {
+            return Some(s);
+        }
+        at = inner;
+    }
+    None
 }
 
 /// The type of a literal expression, lists included.

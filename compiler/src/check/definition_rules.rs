@@ -124,30 +124,33 @@ const TLDS: &[&str] = &[
 
 /// Checks the string literals of a contract: field defaults and refinement sets.
 pub(crate) fn check_contract_literals(cx: &mut Cx<'_>, contract: &Contract) {
-    let mut rules = Rules { cx };
+    let mut rules = Rules { cx, quote: true };
     for field in &contract.fields {
         rules.refinements(&field.refinements);
         if let Some(d) = &field.default {
-            rules.expr(d);
+            let secret = field.ty.as_ref().is_some_and(|t| t.secret.is_some());
+            rules.secret_place(secret, |r| r.expr(d));
         }
     }
 }
 
 /// Checks the string literals of a module.
 pub(crate) fn check_module_literals(cx: &mut Cx<'_>, module: &Module) {
-    let mut rules = Rules { cx };
+    let registry = cx.registry;
+    let mut rules = Rules { cx, quote: true };
     for entry in &module.entries {
         match entry {
             ModuleEntry::Slug(s, _) => rules.string(s),
             ModuleEntry::Requires(r) => match &r.body {
                 RequirementBody::Operator {
+                    ty,
                     refinements,
                     default,
-                    ..
                 } => {
                     rules.refinements(refinements);
                     if let Some(d) = default {
-                        rules.expr(d);
+                        let secret = ty.as_ref().is_some_and(|t| t.secret.is_some());
+                        rules.secret_place(secret, |r| r.expr(d));
                     }
                 }
                 RequirementBody::Contract { narrowing, .. } => {
@@ -178,8 +181,11 @@ pub(crate) fn check_module_literals(cx: &mut Cx<'_>, module: &Module) {
                                 rules.string(t);
                             }
                         }
-                        ContainerEntryKind::Secret { target, value }
-                        | ContainerEntryKind::File { target, value, .. } => {
+                        ContainerEntryKind::Secret { target, value } => {
+                            rules.string(target);
+                            rules.secret_place(true, |r| r.expr(value));
+                        }
+                        ContainerEntryKind::File { target, value, .. } => {
                             rules.string(target);
                             rules.expr(value);
                         }
@@ -188,8 +194,12 @@ pub(crate) fn check_module_literals(cx: &mut Cx<'_>, module: &Module) {
                 }
             }
             ModuleEntry::Provides(p) => {
+                let contract = registry.contracts.get(&p.contract.name);
                 for a in &p.answers {
-                    rules.expr(&a.value);
+                    let secret = contract
+                        .and_then(|c| c.fields.get(&a.field.name))
+                        .is_some_and(|f| f.secret);
+                    rules.secret_place(secret, |r| r.expr(&a.value));
                 }
             }
         }
@@ -198,9 +208,19 @@ pub(crate) fn check_module_literals(cx: &mut Cx<'_>, module: &Module) {
 
 struct Rules<'c, 'a> {
     cx: &'c mut Cx<'a>,
+    /// Whether messages may quote the literal: not where a secret is expected.
+    quote: bool,
 }
 
 impl Rules<'_, '_> {
+    /// Runs `f` with quoting turned off when the place expects a secret.
+    fn secret_place(&mut self, secret: bool, f: impl FnOnce(&mut Self)) {
+        let quote = self.quote;
+        self.quote = quote && !secret;
+        f(self);
+        self.quote = quote;
+    }
+
     fn refinements(&mut self, rs: &[Refinement]) {
         for r in rs {
             match r {
@@ -258,12 +278,17 @@ impl Rules<'_, '_> {
                         } else {
                             whole
                         };
+                        let message = if self.quote {
+                            format!("`{domain}` is a domain name; a definition never names one")
+                        } else {
+                            "a domain name is written here; a definition never names one".into()
+                        };
                         self.cx.report(
                             Diagnostic::new(
                                 Code::E0402,
                                 self.cx.path,
                                 span,
-                                format!("`{domain}` is a domain name; a definition never names one"),
+                                message,
                             )
                             .with_help(
                                 "read names from requirements instead (`db.host`, `route.url`, `here.private_name`); a public name is set on the assignment, in the mesh",
@@ -299,13 +324,16 @@ impl Rules<'_, '_> {
                 node.node, node.mesh
             )
         };
-        self.cx.report(
-            Diagnostic::new(
-                Code::E0404,
-                self.cx.path,
-                s.span,
-                format!("`{text}` {what}; a definition never names a node"),
+        let message = if self.quote {
+            format!("`{text}` {what}; a definition never names a node")
+        } else {
+            format!(
+                "this literal names a node of mesh `{}`; a definition never names a node",
+                node.mesh
             )
+        };
+        self.cx.report(
+            Diagnostic::new(Code::E0404, self.cx.path, s.span, message)
             .with_help(
                 "a module reads its own node's facts through `requires here: host node` (`here.private_name`); which node runs it is the assignment's, in the mesh",
             ),

@@ -564,6 +564,41 @@ impl<'a> ModuleChecker<'a, '_> {
         }
     }
 
+    /// Like [`Self::eval_names`] in a definition, leaving alone references whose first
+    /// word is one of `skip` (`consumer` and `given` of a `provides` whose contract is
+    /// unknown).
+    pub(crate) fn eval_names_skipping(&mut self, expr: &Expr, skip: &[&str]) {
+        let skipped = |r: &Reference| {
+            r.segments
+                .first()
+                .is_some_and(|s| skip.contains(&s.name.as_str()))
+        };
+        match expr {
+            Expr::Ref(r) if skipped(r) => {}
+            Expr::Str(s) => {
+                for interp in s.interpolations() {
+                    if interp.legacy.is_none() && skipped(&interp.reference) {
+                        continue;
+                    }
+                    let reference = match &interp.legacy {
+                        None => Cow::Borrowed(&interp.reference),
+                        Some(kind) => match self.legacy_reference(interp, kind) {
+                            Some(r) => Cow::Owned(r),
+                            None => continue,
+                        },
+                    };
+                    self.resolve(&reference, RefContext::Definition);
+                }
+            }
+            Expr::List(items, _) => {
+                for item in items {
+                    self.eval_names_skipping(item, skip);
+                }
+            }
+            other => self.eval_names(other, RefContext::Definition),
+        }
+    }
+
     /// E0303: a host path read anywhere but as a mount source.
     pub(crate) fn host_path_refused(
         &mut self,

@@ -27,9 +27,7 @@ impl<'a> ModuleChecker<'a, '_> {
                     ),
                     "answer the contract in one `provides` block",
                 );
-                for a in &p.answers {
-                    self.eval_names(&a.value, RefContext::Definition);
-                }
+                self.answer_names(p);
                 continue;
             }
             self.check_provides_block(p);
@@ -63,9 +61,7 @@ impl<'a> ModuleChecker<'a, '_> {
                 )
                 .with_help(help),
             );
-            for a in &p.answers {
-                self.eval_names(&a.value, RefContext::Definition);
-            }
+            self.answer_names(p);
             return;
         };
         let ctx = RefContext::Provides(contract);
@@ -145,6 +141,24 @@ impl<'a> ModuleChecker<'a, '_> {
                 );
             }
             self.cx.report(d);
+        }
+    }
+
+    /// The names the answers of a block not otherwise checked read: a duplicate block, or
+    /// one of an unknown contract (where `consumer` and `given` are still in place).
+    fn answer_names(&mut self, p: &'a Provides) {
+        let registry = self.cx.registry;
+        match registry.contracts.get(&p.contract.name) {
+            Some(contract) => {
+                for a in &p.answers {
+                    self.eval_names(&a.value, RefContext::Provides(contract));
+                }
+            }
+            None => {
+                for a in &p.answers {
+                    self.eval_names_skipping(&a.value, &["consumer", "given"]);
+                }
+            }
         }
     }
 

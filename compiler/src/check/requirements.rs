@@ -7,7 +7,7 @@ use super::expressions::{Place, Slot, What};
 use super::module::{ModuleChecker, Seen, duplicate};
 use super::registry::{ContractInfo, FieldInfo, PROVIDER_KINDS, ProviderKind};
 use super::scope::RefContext;
-use super::types::{Bounds, Constraint, Value};
+use super::types::{Bounds, Constraint, TYPE_NAMES, Value};
 use crate::diagnostics::{Code, Diagnostic, closest};
 use crate::span::Span;
 use crate::syntax::ast::{Narrowing, NarrowingKind, Refinement, Requirement, RequirementBody};
@@ -70,6 +70,10 @@ impl<'a> ModuleChecker<'a, '_> {
                     self.unknown_kind(r, info);
                 }
                 let Some(info) = info else {
+                    // `requires n: operatr int`: the kind's error says it all.
+                    if kind.is_none() && TYPE_NAMES.contains(&contract_ident.name.as_str()) {
+                        return;
+                    }
                     let help = closest(
                         &contract_ident.name,
                         registry.contracts.keys().map(String::as_str),
