@@ -1,6 +1,8 @@
-//! Fixture cases: every `.mesh` file of `tests/cases/check/` (and the conformance sample
-//! of the specification, when present) is checked in a workspace of its own, with the
-//! standard library, and its header says what must come out:
+//! The checker's fixture cases, in process: every `.mesh` file of `tests/cases/check/`
+//! (and the conformance sample of the specification, when present) is checked with
+//! `check_file` in a workspace of its own, with the standard library, and its header
+//! says what must come out (`tests/cases.rs` runs the same files through the command
+//! line, resolution included):
 //!
 //! - `// expect: E0302 W0402`: these codes must appear; no other error code may;
 //! - `// expect: ok`: no error at all (warnings allowed);
