@@ -1,0 +1,87 @@
+//! Printing diagnostics in the format asked for, after `--deny` has raised what it names.
+
+use meshc::diagnostics::render::{self, SourceMap};
+use meshc::diagnostics::{Diagnostic, Severity};
+use std::io::{IsTerminal, Write};
+
+/// `--format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// Source excerpts on stderr.
+    Human,
+    /// One JSON object on stdout (LANGUAGE.md §11).
+    Json,
+    /// SARIF 2.1.0 on stdout, for code-scanning services.
+    Sarif,
+}
+
+/// What `--deny` can raise to errors.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Deny {
+    /// Every warning.
+    Warnings,
+    /// The old forms (W0401, W0402).
+    OldForms,
+}
+
+/// Raises warnings `deny` names to errors, and orders diagnostics by file and place.
+pub fn finish(mut diags: Vec<Diagnostic>, deny: &[Deny]) -> Vec<Diagnostic> {
+    for d in &mut diags {
+        if d.severity == Severity::Warning
+            && (deny.contains(&Deny::Warnings)
+                || (deny.contains(&Deny::OldForms) && d.code.is_old_form()))
+        {
+            d.severity = Severity::Error;
+        }
+    }
+    diags.sort_by(|a, b| {
+        (&a.file, a.span.start, a.code, &a.message).cmp(&(
+            &b.file,
+            b.span.start,
+            b.code,
+            &b.message,
+        ))
+    });
+    diags.dedup();
+    diags
+}
+
+/// Prints `diags`; `files` is how many files were read (for the human summary).
+pub fn print(diags: &[Diagnostic], sources: &dyn SourceMap, format: Format, files: usize) {
+    match format {
+        Format::Json => {
+            let v = render::to_json(diags, sources);
+            println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+        }
+        Format::Sarif => {
+            let v = render::to_sarif(diags, sources, env!("CARGO_PKG_VERSION"));
+            println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+        }
+        Format::Human => {
+            let stderr = std::io::stderr();
+            let color = stderr.is_terminal() && std::env::var_os("NO_COLOR").is_none();
+            let text = render::to_human(diags, sources, color);
+            let mut lock = stderr.lock();
+            let _ = lock.write_all(text.as_bytes());
+            let (errors, warnings) = render::counts(diags);
+            let files = match files {
+                1 => "1 file".to_string(),
+                n => format!("{n} files"),
+            };
+            let _ = match (errors, warnings) {
+                (0, 0) => writeln!(lock, "meshc: {files} checked, no problems"),
+                (e, w) => writeln!(
+                    lock,
+                    "meshc: {files} checked: {e} error{}, {w} warning{}",
+                    if e == 1 { "" } else { "s" },
+                    if w == 1 { "" } else { "s" }
+                ),
+            };
+        }
+    }
+}
+
+/// Prints a sentence on stderr as `meshc: …`.
+pub fn say(sentence: &str) {
+    eprintln!("meshc: {sentence}");
+}

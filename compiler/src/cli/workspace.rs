@@ -1,0 +1,218 @@
+//! Reading a workspace from disk: every `.mesh` file under the given paths, in a stable
+//! order, with every problem said in a sentence instead of a panic.
+
+use meshc::diagnostics::{Code, Diagnostic};
+use meshc::span::{FilePath, Span};
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// Files larger than this are refused with a sentence: no real definition comes near it,
+/// and the limit bounds memory.
+pub const MAX_FILE_BYTES: u64 = 32 * 1024 * 1024;
+
+/// What was read.
+#[derive(Default)]
+pub struct Loaded {
+    /// Files that read as UTF-8, in path order.
+    pub files: Vec<(FilePath, Arc<str>)>,
+    /// Files that did not: a diagnostic each, with a lossy text to show.
+    pub unreadable: Vec<(Diagnostic, FilePath, Arc<str>)>,
+    /// Sentences for paths that could not be read at all (exit 2).
+    pub io_errors: Vec<String>,
+}
+
+/// Reads every `.mesh` file under `paths` (a file named directly is read whatever its
+/// extension). Symlink loops and unreadable directories are reported, not followed.
+pub fn load(paths: &[PathBuf]) -> Loaded {
+    let mut found: Vec<PathBuf> = Vec::new();
+    let mut io_errors = Vec::new();
+    let mut seen_dirs = HashSet::new();
+    for p in paths {
+        match std::fs::metadata(p) {
+            Ok(m) if m.is_dir() => walk(p, &mut found, &mut io_errors, &mut seen_dirs),
+            Ok(_) => found.push(p.clone()),
+            Err(e) => io_errors.push(format!("cannot read `{}`: {}", p.display(), plain(&e))),
+        }
+    }
+    found.sort();
+    found.dedup();
+    let mut loaded = Loaded {
+        io_errors,
+        ..Loaded::default()
+    };
+    // Reading is mostly waiting on the kernel: spread it over the cores.
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(8);
+    let chunk = found.len().div_ceil(threads).max(1);
+    let parts: Vec<Loaded> = std::thread::scope(|scope| {
+        let handles: Vec<_> = found
+            .chunks(chunk)
+            .map(|part| {
+                scope.spawn(move || {
+                    let mut l = Loaded::default();
+                    for path in part {
+                        read_one(path, &mut l);
+                    }
+                    l
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_default())
+            .collect()
+    });
+    for part in parts {
+        loaded.files.extend(part.files);
+        loaded.unreadable.extend(part.unreadable);
+        loaded.io_errors.extend(part.io_errors);
+    }
+    loaded
+}
+
+fn read_one(path: &Path, loaded: &mut Loaded) {
+    let shown: FilePath = display_path(path).into();
+    let mut file = match std::fs::File::open(path) {
+        Ok(f) => f,
+        Err(e) => {
+            loaded
+                .io_errors
+                .push(format!("cannot read `{shown}`: {}", plain(&e)));
+            return;
+        }
+    };
+    match file.metadata() {
+        Ok(m) if m.len() > MAX_FILE_BYTES => {
+            loaded.io_errors.push(format!(
+                "`{shown}` is {} MiB; files above {} MiB are refused (split it into several files)",
+                m.len() / (1024 * 1024),
+                MAX_FILE_BYTES / (1024 * 1024)
+            ));
+            return;
+        }
+        Err(e) => {
+            loaded
+                .io_errors
+                .push(format!("cannot read `{shown}`: {}", plain(&e)));
+            return;
+        }
+        _ => {}
+    }
+    let mut bytes = Vec::new();
+    let bytes = match std::io::Read::read_to_end(&mut file, &mut bytes) {
+        Ok(_) => bytes,
+        Err(e) => {
+            loaded
+                .io_errors
+                .push(format!("cannot read `{shown}`: {}", plain(&e)));
+            return;
+        }
+    };
+    match String::from_utf8(bytes) {
+        Ok(text) => loaded.files.push((shown, Arc::from(text))),
+        Err(e) => {
+            let at = e.utf8_error().valid_up_to();
+            let lossy: Arc<str> = Arc::from(String::from_utf8_lossy(e.as_bytes()).into_owned());
+            // The lossy text replaces the bad bytes; point at the replacement character.
+            let start = lossy[..]
+                .char_indices()
+                .nth(lossy[..at].chars().count())
+                .map_or(at, |(i, _)| i);
+            let end = (start + 1..=lossy.len())
+                .find(|&i| lossy.is_char_boundary(i))
+                .unwrap_or(start);
+            let d = Diagnostic::new(
+                Code::E0001,
+                &shown,
+                Span::new(start, end),
+                format!("`{shown}` is not valid UTF-8 (the first bad byte is at offset {at}); the file is not checked"),
+            )
+            .with_help("save the file as UTF-8");
+            loaded.unreadable.push((d, shown, lossy));
+        }
+    }
+}
+
+fn walk(dir: &Path, out: &mut Vec<PathBuf>, errors: &mut Vec<String>, seen: &mut HashSet<PathBuf>) {
+    // A directory reached twice (a symlink loop, or two links to one place) is read once.
+    let canonical = match std::fs::canonicalize(dir) {
+        Ok(c) => c,
+        Err(e) => {
+            errors.push(format!("cannot read `{}`: {}", dir.display(), plain(&e)));
+            return;
+        }
+    };
+    if !seen.insert(canonical) {
+        return;
+    }
+    let entries = match std::fs::read_dir(dir) {
+        Ok(e) => e,
+        Err(e) => {
+            errors.push(format!(
+                "cannot read the directory `{}`: {}",
+                dir.display(),
+                plain(&e)
+            ));
+            return;
+        }
+    };
+    let mut entry_types = std::collections::HashMap::new();
+    let mut children: Vec<PathBuf> = Vec::new();
+    for e in entries.flatten() {
+        if let Ok(t) = e.file_type() {
+            entry_types.insert(e.path(), t);
+        }
+        children.push(e.path());
+    }
+    children.sort();
+    for child in children {
+        let name = child.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        if name.starts_with('.') || name == "target" || name == "node_modules" {
+            continue;
+        }
+        let meta = match entry_types.get(&child) {
+            // Not a link: the directory listing already knows the type.
+            Some(t) if !t.is_symlink() => {
+                if t.is_dir() {
+                    walk(&child, out, errors, seen);
+                } else if t.is_file() && name.ends_with(".mesh") {
+                    out.push(child);
+                }
+                continue;
+            }
+            _ => std::fs::metadata(&child),
+        };
+        match meta {
+            Ok(m) if m.is_dir() => walk(&child, out, errors, seen),
+            Ok(_) if name.ends_with(".mesh") => out.push(child),
+            Ok(_) => {}
+            // A dangling link or a loop the OS refuses to follow.
+            Err(e) if name.ends_with(".mesh") => {
+                errors.push(format!("cannot read `{}`: {}", child.display(), plain(&e)))
+            }
+            Err(_) => {}
+        }
+    }
+}
+
+/// The path as the user would write it: without a leading `./`.
+pub fn display_path(p: &Path) -> String {
+    let s = p.to_string_lossy();
+    s.strip_prefix("./").unwrap_or(&s).to_string()
+}
+
+/// An I/O error as a lowercase phrase without the OS error number.
+pub fn plain(e: &std::io::Error) -> String {
+    let s = e.to_string();
+    let s = match s.find(" (os error") {
+        Some(i) => s[..i].to_string(),
+        None => s,
+    };
+    let mut c = s.chars();
+    match c.next() {
+        Some(f) => f.to_lowercase().chain(c).collect(),
+        None => s,
+    }
+}
