@@ -2,14 +2,29 @@
 //! with pieces doubled or dropped, is checked without a panic. (Fuzz targets go further;
 //! this runs in every test run.)
 
-use meshc::db::{self, Database};
+use meshc::check::registry::{Registry, RegistryInput};
+use meshc::span::FilePath;
+use meshc::syntax::{Parsed, parse};
 use std::path::PathBuf;
-use std::sync::Arc;
 
-fn check(text: &str) {
-    let (database, ws) = Database::with_files([(Arc::from("broken.mesh"), Arc::from(text))]);
-    let file = ws.files(&database)[1];
-    let _ = db::check_file(&database, ws, file);
+/// Parses and checks `text` beside the already parsed standard library.
+fn check(std_lib: &Parsed, text: &str) {
+    let std_path: FilePath = meshc::db::STDLIB_PATH.into();
+    let path: FilePath = "broken.mesh".into();
+    let parsed = parse(&path, text);
+    let registry = Registry::build([
+        RegistryInput {
+            path: &std_path,
+            file: &std_lib.file,
+            std: true,
+        },
+        RegistryInput {
+            path: &path,
+            file: &parsed.file,
+            std: false,
+        },
+    ]);
+    meshc::check::check_items_in(&path, &parsed.file, &registry, false, &parsed.diagnostics);
 }
 
 /// Char boundaries of `text`, about `n` of them spread evenly.
@@ -30,16 +45,17 @@ fn broken_fixtures_never_panic() {
         .filter(|p| p.extension().is_some_and(|x| x == "mesh"))
         .collect();
     files.sort();
+    let std_lib = parse(&meshc::db::STDLIB_PATH.into(), meshc::db::STDLIB_TEXT);
     for path in files {
         let text = std::fs::read_to_string(&path).unwrap();
-        for cut in cuts(&text, 8) {
+        for cut in cuts(&text, 12) {
             // Cut short.
-            check(&text[..cut]);
+            check(&std_lib, &text[..cut]);
             // A piece dropped.
             let next = cuts(&text[cut..], 6).get(1).map_or(text.len(), |n| cut + n);
-            check(&format!("{}{}", &text[..cut], &text[next..]));
+            check(&std_lib, &format!("{}{}", &text[..cut], &text[next..]));
             // A piece doubled.
-            check(&format!("{}{}", &text[..next], &text[cut..]));
+            check(&std_lib, &format!("{}{}", &text[..next], &text[cut..]));
         }
     }
 }

@@ -142,7 +142,7 @@ impl<'a> ModuleChecker<'a, '_> {
                 ContainerEntryKind::ImagePaths(e) => self.check_image_paths(e, &mut paths),
             }
         }
-        if !has_image {
+        if !has_image && !self.cx.is_broken(c.span) {
             self.cx.report(
                 Diagnostic::new(
                     Code::E0314,

@@ -23,7 +23,7 @@ mod requirements;
 mod unused;
 
 use crate::diagnostics::{Diagnostic, Reported, Sink};
-use crate::span::FilePath;
+use crate::span::{FilePath, Span};
 use crate::syntax::ast;
 use registry::Registry;
 
@@ -38,10 +38,31 @@ pub fn check_items(
     registry: &Registry,
     std: bool,
 ) -> Vec<Diagnostic> {
+    check_items_in(path, file, registry, std, &[])
+}
+
+/// [`check_items`], knowing the file's syntax diagnostics: a check that concludes from
+/// something's absence (a container's image, a provides' answer, any use of a
+/// requirement) stays silent where an entry failed to parse, since what is missing may
+/// be in the broken entry.
+pub fn check_items_in(
+    path: &FilePath,
+    file: &ast::SourceFile,
+    registry: &Registry,
+    std: bool,
+    syntax: &[Diagnostic],
+) -> Vec<Diagnostic> {
+    let mut broken: Vec<Span> = syntax
+        .iter()
+        .filter(|d| d.is_error() && d.file == *path)
+        .map(|d| d.span)
+        .collect();
+    broken.sort();
     let mut cx = Cx {
         path,
         registry,
         std,
+        broken,
         sink: Sink::default(),
     };
     for item in &file.items {
@@ -70,10 +91,19 @@ pub(crate) struct Cx<'a> {
     pub path: &'a FilePath,
     pub registry: &'a Registry,
     pub std: bool,
+    /// Where the file's syntax errors are, sorted.
+    pub broken: Vec<Span>,
     pub sink: Sink,
 }
 
 impl Cx<'_> {
+    /// Whether a syntax error lies inside `span`: something written there may be missing
+    /// from the tree.
+    pub fn is_broken(&self, span: Span) -> bool {
+        let first = self.broken.partition_point(|b| b.start < span.start);
+        self.broken.get(first).is_some_and(|b| b.start <= span.end)
+    }
+
     /// Records a diagnostic.
     pub fn report(&mut self, diagnostic: Diagnostic) -> Reported {
         self.sink.report(diagnostic)

@@ -106,8 +106,9 @@ impl<'a> ModuleChecker<'a, '_> {
             }
             self.check_answer(contract, a, ctx);
         }
-        if contract.kind.is_none() {
-            // A contract of an unknown kind is reported where it is declared.
+        if contract.kind.is_none() || self.cx.is_broken(p.span) {
+            // A contract of an unknown kind is reported where it is declared; a block
+            // with a broken answer may hold the missing one.
             return;
         }
         let missing: Vec<&str> = contract

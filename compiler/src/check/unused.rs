@@ -16,6 +16,10 @@ impl ModuleChecker<'_, '_> {
     /// Reports every requirement nothing used. A requirement whose kind or contract is
     /// unknown is already refused, and is not reported again.
     pub(crate) fn check_unused(&mut self) {
+        // A use may sit in an entry that failed to parse.
+        if self.cx.is_broken(self.module.span) {
+            return;
+        }
         let registry = self.cx.registry;
         for e in &self.edges {
             if e.from != e.to {
