@@ -206,8 +206,7 @@ fn parse_interp(text: &str, start: usize, end: usize, whole: Span) -> Option<Int
     let raw = &text[start..end];
     let lead = raw.len() - raw.trim_start().len();
     let mut pos = start + lead;
-    // `${ }` is all blank: its body ends where it starts, not before (which would make a
-    // backwards slice and panic).
+    // `${ }` holds only blanks: the body is empty, not negative.
     let body_end = (start + raw.trim_end().len()).max(pos);
     let mut legacy = None;
     if let Some(colon) = text[pos..body_end].find(':') {
