@@ -28,6 +28,9 @@ pub struct Diagnostic {
     pub span: Span,
     pub labels: Vec<Label>,
     pub help: Option<String>,
+    /// Places in `file` whose text may be a secret (a literal written where a secret was
+    /// expected): source excerpts show them masked, so a CI log never holds the value.
+    pub redact: Vec<Span>,
 }
 
 impl Diagnostic {
@@ -41,7 +44,14 @@ impl Diagnostic {
             span,
             labels: Vec::new(),
             help: None,
+            redact: Vec::new(),
         }
+    }
+
+    /// Marks `span` (in this diagnostic's file) as text that may be secret: excerpts mask it.
+    pub fn with_redacted(mut self, span: Span) -> Diagnostic {
+        self.redact.push(span);
+        self
     }
 
     /// Adds a secondary label in the same file.
