@@ -59,6 +59,7 @@ pub(crate) fn decode(
     StringLit {
         parts,
         triple,
+        closed: terminated,
         span,
     }
 }
