@@ -155,9 +155,13 @@ pub fn parallel_map<T: Copy + Send + Sync, R: Send>(
     items: &[T],
     f: impl Fn(&Database, T) -> R + Sync,
 ) -> Vec<R> {
-    let threads = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(8);
+    // Asked once: on Linux the answer reads the cgroup files on every call.
+    static THREADS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    let threads = *THREADS.get_or_init(|| {
+        std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .min(8)
+    });
     if threads <= 1 || items.len() < 64 {
         return items.iter().map(|&i| f(db, i)).collect();
     }
