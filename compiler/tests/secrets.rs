@@ -91,7 +91,11 @@ fn check_shows_no_secret_in_any_format() {
     let dir = workspace();
     for format in ["human", "json", "sarif"] {
         let out = meshc(dir.path(), &["check", "--format", format]);
-        assert_eq!(out.status.code(), Some(1), "{format}: the workspace has errors");
+        assert_eq!(
+            out.status.code(),
+            Some(1),
+            "{format}: the workspace has errors"
+        );
         assert_no_leak(&format!("check --format {format}"), &out);
     }
     // The errors the workspace is there to provoke are reported, by code.
