@@ -134,3 +134,61 @@ pub fn check_file(
     ));
     Arc::new(out)
 }
+
+/// Resolves mesh `mesh` of the workspace against the ports of `lock` (LANGUAGE.md §7):
+/// every diagnostic of the mesh, the manifests of its nodes, the new lock and what was
+/// left out. An assignment of a module whose definition has errors is left out, listing
+/// them. A mesh the workspace does not declare gives an empty outcome.
+#[salsa::tracked(returns(clone))]
+pub fn resolve_mesh(
+    db: &dyn salsa::Database,
+    ws: Workspace,
+    mesh: String,
+    lock: crate::resolve::Lock,
+) -> Arc<crate::resolve::MeshOutcome> {
+    let reg = registry(db, ws);
+    let Some(at) = reg.meshes.get(&mesh).copied() else {
+        return Arc::new(crate::resolve::MeshOutcome::empty(
+            &mesh,
+            &FilePath::from(""),
+        ));
+    };
+    let file = ws.files(db)[at.file];
+    let path = file.path(db).clone();
+    let parsed = parse_file(db, file);
+    let Some(ast::Item::Mesh(mesh_ast)) = parsed.file.items.get(at.item) else {
+        return Arc::new(crate::resolve::MeshOutcome::empty(&mesh, &path));
+    };
+    let module = |name: &str| module_source(db, ws, name);
+    let module_errors = |name: &str| -> Vec<Diagnostic> {
+        let Some(at) = reg.modules.get(name) else {
+            return Vec::new();
+        };
+        let file = ws.files(db)[at.file];
+        let parsed = parse_file(db, file);
+        let Some(item) = parsed.file.items.get(at.item) else {
+            return Vec::new();
+        };
+        let span = item.span();
+        let path = file.path(db);
+        check_file(db, ws, file)
+            .iter()
+            .filter(|d| {
+                d.is_error()
+                    && d.file == *path
+                    && d.span.start >= span.start
+                    && d.span.end <= span.end
+            })
+            .cloned()
+            .collect()
+    };
+    let input = crate::resolve::ResolveInput {
+        mesh: mesh_ast,
+        path: &path,
+        registry: &reg,
+        module: &module,
+        module_errors: &module_errors,
+        lock: &lock,
+    };
+    Arc::new(crate::resolve::resolve_mesh(&input))
+}

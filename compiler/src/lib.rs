@@ -7,5 +7,7 @@
 pub mod check;
 pub mod db;
 pub mod diagnostics;
+pub mod emit;
+pub mod resolve;
 pub mod span;
 pub mod syntax;

@@ -359,10 +359,10 @@ impl Constraint {
 
     /// The first refinement `value` breaks, if any.
     pub fn check(&self, value: &Value) -> Option<Breach> {
-        if let (Some(b), Value::Int(i)) = (&self.range, value) {
-            if !b.contains(*i) {
-                return Some(Breach::Range(*b));
-            }
+        if let (Some(b), Value::Int(i)) = (&self.range, value)
+            && !b.contains(*i)
+        {
+            return Some(Breach::Range(*b));
         }
         if let Some(b) = &self.len {
             let len = match value {
@@ -370,23 +370,23 @@ impl Constraint {
                 Value::List(items) => Some(items.len() as i64),
                 _ => None,
             };
-            if let Some(len) = len {
-                if !b.contains(len) {
-                    return Some(Breach::Len(*b));
-                }
+            if let Some(len) = len
+                && !b.contains(len)
+            {
+                return Some(Breach::Len(*b));
             }
         }
-        if let Some(set) = &self.one_of {
-            if !set.contains(value) {
-                return Some(Breach::OneOf(set.clone()));
-            }
+        if let Some(set) = &self.one_of
+            && !set.contains(value)
+        {
+            return Some(Breach::OneOf(set.clone()));
         }
         if let Value::Str(s) = value {
             for re in &self.matches {
-                if let Ok(r) = regex::Regex::new(&format!("^(?:{re})$")) {
-                    if !r.is_match(s) {
-                        return Some(Breach::Matches(re.clone()));
-                    }
+                if let Ok(r) = regex::Regex::new(&format!("^(?:{re})$"))
+                    && !r.is_match(s)
+                {
+                    return Some(Breach::Matches(re.clone()));
                 }
             }
         }
@@ -531,10 +531,10 @@ pub fn validate_image(s: &str) -> Result<(), String> {
         Some((n, d)) => (n, Some(d)),
         None => (s, None),
     };
-    if let Some(d) = digest {
-        if !d.contains(':') {
-            return Err("a digest is written `algorithm:hex`".into());
-        }
+    if let Some(d) = digest
+        && !d.contains(':')
+    {
+        return Err("a digest is written `algorithm:hex`".into());
     }
     let last = name_tag.rsplit('/').next().unwrap_or("");
     if name_tag.is_empty() || last.is_empty() || last.starts_with(':') {
