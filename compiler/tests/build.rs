@@ -41,3 +41,17 @@ fn conformance_build_cases() {
     };
     run_cases(&dir.join("build"));
 }
+
+#[test]
+#[ignore]
+fn dump_lab() {
+    let files = read_mesh_files(&repo_root().join("tests/cases/build/lab"));
+    let b = build(&files, "lab.mesh");
+    for d in b.diagnostics() {
+        eprintln!("{} {} | {:?}", d.code, d.message, d.help);
+    }
+    for (n, bytes) in b.bytes() {
+        eprintln!("== {n}\n{}", String::from_utf8(bytes).unwrap());
+    }
+    eprintln!("{}", b.outcomes[0].lock.to_text());
+}

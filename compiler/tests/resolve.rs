@@ -46,3 +46,27 @@ fn conformance_resolution_cases() {
     };
     run_dir(&dir.join("check"), |n| n.starts_with("res_"));
 }
+
+#[test]
+#[ignore]
+fn dump_fixture_diagnostics() {
+    let dir = repo_root().join("tests/cases/resolve");
+    let mut names: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    names.sort();
+    for p in names {
+        let text = std::fs::read_to_string(&p).unwrap();
+        let name = p.file_name().unwrap().to_string_lossy().into_owned();
+        eprintln!("== {name}");
+        for d in check_workspace(&one_file(&name, &text)) {
+            eprintln!(
+                "  {} {}\n      help: {}",
+                d.code,
+                d.message,
+                d.help.unwrap_or_default()
+            );
+        }
+    }
+}

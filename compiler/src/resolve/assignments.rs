@@ -77,7 +77,9 @@ fn literal_of_type(expr: &Expr, ty: &Ty) -> Result<Value, Option<String>> {
             Value::Bool(_) => "a boolean",
             Value::List(_) => "a list",
         };
-        Err(Some(format!("it is {what}, and a {ty} is wanted")))
+        Err(Some(format!(
+            "it is {what}, and the requirement wants a value of type {ty}"
+        )))
     }
 }
 
@@ -219,6 +221,9 @@ impl<'m> Resolver<'m> {
                 self.node_name(i)
             ),
         )
+        .with_help(format!(
+            "write a literal that fits `{key}` as the module declares it (see the label), or leave it out to take the default"
+        ))
     }
 
     fn judge_operator_value(

@@ -175,15 +175,18 @@ impl<'m> Resolver<'m> {
         let names: Vec<String> = candidates.iter().map(|&p| self.who(p)).collect();
         let first = candidates[0];
         let where_ = if on_own_node {
-            format!("on its own node `{}`", self.node_name(i))
+            "on the consumer's own node".to_string()
         } else {
-            format!("in mesh `{}`", self.mesh.name.name)
+            format!(
+                "in mesh `{}`, none on the consumer's node",
+                self.mesh.name.name
+            )
         };
         let mut d = self.diag(
             Code::E0503,
             self.head(i),
             format!(
-                "several providers for `{req}` (contract `{contract}`) of {} {where_}: {}",
+                "several providers for `{req}` (contract `{contract}`) of {}, {where_}: {}",
                 self.who(i),
                 names.join(", ")
             ),

@@ -15,7 +15,10 @@ use std::sync::Arc;
 
 /// The repository's root (the parent of `compiler/`).
 pub fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
 }
 
 /// The shared conformance suite, when it is beside the repository.
@@ -236,7 +239,10 @@ pub fn run_check_case(name: &str, text: &str) -> Result<(), String> {
             .filter(|c| !h.expect.iter().any(|e| e == *c) && !h.allow.iter().any(|a| a == *c))
             .collect();
         if !unexpected.is_empty() {
-            problems.push(format!("unexpected errors {unexpected:?}:\n    {}", summary()));
+            problems.push(format!(
+                "unexpected errors {unexpected:?}:\n    {}",
+                summary()
+            ));
         }
         for t in &h.expect_text {
             if !diags
@@ -379,13 +385,20 @@ pub fn run_build_case(dir: &Path) -> Result<(), String> {
             problems.push(format!("{desc} should be absent, is {got:?}"));
         }
         if let Some(n) = a.get("len").and_then(Value::as_u64) {
-            let len = got.and_then(|g| g.as_array().map(Vec::len).or(g.as_object().map(|o| o.len())).or(g.as_str().map(|s| s.chars().count())));
+            let len = got.and_then(|g| {
+                g.as_array()
+                    .map(Vec::len)
+                    .or(g.as_object().map(|o| o.len()))
+                    .or(g.as_str().map(|s| s.chars().count()))
+            });
             if len != Some(n as usize) {
                 problems.push(format!("{desc} has length {len:?}, expected {n}"));
             }
         }
         if let Some(other) = a.get("differs_from") {
-            let other_doc = b.json(other["node"].as_str().unwrap()).unwrap_or(Value::Null);
+            let other_doc = b
+                .json(other["node"].as_str().unwrap())
+                .unwrap_or(Value::Null);
             let other_val = lookup(&other_doc, other["path"].as_str().unwrap());
             if got.is_none() || got == other_val {
                 problems.push(format!("{desc} = {got:?} should differ from {other_val:?}"));
