@@ -160,6 +160,9 @@ pub fn resolve_mesh(
         return Arc::new(crate::resolve::MeshOutcome::empty(&mesh, &path));
     };
     let module = |name: &str| module_source(db, ws, name);
+    // Each file's errors, sorted by place, read once: a module's are those inside its span.
+    let errors_by_file: std::cell::RefCell<std::collections::HashMap<usize, Arc<Vec<Diagnostic>>>> =
+        Default::default();
     let module_errors = |name: &str| -> Vec<Diagnostic> {
         let Some(at) = reg.modules.get(name) else {
             return Vec::new();
@@ -170,15 +173,25 @@ pub fn resolve_mesh(
             return Vec::new();
         };
         let span = item.span();
-        let path = file.path(db);
-        check_file(db, ws, file)
-            .iter()
-            .filter(|d| {
-                d.is_error()
-                    && d.file == *path
-                    && d.span.start >= span.start
-                    && d.span.end <= span.end
+        let errors = errors_by_file
+            .borrow_mut()
+            .entry(at.file)
+            .or_insert_with(|| {
+                let path = file.path(db);
+                let mut errors: Vec<Diagnostic> = check_file(db, ws, file)
+                    .iter()
+                    .filter(|d| d.is_error() && d.file == *path)
+                    .cloned()
+                    .collect();
+                errors.sort_by_key(|d| d.span.start);
+                Arc::new(errors)
             })
+            .clone();
+        let first = errors.partition_point(|d| d.span.start < span.start);
+        errors[first..]
+            .iter()
+            .take_while(|d| d.span.start <= span.end)
+            .filter(|d| d.span.end <= span.end)
             .cloned()
             .collect()
     };

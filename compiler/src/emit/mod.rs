@@ -14,9 +14,53 @@ pub use manifest::*;
 /// The bytes of `manifest` as `meshc build` writes them: pretty JSON with its digest
 /// filled in and a trailing newline.
 pub fn manifest_bytes(manifest: &Manifest) -> Vec<u8> {
-    let mut m = manifest.clone();
-    m.digest = digest_of(&m);
-    let mut bytes = serde_json::to_vec_pretty(&m).expect("a manifest always serialises");
+    let digest = digest_of(manifest);
+    let mut bytes = serde_json::to_vec_pretty(&WithDigest(manifest, &digest))
+        .expect("a manifest always serialises");
     bytes.push(b'\n');
     bytes
+}
+
+/// A manifest serialised with `digest` in place of the one it holds, field for field as
+/// [`Manifest`] writes itself (a test holds the two together).
+struct WithDigest<'a>(&'a Manifest, &'a str);
+
+impl serde::Serialize for WithDigest<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let m = self.0;
+        let mut st = s.serialize_struct("Manifest", 5)?;
+        st.serialize_field("mesh", &m.mesh)?;
+        st.serialize_field("node", &m.node)?;
+        st.serialize_field("digest", self.1)?;
+        st.serialize_field("instances", &m.instances)?;
+        st.serialize_field("left_out", &m.left_out)?;
+        st.end()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bytes_are_the_manifest_with_its_digest() {
+        let m = Manifest {
+            mesh: "lab".into(),
+            node: "alpha".into(),
+            digest: String::new(),
+            instances: vec![],
+            left_out: vec![LeftOut {
+                instance: "web".into(),
+                module: "web".into(),
+                diagnostics: vec![],
+            }],
+        };
+        let bytes = manifest_bytes(&m);
+        let mut filled = m.clone();
+        filled.digest = digest_of(&m);
+        let mut want = serde_json::to_vec_pretty(&filled).unwrap();
+        want.push(b'\n');
+        assert_eq!(bytes, want);
+    }
 }

@@ -4,6 +4,7 @@
 //! pins name an instance of the mesh (E0107, E0109); placements stay on the instance's
 //! own node (E0506). An entry written twice is refused (E0102).
 
+use super::fx_hash::FxHashMap;
 use super::host::{is_short, validate_host_path};
 use super::{Placement, Resolver};
 use crate::check::registry::ProviderKind;
@@ -12,7 +13,6 @@ use crate::check::types::{Constraint, Ty, Value, validate_literal};
 use crate::diagnostics::{Code, Diagnostic, closest};
 use crate::span::Span;
 use crate::syntax::ast::{AssignEntryKind, Expr, Ident};
-use std::collections::HashMap;
 
 /// Why a mesh value does not fit, in words; `None` when the value did not parse (the
 /// parser said so).
@@ -88,7 +88,7 @@ impl<'m> Resolver<'m> {
     pub(super) fn judge_entries(&mut self, i: usize) {
         let a = self.instances[i].assign;
         let module = self.module_of(i);
-        let mut seen: HashMap<String, Span> = HashMap::new();
+        let mut seen: FxHashMap<String, Span> = FxHashMap::default();
         for entry in &a.entries {
             let (key, name) = match &entry.kind {
                 AssignEntryKind::Value { name, .. } => (name.name.clone(), name),

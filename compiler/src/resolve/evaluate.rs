@@ -13,7 +13,6 @@
 
 use super::{Answer, Resolver};
 use crate::check::registry::ContractInfo;
-use crate::check::scope::{RefContext, RefTarget};
 use crate::check::types::{Ty, Value, validate_literal};
 use crate::diagnostics::Code;
 use crate::emit::{InstanceRef, SealedRef, TemplateRef};
@@ -227,7 +226,9 @@ impl<'m> Resolver<'m> {
         Some(parts)
     }
 
-    /// What `reference` reads in instance `i`'s scope.
+    /// What `reference` reads in instance `i`'s scope: a requirement's field (or an
+    /// operator requirement's value), or inside `provides`, `consumer.*` and `given.*`.
+    /// A requirement's name comes first, as in the checker's scope.
     pub(super) fn eval_ref(
         &mut self,
         i: usize,
@@ -235,30 +236,36 @@ impl<'m> Resolver<'m> {
         reference: &Reference,
     ) -> Option<Resolved> {
         let m = self.module_of(i)?;
-        if reference.segments.is_empty() {
+        let segs = &reference.segments;
+        let first = segs.first()?;
+        if let Some((&req, info)) = m.scope.requirements.get_key_value(first.name.as_str()) {
+            if info.operator.is_some() {
+                return match segs.len() {
+                    1 => self.operator_value(i, req).map(|(v, _)| v),
+                    _ => None,
+                };
+            }
+            return match segs.len() {
+                2 => self.field_value(i, req, &segs[1].name),
+                _ => None,
+            };
+        }
+        let Ctx::Provides {
+            consumer,
+            requirement,
+            contract,
+        } = ctx
+        else {
+            return None; // E0104, E0318: the checker's
+        };
+        if segs.len() != 2 {
             return None;
         }
-        let rc = match ctx {
-            Ctx::Definition => RefContext::Definition,
-            Ctx::Provides { contract, .. } => RefContext::Provides(contract),
-        };
-        match m.scope.lookup(reference, rc).ok()? {
-            RefTarget::Operator { requirement, .. } => {
-                let (&req, _) = m.scope.requirements.get_key_value(requirement.as_str())?;
-                self.operator_value(i, req).map(|(v, _)| v)
-            }
-            RefTarget::Field {
-                requirement, field, ..
-            } => {
-                let (&req, _) = m.scope.requirements.get_key_value(requirement.as_str())?;
-                self.field_value(i, req, &field.name)
-            }
-            RefTarget::Consumer(word) => {
-                let Ctx::Provides { consumer, .. } = ctx else {
-                    return None;
-                };
+        let word = segs[1].name.as_str();
+        match first.name.as_str() {
+            "consumer" => {
                 let c = &self.instances[consumer];
-                let text = match word.as_str() {
+                let text = match word {
                     "login" => c.login.clone(),
                     "instance" => c.name.clone(),
                     "module" => c.module_name.clone(),
@@ -266,17 +273,10 @@ impl<'m> Resolver<'m> {
                 };
                 Some(Resolved::Plain(Value::Str(text), Ty::String))
             }
-            RefTarget::Given(field) => {
-                let Ctx::Provides {
-                    consumer,
-                    requirement,
-                    ..
-                } = ctx
-                else {
-                    return None;
-                };
-                self.given_value(consumer, requirement, &field.name)
+            "given" if contract.fields.get(word).is_some_and(|f| f.given) => {
+                self.given_value(consumer, requirement, word)
             }
+            _ => None,
         }
     }
 
@@ -324,10 +324,7 @@ impl<'m> Resolver<'m> {
 
     /// The private name of every node of the mesh, in node order.
     pub(super) fn mesh_names(&self) -> Vec<String> {
-        self.nodes
-            .values()
-            .filter_map(|n| n.private_name.clone())
-            .collect()
+        self.mesh_names.clone()
     }
 
     /// The answer to field `field` of module requirement `req` of `consumer`: a sealed
@@ -358,7 +355,8 @@ impl<'m> Resolver<'m> {
                 key,
             }));
         }
-        let memo_key = (consumer, req, field.to_string());
+        let (field, _): (&'m String, _) = contract.fields.get_key_value(field)?;
+        let memo_key = (consumer, req, field.as_str());
         match self.answer_memo.get(&memo_key) {
             Some(Memo::Done(v)) => return v.clone(),
             Some(Memo::InProgress) => {
@@ -367,12 +365,12 @@ impl<'m> Resolver<'m> {
             }
             None => {}
         }
-        self.answer_memo.insert(memo_key.clone(), Memo::InProgress);
+        self.answer_memo.insert(memo_key, Memo::InProgress);
         let provides = self
             .module_of(provider)
             .and_then(|pm| pm.provides.get(contract.name.as_str()).copied());
         let value = match provides {
-            Some(p) => match p.answers.iter().find(|a| a.field.name == field) {
+            Some(p) => match p.answers.iter().find(|a| a.field.name == *field) {
                 Some(answer) => self
                     .eval_expr(
                         provider,
@@ -403,7 +401,9 @@ impl<'m> Resolver<'m> {
     /// refused (E0501). A definition's value that reads a requirement is checked once
     /// resolved (E0304, E0314).
     pub(super) fn given_value(&mut self, i: usize, req: &'m str, field: &str) -> Option<Resolved> {
-        let memo_key = (i, req, field.to_string());
+        let contract: &'m ContractInfo = self.requirement(i, req)?.contract.as_deref()?;
+        let (field, _): (&'m String, _) = contract.fields.get_key_value(field)?;
+        let memo_key = (i, req, field.as_str());
         match self.given_memo.get(&memo_key) {
             Some(Memo::Done(v)) => return v.clone(),
             Some(Memo::InProgress) => {
@@ -412,7 +412,7 @@ impl<'m> Resolver<'m> {
             }
             None => {}
         }
-        self.given_memo.insert(memo_key.clone(), Memo::InProgress);
+        self.given_memo.insert(memo_key, Memo::InProgress);
         let value = self.compute_given(i, req, field);
         self.given_memo.insert(memo_key, Memo::Done(value.clone()));
         value

@@ -4,13 +4,14 @@
 //! things stay singular: one directory at one host path (E0511), one host port once on a
 //! node (E0519).
 
+use super::fx_hash::{FxHashMap, FxHashSet};
 use super::{Answer, NodeInfo, Placement, Resolver, identity};
 use crate::check::registry::ProviderKind;
 use crate::check::types::validate_hostname;
 use crate::diagnostics::{Code, closest};
 use crate::span::Span;
 use crate::syntax::ast::{self, Expr};
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::BTreeMap;
 
 /// A port requirement of a node: instance, requirement, and its placement if any.
 type PortRequest<'m> = (usize, &'m str, Option<(i64, Span)>);
@@ -52,10 +53,10 @@ impl<'m> Resolver<'m> {
             root: DEFAULT_ROOT.to_string(),
             ports: DEFAULT_PORTS,
             short: identity::short_form(&node.name.name, 6),
-            instances: HashMap::new(),
+            instances: FxHashMap::default(),
         };
         let name = &node.name.name;
-        let mut seen: HashMap<&str, Span> = HashMap::new();
+        let mut seen: FxHashMap<&str, Span> = FxHashMap::default();
         let mut short_written = false;
         let mut private_written = false;
         for prop in &node.props {
@@ -373,8 +374,8 @@ impl<'m> Resolver<'m> {
     fn allocate_ports(&mut self, node: usize, ports: &[PortRequest<'m>]) {
         let (lo, hi) = self.nodes[node].ports;
         let node_name = self.nodes[node].name.clone();
-        let mut used: HashSet<i64> = HashSet::new();
-        let mut placed_by: HashMap<i64, (usize, &'m str)> = HashMap::new();
+        let mut used: FxHashSet<i64> = FxHashSet::default();
+        let mut placed_by: FxHashMap<i64, (usize, &'m str)> = FxHashMap::default();
         let mut chosen: Vec<Option<i64>> = vec![None; ports.len()];
         for (k, (i, req, place)) in ports.iter().enumerate() {
             let Some((p, span)) = place else { continue };

@@ -4,9 +4,9 @@
 //! characters matching `^[a-z][a-z0-9_]*$` (E0513 otherwise).
 
 use super::Resolver;
+use super::fx_hash::FxHashMap;
 use crate::diagnostics::Code;
 use crate::syntax::ast;
-use std::collections::HashMap;
 
 /// The longest login a backend accepts.
 pub(crate) const LOGIN_MAX: usize = 20;
@@ -41,7 +41,7 @@ impl<'m> Resolver<'m> {
     /// Gives every instance of a known module its login, refusing one that does not fit
     /// (E0513) and every pair alike (E0509, each naming the others).
     pub(super) fn assign_logins(&mut self) {
-        let mut by_login: HashMap<String, Vec<usize>> = HashMap::new();
+        let mut by_login: FxHashMap<String, Vec<usize>> = FxHashMap::default();
         let mut order: Vec<String> = Vec::new();
         for i in 0..self.instances.len() {
             let Some(m) = self.module_of(i) else { continue };

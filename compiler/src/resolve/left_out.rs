@@ -4,8 +4,9 @@
 //! provider (E0514), transitively.
 
 use super::Resolver;
+use super::fx_hash::FxHashSet;
 use crate::diagnostics::Code;
-use std::collections::{HashSet, VecDeque};
+use std::collections::VecDeque;
 
 impl<'m> Resolver<'m> {
     /// Whether instance `i` is refused by itself: a refusal, an unknown module, or a
@@ -21,7 +22,7 @@ impl<'m> Resolver<'m> {
         let n = self.instances.len();
         let mut dependents: Vec<Vec<usize>> = vec![Vec::new(); n];
         for (c, inst) in self.instances.iter().enumerate() {
-            let mut seen = HashSet::new();
+            let mut seen = FxHashSet::default();
             for &p in &inst.waits_for {
                 if p != c && seen.insert(p) {
                     dependents[p].push(c);

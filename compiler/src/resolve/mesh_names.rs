@@ -1,9 +1,9 @@
 //! The names a mesh declares and uses: nodes (E0101), instances (E0106, E0107, E0508)
 //! and seats (E0102, E0107, E0108, E0109, E0515).
 
+use super::fx_hash::{FxHashMap, FxHashSet};
 use super::{Dropped, InstanceState, Resolver, SeatState, Settings, assign_head};
 use crate::diagnostics::{Code, Diagnostic, closest, did_you_mean};
-use std::collections::HashMap;
 
 impl<'m> Resolver<'m> {
     /// Reads every node; a second node of one name is refused (E0101) and ignored.
@@ -88,9 +88,9 @@ impl<'m> Resolver<'m> {
                 node: node_index,
                 module,
                 settings: Settings::default(),
-                answers: HashMap::new(),
+                answers: FxHashMap::default(),
                 login: String::new(),
-                secret_keys: HashMap::new(),
+                secret_keys: FxHashMap::default(),
                 refusals: Vec::new(),
                 waits_for: Vec::new(),
                 left_out: false,
@@ -117,9 +117,14 @@ impl<'m> Resolver<'m> {
             }
             self.nodes[node_index].instances.insert(instance, id);
             if let Some(m) = module {
-                for contract in self.modules[m].provides.keys() {
+                let modules: &'m indexmap::IndexMap<String, super::LoadedModule<'m>> = self.modules;
+                for &contract in modules[m].provides.keys() {
                     self.providers
-                        .entry((*contract).to_string())
+                        .entry(contract.to_string())
+                        .or_default()
+                        .push(id);
+                    self.providers_on_node
+                        .entry((contract, node_index))
                         .or_default()
                         .push(id);
                 }
@@ -210,7 +215,7 @@ impl<'m> Resolver<'m> {
     /// delivers (E0515).
     pub(super) fn collect_seats(&mut self) {
         let mesh = self.mesh;
-        let mut first_line: HashMap<&str, crate::span::Span> = HashMap::new();
+        let mut first_line: FxHashMap<&str, crate::span::Span> = FxHashMap::default();
         for s in mesh.seats() {
             let Some(seat) = self.registry.seats.get(&s.seat.name) else {
                 let mut known: Vec<&str> = self.registry.seats.keys().map(String::as_str).collect();
@@ -328,7 +333,7 @@ impl<'m> Resolver<'m> {
     /// module once, on first need.
     pub(super) fn workspace_modules_providing(&mut self, contract: &str) -> Vec<String> {
         if self.workspace_providers.is_none() {
-            let mut map: HashMap<String, Vec<String>> = HashMap::new();
+            let mut map: FxHashMap<String, Vec<String>> = FxHashMap::default();
             for name in self.registry.modules.keys() {
                 let Some(src) = (self.input.module)(name) else {
                     continue;
@@ -336,7 +341,7 @@ impl<'m> Resolver<'m> {
                 if let Some(crate::syntax::ast::Item::Module(m)) =
                     src.parsed.file.items.get(src.item)
                 {
-                    let mut seen = std::collections::HashSet::new();
+                    let mut seen = FxHashSet::default();
                     for p in m.provides() {
                         if seen.insert(p.contract.name.clone()) {
                             map.entry(p.contract.name.clone())

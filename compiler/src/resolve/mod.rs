@@ -25,6 +25,7 @@
 mod assignments;
 mod containers;
 mod evaluate;
+mod fx_hash;
 mod host;
 mod identity;
 mod left_out;
@@ -46,8 +47,8 @@ use crate::emit::{By, Manifest};
 use crate::span::{FilePath, Span};
 use crate::syntax::ast;
 use evaluate::{Memo, Resolved};
+use fx_hash::{FxHashMap, FxHashSet};
 use indexmap::IndexMap;
-use std::collections::HashMap;
 
 /// Everything resolution reads. No I/O: the caller looks modules up.
 pub struct ResolveInput<'a> {
@@ -226,20 +227,20 @@ pub(crate) struct NodeInfo<'m> {
     pub ports: (i64, i64),
     pub short: String,
     /// Instances on this node by name.
-    pub instances: HashMap<String, usize>,
+    pub instances: FxHashMap<String, usize>,
 }
 
 /// What an assignment writes in its braces, judged.
 #[derive(Default)]
 pub(crate) struct Settings<'m> {
     /// Operator values: requirement → literal value (`None`: written but refused).
-    pub values: HashMap<&'m str, Option<Value>>,
+    pub values: FxHashMap<&'m str, Option<Value>>,
     /// Given fields: (requirement, field) → literal value (`None`: written but refused).
-    pub givens: HashMap<(&'m str, &'m str), Option<Value>>,
+    pub givens: FxHashMap<(&'m str, &'m str), Option<Value>>,
     /// Pins: requirement → the pinned instance (`None`: written but refused).
-    pub pins: HashMap<&'m str, Option<(usize, Span)>>,
+    pub pins: FxHashMap<&'m str, Option<(usize, Span)>>,
     /// Placements: requirement → where.
-    pub places: HashMap<&'m str, Placement>,
+    pub places: FxHashMap<&'m str, Placement>,
     /// `short = "stg"`.
     pub short: Option<String>,
 }
@@ -294,10 +295,10 @@ pub(crate) struct InstanceState<'m> {
     pub module: Option<usize>,
     pub settings: Settings<'m>,
     /// Requirement → how it was answered (host, identity and module requirements).
-    pub answers: HashMap<&'m str, Answer>,
+    pub answers: FxHashMap<&'m str, Answer>,
     pub login: String,
     /// Requirement → secret field → the key the provider keeps it under.
-    pub secret_keys: HashMap<&'m str, IndexMap<String, String>>,
+    pub secret_keys: FxHashMap<&'m str, IndexMap<String, String>>,
     /// The mesh's refusals of this assignment.
     pub refusals: Vec<Diagnostic>,
     /// Instances whose answers this one waits for (providers, seat holders).
@@ -338,19 +339,23 @@ pub(crate) struct Resolver<'m> {
     pub instances: Vec<InstanceState<'m>>,
     pub dropped: Vec<Dropped>,
     /// Seat → its holder, for seats a line of this mesh names.
-    pub seats: HashMap<String, SeatState>,
+    pub seats: FxHashMap<String, SeatState>,
     /// Contract → instances whose module provides it, in source order.
-    pub providers: HashMap<String, Vec<usize>>,
+    pub providers: FxHashMap<String, Vec<usize>>,
     /// Diagnostics about the mesh itself (nodes, seats), in source order.
     pub mesh_diags: Vec<Diagnostic>,
     pub lock: Lock,
     /// Contract → workspace modules providing it, built on first need.
-    pub workspace_providers: Option<HashMap<String, Vec<String>>>,
-    pub operator_memo: HashMap<(usize, &'m str), Memo<Option<OperatorValue>>>,
-    pub given_memo: HashMap<(usize, &'m str, String), Memo<Option<Resolved>>>,
-    pub answer_memo: HashMap<(usize, &'m str, String), Memo<Option<Resolved>>>,
+    pub workspace_providers: Option<FxHashMap<String, Vec<String>>>,
+    pub operator_memo: FxHashMap<(usize, &'m str), Memo<Option<OperatorValue>>>,
+    pub given_memo: FxHashMap<(usize, &'m str, &'m str), Memo<Option<Resolved>>>,
+    pub answer_memo: FxHashMap<(usize, &'m str, &'m str), Memo<Option<Resolved>>>,
+    /// The private name of every node, in node order (the `mesh_names` fact).
+    pub mesh_names: Vec<String>,
+    /// (contract, node) → instances on that node whose module provides the contract.
+    pub providers_on_node: FxHashMap<(&'m str, usize), Vec<usize>>,
     /// (consumer, provider) pairs already told E0514.
-    pub told_waiting: std::collections::HashSet<(usize, usize)>,
+    pub told_waiting: FxHashSet<(usize, usize)>,
 }
 
 impl<'m> Resolver<'m> {
@@ -367,20 +372,27 @@ impl<'m> Resolver<'m> {
             nodes: IndexMap::new(),
             instances: Vec::new(),
             dropped: Vec::new(),
-            seats: HashMap::new(),
-            providers: HashMap::new(),
+            seats: FxHashMap::default(),
+            providers: FxHashMap::default(),
             mesh_diags: Vec::new(),
             lock: Lock::default(),
             workspace_providers: None,
-            operator_memo: HashMap::new(),
-            given_memo: HashMap::new(),
-            answer_memo: HashMap::new(),
-            told_waiting: std::collections::HashSet::new(),
+            operator_memo: FxHashMap::default(),
+            given_memo: FxHashMap::default(),
+            answer_memo: FxHashMap::default(),
+            told_waiting: FxHashSet::default(),
+            mesh_names: Vec::new(),
+            providers_on_node: FxHashMap::default(),
         }
     }
 
     fn run(&mut self) -> MeshOutcome {
         self.collect_nodes();
+        self.mesh_names = self
+            .nodes
+            .values()
+            .filter_map(|n| n.private_name.clone())
+            .collect();
         self.collect_instances();
         self.collect_seats();
         for i in 0..self.instances.len() {

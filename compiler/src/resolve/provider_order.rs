@@ -10,12 +10,12 @@
 //! A secret operator value is delivered to the vault: its requirement waits for the
 //! holder of the seat that delivers `secret` (E0504 when nobody holds it).
 
+use super::fx_hash::FxHashSet;
 use super::{Answer, Resolver, SeatState};
 use crate::check::registry::ProviderKind;
 use crate::diagnostics::Code;
 use crate::emit::By;
 use indexmap::IndexMap;
-use std::collections::HashSet;
 
 /// The contract a secret operator value is kept under: the vault's.
 const VAULT_CONTRACT: &str = "secret";
@@ -108,18 +108,14 @@ impl<'m> Resolver<'m> {
                 None => Answer::Unresolved,
             };
         }
-        // 3. The consumer's own node; 4. the only provider.
-        let candidates: Vec<usize> = self
-            .providers
-            .get(contract)
+        // 3. The consumer's own node; 4. the only provider. Both read indices, so a mesh
+        // of many providers and consumers costs no scan per consumer.
+        let node = self.instances[i].node;
+        let here: Vec<usize> = self
+            .providers_on_node
+            .get(&(contract, node))
             .map(|v| v.iter().copied().filter(|&p| p != i).collect())
             .unwrap_or_default();
-        let node = self.instances[i].node;
-        let here: Vec<usize> = candidates
-            .iter()
-            .copied()
-            .filter(|&p| self.instances[p].node == node)
-            .collect();
         if here.len() == 1 {
             return Answer::Module {
                 provider: here[0],
@@ -130,9 +126,18 @@ impl<'m> Resolver<'m> {
             self.several_providers(i, req, contract, &here, true);
             return Answer::Unresolved;
         }
-        match candidates.len() {
+        let all: &[usize] = self.providers.get(contract).map_or(&[], |v| v.as_slice());
+        let provides_itself = self
+            .module_of(i)
+            .is_some_and(|m| m.provides.contains_key(contract));
+        let others = all.len() - usize::from(provides_itself);
+        match others {
             1 => Answer::Module {
-                provider: candidates[0],
+                provider: all
+                    .iter()
+                    .copied()
+                    .find(|&p| p != i)
+                    .expect("one other provider"),
                 by: By::Only,
             },
             0 => {
@@ -157,7 +162,8 @@ impl<'m> Resolver<'m> {
                 Answer::Unresolved
             }
             _ => {
-                self.several_providers(i, req, contract, &candidates, false);
+                let several: Vec<usize> = all.iter().copied().filter(|&p| p != i).collect();
+                self.several_providers(i, req, contract, &several, false);
                 Answer::Unresolved
             }
         }
@@ -172,7 +178,15 @@ impl<'m> Resolver<'m> {
         candidates: &[usize],
         on_own_node: bool,
     ) {
-        let names: Vec<String> = candidates.iter().map(|&p| self.who(p)).collect();
+        const SHOWN: usize = 12;
+        let mut names: Vec<String> = candidates
+            .iter()
+            .take(SHOWN)
+            .map(|&p| self.who(p))
+            .collect();
+        if candidates.len() > SHOWN {
+            names.push(format!("and {} more", candidates.len() - SHOWN));
+        }
         let first = candidates[0];
         let where_ = if on_own_node {
             "on the consumer's own node".to_string()
@@ -191,7 +205,7 @@ impl<'m> Resolver<'m> {
                 names.join(", ")
             ),
         );
-        for &p in candidates {
+        for &p in candidates.iter().take(SHOWN) {
             d = d.with_label(self.head(p), format!("provides `{contract}`"));
         }
         d = d.with_help(format!(
@@ -313,7 +327,7 @@ impl<'m> Resolver<'m> {
         for i in 0..self.instances.len() {
             let Some(m) = self.module_of(i) else { continue };
             let login = self.instances[i].login.clone();
-            let mut taken: HashSet<(usize, String)> = HashSet::new();
+            let mut taken: FxHashSet<(usize, String)> = FxHashSet::default();
             for (&req, info) in &m.scope.requirements {
                 let mut keys: IndexMap<String, String> = IndexMap::new();
                 match self.instances[i].answers.get(req) {

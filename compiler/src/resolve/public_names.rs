@@ -4,10 +4,10 @@
 
 use super::Resolver;
 use super::evaluate::Resolved;
+use super::fx_hash::FxHashMap;
 use crate::check::registry::ProviderKind;
 use crate::check::types::Value;
 use crate::diagnostics::Code;
-use std::collections::HashMap;
 
 /// The given field that holds a public name.
 const PUBLIC_NAME: &str = "public_name";
@@ -16,7 +16,7 @@ impl<'m> Resolver<'m> {
     /// Refuses every assignment asking for a public name an earlier one (in source
     /// order) holds. Names compare case-insensitively, a trailing dot ignored.
     pub(super) fn check_public_names(&mut self) {
-        let mut held: HashMap<String, (usize, &'m str)> = HashMap::new();
+        let mut held: FxHashMap<String, (usize, &'m str)> = FxHashMap::default();
         for i in 0..self.instances.len() {
             let Some(m) = self.module_of(i) else { continue };
             for (&req, info) in &m.scope.requirements {

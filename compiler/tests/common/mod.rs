@@ -219,12 +219,11 @@ pub fn run_check_case(name: &str, text: &str) -> Result<(), String> {
             .collect::<Vec<_>>()
             .join("\n    ")
     };
-    let want_exit;
-    if h.expect == ["ok"] {
+    let want_exit = if h.expect == ["ok"] {
         if !errors.is_empty() {
             problems.push(format!("expected no errors, got:\n    {}", summary()));
         }
-        want_exit = h.exit.unwrap_or(0);
+        h.exit.unwrap_or(0)
     } else {
         let missing: Vec<&String> = h
             .expect
@@ -253,10 +252,9 @@ pub fn run_check_case(name: &str, text: &str) -> Result<(), String> {
                 problems.push(format!("no diagnostic of {:?} mentions {t:?}", h.expect));
             }
         }
-        want_exit = h
-            .exit
-            .unwrap_or(i32::from(h.expect.iter().any(|c| c.starts_with('E'))));
-    }
+        h.exit
+            .unwrap_or(i32::from(h.expect.iter().any(|c| c.starts_with('E'))))
+    };
     let exit = i32::from(!errors.is_empty());
     if exit != want_exit {
         problems.push(format!("exit {exit}, expected {want_exit}"));
@@ -370,10 +368,10 @@ pub fn run_build_case(dir: &Path) -> Result<(), String> {
         };
         let got = lookup(&doc, path);
         let desc = format!("{node}:{path}");
-        if let Some(want) = a.get("equals") {
-            if got != Some(want) {
-                problems.push(format!("{desc} = {got:?}, expected {want}"));
-            }
+        if let Some(want) = a.get("equals")
+            && got != Some(want)
+        {
+            problems.push(format!("{desc} = {got:?}, expected {want}"));
         }
         if let Some(re) = a.get("matches").and_then(Value::as_str) {
             let re = regex::Regex::new(re).unwrap();
