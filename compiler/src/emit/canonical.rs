@@ -54,7 +54,11 @@ impl Serialize for WithoutDigest<'_> {
 /// Any serialisable value as canonical JSON bytes.
 pub fn to_canonical_bytes<T: Serialize + ?Sized>(value: &T) -> Result<Vec<u8>, Error> {
     let mut out = Vec::new();
-    value.serialize(Canonical { out: &mut out })?;
+    let mut scratch = Vec::new();
+    value.serialize(Canonical {
+        out: &mut out,
+        scratch: &mut scratch,
+    })?;
     Ok(out)
 }
 
@@ -80,22 +84,28 @@ fn write_str(out: &mut Vec<u8>, s: &str) {
     serde_json::to_writer(&mut *out, s).expect("writing to a Vec never fails");
 }
 
-/// The serializer: writes one value to `out`.
+/// The serializer: writes one value to the end of `out`. Every object of the value is
+/// written in place, its entries in the order they come; when it ends, its bytes are
+/// moved aside into `scratch` (shared: an object ends only after its children have) and
+/// written back with the keys sorted.
 struct Canonical<'a> {
     out: &'a mut Vec<u8>,
+    scratch: &'a mut Vec<u8>,
 }
 
 /// An array being written.
 struct Seq<'a> {
     out: &'a mut Vec<u8>,
+    scratch: &'a mut Vec<u8>,
     first: bool,
 }
 
-/// An object being written: its values, written in the order they come into one buffer,
-/// and their keys; sorted by key when it ends.
+/// An object being written: where it starts in `out`, and each entry's key and the
+/// range of its value there.
 struct Object<'a> {
     out: &'a mut Vec<u8>,
-    buf: Vec<u8>,
+    scratch: &'a mut Vec<u8>,
+    start: usize,
     entries: Vec<(Cow<'static, str>, usize, usize)>,
     key: Option<String>,
 }
@@ -106,15 +116,21 @@ impl Object<'_> {
         key: Cow<'static, str>,
         value: &T,
     ) -> Result<(), Error> {
-        let start = self.buf.len();
-        value.serialize(Canonical { out: &mut self.buf })?;
-        self.entries.push((key, start, self.buf.len()));
+        let start = self.out.len();
+        value.serialize(Canonical {
+            out: &mut *self.out,
+            scratch: &mut *self.scratch,
+        })?;
+        self.entries.push((key, start, self.out.len()));
         Ok(())
     }
 
     fn finish(mut self) -> Result<(), Error> {
         self.entries
             .sort_unstable_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+        self.scratch.clear();
+        self.scratch.extend_from_slice(&self.out[self.start..]);
+        self.out.truncate(self.start);
         self.out.push(b'{');
         for (i, (k, start, end)) in self.entries.iter().enumerate() {
             if i > 0 {
@@ -122,7 +138,8 @@ impl Object<'_> {
             }
             write_str(self.out, k);
             self.out.push(b':');
-            self.out.extend_from_slice(&self.buf[*start..*end]);
+            self.out
+                .extend_from_slice(&self.scratch[start - self.start..end - self.start]);
         }
         self.out.push(b'}');
         Ok(())
@@ -228,9 +245,11 @@ impl<'a> ser::Serializer for Canonical<'a> {
         variant: &'static str,
         value: &T,
     ) -> Result<(), Error> {
+        let start = self.out.len();
         let mut obj = Object {
             out: self.out,
-            buf: Vec::new(),
+            scratch: self.scratch,
+            start,
             entries: Vec::with_capacity(1),
             key: None,
         };
@@ -241,6 +260,7 @@ impl<'a> ser::Serializer for Canonical<'a> {
         self.out.push(b'[');
         Ok(Seq {
             out: self.out,
+            scratch: self.scratch,
             first: true,
         })
     }
@@ -260,9 +280,11 @@ impl<'a> ser::Serializer for Canonical<'a> {
         Err(Error("a manifest holds no tuple variant".into()))
     }
     fn serialize_map(self, len: Option<usize>) -> Result<Object<'a>, Error> {
+        let start = self.out.len();
         Ok(Object {
             out: self.out,
-            buf: Vec::new(),
+            scratch: self.scratch,
+            start,
             entries: Vec::with_capacity(len.unwrap_or(0)),
             key: None,
         })
@@ -291,6 +313,7 @@ impl ser::SerializeSeq for Seq<'_> {
         self.first = false;
         value.serialize(Canonical {
             out: &mut *self.out,
+            scratch: &mut *self.scratch,
         })
     }
     fn end(self) -> Result<(), Error> {

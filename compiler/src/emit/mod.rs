@@ -12,9 +12,19 @@ pub use canonical::{canonical_json, digest_of};
 pub use manifest::*;
 
 /// The bytes of `manifest` as `meshc build` writes them: pretty JSON with its digest
-/// filled in and a trailing newline.
+/// filled in and a trailing newline. A manifest from resolution holds its digest
+/// already; one whose `digest` is empty has it computed here.
 pub fn manifest_bytes(manifest: &Manifest) -> Vec<u8> {
-    let digest = digest_of(manifest);
+    let digest = if manifest.digest.is_empty() {
+        digest_of(manifest)
+    } else {
+        debug_assert_eq!(
+            manifest.digest,
+            digest_of(manifest),
+            "a manifest changed after its digest was taken"
+        );
+        manifest.digest.clone()
+    };
     let mut bytes = serde_json::to_vec_pretty(&WithDigest(manifest, &digest))
         .expect("a manifest always serialises");
     bytes.push(b'\n');

@@ -33,11 +33,15 @@ impl Hasher for FxHasher {
         for c in &mut chunks {
             self.add(u64::from_le_bytes(c.try_into().expect("eight bytes")));
         }
+        // The tail, a byte at a time: names are short, and a copy into a buffer would cost
+        // a call to memcpy per hash.
         let rest = chunks.remainder();
         if !rest.is_empty() {
-            let mut buf = [0u8; 8];
-            buf[..rest.len()].copy_from_slice(rest);
-            self.add(u64::from_le_bytes(buf));
+            let mut word = 0u64;
+            for (k, &b) in rest.iter().enumerate() {
+                word |= u64::from(b) << (8 * k);
+            }
+            self.add(word);
         }
     }
 

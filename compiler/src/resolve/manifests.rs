@@ -274,9 +274,7 @@ impl<'m> Resolver<'m> {
                 });
             }
         }
-        for m in manifests.values_mut() {
-            m.digest = emit::digest_of(m);
-        }
+        fill_digests(manifests.values_mut().collect());
 
         let mut diagnostics: Vec<Diagnostic> = self.mesh_diags.clone();
         for inst in &self.instances {
@@ -294,4 +292,28 @@ impl<'m> Resolver<'m> {
             left_out: left_out.into_iter().map(|(_, _, l)| l).collect(),
         }
     }
+}
+
+/// Fills the digest of every manifest. Digests are independent, so a mesh of many nodes
+/// takes them on every core the machine offers (the work is pure: no I/O, no shared state).
+fn fill_digests(mut manifests: Vec<&mut Manifest>) {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(manifests.len());
+    if threads <= 1 {
+        for m in manifests {
+            m.digest = emit::digest_of(m);
+        }
+        return;
+    }
+    let per = manifests.len().div_ceil(threads);
+    std::thread::scope(|scope| {
+        for chunk in manifests.chunks_mut(per) {
+            scope.spawn(move || {
+                for m in chunk.iter_mut() {
+                    m.digest = emit::digest_of(m);
+                }
+            });
+        }
+    });
 }

@@ -394,6 +394,11 @@ impl<'m> Resolver<'m> {
             .filter_map(|n| n.private_name.clone())
             .collect();
         self.collect_instances();
+        // Sized once: a large mesh would otherwise rehash its tables again and again.
+        let n = self.instances.len();
+        self.given_memo.reserve(n * 8);
+        self.answer_memo.reserve(n * 4);
+        self.operator_memo.reserve(n);
         self.collect_seats();
         for i in 0..self.instances.len() {
             self.judge_entries(i);
