@@ -834,3 +834,48 @@ fn broken_input_never_panics() {
         cut += 97;
     }
 }
+
+#[test]
+fn two_secrets_from_one_vault_are_kept_under_two_keys() {
+    let files = one_file(
+        "all.mesh",
+        r#"module keeper {
+  requires api: host port { container = 8200 }
+  container keeper { image "hashicorp/vault:1.17.6"  publish api }
+  provides secret { }
+}
+module app {
+  requires session: module secret
+  requires signing: module secret { length = 64 }
+  container app {
+    image "nginx:1.27"
+    secret "/run/secrets/session" = session.value
+    secret "/run/secrets/signing" = signing.value
+  }
+}
+mesh lab {
+  node alpha { private_name = "alpha.lab.internal" }
+  seat vault = keeper on alpha
+  assign keeper to alpha
+  assign app to alpha
+}"#,
+    );
+    let b = build(&files, "all.mesh");
+    assert_eq!(b.exit, 0, "{:?}", b.diagnostics());
+    let alpha = b.json("alpha").unwrap();
+    let secrets = lookup(&alpha, "instances[instance=app].containers[0].secrets").unwrap();
+    assert_eq!(secrets[0]["sealed"]["key"], "alpha_app/value");
+    assert_eq!(secrets[1]["sealed"]["key"], "alpha_app/signing/value");
+    let consumers = lookup(&alpha, "instances[instance=keeper].provides[0].consumers").unwrap();
+    // The first is derivable from the login; the second says which requirement and key.
+    assert_eq!(
+        consumers[0],
+        serde_json::json!({"node": "alpha", "instance": "app", "login": "alpha_app", "given": {"length": 32}})
+    );
+    assert_eq!(
+        consumers[1],
+        serde_json::json!({"node": "alpha", "instance": "app", "login": "alpha_app", "given": {"length": 64},
+                           "requirement": "signing", "keys": {"value": "alpha_app/signing/value"}})
+    );
+    assert_valid(&validator(), &alpha, "alpha");
+}

@@ -137,8 +137,6 @@ pub struct PortRequirement {
     pub host_port: i64,
     pub reach: String,
     pub protocol: String,
-    /// Whether the assignment placed it (`http at 8080`) rather than the lock or the range.
-    pub placed: bool,
 }
 
 /// The node's facts.
@@ -278,17 +276,21 @@ pub struct Provided {
     pub consumers: Vec<Consumer>,
 }
 
-/// One consumer of a provided contract: who asks, for which requirement, the given fields
-/// it set (the terms the provider honours), and the keys its secret fields are kept under.
+/// One consumer of a provided contract: who asks and the given fields it set (the terms
+/// the provider honours). A secret field is kept under `<login>/<field>`; when a consumer
+/// takes several requirements from one provider and those keys would collide, the entry
+/// also says which requirement it is and the key of each secret field.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Consumer {
     pub node: String,
     pub instance: String,
     pub login: String,
-    pub requirement: String,
     pub given: IndexMap<String, Json>,
-    /// Secret field → the key the provider keeps it under (`<login>/<field>`).
-    pub keys: IndexMap<String, String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub requirement: Option<String>,
+    /// Secret field → key, when a key is not `<login>/<field>`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub keys: Option<IndexMap<String, String>>,
 }
 
 /// An assignment left out of this node, and why.

@@ -119,14 +119,13 @@ impl<'m> Resolver<'m> {
                 ),
                 placed: true,
             }),
-            Some(Answer::Port { host_port, placed }) => Requirement::Port(PortRequirement {
+            Some(Answer::Port { host_port, .. }) => Requirement::Port(PortRequirement {
                 kind: "host".into(),
                 contract: contract_name,
                 container: self.given_int(i, req, "container")?,
                 host_port,
                 reach: self.given_text(i, req, "reach")?,
                 protocol: self.given_text(i, req, "protocol")?,
-                placed,
             }),
             Some(Answer::Node) => Requirement::Node(NodeRequirement {
                 kind: "host".into(),
@@ -184,17 +183,22 @@ impl<'m> Resolver<'m> {
                             }
                         }
                     }
+                    let login = &self.instances[c].login;
+                    let keys = self.instances[c].secret_keys.get(req);
+                    let derived = keys.is_none_or(|k| {
+                        k.iter().all(|(field, key)| {
+                            key.strip_prefix(login.as_str())
+                                .and_then(|rest| rest.strip_prefix('/'))
+                                == Some(field.as_str())
+                        })
+                    });
                     consumers.push(Consumer {
                         node: self.node_name(c).to_string(),
                         instance: self.instances[c].name.clone(),
-                        login: self.instances[c].login.clone(),
-                        requirement: req.to_string(),
+                        login: login.clone(),
                         given,
-                        keys: self.instances[c]
-                            .secret_keys
-                            .get(req)
-                            .cloned()
-                            .unwrap_or_default(),
+                        requirement: (!derived).then(|| req.to_string()),
+                        keys: if derived { None } else { keys.cloned() },
                     });
                 }
                 instance.provides.push(Provided {
