@@ -879,3 +879,49 @@ mesh lab {
     );
     assert_valid(&validator(), &alpha, "alpha");
 }
+
+mod recombined {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Lines a mesh may hold, right or wrong: nodes, seats and assignments, some naming
+    /// things that are not there.
+    const LINES: &[&str] = &[
+        r#"node alpha { private_name = "alpha.lab.internal" }"#,
+        r#"node beta { private_name = "beta.lab.internal"  ports = 21000..21001 }"#,
+        r#"node gamma { root = "relative" }"#,
+        "seat vault = keeper on alpha",
+        "seat vault = pg on beta",
+        "seat proxy = keeper on gamma",
+        "assign keeper to alpha",
+        "assign keeper to beta as near",
+        "assign pg to alpha",
+        "assign pg to beta { data at \"/mnt/pg\" }",
+        "assign pg to beta as pg2 { data at \"/mnt/pg/inner\"  p at 21000 }",
+        "assign app to alpha",
+        "assign app to beta { db from pg on alpha  key from near on beta }",
+        "assign app to gamma { db from nothing on alpha }",
+        "assign app to alpha as app2 { short = \"two\"  db at \"/x\" }",
+        "assign missing to alpha",
+        "assign app to delta",
+    ];
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 48, .. ProptestConfig::default() })]
+        #[test]
+        fn any_recombination_resolves_without_panic(picks in proptest::collection::vec(0..LINES.len(), 0..14)) {
+            let body: Vec<&str> = picks.iter().map(|&k| LINES[k]).collect();
+            let mesh = format!("mesh lab {{\n  {}\n}}\n", body.join("\n  "));
+            let files = mesh_files(&mesh);
+            let a = build(&files, "mesh.mesh");
+            let b = build(&files, "mesh.mesh");
+            prop_assert_eq!(a.bytes(), b.bytes());
+            for o in &a.outcomes {
+                for l in &o.left_out {
+                    prop_assert!(!l.diagnostics.is_empty(), "{} left out without a reason", l.instance);
+                }
+                prop_assert_eq!(o.refused(), o.has_errors() || !o.left_out.is_empty());
+            }
+        }
+    }
+}

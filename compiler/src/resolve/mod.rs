@@ -170,6 +170,22 @@ pub fn resolve_mesh(input: &ResolveInput<'_>) -> MeshOutcome {
     resolver.run()
 }
 
+/// The meshes declared in the file `path`, in source order: what `meshc build FILE`
+/// builds.
+pub fn meshes_in(registry: &Registry, path: &str) -> Vec<String> {
+    registry
+        .meshes
+        .iter()
+        .filter(|(_, at)| {
+            registry
+                .files
+                .get(at.file)
+                .is_some_and(|f| f.as_ref() == path)
+        })
+        .map(|(name, _)| name.clone())
+        .collect()
+}
+
 fn is_module_source(src: &ModuleSource) -> bool {
     matches!(
         src.parsed.file.items.get(src.item),

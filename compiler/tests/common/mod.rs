@@ -38,12 +38,7 @@ pub fn workspace(files: &[(String, String)]) -> (Database, Workspace) {
 
 /// The names of the meshes declared in `file`, in source order.
 pub fn meshes_in(db: &Database, ws: Workspace, file: &str) -> Vec<String> {
-    let reg = db::registry(db, ws);
-    reg.meshes
-        .iter()
-        .filter(|(_, at)| reg.files[at.file].as_ref() == file)
-        .map(|(name, _)| name.clone())
-        .collect()
+    meshc::resolve::meshes_in(&db::registry(db, ws), file)
 }
 
 /// What `meshc check` reports for the workspace: every file's diagnostics, then every
