@@ -464,19 +464,26 @@ const SECRET_LITERALS: &[&str] = &[
 
 #[test]
 fn secret_values_never_reach_a_manifest() {
+    // `app` is a clean definition and is built, its secrets sealed. `leaky` writes secret
+    // literals where the checker refuses them (E0309, E0311) or where they are never read
+    // (a secret default); built or left out, none of it reaches a byte written.
     let text = format!(
         r#"contract apikey for module {{
   name: string
+  key: secret string
+}}
+contract leakykey for module {{
   key: secret string = "{c}"
 }}
 module keeper {{
   requires api: host port {{ container = 8200 }}
   container keeper {{ image "hashicorp/vault:1.17.6"  publish api }}
   provides secret {{ }}
-  provides apikey {{ name = consumer.login  key = "{p}" }}
+  provides apikey {{ name = consumer.login }}
+  provides leakykey {{ key = "{p}" }}
 }}
 module app {{
-  requires token: operator secret string = "{d}"
+  requires token: operator secret string
   requires other: operator secret string
   requires api: module apikey
   requires k: module secret
@@ -489,12 +496,21 @@ module app {{
     }}
     secret "/run/secrets/token" = token
     secret "/run/secrets/api" = api.key
-    secret "/run/secrets/literal" = "{f}"
     secret "/run/secrets/both" = "${{k.value}}:${{other}}"
     file "/etc/app.conf" = """
       token=${{token}}
       key=${{api.key}}
       """
+  }}
+}}
+module leaky {{
+  requires token: operator secret string = "{d}"
+  requires lk: module leakykey
+  container leaky {{
+    image "nginx:1.27"
+    secret "/run/secrets/literal" = "{f}"
+    secret "/run/secrets/token" = token
+    secret "/run/secrets/lk" = lk.key
   }}
 }}
 mesh lab {{
@@ -503,6 +519,7 @@ mesh lab {{
   assign keeper to alpha
   assign app to alpha
   assign app to alpha as app-two {{ short = "two"  other = "{m}" }}
+  assign leaky to alpha
 }}"#,
         c = SECRET_LITERALS[2],
         p = SECRET_LITERALS[3],
