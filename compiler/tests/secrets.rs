@@ -3,8 +3,9 @@
 //! secret field answered with a literal in `provides`, a secret field narrowed to a
 //! literal, a secret operator requirement's default, a literal secret file, a literal in
 //! an exposed env, a secret operator value written in a mesh — and no output of meshc, in
-//! any format, holds any of them. Diagnostics name the place, never the value, and source
-//! excerpts show such literals masked.
+//! any format, holds any of them: not `meshc check`, not `meshc build` (its output, the
+//! manifests it writes, the lock). Diagnostics name the place, never the value, and
+//! source excerpts show such literals masked.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -133,5 +134,54 @@ fn excerpts_mask_the_literal_but_keep_the_line() {
     assert!(
         err.contains("password = ******************"),
         "the masked answer is not shown:\n{err}"
+    );
+}
+
+#[test]
+fn build_shows_no_secret_in_its_output_manifests_or_lock() {
+    for format in ["human", "json", "sarif"] {
+        let dir = workspace();
+        let out = meshc(
+            dir.path(),
+            &["build", "lab.mesh", "--out", "out", "--format", format],
+        );
+        assert_no_leak(&format!("build --format {format}"), &out);
+        // The assignment holding secret operator values is refused (E0512) and left out,
+        // listed in the manifest with its diagnostics: those name places, not values.
+        let written = files_below(&dir.path().join("out"));
+        assert!(
+            written.iter().any(|p| p.ends_with("alpha.json")),
+            "{format}: no manifest written: {written:?}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        for file in written
+            .into_iter()
+            .chain([dir.path().join("lab.mesh.lock")])
+        {
+            let Ok(bytes) = std::fs::read(&file) else {
+                continue;
+            };
+            let found = leaks(&bytes);
+            assert!(
+                found.is_empty(),
+                "{} holds a secret:\n{}",
+                file.display(),
+                found.join("\n")
+            );
+        }
+    }
+    let dir = workspace();
+    let out = meshc(
+        dir.path(),
+        &["build", "lab.mesh", "--out", "out", "--format", "json"],
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(
+        v["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|d| d["code"] == "E0512"),
+        "no E0512"
     );
 }
