@@ -8,8 +8,6 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// Writes `files` (name → bytes) into `dir`, all or nothing.
-// Until `meshc build` is wired to it, only its tests call it.
-#[allow(dead_code)]
 pub fn write_all(dir: &Path, files: &[(String, Vec<u8>)]) -> Result<(), String> {
     fs::create_dir_all(dir).map_err(|e| {
         format!(
