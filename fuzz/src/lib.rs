@@ -87,3 +87,100 @@ pub fn assert_diagnostics_sound(diags: &[Diagnostic], sources: &HashMap<FilePath
         }
     }
 }
+
+/// The texts of string literals written where a secret is expected, that the input holds
+/// nowhere else and that are long enough not to turn up by chance in generated text: a
+/// secret operator requirement's or contract field's default, a value assigned in a mesh
+/// to a name that some module requires as a secret operator value, a secret field's
+/// answer in `provides`. A manifest must hold none of them.
+pub fn secret_literals(db: &meshc::db::Database, files: &[meshc::db::SourceFile]) -> Vec<String> {
+    use meshc::syntax::ast::*;
+    let parsed: Vec<_> = files
+        .iter()
+        .map(|f| meshc::db::parse_file(db, *f))
+        .collect();
+    let mut secret_operators: Vec<&str> = Vec::new();
+    let mut secret_fields: Vec<&str> = Vec::new();
+    let mut found: Vec<&StringLit> = Vec::new();
+    fn strings<'a>(e: &'a Expr, out: &mut Vec<&'a StringLit>) {
+        match e {
+            Expr::Str(s) => out.push(s),
+            Expr::List(items, _) => items.iter().for_each(|i| strings(i, out)),
+            _ => {}
+        }
+    }
+    for p in &parsed {
+        for item in &p.file.items {
+            match item {
+                Item::Contract(c) => {
+                    for f in &c.fields {
+                        if f.ty.as_ref().is_some_and(|t| t.secret.is_some()) {
+                            secret_fields.push(&f.name.name);
+                            if let Some(d) = &f.default {
+                                strings(d, &mut found);
+                            }
+                        }
+                    }
+                }
+                Item::Module(m) => {
+                    for e in &m.entries {
+                        if let ModuleEntry::Requires(r) = e
+                            && let RequirementBody::Operator { ty, default, .. } = &r.body
+                            && ty.as_ref().is_some_and(|t| t.secret.is_some())
+                        {
+                            secret_operators.push(&r.name.name);
+                            if let Some(d) = default {
+                                strings(d, &mut found);
+                            }
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    for p in &parsed {
+        for item in &p.file.items {
+            match item {
+                Item::Module(m) => {
+                    for e in &m.entries {
+                        if let ModuleEntry::Provides(p) = e {
+                            for a in &p.answers {
+                                if secret_fields.contains(&a.field.name.as_str()) {
+                                    strings(&a.value, &mut found);
+                                }
+                            }
+                        }
+                    }
+                }
+                Item::Mesh(m) => {
+                    for e in &m.entries {
+                        if let MeshEntry::Assign(a) = e {
+                            for entry in &a.entries {
+                                if let AssignEntryKind::Value { name, value } = &entry.kind
+                                    && secret_operators.contains(&name.name.as_str())
+                                {
+                                    strings(value, &mut found);
+                                }
+                            }
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    let all: String = files
+        .iter()
+        .map(|f| f.text(db).to_string())
+        .collect::<Vec<_>>()
+        .join("\n");
+    let mut out: Vec<String> = found
+        .into_iter()
+        .filter_map(|s| s.as_plain())
+        .filter(|t| t.chars().count() >= 8 && all.matches(t.as_str()).count() == 1)
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
