@@ -3,6 +3,9 @@
 
 mod cli;
 
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use clap::{Parser, Subcommand};
 use cli::output::{self, Deny, Format};
 use meshc::diagnostics::{Code, Diagnostic};
@@ -310,11 +313,11 @@ fn build(
     }
     let lock_text = outcome.lock.to_text();
     let lock_on_disk = std::fs::read_to_string(&lock_path).ok();
-    if lock_on_disk.as_deref() != Some(lock_text.as_str()) {
-        if let Err(e) = cli::atomic::replace_file(&lock_path, lock_text.as_bytes()) {
-            output::say(&e);
-            return 2;
-        }
+    if lock_on_disk.as_deref() != Some(lock_text.as_str())
+        && let Err(e) = cli::atomic::replace_file(&lock_path, lock_text.as_bytes())
+    {
+        output::say(&e);
+        return 2;
     }
     if flags.format == Format::Human {
         let nodes: Vec<&str> = manifests.iter().map(|(n, _)| n.as_str()).collect();
