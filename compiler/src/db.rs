@@ -136,10 +136,43 @@ pub fn check_file(
 }
 
 /// Every diagnostic of the workspace: each file's checks, then each mesh's resolution.
-pub fn workspace_diagnostics(db: &dyn salsa::Database, ws: Workspace) -> Vec<Diagnostic> {
-    let mut out = Vec::new();
-    for file in ws.files(db) {
-        out.extend(check_file(db, ws, *file).iter().cloned());
+/// Files are checked on every core (each thread on a snapshot of the database).
+pub fn workspace_diagnostics(db: &Database, ws: Workspace) -> Vec<Diagnostic> {
+    let files = ws.files(db).clone();
+    let per_file = parallel_map(db, &files, |db, file| check_file(db, ws, file));
+    let mut out: Vec<Diagnostic> = Vec::new();
+    for diags in per_file {
+        out.extend(diags.iter().cloned());
     }
     out
+}
+
+/// Runs `f` over `items` on every available core, each thread with its own snapshot of
+/// the database, and returns the results in the order of `items`.
+pub fn parallel_map<T: Copy + Send + Sync, R: Send>(
+    db: &Database,
+    items: &[T],
+    f: impl Fn(&Database, T) -> R + Sync,
+) -> Vec<R> {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(8);
+    if threads <= 1 || items.len() < 64 {
+        return items.iter().map(|&i| f(db, i)).collect();
+    }
+    let chunk = items.len().div_ceil(threads);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = items
+            .chunks(chunk)
+            .map(|part| {
+                let snapshot = db.clone();
+                let f = &f;
+                scope.spawn(move || part.iter().map(|&i| f(&snapshot, i)).collect::<Vec<R>>())
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            .collect()
+    })
 }

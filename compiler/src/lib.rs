@@ -7,5 +7,6 @@
 pub mod check;
 pub mod db;
 pub mod diagnostics;
+pub mod fmt;
 pub mod span;
 pub mod syntax;

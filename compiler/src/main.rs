@@ -63,6 +63,21 @@ enum Command {
         #[command(flatten)]
         flags: CheckFlags,
     },
+    /// Rewrite files in the canonical layout, comments kept, meaning unchanged.
+    ///
+    /// A file with syntax errors is left untouched and its errors reported. `-` formats
+    /// standard input to standard output. Exit status: 0 done (or, with --check, nothing
+    /// would change), 1 a file would change or has syntax errors, 2 usage or I/O problems.
+    Fmt {
+        /// Files or directories, or `-` for standard input. Default: the current directory.
+        paths: Vec<PathBuf>,
+        /// Change nothing; list the files that would change.
+        #[arg(long)]
+        check: bool,
+        /// How syntax errors are printed.
+        #[arg(long, value_enum, default_value = "human")]
+        format: Format,
+    },
     /// Print the long explanation of a diagnostic code, with an example.
     Explain {
         /// A code such as E0302.
@@ -81,9 +96,29 @@ fn main() -> ExitCode {
             locked,
             flags,
         } => build(mesh_file, paths, out, locked, &flags),
+        Command::Fmt {
+            paths,
+            check,
+            format,
+        } => fmt(paths, check, format),
         Command::Explain { code } => explain(&code),
     };
+    if std::env::var_os("MESHC_STATS").is_some() {
+        report_stats();
+    }
     ExitCode::from(code)
+}
+
+/// With `MESHC_STATS` set, prints the peak resident memory on stderr (for the benchmark).
+fn report_stats() {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    if let Some(kib) = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+    {
+        eprintln!("meshc-stats: peak_rss_kib={kib}");
+    }
 }
 
 fn explain(code: &str) -> u8 {
@@ -158,7 +193,10 @@ fn check(paths: Vec<PathBuf>, flags: &CheckFlags) -> u8 {
     };
     let mut diags = session.load_diagnostics.clone();
     diags.extend(meshc::db::workspace_diagnostics(&session.db, session.ws));
-    report(diags, &session, flags)
+    let code = report(diags, &session, flags);
+    // The process ends here: freeing every tree one by one would only cost time.
+    std::mem::forget(session);
+    code
 }
 
 /// Prints diagnostics as the flags ask and returns the exit status they call for.
@@ -182,4 +220,124 @@ fn build(
     let _ = (mesh_file, paths, out, locked, flags);
     output::say("build is not available yet");
     2
+}
+
+fn fmt(paths: Vec<PathBuf>, check_only: bool, format: Format) -> u8 {
+    if paths.iter().any(|p| p.as_os_str() == "-") {
+        if paths.len() > 1 {
+            output::say("`-` (standard input) cannot be mixed with paths");
+            return 2;
+        }
+        return fmt_stdin(format);
+    }
+    let paths = if paths.is_empty() {
+        vec![PathBuf::from(".")]
+    } else {
+        paths
+    };
+    let loaded = cli::workspace::load(&paths);
+    if !loaded.io_errors.is_empty() {
+        for e in &loaded.io_errors {
+            output::say(e);
+        }
+        return 2;
+    }
+    let mut sources: HashMap<FilePath, Arc<str>> = HashMap::new();
+    let mut diags: Vec<Diagnostic> = Vec::new();
+    for (d, p, t) in loaded.unreadable {
+        sources.insert(p, t);
+        diags.push(d);
+    }
+    let results: Vec<Result<Option<String>, Vec<Diagnostic>>> = std::thread::scope(|scope| {
+        let threads = std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .min(8);
+        let chunk = loaded.files.len().div_ceil(threads).max(1);
+        let handles: Vec<_> = loaded
+            .files
+            .chunks(chunk)
+            .map(|part| {
+                scope.spawn(move || {
+                    part.iter()
+                        .map(|(path, text)| {
+                            meshc::fmt::format(path, text).map(|out| (out != **text).then_some(out))
+                        })
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap_or_default())
+            .collect()
+    });
+    let mut changed = 0usize;
+    let mut io_failed = false;
+    for ((path, text), result) in loaded.files.iter().zip(results) {
+        match result {
+            Ok(None) => {}
+            Ok(Some(formatted)) => {
+                changed += 1;
+                if check_only {
+                    println!("{path}");
+                } else if let Err(e) =
+                    cli::atomic::replace_file(std::path::Path::new(&**path), formatted.as_bytes())
+                {
+                    output::say(&e);
+                    io_failed = true;
+                }
+            }
+            Err(errors) => {
+                sources.insert(path.clone(), text.clone());
+                diags.extend(errors);
+            }
+        }
+    }
+    let diags = output::finish(diags, &[]);
+    if !diags.is_empty() {
+        output::print(&diags, &sources, format, loaded.files.len());
+    }
+    if io_failed {
+        return 2;
+    }
+    if check_only && changed > 0 {
+        output::say(&format!(
+            "{changed} file{} would be reformatted; run `meshc fmt`",
+            if changed == 1 { "" } else { "s" }
+        ));
+    }
+    u8::from(!diags.is_empty() || (check_only && changed > 0))
+}
+
+fn fmt_stdin(format: Format) -> u8 {
+    use std::io::{Read, Write};
+    let mut bytes = Vec::new();
+    if let Err(e) = std::io::stdin().read_to_end(&mut bytes) {
+        output::say(&format!(
+            "cannot read standard input: {}",
+            cli::workspace::plain(&e)
+        ));
+        return 2;
+    }
+    let path: FilePath = "<stdin>".into();
+    let text = match String::from_utf8(bytes) {
+        Ok(t) => t,
+        Err(_) => {
+            output::say("standard input is not valid UTF-8");
+            return 2;
+        }
+    };
+    match meshc::fmt::format(&path, &text) {
+        Ok(out) => {
+            let _ = std::io::stdout().write_all(out.as_bytes());
+            0
+        }
+        Err(errors) => {
+            let mut sources: HashMap<FilePath, Arc<str>> = HashMap::new();
+            sources.insert(path, Arc::from(text));
+            let diags = output::finish(errors, &[]);
+            output::print(&diags, &sources, format, 1);
+            1
+        }
+    }
 }

@@ -41,15 +41,49 @@ pub fn load(paths: &[PathBuf]) -> Loaded {
         io_errors,
         ..Loaded::default()
     };
-    for path in found {
-        read_one(&path, &mut loaded);
+    // Reading is mostly waiting on the kernel: spread it over the cores.
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(8);
+    let chunk = found.len().div_ceil(threads).max(1);
+    let parts: Vec<Loaded> = std::thread::scope(|scope| {
+        let handles: Vec<_> = found
+            .chunks(chunk)
+            .map(|part| {
+                scope.spawn(move || {
+                    let mut l = Loaded::default();
+                    for path in part {
+                        read_one(path, &mut l);
+                    }
+                    l
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_default())
+            .collect()
+    });
+    for part in parts {
+        loaded.files.extend(part.files);
+        loaded.unreadable.extend(part.unreadable);
+        loaded.io_errors.extend(part.io_errors);
     }
     loaded
 }
 
 fn read_one(path: &Path, loaded: &mut Loaded) {
     let shown: FilePath = display_path(path).into();
-    match std::fs::metadata(path) {
+    let mut file = match std::fs::File::open(path) {
+        Ok(f) => f,
+        Err(e) => {
+            loaded
+                .io_errors
+                .push(format!("cannot read `{shown}`: {}", plain(&e)));
+            return;
+        }
+    };
+    match file.metadata() {
         Ok(m) if m.len() > MAX_FILE_BYTES => {
             loaded.io_errors.push(format!(
                 "`{shown}` is {} MiB; files above {} MiB are refused (split it into several files)",
@@ -66,8 +100,9 @@ fn read_one(path: &Path, loaded: &mut Loaded) {
         }
         _ => {}
     }
-    let bytes = match std::fs::read(path) {
-        Ok(b) => b,
+    let mut bytes = Vec::new();
+    let bytes = match std::io::Read::read_to_end(&mut file, &mut bytes) {
+        Ok(_) => bytes,
         Err(e) => {
             loaded
                 .io_errors
@@ -123,14 +158,33 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>, errors: &mut Vec<String>, seen: &mut
             return;
         }
     };
-    let mut children: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
+    let mut entry_types = std::collections::HashMap::new();
+    let mut children: Vec<PathBuf> = Vec::new();
+    for e in entries.flatten() {
+        if let Ok(t) = e.file_type() {
+            entry_types.insert(e.path(), t);
+        }
+        children.push(e.path());
+    }
     children.sort();
     for child in children {
         let name = child.file_name().and_then(|n| n.to_str()).unwrap_or("");
         if name.starts_with('.') || name == "target" || name == "node_modules" {
             continue;
         }
-        match std::fs::metadata(&child) {
+        let meta = match entry_types.get(&child) {
+            // Not a link: the directory listing already knows the type.
+            Some(t) if !t.is_symlink() => {
+                if t.is_dir() {
+                    walk(&child, out, errors, seen);
+                } else if t.is_file() && name.ends_with(".mesh") {
+                    out.push(child);
+                }
+                continue;
+            }
+            _ => std::fs::metadata(&child),
+        };
+        match meta {
             Ok(m) if m.is_dir() => walk(&child, out, errors, seen),
             Ok(_) if name.ends_with(".mesh") => out.push(child),
             Ok(_) => {}

@@ -24,7 +24,7 @@ macro_rules! codes {
             /// The long text `meshc explain` prints, with an example.
             pub fn explanation(self) -> &'static str {
                 match self {
-                    $(Code::$code => concat!("# ", stringify!($code)),)* // TEMP-EXPLAIN
+                    $(Code::$code => include_str!(concat!("explain/", stringify!($code), ".md")),)*
                 }
             }
         }

@@ -124,7 +124,10 @@ fn corpus() {
             let root = tree.root_node();
             if case.expects_error {
                 if !root.has_error() {
-                    failures.push(format!("{} / {}: expected a syntax error", case.file, case.name));
+                    failures.push(format!(
+                        "{} / {}: expected a syntax error",
+                        case.file, case.name
+                    ));
                 }
                 continue;
             }
@@ -141,9 +144,18 @@ fn corpus() {
             }
         }
     }
-    assert!(ran >= 30, "expected the corpus in {}, ran {ran} cases", corpus_dir.display());
+    assert!(
+        ran >= 30,
+        "expected the corpus in {}, ran {ran} cases",
+        corpus_dir.display()
+    );
     println!("ran {ran} corpus cases");
-    assert!(failures.is_empty(), "{} corpus case(s) failed:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} corpus case(s) failed:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }
 
 #[test]

@@ -76,7 +76,11 @@ fn every_mesh_file_without_syntax_errors_parses_cleanly() {
             continue;
         }
         let tree = parser.parse(&source, None).expect("a tree");
-        let relative = path.strip_prefix(&root).unwrap_or(path).display().to_string();
+        let relative = path
+            .strip_prefix(&root)
+            .unwrap_or(path)
+            .display()
+            .to_string();
         for error in support::syntax_errors(&tree, &source) {
             failures.push(format!("{relative}:{error}"));
         }
@@ -101,7 +105,11 @@ fn every_mesh_file_without_syntax_errors_parses_cleanly() {
         );
     }
 
-    println!("parsed {} .mesh files under {}", checked.len(), root.display());
+    println!(
+        "parsed {} .mesh files under {}",
+        checked.len(),
+        root.display()
+    );
     assert!(
         failures.is_empty(),
         "{} syntax error(s) in files that should parse:\n{}",
@@ -114,7 +122,9 @@ fn every_mesh_file_without_syntax_errors_parses_cleanly() {
 fn a_header_expecting_a_syntax_error_is_recognised() {
     assert!(declares_syntax_error("// expect: E0001\nmodule a {"));
     assert!(declares_syntax_error("// expect: E0005\n// allow: E0001\n"));
-    assert!(declares_syntax_error("// A broken case.\n// expect: E0302 E0003\n"));
+    assert!(declares_syntax_error(
+        "// A broken case.\n// expect: E0302 E0003\n"
+    ));
     assert!(declares_syntax_error("// expect: E0101\n// allow: E0005\n"));
     assert!(!declares_syntax_error("// expect: E0302\nmodule a {}"));
     assert!(!declares_syntax_error("// expect: ok\n"));
@@ -127,5 +137,8 @@ fn broken_input_is_reported_with_its_position() {
     let tree = support::parse(source);
     let errors = support::syntax_errors(&tree, source);
     assert!(!errors.is_empty(), "a missing colon must be an error");
-    assert!(errors[0].starts_with("2:"), "error reported on line 2: {errors:?}");
+    assert!(
+        errors[0].starts_with("2:"),
+        "error reported on line 2: {errors:?}"
+    );
 }

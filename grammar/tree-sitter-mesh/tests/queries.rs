@@ -47,7 +47,12 @@ fn highlights(source: &str) -> BTreeMap<(usize, String), Vec<String>> {
     by_node
 }
 
-fn capture_of(map: &BTreeMap<(usize, String), Vec<String>>, source: &str, text: &str, nth: usize) -> String {
+fn capture_of(
+    map: &BTreeMap<(usize, String), Vec<String>>,
+    source: &str,
+    text: &str,
+    nth: usize,
+) -> String {
     let start = source
         .match_indices(text)
         .nth(nth)
@@ -81,7 +86,11 @@ mesh lab { node alpha { } assign forge to alpha }
 fn highlights_capture_what_they_promise() {
     let map = highlights(SAMPLE);
     let expect = |text: &str, nth: usize, capture: &str| {
-        assert_eq!(capture_of(&map, SAMPLE, text, nth), capture, "capture of {text:?} #{nth}");
+        assert_eq!(
+            capture_of(&map, SAMPLE, text, nth),
+            capture,
+            "capture of {text:?} #{nth}"
+        );
     };
     expect("/// A database.", 0, "comment.documentation");
     expect("// done", 0, "comment");
@@ -126,11 +135,34 @@ fn no_node_is_captured_by_two_highlight_patterns() {
 }
 
 #[test]
+fn every_editor_query_compiles() {
+    // The copies, and queries of an editor's own (Helix's indents.scm).
+    let root = support::repository_root();
+    for dir in ["editors/neovim/queries/mesh", "editors/helix/queries/mesh"] {
+        let Ok(entries) = fs::read_dir(root.join(dir)) else {
+            panic!("{dir} is missing");
+        };
+        for entry in entries {
+            let path = entry.expect("entry").path();
+            let source = fs::read_to_string(&path).expect("readable query");
+            Query::new(&tree_sitter_mesh::LANGUAGE.into(), &source)
+                .unwrap_or_else(|error| panic!("{} does not compile: {error}", path.display()));
+        }
+    }
+}
+
+#[test]
 fn editor_copies_of_the_queries_are_identical() {
     let root = support::repository_root();
     let copies = [
-        ("editors/neovim/queries/mesh", &["highlights.scm", "locals.scm", "folds.scm"][..]),
-        ("editors/helix/queries/mesh", &["highlights.scm", "locals.scm"][..]),
+        (
+            "editors/neovim/queries/mesh",
+            &["highlights.scm", "locals.scm", "folds.scm"][..],
+        ),
+        (
+            "editors/helix/queries/mesh",
+            &["highlights.scm", "locals.scm"][..],
+        ),
     ];
     let originals = support::crate_dir().join("queries");
     for (dir, files) in copies {
@@ -138,7 +170,10 @@ fn editor_copies_of_the_queries_are_identical() {
             let original = fs::read_to_string(originals.join(file)).expect("original query");
             let copy_path = root.join(dir).join(file);
             let copy = fs::read_to_string(&copy_path).unwrap_or_else(|error| {
-                panic!("{} missing ({error}); run editors/sync-queries.sh", copy_path.display())
+                panic!(
+                    "{} missing ({error}); run editors/sync-queries.sh",
+                    copy_path.display()
+                )
             });
             assert!(
                 copy == original,

@@ -59,4 +59,13 @@ mod tests {
             .set_language(&super::LANGUAGE.into())
             .expect("Error loading the mesh grammar");
     }
+
+    /// The parser is generated with `tree-sitter generate --abi 14`, so that
+    /// editors built on tree-sitter 0.20.7 to 0.24 (Neovim 0.7 to 0.10,
+    /// Helix up to 25.01) load it too. A regeneration without the flag
+    /// would give ABI 15.
+    #[test]
+    fn the_parser_has_abi_14() {
+        assert_eq!(super::language().abi_version(), 14);
+    }
 }

@@ -19,7 +19,9 @@ pub fn parser() -> Parser {
 /// Parses `source`; a parse never returns `None` without a timeout or
 /// cancellation, which these tests do not set.
 pub fn parse(source: &str) -> Tree {
-    parser().parse(source, None).expect("parse returned no tree")
+    parser()
+        .parse(source, None)
+        .expect("parse returned no tree")
 }
 
 /// The crate's own directory (grammar/tree-sitter-mesh).

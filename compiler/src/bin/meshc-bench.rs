@@ -1,0 +1,228 @@
+//! The benchmark: generates catalogues of 100, 1,000 and 10,000 modules (about 1 KB each)
+//! with a mesh assigning every module, then times `meshc check`, `meshc build` and
+//! `meshc fmt --check` on them, with peak memory, and prints a Markdown table.
+//!
+//! Run: `cargo run --release --bin meshc-bench` (options: `--sizes 100,1000,10000`,
+//! `--runs 5`, `--meshc target/release/meshc`, `--keep DIR`).
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+/// Nodes the generated mesh spreads modules over.
+const NODES: usize = 20;
+
+fn module_text(i: usize) -> String {
+    format!(
+        r#"/// Service {i} of the generated catalogue: a web application with a database.
+module svc{i} {{
+  /// Where the service keeps its state.
+  requires db: module postgres {{ password len 24.. }}
+  requires data: host directory {{ owner = 1000  mode = 0o750 }}
+  requires http: host port {{ container = 8080 }}
+  requires key: module secret {{ length = 48 }}
+  requires workers: operator int in 1..64 = 4
+  requires title: operator string = "Service {i}"
+
+  container svc{i} {{
+    image "ghcr.io/acme/svc{i}:1.4.2"
+    env {{
+      DB_HOST = "${{db.host}}:${{db.port}}"
+      DB_NAME = db.database
+      DB_USER = db.user
+      DB_PASSWORD_FILE = "/run/secrets/db_password"
+      DATA_DIR = "/data"
+      CACHE_DIR = "/data/cache"
+      KEY_FILE = "/run/secrets/key"
+      WORKERS = workers
+      TITLE = "${{title}} with ${{workers}} workers"
+      LOG_LEVEL = "info"
+      SSL_MODE = db.sslmode
+      LISTEN = "8080"
+    }}
+    secret "/run/secrets/db_password" = db.password
+    secret "/run/secrets/key" = key.value
+    mount data.path -> "/data"
+    publish http
+  }}
+}}
+"#
+    )
+}
+
+const PROVIDERS: &str = r#"/// PostgreSQL for the generated catalogue.
+module pg {
+  requires here: host node
+  requires p: host port { container = 5432 }
+  requires data: host directory { owner = 999  mode = 0o700 }
+  container pg {
+    image "postgres:16.4"
+    mount data.path -> "/var/lib/postgresql/data"
+    publish p
+  }
+  provides postgres {
+    host = here.private_name
+    port = p.host_port
+    database = consumer.login
+    user = consumer.login
+  }
+}
+
+/// The vault for the generated catalogue.
+module keeper {
+  requires api: host port { container = 8200 }
+  container keeper {
+    image "openbao/openbao:2.0.3"
+    publish api
+  }
+  provides secret { }
+}
+"#;
+
+fn mesh_text(n: usize) -> String {
+    let mut s = String::from("mesh bench {\n");
+    for node in 0..NODES {
+        let _ = writeln!(
+            s,
+            "  node n{node} {{ private_name = \"n{node}.bench.internal\"  ports = 20000..29999 }}"
+        );
+    }
+    s.push_str("  seat vault = keeper on n0\n  assign keeper to n0\n");
+    for node in 0..NODES {
+        let _ = writeln!(s, "  assign pg to n{node}");
+    }
+    for i in 0..n {
+        let _ = writeln!(s, "  assign svc{i} to n{}", i % NODES);
+    }
+    s.push_str("}\n");
+    s
+}
+
+/// Writes a workload of `n` modules into `dir`; returns its size in bytes.
+fn generate(dir: &Path, n: usize) -> std::io::Result<u64> {
+    std::fs::create_dir_all(dir.join("modules"))?;
+    let mut bytes = 0u64;
+    for i in 0..n {
+        let text = module_text(i);
+        bytes += text.len() as u64;
+        std::fs::write(dir.join("modules").join(format!("svc{i}.mesh")), text)?;
+    }
+    std::fs::write(dir.join("providers.mesh"), PROVIDERS)?;
+    let mesh = mesh_text(n);
+    bytes += (PROVIDERS.len() + mesh.len()) as u64;
+    std::fs::write(dir.join("bench.mesh"), mesh)?;
+    Ok(bytes)
+}
+
+struct Sample {
+    seconds: f64,
+    peak_kib: u64,
+    status: i32,
+}
+
+/// Runs meshc with `MESHC_STATS=1`, which makes it report its peak memory on exit.
+fn run(meshc: &Path, dir: &Path, args: &[&str]) -> Sample {
+    let start = Instant::now();
+    let out = Command::new(meshc)
+        .args(args)
+        .current_dir(dir)
+        .env("MESHC_STATS", "1")
+        .output()
+        .expect("meshc runs");
+    let seconds = start.elapsed().as_secs_f64();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let peak_kib = stderr
+        .lines()
+        .find_map(|l| l.strip_prefix("meshc-stats: peak_rss_kib="))
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(0);
+    Sample {
+        seconds,
+        peak_kib,
+        status: out.status.code().unwrap_or(-1),
+    }
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(|a, b| a.total_cmp(b));
+    v[v.len() / 2]
+}
+
+fn main() {
+    let mut sizes = vec![100usize, 1_000, 10_000];
+    let mut runs = 5usize;
+    let mut meshc = PathBuf::from("target/release/meshc");
+    let mut keep: Option<PathBuf> = None;
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        match a.as_str() {
+            "--sizes" => {
+                sizes = args
+                    .next()
+                    .unwrap_or_default()
+                    .split(',')
+                    .filter_map(|s| s.trim().parse().ok())
+                    .collect()
+            }
+            "--runs" => runs = args.next().and_then(|s| s.parse().ok()).unwrap_or(5).max(1),
+            "--meshc" => meshc = PathBuf::from(args.next().unwrap_or_default()),
+            "--keep" => keep = args.next().map(PathBuf::from),
+            "-h" | "--help" => {
+                println!(
+                    "meshc-bench [--sizes 100,1000,10000] [--runs 5] [--meshc PATH] [--keep DIR]"
+                );
+                return;
+            }
+            other => {
+                eprintln!("meshc-bench: unknown argument `{other}`");
+                std::process::exit(2);
+            }
+        }
+    }
+    let meshc = std::fs::canonicalize(&meshc).unwrap_or_else(|_| {
+        eprintln!(
+            "meshc-bench: no meshc at `{}`; build it with `cargo build --release`",
+            meshc.display()
+        );
+        std::process::exit(2);
+    });
+    let keep_dir = keep.is_some();
+    let root = keep.unwrap_or_else(|| {
+        std::env::temp_dir().join(format!("meshc-bench-{}", std::process::id()))
+    });
+    println!("| modules | size | command | median wall | peak memory | exit |");
+    println!("| ---: | ---: | --- | ---: | ---: | ---: |");
+    for &n in &sizes {
+        let dir = root.join(format!("w{n}"));
+        let _ = std::fs::remove_dir_all(&dir);
+        let bytes = generate(&dir, n).expect("workload written");
+        let out_dir = dir.join("out");
+        let out_arg = out_dir.to_string_lossy().into_owned();
+        let commands: Vec<(&str, Vec<&str>)> = vec![
+            ("check", vec!["check", "."]),
+            ("build", vec!["build", "bench.mesh", ".", "--out", &out_arg]),
+            ("fmt --check", vec!["fmt", "--check", "."]),
+        ];
+        for (name, argv) in commands {
+            let mut times = Vec::new();
+            let mut peak = 0;
+            let mut status = 0;
+            for _ in 0..runs {
+                let s = run(&meshc, &dir, &argv);
+                times.push(s.seconds);
+                peak = peak.max(s.peak_kib);
+                status = s.status;
+            }
+            println!(
+                "| {n} | {:.1} MB | `meshc {name}` | {:.3} s | {:.0} MB | {status} |",
+                bytes as f64 / 1e6,
+                median(times),
+                peak as f64 / 1024.0
+            );
+        }
+    }
+    if !keep_dir {
+        let _ = std::fs::remove_dir_all(&root);
+    }
+}
