@@ -11,20 +11,20 @@ use tower_lsp_server::ls_types::{TextEdit, Uri};
 pub enum Formatted {
     /// The canonical layout.
     Text(String),
-    /// The text does not parse; nothing is changed.
+    /// The text does not parse; nothing is changed (its syntax errors are already shown).
     Refused,
-    /// This build has no formatter.
-    Unavailable,
 }
 
 /// The adapter around the compiler's formatter: the one place that calls it.
 pub fn format_text(path: &str, text: &str) -> Formatted {
-    let _ = (path, text);
-    Formatted::Unavailable
+    match meshc::fmt::format(&path.into(), text) {
+        Ok(t) => Formatted::Text(t),
+        Err(_) => Formatted::Refused,
+    }
 }
 
 /// The edits that format the file `uri` names; `None` when nothing can be said (no such
-/// file, a text that does not parse, no formatter).
+/// file, or a text that does not parse).
 pub fn formatting(snap: &Snapshot, uri: &Uri) -> Option<Vec<TextEdit>> {
     let (path, file) = snap.file(uri)?;
     if file == snap.std_file {
@@ -33,7 +33,7 @@ pub fn formatting(snap: &Snapshot, uri: &Uri) -> Option<Vec<TextEdit>> {
     let text = file.text(&snap.db);
     let formatted = match format_text(&path, text) {
         Formatted::Text(t) => t,
-        Formatted::Refused | Formatted::Unavailable => return None,
+        Formatted::Refused => return None,
     };
     let lines = Lines::of(&snap.db, file, snap.unit);
     Some(minimal_edit(&lines, &formatted).into_iter().collect())
