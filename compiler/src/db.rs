@@ -126,11 +126,12 @@ pub fn check_file(
     let path = file.path(db);
     let mut out = parsed.diagnostics.clone();
     out.extend(reg.diagnostics_in(path).cloned());
-    out.extend(crate::check::check_items(
+    out.extend(crate::check::check_items_in(
         path,
         &parsed.file,
         &reg,
         file.std(db),
+        &parsed.diagnostics,
     ));
     Arc::new(out)
 }

@@ -1,24 +1,126 @@
 //! The checker: everything that needs no resolution. Names, provider kinds and contracts,
 //! types and refinements, narrowing, secret and host-path flow, containers, provides, and
 //! the definition rules of ADR 0112.
+//!
+//! One file per concept: [`contracts`] (contract items, and the typed declarations they
+//! share with operator requirements), [`requirements`] (kinds, narrowing, cycles),
+//! [`expressions`] (references, types, secret taint, host-path flow), [`containers`],
+//! [`provides`], [`definition_rules`] (domains and node names), [`old_forms`] and
+//! [`unused`]. Meshes are the resolver's.
 
 pub mod registry;
 pub mod scope;
 pub mod types;
 
-use crate::diagnostics::Diagnostic;
-use crate::span::FilePath;
+mod containers;
+mod contracts;
+mod definition_rules;
+mod expressions;
+mod module;
+mod old_forms;
+mod provides;
+mod requirements;
+mod unused;
+
+use crate::diagnostics::{Diagnostic, Reported, Sink};
+use crate::span::{FilePath, Span};
 use crate::syntax::ast;
 use registry::Registry;
 
 /// Checks the contracts and modules of one file against the workspace's registry.
-/// Meshes are the resolver's.
+/// Meshes are the resolver's. `std` says the file is the standard library's, which alone
+/// may declare host and mesh contracts.
+///
+/// The diagnostics come in source order.
 pub fn check_items(
     path: &FilePath,
     file: &ast::SourceFile,
     registry: &Registry,
     std: bool,
 ) -> Vec<Diagnostic> {
-    let _ = (path, file, registry, std);
-    Vec::new()
+    check_items_in(path, file, registry, std, &[])
+}
+
+/// [`check_items`], knowing the file's syntax diagnostics: a check that concludes from
+/// something's absence (a container's image, a provides' answer, any use of a
+/// requirement) stays silent where an entry failed to parse, since what is missing may
+/// be in the broken entry.
+pub fn check_items_in(
+    path: &FilePath,
+    file: &ast::SourceFile,
+    registry: &Registry,
+    std: bool,
+    syntax: &[Diagnostic],
+) -> Vec<Diagnostic> {
+    let mut broken: Vec<Span> = syntax
+        .iter()
+        .filter(|d| d.is_error() && d.file == *path)
+        .map(|d| d.span)
+        .collect();
+    broken.sort();
+    let mut cx = Cx {
+        path,
+        registry,
+        std,
+        broken,
+        sink: Sink::default(),
+    };
+    for item in &file.items {
+        match item {
+            ast::Item::Contract(c) => {
+                contracts::check_contract(&mut cx, c);
+                definition_rules::check_contract_literals(&mut cx, c);
+            }
+            ast::Item::Module(m) => {
+                module::check_module(&mut cx, m);
+                definition_rules::check_module_literals(&mut cx, m);
+            }
+            // Meshes are the resolver's; seats outside the standard library are the
+            // registry's (E0204).
+            ast::Item::Mesh(_) | ast::Item::Seat(_) => {}
+        }
+    }
+    let mut out = cx.sink.diagnostics;
+    out.sort_by_key(|d| (d.span.start, d.span.end));
+    out
+}
+
+/// What every check of one file shares: where it is, the workspace's names, and the
+/// diagnostics found so far.
+pub(crate) struct Cx<'a> {
+    pub path: &'a FilePath,
+    pub registry: &'a Registry,
+    pub std: bool,
+    /// Where the file's syntax errors are, sorted.
+    pub broken: Vec<Span>,
+    pub sink: Sink,
+}
+
+impl Cx<'_> {
+    /// Whether a syntax error lies inside `span`: something written there may be missing
+    /// from the tree.
+    pub fn is_broken(&self, span: Span) -> bool {
+        let first = self.broken.partition_point(|b| b.start < span.start);
+        self.broken.get(first).is_some_and(|b| b.start <= span.end)
+    }
+
+    /// Records a diagnostic.
+    pub fn report(&mut self, diagnostic: Diagnostic) -> Reported {
+        self.sink.report(diagnostic)
+    }
+}
+
+/// `a`, `a and b`, `a, b and c`, each name in backticks.
+pub(crate) fn list_names<'s>(names: impl IntoIterator<Item = &'s str>) -> String {
+    let names: Vec<&str> = names.into_iter().collect();
+    let mut out = String::new();
+    for (i, n) in names.iter().enumerate() {
+        if i > 0 {
+            out.push_str(if i + 1 == names.len() { " and " } else { ", " });
+        }
+        out.push('`');
+        out.push_str(n);
+        out.push('`');
+    }
+    out
 }

@@ -269,10 +269,9 @@ impl Registry {
                                 .or_insert(entry.clone());
                             if let Some(ast::Expr::Str(s)) =
                                 node.prop("private_name").map(|p| &p.value)
+                                && let Some(pn) = s.as_plain()
                             {
-                                if let Some(pn) = s.as_plain() {
-                                    reg.node_names.entry(pn).or_insert(entry);
-                                }
+                                reg.node_names.entry(pn).or_insert(entry);
                             }
                         }
                     }

@@ -359,10 +359,10 @@ impl Constraint {
 
     /// The first refinement `value` breaks, if any.
     pub fn check(&self, value: &Value) -> Option<Breach> {
-        if let (Some(b), Value::Int(i)) = (&self.range, value) {
-            if !b.contains(*i) {
-                return Some(Breach::Range(*b));
-            }
+        if let (Some(b), Value::Int(i)) = (&self.range, value)
+            && !b.contains(*i)
+        {
+            return Some(Breach::Range(*b));
         }
         if let Some(b) = &self.len {
             let len = match value {
@@ -370,23 +370,23 @@ impl Constraint {
                 Value::List(items) => Some(items.len() as i64),
                 _ => None,
             };
-            if let Some(len) = len {
-                if !b.contains(len) {
-                    return Some(Breach::Len(*b));
-                }
+            if let Some(len) = len
+                && !b.contains(len)
+            {
+                return Some(Breach::Len(*b));
             }
         }
-        if let Some(set) = &self.one_of {
-            if !set.contains(value) {
-                return Some(Breach::OneOf(set.clone()));
-            }
+        if let Some(set) = &self.one_of
+            && !set.contains(value)
+        {
+            return Some(Breach::OneOf(set.clone()));
         }
         if let Value::Str(s) = value {
             for re in &self.matches {
-                if let Ok(r) = regex::Regex::new(&format!("^(?:{re})$")) {
-                    if !r.is_match(s) {
-                        return Some(Breach::Matches(re.clone()));
-                    }
+                if let Ok(r) = whole_match_regex(re)
+                    && !r.is_match(s)
+                {
+                    return Some(Breach::Matches(re.clone()));
                 }
             }
         }
@@ -407,6 +407,42 @@ impl Constraint {
         }
         false
     }
+}
+
+/// The regex of a `matches "…"` refinement, anchored so it must match the whole value.
+/// Each pattern is compiled once per thread and kept, shared (a cloned `Regex` would
+/// build its matching cache anew): a catalogue repeats its patterns across thousands of
+/// modules, and the checker runs on every keystroke.
+pub fn whole_match_regex(pattern: &str) -> Result<std::sync::Arc<regex::Regex>, String> {
+    use std::cell::RefCell;
+    use std::collections::HashMap;
+    thread_local! {
+        static CACHE: RefCell<HashMap<String, Result<std::sync::Arc<regex::Regex>, String>>> =
+            RefCell::new(HashMap::new());
+    }
+    CACHE.with(|cache| {
+        if let Some(hit) = cache.borrow().get(pattern) {
+            return hit.clone();
+        }
+        let compiled = regex::Regex::new(&format!("^(?:{pattern})$"))
+            .map(std::sync::Arc::new)
+            .map_err(|e| match e {
+                regex::Error::Syntax(text) => text
+                    .lines()
+                    .rev()
+                    .find(|l| l.starts_with("error:"))
+                    .map(|l| l.trim_start_matches("error:").trim().to_string())
+                    .unwrap_or(text),
+                other => other.to_string(),
+            });
+        let mut cache = cache.borrow_mut();
+        // An editor session types many patterns on the way to one; keep the cache small.
+        if cache.len() >= 4096 {
+            cache.clear();
+        }
+        cache.insert(pattern.to_string(), compiled.clone());
+        compiled
+    })
 }
 
 /// Checks that `value` is a valid literal of textual or mode type `ty` (E0314).
@@ -519,26 +555,45 @@ pub fn path_is_under(inner: &str, outer: &str) -> bool {
         || outer.is_empty()
 }
 
-/// A container image reference `[registry/]name[:tag][@digest]`.
+/// A container image reference `[registry/]name[:tag][@digest]`. The name is lowercase;
+/// a tag is `[A-Za-z0-9_.-]`, up to 128 characters, not starting with `.` or `-`.
 pub fn validate_image(s: &str) -> Result<(), String> {
-    if s.is_empty()
-        || s.chars()
-            .any(|c| c.is_whitespace() || c.is_ascii_uppercase())
-    {
-        return Err("an image reference is lowercase, with no spaces".into());
+    if s.is_empty() || s.chars().any(char::is_whitespace) {
+        return Err("an image reference has no spaces".into());
     }
     let (name_tag, digest) = match s.split_once('@') {
         Some((n, d)) => (n, Some(d)),
         None => (s, None),
     };
     if let Some(d) = digest {
-        if !d.contains(':') {
-            return Err("a digest is written `algorithm:hex`".into());
+        match d.split_once(':') {
+            Some((alg, hex)) if !alg.is_empty() && !hex.is_empty() => {}
+            _ => return Err("a digest is written `algorithm:hex`".into()),
         }
     }
     let last = name_tag.rsplit('/').next().unwrap_or("");
     if name_tag.is_empty() || last.is_empty() || last.starts_with(':') {
         return Err("the image reference names no image".into());
+    }
+    let (name, tag) = match last.split_once(':') {
+        Some((_, tag)) => (&name_tag[..name_tag.len() - tag.len() - 1], Some(tag)),
+        None => (name_tag, None),
+    };
+    if name.chars().any(|c| c.is_ascii_uppercase()) {
+        return Err("the name of an image is lowercase".into());
+    }
+    if let Some(tag) = tag
+        && (tag.is_empty()
+            || tag.len() > 128
+            || tag.starts_with(['.', '-'])
+            || !tag
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"_.-".contains(&b)))
+    {
+        return Err(
+            "a tag has up to 128 letters, digits, `_`, `.` and `-`, and starts with neither `.` nor `-`"
+                .into(),
+        );
     }
     Ok(())
 }
@@ -572,6 +627,11 @@ mod tests {
         assert!(validate_container_path("/a/../b").is_err());
         assert!(validate_container_path("/a//b").is_err());
         assert!(validate_image("codeberg.org/forgejo/forgejo:9.0.3").is_ok());
+        assert!(validate_image("minio/minio:RELEASE.2024-10-13T13-34-11Z").is_ok());
+        assert!(validate_image("registry.lab.internal:5000/team/app").is_ok());
+        assert!(validate_image("Nginx:1.27").is_err());
+        assert!(validate_image("nginx 1.27").is_err());
+        assert!(validate_image("nginx:").is_err());
         assert_eq!(image_tag("localhost:5000/x"), None);
         assert_eq!(image_tag("localhost:5000/x:1.2"), Some("1.2"));
     }

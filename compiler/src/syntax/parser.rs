@@ -1171,7 +1171,13 @@ impl<'a> Parser<'a> {
                     break;
                 }
                 TokenKind::RBrace => {
-                    self.expected("`]` to close the list");
+                    // The block closes around an open list: the `[` is what is unclosed.
+                    let end = self.peek().span;
+                    self.diags.push(
+                        Diagnostic::new(Code::E0005, &self.path, open, "this `[` is never closed")
+                            .with_label(end, "the enclosing block closes here")
+                            .with_help("add the missing `]`"),
+                    );
                     break;
                 }
                 _ => {

@@ -206,7 +206,8 @@ fn parse_interp(text: &str, start: usize, end: usize, whole: Span) -> Option<Int
     let raw = &text[start..end];
     let lead = raw.len() - raw.trim_start().len();
     let mut pos = start + lead;
-    let body_end = start + raw.trim_end().len();
+    // `${ }` holds only blanks: the body is empty, not negative.
+    let body_end = (start + raw.trim_end().len()).max(pos);
     let mut legacy = None;
     if let Some(colon) = text[pos..body_end].find(':') {
         let kind = &text[pos..pos + colon];

@@ -1,0 +1,775 @@
+//! Containers (LANGUAGE.md §5.4): their entries, the paths they write, what env reads,
+//! what is mounted and published.
+
+use super::expressions::Target;
+use super::expressions::{Place, Slot, Val, What, a_type, check_mode_literal};
+use super::module::{ModuleChecker, Seen, duplicate};
+use super::registry::ProviderKind;
+use super::scope::RefContext;
+use super::types::{
+    Constraint, Ty, image_has_digest, image_tag, path_is_under, validate_container_path,
+    validate_image,
+};
+use crate::diagnostics::{Code, Diagnostic};
+use crate::span::Span;
+use crate::syntax::ast::{
+    Container, ContainerEntryKind, EnvEntry, Expr, Ident, StrPart, StringLit,
+};
+use std::borrow::Cow;
+
+const DEF: RefContext<'static> = RefContext::Definition;
+
+/// The paths one container holds: what env may name (E0401) and what two entries must
+/// not both write (E0403).
+struct Paths<'a> {
+    /// The container's name, for messages.
+    container: &'a str,
+    /// Mount, secret and file targets, and image paths.
+    held: Vec<Cow<'a, str>>,
+    /// Mount, secret and file targets: each written once.
+    written: Seen<'a>,
+}
+
+impl<'a> ModuleChecker<'a, '_> {
+    /// Every container of the module.
+    pub(crate) fn check_containers(&mut self) {
+        let module = self.module;
+        let mut names = Seen::new();
+        let mut published = Seen::new();
+        for c in module.containers() {
+            if let Some(first) = names.insert(&c.name.name, c.name.span) {
+                duplicate(
+                    self.cx,
+                    c.name.span,
+                    first,
+                    format!(
+                        "container `{}` is declared twice in module `{}`",
+                        c.name.name, module.name.name
+                    ),
+                    "rename one of them; a module's containers are named apart",
+                );
+            }
+            self.check_container(c, &mut published);
+        }
+    }
+
+    fn check_container(&mut self, c: &'a Container, published: &mut Seen<'a>) {
+        let mut single = Seen::new();
+        let mut env_keys = Seen::new();
+        let mut paths = Paths {
+            container: &c.name.name,
+            held: Vec::new(),
+            written: Seen::new(),
+        };
+        let mut envs: Vec<&'a EnvEntry> = Vec::new();
+        let mut has_image = false;
+        for entry in &c.entries {
+            let keyword = match &entry.kind {
+                ContainerEntryKind::Image(_) => Some("image"),
+                ContainerEntryKind::Command(_) => Some("command"),
+                ContainerEntryKind::User(_) => Some("user"),
+                ContainerEntryKind::ImagePaths(_) => Some("image_paths"),
+                _ => None,
+            };
+            if let Some(keyword) = keyword
+                && let Some(first) = single.insert(keyword, entry.span)
+            {
+                duplicate(
+                    self.cx,
+                    entry.span,
+                    first,
+                    format!("container `{}` has two `{keyword}` entries", c.name.name),
+                    "keep one of them",
+                );
+                continue;
+            }
+            match &entry.kind {
+                ContainerEntryKind::Image(s) => {
+                    has_image = true;
+                    self.check_image(s);
+                }
+                ContainerEntryKind::Command(e) => self.check_command(e),
+                ContainerEntryKind::User(e) => self.check_user(e),
+                ContainerEntryKind::Env(entries) => {
+                    for e in entries {
+                        if let Some(first) = env_keys.insert(&e.key.name, e.key.span) {
+                            duplicate(
+                                self.cx,
+                                e.key.span,
+                                first,
+                                format!(
+                                    "env `{}` is set twice in container `{}`",
+                                    e.key.name, c.name.name
+                                ),
+                                "keep one of them",
+                            );
+                            self.eval_names(&e.value, DEF);
+                            continue;
+                        }
+                        self.check_env_entry(e);
+                        envs.push(e);
+                    }
+                }
+                ContainerEntryKind::Mount { source, target, .. } => {
+                    let target_text = target
+                        .as_ref()
+                        .and_then(|t| self.container_path(t, &mut paths, true));
+                    self.check_mount_source(source, target_text.as_deref());
+                }
+                ContainerEntryKind::Secret { target, value } => {
+                    self.container_path(target, &mut paths, true);
+                    self.check_secret_file(value);
+                }
+                ContainerEntryKind::File {
+                    target,
+                    mode,
+                    value,
+                } => {
+                    self.container_path(target, &mut paths, true);
+                    if let Some(m) = mode {
+                        check_mode_literal(
+                            self.cx,
+                            m.value,
+                            m.radix,
+                            m.span,
+                            What::Text("the file's mode"),
+                        );
+                    }
+                    let val = self.eval(value, Place::FileBody, DEF);
+                    self.refuse_list_content(value, &val, "a file's content");
+                }
+                ContainerEntryKind::Publish(ident) => self.check_publish(ident, published),
+                ContainerEntryKind::ImagePaths(e) => self.check_image_paths(e, &mut paths),
+            }
+        }
+        if !has_image && !self.cx.is_broken(c.span) {
+            self.cx.report(
+                Diagnostic::new(
+                    Code::E0314,
+                    self.cx.path,
+                    c.name.span,
+                    format!("container `{}` has no image", c.name.name),
+                )
+                .with_help("every container names its image, pinned to a tag or digest: `image \"nginx:1.27\"`"),
+            );
+        }
+        if !envs.is_empty() {
+            let held = HeldPaths::new(&paths.held);
+            for e in envs {
+                self.check_env_path(c, e, &held);
+            }
+        }
+    }
+
+    /// `image "ref"`: a valid reference (E0314), pinned to a tag or digest (W0002).
+    fn check_image(&mut self, s: &'a StringLit) {
+        if s.interpolations().next().is_some() {
+            // Checked once resolved; only its flow is checked here.
+            let val = self.eval_str(s, Place::Image);
+            if let Some(taint) = val.secret {
+                self.secret_refused(taint, Place::Image, &val);
+            }
+            return;
+        }
+        let text = plain_text(s);
+        if let Err(why) = validate_image(&text) {
+            self.cx.report(
+                Diagnostic::new(
+                    Code::E0314,
+                    self.cx.path,
+                    s.span,
+                    format!("`{text}` is not a valid image reference"),
+                )
+                .with_help(format!("{why}: `[registry/]name[:tag][@digest]`")),
+            );
+            return;
+        }
+        if image_has_digest(&text) {
+            return;
+        }
+        match image_tag(&text) {
+            Some(tag) if tag != "latest" => {}
+            tag => {
+                let name = text.split('@').next().unwrap_or(&text);
+                let name = match tag {
+                    Some(_) => name.rsplit_once(':').map_or(name, |(n, _)| n),
+                    None => name,
+                };
+                self.cx.report(
+                    Diagnostic::new(
+                        Code::W0002,
+                        self.cx.path,
+                        s.span,
+                        if tag.is_some() {
+                            format!("image `{text}` is not pinned: `latest` moves")
+                        } else {
+                            format!("image `{text}` is not pinned to a tag or digest")
+                        },
+                    )
+                    .with_help(format!(
+                        "pin the version the module was written for, like `{name}:1.2.3`, or a digest `{name}@sha256:…`"
+                    )),
+                );
+            }
+        }
+    }
+
+    /// `command […]`: a list of strings, never carrying a secret.
+    fn check_command(&mut self, e: &'a Expr) {
+        let Expr::List(items, _) = e else {
+            let val = self.eval(e, Place::Command, DEF);
+            if val.is_error() {
+                return;
+            }
+            if let Some(taint) = val.secret {
+                self.secret_refused(taint, Place::Command, &val);
+                return;
+            }
+            let ok = match &val.ty {
+                Ty::List(inner) => **inner == Ty::Error || inner.fits(&Ty::String),
+                _ => false,
+            };
+            if !ok {
+                let help = match (e, &val.ty) {
+                    (Expr::Str(_), _) => {
+                        "write one string per argument: `command [\"app\", \"--flag\"]`"
+                    }
+                    (_, Ty::List(_)) => "interpolate each value into a string",
+                    _ => "write the command as a list: `command [\"app\", \"--flag\"]`",
+                };
+                self.cx.report(
+                    Diagnostic::new(
+                        Code::E0301,
+                        self.cx.path,
+                        e.span(),
+                        format!(
+                            "the command is a list of strings; this is {}",
+                            a_type(&val.ty)
+                        ),
+                    )
+                    .with_help(help),
+                );
+            }
+            return;
+        };
+        for item in items {
+            let val = self.eval(item, Place::Command, DEF);
+            if val.is_error() {
+                continue;
+            }
+            if let Some(taint) = val.secret {
+                self.secret_refused(taint, Place::Command, &val);
+                continue;
+            }
+            if val.ty.fits(&Ty::String) {
+                continue;
+            }
+            let help = match item {
+                Expr::Ref(r) => format!("interpolate it: `\"${{{}}}\"`", r.dotted()),
+                Expr::Int(i) => format!("write it as text: `\"{}\"`", i.value),
+                Expr::Bool(b, _) => format!("write it as text: `\"{b}\"`"),
+                _ => "write each argument as a string".into(),
+            };
+            self.cx.report(
+                Diagnostic::new(
+                    Code::E0301,
+                    self.cx.path,
+                    item.span(),
+                    format!(
+                        "each argument of the command is a string; this is {}",
+                        a_type(&val.ty)
+                    ),
+                )
+                .with_help(help),
+            );
+        }
+    }
+
+    /// `user UID`: an int in the uid range.
+    fn check_user(&mut self, e: &'a Expr) {
+        let val = self.eval(e, Place::User, DEF);
+        if val.is_error() {
+            return;
+        }
+        if let Some(taint) = val.secret {
+            self.secret_refused(taint, Place::User, &val);
+            return;
+        }
+        let constraint = Constraint::of_type(&Ty::Uid);
+        self.check_fit(
+            e,
+            &val,
+            &Slot {
+                what: What::Text("`user`"),
+                ty: &Ty::Uid,
+                constraint: &constraint,
+                secret: false,
+                decl: None,
+            },
+        );
+    }
+
+    /// One env entry: any value converts to text, except a secret (E0302, unless
+    /// `exposed` with a reason: E0308) and a host path (E0303, in `eval`).
+    fn check_env_entry(&mut self, e: &'a EnvEntry) {
+        let place = Place::Env(&e.key.name);
+        let val = self.eval(&e.value, place, DEF);
+        let reasoned = e.exposed.as_ref().map(|x| {
+            x.reason
+                .as_ref()
+                .is_some_and(|r| !r.literal_text().trim().is_empty())
+        });
+        match (val.secret, &e.exposed, reasoned) {
+            (Some(taint), None, _) => self.secret_refused(taint, place, &val),
+            (None, Some(x), _) if !val.is_error() => {
+                self.cx.report(
+                    Diagnostic::new(
+                        Code::W0003,
+                        self.cx.path,
+                        x.span,
+                        format!("`exposed` on env `{}`, which carries no secret", e.key.name),
+                    )
+                    .with_help("remove `exposed …`: only a secret needs the exception"),
+                );
+            }
+            (_, Some(x), Some(false)) => {
+                self.cx.report(
+                    Diagnostic::new(
+                        Code::E0308,
+                        self.cx.path,
+                        x.span,
+                        format!("`exposed` on env `{}` needs a reason", e.key.name),
+                    )
+                    .with_help(
+                        "say next to it why the secret must be in the environment: `exposed \"the image reads its password only from this variable\"`",
+                    ),
+                );
+            }
+            _ => {}
+        }
+    }
+
+    /// E0401: an env value whose text begins with `/` names a path the process reads;
+    /// it must lie at or under a path the container holds.
+    fn check_env_path(&mut self, c: &Container, e: &EnvEntry, held: &HeldPaths<'_>) {
+        let Expr::Str(s) = &e.value else {
+            return;
+        };
+        let Some(StrPart::Text(text)) = s.parts.first() else {
+            return;
+        };
+        if !text.starts_with('/') {
+            return;
+        }
+        let continued = s.parts.len() > 1;
+        let mut pieces = text.split(':').peekable();
+        while let Some(piece) = pieces.next() {
+            let last = pieces.peek().is_none();
+            if !piece.starts_with('/') {
+                continue;
+            }
+            let path = piece.split(char::is_whitespace).next().unwrap_or(piece);
+            // A path an interpolation continues is known only up to its last `/`.
+            let open = last && continued && path.len() == piece.len();
+            let known = if open {
+                match path.rfind('/') {
+                    Some(0) | None => "/",
+                    Some(i) => &path[..i],
+                }
+            } else {
+                path
+            };
+            if held.holds(known) {
+                continue;
+            }
+            let (shown, help) = if !open {
+                let dir = match path.rfind('/') {
+                    Some(0) | None => path,
+                    Some(i) => &path[..i],
+                };
+                (format!("`{path}`"), held_help(dir))
+            } else if path.ends_with('/') {
+                (format!("a path under `{known}`"), held_help(known))
+            } else {
+                (
+                    format!("a path beginning `{path}`"),
+                    format!(
+                        "only what follows a `/` is known to lie under a directory: if the interpolation is a name inside `{path}`, write `{path}/${{…}}`; {}",
+                        held_help(path)
+                    ),
+                )
+            };
+            self.cx.report(
+                Diagnostic::new(
+                    Code::E0401,
+                    self.cx.path,
+                    e.value.span(),
+                    format!(
+                        "env `{}` names {shown}, which no mount, secret, file or image path of container `{}` holds",
+                        e.key.name, c.name.name
+                    ),
+                )
+                .with_help(help),
+            );
+            return;
+        }
+    }
+
+    /// A container path (mount, secret or file target): absolute and normalised
+    /// (E0315). Returns its text when it is one; written paths are checked for
+    /// duplicates (E0403).
+    fn container_path(
+        &mut self,
+        s: &'a StringLit,
+        paths: &mut Paths<'a>,
+        written: bool,
+    ) -> Option<Cow<'a, str>> {
+        if s.interpolations().next().is_some() {
+            self.eval_str(s, Place::ContainerPath);
+            self.cx.report(
+                Diagnostic::new(
+                    Code::E0315,
+                    self.cx.path,
+                    s.span,
+                    "a container path is written out; it cannot interpolate",
+                )
+                .with_help("write the absolute path, like `\"/etc/app/app.ini\"`"),
+            );
+            return None;
+        }
+        let text = plain_text(s);
+        if let Err(why) = validate_container_path(&text) {
+            self.cx.report(
+                Diagnostic::new(
+                    Code::E0315,
+                    self.cx.path,
+                    s.span,
+                    format!("`{text}` is not an absolute, normalised container path"),
+                )
+                .with_help(why),
+            );
+            return None;
+        }
+        if written {
+            let key: &'a str = match &text {
+                Cow::Borrowed(b) => b,
+                Cow::Owned(_) => {
+                    // Escapes in a path: rare; compare the decoded text without keeping it.
+                    paths.held.push(text.clone());
+                    return Some(text);
+                }
+            };
+            if let Some(first) = paths.written.insert(key, s.span) {
+                self.cx.report(
+                    Diagnostic::new(
+                        Code::E0403,
+                        self.cx.path,
+                        s.span,
+                        format!(
+                            "two entries of container `{}` write `{key}`",
+                            paths.container
+                        ),
+                    )
+                    .with_label(first, "first written here")
+                    .with_help("give every mount, secret and file a path of its own"),
+                );
+            }
+        }
+        paths.held.push(text.clone());
+        Some(text)
+    }
+
+    /// `mount SOURCE -> …`: the source is a directory's or access's `path` (E0317); a
+    /// literal host path is the old form (W0401).
+    fn check_mount_source(&mut self, source: &'a Expr, target: Option<&str>) {
+        match source {
+            Expr::Ref(r) => {
+                let Some(target_read) = self.resolve(r, DEF) else {
+                    return;
+                };
+                // A host path of an operator value is refused where it is declared.
+                if self.target_ty(target_read) == Ty::HostPath {
+                    return;
+                }
+                let name = self.target_name(target_read);
+                let help = match target_read {
+                    Target::Field { req, .. } => {
+                        let info = &self.scope.requirements[req];
+                        match info.contract_name() {
+                            Some("directory" | "access") => {
+                                format!("mount its path: `mount {}.path -> …`", info.name())
+                            }
+                            Some("port") => format!(
+                                "`{}` is a port: open it with `publish {}`",
+                                info.name(),
+                                info.name()
+                            ),
+                            _ => "mount the `path` of a `host directory` or `host access` requirement".into(),
+                        }
+                    }
+                    Target::Operator { .. } => "a place on the machine chosen by the operator is a `host access` requirement placed by the assignment: `requires NAME: host access`, then `mount NAME.path -> …`".into(),
+                    _ => "mount the `path` of a `host directory` or `host access` requirement".into(),
+                };
+                self.cx.report(
+                    Diagnostic::new(
+                        Code::E0317,
+                        self.cx.path,
+                        r.span,
+                        format!(
+                            "`{name}` cannot be a mount source: only a `directory`'s or an `access`'s `path` can"
+                        ),
+                    )
+                    .with_help(help),
+                );
+            }
+            Expr::Str(s) if s.interpolations().next().is_none() => {
+                let text = plain_text(s);
+                if text.starts_with('/') {
+                    self.literal_mount_source(s.span, &text, target);
+                } else {
+                    self.mount_source_refused(source.span(), "a relative host path");
+                }
+            }
+            Expr::Str(s) => {
+                let val = self.eval_str(s, Place::MountSource);
+                if !val.is_error() {
+                    self.mount_source_refused(source.span(), "an interpolated string");
+                }
+            }
+            Expr::Error(_) => {}
+            other => self.mount_source_refused(other.span(), "this value"),
+        }
+    }
+
+    fn mount_source_refused(&mut self, span: Span, what: &str) {
+        self.cx.report(
+            Diagnostic::new(
+                Code::E0317,
+                self.cx.path,
+                span,
+                format!("{what} cannot be a mount source: only a `directory`'s or an `access`'s `path` can"),
+            )
+            .with_help("require `requires data: host directory` (or `host access`) and write `mount data.path -> …`"),
+        );
+    }
+
+    /// `secret "/path" = VALUE`: the value must be secret (E0309).
+    fn check_secret_file(&mut self, value: &'a Expr) {
+        let val = self.eval(value, Place::SecretFile, DEF);
+        if self.refuse_list_content(value, &val, "a secret file's content") {
+            return;
+        }
+        if val.is_error() || val.secret.is_some() {
+            return;
+        }
+        let message = match (value, val.target) {
+            (_, Some(t)) => format!(
+                "`{}` is not secret; a secret file holds only a secret",
+                self.target_name(t)
+            ),
+            (Expr::Str(_), None) if val.interpolated => {
+                "this string has no secret part; a secret file holds only a secret".into()
+            }
+            (Expr::Str(_), None) => {
+                "a literal is no secret: every reader of the definition knows it".into()
+            }
+            _ => "a secret file holds only a secret".into(),
+        };
+        self.cx.report(
+            Diagnostic::new(Code::E0309, self.cx.path, value.span(), message).with_help(
+                "read a secret (a contract's secret field like `db.password`, a `module secret` requirement's `value`, an `operator secret` value); a plain value belongs in env or a `file`",
+            ),
+        );
+    }
+
+    /// E0301 for a list as a file's content: a file holds text (any one value converts
+    /// to it). Returns whether it was refused.
+    fn refuse_list_content(&mut self, value: &Expr, val: &Val<'a>, what: &str) -> bool {
+        if !matches!(val.ty, Ty::List(_)) {
+            return false;
+        }
+        self.cx.report(
+            Diagnostic::new(
+                Code::E0301,
+                self.cx.path,
+                value.span(),
+                format!("{what} is text; this is {}", a_type(&val.ty)),
+            )
+            .with_help("write the content as a string; `\"\"\"…\"\"\"` spans lines and interpolates values"),
+        );
+        true
+    }
+
+    /// `publish REQ`: a `host port` requirement (E0316), published once.
+    fn check_publish(&mut self, ident: &'a Ident, published: &mut Seen<'a>) {
+        let Some((idx, _, req)) = self.scope.requirements.get_full(ident.name.as_str()) else {
+            let help = self.unknown_requirement_help(&ident.name);
+            if let Some(meant) =
+                crate::diagnostics::closest(&ident.name, self.scope.requirements.keys().copied())
+                && let Some(idx) = self.scope.requirements.get_index_of(meant)
+            {
+                self.used[idx] = true;
+            }
+            self.cx.report(
+                Diagnostic::new(
+                    Code::E0104,
+                    self.cx.path,
+                    ident.span,
+                    format!(
+                        "module `{}` has no requirement `{}`",
+                        self.module.name.name, ident.name
+                    ),
+                )
+                .with_help(help),
+            );
+            return;
+        };
+        self.used[idx] = true;
+        let is_port = req.contract_name() == Some("port")
+            && req.kind.is_none_or(|k| k != ProviderKind::Operator);
+        if !is_port {
+            let (what, help) = if req.operator.is_some() {
+                (
+                    format!("`{}` is an operator value", ident.name),
+                    format!(
+                        "require a port from the host and publish it: `requires http: host port {{ container = {} }}`, then `publish http`",
+                        ident.name
+                    ),
+                )
+            } else {
+                (
+                    format!(
+                        "`{}` is a `{} {}` requirement",
+                        ident.name,
+                        req.kind.map_or("?", ProviderKind::as_str),
+                        req.contract_name().unwrap_or("?")
+                    ),
+                    "publish a `host port` requirement: `requires http: host port { container = 8080 }`".into(),
+                )
+            };
+            self.cx.report(
+                Diagnostic::new(
+                    Code::E0316,
+                    self.cx.path,
+                    ident.span,
+                    format!("{what}; `publish` names a `host port` requirement"),
+                )
+                .with_help(help),
+            );
+            return;
+        }
+        if let Some(first) = published.insert(&ident.name, ident.span) {
+            duplicate(
+                self.cx,
+                ident.span,
+                first,
+                format!("`{}` is published twice", ident.name),
+                "a host port is published by one container, once",
+            );
+        }
+    }
+
+    /// `image_paths [...]`: absolute, normalised container paths the image holds.
+    fn check_image_paths(&mut self, e: &'a Expr, paths: &mut Paths<'a>) {
+        let Expr::List(items, _) = e else {
+            let val = self.eval(e, Place::ImagePaths, DEF);
+            self.image_path_value(e, &val, true);
+            return;
+        };
+        for item in items {
+            match item {
+                Expr::Str(s) => {
+                    self.container_path(s, paths, false);
+                }
+                other => {
+                    let val = self.eval(other, Place::ImagePaths, DEF);
+                    self.image_path_value(other, &val, false);
+                }
+            }
+        }
+    }
+
+    fn image_path_value(&mut self, e: &Expr, val: &Val<'a>, whole: bool) {
+        if val.is_error() {
+            return;
+        }
+        if let Some(taint) = val.secret {
+            self.secret_refused(taint, Place::ImagePaths, val);
+            return;
+        }
+        let want = if whole {
+            Ty::List(Box::new(Ty::Path))
+        } else {
+            Ty::Path
+        };
+        if !val.ty.fits(&want) {
+            self.cx.report(
+                Diagnostic::new(
+                    Code::E0301,
+                    self.cx.path,
+                    e.span(),
+                    format!(
+                        "expected {} in `image_paths`, found {}",
+                        a_type(&want),
+                        a_type(&val.ty)
+                    ),
+                )
+                .with_help(
+                    "`image_paths` lists container paths: `image_paths [\"/usr/share/app\"]`",
+                ),
+            );
+        }
+    }
+
+    /// Evaluates a string literal (not wrapped in an expression).
+    fn eval_str(&mut self, s: &'a StringLit, place: Place<'_>) -> Val<'a> {
+        self.eval_string(s, place, DEF)
+    }
+}
+
+/// The paths a container holds, asked whether a path lies at or under one of them. A
+/// few are scanned; many are put in a set and each ancestor of the path looked up, so a
+/// container with thousands of mounts and env entries is not checked in square time.
+struct HeldPaths<'p> {
+    few: &'p [Cow<'p, str>],
+    many: Option<std::collections::HashSet<&'p str>>,
+}
+
+impl<'p> HeldPaths<'p> {
+    fn new(held: &'p [Cow<'p, str>]) -> Self {
+        let many = (held.len() > 16).then(|| {
+            held.iter()
+                .map(|h| h.trim_end_matches('/'))
+                .collect::<std::collections::HashSet<&str>>()
+        });
+        HeldPaths { few: held, many }
+    }
+
+    /// Whether `path` is a held path or lies under one.
+    fn holds(&self, path: &str) -> bool {
+        let Some(set) = &self.many else {
+            return self.few.iter().any(|h| path_is_under(path, h));
+        };
+        // The root, held as "" once its `/` is trimmed, holds everything.
+        if set.contains("") || set.contains(path) {
+            return true;
+        }
+        path.match_indices('/')
+            .any(|(i, _)| i > 0 && set.contains(&path[..i]))
+    }
+}
+
+/// The help of E0401: the ways a container comes to hold `dir`.
+fn held_help(dir: &str) -> String {
+    format!(
+        "mount a directory there (`mount REQ.path -> \"{dir}\"`), write the file with `file` or `secret`, or, if the image ships it, declare `image_paths [\"{dir}\"]`"
+    )
+}
+
+/// The text of a string without interpolation, borrowed when it is one piece.
+pub(crate) fn plain_text(s: &StringLit) -> Cow<'_, str> {
+    match s.parts.as_slice() {
+        [StrPart::Text(t)] => Cow::Borrowed(t.as_str()),
+        _ => Cow::Owned(s.literal_text()),
+    }
+}

@@ -1,0 +1,464 @@
+//! Contract items (LANGUAGE.md §4), and the typed declarations contract fields share with
+//! operator requirements: a type, refinements that apply to it, and a default that
+//! satisfies them.
+
+use super::Cx;
+use super::expressions::{Slot, What, a_type, check_literal, contains_host_path};
+use super::module::{Seen, duplicate};
+use super::registry::{PROVIDER_KINDS, ProviderKind};
+use super::types::{Constraint, TYPE_NAMES, Ty, Value, whole_match_regex};
+use crate::diagnostics::{Code, Diagnostic, closest};
+use crate::span::Span;
+use crate::syntax::ast::{self, Expr, Refinement, TypeExpr};
+
+/// Checks one contract: its provider kind, its fields' names, types, refinements and
+/// defaults.
+pub(crate) fn check_contract(cx: &mut Cx<'_>, contract: &ast::Contract) {
+    let kind = check_contract_kind(cx, contract);
+    let mut seen = Seen::new();
+    for field in &contract.fields {
+        if let Some(first) = seen.insert(&field.name.name, field.name.span) {
+            duplicate(
+                cx,
+                field.name.span,
+                first,
+                format!(
+                    "field `{}` is declared twice in contract `{}`",
+                    field.name.name, contract.name.name
+                ),
+                "rename or remove one of them",
+            );
+            continue;
+        }
+        if let (Some(given), Some(secret)) = (field.given, field.ty.as_ref().and_then(|t| t.secret))
+        {
+            cx.report(
+                Diagnostic::new(
+                    Code::E0205,
+                    cx.path,
+                    secret,
+                    format!("given field `{}` cannot be secret", field.name.name),
+                )
+                .with_label(given, "given here")
+                .with_help(
+                    "the consumer sets a given field in plain sight; make the provider answer it instead (drop `given`), or drop `secret`",
+                ),
+            );
+        }
+        let owner = match kind {
+            Some(k) => Owner::Field(k),
+            None => Owner::Field(ProviderKind::Module),
+        };
+        check_declaration(
+            cx,
+            &field.name,
+            field.ty.as_ref(),
+            &field.refinements,
+            field.default.as_ref(),
+            owner,
+        );
+    }
+}
+
+/// E0201 for a kind outside the closed set (or `operator`, which needs no contract),
+/// E0203 for a host or mesh contract outside the standard library.
+fn check_contract_kind(cx: &mut Cx<'_>, contract: &ast::Contract) -> Option<ProviderKind> {
+    let kind = contract.kind.as_ref()?;
+    match ProviderKind::from_name(&kind.name) {
+        None => {
+            let help = match closest(&kind.name, ["module", "host", "mesh"]) {
+                Some(s) => format!("did you mean `{s}`?"),
+                None => "a contract you declare is answered by a module: write `for module`".into(),
+            };
+            cx.report(
+                Diagnostic::new(
+                    Code::E0201,
+                    cx.path,
+                    kind.span,
+                    format!(
+                        "unknown provider kind `{}`: the provider kinds are `module`, `host`, `mesh` and `operator`",
+                        kind.name
+                    ),
+                )
+                .with_help(help),
+            );
+            None
+        }
+        Some(ProviderKind::Operator) => {
+            cx.report(
+                Diagnostic::new(
+                    Code::E0201,
+                    cx.path,
+                    kind.span,
+                    "a contract is answered by a `module`, the `host` or the `mesh`, never by the `operator`",
+                )
+                .with_help(
+                    "an operator value needs no contract: write `requires NAME: operator TYPE` in the module",
+                ),
+            );
+            None
+        }
+        Some(k @ (ProviderKind::Host | ProviderKind::Mesh)) if !cx.std => {
+            cx.report(
+                Diagnostic::new(
+                    Code::E0203,
+                    cx.path,
+                    kind.span,
+                    format!(
+                        "contract `{}` is declared `for {}`, which only the standard library may do",
+                        contract.name.name, kind.name
+                    ),
+                )
+                .with_help(
+                    "only the compiler answers host and mesh contracts (`directory`, `access`, `port`, `node`, `identity`); declare yours `for module` and provide it from a module",
+                ),
+            );
+            Some(k)
+        }
+        Some(k) => Some(k),
+    }
+}
+
+/// Who declares a typed value: a contract field (answered by its contract's kind), or an
+/// operator requirement.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Owner {
+    Field(ProviderKind),
+    Operator,
+}
+
+/// Checks a typed declaration: the type exists (E0301) and can be answered by its
+/// owner (E0202 for a host path anywhere but a host contract), each refinement applies
+/// to the type (E0301) and is well written (E0314), together they allow some value
+/// (E0306), and the default is a literal that fits (E0301, E0314, E0304) and is no
+/// secret (E0311).
+pub(crate) fn check_declaration(
+    cx: &mut Cx<'_>,
+    name: &ast::Ident,
+    ty: Option<&TypeExpr>,
+    refinements: &[Refinement],
+    default: Option<&Expr>,
+    owner: Owner,
+) {
+    let Some(ty_expr) = ty else {
+        return;
+    };
+    let ty = match Ty::from_ast(ty_expr) {
+        Ok(t) => t,
+        Err(ident) => {
+            unknown_type(cx, ident, owner);
+            return;
+        }
+    };
+    if let Some(inner) = inner_secret(ty_expr) {
+        cx.report(
+            Diagnostic::new(
+                Code::E0301,
+                cx.path,
+                inner,
+                "`secret` marks a whole value, not the elements of a list",
+            )
+            .with_help(format!("write `secret {ty}`")),
+        );
+        return;
+    }
+    if contains_host_path(&ty) {
+        let answerer = match owner {
+            Owner::Field(ProviderKind::Host) => None,
+            Owner::Field(k) => Some(k.answerer()),
+            Owner::Operator => Some("the operator"),
+        };
+        if let Some(answerer) = answerer {
+            cx.report(
+                Diagnostic::new(
+                    Code::E0202,
+                    cx.path,
+                    ty_expr.span,
+                    format!("a `host_path` is answered by the host, not by {answerer}"),
+                )
+                .with_help(
+                    "a place on a machine is a `host directory` or `host access` requirement of the module, placed by the assignment",
+                ),
+            );
+            return;
+        }
+    }
+    let mut sound = true;
+    for r in refinements {
+        sound &= check_refinement_applies(cx, r, &ty, &name.name);
+    }
+    let mut constraint = Constraint::of_type(&ty);
+    constraint.refine(refinements);
+    if sound && !refinements.is_empty() && constraint.is_empty() {
+        let span = refinements[0]
+            .span()
+            .to(refinements[refinements.len() - 1].span());
+        cx.report(
+            Diagnostic::new(
+                Code::E0306,
+                cx.path,
+                span,
+                format!("the refinements of `{}` leave no possible value", name.name),
+            )
+            .with_help(match ty.inherent_range() {
+                Some(b) => format!(
+                    "together with the range of {}, {b}, they allow nothing; loosen one of them",
+                    a_type(&ty)
+                ),
+                None => "together they allow nothing; loosen one of them".into(),
+            }),
+        );
+        sound = false;
+    }
+    let Some(default) = default else {
+        return;
+    };
+    let secret = ty_expr.secret.is_some();
+    if Value::from_literal(default).is_none() {
+        if !matches!(default, Expr::Error(_)) {
+            cx.report(
+                Diagnostic::new(
+                    Code::E0301,
+                    cx.path,
+                    default.span(),
+                    format!("the default of `{}` must be a literal value", name.name),
+                )
+                .with_help("a default is written out: a string, a number, `true`, `false` or a list of them"),
+            );
+        }
+        return;
+    }
+    if secret {
+        cx.report(
+            Diagnostic::new(
+                Code::E0311,
+                cx.path,
+                default.span(),
+                format!("secret `{}` has a literal default", name.name),
+            )
+            .with_help(
+                "a literal written in a definition is known to every reader, so it is no secret: remove the default",
+            ),
+        );
+        return;
+    }
+    let found = literal_type(default);
+    let what = What::Default(&name.name);
+    if !found.fits(&ty) {
+        cx.report(
+            Diagnostic::new(
+                Code::E0301,
+                cx.path,
+                default.span(),
+                format!(
+                    "expected {} for {what}, found {}",
+                    a_type(&ty),
+                    a_type(&found)
+                ),
+            )
+            .with_label(ty_expr.span, format!("declared `{ty}` here")),
+        );
+        return;
+    }
+    if sound {
+        check_literal(
+            cx,
+            default,
+            &Slot {
+                what,
+                ty: &ty,
+                constraint: &constraint,
+                secret: false,
+                decl: None,
+            },
+        );
+    }
+}
+
+/// The span of a `secret` written inside a list type: `list<secret string>`.
+fn inner_secret(ty: &TypeExpr) -> Option<Span> {
+    let mut at = ty;
+    while let ast::BaseType::List(inner) = &at.base {
+        if let Some(s) = inner.secret {
+            return Some(s);
+        }
+        at = inner;
+    }
+    None
+}
+
+/// The type of a literal expression, lists included.
+fn literal_type(expr: &Expr) -> Ty {
+    match expr {
+        Expr::Str(_) => Ty::String,
+        Expr::Int(_) => Ty::Int,
+        Expr::Bool(..) => Ty::Bool,
+        Expr::List(items, _) => Ty::List(Box::new(
+            items.first().map(literal_type).unwrap_or(Ty::Error),
+        )),
+        Expr::Ref(_) | Expr::Range(_) | Expr::Error(_) => Ty::Error,
+    }
+}
+
+fn unknown_type(cx: &mut Cx<'_>, ident: &ast::Ident, owner: Owner) {
+    let mut candidates: Vec<&str> = TYPE_NAMES.to_vec();
+    candidates.push("list");
+    let help = if let Some(s) = closest(&ident.name, candidates.iter().copied()) {
+        format!("did you mean `{s}`?")
+    } else if let (Owner::Operator, Some(c)) = (owner, cx.registry.contracts.get(&ident.name)) {
+        let kind = c.kind.map_or("module", ProviderKind::as_str);
+        format!(
+            "`{}` is a contract, answered by {}: write `{kind} {}` instead of `operator {}`",
+            ident.name,
+            c.kind.map_or("a module", ProviderKind::answerer),
+            ident.name,
+            ident.name
+        )
+    } else if PROVIDER_KINDS.contains(&ident.name.as_str()) {
+        format!("`{}` is a provider kind, not a type", ident.name)
+    } else {
+        format!(
+            "the types are {}, and `list<T>`",
+            super::list_names(TYPE_NAMES.iter().copied())
+        )
+    };
+    cx.report(
+        Diagnostic::new(
+            Code::E0301,
+            cx.path,
+            ident.span,
+            format!("unknown type `{}`", ident.name),
+        )
+        .with_help(help),
+    );
+}
+
+/// Whether a refinement applies to values of `ty` (E0301), and is well written: set
+/// values of the type (E0301, E0314), a pattern that compiles (E0314).
+pub(crate) fn check_refinement_applies(
+    cx: &mut Cx<'_>,
+    r: &Refinement,
+    ty: &Ty,
+    name: &str,
+) -> bool {
+    let textual = ty.is_textual();
+    let (applies, what) = match r {
+        Refinement::InRange(_) => (ty.is_int(), "`in A..B` bounds a number"),
+        Refinement::Len(_) => (
+            textual || matches!(ty, Ty::List(_)),
+            "`len A..B` bounds the length of a string or a list",
+        ),
+        Refinement::Matches(_) => (textual, "`matches` applies to text"),
+        Refinement::InSet(_) => (
+            !matches!(ty, Ty::List(_) | Ty::HostPath),
+            "`in {…}` lists values of a single value's type",
+        ),
+    };
+    if *ty == Ty::Error {
+        return false;
+    }
+    if !applies {
+        cx.report(
+            Diagnostic::new(
+                Code::E0301,
+                cx.path,
+                r.span(),
+                format!("this refinement does not apply to `{name}`, {}", a_type(ty)),
+            )
+            .with_help(what),
+        );
+        return false;
+    }
+    match r {
+        Refinement::Matches(s) => check_pattern(cx, s),
+        Refinement::InSet(set) => {
+            let mut ok = true;
+            let plain = Constraint::of_type(ty);
+            for v in &set.values {
+                ok &= check_set_value(cx, v, ty, &plain, What::ValueOf(name));
+            }
+            ok
+        }
+        Refinement::InRange(_) | Refinement::Len(_) => true,
+    }
+}
+
+/// One value of an `in {…}` set: a literal of the field's type.
+pub(crate) fn check_set_value(
+    cx: &mut Cx<'_>,
+    v: &Expr,
+    ty: &Ty,
+    constraint: &Constraint,
+    what: What<'_>,
+) -> bool {
+    if Value::from_literal(v).is_none() {
+        if !matches!(v, Expr::Error(_)) {
+            cx.report(
+                Diagnostic::new(Code::E0301, cx.path, v.span(), "a set holds literal values")
+                    .with_help("write each value out: a string, a number, `true` or `false`"),
+            );
+        }
+        return false;
+    }
+    let found = literal_type(v);
+    if !found.fits(ty) {
+        cx.report(Diagnostic::new(
+            Code::E0301,
+            cx.path,
+            v.span(),
+            format!(
+                "expected {} in this set, found {}",
+                a_type(ty),
+                a_type(&found)
+            ),
+        ));
+        return false;
+    }
+    check_literal(
+        cx,
+        v,
+        &Slot {
+            what,
+            ty,
+            constraint,
+            secret: false,
+            decl: None,
+        },
+    )
+}
+
+/// A `matches` pattern: plain text that compiles as a regular expression (E0314).
+pub(crate) fn check_pattern(cx: &mut Cx<'_>, s: &ast::StringLit) -> bool {
+    let Some(pattern) = s.as_plain() else {
+        cx.report(
+            Diagnostic::new(
+                Code::E0314,
+                cx.path,
+                s.span,
+                "a `matches` pattern cannot interpolate",
+            )
+            .with_help("write the pattern out; `\\$` stands for a dollar sign"),
+        );
+        return false;
+    };
+    match whole_match_regex(&pattern) {
+        Ok(_) => true,
+        Err(why) => {
+            cx.report(
+                Diagnostic::new(
+                    Code::E0314,
+                    cx.path,
+                    s.span,
+                    "this `matches` pattern is not a valid regular expression",
+                )
+                .with_help(why),
+            );
+            false
+        }
+    }
+}
+
+/// The span of a list of refinements, for E0306.
+pub(crate) fn refinements_span(rs: &[Refinement]) -> Option<Span> {
+    Some(rs.first()?.span().to(rs.last()?.span()))
+}

@@ -1,0 +1,469 @@
+//! What a definition never names (LANGUAGE.md §5.6, ADR 0112): a domain name (E0402) or
+//! a node (E0404). Both look at every string literal of a contract or module, except an
+//! image reference (exempt from the domain rule by the specification) and the reason of
+//! `exposed` (prose for the reader, like a comment).
+//!
+//! A domain name is a token of the text shaped like a host name, `label(.label)+`, whose
+//! last label is a known top-level domain. Tokens that are file names or paths are left
+//! alone: a token right after a single `/` is a path segment (`/etc/app.local`), and a
+//! token that starts with a dot is a hidden file (`.env.local`), unless it continues an
+//! interpolation (`"${db.host}.example.com"`).
+
+use super::Cx;
+use crate::diagnostics::{Code, Diagnostic};
+use crate::span::Span;
+use crate::syntax::ast::{
+    ContainerEntryKind, Contract, Expr, Module, ModuleEntry, NarrowingKind, Refinement,
+    RequirementBody, StrPart, StringLit,
+};
+
+/// The top-level domains the rule knows: those of the specification, and common
+/// country and generic ones that are not also common file extensions (no `sh`, `py`,
+/// `rs`, `md`, `pl`, `pt`, `ai`, `zip`, `mov`, `in`, `so`, `cc`).
+const TLDS: &[&str] = &[
+    // LANGUAGE.md §5.6
+    "com",
+    "net",
+    "org",
+    "io",
+    "dev",
+    "app",
+    "cloud",
+    "de",
+    "eu",
+    "uk",
+    "fr",
+    "nl",
+    "ch",
+    "at",
+    "lan",
+    "local",
+    "localdomain",
+    "internal",
+    "home",
+    "corp",
+    "example",
+    "test",
+    "invalid",
+    "arpa", // generic
+    "co",
+    "me",
+    "info",
+    "biz",
+    "edu",
+    "gov",
+    "mil",
+    "int",
+    "xyz",
+    "online",
+    "site",
+    "tech",
+    "space",
+    "website",
+    "store",
+    "shop",
+    "blog",
+    "news",
+    "email",
+    "social",
+    "host",
+    "network",
+    "systems",
+    "digital",
+    "works",
+    "codes",
+    "software",
+    "tv",
+    "fm",
+    "gg",
+    "ly",
+    // country codes
+    "us",
+    "ca",
+    "au",
+    "nz",
+    "jp",
+    "cn",
+    "kr",
+    "tw",
+    "hk",
+    "sg",
+    "ru",
+    "ua",
+    "by",
+    "kz",
+    "it",
+    "es",
+    "be",
+    "lu",
+    "dk",
+    "se",
+    "no",
+    "fi",
+    "is",
+    "ie",
+    "cz",
+    "sk",
+    "hu",
+    "ro",
+    "bg",
+    "gr",
+    "hr",
+    "si",
+    "ee",
+    "lv",
+    "lt",
+    "tr",
+    "il",
+    "za",
+    "br",
+    "ar",
+    "mx",
+    "cl",
+];
+
+/// Checks the string literals of a contract: field defaults and refinement sets.
+pub(crate) fn check_contract_literals(cx: &mut Cx<'_>, contract: &Contract) {
+    let mut rules = Rules { cx, quote: true };
+    for field in &contract.fields {
+        rules.refinements(&field.refinements);
+        if let Some(d) = &field.default {
+            let secret = field.ty.as_ref().is_some_and(|t| t.secret.is_some());
+            rules.secret_place(secret, |r| r.expr(d));
+        }
+    }
+}
+
+/// Checks the string literals of a module.
+pub(crate) fn check_module_literals(cx: &mut Cx<'_>, module: &Module) {
+    let registry = cx.registry;
+    let mut rules = Rules { cx, quote: true };
+    for entry in &module.entries {
+        match entry {
+            ModuleEntry::Slug(s, _) => rules.string(s),
+            ModuleEntry::Requires(r) => match &r.body {
+                RequirementBody::Operator {
+                    ty,
+                    refinements,
+                    default,
+                } => {
+                    rules.refinements(refinements);
+                    if let Some(d) = default {
+                        let secret = ty.as_ref().is_some_and(|t| t.secret.is_some());
+                        rules.secret_place(secret, |r| r.expr(d));
+                    }
+                }
+                RequirementBody::Contract { narrowing, .. } => {
+                    for n in narrowing {
+                        match &n.kind {
+                            NarrowingKind::Set(e) => rules.expr(e),
+                            NarrowingKind::Refine(rs) => rules.refinements(rs),
+                        }
+                    }
+                }
+            },
+            ModuleEntry::Container(c) => {
+                for e in &c.entries {
+                    match &e.kind {
+                        // Image references are exempt.
+                        ContainerEntryKind::Image(_) => {}
+                        ContainerEntryKind::Command(x)
+                        | ContainerEntryKind::User(x)
+                        | ContainerEntryKind::ImagePaths(x) => rules.expr(x),
+                        ContainerEntryKind::Env(entries) => {
+                            for env in entries {
+                                rules.expr(&env.value);
+                            }
+                        }
+                        ContainerEntryKind::Mount { source, target, .. } => {
+                            rules.expr(source);
+                            if let Some(t) = target {
+                                rules.string(t);
+                            }
+                        }
+                        ContainerEntryKind::Secret { target, value } => {
+                            rules.string(target);
+                            rules.secret_place(true, |r| r.expr(value));
+                        }
+                        ContainerEntryKind::File { target, value, .. } => {
+                            rules.string(target);
+                            rules.expr(value);
+                        }
+                        ContainerEntryKind::Publish(_) => {}
+                    }
+                }
+            }
+            ModuleEntry::Provides(p) => {
+                let contract = registry.contracts.get(&p.contract.name);
+                for a in &p.answers {
+                    let secret = contract
+                        .and_then(|c| c.fields.get(&a.field.name))
+                        .is_some_and(|f| f.secret);
+                    rules.secret_place(secret, |r| r.expr(&a.value));
+                }
+            }
+        }
+    }
+}
+
+struct Rules<'c, 'a> {
+    cx: &'c mut Cx<'a>,
+    /// Whether messages may quote the literal: not where a secret is expected.
+    quote: bool,
+}
+
+impl Rules<'_, '_> {
+    /// Runs `f` with quoting turned off when the place expects a secret.
+    fn secret_place(&mut self, secret: bool, f: impl FnOnce(&mut Self)) {
+        let quote = self.quote;
+        self.quote = quote && !secret;
+        f(self);
+        self.quote = quote;
+    }
+
+    fn refinements(&mut self, rs: &[Refinement]) {
+        for r in rs {
+            match r {
+                Refinement::InSet(set) => {
+                    for v in &set.values {
+                        self.expr(v);
+                    }
+                }
+                Refinement::Matches(s) => self.string(s),
+                Refinement::InRange(_) | Refinement::Len(_) => {}
+            }
+        }
+    }
+
+    fn expr(&mut self, e: &Expr) {
+        match e {
+            Expr::Str(s) => self.string(s),
+            Expr::List(items, _) => {
+                for item in items {
+                    self.expr(item);
+                }
+            }
+            Expr::Int(_) | Expr::Bool(..) | Expr::Ref(_) | Expr::Range(_) | Expr::Error(_) => {}
+        }
+    }
+
+    fn string(&mut self, s: &StringLit) {
+        self.node_name(s);
+        let quote = if s.triple { 3 } else { 1 };
+        let mut raw_start = s.span.start as usize + quote;
+        let mut follows_interp = false;
+        for (i, part) in s.parts.iter().enumerate() {
+            match part {
+                StrPart::Interp(interp) => {
+                    raw_start = interp.span.end as usize;
+                    follows_interp = true;
+                }
+                StrPart::Text(text) => {
+                    let raw_end = match s.parts.get(i + 1) {
+                        Some(StrPart::Interp(next)) => next.span.start as usize,
+                        _ => (s.span.end as usize).saturating_sub(quote),
+                    };
+                    // Offsets map one to one when the raw text decoded to itself (no
+                    // escape, no indentation removed); else the whole piece is shown.
+                    let exact =
+                        !s.triple && raw_end >= raw_start && raw_end - raw_start == text.len();
+                    let whole = if raw_start <= raw_end && raw_end <= s.span.end as usize {
+                        Span::new(raw_start, raw_end)
+                    } else {
+                        s.span
+                    };
+                    for (at, domain) in domains(text, follows_interp) {
+                        let span = if exact {
+                            Span::new(raw_start + at, raw_start + at + domain.len())
+                        } else {
+                            whole
+                        };
+                        let message = if self.quote {
+                            format!("`{domain}` is a domain name; a definition never names one")
+                        } else {
+                            "a domain name is written here; a definition never names one".into()
+                        };
+                        self.cx.report(
+                            Diagnostic::new(
+                                Code::E0402,
+                                self.cx.path,
+                                span,
+                                message,
+                            )
+                            .with_help(
+                                "read names from requirements instead (`db.host`, `route.url`, `here.private_name`); a public name is set on the assignment, in the mesh",
+                            ),
+                        );
+                    }
+                    follows_interp = false;
+                }
+            }
+        }
+    }
+
+    /// E0404: a literal equal to a node's name or private name, in any mesh.
+    fn node_name(&mut self, s: &StringLit) {
+        if self.cx.registry.node_names.is_empty() {
+            return;
+        }
+        let [StrPart::Text(text)] = s.parts.as_slice() else {
+            return;
+        };
+        // A node's name or private name is a host name: short, one word.
+        if text.is_empty() || text.len() > 253 || text.contains(char::is_whitespace) {
+            return;
+        }
+        let Some(node) = self.cx.registry.node_names.get(text.as_str()) else {
+            return;
+        };
+        let what = if node.node == *text {
+            format!("names node `{}` of mesh `{}`", node.node, node.mesh)
+        } else {
+            format!(
+                "is the private name of node `{}` of mesh `{}`",
+                node.node, node.mesh
+            )
+        };
+        let message = if self.quote {
+            format!("`{text}` {what}; a definition never names a node")
+        } else {
+            format!(
+                "this literal names a node of mesh `{}`; a definition never names a node",
+                node.mesh
+            )
+        };
+        self.cx.report(
+            Diagnostic::new(Code::E0404, self.cx.path, s.span, message)
+            .with_help(
+                "a module reads its own node's facts through `requires here: host node` (`here.private_name`); which node runs it is the assignment's, in the mesh",
+            ),
+        );
+    }
+}
+
+/// The domain names in `text`, with their byte offsets.
+fn domains(text: &str, follows_interp: bool) -> Vec<(usize, &str)> {
+    let bytes = text.as_bytes();
+    let mut found = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        if !is_token_byte(bytes[i]) {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < bytes.len() && is_token_byte(bytes[i]) {
+            i += 1;
+        }
+        if let Some((offset, domain)) = domain_in_token(text, start, i, follows_interp) {
+            found.push((offset, domain));
+        }
+    }
+    found
+}
+
+fn is_token_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_')
+}
+
+fn domain_in_token(
+    text: &str,
+    start: usize,
+    end: usize,
+    follows_interp: bool,
+) -> Option<(usize, &str)> {
+    let bytes = text.as_bytes();
+    let mut token = &text[start..end];
+    if !token.contains('.') {
+        return None;
+    }
+    let mut offset = start;
+    if token.starts_with('.') {
+        if !(follows_interp && start == 0) {
+            return None;
+        }
+        let trimmed = token.trim_start_matches('.');
+        offset += token.len() - trimmed.len();
+        token = trimmed;
+    }
+    // A path segment (`/etc/app.local`), not a URL's authority (`//api.example.com`).
+    if start > 0 && bytes[start - 1] == b'/' && !(start > 1 && bytes[start - 2] == b'/') {
+        return None;
+    }
+    let token = token.trim_end_matches(['.', '-']);
+    let mut labels = token.split('.');
+    let last = labels.next_back()?;
+    let mut count = 1;
+    for label in labels {
+        count += 1;
+        if label.is_empty()
+            || label.starts_with('-')
+            || label.ends_with('-')
+            || !label
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+        {
+            return None;
+        }
+    }
+    if count < 2 || !is_tld(last) {
+        return None;
+    }
+    Some((offset, token))
+}
+
+fn is_tld(label: &str) -> bool {
+    if label.is_empty() || label.len() > 11 || !label.bytes().all(|b| b.is_ascii_alphabetic()) {
+        return false;
+    }
+    let lower = label.bytes().all(|b| b.is_ascii_lowercase());
+    let upper = label.bytes().all(|b| b.is_ascii_uppercase());
+    (lower || upper) && TLDS.iter().any(|t| t.eq_ignore_ascii_case(label))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::domains;
+
+    fn names(text: &str) -> Vec<&str> {
+        domains(text, false).into_iter().map(|(_, d)| d).collect()
+    }
+
+    #[test]
+    fn finds_host_names_under_known_tlds() {
+        assert_eq!(names("api.example.com"), ["api.example.com"]);
+        assert_eq!(names("https://status.acme.dev/health"), ["status.acme.dev"]);
+        assert_eq!(names("smtp.mailbox.org:587"), ["smtp.mailbox.org"]);
+        assert_eq!(
+            names("1.0.168.192.in-addr.arpa"),
+            ["1.0.168.192.in-addr.arpa"]
+        );
+        assert_eq!(names("--proxy=http://proxy.corp:3128"), ["proxy.corp"]);
+        assert_eq!(names("server backend.home:8080;"), ["backend.home"]);
+        assert_eq!(names("mail to postmaster@example.org."), ["example.org"]);
+        assert_eq!(names("EXAMPLE.COM"), ["EXAMPLE.COM"]);
+        assert_eq!(domains(".example.com", true)[0].1, "example.com");
+    }
+
+    #[test]
+    fn leaves_file_names_versions_and_paths_alone() {
+        for text in [
+            "app.ini",
+            "include = extra.ini",
+            "v1.2.3",
+            "0.0.0.0:3000",
+            "nginx.conf",
+            "config.yml",
+            "/etc/app.local/x",
+            ".env.local",
+            "logging.StreamHandler",
+            "en_US.UTF-8",
+            "localhost:2019",
+            "System.Io",
+            "main.rs",
+            "install.sh",
+        ] {
+            assert!(names(text).is_empty(), "{text}");
+        }
+    }
+}

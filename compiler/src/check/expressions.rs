@@ -1,0 +1,957 @@
+//! Expressions inside a module: what references read, what type a value has, whether it
+//! carries a secret (taint: an interpolated string with any secret part is secret), and
+//! where a host path tries to become a value (only a mount source may read one).
+//!
+//! A value is evaluated once, where it is written; the place that receives it then
+//! decides what it accepts (`Place`), so every rule about secrets and host paths lives
+//! in one spot.
+
+use super::Cx;
+use super::module::{Edge, ModuleChecker};
+use super::registry::{ContractInfo, FieldInfo};
+use super::scope::{RefContext, RefError};
+use super::types::{Bounds, Constraint, Ty, Value, validate_literal};
+use crate::diagnostics::{Code, Diagnostic};
+use crate::span::{FilePath, Span};
+use crate::syntax::ast::{Expr, Radix, Reference, StrPart, StringLit};
+use std::borrow::Cow;
+
+/// What a reference reads, borrowed from the registry and the module.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Target<'a> {
+    /// A field of a contract requirement: `db.host`.
+    Field {
+        req: usize,
+        contract: &'a ContractInfo,
+        field: &'a FieldInfo,
+    },
+    /// An operator requirement's own value: `workers`.
+    Operator { req: usize },
+    /// `consumer.login`, `consumer.instance`, `consumer.module` inside `provides`.
+    Consumer,
+    /// `given.FIELD` inside `provides`.
+    Given {
+        contract: &'a ContractInfo,
+        field: &'a FieldInfo,
+    },
+}
+
+/// A secret part of a value: where it is read and what declared it secret.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Taint<'a> {
+    pub at: Span,
+    pub target: Target<'a>,
+}
+
+/// What the checker knows of a value without resolving anything.
+#[derive(Debug, Clone)]
+pub(crate) struct Val<'a> {
+    /// The value's type; [`Ty::Error`] when unknown or already reported, which every
+    /// later check accepts silently.
+    pub ty: Ty,
+    /// The first secret part, if any.
+    pub secret: Option<Taint<'a>>,
+    /// A string with at least one interpolation.
+    pub interpolated: bool,
+    /// What the expression reads, when it is one reference.
+    pub target: Option<Target<'a>>,
+}
+
+impl Val<'_> {
+    fn of(ty: Ty) -> Self {
+        Val {
+            ty,
+            secret: None,
+            interpolated: false,
+            target: None,
+        }
+    }
+
+    /// A value that is unknown or already reported.
+    pub fn error() -> Self {
+        Val::of(Ty::Error)
+    }
+
+    pub fn is_error(&self) -> bool {
+        self.ty == Ty::Error
+    }
+}
+
+/// Where a value goes, for messages and for what it may carry.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Place<'p> {
+    Env(&'p str),
+    FileBody,
+    SecretFile,
+    Command,
+    User,
+    ImagePaths,
+    Image,
+    ContainerPath,
+    MountSource,
+    /// An answer of `provides`, for this field.
+    Answer(&'p str),
+    /// A given field set in a requirement's narrowing: `req.field`.
+    Set(&'p str, &'p str),
+}
+
+impl Place<'_> {
+    /// The place in words: "env `KEY`", "the command".
+    pub fn describe(&self) -> String {
+        match self {
+            Place::Env(k) => format!("env `{k}`"),
+            Place::FileBody => "a file body".into(),
+            Place::SecretFile => "a secret file".into(),
+            Place::Command => "the command".into(),
+            Place::User => "`user`".into(),
+            Place::ImagePaths => "`image_paths`".into(),
+            Place::Image => "the image reference".into(),
+            Place::ContainerPath => "a container path".into(),
+            Place::MountSource => "a mount source".into(),
+            Place::Answer(f) => format!("the answer `{f}`"),
+            Place::Set(r, f) => format!("`{r}.{f}`"),
+        }
+    }
+}
+
+/// "a port", "an int", "a list<string>".
+pub(crate) fn a_type(ty: &Ty) -> String {
+    let name = ty.to_string();
+    let article = match ty {
+        Ty::Int | Ty::Image | Ty::Email => "an",
+        _ => "a",
+    };
+    format!("{article} {name}")
+}
+
+impl<'a> ModuleChecker<'a, '_> {
+    /// What `reference` reads; reports why when it reads nothing. Marks the requirement
+    /// it names as used, and records an edge when checking a narrowing.
+    pub(crate) fn resolve(
+        &mut self,
+        reference: &Reference,
+        ctx: RefContext<'a>,
+    ) -> Option<Target<'a>> {
+        let segs = &reference.segments;
+        let first = segs.first()?;
+        if let Some((idx, _, req)) = self.scope.requirements.get_full(first.name.as_str()) {
+            self.used[idx] = true;
+            if let Some(from) = self.edge_from {
+                self.edges.push(Edge {
+                    from,
+                    to: idx,
+                    at: reference.span,
+                });
+            }
+            if req.operator.is_some() && segs.len() == 1 {
+                return Some(Target::Operator { req: idx });
+            }
+            if segs.len() == 2
+                && let Some(contract) = self.contracts[idx]
+                && let Some(field) = contract.fields.get(segs[1].name.as_str())
+            {
+                return Some(Target::Field {
+                    req: idx,
+                    contract,
+                    field,
+                });
+            }
+        } else if let RefContext::Provides(contract) = ctx
+            && segs.len() == 2
+        {
+            match first.name.as_str() {
+                "consumer" if matches!(segs[1].name.as_str(), "login" | "instance" | "module") => {
+                    return Some(Target::Consumer);
+                }
+                "given" => {
+                    if let Some(field) = contract.fields.get(segs[1].name.as_str())
+                        && field.given
+                    {
+                        return Some(Target::Given { contract, field });
+                    }
+                }
+                _ => {}
+            }
+        }
+        // The slow path: ask the scope why the reference reads nothing.
+        if let Err(e) = self.scope.lookup(reference, ctx) {
+            // A typo names the requirement it meant: that one is used, not unused.
+            if let RefError::UnknownRequirement {
+                suggestion: Some(s),
+                ..
+            } = &e
+                && let Some(idx) = self.scope.requirements.get_index_of(s.as_str())
+            {
+                self.used[idx] = true;
+            }
+            self.report_ref_error(e);
+        }
+        None
+    }
+
+    fn report_ref_error(&mut self, e: RefError) {
+        let d = match e {
+            RefError::UnknownRequirement {
+                name,
+                span,
+                suggestion,
+            } => {
+                let help = match suggestion {
+                    Some(s) => format!("did you mean `{s}`?"),
+                    None => self.unknown_requirement_help(&name),
+                };
+                Diagnostic::new(
+                    Code::E0104,
+                    self.cx.path,
+                    span,
+                    format!(
+                        "module `{}` has no requirement `{name}`",
+                        self.module.name.name
+                    ),
+                )
+                .with_help(help)
+            }
+            RefError::UnknownField {
+                requirement,
+                contract,
+                field,
+                span,
+                suggestion,
+            } => {
+                let message = match requirement.as_str() {
+                    "consumer" => format!("`consumer` has no field `{field}`"),
+                    "given" => format!("`{field}` is not a given field of `{contract}`"),
+                    _ => format!(
+                        "`{contract}` has no field `{field}` (reading `{requirement}.{field}`)"
+                    ),
+                };
+                let help = match suggestion {
+                    Some(s) => format!("did you mean `{s}`?"),
+                    None => match requirement.as_str() {
+                        "consumer" => "`consumer` has the fields login, instance and module".into(),
+                        "given" => self.given_fields_help(&contract),
+                        _ => self.fields_help(&contract),
+                    },
+                };
+                Diagnostic::new(Code::E0105, self.cx.path, span, message).with_help(help)
+            }
+            RefError::MissingField {
+                requirement,
+                contract,
+                span,
+            } => Diagnostic::new(
+                Code::E0105,
+                self.cx.path,
+                span,
+                format!("`{requirement}` is a `{contract}` requirement; read one of its fields"),
+            )
+            .with_help(format!(
+                "write `{requirement}.FIELD`; {}",
+                self.fields_help(&contract)
+            )),
+            RefError::TooDeep { span, what } => {
+                Diagnostic::new(Code::E0105, self.cx.path, span, what)
+                    .with_help("a reference is `req.field`, or an operator requirement's name")
+            }
+            RefError::OutsideProvides { span, word } => {
+                let help = if word == "consumer" {
+                    "a module reads its own login through a `mesh identity` requirement: `requires me: mesh identity`, then `me.login`"
+                } else {
+                    "a requirement's given field is read as `req.field`; `given.FIELD` is what a consumer set, read while answering it"
+                };
+                Diagnostic::new(
+                    Code::E0318,
+                    self.cx.path,
+                    span,
+                    format!("`{word}` exists only inside `provides`"),
+                )
+                .with_help(help)
+            }
+            RefError::Unresolved => return,
+        };
+        self.cx.report(d);
+    }
+
+    /// The help of E0104: the closest requirement, else the module's requirements.
+    pub(crate) fn unknown_requirement_help(&self, name: &str) -> String {
+        if let Some(s) = crate::diagnostics::closest(name, self.scope.requirements.keys().copied())
+        {
+            return format!("did you mean `{s}`?");
+        }
+        if self.scope.requirements.is_empty() {
+            format!(
+                "module `{}` has no requirements; declare one with `requires {name}: …`",
+                self.module.name.name
+            )
+        } else {
+            format!(
+                "the requirements of module `{}` are {}",
+                self.module.name.name,
+                super::list_names(self.scope.requirements.keys().copied())
+            )
+        }
+    }
+
+    fn fields_help(&self, contract: &str) -> String {
+        match self.cx.registry.contracts.get(contract) {
+            Some(c) if !c.fields.is_empty() => format!(
+                "the fields of `{contract}` are {}",
+                super::list_names(c.fields.keys().map(String::as_str))
+            ),
+            _ => format!("`{contract}` has no fields"),
+        }
+    }
+
+    fn given_fields_help(&self, contract: &str) -> String {
+        let given: Vec<&str> = self
+            .cx
+            .registry
+            .contracts
+            .get(contract)
+            .map(|c| {
+                c.fields
+                    .values()
+                    .filter(|f| f.given)
+                    .map(|f| f.name.as_str())
+                    .collect()
+            })
+            .unwrap_or_default();
+        if given.is_empty() {
+            format!("`{contract}` has no given fields")
+        } else {
+            format!(
+                "the given fields of `{contract}` are {}",
+                super::list_names(given)
+            )
+        }
+    }
+
+    /// The type of what `target` reads.
+    pub(crate) fn target_ty(&self, target: Target<'a>) -> Ty {
+        match target {
+            Target::Field { field, .. } | Target::Given { field, .. } => field.ty.clone(),
+            Target::Operator { req } => self.scope.requirements[req]
+                .operator
+                .as_ref()
+                .map_or(Ty::Error, |o| o.ty.clone()),
+            Target::Consumer => Ty::String,
+        }
+    }
+
+    fn target_is_secret(&self, target: Target<'a>) -> bool {
+        match target {
+            Target::Field { field, .. } | Target::Given { field, .. } => field.secret,
+            Target::Operator { req } => self.scope.requirements[req]
+                .operator
+                .as_ref()
+                .is_some_and(|o| o.secret),
+            Target::Consumer => false,
+        }
+    }
+
+    fn target_is_host_path(&self, target: Target<'a>) -> bool {
+        match target {
+            Target::Field { field, .. } | Target::Given { field, .. } => {
+                contains_host_path(&field.ty)
+            }
+            Target::Operator { .. } | Target::Consumer => false,
+        }
+    }
+
+    /// The reference in its one form, for messages: `db.password`, `workers`.
+    pub(crate) fn target_name(&self, target: Target<'a>) -> String {
+        match target {
+            Target::Field { req, field, .. } => {
+                format!("{}.{}", self.scope.requirements[req].name(), field.name)
+            }
+            Target::Operator { req } => self.scope.requirements[req].name().to_string(),
+            Target::Consumer => "consumer".into(),
+            Target::Given { field, .. } => format!("given.{}", field.name),
+        }
+    }
+
+    /// Where the secret that `target` reads was declared.
+    fn secret_declared_at(&self, target: Target<'a>) -> (FilePath, Span) {
+        match target {
+            Target::Field {
+                contract, field, ..
+            }
+            | Target::Given { contract, field } => (contract.file.clone(), field.span),
+            Target::Operator { req } => {
+                (self.cx.path.clone(), self.scope.requirements[req].ast.span)
+            }
+            Target::Consumer => (self.cx.path.clone(), self.module.name.span),
+        }
+    }
+
+    /// The range every value `target` reads lies in, as far as the definition tells.
+    fn target_range(&self, target: Target<'a>) -> Option<Bounds> {
+        match target {
+            Target::Field { req, field, .. } => {
+                let info = &self.scope.requirements[req];
+                if info.narrowed.contains_key(field.name.as_str()) {
+                    info.field_constraint(field).range
+                } else {
+                    field.constraint.range
+                }
+            }
+            Target::Given { field, .. } => field.constraint.range,
+            Target::Operator { req } => self.scope.requirements[req]
+                .operator
+                .as_ref()
+                .and_then(|o| o.constraint.range),
+            Target::Consumer => None,
+        }
+    }
+
+    /// Evaluates `expr` going to `place`: resolves its references (E0104, E0105, E0318),
+    /// refuses every host path in it (E0303) and computes its type and taint. What the
+    /// place accepts is the caller's to check.
+    pub(crate) fn eval(&mut self, expr: &Expr, place: Place<'_>, ctx: RefContext<'a>) -> Val<'a> {
+        match expr {
+            Expr::Str(s) => self.eval_string(s, place, ctx),
+            Expr::Int(_) => Val::of(Ty::Int),
+            Expr::Bool(..) => Val::of(Ty::Bool),
+            Expr::Ref(r) => {
+                let Some(target) = self.resolve(r, ctx) else {
+                    return Val::error();
+                };
+                if self.target_is_host_path(target) {
+                    self.host_path_refused(r.span, target, place, false);
+                    return Val::error();
+                }
+                Val {
+                    ty: self.target_ty(target),
+                    secret: self
+                        .target_is_secret(target)
+                        .then_some(Taint { at: r.span, target }),
+                    interpolated: false,
+                    target: Some(target),
+                }
+            }
+            Expr::List(items, _) => {
+                let mut elem_ty: Option<Ty> = None;
+                let mut secret = None;
+                let mut broken = false;
+                for item in items {
+                    let v = self.eval(item, place, ctx);
+                    if v.is_error() {
+                        broken = true;
+                        continue;
+                    }
+                    if secret.is_none() {
+                        secret = v.secret;
+                    }
+                    match &elem_ty {
+                        None => elem_ty = Some(v.ty),
+                        Some(t) if v.ty.fits(t) || t.fits(&v.ty) => {}
+                        Some(t) => {
+                            self.cx.report(
+                                Diagnostic::new(
+                                    Code::E0301,
+                                    self.cx.path,
+                                    item.span(),
+                                    format!(
+                                        "a list holds values of one type: this is {}, the first is {}",
+                                        a_type(&v.ty),
+                                        a_type(t)
+                                    ),
+                                )
+                                .with_help("write every element of the same type"),
+                            );
+                            broken = true;
+                        }
+                    }
+                }
+                if broken {
+                    return Val::error();
+                }
+                Val {
+                    ty: Ty::List(Box::new(elem_ty.unwrap_or(Ty::Error))),
+                    secret,
+                    interpolated: false,
+                    target: None,
+                }
+            }
+            Expr::Range(r) => {
+                self.cx.report(
+                    Diagnostic::new(
+                        Code::E0301,
+                        self.cx.path,
+                        r.span,
+                        format!("a range is not a value {} can hold", place.describe()),
+                    )
+                    .with_help("a range belongs after `in` or `len`, as a refinement"),
+                );
+                Val::error()
+            }
+            Expr::Error(_) => Val::error(),
+        }
+    }
+
+    /// A string: its interpolations are resolved; any secret part taints it, any host
+    /// path in it is refused.
+    pub(crate) fn eval_string(
+        &mut self,
+        s: &StringLit,
+        place: Place<'_>,
+        ctx: RefContext<'a>,
+    ) -> Val<'a> {
+        let mut val = Val::of(Ty::String);
+        let mut broken = false;
+        for part in &s.parts {
+            let StrPart::Interp(interp) = part else {
+                continue;
+            };
+            val.interpolated = true;
+            let reference: Cow<'_, Reference> = match &interp.legacy {
+                None => Cow::Borrowed(&interp.reference),
+                Some(kind) => match self.legacy_reference(interp, kind) {
+                    Some(r) => Cow::Owned(r),
+                    None => {
+                        broken = true;
+                        continue;
+                    }
+                },
+            };
+            let Some(target) = self.resolve(&reference, ctx) else {
+                broken = true;
+                continue;
+            };
+            if self.target_is_host_path(target) {
+                self.host_path_refused(interp.span, target, place, true);
+                broken = true;
+                continue;
+            }
+            if val.secret.is_none() && self.target_is_secret(target) {
+                val.secret = Some(Taint {
+                    at: interp.span,
+                    target,
+                });
+            }
+        }
+        if broken {
+            return Val::error();
+        }
+        val
+    }
+
+    /// Evaluates `expr` only for its names (an entry refused for another reason): its
+    /// references still count as uses and unknown names are still reported.
+    pub(crate) fn eval_names(&mut self, expr: &Expr, ctx: RefContext<'a>) {
+        match expr {
+            Expr::Ref(r) => {
+                self.resolve(r, ctx);
+            }
+            Expr::Str(s) => {
+                for interp in s.interpolations() {
+                    let reference = match &interp.legacy {
+                        None => Cow::Borrowed(&interp.reference),
+                        Some(kind) => match self.legacy_reference(interp, kind) {
+                            Some(r) => Cow::Owned(r),
+                            None => continue,
+                        },
+                    };
+                    self.resolve(&reference, ctx);
+                }
+            }
+            Expr::List(items, _) => {
+                for item in items {
+                    self.eval_names(item, ctx);
+                }
+            }
+            Expr::Int(_) | Expr::Bool(..) | Expr::Range(_) | Expr::Error(_) => {}
+        }
+    }
+
+    /// Like [`Self::eval_names`] in a definition, leaving alone references whose first
+    /// word is one of `skip` (`consumer` and `given` of a `provides` whose contract is
+    /// unknown).
+    pub(crate) fn eval_names_skipping(&mut self, expr: &Expr, skip: &[&str]) {
+        let skipped = |r: &Reference| {
+            r.segments
+                .first()
+                .is_some_and(|s| skip.contains(&s.name.as_str()))
+        };
+        match expr {
+            Expr::Ref(r) if skipped(r) => {}
+            Expr::Str(s) => {
+                for interp in s.interpolations() {
+                    if interp.legacy.is_none() && skipped(&interp.reference) {
+                        continue;
+                    }
+                    let reference = match &interp.legacy {
+                        None => Cow::Borrowed(&interp.reference),
+                        Some(kind) => match self.legacy_reference(interp, kind) {
+                            Some(r) => Cow::Owned(r),
+                            None => continue,
+                        },
+                    };
+                    self.resolve(&reference, RefContext::Definition);
+                }
+            }
+            Expr::List(items, _) => {
+                for item in items {
+                    self.eval_names_skipping(item, skip);
+                }
+            }
+            other => self.eval_names(other, RefContext::Definition),
+        }
+    }
+
+    /// E0303: a host path read anywhere but as a mount source.
+    pub(crate) fn host_path_refused(
+        &mut self,
+        at: Span,
+        target: Target<'a>,
+        place: Place<'_>,
+        interpolated: bool,
+    ) {
+        let name = self.target_name(target);
+        let message = if interpolated {
+            format!("`{name}` is a host path; it cannot be interpolated")
+        } else {
+            format!(
+                "`{name}` is a host path; {} cannot read it",
+                place.describe()
+            )
+        };
+        let req = match target {
+            Target::Field { req, .. } => self.scope.requirements[req].name(),
+            _ => "REQ",
+        };
+        self.cx.report(
+            Diagnostic::new(Code::E0303, self.cx.path, at, message).with_help(format!(
+                "a host path is only ever a mount source: mount it (`mount {req}.path -> \"/data\"`) and let the process read the container path"
+            )),
+        );
+    }
+
+    /// E0302: a secret going into a plain value.
+    pub(crate) fn secret_refused(&mut self, taint: Taint<'a>, place: Place<'_>, val: &Val<'a>) {
+        let name = self.target_name(taint.target);
+        let (file, decl) = self.secret_declared_at(taint.target);
+        let fix = match place {
+            Place::Env(_) => format!(
+                "deliver it as a file (`secret \"/run/secrets/…\" = {name}`) and point the process at the file, or, if the image reads it only from this variable, mark the entry `exposed \"reason\"`"
+            ),
+            Place::Command => "any process on the machine can read a command line: deliver the secret as a `secret` file and pass its path".into(),
+            Place::Set(..) => "a given field is set in plain sight, so it is never secret".into(),
+            Place::Answer(_) => "a secret may answer only a secret field of the contract".into(),
+            _ => format!("a secret reaches a process only through a `secret` file, a `file` body or an `exposed` env entry: `secret \"/run/secrets/…\" = {name}`"),
+        };
+        let help = if val.interpolated {
+            format!("an interpolated string with any secret part is a secret string; {fix}")
+        } else {
+            fix
+        };
+        self.cx.report(
+            Diagnostic::new(
+                Code::E0302,
+                self.cx.path,
+                taint.at,
+                format!(
+                    "{} would carry the secret `{name}` as a plain value",
+                    place.describe()
+                ),
+            )
+            .with_label_in(&file, decl, "declared secret here")
+            .with_help(help),
+        );
+    }
+
+    /// Checks that a value fits a typed slot: its type (E0301), a literal's validity
+    /// (E0314) and constraint (E0304), a reference's range (E0304). Secrets and host
+    /// paths are the caller's.
+    pub(crate) fn check_fit(&mut self, expr: &Expr, val: &Val<'a>, slot: &Slot<'_>) {
+        if val.is_error() || *slot.ty == Ty::Error {
+            return;
+        }
+        if !val.ty.fits(slot.ty) {
+            let found = match val.target {
+                Some(t) => format!("`{}`, {}", self.target_name(t), a_type(&val.ty)),
+                None if val.interpolated => "an interpolated string".into(),
+                None => a_type(&val.ty),
+            };
+            let help = mismatch_help(expr, &val.ty, slot);
+            let mut d = Diagnostic::new(
+                Code::E0301,
+                self.cx.path,
+                expr.span(),
+                format!(
+                    "expected {} for {}, found {found}",
+                    a_type(slot.ty),
+                    slot.what
+                ),
+            )
+            .with_help_opt(help);
+            if let Some((file, span)) = slot.decl {
+                d = d.with_label_in(file, span, format!("declared `{}` here", slot.ty));
+            }
+            self.cx.report(d);
+            return;
+        }
+        if check_literal(self.cx, expr, slot) {
+            self.check_reference_range(expr, val, slot);
+        }
+    }
+
+    /// An int reference fits an int slot only if every value it may hold lies in the
+    /// slot's range (`port` is `int in 1..65535`).
+    fn check_reference_range(&mut self, expr: &Expr, val: &Val<'a>, slot: &Slot<'_>) {
+        let (Some(target), Some(want)) = (val.target, slot.constraint.range) else {
+            return;
+        };
+        if !slot.ty.is_int() || !val.ty.is_int() {
+            return;
+        }
+        let have = self.target_range(target);
+        if have.is_some_and(|h| bounds_within(&h, &want)) {
+            return;
+        }
+        let name = self.target_name(target);
+        let (held, help) = match have {
+            Some(h) => (
+                format!("may hold {}", describe_bounds(&h)),
+                format!("narrow `{name}` to {}", describe_bounds(&want)),
+            ),
+            None => (
+                format!("is {} with no range", a_type(&val.ty)),
+                match target {
+                    Target::Operator { .. } => format!(
+                        "refine it: `requires {name}: operator {} in {want}`",
+                        val.ty
+                    ),
+                    _ => format!("read a value whose range lies in {want}"),
+                },
+            ),
+        };
+        let mut d = Diagnostic::new(
+            Code::E0304,
+            self.cx.path,
+            expr.span(),
+            format!("`{name}` {held}, but {} must be in {want}", slot.what),
+        )
+        .with_help(help);
+        if let Some((file, span)) = slot.decl {
+            d = d.with_label_in(file, span, "the range is declared here");
+        }
+        self.cx.report(d);
+    }
+}
+
+/// A slot in words, for messages: "`http.container`", "the default of `level`". Only
+/// written out when a message needs it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum What<'s> {
+    /// `req.field`
+    Field(&'s str, &'s str),
+    /// `name`
+    Name(&'s str),
+    /// the default of `name`
+    Default(&'s str),
+    /// a value of `name` (in a set)
+    ValueOf(&'s str),
+    /// a value of `req.field` (in a set)
+    ValueOfField(&'s str, &'s str),
+    /// As written.
+    Text(&'s str),
+}
+
+impl std::fmt::Display for What<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            What::Field(r, x) => write!(f, "`{r}.{x}`"),
+            What::Name(n) => write!(f, "`{n}`"),
+            What::Default(n) => write!(f, "the default of `{n}`"),
+            What::ValueOf(n) => write!(f, "a value of `{n}`"),
+            What::ValueOfField(r, x) => write!(f, "a value of `{r}.{x}`"),
+            What::Text(t) => f.write_str(t),
+        }
+    }
+}
+
+/// A typed place a value is written into: a given field, an answer, a default.
+pub(crate) struct Slot<'s> {
+    /// The slot in words, for messages.
+    pub what: What<'s>,
+    pub ty: &'s Ty,
+    pub constraint: &'s Constraint,
+    /// A secret slot: no message quotes what is written into it.
+    pub secret: bool,
+    /// Where the slot's type was declared.
+    pub decl: Option<(&'s FilePath, Span)>,
+}
+
+fn mismatch_help(expr: &Expr, found: &Ty, slot: &Slot<'_>) -> Option<String> {
+    let want = slot.ty;
+    match expr {
+        Expr::Str(s) if want.is_int() && !slot.secret => {
+            let text = s.as_plain()?;
+            text.trim()
+                .parse::<i64>()
+                .ok()
+                .map(|n| format!("write the number without quotes: `{n}`"))
+        }
+        Expr::Str(s) if *want == Ty::Bool && !slot.secret => match s.as_plain()?.as_str() {
+            "true" | "yes" | "on" | "1" => Some("write `true`, without quotes".into()),
+            "false" | "no" | "off" | "0" => Some("write `false`, without quotes".into()),
+            _ => Some("a bool is `true` or `false`".into()),
+        },
+        Expr::List(..) if !matches!(want, Ty::List(_)) => {
+            Some(format!("{} is one value, not a list", slot.what))
+        }
+        Expr::Int(i) if want.is_textual() && !slot.secret => {
+            Some(format!("write it as text: `\"{}\"`", i.value))
+        }
+        _ if matches!(want, Ty::List(_)) && !matches!(found, Ty::List(_)) => {
+            Some("write a list: `[…]`".to_string())
+        }
+        _ => None,
+    }
+}
+
+/// Checks a literal written into `slot`: validity for its type (E0314), then the slot's
+/// constraint (E0304). Returns false when something was reported. A value that is not a
+/// literal (a reference, an interpolation) passes: it is checked once resolved.
+pub(crate) fn check_literal(cx: &mut Cx<'_>, expr: &Expr, slot: &Slot<'_>) -> bool {
+    if *slot.ty == Ty::Mode
+        && let Expr::Int(i) = expr
+        && !check_mode_literal(cx, i.value, i.radix, i.span, slot.what)
+    {
+        return false;
+    }
+    if let (Ty::List(inner), Expr::List(items, _)) = (slot.ty, expr) {
+        let elem = Constraint::of_type(inner);
+        let elem_slot = Slot {
+            what: slot.what,
+            ty: inner,
+            constraint: &elem,
+            secret: slot.secret,
+            decl: slot.decl,
+        };
+        let mut ok = true;
+        for item in items {
+            ok &= check_literal(cx, item, &elem_slot);
+        }
+        if !ok {
+            return false;
+        }
+    }
+    let Some(value) = Value::from_literal(expr) else {
+        return true;
+    };
+    if !matches!(slot.ty, Ty::List(_))
+        && let Err(why) = validate_literal(slot.ty, &value)
+    {
+        let message = match (&value, slot.secret) {
+            (Value::Str(s), false) => {
+                format!("`{s}` is not a valid {} for {}", slot.ty, slot.what)
+            }
+            _ => format!("this is not a valid {} for {}", slot.ty, slot.what),
+        };
+        cx.report(Diagnostic::new(Code::E0314, cx.path, expr.span(), message).with_help(why));
+        return false;
+    }
+    if let Some(breach) = slot.constraint.check(&value) {
+        let mut d = Diagnostic::new(
+            Code::E0304,
+            cx.path,
+            expr.span(),
+            format!("{} {breach}", slot.what),
+        )
+        .with_help(breach_help(&breach, slot));
+        if let Some((file, span)) = slot.decl {
+            d = d.with_label_in(file, span, "the refinement is declared here");
+        }
+        cx.report(d);
+        return false;
+    }
+    true
+}
+
+fn breach_help(breach: &super::types::Breach, slot: &Slot<'_>) -> String {
+    use super::types::Breach;
+    match breach {
+        Breach::Range(b) => format!("write {} in {b}", a_type(slot.ty)),
+        Breach::Len(b) => format!("write a value whose length is in {b}"),
+        Breach::OneOf(_) => "write one of the values the set allows".into(),
+        Breach::Matches(_) => "write a value the whole pattern matches".into(),
+    }
+}
+
+/// A mode is written in octal (`0o750`) and has at most four octal digits (E0314).
+pub(crate) fn check_mode_literal(
+    cx: &mut Cx<'_>,
+    value: i64,
+    radix: Radix,
+    span: Span,
+    what: What<'_>,
+) -> bool {
+    if radix != Radix::Octal && value != 0 {
+        let digits = value.to_string();
+        let help = if radix == Radix::Decimal && digits.bytes().all(|b| (b'0'..=b'7').contains(&b))
+        {
+            format!("did you mean `0o{digits}`?")
+        } else {
+            "write the mode in octal, like `0o750`".into()
+        };
+        cx.report(
+            Diagnostic::new(
+                Code::E0314,
+                cx.path,
+                span,
+                format!("{what} is a file mode, written in octal"),
+            )
+            .with_help(help),
+        );
+        return false;
+    }
+    if !(0..=0o7777).contains(&value) {
+        cx.report(
+            Diagnostic::new(
+                Code::E0314,
+                cx.path,
+                span,
+                format!("{what} is not a file mode: a mode has at most four octal digits"),
+            )
+            .with_help("a mode lies in 0o0..0o7777, like `0o750` or `0o2775`"),
+        );
+        return false;
+    }
+    true
+}
+
+/// Whether `inner` lies inside `outer` (an open end of `inner` lies inside only an open
+/// end of `outer`).
+pub(crate) fn bounds_within(inner: &Bounds, outer: &Bounds) -> bool {
+    let lo_ok = match (inner.lo, outer.lo) {
+        (_, None) => true,
+        (Some(i), Some(o)) => i >= o,
+        (None, Some(_)) => false,
+    };
+    let hi_ok = match (inner.hi, outer.hi) {
+        (_, None) => true,
+        (Some(i), Some(o)) => i <= o,
+        (None, Some(_)) => false,
+    };
+    lo_ok && hi_ok
+}
+
+fn describe_bounds(b: &Bounds) -> String {
+    match (b.lo, b.hi) {
+        (Some(lo), Some(hi)) => format!("values in {lo}..{hi}"),
+        (Some(lo), None) => format!("any value from {lo} up"),
+        (None, Some(hi)) => format!("any value up to {hi}"),
+        (None, None) => "any value".into(),
+    }
+}
+
+/// Whether a type is, or holds, a host path.
+pub(crate) fn contains_host_path(ty: &Ty) -> bool {
+    match ty {
+        Ty::HostPath => true,
+        Ty::List(inner) => contains_host_path(inner),
+        _ => false,
+    }
+}

@@ -1,0 +1,171 @@
+//! The checks of one module, in the order a reader meets its parts: the slug, the
+//! requirements (kinds, contracts, narrowing, cycles), the containers, the `provides`
+//! blocks, and last the requirements nothing used.
+
+use super::Cx;
+use super::registry::ContractInfo;
+use super::scope::ModuleScope;
+use crate::diagnostics::{Code, Diagnostic};
+use crate::span::Span;
+use crate::syntax::ast::{self, ModuleEntry};
+use std::collections::HashMap;
+
+/// A reference from one requirement's narrowing to another requirement: an edge of the
+/// graph E0313 looks for cycles in.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Edge {
+    pub from: usize,
+    pub to: usize,
+    /// The reference as written.
+    pub at: Span,
+}
+
+/// The state of checking one module.
+pub(crate) struct ModuleChecker<'a, 'c> {
+    pub cx: &'c mut Cx<'a>,
+    pub module: &'a ast::Module,
+    /// The module's requirements; indices into it name requirements below.
+    pub scope: ModuleScope<'a>,
+    /// The contract of each requirement (by its index in `scope`), looked up once.
+    pub contracts: Vec<Option<&'a ContractInfo>>,
+    /// Whether each requirement (by its index in `scope`) was read, mounted or published.
+    pub used: Vec<bool>,
+    /// References between requirements, found while checking narrowing.
+    pub edges: Vec<Edge>,
+    /// The requirement whose narrowing is being checked, so references record edges.
+    pub edge_from: Option<usize>,
+}
+
+/// Checks one module.
+pub(crate) fn check_module<'a>(cx: &mut Cx<'a>, module: &'a ast::Module) {
+    let scope = ModuleScope::new(module, cx.registry);
+    let used = vec![false; scope.requirements.len()];
+    let registry = cx.registry;
+    let contracts = scope
+        .requirements
+        .values()
+        .map(|r| {
+            r.contract_name()
+                .and_then(|c| registry.contracts.get(c))
+                .map(|c| &**c)
+        })
+        .collect();
+    let mut m = ModuleChecker {
+        cx,
+        module,
+        scope,
+        contracts,
+        used,
+        edges: Vec::new(),
+        edge_from: None,
+    };
+    m.check_slug();
+    m.check_requirements();
+    m.check_cycles();
+    m.check_containers();
+    m.check_provides();
+    m.check_unused();
+}
+
+impl<'a> ModuleChecker<'a, '_> {
+    /// `slug "forge"`: at most 8 of `[a-z0-9]` (LANGUAGE.md §8), written once.
+    fn check_slug(&mut self) {
+        let mut first: Option<Span> = None;
+        for entry in &self.module.entries {
+            let ModuleEntry::Slug(s, whole) = entry else {
+                continue;
+            };
+            if let Some(prev) = first {
+                self.cx.report(
+                    Diagnostic::new(
+                        Code::E0102,
+                        self.cx.path,
+                        *whole,
+                        format!("module `{}` declares its slug twice", self.module.name.name),
+                    )
+                    .with_label(prev, "first here")
+                    .with_help("keep one `slug`"),
+                );
+                continue;
+            }
+            first = Some(*whole);
+            let ok = s.as_plain().is_some_and(|t| {
+                !t.is_empty()
+                    && t.len() <= 8
+                    && t.bytes()
+                        .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+            });
+            if !ok {
+                self.cx.report(
+                    Diagnostic::new(
+                        Code::E0314,
+                        self.cx.path,
+                        s.span,
+                        "a slug is 1 to 8 lowercase letters and digits",
+                    )
+                    .with_help(
+                        "write it like `slug \"forge\"`; it becomes part of every login of the module",
+                    ),
+                );
+            }
+        }
+    }
+}
+
+/// Finds names written twice in one scope. The first place of each name is kept, so the
+/// second can point back at it. Most scopes are small (a module's requirements, a
+/// container's env), where a scan beats hashing; a large one switches to a map.
+pub(crate) struct Seen<'a> {
+    small: Vec<(&'a str, Span)>,
+    large: Option<HashMap<&'a str, Span>>,
+}
+
+/// How many names `Seen` scans before it builds a map.
+const SEEN_SCAN_LIMIT: usize = 16;
+
+impl<'a> Seen<'a> {
+    pub fn new() -> Seen<'a> {
+        Seen {
+            small: Vec::new(),
+            large: None,
+        }
+    }
+
+    /// Whether `name` was seen.
+    pub fn contains(&self, name: &str) -> bool {
+        match &self.large {
+            Some(map) => map.contains_key(name),
+            None => self.small.iter().any(|(n, _)| *n == name),
+        }
+    }
+
+    /// Records `name` at `span`; returns where it was first seen if it was.
+    pub fn insert(&mut self, name: &'a str, span: Span) -> Option<Span> {
+        if let Some(map) = &mut self.large {
+            return match map.entry(name) {
+                std::collections::hash_map::Entry::Occupied(o) => Some(*o.get()),
+                std::collections::hash_map::Entry::Vacant(v) => {
+                    v.insert(span);
+                    None
+                }
+            };
+        }
+        if let Some((_, first)) = self.small.iter().find(|(n, _)| *n == name) {
+            return Some(*first);
+        }
+        self.small.push((name, span));
+        if self.small.len() > SEEN_SCAN_LIMIT {
+            self.large = Some(self.small.drain(..).collect());
+        }
+        None
+    }
+}
+
+/// An E0102 diagnostic: `what` `name` is written twice in `scope`.
+pub(crate) fn duplicate(cx: &mut Cx<'_>, span: Span, first: Span, message: String, help: &str) {
+    cx.report(
+        Diagnostic::new(Code::E0102, cx.path, span, message)
+            .with_label(first, "first here")
+            .with_help(help),
+    );
+}

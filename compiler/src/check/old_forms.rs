@@ -1,0 +1,95 @@
+//! Old forms (LANGUAGE.md §5.6): accepted, read as the new form they stand for, and
+//! reported as warnings that show that new form, so `--old-forms` can list them and
+//! `--deny old-forms` can refuse them.
+//!
+//! - W0401: a literal host path as a mount source.
+//! - W0402: a legacy placeholder `${binding:req.field}`, `${setting:name}`,
+//!   `${port:name}`, `${machine:fact}` or `${secret:name}`. Every other check reads it
+//!   as the new form, so a legacy placeholder of a secret still taints its string.
+
+use super::module::ModuleChecker;
+use crate::diagnostics::{Code, Diagnostic};
+use crate::span::Span;
+use crate::syntax::ast::{Ident, Interp, Reference};
+use crate::syntax::string::LEGACY_KINDS;
+
+impl ModuleChecker<'_, '_> {
+    /// The new-form reference a legacy placeholder stands for, after reporting it
+    /// (W0402). `None` when it stands for nothing that can be told (reported too).
+    pub(crate) fn legacy_reference(&mut self, interp: &Interp, kind: &Ident) -> Option<Reference> {
+        let old = format!("${{{}:{}}}", kind.name, interp.reference.dotted());
+        if !LEGACY_KINDS.contains(&kind.name.as_str()) {
+            self.cx.report(
+                Diagnostic::new(
+                    Code::E0001,
+                    self.cx.path,
+                    kind.span,
+                    format!("`{}` is not a placeholder kind", kind.name),
+                )
+                .with_help(format!(
+                    "write the reference in its one form, `${{{}}}`; the legacy kinds were binding, setting, port, machine and secret",
+                    interp.reference.dotted()
+                )),
+            );
+            return None;
+        }
+        match self.scope.legacy_replacement(&kind.name, &interp.reference) {
+            Some(new) => {
+                self.cx.report(
+                    Diagnostic::new(
+                        Code::W0402,
+                        self.cx.path,
+                        interp.span,
+                        format!("old form: the placeholder `{old}` is read as `${{{new}}}`"),
+                    )
+                    .with_help(format!("write `${{{new}}}`")),
+                );
+                self.scope.legacy_reference(&kind.name, &interp.reference)
+            }
+            None => {
+                // Only `${machine:fact}` lacks a replacement: there is no `host node`
+                // requirement to read the fact from.
+                self.cx.report(
+                    Diagnostic::new(
+                        Code::W0402,
+                        self.cx.path,
+                        interp.span,
+                        format!("old form: the placeholder `{old}` reads a fact of the node"),
+                    )
+                    .with_help(format!(
+                        "require the node's facts (`requires here: host node`) and write `${{here.{}}}`",
+                        match interp.reference.dotted().as_str() {
+                            "hostname" | "name" => "private_name".to_string(),
+                            other => other.to_string(),
+                        }
+                    )),
+                );
+                None
+            }
+        }
+    }
+
+    /// W0401: `mount "/srv/data" -> …`, a host path written in the definition.
+    pub(crate) fn literal_mount_source(
+        &mut self,
+        span: Span,
+        host_path: &str,
+        target: Option<&str>,
+    ) {
+        let name = target
+            .and_then(|t| t.rsplit('/').find(|s| !s.is_empty()))
+            .filter(|n| crate::syntax::string::is_ident(n))
+            .unwrap_or("data");
+        self.cx.report(
+            Diagnostic::new(
+                Code::W0401,
+                self.cx.path,
+                span,
+                "old form: a host path written as a mount source",
+            )
+            .with_help(format!(
+                "a definition names no host path: require `requires {name}: host directory` (or `host access` for data the module does not own), mount `{name}.path`, and place it in the assignment: `{name} at \"{host_path}\"`"
+            )),
+        );
+    }
+}

@@ -1,0 +1,627 @@
+//! Requirements (LANGUAGE.md §5.1, §5.2): provider kinds, contracts, operator
+//! declarations, narrowing (sets of given fields and added refinements), and cycles among
+//! requirements through what their narrowing reads.
+
+use super::contracts::{Owner, check_declaration, check_refinement_applies, refinements_span};
+use super::expressions::{Place, Slot, What};
+use super::module::{ModuleChecker, Seen, duplicate};
+use super::registry::{ContractInfo, FieldInfo, PROVIDER_KINDS, ProviderKind};
+use super::scope::RefContext;
+use super::types::{Bounds, Constraint, TYPE_NAMES, Value};
+use crate::diagnostics::{Code, Diagnostic, closest};
+use crate::span::Span;
+use crate::syntax::ast::{Narrowing, NarrowingKind, Refinement, Requirement, RequirementBody};
+
+impl<'a> ModuleChecker<'a, '_> {
+    /// Every requirement of the module, in source order.
+    pub(crate) fn check_requirements(&mut self) {
+        let module = self.module;
+        let mut seen = Seen::new();
+        for r in module.requirements() {
+            let index = match seen.insert(&r.name.name, r.name.span) {
+                Some(first) => {
+                    duplicate(
+                        self.cx,
+                        r.name.span,
+                        first,
+                        format!(
+                            "requirement `{}` is declared twice in module `{}`",
+                            r.name.name, module.name.name
+                        ),
+                        "rename one of them; every reference names one requirement",
+                    );
+                    None
+                }
+                None => self.scope.requirements.get_index_of(r.name.name.as_str()),
+            };
+            self.check_requirement(r, index);
+        }
+    }
+
+    fn check_requirement(&mut self, r: &'a Requirement, index: Option<usize>) {
+        let Some(kind_ident) = &r.kind else {
+            return;
+        };
+        let kind = ProviderKind::from_name(&kind_ident.name);
+        match &r.body {
+            RequirementBody::Operator {
+                ty,
+                refinements,
+                default,
+            } => check_declaration(
+                self.cx,
+                &r.name,
+                ty.as_ref(),
+                refinements,
+                default.as_ref(),
+                Owner::Operator,
+            ),
+            RequirementBody::Contract {
+                contract,
+                narrowing,
+                ..
+            } => {
+                let Some(contract_ident) = contract else {
+                    return;
+                };
+                let registry = self.cx.registry;
+                let info = registry.contracts.get(&contract_ident.name).map(|c| &**c);
+                if kind.is_none() {
+                    self.unknown_kind(r, info);
+                }
+                let Some(info) = info else {
+                    // `requires n: operatr int`: the kind's error says it all.
+                    if kind.is_none() && TYPE_NAMES.contains(&contract_ident.name.as_str()) {
+                        return;
+                    }
+                    let help = closest(
+                        &contract_ident.name,
+                        registry.contracts.keys().map(String::as_str),
+                    )
+                    .map(|s| format!("did you mean `{s}`?"))
+                    .unwrap_or_else(|| {
+                        "declare it with `contract NAME for module { … }`, or require an operator value with `operator TYPE`".into()
+                    });
+                    self.cx.report(
+                        Diagnostic::new(
+                            Code::E0103,
+                            self.cx.path,
+                            contract_ident.span,
+                            format!("unknown contract `{}`", contract_ident.name),
+                        )
+                        .with_help(help),
+                    );
+                    for n in narrowing {
+                        if let NarrowingKind::Set(e) = &n.kind {
+                            self.eval_names(e, RefContext::Definition);
+                        }
+                    }
+                    return;
+                };
+                if let (Some(k), Some(answered_by)) = (kind, info.kind)
+                    && k != answered_by
+                {
+                    self.cx.report(
+                        Diagnostic::new(
+                            Code::E0202,
+                            self.cx.path,
+                            kind_ident.span,
+                            format!(
+                                "`{}` is answered by {}, not by {}",
+                                info.name,
+                                answered_by.answerer(),
+                                k.answerer()
+                            ),
+                        )
+                        .with_label_in(
+                            &info.file,
+                            info.name_span,
+                            format!("declared `for {}` here", answered_by.as_str()),
+                        )
+                        .with_help(format!(
+                            "write `requires {}: {} {}`",
+                            r.name.name,
+                            answered_by.as_str(),
+                            info.name
+                        )),
+                    );
+                }
+                self.check_narrowing(r, index, info, narrowing);
+            }
+        }
+    }
+
+    /// E0201: a provider kind outside the closed set.
+    fn unknown_kind(&mut self, r: &Requirement, contract: Option<&ContractInfo>) {
+        let Some(kind) = &r.kind else {
+            return;
+        };
+        let registry = self.cx.registry;
+        let help = if let Some(seat) = registry.seats.get(&kind.name) {
+            let answerer = registry
+                .contracts
+                .get(&seat.contract)
+                .and_then(|c| c.kind)
+                .unwrap_or(ProviderKind::Module);
+            format!(
+                "`{}` is a seat, held in a mesh; its holder answers `{}` requirements as {}: write `{} {}`",
+                kind.name,
+                seat.contract,
+                answerer.answerer(),
+                answerer.as_str(),
+                contract.map_or(seat.contract.as_str(), |c| c.name.as_str())
+            )
+        } else if let Some(s) = closest(&kind.name, PROVIDER_KINDS.iter().copied()) {
+            format!("did you mean `{s}`?")
+        } else if let Some(k) = contract.and_then(|c| c.kind) {
+            format!(
+                "`{}` is answered by {}: write `{} {}`",
+                contract.map_or("", |c| c.name.as_str()),
+                k.answerer(),
+                k.as_str(),
+                contract.map_or("", |c| c.name.as_str())
+            )
+        } else {
+            "a module answers module contracts, the host `directory`, `access`, `port` and `node`, the mesh `identity`; an operator value is `operator TYPE`".into()
+        };
+        self.cx.report(
+            Diagnostic::new(
+                Code::E0201,
+                self.cx.path,
+                kind.span,
+                format!(
+                    "unknown provider kind `{}`: the provider kinds are `module`, `host`, `mesh` and `operator`",
+                    kind.name
+                ),
+            )
+            .with_help(help),
+        );
+    }
+
+    /// The entries inside a requirement's braces.
+    fn check_narrowing(
+        &mut self,
+        r: &'a Requirement,
+        index: Option<usize>,
+        contract: &'a ContractInfo,
+        entries: &'a [Narrowing],
+    ) {
+        let mut seen = Seen::new();
+        for n in entries {
+            let Some(field) = contract.fields.get(n.field.name.as_str()) else {
+                let help = closest(&n.field.name, contract.fields.keys().map(String::as_str))
+                    .map(|s| format!("did you mean `{s}`?"))
+                    .unwrap_or_else(|| {
+                        format!(
+                            "the fields of `{}` are {}",
+                            contract.name,
+                            super::list_names(contract.fields.keys().map(String::as_str))
+                        )
+                    });
+                self.cx.report(
+                    Diagnostic::new(
+                        Code::E0105,
+                        self.cx.path,
+                        n.field.span,
+                        format!("`{}` has no field `{}`", contract.name, n.field.name),
+                    )
+                    .with_help(help),
+                );
+                if let NarrowingKind::Set(e) = &n.kind {
+                    self.eval_names(e, RefContext::Definition);
+                }
+                continue;
+            };
+            if let Some(first) = seen.insert(&n.field.name, n.field.span) {
+                duplicate(
+                    self.cx,
+                    n.field.span,
+                    first,
+                    format!("`{}.{}` is narrowed twice", r.name.name, n.field.name),
+                    "write every refinement of a field in one entry: `password len 32..64`",
+                );
+                if let NarrowingKind::Set(e) = &n.kind {
+                    self.eval_names(e, RefContext::Definition);
+                }
+                continue;
+            }
+            match &n.kind {
+                NarrowingKind::Set(e) => {
+                    if !field.given {
+                        self.cx.report(
+                            Diagnostic::new(
+                                Code::E0307,
+                                self.cx.path,
+                                n.field.span,
+                                format!(
+                                    "`{}` of `{}` is answered by its provider; `{}` cannot set it",
+                                    field.name, contract.name, r.name.name
+                                ),
+                            )
+                            .with_label_in(
+                                &contract.file,
+                                field.span,
+                                "answered by the provider, not given",
+                            )
+                            .with_help(given_help(contract)),
+                        );
+                        self.eval_names(e, RefContext::Definition);
+                        continue;
+                    }
+                    self.edge_from = index;
+                    let place = Place::Set(&r.name.name, &field.name);
+                    let val = self.eval(e, place, RefContext::Definition);
+                    self.edge_from = None;
+                    if val.is_error() {
+                        continue;
+                    }
+                    if let Some(taint) = val.secret {
+                        self.secret_refused(taint, place, &val);
+                        continue;
+                    }
+                    self.check_fit(
+                        e,
+                        &val,
+                        &Slot {
+                            what: What::Field(&r.name.name, &field.name),
+                            ty: &field.ty,
+                            constraint: &field.constraint,
+                            secret: false,
+                            decl: Some((&contract.file, field.span)),
+                        },
+                    );
+                }
+                NarrowingKind::Refine(rs) => {
+                    self.check_refinements(r, contract, field, rs, n.span);
+                }
+            }
+        }
+    }
+
+    /// Refinements a requirement adds to a field: they apply to its type (E0301), never
+    /// widen the contract (E0305), and leave some value (E0306); a set value must satisfy
+    /// the rest of the contract's constraint (E0304).
+    fn check_refinements(
+        &mut self,
+        r: &Requirement,
+        contract: &ContractInfo,
+        field: &FieldInfo,
+        rs: &[Refinement],
+        entry: Span,
+    ) {
+        let mut sound = true;
+        for refinement in rs {
+            if !check_refinement_applies(self.cx, refinement, &field.ty, &field.name) {
+                sound = false;
+                continue;
+            }
+            sound &= self.check_not_widening(contract, field, refinement);
+        }
+        if !sound {
+            return;
+        }
+        let mut effective = field.constraint.clone();
+        effective.refine(rs);
+        if effective.is_empty() {
+            let span = refinements_span(rs).unwrap_or(entry);
+            self.cx.report(
+                Diagnostic::new(
+                    Code::E0306,
+                    self.cx.path,
+                    span,
+                    format!(
+                        "the narrowing of `{}.{}` leaves no possible value",
+                        r.name.name, field.name
+                    ),
+                )
+                .with_label_in(
+                    &contract.file,
+                    field.span,
+                    format!("the contract declares `{}` here", field.name),
+                )
+                .with_help("together with the contract's refinements these allow nothing; loosen one of them"),
+            );
+            return;
+        }
+        // A set value outside the rest of the constraint can never be chosen.
+        let rest = Constraint {
+            one_of: None,
+            ..effective
+        };
+        let what = What::ValueOfField(&r.name.name, &field.name);
+        for refinement in rs {
+            let Refinement::InSet(set) = refinement else {
+                continue;
+            };
+            for v in &set.values {
+                if let Some(value) = Value::from_literal(v)
+                    && let Some(breach) = rest.check(&value)
+                {
+                    self.cx.report(
+                        Diagnostic::new(
+                            Code::E0304,
+                            self.cx.path,
+                            v.span(),
+                            format!("{what} {breach}"),
+                        )
+                        .with_label_in(&contract.file, field.span, "the contract's refinements")
+                        .with_help("drop the value from the set: it can never be chosen"),
+                    );
+                }
+            }
+        }
+    }
+
+    /// E0305: a refinement that allows a value the contract refuses.
+    fn check_not_widening(
+        &mut self,
+        contract: &ContractInfo,
+        field: &FieldInfo,
+        refinement: &Refinement,
+    ) -> bool {
+        let base_of_type = Constraint::of_type(&field.ty);
+        let (written, base, keyword) = match refinement {
+            Refinement::InRange(b) => (Bounds::from_ast(b), field.constraint.range, "in"),
+            Refinement::Len(b) => (Bounds::from_ast(b), field.constraint.len, "len"),
+            Refinement::InSet(set) => {
+                let Some(allowed) = &field.constraint.one_of else {
+                    return true;
+                };
+                let mut ok = true;
+                for v in &set.values {
+                    let Some(value) = Value::from_literal(v) else {
+                        continue;
+                    };
+                    if allowed.contains(&value) {
+                        continue;
+                    }
+                    let shown = if field.secret {
+                        "this value".to_string()
+                    } else {
+                        format!("`{value}`")
+                    };
+                    self.cx.report(
+                        Diagnostic::new(
+                            Code::E0305,
+                            self.cx.path,
+                            v.span(),
+                            format!(
+                                "{shown} widens the contract: `{}` of `{}` allows only {}",
+                                field.name,
+                                contract.name,
+                                allowed
+                                    .iter()
+                                    .map(ToString::to_string)
+                                    .collect::<Vec<_>>()
+                                    .join(", ")
+                            ),
+                        )
+                        .with_label_in(&contract.file, field.span, "the contract's set")
+                        .with_help(
+                            "a narrowing may drop values of the contract's set, never add one",
+                        ),
+                    );
+                    ok = false;
+                }
+                return ok;
+            }
+            Refinement::Matches(_) => return true,
+        };
+        let Some(base) = base else {
+            return true;
+        };
+        if !written.widens(&base) {
+            return true;
+        }
+        let whose = if keyword == "in" && Some(base) == base_of_type.range {
+            format!(
+                "the range of {}, `in {base}`",
+                super::expressions::a_type(&field.ty)
+            )
+        } else {
+            format!("the contract's `{keyword} {base}`")
+        };
+        self.cx.report(
+            Diagnostic::new(
+                Code::E0305,
+                self.cx.path,
+                refinement.span(),
+                format!(
+                    "`{keyword} {written}` widens {whose} for `{}`",
+                    field.name
+                ),
+            )
+            .with_label_in(
+                &contract.file,
+                field.span,
+                format!("the contract's bound: `{keyword} {base}`"),
+            )
+            .with_help(format!(
+                "a requirement may narrow a contract, never widen it: write a range inside `{base}`, or leave the refinement out"
+            )),
+        );
+        false
+    }
+
+    /// E0313: requirements whose narrowing reads each other, directly or through others,
+    /// so none can be answered first. Each cycle is reported once, at its first
+    /// requirement in source order.
+    pub(crate) fn check_cycles(&mut self) {
+        if self.edges.is_empty() {
+            return;
+        }
+        let n = self.scope.requirements.len();
+        let mut out: Vec<Vec<usize>> = vec![Vec::new(); n];
+        for (i, e) in self.edges.iter().enumerate() {
+            out[e.from].push(i);
+        }
+        for component in strongly_connected(n, &self.edges, &out) {
+            let first = *component.iter().min().expect("non-empty component");
+            let cyclic =
+                component.len() > 1 || self.edges.iter().any(|e| e.from == first && e.to == first);
+            if !cyclic {
+                continue;
+            }
+            let path = cycle_through(first, &component, &self.edges, &out);
+            let names: Vec<&str> = path
+                .iter()
+                .map(|&e| self.scope.requirements[self.edges[e].from].name())
+                .collect();
+            let message = if names.len() == 1 {
+                format!("requirement `{}` reads itself in its narrowing", names[0])
+            } else {
+                let mut chain = String::new();
+                for name in &names {
+                    chain.push('`');
+                    chain.push_str(name);
+                    chain.push_str("` reads ");
+                }
+                chain.push('`');
+                chain.push_str(names[0]);
+                chain.push('`');
+                format!("cycle among requirements: {chain}")
+            };
+            let first_edge = self.edges[path[0]];
+            let mut d = Diagnostic::new(Code::E0313, self.cx.path, first_edge.at, message)
+                .with_help("a requirement can be answered only after what its narrowing reads: set one of these fields from an operator value or a literal instead");
+            for &e in &path[1..] {
+                let edge = self.edges[e];
+                d = d.with_label(
+                    edge.at,
+                    format!(
+                        "`{}` reads `{}` here",
+                        self.scope.requirements[edge.from].name(),
+                        self.scope.requirements[edge.to].name()
+                    ),
+                );
+            }
+            self.cx.report(d);
+        }
+    }
+}
+
+fn given_help(contract: &ContractInfo) -> String {
+    let given: Vec<&str> = contract
+        .fields
+        .values()
+        .filter(|f| f.given)
+        .map(|f| f.name.as_str())
+        .collect();
+    if given.is_empty() {
+        format!(
+            "`{}` has no given field; a requirement may only narrow its fields (`FIELD len …`, `FIELD in …`)",
+            contract.name
+        )
+    } else {
+        format!(
+            "only given fields are set in a requirement; those of `{}` are {}",
+            contract.name,
+            super::list_names(given)
+        )
+    }
+}
+
+/// Tarjan's strongly connected components, iteratively (a module may have thousands of
+/// requirements; no recursion). `out[v]` lists the indices of the edges leaving `v`.
+fn strongly_connected(
+    n: usize,
+    edges: &[super::module::Edge],
+    out: &[Vec<usize>],
+) -> Vec<Vec<usize>> {
+    const UNSEEN: usize = usize::MAX;
+    let mut index = vec![UNSEEN; n];
+    let mut low = vec![0usize; n];
+    let mut on_stack = vec![false; n];
+    let mut stack = Vec::new();
+    let mut components = Vec::new();
+    let mut next = 0usize;
+    // (node, position in its out-list)
+    let mut work: Vec<(usize, usize)> = Vec::new();
+    for root in 0..n {
+        if index[root] != UNSEEN || out[root].is_empty() {
+            continue;
+        }
+        work.push((root, 0));
+        index[root] = next;
+        low[root] = next;
+        next += 1;
+        stack.push(root);
+        on_stack[root] = true;
+        while let Some(&mut (v, ref mut pos)) = work.last_mut() {
+            if *pos < out[v].len() {
+                let w = edges[out[v][*pos]].to;
+                *pos += 1;
+                if index[w] == UNSEEN {
+                    index[w] = next;
+                    low[w] = next;
+                    next += 1;
+                    stack.push(w);
+                    on_stack[w] = true;
+                    work.push((w, 0));
+                } else if on_stack[w] {
+                    low[v] = low[v].min(index[w]);
+                }
+            } else {
+                work.pop();
+                if let Some(&(parent, _)) = work.last() {
+                    low[parent] = low[parent].min(low[v]);
+                }
+                if low[v] == index[v] {
+                    let mut component = Vec::new();
+                    while let Some(w) = stack.pop() {
+                        on_stack[w] = false;
+                        component.push(w);
+                        if w == v {
+                            break;
+                        }
+                    }
+                    components.push(component);
+                }
+            }
+        }
+    }
+    components.sort_by_key(|c| c.iter().copied().min());
+    components
+}
+
+/// The edges of one cycle from `start` back to it, inside `component` (breadth first, so
+/// the cycle shown is a shortest one).
+fn cycle_through(
+    start: usize,
+    component: &[usize],
+    edges: &[super::module::Edge],
+    out: &[Vec<usize>],
+) -> Vec<usize> {
+    let mut member = vec![false; out.len()];
+    for &v in component {
+        member[v] = true;
+    }
+    // The edge that reached each node.
+    let mut reached_by: std::collections::HashMap<usize, usize> = std::collections::HashMap::new();
+    let mut queue = std::collections::VecDeque::new();
+    queue.push_back(start);
+    while let Some(v) = queue.pop_front() {
+        for &e in &out[v] {
+            let w = edges[e].to;
+            if !member[w] {
+                continue;
+            }
+            if w == start {
+                let mut path = vec![e];
+                let mut at = v;
+                while at != start {
+                    let back = reached_by[&at];
+                    path.push(back);
+                    at = edges[back].from;
+                }
+                path.reverse();
+                return path;
+            }
+            if let std::collections::hash_map::Entry::Vacant(slot) = reached_by.entry(w) {
+                slot.insert(e);
+                queue.push_back(w);
+            }
+        }
+    }
+    Vec::new()
+}
