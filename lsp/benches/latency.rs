@@ -194,7 +194,8 @@ async fn main() {
             }),
         )
         .await;
-    let _ = client.notify("initialized", json!({})).await;
+    // The handlers run as tasks; the messages they send say when they are done.
+    drop(client.notify("initialized", json!({})).await);
     let loaded = client
         .wait(|m| {
             m.method() == "window/logMessage"
@@ -216,12 +217,14 @@ async fn main() {
     let uri = uri_of(&target);
     let text = std::fs::read_to_string(&target).expect("the opened file");
     let opened = Instant::now();
-    let _ = client
-        .notify(
-            "textDocument/didOpen",
-            json!({"textDocument": {"uri": uri, "languageId": "mesh", "version": 1, "text": text}}),
-        )
-        .await;
+    drop(
+        client
+            .notify(
+                "textDocument/didOpen",
+                json!({"textDocument": {"uri": uri, "languageId": "mesh", "version": 1, "text": text}}),
+            )
+            .await,
+    );
     let at = client.wait(|m| is_publish(m, &uri, 1)).await;
     println!(
         "{:<40} {:>8.2} ms",

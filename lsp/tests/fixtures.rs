@@ -403,27 +403,8 @@ fn render_symbols(list: &[Value], depth: usize, out: &mut String) {
     }
 }
 
-/// Whether this build has what a case `needs:` (the checker's name checks, the formatter).
-fn available(need: &str) -> bool {
-    match need {
-        "checker" => {
-            let text = "module m {\n  container c {\n    env { A = nope }\n  }\n}\n";
-            let (db, ws) = meshc::db::Database::with_files([("m.mesh".into(), text.into())]);
-            !meshc::db::workspace_diagnostics(&db, ws).is_empty()
-        }
-        other => panic!("unknown need {other:?}"),
-    }
-}
-
 async fn feature(name: &str) {
     for case in cases(name) {
-        if let Some(missing) = case.all("needs").into_iter().find(|n| !available(n)) {
-            eprintln!(
-                "{}: skipped until the {missing} is part of the compiler",
-                case.name
-            );
-            continue;
-        }
         let actual = run(&case).await;
         case.check(&actual);
     }

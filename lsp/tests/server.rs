@@ -16,7 +16,7 @@ fn files(list: &[(&str, &str)]) -> Vec<(String, String)> {
 }
 
 const BROKEN: &str = "module broken {\n  requires db module postgres\n}\n";
-const FINE: &str = "module fine {\n  requires db: module postgres\n}\n";
+const FINE: &str = "module fine {\n  requires db: module postgres\n  container c {\n    image \"app:1.0\"\n    env { HOST = db.host }\n  }\n}\n";
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn workspace_files_are_checked_without_being_opened() {

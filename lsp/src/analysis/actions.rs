@@ -11,7 +11,6 @@ use meshc::db::{parse_file, registry};
 use meshc::diagnostics::Code;
 use meshc::span::Span;
 use meshc::syntax::ast::Item;
-use meshc::syntax::string::is_ident;
 use std::collections::HashMap;
 use tower_lsp_server::ls_types::{
     CodeAction, CodeActionKind, CodeActionOrCommand, Position, Range, TextEdit, Uri, WorkspaceEdit,
@@ -52,7 +51,11 @@ pub fn code_actions(
         let Some(fix) = d.help.as_deref().and_then(suggestion) else {
             continue;
         };
-        let Some(old) = text.get(d.span.range()).filter(|t| is_ident(t)) else {
+        // The primary range holds the misspelt word (a name, or a number like `0750`).
+        let Some(old) = text
+            .get(d.span.range())
+            .filter(|t| !t.is_empty() && !t.contains(char::is_whitespace))
+        else {
             continue;
         };
         out.push(CodeActionOrCommand::CodeAction(CodeAction {
