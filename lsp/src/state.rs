@@ -218,9 +218,18 @@ impl State {
         gone
     }
 
+    /// Whether `path` is the standard library's read-only copy (a cache directory inside a
+    /// workspace folder must not make the library a workspace file too).
+    fn is_std_copy(&self, path: &Path) -> bool {
+        Uri::from_file_path(path).is_some_and(|u| u == self.std_uri)
+    }
+
     /// A file read from disk: added, or its text updated unless an open document overrides
     /// it. Returns whether anything changed.
     pub fn disk_file(&mut self, path: &Path, text: Arc<str>) -> bool {
+        if self.is_std_copy(path) {
+            return false;
+        }
         let key = FilePath::from(path.to_string_lossy());
         match self.files.get_mut(&key) {
             Some(entry) => {
@@ -255,6 +264,9 @@ impl State {
     pub fn disk_files(&mut self, files: Vec<(PathBuf, Arc<str>)>) {
         let mut added = false;
         for (path, text) in files {
+            if self.is_std_copy(&path) {
+                continue;
+            }
             let key = FilePath::from(path.to_string_lossy());
             if let Some(entry) = self.files.get_mut(&key) {
                 entry.on_disk = true;

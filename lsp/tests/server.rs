@@ -150,6 +150,31 @@ async fn concurrent_edits_never_publish_an_older_version_after_a_newer_one() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_standard_library_copy_inside_a_folder_is_not_a_workspace_file() {
+    let mut client =
+        TestClient::start_with_std_dir(&files(&[("a.mesh", FINE)]), false, Some("cache")).await;
+    let uri = client.uri("a.mesh");
+    let at = json!({"textDocument": {"uri": uri}, "position": {"line": 1, "character": 24}});
+    let def = client.request("textDocument/definition", at).await.unwrap();
+    let std_uri = def[0]["uri"].as_str().unwrap().to_string();
+    assert!(std_uri.starts_with(&client.uri("cache/std-")), "{std_uri}");
+    // Found on disk under the folder, the copy is still only the standard library: no
+    // contract is defined twice.
+    client
+        .notify(
+            "workspace/didChangeWatchedFiles",
+            json!({"changes": [{"uri": std_uri, "type": 1}]}),
+        )
+        .await;
+    assert!(
+        client.diagnostics.values().all(|d| d.is_empty()),
+        "{:?}",
+        client.diagnostics
+    );
+    client.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_change_older_than_the_document_is_ignored() {
     let mut client = TestClient::start(&files(&[("a.mesh", FINE)]), false).await;
     client.open("a.mesh", FINE, 5).await;

@@ -64,6 +64,16 @@ impl TestClient {
     /// Writes `files` (relative path, text) into a fresh workspace folder, starts the server
     /// on it, and waits until it has read and checked the folder.
     pub async fn start(files: &[(String, String)], utf8: bool) -> TestClient {
+        Self::start_with_std_dir(files, utf8, None).await
+    }
+
+    /// Like [`TestClient::start`], with the standard library's copy written to the
+    /// workspace-relative directory `std_dir` instead of a cache beside the workspace.
+    pub async fn start_with_std_dir(
+        files: &[(String, String)],
+        utf8: bool,
+        std_dir: Option<&str>,
+    ) -> TestClient {
         let dir = tempfile::tempdir().expect("a temporary directory");
         let root = dir
             .path()
@@ -76,7 +86,10 @@ impl TestClient {
             std::fs::create_dir_all(p.parent().unwrap()).unwrap();
             std::fs::write(&p, text).unwrap();
         }
-        let std_dir = dir.path().join("cache");
+        let std_dir = match std_dir {
+            Some(rel) => root.join(rel),
+            None => dir.path().join("cache"),
+        };
         let (service, socket) = LspService::new(Backend::new);
         let mut client = TestClient {
             service,
@@ -125,11 +138,14 @@ impl TestClient {
 
     /// A short, stable name for a URI: the workspace-relative path, or `<std>`.
     pub fn short(&self, uri: &str) -> String {
+        if uri.contains("/std-") && uri.ends_with(".mesh") || uri.starts_with("meshc-std:") {
+            return "<std>".into();
+        }
         let root = self.uri_of(&self.root);
         if let Some(rel) = uri.strip_prefix(&format!("{root}/")) {
             return rel.to_string();
         }
-        if uri.contains("/cache/std-") || uri.starts_with("meshc-std:") {
+        if uri.contains("/std-") || uri.starts_with("meshc-std:") {
             return "<std>".into();
         }
         uri.to_string()
