@@ -95,12 +95,11 @@ fn run_case(path: &Path) -> Result<(), String> {
             .join("; ")
     };
     let mut problems = Vec::new();
-    let want_exit;
-    if h.expect == ["ok"] {
+    let want_exit = if h.expect == ["ok"] {
         if !errors.is_empty() {
             problems.push(format!("expected no errors, got: {}", summary()));
         }
-        want_exit = h.exit.unwrap_or(0);
+        h.exit.unwrap_or(0)
     } else {
         let missing: Vec<_> = h.expect.iter().filter(|c| !codes.contains(c)).collect();
         if !missing.is_empty() {
@@ -123,8 +122,8 @@ fn run_case(path: &Path) -> Result<(), String> {
             }
         }
         let has_error = h.expect.iter().any(|c| c.starts_with('E'));
-        want_exit = h.exit.unwrap_or(i32::from(has_error));
-    }
+        h.exit.unwrap_or(i32::from(has_error))
+    };
     if out.status.code() != Some(want_exit) {
         problems.push(format!(
             "exit {:?}, expected {want_exit}",
