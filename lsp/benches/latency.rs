@@ -281,4 +281,49 @@ async fn main() {
             );
         }
     }
+
+    // Requests that read every file: the first one indexes the workspace, later ones
+    // reuse the indexes. The document goes back to its first text first.
+    version += 1;
+    let params = json!({
+        "textDocument": {"uri": uri, "version": version},
+        "contentChanges": [{"text": text}]
+    });
+    client
+        .notify("textDocument/didChange", params)
+        .await
+        .await
+        .expect("the handler ran");
+    let line = text
+        .lines()
+        .position(|l| l.contains("DB_HOST = db.host"))
+        .expect("the DB_HOST line");
+    let column = text.lines().nth(line).unwrap().find("host").unwrap();
+    let at = json!({"textDocument": {"uri": uri}, "position": {"line": line, "character": column},
+                    "context": {"includeDeclaration": true}});
+    for run in ["first", "second"] {
+        let sent = Instant::now();
+        let refs = client.request("textDocument/references", at.clone()).await;
+        println!(
+            "{:<58} {:>8.2} ms   ({} places)",
+            format!("references to `postgres.host` ({run})"),
+            millis(sent.elapsed()),
+            refs.as_array().map_or(0, Vec::len)
+        );
+    }
+    let sent = Instant::now();
+    let edit = client
+        .request("textDocument/rename", {
+            let mut p = at.clone();
+            p["position"]["character"] = json!(column - 3);
+            p["newName"] = json!("database");
+            p
+        })
+        .await;
+    println!(
+        "{:<58} {:>8.2} ms   ({} edits)",
+        "rename requirement `db` of the open module",
+        millis(sent.elapsed()),
+        edit["changes"][&uri].as_array().map_or(0, Vec::len)
+    );
 }
