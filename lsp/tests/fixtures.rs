@@ -2,7 +2,8 @@
 //! file (or per directory of files). A case's header comments say what to ask
 //! (`// request: hover`) and what to expect (`// expect: …` lines, or the `.expected` file
 //! beside it, written with `UPDATE_EXPECT=1`). `$0` marks the cursor. A file `X.mesh.edited`
-//! beside `X.mesh` is the text `X.mesh` is changed to before asking.
+//! beside `X.mesh` is the text `X.mesh` is changed to before asking. `SHOW_ANSWERS=1`
+//! prints every answer.
 //!
 //! Every case runs through the real server over JSON-RPC, in-process.
 

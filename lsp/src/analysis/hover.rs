@@ -177,8 +177,8 @@ fn narrowing_at(
         .filter_map(|n| {
             let t = source_of(snap, &src.path, n.span)?;
             Some(match n.kind {
-                NarrowingKind::Set(_) => format!("set by `{name}`: `{t}`"),
-                NarrowingKind::Refine(_) => format!("narrowed by `{name}`: `{t}`"),
+                NarrowingKind::Set(_) => format!("Set by requirement `{name}`: `{t}`."),
+                NarrowingKind::Refine(_) => format!("Narrowed by requirement `{name}`: `{t}`."),
             })
         })
         .collect();
@@ -197,19 +197,19 @@ fn field_hover(
     let mut out = String::new();
     code(&mut out, &source_of(snap, &c.file, f.span)?);
     let mut facts = vec![format!(
-        "Field of contract `{contract}`: `{}`",
-        f.describe_type()
+        "Field of contract `{contract}`, of type `{}`.",
+        f.ty
     )];
     if f.given {
-        facts.push("given: the consumer sets it and the provider honours it".into());
+        facts.push("Given: the consumer sets it and the provider honours it.".into());
     }
     if f.secret {
-        facts.push("secret: never a plain value".into());
+        facts.push("Secret: never a plain value.".into());
     }
     if let Some(d) = &f.default {
-        facts.push(format!("default `{d}`"));
+        facts.push(format!("Default: `{d}`."));
     }
-    let _ = writeln!(out, "\n{}.", facts.join("; "));
+    let _ = writeln!(out, "\n{}", facts.join(" "));
     if let Some(n) = narrowed {
         let _ = writeln!(out, "\n{n}");
     }

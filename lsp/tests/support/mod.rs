@@ -390,6 +390,9 @@ impl Case {
     /// Compares `actual` with the case's expected text (or its `expect:` lines). With
     /// `UPDATE_EXPECT=1` the expected file is written instead.
     pub fn check(&self, actual: &str) {
+        if std::env::var_os("SHOW_ANSWERS").is_some() {
+            eprintln!("--- {}\n{actual}", self.name);
+        }
         let wanted = self.all("expect");
         let unwanted = self.all("expect-not");
         if !wanted.is_empty() || !unwanted.is_empty() {
