@@ -145,7 +145,20 @@ pub fn workspace_diagnostics(db: &Database, ws: Workspace) -> Vec<Diagnostic> {
     for diags in per_file {
         out.extend(diags.iter().cloned());
     }
+    for outcome in resolve_all(db, ws) {
+        out.extend(outcome.diagnostics.iter().cloned());
+    }
     out
+}
+
+/// Resolves every mesh of the workspace, as `meshc check` does (with no lock: ports are
+/// chosen afresh, which changes no verdict but a port conflict with a lock).
+pub fn resolve_all(db: &Database, ws: Workspace) -> Vec<Arc<crate::resolve::MeshOutcome>> {
+    let names: Vec<String> = registry(db, ws).meshes.keys().cloned().collect();
+    names
+        .into_iter()
+        .map(|name| resolve_mesh(db, ws, name, crate::resolve::Lock::default()))
+        .collect()
 }
 
 /// Runs `f` over `items` on every available core, each thread with its own snapshot of
@@ -176,4 +189,75 @@ pub fn parallel_map<T: Copy + Send + Sync, R: Send>(
             .flat_map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
             .collect()
     })
+}
+
+/// Resolves mesh `mesh` of the workspace against the ports of `lock` (LANGUAGE.md §7):
+/// every diagnostic of the mesh, the manifests of its nodes, the new lock and what was
+/// left out. An assignment of a module whose definition has errors is left out, listing
+/// them. A mesh the workspace does not declare gives an empty outcome.
+#[salsa::tracked(returns(clone))]
+pub fn resolve_mesh(
+    db: &dyn salsa::Database,
+    ws: Workspace,
+    mesh: String,
+    lock: crate::resolve::Lock,
+) -> Arc<crate::resolve::MeshOutcome> {
+    let reg = registry(db, ws);
+    let Some(at) = reg.meshes.get(&mesh).copied() else {
+        return Arc::new(crate::resolve::MeshOutcome::empty(
+            &mesh,
+            &FilePath::from(""),
+        ));
+    };
+    let file = ws.files(db)[at.file];
+    let path = file.path(db).clone();
+    let parsed = parse_file(db, file);
+    let Some(ast::Item::Mesh(mesh_ast)) = parsed.file.items.get(at.item) else {
+        return Arc::new(crate::resolve::MeshOutcome::empty(&mesh, &path));
+    };
+    let module = |name: &str| module_source(db, ws, name);
+    // Each file's errors, sorted by place, read once: a module's are those inside its span.
+    let errors_by_file: std::cell::RefCell<std::collections::HashMap<usize, Arc<Vec<Diagnostic>>>> =
+        Default::default();
+    let module_errors = |name: &str| -> Vec<Diagnostic> {
+        let Some(at) = reg.modules.get(name) else {
+            return Vec::new();
+        };
+        let file = ws.files(db)[at.file];
+        let parsed = parse_file(db, file);
+        let Some(item) = parsed.file.items.get(at.item) else {
+            return Vec::new();
+        };
+        let span = item.span();
+        let errors = errors_by_file
+            .borrow_mut()
+            .entry(at.file)
+            .or_insert_with(|| {
+                let path = file.path(db);
+                let mut errors: Vec<Diagnostic> = check_file(db, ws, file)
+                    .iter()
+                    .filter(|d| d.is_error() && d.file == *path)
+                    .cloned()
+                    .collect();
+                errors.sort_by_key(|d| d.span.start);
+                Arc::new(errors)
+            })
+            .clone();
+        let first = errors.partition_point(|d| d.span.start < span.start);
+        errors[first..]
+            .iter()
+            .take_while(|d| d.span.start <= span.end)
+            .filter(|d| d.span.end <= span.end)
+            .cloned()
+            .collect()
+    };
+    let input = crate::resolve::ResolveInput {
+        mesh: mesh_ast,
+        path: &path,
+        registry: &reg,
+        module: &module,
+        module_errors: &module_errors,
+        lock: &lock,
+    };
+    Arc::new(crate::resolve::resolve_mesh(&input))
 }

@@ -7,6 +7,8 @@
 pub mod check;
 pub mod db;
 pub mod diagnostics;
+pub mod emit;
 pub mod fmt;
+pub mod resolve;
 pub mod span;
 pub mod syntax;

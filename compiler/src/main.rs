@@ -217,9 +217,123 @@ fn build(
     locked: bool,
     flags: &CheckFlags,
 ) -> u8 {
-    let _ = (mesh_file, paths, out, locked, flags);
-    output::say("build is not available yet");
-    2
+    let mut all = vec![mesh_file.clone()];
+    all.extend(if paths.is_empty() {
+        vec![PathBuf::from(".")]
+    } else {
+        paths
+    });
+    let session = match open(all) {
+        Ok(s) => s,
+        Err(code) => return code,
+    };
+    let shown = cli::workspace::display_path(&mesh_file);
+    let registry = meshc::db::registry(&session.db, session.ws);
+    let meshes = meshc::resolve::meshes_in(&registry, &shown);
+    let mesh = match meshes.as_slice() {
+        [one] => one.clone(),
+        [] => {
+            output::say(&format!("`{shown}` declares no mesh to build"));
+            return 2;
+        }
+        several => {
+            output::say(&format!(
+                "`{shown}` declares {} meshes ({}); put each in a file of its own to build it",
+                several.len(),
+                several.join(", ")
+            ));
+            return 2;
+        }
+    };
+    let lock_path = PathBuf::from(format!("{}.lock", mesh_file.display()));
+    let previous = match std::fs::read_to_string(&lock_path) {
+        Ok(text) => match meshc::resolve::Lock::parse(&text) {
+            Ok(lock) => lock,
+            Err(e) => {
+                output::say(&format!(
+                    "`{}` is not a lock file meshc can read: {e}",
+                    lock_path.display()
+                ));
+                return 2;
+            }
+        },
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => meshc::resolve::Lock::default(),
+        Err(e) => {
+            output::say(&format!(
+                "cannot read `{}`: {}",
+                lock_path.display(),
+                cli::workspace::plain(&e)
+            ));
+            return 2;
+        }
+    };
+    // Every file's checks (a module with errors is left out of the build, saying why),
+    // then this mesh resolved against the lock.
+    let mut diags = session.load_diagnostics.clone();
+    let files = session.ws.files(&session.db).clone();
+    let ws = session.ws;
+    for file_diags in meshc::db::parallel_map(&session.db, &files, |db, f| {
+        meshc::db::check_file(db, ws, f)
+    }) {
+        diags.extend(file_diags.iter().cloned());
+    }
+    let outcome = meshc::db::resolve_mesh(&session.db, ws, mesh.clone(), previous.clone());
+    diags.extend(outcome.diagnostics.iter().cloned());
+    let lock_refusals = if locked {
+        outcome.locked_refusals(&previous)
+    } else {
+        Vec::new()
+    };
+    let refused_by_lock = !lock_refusals.is_empty();
+    diags.extend(lock_refusals);
+    let failed_checks = diags.iter().any(Diagnostic::is_error);
+    let code = report(diags, &session, flags);
+    std::mem::forget(session);
+    if refused_by_lock {
+        output::say("nothing was written: the lock would change under --locked");
+        return 1;
+    }
+    let manifests: Vec<(String, Vec<u8>)> = outcome
+        .manifests
+        .iter()
+        .map(|(node, manifest)| {
+            (
+                format!("{node}.json"),
+                meshc::emit::manifest_bytes(manifest),
+            )
+        })
+        .collect();
+    if let Err(e) = cli::atomic::write_all(&out, &manifests) {
+        output::say(&e);
+        output::say("nothing was written");
+        return 2;
+    }
+    let lock_text = outcome.lock.to_text();
+    let lock_on_disk = std::fs::read_to_string(&lock_path).ok();
+    if lock_on_disk.as_deref() != Some(lock_text.as_str())
+        && let Err(e) = cli::atomic::replace_file(&lock_path, lock_text.as_bytes())
+    {
+        output::say(&e);
+        return 2;
+    }
+    if flags.format == Format::Human {
+        let nodes: Vec<&str> = manifests.iter().map(|(n, _)| n.as_str()).collect();
+        let note = match outcome.left_out.len() {
+            0 => String::new(),
+            1 => "; 1 assignment left out".to_string(),
+            n => format!("; {n} assignments left out"),
+        };
+        output::say(&format!(
+            "built mesh `{mesh}` into {}: {}{note}",
+            out.display(),
+            nodes.join(", ")
+        ));
+    }
+    if outcome.refused() || failed_checks {
+        1
+    } else {
+        code
+    }
 }
 
 fn fmt(paths: Vec<PathBuf>, check_only: bool, format: Format) -> u8 {

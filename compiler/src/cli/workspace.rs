@@ -36,7 +36,9 @@ pub fn load(paths: &[PathBuf]) -> Loaded {
         }
     }
     found.sort();
-    found.dedup();
+    // One file named twice (`lab.mesh` and `./lab.mesh`, or through a link) is read once.
+    let mut seen_files = HashSet::new();
+    found.retain(|p| seen_files.insert(std::fs::canonicalize(p).unwrap_or_else(|_| p.clone())));
     let mut loaded = Loaded {
         io_errors,
         ..Loaded::default()

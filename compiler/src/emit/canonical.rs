@@ -1,0 +1,567 @@
+//! Canonical JSON and the manifest digest.
+//!
+//! Canonical JSON here is: object keys sorted by their UTF-8 bytes, no whitespace,
+//! strings escaped as `serde_json` escapes them, integers in decimal. The digest is
+//! `sha256:<lowercase hex>` of the canonical JSON of a manifest with `digest` left out.
+//!
+//! [`to_canonical_bytes`] writes any `Serialize` value straight to canonical bytes
+//! (objects are buffered per level and sorted), without building a `serde_json::Value`
+//! tree: a large mesh's manifests are digested in one pass.
+
+use super::manifest::Manifest;
+use serde::ser::{self, Impossible, Serialize};
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+use std::borrow::Cow;
+use std::fmt;
+
+/// `value` as canonical JSON text.
+pub fn canonical_json(value: &Value) -> String {
+    String::from_utf8(to_canonical_bytes(value).expect("a JSON value always serialises"))
+        .expect("JSON is UTF-8")
+}
+
+/// The digest of `manifest`: SHA-256 over the canonical JSON of the manifest without its
+/// `digest` field, written `sha256:<hex>`. The `digest` the manifest holds is ignored.
+pub fn digest_of(manifest: &Manifest) -> String {
+    let bytes = to_canonical_bytes(&WithoutDigest(manifest)).expect("a manifest always serialises");
+    let hash = Sha256::digest(&bytes);
+    let mut hex = String::with_capacity(7 + 64);
+    hex.push_str("sha256:");
+    for byte in hash.iter() {
+        hex.push(char::from_digit(u32::from(byte >> 4), 16).expect("a nibble"));
+        hex.push(char::from_digit(u32::from(byte & 0xf), 16).expect("a nibble"));
+    }
+    hex
+}
+
+/// A manifest serialised without its `digest` field.
+struct WithoutDigest<'a>(&'a Manifest);
+
+impl Serialize for WithoutDigest<'_> {
+    fn serialize<S: ser::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use ser::SerializeStruct;
+        let m = self.0;
+        let mut st = s.serialize_struct("Manifest", 4)?;
+        st.serialize_field("mesh", &m.mesh)?;
+        st.serialize_field("node", &m.node)?;
+        st.serialize_field("instances", &m.instances)?;
+        st.serialize_field("left_out", &m.left_out)?;
+        st.end()
+    }
+}
+
+/// Any serialisable value as canonical JSON bytes.
+pub fn to_canonical_bytes<T: Serialize + ?Sized>(value: &T) -> Result<Vec<u8>, Error> {
+    let mut out = Vec::new();
+    let mut scratch = Vec::new();
+    value.serialize(Canonical {
+        out: &mut out,
+        scratch: &mut scratch,
+    })?;
+    Ok(out)
+}
+
+/// Why a value has no canonical JSON (a map key that is not text, a float).
+#[derive(Debug)]
+pub struct Error(String);
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Error {}
+
+impl ser::Error for Error {
+    fn custom<T: fmt::Display>(msg: T) -> Self {
+        Error(msg.to_string())
+    }
+}
+
+fn write_str(out: &mut Vec<u8>, s: &str) {
+    serde_json::to_writer(&mut *out, s).expect("writing to a Vec never fails");
+}
+
+/// The serializer: writes one value to the end of `out`. Every object of the value is
+/// written in place, its entries in the order they come; when it ends, its bytes are
+/// moved aside into `scratch` (shared: an object ends only after its children have) and
+/// written back with the keys sorted.
+struct Canonical<'a> {
+    out: &'a mut Vec<u8>,
+    scratch: &'a mut Vec<u8>,
+}
+
+/// An array being written.
+struct Seq<'a> {
+    out: &'a mut Vec<u8>,
+    scratch: &'a mut Vec<u8>,
+    first: bool,
+}
+
+/// An object being written: where it starts in `out`, and each entry's key and the
+/// range of its value there.
+struct Object<'a> {
+    out: &'a mut Vec<u8>,
+    scratch: &'a mut Vec<u8>,
+    start: usize,
+    entries: Vec<(Cow<'static, str>, usize, usize)>,
+    key: Option<String>,
+}
+
+impl Object<'_> {
+    fn entry<T: Serialize + ?Sized>(
+        &mut self,
+        key: Cow<'static, str>,
+        value: &T,
+    ) -> Result<(), Error> {
+        let start = self.out.len();
+        value.serialize(Canonical {
+            out: &mut *self.out,
+            scratch: &mut *self.scratch,
+        })?;
+        self.entries.push((key, start, self.out.len()));
+        Ok(())
+    }
+
+    fn finish(mut self) -> Result<(), Error> {
+        self.entries
+            .sort_unstable_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+        self.scratch.clear();
+        self.scratch.extend_from_slice(&self.out[self.start..]);
+        self.out.truncate(self.start);
+        self.out.push(b'{');
+        for (i, (k, start, end)) in self.entries.iter().enumerate() {
+            if i > 0 {
+                self.out.push(b',');
+            }
+            write_str(self.out, k);
+            self.out.push(b':');
+            self.out
+                .extend_from_slice(&self.scratch[start - self.start..end - self.start]);
+        }
+        self.out.push(b'}');
+        Ok(())
+    }
+}
+
+impl<'a> ser::Serializer for Canonical<'a> {
+    type Ok = ();
+    type Error = Error;
+    type SerializeSeq = Seq<'a>;
+    type SerializeTuple = Seq<'a>;
+    type SerializeTupleStruct = Seq<'a>;
+    type SerializeTupleVariant = Impossible<(), Error>;
+    type SerializeMap = Object<'a>;
+    type SerializeStruct = Object<'a>;
+    type SerializeStructVariant = Impossible<(), Error>;
+
+    fn serialize_bool(self, v: bool) -> Result<(), Error> {
+        self.out
+            .extend_from_slice(if v { b"true" } else { b"false" });
+        Ok(())
+    }
+    fn serialize_i8(self, v: i8) -> Result<(), Error> {
+        self.serialize_i64(i64::from(v))
+    }
+    fn serialize_i16(self, v: i16) -> Result<(), Error> {
+        self.serialize_i64(i64::from(v))
+    }
+    fn serialize_i32(self, v: i32) -> Result<(), Error> {
+        self.serialize_i64(i64::from(v))
+    }
+    fn serialize_i64(self, v: i64) -> Result<(), Error> {
+        self.out.extend_from_slice(v.to_string().as_bytes());
+        Ok(())
+    }
+    fn serialize_u8(self, v: u8) -> Result<(), Error> {
+        self.serialize_u64(u64::from(v))
+    }
+    fn serialize_u16(self, v: u16) -> Result<(), Error> {
+        self.serialize_u64(u64::from(v))
+    }
+    fn serialize_u32(self, v: u32) -> Result<(), Error> {
+        self.serialize_u64(u64::from(v))
+    }
+    fn serialize_u64(self, v: u64) -> Result<(), Error> {
+        self.out.extend_from_slice(v.to_string().as_bytes());
+        Ok(())
+    }
+    fn serialize_f32(self, _: f32) -> Result<(), Error> {
+        Err(Error("a manifest holds no floating-point number".into()))
+    }
+    fn serialize_f64(self, _: f64) -> Result<(), Error> {
+        Err(Error("a manifest holds no floating-point number".into()))
+    }
+    fn serialize_char(self, v: char) -> Result<(), Error> {
+        write_str(self.out, v.encode_utf8(&mut [0; 4]));
+        Ok(())
+    }
+    fn serialize_str(self, v: &str) -> Result<(), Error> {
+        write_str(self.out, v);
+        Ok(())
+    }
+    fn serialize_bytes(self, v: &[u8]) -> Result<(), Error> {
+        use ser::SerializeSeq;
+        let mut seq = self.serialize_seq(Some(v.len()))?;
+        for b in v {
+            seq.serialize_element(b)?;
+        }
+        seq.end()
+    }
+    fn serialize_none(self) -> Result<(), Error> {
+        self.out.extend_from_slice(b"null");
+        Ok(())
+    }
+    fn serialize_some<T: Serialize + ?Sized>(self, value: &T) -> Result<(), Error> {
+        value.serialize(self)
+    }
+    fn serialize_unit(self) -> Result<(), Error> {
+        self.serialize_none()
+    }
+    fn serialize_unit_struct(self, _: &'static str) -> Result<(), Error> {
+        self.serialize_none()
+    }
+    fn serialize_unit_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        variant: &'static str,
+    ) -> Result<(), Error> {
+        self.serialize_str(variant)
+    }
+    fn serialize_newtype_struct<T: Serialize + ?Sized>(
+        self,
+        _: &'static str,
+        value: &T,
+    ) -> Result<(), Error> {
+        value.serialize(self)
+    }
+    fn serialize_newtype_variant<T: Serialize + ?Sized>(
+        self,
+        _: &'static str,
+        _: u32,
+        variant: &'static str,
+        value: &T,
+    ) -> Result<(), Error> {
+        let start = self.out.len();
+        let mut obj = Object {
+            out: self.out,
+            scratch: self.scratch,
+            start,
+            entries: Vec::with_capacity(1),
+            key: None,
+        };
+        obj.entry(Cow::Borrowed(variant), value)?;
+        obj.finish()
+    }
+    fn serialize_seq(self, _: Option<usize>) -> Result<Seq<'a>, Error> {
+        self.out.push(b'[');
+        Ok(Seq {
+            out: self.out,
+            scratch: self.scratch,
+            first: true,
+        })
+    }
+    fn serialize_tuple(self, len: usize) -> Result<Seq<'a>, Error> {
+        self.serialize_seq(Some(len))
+    }
+    fn serialize_tuple_struct(self, _: &'static str, len: usize) -> Result<Seq<'a>, Error> {
+        self.serialize_seq(Some(len))
+    }
+    fn serialize_tuple_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: usize,
+    ) -> Result<Self::SerializeTupleVariant, Error> {
+        Err(Error("a manifest holds no tuple variant".into()))
+    }
+    fn serialize_map(self, len: Option<usize>) -> Result<Object<'a>, Error> {
+        let start = self.out.len();
+        Ok(Object {
+            out: self.out,
+            scratch: self.scratch,
+            start,
+            entries: Vec::with_capacity(len.unwrap_or(0)),
+            key: None,
+        })
+    }
+    fn serialize_struct(self, _: &'static str, len: usize) -> Result<Object<'a>, Error> {
+        self.serialize_map(Some(len))
+    }
+    fn serialize_struct_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: usize,
+    ) -> Result<Self::SerializeStructVariant, Error> {
+        Err(Error("a manifest holds no struct variant".into()))
+    }
+}
+
+impl ser::SerializeSeq for Seq<'_> {
+    type Ok = ();
+    type Error = Error;
+    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
+        if !self.first {
+            self.out.push(b',');
+        }
+        self.first = false;
+        value.serialize(Canonical {
+            out: &mut *self.out,
+            scratch: &mut *self.scratch,
+        })
+    }
+    fn end(self) -> Result<(), Error> {
+        self.out.push(b']');
+        Ok(())
+    }
+}
+
+impl ser::SerializeTuple for Seq<'_> {
+    type Ok = ();
+    type Error = Error;
+    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
+        ser::SerializeSeq::serialize_element(self, value)
+    }
+    fn end(self) -> Result<(), Error> {
+        ser::SerializeSeq::end(self)
+    }
+}
+
+impl ser::SerializeTupleStruct for Seq<'_> {
+    type Ok = ();
+    type Error = Error;
+    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
+        ser::SerializeSeq::serialize_element(self, value)
+    }
+    fn end(self) -> Result<(), Error> {
+        ser::SerializeSeq::end(self)
+    }
+}
+
+impl ser::SerializeMap for Object<'_> {
+    type Ok = ();
+    type Error = Error;
+    fn serialize_key<T: Serialize + ?Sized>(&mut self, key: &T) -> Result<(), Error> {
+        self.key = Some(key.serialize(KeyText)?);
+        Ok(())
+    }
+    fn serialize_value<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
+        let key = self
+            .key
+            .take()
+            .ok_or_else(|| Error("a map value without its key".into()))?;
+        self.entry(Cow::Owned(key), value)
+    }
+    fn end(self) -> Result<(), Error> {
+        self.finish()
+    }
+}
+
+impl ser::SerializeStruct for Object<'_> {
+    type Ok = ();
+    type Error = Error;
+    fn serialize_field<T: Serialize + ?Sized>(
+        &mut self,
+        key: &'static str,
+        value: &T,
+    ) -> Result<(), Error> {
+        self.entry(Cow::Borrowed(key), value)
+    }
+    fn end(self) -> Result<(), Error> {
+        self.finish()
+    }
+}
+
+/// A map key: only text is one.
+struct KeyText;
+
+impl ser::Serializer for KeyText {
+    type Ok = String;
+    type Error = Error;
+    type SerializeSeq = Impossible<String, Error>;
+    type SerializeTuple = Impossible<String, Error>;
+    type SerializeTupleStruct = Impossible<String, Error>;
+    type SerializeTupleVariant = Impossible<String, Error>;
+    type SerializeMap = Impossible<String, Error>;
+    type SerializeStruct = Impossible<String, Error>;
+    type SerializeStructVariant = Impossible<String, Error>;
+
+    fn serialize_str(self, v: &str) -> Result<String, Error> {
+        Ok(v.to_string())
+    }
+    fn serialize_bool(self, _: bool) -> Result<String, Error> {
+        Err(key_error())
+    }
+    fn serialize_i8(self, _: i8) -> Result<String, Error> {
+        Err(key_error())
+    }
+    fn serialize_i16(self, _: i16) -> Result<String, Error> {
+        Err(key_error())
+    }
+    fn serialize_i32(self, _: i32) -> Result<String, Error> {
+        Err(key_error())
+    }
+    fn serialize_i64(self, _: i64) -> Result<String, Error> {
+        Err(key_error())
+    }
+    fn serialize_u8(self, _: u8) -> Result<String, Error> {
+        Err(key_error())
+    }
+    fn serialize_u16(self, _: u16) -> Result<String, Error> {
+        Err(key_error())
+    }
+    fn serialize_u32(self, _: u32) -> Result<String, Error> {
+        Err(key_error())
+    }
+    fn serialize_u64(self, _: u64) -> Result<String, Error> {
+        Err(key_error())
+    }
+    fn serialize_f32(self, _: f32) -> Result<String, Error> {
+        Err(key_error())
+    }
+    fn serialize_f64(self, _: f64) -> Result<String, Error> {
+        Err(key_error())
+    }
+    fn serialize_char(self, v: char) -> Result<String, Error> {
+        Ok(v.to_string())
+    }
+    fn serialize_bytes(self, _: &[u8]) -> Result<String, Error> {
+        Err(key_error())
+    }
+    fn serialize_none(self) -> Result<String, Error> {
+        Err(key_error())
+    }
+    fn serialize_some<T: Serialize + ?Sized>(self, _: &T) -> Result<String, Error> {
+        Err(key_error())
+    }
+    fn serialize_unit(self) -> Result<String, Error> {
+        Err(key_error())
+    }
+    fn serialize_unit_struct(self, _: &'static str) -> Result<String, Error> {
+        Err(key_error())
+    }
+    fn serialize_unit_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        variant: &'static str,
+    ) -> Result<String, Error> {
+        Ok(variant.to_string())
+    }
+    fn serialize_newtype_struct<T: Serialize + ?Sized>(
+        self,
+        _: &'static str,
+        value: &T,
+    ) -> Result<String, Error> {
+        value.serialize(self)
+    }
+    fn serialize_newtype_variant<T: Serialize + ?Sized>(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: &T,
+    ) -> Result<String, Error> {
+        Err(key_error())
+    }
+    fn serialize_seq(self, _: Option<usize>) -> Result<Self::SerializeSeq, Error> {
+        Err(key_error())
+    }
+    fn serialize_tuple(self, _: usize) -> Result<Self::SerializeTuple, Error> {
+        Err(key_error())
+    }
+    fn serialize_tuple_struct(
+        self,
+        _: &'static str,
+        _: usize,
+    ) -> Result<Self::SerializeTupleStruct, Error> {
+        Err(key_error())
+    }
+    fn serialize_tuple_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: usize,
+    ) -> Result<Self::SerializeTupleVariant, Error> {
+        Err(key_error())
+    }
+    fn serialize_map(self, _: Option<usize>) -> Result<Self::SerializeMap, Error> {
+        Err(key_error())
+    }
+    fn serialize_struct(self, _: &'static str, _: usize) -> Result<Self::SerializeStruct, Error> {
+        Err(key_error())
+    }
+    fn serialize_struct_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: usize,
+    ) -> Result<Self::SerializeStructVariant, Error> {
+        Err(key_error())
+    }
+}
+
+fn key_error() -> Error {
+    Error("a JSON object key is text".into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn sorts_keys_and_drops_whitespace() {
+        let v = json!({"b": 1, "a": {"d": [1, "x\n", -3], "c": null}, "A": true, "é": "\u{1}"});
+        assert_eq!(
+            canonical_json(&v),
+            r#"{"A":true,"a":{"c":null,"d":[1,"x\n",-3]},"b":1,"é":"\u0001"}"#
+        );
+    }
+
+    #[test]
+    fn a_manifest_serialises_as_its_json_value_does() {
+        let m = Manifest {
+            mesh: "lab".into(),
+            node: "alpha".into(),
+            digest: "sha256:x".into(),
+            instances: vec![],
+            left_out: vec![crate::emit::LeftOut {
+                instance: "web".into(),
+                module: "web".into(),
+                diagnostics: vec![crate::emit::LeftOutDiagnostic {
+                    code: "E0501".into(),
+                    message: "`title` \"quoted\"".into(),
+                }],
+            }],
+        };
+        let mut value = serde_json::to_value(&m).unwrap();
+        value.as_object_mut().unwrap().shift_remove("digest");
+        let direct = to_canonical_bytes(&WithoutDigest(&m)).unwrap();
+        let via_value = to_canonical_bytes(&value).unwrap();
+        assert_eq!(direct, via_value);
+    }
+
+    #[test]
+    fn digest_ignores_the_digest_field() {
+        let mut m = Manifest {
+            mesh: "lab".into(),
+            node: "alpha".into(),
+            digest: String::new(),
+            instances: vec![],
+            left_out: vec![],
+        };
+        let d = digest_of(&m);
+        assert!(d.starts_with("sha256:") && d.len() == 7 + 64, "{d}");
+        m.digest = "sha256:whatever".into();
+        assert_eq!(digest_of(&m), d);
+    }
+}

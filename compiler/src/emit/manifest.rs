@@ -1,0 +1,309 @@
+//! The manifest of one node (LANGUAGE.md §9). Field names are a public interface: a node
+//! host and tests outside the project read them. `schema/manifest.schema.json` at the
+//! repository root is the normative description of this shape; keep the two in step.
+//!
+//! Struct field order is the order fields are written. Maps are [`IndexMap`]s in source
+//! order; the digest is taken over canonical JSON, so order never changes it, but the
+//! bytes written stay identical for the same input all the same.
+
+use indexmap::IndexMap;
+use serde::Serialize;
+use serde_json::Value as Json;
+
+/// What one node runs: its instances, and the assignments left out of it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Manifest {
+    pub mesh: String,
+    pub node: String,
+    /// `sha256:<hex>` over the canonical JSON of the manifest without this field.
+    pub digest: String,
+    pub instances: Vec<Instance>,
+    pub left_out: Vec<LeftOut>,
+}
+
+/// One assignment of a module to this node.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Instance {
+    pub instance: String,
+    pub module: String,
+    pub login: String,
+    /// Every requirement of the module, resolved, in the definition's order.
+    pub requirements: IndexMap<String, Requirement>,
+    pub containers: Vec<Container>,
+    /// Every contract the module provides, with the consumers it answers.
+    pub provides: Vec<Provided>,
+}
+
+/// Where a module requirement's answer comes from (LANGUAGE.md §7).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum By {
+    /// A pin on the assignment: `db from pg on beta`.
+    Pin,
+    /// The holder of the seat that delivers the contract.
+    Seat,
+    /// The provider on the consumer's own node.
+    Node,
+    /// The only provider in the mesh.
+    Only,
+}
+
+impl By {
+    /// `pin`, `seat`, `node` or `only`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            By::Pin => "pin",
+            By::Seat => "seat",
+            By::Node => "node",
+            By::Only => "only",
+        }
+    }
+}
+
+/// An instance of the mesh: its node and instance name.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+pub struct InstanceRef {
+    pub node: String,
+    pub instance: String,
+}
+
+/// A secret, named and never written: the instance that makes it and the key it is kept
+/// under there (`<consumer login>/<field>`).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+pub struct SealedRef {
+    pub by: InstanceRef,
+    pub key: String,
+}
+
+/// One resolved requirement. Values keep their type; a mode is written as four octal
+/// digits (`"0750"`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum Requirement {
+    Module(ModuleRequirement),
+    Directory(DirectoryRequirement),
+    Access(AccessRequirement),
+    Port(PortRequirement),
+    Node(NodeRequirement),
+    Identity(IdentityRequirement),
+    Operator(OperatorRequirement),
+}
+
+/// A module requirement: which instance answers it, and why that one.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ModuleRequirement {
+    /// Always `module`.
+    pub kind: String,
+    pub contract: String,
+    pub provider: InstanceRef,
+    pub by: By,
+}
+
+/// A host directory: where it is, its owner and mode, and whether the assignment placed it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DirectoryRequirement {
+    /// Always `host`.
+    pub kind: String,
+    /// Always `directory`.
+    pub contract: String,
+    pub path: String,
+    pub owner: i64,
+    pub mode: String,
+    pub placed: bool,
+}
+
+/// An operator's shared data: where the assignment says it is. Never created, chowned or
+/// removed.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AccessRequirement {
+    /// Always `host`.
+    pub kind: String,
+    /// Always `access`.
+    pub contract: String,
+    pub path: String,
+    pub write: bool,
+    /// Always true: an access has no default location.
+    pub placed: bool,
+}
+
+/// A host port.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PortRequirement {
+    /// Always `host`.
+    pub kind: String,
+    /// Always `port`.
+    pub contract: String,
+    pub container: i64,
+    pub host_port: i64,
+    pub reach: String,
+    pub protocol: String,
+}
+
+/// The node's facts.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct NodeRequirement {
+    /// Always `host`.
+    pub kind: String,
+    /// Always `node`.
+    pub contract: String,
+    pub private_name: String,
+    pub mesh_names: Vec<String>,
+}
+
+/// The instance's identity, derived by the mesh.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct IdentityRequirement {
+    /// Always `mesh`.
+    pub kind: String,
+    /// Always `identity`.
+    pub contract: String,
+    pub login: String,
+    pub instance: String,
+    pub module: String,
+}
+
+/// An operator value: written on the assignment, or the requirement's default. A secret
+/// operator value is delivered to the vault and appears only as a sealed reference.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct OperatorRequirement {
+    /// Always `operator`.
+    pub kind: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub value: Option<Json>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sealed: Option<SealedRef>,
+    /// `assignment`, `default` or `vault`.
+    pub from: String,
+}
+
+/// One container as the node host runs it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Container {
+    /// `<instance>` for a module with one container, else `<instance>-<container>`.
+    pub name: String,
+    pub image: String,
+    pub command: Vec<String>,
+    pub user: Option<i64>,
+    /// Env values are always strings, or a sealed value marked `exposed`.
+    pub env: IndexMap<String, EnvValue>,
+    pub mounts: Vec<Mount>,
+    pub secrets: Vec<SecretFile>,
+    pub files: Vec<File>,
+    pub ports: Vec<PortMapping>,
+}
+
+/// An env value: plain text, or a secret the definition exposed with a reason.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum EnvValue {
+    Text(String),
+    Sealed(SealedEnv),
+    Template(TemplateEnv),
+}
+
+/// An env value that is one secret, exposed (ADR 0086's exception).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SealedEnv {
+    pub sealed: SealedRef,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exposed: Option<String>,
+}
+
+/// An env value composed of text and secrets, exposed: its template and references.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TemplateEnv {
+    pub template: String,
+    pub references: IndexMap<String, TemplateRef>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exposed: Option<String>,
+}
+
+/// What a `${req.field}` of a template stands for: a plain value, or a sealed secret.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum TemplateRef {
+    Value { value: String },
+    Sealed { sealed: SealedRef },
+}
+
+/// A bind mount: a resolved host path at a container path.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Mount {
+    pub host: String,
+    pub container: String,
+    pub read_only: bool,
+}
+
+/// A secret file: a sealed reference, or (for a composed value) a template.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SecretFile {
+    pub target: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sealed: Option<SealedRef>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub template: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub references: Option<IndexMap<String, TemplateRef>>,
+}
+
+/// A file: rendered `content` when it reads no secret, else sealed — its `template` with
+/// `${req.field}` references and what each reference stands for, never the rendered text.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct File {
+    pub target: String,
+    pub mode: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub content: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub template: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub references: Option<IndexMap<String, TemplateRef>>,
+}
+
+/// A published port.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PortMapping {
+    pub host: i64,
+    pub container: i64,
+    pub protocol: String,
+    pub reach: String,
+}
+
+/// A contract this instance provides, and who it answers.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Provided {
+    pub contract: String,
+    pub consumers: Vec<Consumer>,
+}
+
+/// One consumer of a provided contract: who asks and the given fields it set (the terms
+/// the provider honours). A secret field is kept under `<login>/<field>`; when a consumer
+/// takes several requirements from one provider and those keys would collide, the entry
+/// also says which requirement it is and the key of each secret field.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Consumer {
+    pub node: String,
+    pub instance: String,
+    pub login: String,
+    pub given: IndexMap<String, Json>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub requirement: Option<String>,
+    /// Secret field → key, when a key is not `<login>/<field>`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub keys: Option<IndexMap<String, String>>,
+}
+
+/// An assignment left out of this node, and why.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LeftOut {
+    pub instance: String,
+    pub module: String,
+    pub diagnostics: Vec<LeftOutDiagnostic>,
+}
+
+/// One reason an assignment was left out.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LeftOutDiagnostic {
+    pub code: String,
+    pub message: String,
+}

@@ -1,0 +1,281 @@
+//! The containers of a built instance (LANGUAGE.md §5.4, §9): env values as strings (a
+//! secret only when exposed, and then sealed), mounts from resolved host paths, secret
+//! files as sealed references, files rendered or sealed with their template, published
+//! ports.
+
+use super::evaluate::{Ctx, Resolved, render_template, text_of};
+use super::{Answer, Resolver};
+use crate::check::types::Value;
+use crate::emit::{
+    Container, EnvValue, File, Mount, PortMapping, SealedEnv, SecretFile, TemplateEnv, TemplateRef,
+};
+use crate::syntax::ast::{self, ContainerEntryKind, Expr};
+use indexmap::IndexMap;
+
+/// The mode of a file that writes none and reads no secret.
+pub(crate) const DEFAULT_FILE_MODE: i64 = 0o644;
+/// The mode of a sealed file that writes none: readable by its owner only.
+pub(crate) const DEFAULT_SEALED_FILE_MODE: i64 = 0o600;
+
+impl<'m> Resolver<'m> {
+    /// The containers of instance `i`: `<instance>` for a module with one container,
+    /// else `<instance>-<container>`.
+    pub(super) fn build_containers(&mut self, i: usize) -> Vec<Container> {
+        let Some(m) = self.module_of(i) else {
+            return Vec::new();
+        };
+        let containers: Vec<&'m ast::Container> = m.ast.containers().collect();
+        let single = containers.len() == 1;
+        containers
+            .into_iter()
+            .map(|c| self.build_container(i, c, single))
+            .collect()
+    }
+
+    fn build_container(&mut self, i: usize, c: &'m ast::Container, single: bool) -> Container {
+        let name = if single {
+            self.instances[i].name.clone()
+        } else {
+            format!("{}-{}", self.instances[i].name, c.name.name)
+        };
+        let mut out = Container {
+            name,
+            image: String::new(),
+            command: Vec::new(),
+            user: None,
+            env: IndexMap::new(),
+            mounts: Vec::new(),
+            secrets: Vec::new(),
+            files: Vec::new(),
+            ports: Vec::new(),
+        };
+        let mut image_seen = false;
+        for entry in &c.entries {
+            match &entry.kind {
+                ContainerEntryKind::Image(s) => {
+                    if image_seen {
+                        continue;
+                    }
+                    image_seen = true;
+                    if let Some(Resolved::Plain(v, ty)) = self.eval_string(i, Ctx::Definition, s) {
+                        out.image = text_of(&v, &ty);
+                    }
+                }
+                ContainerEntryKind::Command(expr) => out.command = self.command(i, expr),
+                ContainerEntryKind::User(expr) => {
+                    if let Some(Resolved::Plain(Value::Int(u), _)) =
+                        self.eval_expr(i, Ctx::Definition, expr)
+                    {
+                        out.user = Some(u);
+                    }
+                }
+                ContainerEntryKind::Env(entries) => {
+                    for e in entries {
+                        if out.env.contains_key(&e.key.name) {
+                            continue; // E0102, the checker's
+                        }
+                        let exposed = e.exposed.as_ref().map(|x| {
+                            x.reason
+                                .as_ref()
+                                .map(|r| r.literal_text())
+                                .unwrap_or_default()
+                        });
+                        if let Some(v) = self.env_value(i, &e.value, exposed) {
+                            out.env.insert(e.key.name.clone(), v);
+                        }
+                    }
+                }
+                ContainerEntryKind::Mount {
+                    source,
+                    target,
+                    read_only,
+                } => {
+                    if let Some(m) = self.mount(i, source, target.as_ref(), read_only.is_some()) {
+                        out.mounts.push(m);
+                    }
+                }
+                ContainerEntryKind::Secret { target, value } => {
+                    let Some(target) = target.as_plain() else {
+                        continue;
+                    };
+                    match self.eval_expr(i, Ctx::Definition, value) {
+                        Some(Resolved::Sealed(s)) => out.secrets.push(SecretFile {
+                            target,
+                            sealed: Some(s),
+                            template: None,
+                            references: None,
+                        }),
+                        Some(Resolved::Template(parts)) => {
+                            let (template, references) = render_template(&parts);
+                            out.secrets.push(SecretFile {
+                                target,
+                                sealed: None,
+                                template: Some(template),
+                                references: Some(references),
+                            });
+                        }
+                        // A plain value in a secret file is refused by the checker (E0309).
+                        _ => {}
+                    }
+                }
+                ContainerEntryKind::File {
+                    target,
+                    mode,
+                    value,
+                } => {
+                    let Some(target) = target.as_plain() else {
+                        continue;
+                    };
+                    if let Some(f) = self.file(i, target, mode.as_ref().map(|m| m.value), value) {
+                        out.files.push(f);
+                    }
+                }
+                ContainerEntryKind::Publish(req) => {
+                    if let Some(p) = self.published_port(i, &req.name) {
+                        out.ports.push(p);
+                    }
+                }
+                ContainerEntryKind::ImagePaths(_) => {}
+            }
+        }
+        out
+    }
+
+    fn command(&mut self, i: usize, expr: &Expr) -> Vec<String> {
+        let items: Vec<&Expr> = match expr {
+            Expr::List(items, _) => items.iter().collect(),
+            other => vec![other],
+        };
+        let mut out = Vec::new();
+        for item in items {
+            match self.eval_expr(i, Ctx::Definition, item) {
+                Some(Resolved::Plain(Value::List(vs), ty)) => {
+                    let inner = match ty {
+                        crate::check::types::Ty::List(t) => *t,
+                        _ => crate::check::types::Ty::Error,
+                    };
+                    out.extend(vs.iter().map(|v| text_of(v, &inner)));
+                }
+                Some(Resolved::Plain(v, ty)) => out.push(text_of(&v, &ty)),
+                _ => {} // a secret in a command is refused by the checker (E0302)
+            }
+        }
+        out
+    }
+
+    /// An env value: text, or a secret exposed with its reason (still sealed).
+    fn env_value(&mut self, i: usize, value: &Expr, exposed: Option<String>) -> Option<EnvValue> {
+        Some(match self.eval_expr(i, Ctx::Definition, value)? {
+            Resolved::Plain(v, ty) => EnvValue::Text(text_of(&v, &ty)),
+            Resolved::Sealed(sealed) => EnvValue::Sealed(SealedEnv { sealed, exposed }),
+            Resolved::Template(parts) => {
+                let (template, references) = render_template(&parts);
+                EnvValue::Template(TemplateEnv {
+                    template,
+                    references,
+                    exposed,
+                })
+            }
+            Resolved::HostPath(_) => return None, // E0303, the checker's
+        })
+    }
+
+    /// A mount: the resolved host path of a directory or access (or an old-form literal
+    /// path, used as written). An access its module does not write is mounted read-only.
+    fn mount(
+        &mut self,
+        i: usize,
+        source: &Expr,
+        target: Option<&ast::StringLit>,
+        read_only: bool,
+    ) -> Option<Mount> {
+        let container = target?.as_plain()?;
+        let host = match source {
+            Expr::Str(s) => s.as_plain().filter(|p| p.starts_with('/'))?,
+            _ => match self.eval_expr(i, Ctx::Definition, source)? {
+                Resolved::HostPath(p) => p,
+                _ => return None, // E0317, the checker's
+            },
+        };
+        let mut read_only = read_only;
+        if let Expr::Ref(r) = source {
+            let name = r.segments.first().map(|s| s.name.as_str()).unwrap_or("");
+            if let Some((&req, info)) = self
+                .module_of(i)
+                .and_then(|m| m.scope.requirements.get_key_value(name))
+                && info.contract_name() == Some("access")
+                && matches!(
+                    self.given_value(i, req, "write"),
+                    Some(Resolved::Plain(Value::Bool(false), _))
+                )
+            {
+                read_only = true;
+            }
+        }
+        Some(Mount {
+            host,
+            container,
+            read_only,
+        })
+    }
+
+    /// A file: rendered content when it reads no secret, else sealed — its template and
+    /// references, never its rendered text.
+    fn file(&mut self, i: usize, target: String, mode: Option<i64>, value: &Expr) -> Option<File> {
+        let resolved = self.eval_expr(i, Ctx::Definition, value)?;
+        let (content, template, references, default_mode) = match resolved {
+            Resolved::Plain(v, ty) => (Some(text_of(&v, &ty)), None, None, DEFAULT_FILE_MODE),
+            Resolved::Sealed(sealed) => {
+                let name = match value {
+                    Expr::Ref(r) => r.dotted(),
+                    _ => "secret".to_string(),
+                };
+                let mut refs = IndexMap::new();
+                refs.insert(name.clone(), TemplateRef::Sealed { sealed });
+                (
+                    None,
+                    Some(format!("${{{name}}}")),
+                    Some(refs),
+                    DEFAULT_SEALED_FILE_MODE,
+                )
+            }
+            Resolved::Template(parts) => {
+                let (t, refs) = render_template(&parts);
+                (None, Some(t), Some(refs), DEFAULT_SEALED_FILE_MODE)
+            }
+            Resolved::HostPath(_) => return None, // E0303, the checker's
+        };
+        Some(File {
+            target,
+            mode: format!("{:04o}", mode.unwrap_or(default_mode)),
+            content,
+            template,
+            references,
+        })
+    }
+
+    /// The port mapping of a `publish REQ`.
+    fn published_port(&mut self, i: usize, req: &str) -> Option<PortMapping> {
+        let (&req, _) = self.module_of(i)?.scope.requirements.get_key_value(req)?;
+        let Some(Answer::Port { host_port, .. }) = self.instances[i].answers.get(req) else {
+            return None;
+        };
+        let host = *host_port;
+        let container = match self.given_value(i, req, "container")? {
+            Resolved::Plain(Value::Int(p), _) => p,
+            _ => return None,
+        };
+        let text = |r: Option<Resolved>, default: &str| match r {
+            Some(Resolved::Plain(Value::Str(s), _)) => s,
+            _ => default.to_string(),
+        };
+        let protocol = text(self.given_value(i, req, "protocol"), "tcp");
+        let reach = text(self.given_value(i, req, "reach"), "private");
+        Some(PortMapping {
+            host,
+            container,
+            protocol,
+            reach,
+        })
+    }
+}

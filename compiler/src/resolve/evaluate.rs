@@ -1,0 +1,639 @@
+//! Evaluating what a definition reads (LANGUAGE.md §5.3, §5.5): expressions become plain
+//! values, host paths, sealed references or templates.
+//!
+//! - A plain value keeps its type (a mode is written `0750` when it becomes text).
+//! - A host path is only ever a mount's source.
+//! - A secret is never a value: it is a [`SealedRef`] naming the instance that makes it
+//!   and the key it keeps it under. A string with a secret part is a template whose
+//!   `${req.field}` references are kept, never rendered.
+//!
+//! A provider's answer is evaluated per consumer, in the provider's own scope, with
+//! `consumer.*` and `given.*` reading who asks. Every value is memoised, and a value that
+//! reads itself is refused (E0313). What does not resolve evaluates to nothing.
+
+use super::{Answer, Resolver};
+use crate::check::registry::ContractInfo;
+use crate::check::types::{Ty, Value, validate_literal};
+use crate::diagnostics::Code;
+use crate::emit::{InstanceRef, SealedRef, TemplateRef};
+use crate::syntax::ast::{Expr, Reference, StrPart, StringLit};
+use indexmap::IndexMap;
+
+/// A memoised value: being computed (a second visit is a cycle), or done.
+#[derive(Debug, Clone)]
+pub(crate) enum Memo<T> {
+    InProgress,
+    Done(T),
+}
+
+/// What an expression evaluates to.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Resolved {
+    /// A value known at build time, with the type it was declared with.
+    Plain(Value, Ty),
+    /// A place on the node's host; only a mount reads it.
+    HostPath(String),
+    /// A secret, named.
+    Sealed(SealedRef),
+    /// Text with secret parts: the parts, references kept.
+    Template(Vec<TemplatePart>),
+}
+
+/// A piece of a template.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum TemplatePart {
+    Text(String),
+    /// `${name}`, standing for a plain value or a sealed secret.
+    Ref {
+        name: String,
+        value: Resolved,
+    },
+}
+
+/// Where an expression is read.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Ctx<'m> {
+    /// In a definition (env, files, narrowing, defaults), in the instance's own scope.
+    Definition,
+    /// In the `provides` block answering `consumer`'s requirement `requirement`.
+    Provides {
+        consumer: usize,
+        requirement: &'m str,
+        contract: &'m ContractInfo,
+    },
+}
+
+/// A plain value as text: a mode in four octal digits, everything else as §3 converts it.
+pub(crate) fn text_of(value: &Value, ty: &Ty) -> String {
+    match (value, ty) {
+        (Value::Int(n), Ty::Mode) => format!("{n:04o}"),
+        (Value::List(items), Ty::List(inner)) => items
+            .iter()
+            .map(|v| text_of(v, inner))
+            .collect::<Vec<_>>()
+            .join(","),
+        _ => value.to_text(),
+    }
+}
+
+/// A plain value as JSON, keeping its type (a mode as `"0750"`).
+pub(crate) fn json_of(value: &Value, ty: &Ty) -> serde_json::Value {
+    match (value, ty) {
+        (Value::Int(n), Ty::Mode) => serde_json::Value::String(format!("{n:04o}")),
+        (Value::Int(n), _) => serde_json::Value::from(*n),
+        (Value::Str(s), _) => serde_json::Value::String(s.clone()),
+        (Value::Bool(b), _) => serde_json::Value::Bool(*b),
+        (Value::List(items), _) => {
+            let inner = match ty {
+                Ty::List(inner) => (**inner).clone(),
+                _ => Ty::Error,
+            };
+            serde_json::Value::Array(items.iter().map(|v| json_of(v, &inner)).collect())
+        }
+    }
+}
+
+/// A template's text and what each reference stands for. A literal `$` is written `$$`,
+/// so `${` always begins a reference.
+pub(crate) fn render_template(parts: &[TemplatePart]) -> (String, IndexMap<String, TemplateRef>) {
+    let mut text = String::new();
+    let mut refs = IndexMap::new();
+    for part in parts {
+        match part {
+            TemplatePart::Text(t) => text.push_str(&t.replace('$', "$$")),
+            TemplatePart::Ref { name, value } => {
+                text.push_str("${");
+                text.push_str(name);
+                text.push('}');
+                let r = match value {
+                    Resolved::Sealed(s) => TemplateRef::Sealed { sealed: s.clone() },
+                    Resolved::Plain(v, ty) => TemplateRef::Value {
+                        value: text_of(v, ty),
+                    },
+                    _ => continue,
+                };
+                refs.entry(name.clone()).or_insert(r);
+            }
+        }
+    }
+    (text, refs)
+}
+
+impl<'m> Resolver<'m> {
+    /// The node and instance name of instance `i`.
+    pub(super) fn instance_ref(&self, i: usize) -> InstanceRef {
+        InstanceRef {
+            node: self.node_name(i).to_string(),
+            instance: self.instances[i].name.clone(),
+        }
+    }
+
+    /// Evaluates `expr` in instance `i`'s scope.
+    pub(super) fn eval_expr(&mut self, i: usize, ctx: Ctx<'m>, expr: &Expr) -> Option<Resolved> {
+        match expr {
+            Expr::Str(s) => self.eval_string(i, ctx, s),
+            Expr::Int(n) => Some(Resolved::Plain(Value::Int(n.value), Ty::Int)),
+            Expr::Bool(b, _) => Some(Resolved::Plain(Value::Bool(*b), Ty::Bool)),
+            Expr::List(items, _) => {
+                let mut values = Vec::with_capacity(items.len());
+                let mut inner = Ty::Error;
+                for item in items {
+                    match self.eval_expr(i, ctx, item)? {
+                        Resolved::Plain(v, ty) => {
+                            if inner == Ty::Error {
+                                inner = ty;
+                            }
+                            values.push(v);
+                        }
+                        _ => return None,
+                    }
+                }
+                Some(Resolved::Plain(
+                    Value::List(values),
+                    Ty::List(Box::new(inner)),
+                ))
+            }
+            Expr::Ref(r) => self.eval_ref(i, ctx, r),
+            Expr::Range(_) | Expr::Error(_) => None,
+        }
+    }
+
+    /// Evaluates a string literal: plain text when no part is secret, else a template.
+    pub(super) fn eval_string(
+        &mut self,
+        i: usize,
+        ctx: Ctx<'m>,
+        s: &StringLit,
+    ) -> Option<Resolved> {
+        let parts = self.string_parts(i, ctx, s)?;
+        let sealed = parts.iter().any(|p| {
+            matches!(
+                p,
+                TemplatePart::Ref {
+                    value: Resolved::Sealed(_),
+                    ..
+                }
+            )
+        });
+        if sealed {
+            return Some(Resolved::Template(parts));
+        }
+        let mut text = String::new();
+        for p in &parts {
+            match p {
+                TemplatePart::Text(t) => text.push_str(t),
+                TemplatePart::Ref {
+                    value: Resolved::Plain(v, ty),
+                    ..
+                } => text.push_str(&text_of(v, ty)),
+                TemplatePart::Ref { .. } => return None,
+            }
+        }
+        Some(Resolved::Plain(Value::Str(text), Ty::String))
+    }
+
+    /// The parts of a string literal, every interpolation evaluated (legacy placeholders
+    /// read as the new form they stand for).
+    pub(super) fn string_parts(
+        &mut self,
+        i: usize,
+        ctx: Ctx<'m>,
+        s: &StringLit,
+    ) -> Option<Vec<TemplatePart>> {
+        let mut parts = Vec::with_capacity(s.parts.len());
+        for p in &s.parts {
+            match p {
+                StrPart::Text(t) => parts.push(TemplatePart::Text(t.clone())),
+                StrPart::Interp(interp) => {
+                    let reference = match &interp.legacy {
+                        Some(kind) => self
+                            .module_of(i)?
+                            .scope
+                            .legacy_reference(&kind.name, &interp.reference)?,
+                        None => interp.reference.clone(),
+                    };
+                    let value = self.eval_ref(i, ctx, &reference)?;
+                    if !matches!(value, Resolved::Plain(..) | Resolved::Sealed(_)) {
+                        return None; // a host path is never a value (E0303, the checker's)
+                    }
+                    parts.push(TemplatePart::Ref {
+                        name: reference.dotted(),
+                        value,
+                    });
+                }
+            }
+        }
+        Some(parts)
+    }
+
+    /// What `reference` reads in instance `i`'s scope: a requirement's field (or an
+    /// operator requirement's value), or inside `provides`, `consumer.*` and `given.*`.
+    /// A requirement's name comes first, as in the checker's scope.
+    pub(super) fn eval_ref(
+        &mut self,
+        i: usize,
+        ctx: Ctx<'m>,
+        reference: &Reference,
+    ) -> Option<Resolved> {
+        let m = self.module_of(i)?;
+        let segs = &reference.segments;
+        let first = segs.first()?;
+        if let Some((&req, info)) = m.scope.requirements.get_key_value(first.name.as_str()) {
+            if info.operator.is_some() {
+                return match segs.len() {
+                    1 => self.operator_value(i, req).map(|(v, _)| v),
+                    _ => None,
+                };
+            }
+            return match segs.len() {
+                2 => self.field_value(i, req, &segs[1].name),
+                _ => None,
+            };
+        }
+        let Ctx::Provides {
+            consumer,
+            requirement,
+            contract,
+        } = ctx
+        else {
+            return None; // E0104, E0318: the checker's
+        };
+        if segs.len() != 2 {
+            return None;
+        }
+        let word = segs[1].name.as_str();
+        match first.name.as_str() {
+            "consumer" => {
+                let c = &self.instances[consumer];
+                let text = match word {
+                    "login" => c.login.clone(),
+                    "instance" => c.name.clone(),
+                    "module" => c.module_name.clone(),
+                    _ => return None,
+                };
+                Some(Resolved::Plain(Value::Str(text), Ty::String))
+            }
+            "given" if contract.fields.get(word).is_some_and(|f| f.given) => {
+                self.given_value(consumer, requirement, word)
+            }
+            _ => None,
+        }
+    }
+
+    /// Field `field` of contract requirement `req` of instance `i`.
+    pub(super) fn field_value(&mut self, i: usize, req: &'m str, field: &str) -> Option<Resolved> {
+        let info = self.requirement(i, req)?;
+        let contract = info.contract.as_deref()?;
+        let fi = contract.fields.get(field)?;
+        if fi.given {
+            return self.given_value(i, req, field);
+        }
+        let answer = self.instances[i].answers.get(req)?.clone();
+        let node = &self.nodes[self.instances[i].node];
+        match (answer, field) {
+            (Answer::Directory { path, .. }, "path") | (Answer::Access { path }, "path") => {
+                Some(Resolved::HostPath(path))
+            }
+            (Answer::Port { host_port, .. }, "host_port") => {
+                Some(Resolved::Plain(Value::Int(host_port), Ty::Port))
+            }
+            (Answer::Node, "private_name") => Some(Resolved::Plain(
+                Value::Str(node.private_name.clone()?),
+                Ty::Hostname,
+            )),
+            (Answer::Node, "mesh_names") => Some(Resolved::Plain(
+                Value::List(self.mesh_names().into_iter().map(Value::Str).collect()),
+                Ty::List(Box::new(Ty::Hostname)),
+            )),
+            (Answer::Identity, "login") => Some(Resolved::Plain(
+                Value::Str(self.instances[i].login.clone()),
+                Ty::String,
+            )),
+            (Answer::Identity, "instance") => Some(Resolved::Plain(
+                Value::Str(self.instances[i].name.clone()),
+                Ty::String,
+            )),
+            (Answer::Identity, "module") => Some(Resolved::Plain(
+                Value::Str(self.instances[i].module_name.clone()),
+                Ty::String,
+            )),
+            (Answer::Module { .. }, _) => self.module_answer(i, req, field),
+            _ => None,
+        }
+    }
+
+    /// The private name of every node of the mesh, in node order.
+    pub(super) fn mesh_names(&self) -> Vec<String> {
+        self.mesh_names.clone()
+    }
+
+    /// The answer to field `field` of module requirement `req` of `consumer`: a sealed
+    /// reference for a secret field, else the provider's `provides` answer evaluated for
+    /// this consumer, else the contract's default.
+    pub(super) fn module_answer(
+        &mut self,
+        consumer: usize,
+        req: &'m str,
+        field: &str,
+    ) -> Option<Resolved> {
+        let Some(Answer::Module { provider, .. }) = self.instances[consumer].answers.get(req)
+        else {
+            return None;
+        };
+        let provider = *provider;
+        let info = self.requirement(consumer, req)?;
+        let contract: &'m ContractInfo = info.contract.as_deref()?;
+        let fi = contract.fields.get(field)?;
+        if fi.secret {
+            let key = self.instances[consumer]
+                .secret_keys
+                .get(req)?
+                .get(field)?
+                .clone();
+            return Some(Resolved::Sealed(SealedRef {
+                by: self.instance_ref(provider),
+                key,
+            }));
+        }
+        let (field, _): (&'m String, _) = contract.fields.get_key_value(field)?;
+        let memo_key = (consumer, req, field.as_str());
+        match self.answer_memo.get(&memo_key) {
+            Some(Memo::Done(v)) => return v.clone(),
+            Some(Memo::InProgress) => {
+                self.report_cycle(consumer, &format!("{req}.{field}"));
+                return None;
+            }
+            None => {}
+        }
+        self.answer_memo.insert(memo_key, Memo::InProgress);
+        let provides = self
+            .module_of(provider)
+            .and_then(|pm| pm.provides.get(contract.name.as_str()).copied());
+        let value = match provides {
+            Some(p) => match p.answers.iter().find(|a| a.field.name == *field) {
+                Some(answer) => self
+                    .eval_expr(
+                        provider,
+                        Ctx::Provides {
+                            consumer,
+                            requirement: req,
+                            contract,
+                        },
+                        &answer.value,
+                    )
+                    .and_then(|v| match v {
+                        Resolved::Plain(v, _) => Some(Resolved::Plain(v, fi.ty.clone())),
+                        _ => None, // a secret or host path in a plain answer: the checker's
+                    }),
+                None => fi
+                    .default
+                    .clone()
+                    .map(|d| Resolved::Plain(d, fi.ty.clone())),
+            },
+            None => None,
+        };
+        self.answer_memo.insert(memo_key, Memo::Done(value.clone()));
+        value
+    }
+
+    /// Given field `field` of contract requirement `req` of instance `i`: the
+    /// assignment's value, else the definition's, else the contract's default, else
+    /// refused (E0501). A definition's value that reads a requirement is checked once
+    /// resolved (E0304, E0314).
+    pub(super) fn given_value(&mut self, i: usize, req: &'m str, field: &str) -> Option<Resolved> {
+        let contract: &'m ContractInfo = self.requirement(i, req)?.contract.as_deref()?;
+        let (field, _): (&'m String, _) = contract.fields.get_key_value(field)?;
+        let memo_key = (i, req, field.as_str());
+        match self.given_memo.get(&memo_key) {
+            Some(Memo::Done(v)) => return v.clone(),
+            Some(Memo::InProgress) => {
+                self.report_cycle(i, &format!("{req}.{field}"));
+                return None;
+            }
+            None => {}
+        }
+        self.given_memo.insert(memo_key, Memo::InProgress);
+        let value = self.compute_given(i, req, field);
+        self.given_memo.insert(memo_key, Memo::Done(value.clone()));
+        value
+    }
+
+    fn compute_given(&mut self, i: usize, req: &'m str, field: &str) -> Option<Resolved> {
+        let m = self.module_of(i)?;
+        let info = self.requirement(i, req)?;
+        let contract = info.contract.as_deref()?;
+        let fi = contract.fields.get(field)?;
+        if let Some(written) = self.instances[i].settings.givens.get(&(req, field)) {
+            return written.clone().map(|v| Resolved::Plain(v, fi.ty.clone()));
+        }
+        if let Some(expr) = info.sets.get(field) {
+            let value = match self.eval_expr(i, Ctx::Definition, expr)? {
+                Resolved::Plain(v, _) => v,
+                _ => return None, // a secret or host path: the checker's
+            };
+            let why = validate_literal(&fi.ty, &value)
+                .err()
+                .map(|why| (Code::E0314, format!("is not a valid {}: {why}", fi.ty)))
+                .or_else(|| {
+                    info.field_constraint(fi)
+                        .check(&value)
+                        .map(|b| (Code::E0304, b.to_string()))
+                });
+            if let Some((code, why)) = why {
+                let d = self
+                    .diag(
+                        code,
+                        self.head(i),
+                        format!(
+                            "`{req}.{field}` of {} resolves to {value}, which {why}",
+                            self.who(i)
+                        ),
+                    )
+                    .with_label_in(&m.path, expr.span(), "set here");
+                self.refuse(i, d);
+                return None;
+            }
+            return Some(Resolved::Plain(value, fi.ty.clone()));
+        }
+        if let Some(default) = &fi.default {
+            return Some(Resolved::Plain(default.clone(), fi.ty.clone()));
+        }
+        let d = self
+            .diag(
+                Code::E0501,
+                self.head(i),
+                format!(
+                    "`{req}.{field}` of instance `{}` on node `{}` is not set, and contract `{}` gives it no default",
+                    self.instances[i].name,
+                    self.node_name(i),
+                    contract.name
+                ),
+            )
+            .with_label_in(&m.path, info.ast.span, "required here")
+            .with_label_in(&contract.file, fi.span, "a given field: the consumer sets it")
+            .with_help(format!(
+                "set it on the assignment: `{req}.{field} = …`, or in the definition: `requires {req}: {} {} {{ {field} = … }}`",
+                info.kind.map(|k| k.as_str()).unwrap_or("module"),
+                contract.name
+            ));
+        self.refuse(i, d);
+        None
+    }
+
+    /// Evaluates every requirement of every instance, so each missing value is refused
+    /// even where nothing reads it: operator values, given fields, and every plain field
+    /// a provider answers (checked against the consumer's narrowing, E0304, E0314).
+    pub(super) fn evaluate_requirements(&mut self) {
+        // Every instance's own values first, so a provider's refusals are known before
+        // its answers are checked for its consumers.
+        for i in 0..self.instances.len() {
+            let Some(m) = self.module_of(i) else { continue };
+            for (&req, info) in &m.scope.requirements {
+                if info.operator.is_some() {
+                    self.operator_value(i, req);
+                    continue;
+                }
+                let Some(contract) = info.contract.as_deref() else {
+                    continue;
+                };
+                for fi in contract.fields.values().filter(|f| f.given) {
+                    self.given_value(i, req, &fi.name);
+                }
+            }
+        }
+        for i in 0..self.instances.len() {
+            let Some(m) = self.module_of(i) else { continue };
+            for (&req, info) in &m.scope.requirements {
+                let Some(contract) = info.contract.as_deref() else {
+                    continue;
+                };
+                let Some(Answer::Module { provider, .. }) =
+                    self.instances[i].answers.get(req).cloned()
+                else {
+                    continue;
+                };
+                for fi in contract.fields.values().filter(|f| !f.given && !f.secret) {
+                    self.check_answer(i, req, provider, contract, fi);
+                }
+            }
+        }
+    }
+
+    fn check_answer(
+        &mut self,
+        i: usize,
+        req: &'m str,
+        provider: usize,
+        contract: &'m ContractInfo,
+        fi: &'m crate::check::registry::FieldInfo,
+    ) {
+        let value = self.module_answer(i, req, &fi.name);
+        let provider_clean = self
+            .module_of(provider)
+            .is_some_and(|pm| pm.errors.is_empty())
+            && self.instances[provider].refusals.is_empty();
+        if !provider_clean {
+            return; // the provider is left out; this consumer waits for it (E0514)
+        }
+        let info = self.requirement(i, req).expect("known requirement");
+        match value {
+            None => {
+                let pm = self.module_of(provider).expect("clean provider");
+                let answered = pm
+                    .provides
+                    .get(contract.name.as_str())
+                    .is_some_and(|p| p.answers.iter().any(|a| a.field.name == fi.name));
+                if answered {
+                    return; // evaluated to nothing for a reason already reported
+                }
+                let d = self
+                    .diag(
+                        Code::E0310,
+                        self.head(i),
+                        format!(
+                            "{} answers `{}` for `{req}` of {} without field `{}`, which has no default",
+                            self.who(provider),
+                            contract.name,
+                            self.who(i),
+                            fi.name
+                        ),
+                    )
+                    .with_label(self.head(provider), "the provider")
+                    .with_help(format!(
+                        "answer it in `provides {} {{ {} = … }}` of module `{}`",
+                        contract.name, fi.name, pm.name
+                    ));
+                self.refuse(i, d);
+            }
+            Some(Resolved::Plain(v, _)) => {
+                let why = validate_literal(&fi.ty, &v)
+                    .err()
+                    .map(|why| (Code::E0314, format!("is not a valid {}: {why}", fi.ty)))
+                    .or_else(|| {
+                        info.field_constraint(fi)
+                            .check(&v)
+                            .map(|b| (Code::E0304, b.to_string()))
+                    });
+                if let Some((code, why)) = why {
+                    let d = self
+                        .diag(
+                            code,
+                            self.head(i),
+                            format!(
+                                "{} answers `{req}.{}` of {} with {v}, which {why}",
+                                self.who(provider),
+                                fi.name,
+                                self.who(i)
+                            ),
+                        )
+                        .with_label(self.head(provider), "the provider")
+                        .with_label_in(
+                            &self.module_of(i).expect("known module").path,
+                            info.ast.span,
+                            "required here",
+                        )
+                        .with_help(
+                            "the answer must satisfy the contract and the consumer's narrowing: change the provider's answer, or the narrowing",
+                        );
+                    self.refuse(i, d);
+                }
+            }
+            Some(_) => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn modes_are_octal_text() {
+        assert_eq!(text_of(&Value::Int(0o750), &Ty::Mode), "0750");
+        assert_eq!(text_of(&Value::Int(8), &Ty::Int), "8");
+        assert_eq!(
+            json_of(&Value::Int(0o640), &Ty::Mode),
+            serde_json::json!("0640")
+        );
+        assert_eq!(json_of(&Value::Int(8), &Ty::Int), serde_json::json!(8));
+    }
+
+    #[test]
+    fn templates_keep_references_and_escape_dollars() {
+        let parts = vec![
+            TemplatePart::Text("cost $5 ".into()),
+            TemplatePart::Ref {
+                name: "db.host".into(),
+                value: Resolved::Plain(Value::Str("beta".into()), Ty::Hostname),
+            },
+        ];
+        let (text, refs) = render_template(&parts);
+        assert_eq!(text, "cost $$5 ${db.host}");
+        assert_eq!(
+            refs["db.host"],
+            TemplateRef::Value {
+                value: "beta".into()
+            }
+        );
+    }
+}

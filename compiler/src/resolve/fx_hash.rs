@@ -1,0 +1,88 @@
+//! A fast, non-cryptographic hasher for the resolver's own tables (the multiply-rotate
+//! hash rustc uses). Keys are names and indices from the workspace; a resolver's tables
+//! are built and dropped within one run, so hash flooding buys an attacker nothing they
+//! could not get by writing a large mesh.
+
+use std::collections::{HashMap, HashSet};
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// A `HashMap` with [`FxHasher`].
+pub(crate) type FxHashMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
+/// A `HashSet` with [`FxHasher`].
+pub(crate) type FxHashSet<K> = HashSet<K, BuildHasherDefault<FxHasher>>;
+
+const SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
+
+/// Word-at-a-time multiply-rotate hashing.
+#[derive(Default, Clone, Copy)]
+pub(crate) struct FxHasher {
+    hash: u64,
+}
+
+impl FxHasher {
+    #[inline]
+    fn add(&mut self, word: u64) {
+        self.hash = (self.hash.rotate_left(5) ^ word).wrapping_mul(SEED);
+    }
+}
+
+impl Hasher for FxHasher {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            self.add(u64::from_le_bytes(c.try_into().expect("eight bytes")));
+        }
+        // The tail, a byte at a time: names are short, and a copy into a buffer would cost
+        // a call to memcpy per hash.
+        let rest = chunks.remainder();
+        if !rest.is_empty() {
+            let mut word = 0u64;
+            for (k, &b) in rest.iter().enumerate() {
+                word |= u64::from(b) << (8 * k);
+            }
+            self.add(word);
+        }
+    }
+
+    #[inline]
+    fn write_u8(&mut self, i: u8) {
+        self.add(u64::from(i));
+    }
+
+    #[inline]
+    fn write_u32(&mut self, i: u32) {
+        self.add(u64::from(i));
+    }
+
+    #[inline]
+    fn write_u64(&mut self, i: u64) {
+        self.add(i);
+    }
+
+    #[inline]
+    fn write_usize(&mut self, i: usize) {
+        self.add(i as u64);
+    }
+
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.hash
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tells_keys_apart() {
+        let mut m: FxHashMap<(usize, &str, &str), u32> = FxHashMap::default();
+        m.insert((1, "db", "host"), 1);
+        m.insert((1, "db", "port"), 2);
+        m.insert((2, "db", "host"), 3);
+        m.insert((1, "dbh", "ost"), 4);
+        assert_eq!(m.len(), 4);
+        assert_eq!(m[&(1, "db", "port")], 2);
+    }
+}

@@ -1,0 +1,533 @@
+//! What a node's host answers: its facts (`private_name`, `mesh_names`), directories
+//! (placed, or `<root>/<instance>/<requirement>`), accesses (placed, E0518) and ports
+//! (placed, else the lock's, else the lowest free in the node's range, E0510). Singular
+//! things stay singular: one directory at one host path (E0511), one host port once on a
+//! node (E0519).
+
+use super::fx_hash::{FxHashMap, FxHashSet};
+use super::{Answer, NodeInfo, Placement, Resolver, identity};
+use crate::check::registry::ProviderKind;
+use crate::check::types::validate_hostname;
+use crate::diagnostics::{Code, closest};
+use crate::span::Span;
+use crate::syntax::ast::{self, Expr};
+use std::collections::BTreeMap;
+
+/// A port requirement of a node: instance, requirement, and its placement if any.
+type PortRequest<'m> = (usize, &'m str, Option<(i64, Span)>);
+
+/// The properties a node may write.
+const NODE_PROPS: &[&str] = &["private_name", "root", "ports", "short"];
+
+/// A node's root when it writes none.
+pub(crate) const DEFAULT_ROOT: &str = "/srv/mesh";
+
+/// A node's port range when it writes none.
+pub(crate) const DEFAULT_PORTS: (i64, i64) = (20000, 29999);
+
+/// Checks a host path: absolute, normalised, with no `.` or `..` segment.
+pub(crate) fn validate_host_path(s: &str) -> Result<(), String> {
+    if !s.starts_with('/') {
+        return Err("a host path is absolute (starts with `/`)".into());
+    }
+    if s.split('/').any(|seg| seg == "..") {
+        return Err("a host path has no `..` segment".into());
+    }
+    if s.contains("//") || s.split('/').any(|seg| seg == ".") || (s.len() > 1 && s.ends_with('/')) {
+        return Err(format!(
+            "the path is not normalised; write `{}`",
+            crate::check::types::normalise_path(s)
+        ));
+    }
+    Ok(())
+}
+
+impl<'m> Resolver<'m> {
+    /// Reads a node's entries (E0102 duplicates, E0105 unknown ones, E0301/E0314 values
+    /// of the wrong kind, E0501 a missing `private_name`).
+    pub(super) fn read_node(&mut self, node: &'m ast::Node) -> NodeInfo<'m> {
+        let mut info = NodeInfo {
+            name: node.name.name.clone(),
+            ast: node,
+            private_name: None,
+            root: DEFAULT_ROOT.to_string(),
+            ports: DEFAULT_PORTS,
+            short: identity::short_form(&node.name.name, 6),
+            instances: FxHashMap::default(),
+        };
+        let name = &node.name.name;
+        let mut seen: FxHashMap<&str, Span> = FxHashMap::default();
+        let mut short_written = false;
+        let mut private_written = false;
+        for prop in &node.props {
+            let key = prop.key.name.as_str();
+            if let Some(first) = seen.get(key) {
+                let d = self
+                    .diag(
+                        Code::E0102,
+                        prop.key.span,
+                        format!("node `{name}` writes `{key}` twice"),
+                    )
+                    .with_label(*first, "first written here")
+                    .with_help("keep one of them");
+                self.mesh_diags.push(d);
+                continue;
+            }
+            seen.insert(key, prop.key.span);
+            let plain = match &prop.value {
+                Expr::Str(s) => s.as_plain(),
+                _ => None,
+            };
+            match key {
+                "private_name" => {
+                    private_written = true;
+                    match plain {
+                        Some(p) => match validate_hostname(&p) {
+                            Ok(()) => info.private_name = Some(p),
+                            Err(why) => self.node_value_error(
+                                prop,
+                                Code::E0314,
+                                format!("the private name of node `{name}` is not a valid host name: {why}"),
+                                "write the node's name on the private network, e.g. `private_name = \"alpha.lab.internal\"`",
+                            ),
+                        },
+                        None => self.node_value_error(
+                            prop,
+                            value_code(&prop.value),
+                            format!("the private name of node `{name}` is a host name, written in quotes"),
+                            "e.g. `private_name = \"alpha.lab.internal\"`",
+                        ),
+                    }
+                }
+                "root" => match plain {
+                    Some(p) => match validate_host_path(&p) {
+                        Ok(()) => info.root = p,
+                        Err(why) => self.node_value_error(
+                            prop,
+                            Code::E0314,
+                            format!("the root of node `{name}` is not a valid host path: {why}"),
+                            "e.g. `root = \"/srv/mesh\"`",
+                        ),
+                    },
+                    None => self.node_value_error(
+                        prop,
+                        value_code(&prop.value),
+                        format!("the root of node `{name}` is a host path, written in quotes"),
+                        "e.g. `root = \"/srv/mesh\"`",
+                    ),
+                },
+                "ports" => match &prop.value {
+                    Expr::Range(r) => match (&r.lo, &r.hi) {
+                        (Some(lo), Some(hi))
+                            if (1..=65535).contains(&lo.value)
+                                && (1..=65535).contains(&hi.value)
+                                && lo.value <= hi.value =>
+                        {
+                            info.ports = (lo.value, hi.value);
+                        }
+                        _ => self.node_value_error(
+                            prop,
+                            Code::E0314,
+                            format!("the port range of node `{name}` is not a range of ports: both ends written, in 1..65535, the first no greater than the second"),
+                            "e.g. `ports = 20000..20999`",
+                        ),
+                    },
+                    Expr::Error(_) => {}
+                    _ => self.node_value_error(
+                        prop,
+                        Code::E0301,
+                        format!("the ports of node `{name}` are a range, `FIRST..LAST`"),
+                        "e.g. `ports = 20000..20999`",
+                    ),
+                },
+                "short" => {
+                    short_written = true;
+                    match plain {
+                        Some(s) if is_short(&s, 6) => info.short = s,
+                        _ => self.node_value_error(
+                            prop,
+                            if plain.is_some() { Code::E0314 } else { value_code(&prop.value) },
+                            format!("the short form of node `{name}` is 1 to 6 of `a-z` and `0-9`, starting with a letter, in quotes"),
+                            "e.g. `short = \"alpha\"`; it begins every login on the node",
+                        ),
+                    }
+                }
+                _ => {
+                    let help = match closest(key, NODE_PROPS.iter().copied()) {
+                        Some(c) => format!("did you mean `{c}`?"),
+                        None => "a node writes `private_name`, `root`, `ports` and `short`".into(),
+                    };
+                    let d = self
+                        .diag(
+                            Code::E0105,
+                            prop.key.span,
+                            format!("node `{name}` has no property `{key}`"),
+                        )
+                        .with_help(help);
+                    self.mesh_diags.push(d);
+                }
+            }
+        }
+        if !private_written {
+            let d = self
+                .diag(
+                    Code::E0501,
+                    node.name.span,
+                    format!("node `{name}` has no `private_name`, and it has no default"),
+                )
+                .with_help(format!(
+                    "write the node's name on the private network: `node {name} {{ private_name = \"{name}.lab.internal\" }}`"
+                ));
+            self.mesh_diags.push(d);
+        }
+        if !short_written && !is_short(&info.short, 6) {
+            let d = self
+                .diag(
+                    Code::E0314,
+                    node.name.span,
+                    format!(
+                        "node `{name}` has no usable short form: `{}` is not 1 to 6 of `a-z` and `0-9` starting with a letter",
+                        info.short
+                    ),
+                )
+                .with_help("write one: `short = \"n1\"`");
+            self.mesh_diags.push(d);
+        }
+        info
+    }
+
+    fn node_value_error(&mut self, prop: &ast::Prop, code: Code, message: String, help: &str) {
+        if matches!(prop.value, Expr::Error(_)) {
+            return; // a syntax error, reported by the parser
+        }
+        let d = self
+            .diag(code, prop.value.span(), message)
+            .with_help(help.to_string());
+        self.mesh_diags.push(d);
+    }
+
+    /// Answers the host, mesh and operator requirements of every instance: directories
+    /// and accesses where they are placed, ports from placements, the lock and the
+    /// node's range. Module requirements are [`Resolver::choose_providers`]'.
+    pub(super) fn place_host_requirements(&mut self) {
+        // Instances per node, in source order.
+        let mut per_node: Vec<Vec<usize>> = vec![Vec::new(); self.nodes.len()];
+        for (i, inst) in self.instances.iter().enumerate() {
+            per_node[inst.node].push(i);
+        }
+        for (node, members) in per_node.iter().enumerate() {
+            let mut directories: Vec<(usize, &'m str, String, Span)> = Vec::new();
+            let mut ports: Vec<PortRequest<'m>> = Vec::new();
+            for &i in members {
+                let Some(m) = self.module_of(i) else { continue };
+                for (&req, info) in &m.scope.requirements {
+                    let answer = match (info.kind, info.contract_name()) {
+                        (Some(ProviderKind::Operator), _) => Answer::Operator,
+                        (Some(ProviderKind::Host), Some("directory")) => {
+                            match self.instances[i].settings.places.get(req).cloned() {
+                                Some(Placement::Path(p, span)) => {
+                                    directories.push((i, req, p.clone(), span));
+                                    Answer::Directory {
+                                        path: p,
+                                        placed: true,
+                                    }
+                                }
+                                Some(_) => Answer::Unresolved,
+                                None => {
+                                    let p = format!(
+                                        "{}/{}/{}",
+                                        self.nodes[node].root.trim_end_matches('/'),
+                                        self.instances[i].name,
+                                        req
+                                    );
+                                    directories.push((i, req, p.clone(), self.head(i)));
+                                    Answer::Directory {
+                                        path: p,
+                                        placed: false,
+                                    }
+                                }
+                            }
+                        }
+                        (Some(ProviderKind::Host), Some("access")) => {
+                            match self.instances[i].settings.places.get(req).cloned() {
+                                Some(Placement::Path(p, _)) => Answer::Access { path: p },
+                                Some(_) => Answer::Unresolved,
+                                None => {
+                                    let d = self
+                                        .diag(
+                                            Code::E0518,
+                                            self.head(i),
+                                            format!(
+                                                "access `{req}` of {} has no location: an access is never created, so the assignment says where the data is",
+                                                self.who(i)
+                                            ),
+                                        )
+                                        .with_label_in(&m.path, info.ast.span, "required here")
+                                        .with_help(format!(
+                                            "place it in the assignment's braces: `{req} at \"/srv/shared/{req}\"`"
+                                        ));
+                                    self.refuse(i, d);
+                                    Answer::Unresolved
+                                }
+                            }
+                        }
+                        (Some(ProviderKind::Host), Some("port")) => {
+                            match self.instances[i].settings.places.get(req).cloned() {
+                                Some(Placement::Port(p, span)) => {
+                                    ports.push((i, req, Some((p, span))));
+                                    Answer::Unresolved // filled below
+                                }
+                                Some(_) => Answer::Unresolved,
+                                None => {
+                                    ports.push((i, req, None));
+                                    Answer::Unresolved // filled below
+                                }
+                            }
+                        }
+                        (Some(ProviderKind::Host), Some("node")) => {
+                            if self.nodes[node].private_name.is_some() {
+                                Answer::Node
+                            } else {
+                                let d = self
+                                    .diag(
+                                        Code::E0501,
+                                        self.head(i),
+                                        format!(
+                                            "`{req}` of {} reads the facts of node `{}`, which has no valid `private_name`",
+                                            self.who(i),
+                                            self.nodes[node].name
+                                        ),
+                                    )
+                                    .with_label(self.nodes[node].ast.name.span, "the node")
+                                    .with_help("write the node's `private_name`");
+                                self.refuse(i, d);
+                                Answer::Unresolved
+                            }
+                        }
+                        (Some(ProviderKind::Mesh), Some("identity")) => Answer::Identity,
+                        // Module requirements are chosen later; anything else is the
+                        // checker's to report (unknown contract or kind).
+                        _ => Answer::Unresolved,
+                    };
+                    self.instances[i].answers.insert(req, answer);
+                }
+            }
+            self.check_nested_directories(&directories);
+            self.allocate_ports(node, &ports);
+        }
+    }
+
+    /// E0511: two directories of one node at the same or nested host paths. The later one
+    /// (in source order) is refused, naming the earlier.
+    fn check_nested_directories(&mut self, directories: &[(usize, &'m str, String, Span)]) {
+        let mut earlier: BTreeMap<String, (usize, &'m str)> = BTreeMap::new();
+        for (i, req, path, span) in directories {
+            let clash = if let Some(&hit) = earlier.get(path) {
+                Some((hit, "the same path"))
+            } else if let Some(hit) = ancestors(path).find_map(|a| earlier.get(a).copied()) {
+                Some((hit, "a path it lies under"))
+            } else {
+                let prefix = if path == "/" {
+                    "/".to_string()
+                } else {
+                    format!("{path}/")
+                };
+                earlier
+                    .range(prefix.clone()..)
+                    .next()
+                    .filter(|(k, _)| k.starts_with(&prefix))
+                    .map(|(_, v)| (*v, "a path under it"))
+            };
+            match clash {
+                Some(((j, other_req), how)) => {
+                    let other_path = match self.instances[j].answers.get(other_req) {
+                        Some(Answer::Directory { path, .. }) => path.clone(),
+                        _ => String::new(),
+                    };
+                    let d = self
+                        .diag(
+                            Code::E0511,
+                            *span,
+                            format!(
+                                "directory `{req}` of {} is at `{path}`, and directory `{other_req}` of {} is at `{other_path}`: {how}",
+                                self.who(*i),
+                                self.who(j)
+                            ),
+                        )
+                        .with_label(self.head(j), "that directory's assignment")
+                        .with_help(format!(
+                            "two directories of one node never share or nest their host paths; place `{req}` elsewhere: `{req} at \"/srv/other/{req}\"`"
+                        ));
+                    self.refuse(*i, d);
+                    self.instances[*i].answers.insert(req, Answer::Unresolved);
+                }
+                None => {
+                    earlier.insert(path.clone(), (*i, req));
+                }
+            }
+        }
+    }
+
+    /// Chooses the host port of every port requirement of node `node`: placed ones first
+    /// (E0519 for one placed twice), then the lock's (when still free and in range), then
+    /// the lowest free port in the node's range (E0510 when none is left).
+    fn allocate_ports(&mut self, node: usize, ports: &[PortRequest<'m>]) {
+        let (lo, hi) = self.nodes[node].ports;
+        let node_name = self.nodes[node].name.clone();
+        let mut used: FxHashSet<i64> = FxHashSet::default();
+        // A host port is a number and a protocol: TCP 443 and UDP 443 are two sockets.
+        let mut placed_by: FxHashMap<(i64, String), (usize, &'m str)> = FxHashMap::default();
+        let mut chosen: Vec<Option<i64>> = vec![None; ports.len()];
+        for (k, (i, req, place)) in ports.iter().enumerate() {
+            let Some((p, span)) = place else { continue };
+            let protocol = self
+                .given_text(*i, req, "protocol")
+                .unwrap_or_else(|| "tcp".to_string());
+            if let Some(&(j, other)) = placed_by.get(&(*p, protocol.clone())) {
+                let d = self
+                    .diag(
+                        Code::E0519,
+                        *span,
+                        format!(
+                            "host port {p}/{protocol} of node `{node_name}` is placed twice: for `{req}` of {} and for `{other}` of {}",
+                            self.who(*i),
+                            self.who(j)
+                        ),
+                    )
+                    .with_label(self.head(j), "placed first here")
+                    .with_help(format!(
+                        "place `{req}` on another port, or leave it unplaced and the build chooses a free one"
+                    ));
+                self.refuse(*i, d);
+                continue;
+            }
+            placed_by.insert((*p, protocol), (*i, req));
+            used.insert(*p);
+            chosen[k] = Some(*p);
+        }
+        for (k, (i, req, place)) in ports.iter().enumerate() {
+            if place.is_some() {
+                continue;
+            }
+            let key = super::Lock::key(&node_name, &self.instances[*i].name, req);
+            if let Some(&p) = self.input.lock.ports.get(&key) {
+                let p = i64::from(p);
+                if (lo..=hi).contains(&p) && used.insert(p) {
+                    chosen[k] = Some(p);
+                }
+            }
+        }
+        let mut cursor = lo;
+        for (k, (i, req, place)) in ports.iter().enumerate() {
+            if place.is_some() || chosen[k].is_some() {
+                continue;
+            }
+            while cursor <= hi && used.contains(&cursor) {
+                cursor += 1;
+            }
+            if cursor > hi {
+                let d = self
+                    .diag(
+                        Code::E0510,
+                        self.head(*i),
+                        format!(
+                            "no free port left for `{req}` of {}: every port of `{node_name}`'s range {lo}..{hi} is taken",
+                            self.who(*i)
+                        ),
+                    )
+                    .with_label(self.nodes[node].ast.name.span, "the node")
+                    .with_help(format!(
+                        "widen the node's range (`ports = {lo}..{}`), or place the port: `{req} at 8080`",
+                        hi.saturating_add(1000).min(65535)
+                    ));
+                self.refuse(*i, d);
+                continue;
+            }
+            used.insert(cursor);
+            chosen[k] = Some(cursor);
+        }
+        for (k, (i, req, place)) in ports.iter().enumerate() {
+            let Some(p) = chosen[k] else { continue };
+            if place.is_none() {
+                let key = super::Lock::key(&node_name, &self.instances[*i].name, req);
+                self.lock.ports.insert(key, p as u16);
+            }
+            self.instances[*i].answers.insert(
+                req,
+                Answer::Port {
+                    host_port: p,
+                    placed: place.is_some(),
+                },
+            );
+        }
+    }
+}
+
+/// The proper ancestors of an absolute path: `/a/b/c` → `/a/b`, `/a`, `/`.
+fn ancestors(path: &str) -> impl Iterator<Item = &str> {
+    let mut cut = Some(path);
+    std::iter::from_fn(move || {
+        let p = cut?;
+        if p == "/" {
+            cut = None;
+            return None;
+        }
+        let parent = match p.rfind('/') {
+            Some(0) => "/",
+            Some(k) => &p[..k],
+            None => {
+                cut = None;
+                return None;
+            }
+        };
+        cut = Some(parent);
+        Some(parent)
+    })
+}
+
+/// Whether `s` is a short form: 1 to `max` of `[a-z0-9]`, starting with a letter.
+pub(crate) fn is_short(s: &str, max: usize) -> bool {
+    !s.is_empty()
+        && s.len() <= max
+        && s.as_bytes()[0].is_ascii_lowercase()
+        && s.bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+}
+
+/// The code for a node value of the wrong kind: a reference or a number where text is
+/// wanted is a type mismatch.
+fn value_code(e: &Expr) -> Code {
+    match e {
+        Expr::Str(_) => Code::E0314,
+        _ => Code::E0301,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ancestors_walk_up_to_root() {
+        let a: Vec<&str> = ancestors("/a/b/c").collect();
+        assert_eq!(a, ["/a/b", "/a", "/"]);
+        assert_eq!(ancestors("/").count(), 0);
+    }
+
+    #[test]
+    fn host_paths() {
+        assert!(validate_host_path("/mnt/disk2/forge").is_ok());
+        assert!(validate_host_path("mnt").is_err());
+        assert!(validate_host_path("/a/../b").is_err());
+        assert!(validate_host_path("/a/").is_err());
+        assert!(validate_host_path("/").is_ok());
+    }
+
+    #[test]
+    fn shorts() {
+        assert!(is_short("stg", 4));
+        assert!(!is_short("1ab", 4));
+        assert!(!is_short("abcde", 4));
+        assert!(!is_short("", 4));
+    }
+}

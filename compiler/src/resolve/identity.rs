@@ -1,0 +1,129 @@
+//! Identity (LANGUAGE.md §8): a module's slug, the short forms of nodes and instances,
+//! and the login `node-short _ slug [_ instance-short]` every provider keys its answers
+//! by. Logins are unique in a mesh (E0509) and fit the tightest backend: at most 20
+//! characters matching `^[a-z][a-z0-9_]*$` (E0513 otherwise).
+
+use super::Resolver;
+use super::fx_hash::FxHashMap;
+use crate::diagnostics::Code;
+use crate::syntax::ast;
+
+/// The longest login a backend accepts.
+pub(crate) const LOGIN_MAX: usize = 20;
+
+/// `name` lowercased, everything but `[a-z0-9]` removed, cut to `max` characters.
+pub(crate) fn short_form(name: &str, max: usize) -> String {
+    name.chars()
+        .flat_map(char::to_lowercase)
+        .filter(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
+        .take(max)
+        .collect()
+}
+
+/// A module's slug: its `slug`, else its name by the short-form rule cut to 8.
+pub(crate) fn module_slug(module: &ast::Module) -> String {
+    module
+        .slug()
+        .and_then(|s| s.as_plain())
+        .unwrap_or_else(|| short_form(&module.name.name, 8))
+}
+
+/// Whether `login` is at most 20 characters matching `^[a-z][a-z0-9_]*$`.
+pub(crate) fn is_valid_login(login: &str) -> bool {
+    login.len() <= LOGIN_MAX
+        && login.as_bytes().first().is_some_and(u8::is_ascii_lowercase)
+        && login
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
+}
+
+impl<'m> Resolver<'m> {
+    /// Gives every instance of a known module its login, refusing one that does not fit
+    /// (E0513) and every pair alike (E0509, each naming the others).
+    pub(super) fn assign_logins(&mut self) {
+        let mut by_login: FxHashMap<String, Vec<usize>> = FxHashMap::default();
+        let mut order: Vec<String> = Vec::new();
+        for i in 0..self.instances.len() {
+            let Some(m) = self.module_of(i) else { continue };
+            let inst = &self.instances[i];
+            let instance_short = match &inst.settings.short {
+                Some(s) => s.clone(),
+                None if inst.name == inst.module_name => String::new(),
+                None => short_form(&inst.name, 4),
+            };
+            let mut login = format!("{}_{}", self.nodes[inst.node].short, m.slug);
+            if !instance_short.is_empty() {
+                login.push('_');
+                login.push_str(&instance_short);
+            }
+            self.instances[i].login = login.clone();
+            if !is_valid_login(&login) {
+                let d = self
+                    .diag(
+                        Code::E0513,
+                        self.head(i),
+                        format!(
+                            "the login `{login}` of instance `{}` on node `{}` does not fit: a login is at most {LOGIN_MAX} characters of `a-z`, `0-9` and `_`, starting with a letter",
+                            self.instances[i].name,
+                            self.node_name(i)
+                        ),
+                    )
+                    .with_help(
+                        "shorten the node's `short`, the module's `slug` or the instance's `short = \"…\"`",
+                    );
+                self.refuse(i, d);
+                continue;
+            }
+            let entry = by_login.entry(login.clone()).or_default();
+            if entry.is_empty() {
+                order.push(login);
+            }
+            entry.push(i);
+        }
+        for login in order {
+            let group = &by_login[&login];
+            if group.len() < 2 {
+                continue;
+            }
+            let group = group.clone();
+            for &i in &group {
+                let others: Vec<String> = group
+                    .iter()
+                    .filter(|&&j| j != i)
+                    .map(|&j| self.who(j))
+                    .collect();
+                let mut d = self.diag(
+                    Code::E0509,
+                    self.head(i),
+                    format!(
+                        "the login `{login}` of {} is alike the login of {}",
+                        self.who(i),
+                        others.join(", ")
+                    ),
+                );
+                for &j in group.iter().filter(|&&j| j != i) {
+                    d = d.with_label(self.head(j), format!("also `{login}`"));
+                }
+                d = d.with_help(
+                    "a login is keyed by every provider: give one instance a `short = \"…\"` of its own, or its node a `short`",
+                );
+                self.refuse(i, d);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn short_forms() {
+        assert_eq!(short_form("forge-staging", 4), "forg");
+        assert_eq!(short_form("Alpha_1", 6), "alpha1");
+        assert_eq!(short_form("PostgreSQL-16", 8), "postgres");
+        assert!(is_valid_login("alpha_forge_stg"));
+        assert!(!is_valid_login("1alpha"));
+        assert!(!is_valid_login("alpha_forge_staging_x"));
+    }
+}

@@ -1,0 +1,147 @@
+//! The lock file, `<mesh file>.lock`: the host ports `meshc build` chose, so they stay
+//! where they are when assignments come and go (LANGUAGE.md §7).
+//!
+//! ```json
+//! {
+//!   "ports": {
+//!     "alpha/forge/http": 20000
+//!   }
+//! }
+//! ```
+//!
+//! Keys are `<node>/<instance>/<requirement>`, sorted; only ports the build chose are
+//! kept (a placed port is the assignment's, not the lock's).
+
+use std::collections::BTreeMap;
+
+/// The ports a previous build chose. Sorted, so its text is deterministic.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
+pub struct Lock {
+    /// `<node>/<instance>/<requirement>` → host port.
+    pub ports: BTreeMap<String, u16>,
+}
+
+impl Lock {
+    /// An empty lock: no port chosen yet.
+    pub fn new() -> Lock {
+        Lock::default()
+    }
+
+    /// The key of a port requirement.
+    pub fn key(node: &str, instance: &str, requirement: &str) -> String {
+        format!("{node}/{instance}/{requirement}")
+    }
+
+    /// Reads a lock file's text. An empty text is an empty lock.
+    pub fn parse(text: &str) -> Result<Lock, String> {
+        if text.trim().is_empty() {
+            return Ok(Lock::default());
+        }
+        let value: serde_json::Value =
+            serde_json::from_str(text).map_err(|e| format!("the lock file is not JSON: {e}"))?;
+        let serde_json::Value::Object(top) = value else {
+            return Err("the lock file is not a JSON object".into());
+        };
+        let mut lock = Lock::default();
+        for (key, v) in top {
+            if key != "ports" {
+                return Err(format!(
+                    "the lock file has an unknown entry `{key}`; it holds only `ports`"
+                ));
+            }
+            let serde_json::Value::Object(ports) = v else {
+                return Err("`ports` in the lock file is not an object".into());
+            };
+            for (k, p) in ports {
+                if k.split('/').count() != 3 || k.split('/').any(str::is_empty) {
+                    return Err(format!(
+                        "the lock file's key `{k}` is not `<node>/<instance>/<requirement>`"
+                    ));
+                }
+                let port = p
+                    .as_u64()
+                    .filter(|p| (1..=65535).contains(p))
+                    .ok_or_else(|| format!("the lock file's port for `{k}` is not in 1..65535"))?;
+                lock.ports.insert(k, port as u16);
+            }
+        }
+        Ok(lock)
+    }
+
+    /// The lock file's text: pretty JSON, keys sorted, with a trailing newline.
+    pub fn to_text(&self) -> String {
+        let mut ports = serde_json::Map::new();
+        for (k, p) in &self.ports {
+            ports.insert(k.clone(), serde_json::Value::from(*p));
+        }
+        let mut top = serde_json::Map::new();
+        top.insert("ports".into(), serde_json::Value::Object(ports));
+        let mut text = serde_json::to_string_pretty(&serde_json::Value::Object(top))
+            .expect("a lock always serialises");
+        text.push('\n');
+        text
+    }
+
+    /// What differs between `self` (the lock read) and `next` (the lock a build would
+    /// write), one sentence per key, in key order. Empty when they agree.
+    pub fn changes(&self, next: &Lock) -> Vec<String> {
+        let mut out = Vec::new();
+        for (k, p) in &next.ports {
+            match self.ports.get(k) {
+                None => out.push(format!("`{k}` would be given host port {p}")),
+                Some(old) if old != p => {
+                    out.push(format!("`{k}` would move from host port {old} to {p}"))
+                }
+                Some(_) => {}
+            }
+        }
+        for k in self.ports.keys() {
+            if !next.ports.contains_key(k) {
+                out.push(format!("`{k}` would be dropped (no such port requirement)"));
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trips_sorted() {
+        let mut lock = Lock::new();
+        lock.ports.insert("beta/pg/p".into(), 20001);
+        lock.ports.insert("alpha/forge/http".into(), 20000);
+        let text = lock.to_text();
+        assert_eq!(
+            text,
+            "{\n  \"ports\": {\n    \"alpha/forge/http\": 20000,\n    \"beta/pg/p\": 20001\n  }\n}\n"
+        );
+        assert_eq!(Lock::parse(&text).unwrap(), lock);
+        assert_eq!(Lock::parse("").unwrap(), Lock::new());
+        assert_eq!(Lock::parse("{}").unwrap(), Lock::new());
+    }
+
+    #[test]
+    fn refuses_what_is_not_a_lock() {
+        assert!(Lock::parse("[]").is_err());
+        assert!(Lock::parse("{\"ports\": {\"a/b\": 1}}").is_err());
+        assert!(Lock::parse("{\"ports\": {\"a/b/c\": 70000}}").is_err());
+        assert!(Lock::parse("{\"other\": {}}").is_err());
+        assert!(Lock::parse("{").is_err());
+    }
+
+    #[test]
+    fn says_what_changes() {
+        let mut a = Lock::new();
+        a.ports.insert("n/i/old".into(), 1);
+        a.ports.insert("n/i/same".into(), 2);
+        let mut b = Lock::new();
+        b.ports.insert("n/i/same".into(), 2);
+        b.ports.insert("n/i/new".into(), 3);
+        let changes = a.changes(&b);
+        assert_eq!(changes.len(), 2);
+        assert!(a.changes(&a).is_empty());
+    }
+}

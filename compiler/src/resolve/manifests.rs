@@ -1,0 +1,323 @@
+//! Assembling the manifests of §9: one per node, its built instances in source order
+//! (requirements, containers, what each provides and to whom), what was left out and
+//! why, and the digest.
+
+use super::evaluate::{Resolved, json_of, text_of};
+use super::{Answer, LeftOutAssignment, MeshOutcome, Resolver};
+use crate::check::types::Value;
+use crate::diagnostics::Diagnostic;
+use crate::emit::{
+    self, AccessRequirement, Consumer, DirectoryRequirement, IdentityRequirement, Instance,
+    LeftOut, LeftOutDiagnostic, Manifest, ModuleRequirement, NodeRequirement, OperatorRequirement,
+    PortRequirement, Provided, Requirement,
+};
+use indexmap::IndexMap;
+
+impl<'m> Resolver<'m> {
+    /// Builds every instance that is not left out. Building can still refuse one (a value
+    /// reading itself); then what waits for it is left out too and the rest rebuilt.
+    pub(super) fn build_instances(&mut self) -> Vec<(usize, Instance)> {
+        loop {
+            let before: Vec<usize> = self.instances.iter().map(|s| s.refusals.len()).collect();
+            let mut built = Vec::new();
+            for i in 0..self.instances.len() {
+                if !self.instances[i].left_out {
+                    built.push((i, self.build_instance(i)));
+                }
+            }
+            let grew = self
+                .instances
+                .iter()
+                .zip(&before)
+                .any(|(s, &n)| !s.left_out && s.refusals.len() > n);
+            if !grew {
+                return built;
+            }
+            self.leave_out_refused();
+        }
+    }
+
+    fn build_instance(&mut self, i: usize) -> Instance {
+        let mut requirements = IndexMap::new();
+        if let Some(m) = self.module_of(i) {
+            for &req in m.scope.requirements.keys() {
+                if let Some(entry) = self.requirement_entry(i, req) {
+                    requirements.insert(req.to_string(), entry);
+                }
+            }
+        }
+        Instance {
+            instance: self.instances[i].name.clone(),
+            module: self.instances[i].module_name.clone(),
+            login: self.instances[i].login.clone(),
+            requirements,
+            containers: self.build_containers(i),
+            provides: Vec::new(),
+        }
+    }
+
+    fn given_json(&mut self, i: usize, req: &'m str, field: &str) -> Option<serde_json::Value> {
+        match self.given_value(i, req, field)? {
+            Resolved::Plain(v, ty) => Some(json_of(&v, &ty)),
+            _ => None,
+        }
+    }
+
+    fn given_int(&mut self, i: usize, req: &'m str, field: &str) -> Option<i64> {
+        match self.given_value(i, req, field)? {
+            Resolved::Plain(Value::Int(n), _) => Some(n),
+            _ => None,
+        }
+    }
+
+    pub(super) fn given_text(&mut self, i: usize, req: &'m str, field: &str) -> Option<String> {
+        match self.given_value(i, req, field)? {
+            Resolved::Plain(v, ty) => Some(text_of(&v, &ty)),
+            _ => None,
+        }
+    }
+
+    /// The manifest entry of requirement `req` of instance `i`.
+    fn requirement_entry(&mut self, i: usize, req: &'m str) -> Option<Requirement> {
+        let answer = self.instances[i].answers.get(req).cloned();
+        let info = self.requirement(i, req)?;
+        let contract_name = info.contract_name().unwrap_or("").to_string();
+        Some(match answer {
+            Some(Answer::Operator) | Some(Answer::SecretOperator { .. }) | None
+                if info.operator.is_some() =>
+            {
+                let (value, from) = self.operator_value(i, req)?;
+                let (value, sealed) = match value {
+                    Resolved::Plain(v, ty) => (Some(json_of(&v, &ty)), None),
+                    Resolved::Sealed(s) => (None, Some(s)),
+                    _ => return None,
+                };
+                Requirement::Operator(OperatorRequirement {
+                    kind: "operator".into(),
+                    value,
+                    sealed,
+                    from: from.into(),
+                })
+            }
+            Some(Answer::Directory { path, placed }) => {
+                Requirement::Directory(DirectoryRequirement {
+                    kind: "host".into(),
+                    contract: contract_name,
+                    path,
+                    owner: self.given_int(i, req, "owner")?,
+                    mode: self.given_text(i, req, "mode")?,
+                    placed,
+                })
+            }
+            Some(Answer::Access { path }) => Requirement::Access(AccessRequirement {
+                kind: "host".into(),
+                contract: contract_name,
+                path,
+                write: matches!(
+                    self.given_value(i, req, "write"),
+                    Some(Resolved::Plain(Value::Bool(true), _))
+                ),
+                placed: true,
+            }),
+            Some(Answer::Port { host_port, .. }) => Requirement::Port(PortRequirement {
+                kind: "host".into(),
+                contract: contract_name,
+                container: self.given_int(i, req, "container")?,
+                host_port,
+                reach: self.given_text(i, req, "reach")?,
+                protocol: self.given_text(i, req, "protocol")?,
+            }),
+            Some(Answer::Node) => Requirement::Node(NodeRequirement {
+                kind: "host".into(),
+                contract: contract_name,
+                private_name: self.nodes[self.instances[i].node].private_name.clone()?,
+                mesh_names: self.mesh_names(),
+            }),
+            Some(Answer::Identity) => Requirement::Identity(IdentityRequirement {
+                kind: "mesh".into(),
+                contract: contract_name,
+                login: self.instances[i].login.clone(),
+                instance: self.instances[i].name.clone(),
+                module: self.instances[i].module_name.clone(),
+            }),
+            Some(Answer::Module { provider, by }) => Requirement::Module(ModuleRequirement {
+                kind: "module".into(),
+                contract: contract_name,
+                provider: self.instance_ref(provider),
+                by,
+            }),
+            _ => return None,
+        })
+    }
+
+    /// The consumers of every built provider, in source order, and the manifests.
+    pub(super) fn assemble(&mut self, mut built: Vec<(usize, Instance)>) -> MeshOutcome {
+        // provider → (consumer, requirement), for built consumers, in source order.
+        let mut consumers_of: Vec<Vec<(usize, &'m str)>> = vec![Vec::new(); self.instances.len()];
+        for &(c, _) in &built {
+            let Some(m) = self.module_of(c) else { continue };
+            for &req in m.scope.requirements.keys() {
+                if let Some(Answer::Module { provider, .. }) = self.instances[c].answers.get(req) {
+                    consumers_of[*provider].push((c, req));
+                }
+            }
+        }
+        for (p, instance) in &mut built {
+            let Some(pm) = self.module_of(*p) else {
+                continue;
+            };
+            for &contract in pm.provides.keys() {
+                let mut consumers = Vec::new();
+                for &(c, req) in &consumers_of[*p] {
+                    let Some(cinfo) = self.requirement(c, req) else {
+                        continue;
+                    };
+                    if cinfo.contract_name() != Some(contract) {
+                        continue;
+                    }
+                    let mut given = IndexMap::new();
+                    if let Some(ci) = cinfo.contract.as_deref() {
+                        for f in ci.fields.values().filter(|f| f.given) {
+                            if let Some(v) = self.given_json(c, req, &f.name) {
+                                given.insert(f.name.clone(), v);
+                            }
+                        }
+                    }
+                    let login = &self.instances[c].login;
+                    let keys = self.instances[c].secret_keys.get(req);
+                    let derived = keys.is_none_or(|k| {
+                        k.iter().all(|(field, key)| {
+                            key.strip_prefix(login.as_str())
+                                .and_then(|rest| rest.strip_prefix('/'))
+                                == Some(field.as_str())
+                        })
+                    });
+                    consumers.push(Consumer {
+                        node: self.node_name(c).to_string(),
+                        instance: self.instances[c].name.clone(),
+                        login: login.clone(),
+                        given,
+                        requirement: (!derived).then(|| req.to_string()),
+                        keys: if derived { None } else { keys.cloned() },
+                    });
+                }
+                instance.provides.push(Provided {
+                    contract: contract.to_string(),
+                    consumers,
+                });
+            }
+        }
+
+        // What was left out, in source order, with every reason.
+        let mut left_out: Vec<(u32, Option<usize>, LeftOutAssignment)> = Vec::new();
+        for (i, inst) in self.instances.iter().enumerate() {
+            if !inst.left_out {
+                continue;
+            }
+            let mut diagnostics = inst.refusals.clone();
+            if let Some(m) = self.module_of(i) {
+                diagnostics.extend(m.errors.iter().cloned());
+            }
+            left_out.push((
+                inst.assign.span.start,
+                Some(inst.node),
+                LeftOutAssignment {
+                    node: self.nodes[inst.node].name.clone(),
+                    instance: inst.name.clone(),
+                    module: inst.module_name.clone(),
+                    diagnostics,
+                },
+            ));
+        }
+        for d in &self.dropped {
+            left_out.push((
+                d.diagnostics.first().map(|x| x.span.start).unwrap_or(0),
+                d.node_index,
+                LeftOutAssignment {
+                    node: d.node.clone(),
+                    instance: d.instance.clone(),
+                    module: d.module.clone(),
+                    diagnostics: d.diagnostics.clone(),
+                },
+            ));
+        }
+        left_out.sort_by_key(|(at, _, _)| *at);
+
+        let mut manifests: IndexMap<String, Manifest> = self
+            .nodes
+            .values()
+            .map(|n| {
+                (
+                    n.name.clone(),
+                    Manifest {
+                        mesh: self.mesh.name.name.clone(),
+                        node: n.name.clone(),
+                        digest: String::new(),
+                        instances: Vec::new(),
+                        left_out: Vec::new(),
+                    },
+                )
+            })
+            .collect();
+        for (i, instance) in built {
+            manifests[self.instances[i].node].instances.push(instance);
+        }
+        for (_, node, l) in &left_out {
+            if let Some(n) = node {
+                manifests[*n].left_out.push(LeftOut {
+                    instance: l.instance.clone(),
+                    module: l.module.clone(),
+                    diagnostics: l
+                        .diagnostics
+                        .iter()
+                        .map(|d| LeftOutDiagnostic {
+                            code: d.code.as_str().to_string(),
+                            message: d.message.clone(),
+                        })
+                        .collect(),
+                });
+            }
+        }
+        fill_digests(manifests.values_mut().collect());
+
+        let mut diagnostics: Vec<Diagnostic> = self.mesh_diags.clone();
+        for inst in &self.instances {
+            diagnostics.extend(inst.refusals.iter().cloned());
+        }
+        diagnostics.sort_by_key(|d| d.span.start);
+
+        MeshOutcome {
+            mesh: self.mesh.name.name.clone(),
+            path: self.path.clone(),
+            span: self.mesh.name.span,
+            diagnostics,
+            manifests,
+            lock: std::mem::take(&mut self.lock),
+            left_out: left_out.into_iter().map(|(_, _, l)| l).collect(),
+        }
+    }
+}
+
+/// Fills the digest of every manifest. Digests are independent, so a mesh of many nodes
+/// takes them on every core the machine offers (the work is pure: no I/O, no shared state).
+fn fill_digests(mut manifests: Vec<&mut Manifest>) {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(manifests.len());
+    if threads <= 1 {
+        for m in manifests {
+            m.digest = emit::digest_of(m);
+        }
+        return;
+    }
+    let per = manifests.len().div_ceil(threads);
+    std::thread::scope(|scope| {
+        for chunk in manifests.chunks_mut(per) {
+            scope.spawn(move || {
+                for m in chunk.iter_mut() {
+                    m.digest = emit::digest_of(m);
+                }
+            });
+        }
+    });
+}

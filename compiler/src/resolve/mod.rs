@@ -1,0 +1,485 @@
+//! Resolution of a mesh (LANGUAGE.md §6–§9): every requirement of every assignment is
+//! answered, or refused with a diagnostic naming what is missing and what would answer
+//! it. What resolves is built into one manifest per node; an assignment with a refusal is
+//! left out of its node's manifest, and so is every consumer waiting for it (E0514).
+//!
+//! The resolver is pure: it reads the mesh's tree, the registry and module definitions
+//! through [`ResolveInput`] and returns a [`MeshOutcome`]. It never panics on broken
+//! input: what does not resolve evaluates to nothing, and the assignment that needed it
+//! is left out with a diagnostic.
+//!
+//! The work is split by concept:
+//! - [`mesh_names`]: nodes, instances and seats (E0101, E0102, E0106–E0109, E0508, E0515);
+//! - [`assignments`]: the entries of each assignment, judged where written (E0102, E0107,
+//!   E0512, E0513, E0516, E0517);
+//! - [`identity`]: slugs, short forms and logins (E0509);
+//! - [`host`]: node facts, directories, accesses and ports (E0506, E0510, E0511, E0518,
+//!   E0519);
+//! - [`provider_order`]: which instance answers a module requirement (E0502–E0505, E0515);
+//! - [`operator`] and [`evaluate`]: operator values, given fields, provider answers and
+//!   expressions (E0501, E0304, E0314);
+//! - [`public_names`]: public names held once (E0507);
+//! - [`left_out`]: what is left out, and who waits for it (E0514);
+//! - [`containers`] and [`manifests`]: the manifests of §9.
+
+mod assignments;
+mod containers;
+mod evaluate;
+mod fx_hash;
+mod host;
+mod identity;
+mod left_out;
+pub mod lock;
+mod manifests;
+mod mesh_names;
+mod operator;
+mod provider_order;
+mod public_names;
+
+pub use lock::Lock;
+
+use crate::check::registry::Registry;
+use crate::check::scope::ModuleScope;
+use crate::check::types::Value;
+use crate::db::ModuleSource;
+use crate::diagnostics::{Code, Diagnostic, Severity};
+use crate::emit::{By, Manifest};
+use crate::span::{FilePath, Span};
+use crate::syntax::ast;
+use evaluate::{Memo, Resolved};
+use fx_hash::{FxHashMap, FxHashSet};
+use indexmap::IndexMap;
+
+/// Everything resolution reads. No I/O: the caller looks modules up.
+pub struct ResolveInput<'a> {
+    /// The mesh to resolve.
+    pub mesh: &'a ast::Mesh,
+    /// The file the mesh is written in (diagnostics point there).
+    pub path: &'a FilePath,
+    /// The workspace's global names.
+    pub registry: &'a Registry,
+    /// The definition of a module, by name.
+    pub module: &'a dyn Fn(&str) -> Option<ModuleSource>,
+    /// The error diagnostics of a module's definition; an assignment of a module with
+    /// errors is left out, listing them.
+    pub module_errors: &'a dyn Fn(&str) -> Vec<Diagnostic>,
+    /// The ports a previous build chose.
+    pub lock: &'a Lock,
+}
+
+/// What resolving one mesh gives: every diagnostic, the manifests of its nodes, the new
+/// lock and what was left out.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MeshOutcome {
+    /// The mesh's name.
+    pub mesh: String,
+    /// The file the mesh is written in.
+    pub path: FilePath,
+    /// The mesh's name in that file.
+    pub span: Span,
+    /// Every diagnostic of the mesh, in source order of what it is about. A module's own
+    /// errors are not repeated here (they are the checker's); they are listed in
+    /// [`MeshOutcome::left_out`].
+    pub diagnostics: Vec<Diagnostic>,
+    /// One manifest per node, in the mesh's node order, digests filled in.
+    pub manifests: IndexMap<String, Manifest>,
+    /// The ports this build chose, for `<mesh file>.lock`.
+    pub lock: Lock,
+    /// Every assignment left out, with why.
+    pub left_out: Vec<LeftOutAssignment>,
+}
+
+/// An assignment that was left out, and every reason.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LeftOutAssignment {
+    /// The node as written on the assignment (it may be unknown).
+    pub node: String,
+    pub instance: String,
+    pub module: String,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl MeshOutcome {
+    /// An outcome with nothing in it, for a mesh that could not be found.
+    pub fn empty(mesh: &str, path: &FilePath) -> MeshOutcome {
+        MeshOutcome {
+            mesh: mesh.to_string(),
+            path: path.clone(),
+            span: Span::default(),
+            diagnostics: Vec::new(),
+            manifests: IndexMap::new(),
+            lock: Lock::default(),
+            left_out: Vec::new(),
+        }
+    }
+
+    /// Whether any diagnostic of the mesh is an error.
+    pub fn has_errors(&self) -> bool {
+        self.diagnostics.iter().any(Diagnostic::is_error)
+    }
+
+    /// Whether `meshc build` must exit 1: an error, or anything left out.
+    pub fn refused(&self) -> bool {
+        self.has_errors() || !self.left_out.is_empty()
+    }
+
+    /// For `meshc build --locked`: one diagnostic (E0510) when the lock this build would
+    /// write differs from `previous`, naming every change. Empty when the lock stands.
+    pub fn locked_refusals(&self, previous: &Lock) -> Vec<Diagnostic> {
+        let changes = previous.changes(&self.lock);
+        if changes.is_empty() {
+            return Vec::new();
+        }
+        vec![
+            Diagnostic::new(
+                Code::E0510,
+                &self.path,
+                self.span,
+                format!(
+                    "`--locked` forbids changing the lock of mesh `{}`: {}",
+                    self.mesh,
+                    changes.join("; ")
+                ),
+            )
+            .with_help(
+                "run `meshc build` without `--locked` to choose the ports and update the lock, then commit it",
+            ),
+        ]
+    }
+}
+
+/// Resolves `input.mesh`: checks its nodes, seats and assignments, answers every
+/// requirement, and builds the manifests of what resolved.
+pub fn resolve_mesh(input: &ResolveInput<'_>) -> MeshOutcome {
+    // Load every assigned module once; their trees outlive the resolver, which borrows them.
+    let mut sources: IndexMap<String, ModuleSource> = IndexMap::new();
+    for a in input.mesh.assigns() {
+        let name = &a.module.name;
+        if sources.contains_key(name) {
+            continue;
+        }
+        if let Some(src) = (input.module)(name).filter(is_module_source) {
+            sources.insert(name.clone(), src);
+        }
+    }
+    let modules: IndexMap<String, LoadedModule<'_>> = sources
+        .iter()
+        .map(|(name, src)| (name.clone(), LoadedModule::new(name, src, input)))
+        .collect();
+    let mut resolver = Resolver::new(input, &modules);
+    resolver.run()
+}
+
+/// The meshes declared in the file `path`, in source order: what `meshc build FILE`
+/// builds.
+pub fn meshes_in(registry: &Registry, path: &str) -> Vec<String> {
+    registry
+        .meshes
+        .iter()
+        .filter(|(_, at)| {
+            registry
+                .files
+                .get(at.file)
+                .is_some_and(|f| f.as_ref() == path)
+        })
+        .map(|(name, _)| name.clone())
+        .collect()
+}
+
+fn is_module_source(src: &ModuleSource) -> bool {
+    matches!(
+        src.parsed.file.items.get(src.item),
+        Some(ast::Item::Module(_))
+    )
+}
+
+/// A module definition as resolution reads it.
+pub(crate) struct LoadedModule<'m> {
+    pub name: String,
+    pub path: FilePath,
+    pub ast: &'m ast::Module,
+    pub scope: ModuleScope<'m>,
+    /// `provides` blocks by contract (the first of a contract wins).
+    pub provides: IndexMap<&'m str, &'m ast::Provides>,
+    /// The definition's errors (the checker's).
+    pub errors: Vec<Diagnostic>,
+    /// The module's slug (§8).
+    pub slug: String,
+}
+
+impl<'m> LoadedModule<'m> {
+    fn new(name: &str, src: &'m ModuleSource, input: &ResolveInput<'_>) -> LoadedModule<'m> {
+        let ast = match &src.parsed.file.items[src.item] {
+            ast::Item::Module(m) => m,
+            _ => unreachable!("filtered by is_module_source"),
+        };
+        let mut provides = IndexMap::new();
+        for p in ast.provides() {
+            provides.entry(p.contract.name.as_str()).or_insert(p);
+        }
+        let errors = (input.module_errors)(name)
+            .into_iter()
+            .filter(|d| d.severity == Severity::Error)
+            .collect();
+        LoadedModule {
+            name: name.to_string(),
+            path: src.path.clone(),
+            ast,
+            scope: ModuleScope::new(ast, input.registry),
+            provides,
+            errors,
+            slug: identity::module_slug(ast),
+        }
+    }
+}
+
+/// A node of the mesh, its entries read.
+pub(crate) struct NodeInfo<'m> {
+    pub name: String,
+    pub ast: &'m ast::Node,
+    /// `None` when missing or invalid (reported).
+    pub private_name: Option<String>,
+    pub root: String,
+    pub ports: (i64, i64),
+    pub short: String,
+    /// Instances on this node by name.
+    pub instances: FxHashMap<String, usize>,
+}
+
+/// What an assignment writes in its braces, judged.
+#[derive(Default)]
+pub(crate) struct Settings<'m> {
+    /// Operator values: requirement → literal value (`None`: written but refused).
+    pub values: FxHashMap<&'m str, Option<Value>>,
+    /// Given fields: (requirement, field) → literal value (`None`: written but refused).
+    pub givens: FxHashMap<(&'m str, &'m str), Option<Value>>,
+    /// Pins: requirement → the pinned instance (`None`: written but refused).
+    pub pins: FxHashMap<&'m str, Option<(usize, Span)>>,
+    /// Placements: requirement → where.
+    pub places: FxHashMap<&'m str, Placement>,
+    /// `short = "stg"`.
+    pub short: Option<String>,
+}
+
+/// A placement written on an assignment.
+#[derive(Debug, Clone)]
+pub(crate) enum Placement {
+    /// `data at "/mnt/disk2/forge"` (on the instance's own node).
+    Path(String, Span),
+    /// `http at 8080`.
+    Port(i64, Span),
+    /// A placement already refused (E0506, E0513): the requirement stays unresolved.
+    Refused,
+}
+
+/// How one requirement of an instance was answered.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Answer {
+    Operator,
+    /// A secret operator value, delivered to the vault this instance holds the seat of.
+    SecretOperator {
+        vault: usize,
+    },
+    Directory {
+        path: String,
+        placed: bool,
+    },
+    Access {
+        path: String,
+    },
+    Port {
+        host_port: i64,
+        placed: bool,
+    },
+    Node,
+    Identity,
+    Module {
+        provider: usize,
+        by: By,
+    },
+    /// Refused or broken: reads nothing.
+    Unresolved,
+}
+
+/// One assignment of the mesh with a known node and a name of its own on it.
+pub(crate) struct InstanceState<'m> {
+    pub assign: &'m ast::Assign,
+    pub name: String,
+    pub module_name: String,
+    pub node: usize,
+    /// Index into the loaded modules; `None` for an unknown module (E0106).
+    pub module: Option<usize>,
+    pub settings: Settings<'m>,
+    /// Requirement → how it was answered (host, identity and module requirements).
+    pub answers: FxHashMap<&'m str, Answer>,
+    pub login: String,
+    /// Requirement → secret field → the key the provider keeps it under.
+    pub secret_keys: FxHashMap<&'m str, IndexMap<String, String>>,
+    /// The mesh's refusals of this assignment.
+    pub refusals: Vec<Diagnostic>,
+    /// Instances whose answers this one waits for (providers, seat holders).
+    pub waits_for: Vec<usize>,
+    pub left_out: bool,
+}
+
+/// An assignment dropped before it became an instance: an unknown node (E0107) or a name
+/// already taken on its node (E0508).
+pub(crate) struct Dropped {
+    pub node: String,
+    pub node_index: Option<usize>,
+    pub instance: String,
+    pub module: String,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// The state of one seat of the standard library in this mesh.
+#[derive(Debug, Clone)]
+pub(crate) enum SeatState {
+    /// Held by this instance, which provides what the seat delivers.
+    Held(usize),
+    /// The seat line is wrong (reported at the line, with this code); consumers are
+    /// refused naming it.
+    Broken { code: Code, span: Span, why: String },
+}
+
+/// An operator value and where it came from (`assignment`, `default`, `vault`).
+pub(crate) type OperatorValue = (Resolved, &'static str);
+
+pub(crate) struct Resolver<'m> {
+    pub input: &'m ResolveInput<'m>,
+    pub mesh: &'m ast::Mesh,
+    pub path: &'m FilePath,
+    pub registry: &'m Registry,
+    pub modules: &'m IndexMap<String, LoadedModule<'m>>,
+    pub nodes: IndexMap<String, NodeInfo<'m>>,
+    pub instances: Vec<InstanceState<'m>>,
+    pub dropped: Vec<Dropped>,
+    /// Seat → its holder, for seats a line of this mesh names.
+    pub seats: FxHashMap<String, SeatState>,
+    /// Contract → instances whose module provides it, in source order.
+    pub providers: FxHashMap<String, Vec<usize>>,
+    /// Diagnostics about the mesh itself (nodes, seats), in source order.
+    pub mesh_diags: Vec<Diagnostic>,
+    pub lock: Lock,
+    /// Contract → workspace modules providing it, built on first need.
+    pub workspace_providers: Option<FxHashMap<String, Vec<String>>>,
+    pub operator_memo: FxHashMap<(usize, &'m str), Memo<Option<OperatorValue>>>,
+    pub given_memo: FxHashMap<(usize, &'m str, &'m str), Memo<Option<Resolved>>>,
+    pub answer_memo: FxHashMap<(usize, &'m str, &'m str), Memo<Option<Resolved>>>,
+    /// The private name of every node, in node order (the `mesh_names` fact).
+    pub mesh_names: Vec<String>,
+    /// (contract, node) → instances on that node whose module provides the contract.
+    pub providers_on_node: FxHashMap<(&'m str, usize), Vec<usize>>,
+    /// (consumer, provider) pairs already told E0514.
+    pub told_waiting: FxHashSet<(usize, usize)>,
+}
+
+impl<'m> Resolver<'m> {
+    fn new(
+        input: &'m ResolveInput<'m>,
+        modules: &'m IndexMap<String, LoadedModule<'m>>,
+    ) -> Resolver<'m> {
+        Resolver {
+            input,
+            mesh: input.mesh,
+            path: input.path,
+            registry: input.registry,
+            modules,
+            nodes: IndexMap::new(),
+            instances: Vec::new(),
+            dropped: Vec::new(),
+            seats: FxHashMap::default(),
+            providers: FxHashMap::default(),
+            mesh_diags: Vec::new(),
+            lock: Lock::default(),
+            workspace_providers: None,
+            operator_memo: FxHashMap::default(),
+            given_memo: FxHashMap::default(),
+            answer_memo: FxHashMap::default(),
+            told_waiting: FxHashSet::default(),
+            mesh_names: Vec::new(),
+            providers_on_node: FxHashMap::default(),
+        }
+    }
+
+    fn run(&mut self) -> MeshOutcome {
+        self.collect_nodes();
+        self.mesh_names = self
+            .nodes
+            .values()
+            .filter_map(|n| n.private_name.clone())
+            .collect();
+        self.collect_instances();
+        // Sized once: a large mesh would otherwise rehash its tables again and again.
+        let n = self.instances.len();
+        self.given_memo.reserve(n * 8);
+        self.answer_memo.reserve(n * 4);
+        self.operator_memo.reserve(n);
+        self.collect_seats();
+        for i in 0..self.instances.len() {
+            self.judge_entries(i);
+        }
+        self.assign_logins();
+        self.place_host_requirements();
+        self.choose_providers();
+        self.allocate_secret_keys();
+        self.evaluate_requirements();
+        self.check_public_names();
+        self.leave_out_refused();
+        let built = self.build_instances();
+        self.assemble(built)
+    }
+
+    /// The loaded module of instance `i`, if its module is known.
+    pub fn module_of(&self, i: usize) -> Option<&'m LoadedModule<'m>> {
+        let modules: &'m IndexMap<String, LoadedModule<'m>> = self.modules;
+        self.instances[i].module.map(|m| &modules[m])
+    }
+
+    /// "`forge` on `alpha`".
+    pub fn who(&self, i: usize) -> String {
+        let inst = &self.instances[i];
+        format!("`{}` on `{}`", inst.name, self.nodes[inst.node].name)
+    }
+
+    /// The node name of instance `i`.
+    pub fn node_name(&self, i: usize) -> &str {
+        &self.nodes[self.instances[i].node].name
+    }
+
+    /// Records a refusal of instance `i`.
+    pub fn refuse(&mut self, i: usize, diagnostic: Diagnostic) {
+        self.instances[i].refusals.push(diagnostic);
+    }
+
+    /// A diagnostic in the mesh's file.
+    pub fn diag(&self, code: Code, span: Span, message: impl Into<String>) -> Diagnostic {
+        Diagnostic::new(code, self.path, span, message)
+    }
+
+    /// The place an assignment is named: `assign MODULE to NODE [as INSTANCE]`.
+    pub fn head(&self, i: usize) -> Span {
+        assign_head(self.instances[i].assign)
+    }
+
+    /// The requirement `name` of instance `i`'s module, with its declaration.
+    pub fn requirement(
+        &self,
+        i: usize,
+        name: &str,
+    ) -> Option<&'m crate::check::scope::ReqInfo<'m>> {
+        self.module_of(i)?.scope.requirements.get(name)
+    }
+}
+
+/// `assign MODULE to NODE [as INSTANCE]`: the span of an assignment's first line.
+pub(crate) fn assign_head(a: &ast::Assign) -> Span {
+    let mut s = a.module.span;
+    if let Some(n) = &a.node {
+        s = s.to(n.span);
+    }
+    if let Some(i) = &a.instance {
+        s = s.to(i.span);
+    }
+    Span::new(a.span.start as usize, s.end as usize)
+}

@@ -1,0 +1,363 @@
+//! Which instance answers a module requirement (LANGUAGE.md §7), in order:
+//!
+//! 1. a pin on the assignment (E0505 when the pinned instance does not provide it);
+//! 2. the holder of the seat that delivers the contract, wherever it is (E0504 when the
+//!    seat is not held, E0515 when its holder does not provide it);
+//! 3. the provider on the consumer's own node, for a contract no seat delivers;
+//! 4. the only provider in the mesh;
+//! 5. otherwise refused: none (E0502) or several (E0503).
+//!
+//! A secret operator value is delivered to the vault: its requirement waits for the
+//! holder of the seat that delivers `secret` (E0504 when nobody holds it).
+
+use super::fx_hash::FxHashSet;
+use super::{Answer, Resolver, SeatState};
+use crate::check::registry::ProviderKind;
+use crate::diagnostics::Code;
+use crate::emit::By;
+use indexmap::IndexMap;
+
+/// The contract a secret operator value is kept under: the vault's.
+const VAULT_CONTRACT: &str = "secret";
+
+impl<'m> Resolver<'m> {
+    /// Answers every module requirement of every instance with a provider, or refuses it.
+    pub(super) fn choose_providers(&mut self) {
+        for i in 0..self.instances.len() {
+            let Some(m) = self.module_of(i) else { continue };
+            for (&req, info) in &m.scope.requirements {
+                match info.kind {
+                    Some(ProviderKind::Module) => {
+                        let Some(contract) = info.contract.as_deref() else {
+                            continue; // unknown contract: the checker's (E0103)
+                        };
+                        if contract.kind != Some(ProviderKind::Module) {
+                            continue; // answered by another kind: the checker's (E0202)
+                        }
+                        let answer = self.choose_provider(i, req, &contract.name);
+                        if let Answer::Module { provider, .. } = answer {
+                            self.instances[i].waits_for.push(provider);
+                        }
+                        self.instances[i].answers.insert(req, answer);
+                    }
+                    Some(ProviderKind::Operator)
+                        if info.operator.as_ref().is_some_and(|o| o.secret) =>
+                    {
+                        let answer = match self.seat_holder_for(i, req, VAULT_CONTRACT) {
+                            Some(vault) => {
+                                self.instances[i].waits_for.push(vault);
+                                Answer::SecretOperator { vault }
+                            }
+                            None => Answer::Unresolved,
+                        };
+                        self.instances[i].answers.insert(req, answer);
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+
+    /// The provider of requirement `req` (contract `contract`) of instance `i`.
+    fn choose_provider(&mut self, i: usize, req: &'m str, contract: &str) -> Answer {
+        // 1. A pin.
+        if let Some(pin) = self.instances[i].settings.pins.get(req).copied() {
+            let Some((p, span)) = pin else {
+                return Answer::Unresolved; // the pin itself was refused
+            };
+            return match self.module_of(p) {
+                Some(pm) if !pm.provides.contains_key(contract) => {
+                    let provided: Vec<String> =
+                        pm.provides.keys().map(|c| format!("`{c}`")).collect();
+                    let others = self.mesh_providers_help(contract, i);
+                    let d = self
+                        .diag(
+                            Code::E0505,
+                            span,
+                            format!(
+                                "`{req}` of {} is pinned to {}, whose module `{}` does not provide `{contract}`",
+                                self.who(i),
+                                self.who(p),
+                                pm.name
+                            ),
+                        )
+                        .with_label(self.head(p), "the pinned instance")
+                        .with_help(if provided.is_empty() {
+                            format!("`{}` provides nothing; {others}", pm.name)
+                        } else {
+                            format!("`{}` provides {}; {others}", pm.name, provided.join(", "))
+                        });
+                    self.refuse(i, d);
+                    Answer::Unresolved
+                }
+                // A known provider, or an unknown module (refused on its own assignment;
+                // this consumer waits for it).
+                _ => Answer::Module {
+                    provider: p,
+                    by: By::Pin,
+                },
+            };
+        }
+        // 2. A seat.
+        if self.registry.seat_delivering(contract).is_some() {
+            return match self.seat_holder_for(i, req, contract) {
+                Some(h) => Answer::Module {
+                    provider: h,
+                    by: By::Seat,
+                },
+                None => Answer::Unresolved,
+            };
+        }
+        // 3. The consumer's own node; 4. the only provider. Both read indices, so a mesh
+        // of many providers and consumers costs no scan per consumer.
+        let node = self.instances[i].node;
+        let here: Vec<usize> = self
+            .providers_on_node
+            .get(&(contract, node))
+            .map(|v| v.iter().copied().filter(|&p| p != i).collect())
+            .unwrap_or_default();
+        if here.len() == 1 {
+            return Answer::Module {
+                provider: here[0],
+                by: By::Node,
+            };
+        }
+        if here.len() > 1 {
+            self.several_providers(i, req, contract, &here, true);
+            return Answer::Unresolved;
+        }
+        let all: &[usize] = self.providers.get(contract).map_or(&[], |v| v.as_slice());
+        let provides_itself = self
+            .module_of(i)
+            .is_some_and(|m| m.provides.contains_key(contract));
+        let others = all.len() - usize::from(provides_itself);
+        match others {
+            1 => Answer::Module {
+                provider: all
+                    .iter()
+                    .copied()
+                    .find(|&p| p != i)
+                    .expect("one other provider"),
+                by: By::Only,
+            },
+            0 => {
+                let help = self.no_provider_help(i, contract);
+                let d = self
+                    .diag(
+                        Code::E0502,
+                        self.head(i),
+                        format!(
+                            "no provider for `{req}` (contract `{contract}`) of {}: no instance of mesh `{}` provides `{contract}`",
+                            self.who(i),
+                            self.mesh.name.name
+                        ),
+                    )
+                    .with_label_in(
+                        &self.module_of(i).expect("known module").path,
+                        self.requirement(i, req).expect("known requirement").ast.span,
+                        "required here",
+                    )
+                    .with_help(help);
+                self.refuse(i, d);
+                Answer::Unresolved
+            }
+            _ => {
+                let several: Vec<usize> = all.iter().copied().filter(|&p| p != i).collect();
+                self.several_providers(i, req, contract, &several, false);
+                Answer::Unresolved
+            }
+        }
+    }
+
+    /// E0503, naming every candidate and showing the pin that would choose one.
+    fn several_providers(
+        &mut self,
+        i: usize,
+        req: &str,
+        contract: &str,
+        candidates: &[usize],
+        on_own_node: bool,
+    ) {
+        const SHOWN: usize = 12;
+        let mut names: Vec<String> = candidates
+            .iter()
+            .take(SHOWN)
+            .map(|&p| self.who(p))
+            .collect();
+        if candidates.len() > SHOWN {
+            names.push(format!("and {} more", candidates.len() - SHOWN));
+        }
+        let first = candidates[0];
+        let where_ = if on_own_node {
+            "on the consumer's own node".to_string()
+        } else {
+            format!(
+                "in mesh `{}`, none on the consumer's node",
+                self.mesh.name.name
+            )
+        };
+        let mut d = self.diag(
+            Code::E0503,
+            self.head(i),
+            format!(
+                "several providers for `{req}` (contract `{contract}`) of {}, {where_}: {}",
+                self.who(i),
+                names.join(", ")
+            ),
+        );
+        for &p in candidates.iter().take(SHOWN) {
+            d = d.with_label(self.head(p), format!("provides `{contract}`"));
+        }
+        d = d.with_help(format!(
+            "pin one in the assignment's braces: `{req} from {} on {}`",
+            self.instances[first].name,
+            self.node_name(first)
+        ));
+        self.refuse(i, d);
+    }
+
+    /// What would answer a contract nobody in the mesh provides.
+    fn no_provider_help(&mut self, i: usize, contract: &str) -> String {
+        let modules = self.workspace_modules_providing(contract);
+        if modules.is_empty() {
+            format!(
+                "no module of the workspace provides `{contract}`; write one with `provides {contract} {{ … }}` and assign it"
+            )
+        } else {
+            format!(
+                "assign a module that provides it ({}), e.g. `assign {} to {}`",
+                modules
+                    .iter()
+                    .map(|m| format!("`{m}`"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                modules[0],
+                self.node_name(i)
+            )
+        }
+    }
+
+    /// Which instances of the mesh do provide `contract`, for E0505's help.
+    fn mesh_providers_help(&self, contract: &str, except: usize) -> String {
+        let names: Vec<String> = self
+            .providers
+            .get(contract)
+            .map(|v| {
+                v.iter()
+                    .filter(|&&p| p != except)
+                    .map(|&p| self.who(p))
+                    .collect()
+            })
+            .unwrap_or_default();
+        if names.is_empty() {
+            format!("no instance of this mesh provides `{contract}`")
+        } else {
+            format!("`{contract}` is provided by {}", names.join(", "))
+        }
+    }
+
+    /// The holder of the seat that delivers `contract`, for requirement `req` of `i`; or
+    /// a refusal of `i` saying the seat is not held (E0504) or held wrongly (E0515, E0109).
+    fn seat_holder_for(&mut self, i: usize, req: &str, contract: &str) -> Option<usize> {
+        let Some(seat) = self.registry.seat_delivering(contract) else {
+            let d = self.diag(
+                Code::E0504,
+                self.head(i),
+                format!(
+                    "`{req}` of {} is a secret operator value, kept by the vault, and no seat delivers `{contract}` in this workspace",
+                    self.who(i)
+                ),
+            );
+            self.refuse(i, d);
+            return None;
+        };
+        let seat_name = seat.name.clone();
+        match self.seats.get(&seat_name).cloned() {
+            Some(SeatState::Held(h)) => Some(h),
+            Some(SeatState::Broken { code, span, why }) => {
+                let d = self
+                    .diag(
+                        code,
+                        self.head(i),
+                        format!(
+                            "`{req}` of {} is answered by the holder of seat `{seat_name}`, and that seat is not held as it must be: {why}",
+                            self.who(i)
+                        ),
+                    )
+                    .with_label(span, "the seat")
+                    .with_help("fix the seat line: it names an instance on its node whose module provides what the seat delivers");
+                self.refuse(i, d);
+                None
+            }
+            None => {
+                let what = if contract == VAULT_CONTRACT
+                    && self
+                        .requirement(i, req)
+                        .is_some_and(|r| r.operator.is_some())
+                {
+                    format!(
+                        "`{req}` of {} is a secret operator value, delivered to the holder of seat `{seat_name}`",
+                        self.who(i)
+                    )
+                } else {
+                    format!(
+                        "`{req}` (contract `{contract}`) of {} is answered by the holder of seat `{seat_name}`",
+                        self.who(i)
+                    )
+                };
+                let help = self.could_hold_help(&seat_name, contract);
+                let d = self
+                    .diag(
+                        Code::E0504,
+                        self.head(i),
+                        format!("seat `{seat_name}` is not held: {what}"),
+                    )
+                    .with_help(help);
+                self.refuse(i, d);
+                None
+            }
+        }
+    }
+
+    /// Gives every secret a consumer receives the key its provider keeps it under:
+    /// `<login>/<field>`, or `<login>/<requirement>/<field>` when that key is already
+    /// taken at the same provider by an earlier requirement of the same consumer. A secret
+    /// operator value is kept by the vault under `<login>/<requirement>`.
+    pub(super) fn allocate_secret_keys(&mut self) {
+        for i in 0..self.instances.len() {
+            let Some(m) = self.module_of(i) else { continue };
+            let login = self.instances[i].login.clone();
+            let mut taken: FxHashSet<(usize, String)> = FxHashSet::default();
+            for (&req, info) in &m.scope.requirements {
+                let mut keys: IndexMap<String, String> = IndexMap::new();
+                match self.instances[i].answers.get(req) {
+                    Some(Answer::Module { provider, .. }) => {
+                        let provider = *provider;
+                        let Some(contract) = info.contract.as_deref() else {
+                            continue;
+                        };
+                        for field in contract.fields.values().filter(|f| f.secret) {
+                            let mut key = format!("{login}/{}", field.name);
+                            if !taken.insert((provider, key.clone())) {
+                                key = format!("{login}/{req}/{}", field.name);
+                                taken.insert((provider, key.clone()));
+                            }
+                            keys.insert(field.name.clone(), key);
+                        }
+                    }
+                    Some(Answer::SecretOperator { vault }) => {
+                        let vault = *vault;
+                        let mut key = format!("{login}/{req}");
+                        if !taken.insert((vault, key.clone())) {
+                            key = format!("{login}/{req}/value");
+                            taken.insert((vault, key.clone()));
+                        }
+                        keys.insert(String::new(), key);
+                    }
+                    _ => continue,
+                }
+                self.instances[i].secret_keys.insert(req, keys);
+            }
+        }
+    }
+}

@@ -1,0 +1,76 @@
+//! Public names stay singular (ADR 0112): a public name (a given field `public_name`,
+//! the route contract's) held by one assignment is refused to every later one, naming
+//! the holder (E0507).
+
+use super::Resolver;
+use super::evaluate::Resolved;
+use super::fx_hash::FxHashMap;
+use crate::check::registry::ProviderKind;
+use crate::check::types::Value;
+use crate::diagnostics::Code;
+
+/// The given field that holds a public name.
+const PUBLIC_NAME: &str = "public_name";
+
+impl<'m> Resolver<'m> {
+    /// Refuses every assignment asking for a public name an earlier one (in source
+    /// order) holds. Names compare case-insensitively, a trailing dot ignored.
+    pub(super) fn check_public_names(&mut self) {
+        let mut held: FxHashMap<String, (usize, &'m str)> = FxHashMap::default();
+        for i in 0..self.instances.len() {
+            let Some(m) = self.module_of(i) else { continue };
+            for (&req, info) in &m.scope.requirements {
+                if info.kind != Some(ProviderKind::Module) {
+                    continue;
+                }
+                let Some(contract) = info.contract.as_deref() else {
+                    continue;
+                };
+                if !contract.fields.get(PUBLIC_NAME).is_some_and(|f| f.given) {
+                    continue;
+                }
+                let Some(Resolved::Plain(Value::Str(name), _)) =
+                    self.given_value(i, req, PUBLIC_NAME)
+                else {
+                    continue;
+                };
+                let key = name.trim_end_matches('.').to_ascii_lowercase();
+                match held.get(&key) {
+                    Some(&(holder, holder_req)) => {
+                        let d = self
+                            .diag(
+                                Code::E0507,
+                                self.public_name_span(i, req),
+                                format!(
+                                    "public name `{name}` (`{req}.{PUBLIC_NAME}` of {}) is already taken by {} (`{holder_req}.{PUBLIC_NAME}`)",
+                                    self.who(i),
+                                    self.who(holder)
+                                ),
+                            )
+                            .with_label(self.public_name_span(holder, holder_req), "held here")
+                            .with_help("a public name is held by one assignment: choose another name for this one");
+                        self.refuse(i, d);
+                    }
+                    None => {
+                        held.insert(key, (i, req));
+                    }
+                }
+            }
+        }
+    }
+
+    /// Where `req.public_name` is written on instance `i`'s assignment, else its head.
+    fn public_name_span(&self, i: usize, req: &str) -> crate::span::Span {
+        use crate::syntax::ast::AssignEntryKind;
+        self.instances[i]
+            .assign
+            .entries
+            .iter()
+            .find(|e| {
+                matches!(&e.kind, AssignEntryKind::Given { requirement, field, .. }
+                    if requirement.name == req && field.name == PUBLIC_NAME)
+            })
+            .map(|e| e.span)
+            .unwrap_or_else(|| self.head(i))
+    }
+}

@@ -1,0 +1,949 @@
+//! Build fixtures: every `tests/cases/build/<case>/` (and the shared conformance suite's
+//! `build/*`) holds `.mesh` files and an `expect.json` asserting the manifests' contents.
+
+mod support;
+use support as common;
+
+use common::*;
+
+fn run_cases(dir: &std::path::Path) -> usize {
+    let mut cases: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.join("expect.json").is_file())
+        .collect();
+    cases.sort();
+    let mut failures = Vec::new();
+    for c in &cases {
+        if let Err(e) = run_build_case(c) {
+            failures.push(format!("{}: {e}", c.file_name().unwrap().to_string_lossy()));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} cases failed:\n{}",
+        failures.len(),
+        cases.len(),
+        failures.join("\n")
+    );
+    cases.len()
+}
+
+#[test]
+fn fixture_cases() {
+    run_cases(&repo_root().join("tests/cases/build"));
+}
+
+#[test]
+fn conformance_build_cases() {
+    let Some(dir) = conformance_dir() else {
+        eprintln!("shared conformance suite absent: skipped");
+        return;
+    };
+    run_cases(&dir.join("build"));
+}
+
+use meshc::resolve::Lock;
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+/// The lab fixture's files.
+fn lab() -> Vec<(String, String)> {
+    read_mesh_files(&repo_root().join("tests/cases/build/lab"))
+}
+
+/// The JSON of requirement `req` of `instance` in `doc`.
+fn requirement<'a>(doc: &'a Value, instance: &str, req: &str) -> &'a Value {
+    lookup(
+        doc,
+        &format!("instances[instance={instance}].requirements.{req}"),
+    )
+    .unwrap_or_else(|| panic!("no requirement {instance}.{req}"))
+}
+
+const PG: &str = r#"
+module pg {
+  requires here: host node
+  requires p: host port { container = 5432 }
+  requires data: host directory { owner = 999  mode = 0o700 }
+  container pg { image "postgres:16.4"  publish p  mount data.path -> "/var/lib/postgresql/data" }
+  provides postgres { host = here.private_name  port = p.host_port  database = consumer.login  user = consumer.login }
+}
+module keeper {
+  requires api: host port { container = 8200 }
+  container keeper { image "hashicorp/vault:1.17.6"  publish api }
+  provides secret { }
+}
+module app {
+  requires db: module postgres
+  requires key: module secret
+  container app {
+    image "nginx:1.27"
+    env { H = db.host }
+    secret "/run/secrets/db" = db.password
+    secret "/run/secrets/key" = key.value
+  }
+}
+"#;
+
+fn mesh_files(mesh: &str) -> Vec<(String, String)> {
+    vec![
+        ("modules.mesh".to_string(), PG.to_string()),
+        ("mesh.mesh".to_string(), mesh.to_string()),
+    ]
+}
+
+#[test]
+fn provider_order_pin_beats_seat_beats_node_beats_only() {
+    // Step 1, a pin: it beats the seat's holder and the provider on the consumer's node.
+    let b = build(
+        &mesh_files(
+            r#"mesh lab {
+  node alpha { private_name = "alpha.lab.internal" }
+  node beta { private_name = "beta.lab.internal" }
+  seat vault = keeper on beta
+  assign keeper to beta
+  assign keeper to alpha as local-keeper
+  assign pg to alpha
+  assign pg to beta
+  assign app to alpha { key from local-keeper on alpha  db from pg on beta }
+}"#,
+        ),
+        "mesh.mesh",
+    );
+    assert_eq!(b.exit, 0, "{:?}", b.diagnostics());
+    let alpha = b.json("alpha").unwrap();
+    assert_eq!(requirement(&alpha, "app", "key")["by"], "pin");
+    assert_eq!(
+        requirement(&alpha, "app", "key")["provider"],
+        serde_json::json!({"node": "alpha", "instance": "local-keeper"})
+    );
+    assert_eq!(requirement(&alpha, "app", "db")["by"], "pin");
+    assert_eq!(requirement(&alpha, "app", "db")["provider"]["node"], "beta");
+
+    // Step 2 and 3: without pins, the seat answers `secret` (though a provider sits on
+    // the consumer's node) and the provider on the consumer's node answers `postgres`.
+    let b = build(
+        &mesh_files(
+            r#"mesh lab {
+  node alpha { private_name = "alpha.lab.internal" }
+  node beta { private_name = "beta.lab.internal" }
+  seat vault = keeper on beta
+  assign keeper to beta
+  assign keeper to alpha as local-keeper
+  assign pg to alpha
+  assign pg to beta
+  assign app to alpha
+}"#,
+        ),
+        "mesh.mesh",
+    );
+    assert_eq!(b.exit, 0, "{:?}", b.diagnostics());
+    let alpha = b.json("alpha").unwrap();
+    assert_eq!(requirement(&alpha, "app", "key")["by"], "seat");
+    assert_eq!(
+        requirement(&alpha, "app", "key")["provider"],
+        serde_json::json!({"node": "beta", "instance": "keeper"})
+    );
+    assert_eq!(requirement(&alpha, "app", "db")["by"], "node");
+    assert_eq!(
+        requirement(&alpha, "app", "db")["provider"],
+        serde_json::json!({"node": "alpha", "instance": "pg"})
+    );
+
+    // Step 4: the only provider in the mesh, on another node.
+    let b = build(
+        &mesh_files(
+            r#"mesh lab {
+  node alpha { private_name = "alpha.lab.internal" }
+  node beta { private_name = "beta.lab.internal" }
+  seat vault = keeper on beta
+  assign keeper to beta
+  assign pg to beta
+  assign app to alpha
+}"#,
+        ),
+        "mesh.mesh",
+    );
+    assert_eq!(b.exit, 0, "{:?}", b.diagnostics());
+    let alpha = b.json("alpha").unwrap();
+    assert_eq!(requirement(&alpha, "app", "db")["by"], "only");
+    assert_eq!(requirement(&alpha, "app", "db")["provider"]["node"], "beta");
+
+    // Step 5: several and no pin, refused; the rest still built.
+    let b = build(
+        &mesh_files(
+            r#"mesh lab {
+  node alpha { private_name = "alpha.lab.internal" }
+  node beta { private_name = "beta.lab.internal" }
+  node gamma { private_name = "gamma.lab.internal" }
+  seat vault = keeper on beta
+  assign keeper to beta
+  assign pg to alpha
+  assign pg to beta
+  assign app to gamma
+}"#,
+        ),
+        "mesh.mesh",
+    );
+    assert_eq!(b.exit, 1);
+    let gamma = b.json("gamma").unwrap();
+    assert_eq!(
+        lookup(&gamma, "left_out[instance=app].diagnostics[0].code").unwrap(),
+        "E0503"
+    );
+    assert_eq!(
+        lookup(&gamma, "instances")
+            .unwrap()
+            .as_array()
+            .unwrap()
+            .len(),
+        0
+    );
+    assert_eq!(
+        b.json("beta").unwrap()["instances"]
+            .as_array()
+            .unwrap()
+            .len(),
+        2
+    );
+}
+
+#[test]
+fn a_seat_beats_a_provider_on_the_consumers_own_node() {
+    let b = build(
+        &mesh_files(
+            r#"mesh lab {
+  node alpha { private_name = "alpha.lab.internal" }
+  node beta { private_name = "beta.lab.internal" }
+  seat vault = keeper on beta
+  assign keeper to beta
+  assign keeper to alpha as near
+  assign pg to alpha
+  assign app to alpha
+}"#,
+        ),
+        "mesh.mesh",
+    );
+    assert_eq!(b.exit, 0, "{:?}", b.diagnostics());
+    let alpha = b.json("alpha").unwrap();
+    let key = requirement(&alpha, "app", "key");
+    assert_eq!(key["by"], "seat");
+    assert_eq!(
+        key["provider"],
+        serde_json::json!({"node": "beta", "instance": "keeper"})
+    );
+    // The secret file names the seat's holder, not the neighbour.
+    assert_eq!(
+        lookup(
+            &alpha,
+            "instances[instance=app].containers[0].secrets[target=/run/secrets/key].sealed.by"
+        )
+        .unwrap(),
+        &serde_json::json!({"node": "beta", "instance": "keeper"})
+    );
+    // The neighbour answers nobody.
+    assert_eq!(
+        lookup(&alpha, "instances[instance=near].provides[0].consumers").unwrap(),
+        &serde_json::json!([])
+    );
+}
+
+#[test]
+fn an_operator_default_resolves_with_no_module_assigned_anywhere() {
+    let files = one_file(
+        "all.mesh",
+        r#"module greeter {
+  requires greeting: operator string = "hello"
+  container greeter { image "nginx:1.27"  env { GREETING = greeting } }
+}
+mesh lab {
+  node alpha { private_name = "alpha.lab.internal" }
+  assign greeter to alpha
+}"#,
+    );
+    let b = build(&files, "all.mesh");
+    assert_eq!(b.exit, 0, "{:?}", b.diagnostics());
+    let alpha = b.json("alpha").unwrap();
+    assert_eq!(
+        requirement(&alpha, "greeter", "greeting"),
+        &serde_json::json!({"kind": "operator", "value": "hello", "from": "default"})
+    );
+    assert_eq!(
+        lookup(
+            &alpha,
+            "instances[instance=greeter].containers[0].env.GREETING"
+        )
+        .unwrap(),
+        "hello"
+    );
+}
+
+#[test]
+fn one_module_twice_on_one_node_collides_nowhere() {
+    let files = one_file(
+        "all.mesh",
+        r#"module blog {
+  requires data: host directory { owner = 33 }
+  requires http: host port { container = 8080 }
+  requires title: operator string = "Blog"
+  requires me: mesh identity
+  container blog {
+    image "nginx:1.27"
+    mount data.path -> "/usr/share/nginx/html"
+    publish http
+    env { TITLE = title  LOGIN = me.login }
+  }
+}
+mesh lab {
+  node alpha { private_name = "alpha.lab.internal"  root = "/srv/mesh" }
+  assign blog to alpha
+  assign blog to alpha as blog-two { short = "two"  title = "Second" }
+}"#,
+    );
+    let b = build(&files, "all.mesh");
+    assert_eq!(b.exit, 0, "{:?}", b.diagnostics());
+    assert!(b.diagnostics().is_empty(), "{:?}", b.diagnostics());
+    let alpha = b.json("alpha").unwrap();
+    let one = lookup(&alpha, "instances[instance=blog]").unwrap();
+    let two = lookup(&alpha, "instances[instance=blog-two]").unwrap();
+    // Two directories.
+    assert_eq!(one["requirements"]["data"]["path"], "/srv/mesh/blog/data");
+    assert_eq!(
+        two["requirements"]["data"]["path"],
+        "/srv/mesh/blog-two/data"
+    );
+    // Two logins.
+    assert_eq!(one["login"], "alpha_blog");
+    assert_eq!(two["login"], "alpha_blog_two");
+    // Two containers.
+    assert_eq!(one["containers"][0]["name"], "blog");
+    assert_eq!(two["containers"][0]["name"], "blog-two");
+    // Separate settings.
+    assert_eq!(one["containers"][0]["env"]["TITLE"], "Blog");
+    assert_eq!(two["containers"][0]["env"]["TITLE"], "Second");
+    assert_eq!(two["containers"][0]["env"]["LOGIN"], "alpha_blog_two");
+    // Two host ports.
+    assert_ne!(
+        one["requirements"]["http"]["host_port"],
+        two["requirements"]["http"]["host_port"]
+    );
+}
+
+#[test]
+fn a_refused_provider_leaves_its_consumers_out_and_the_rest_is_built() {
+    let b = build(
+        &mesh_files(
+            r#"mesh lab {
+  node alpha { private_name = "alpha.lab.internal" }
+  node beta { private_name = "beta.lab.internal" }
+  assign keeper to beta
+  assign pg to beta { data at "relative/path" }
+  assign app to alpha
+}"#,
+        ),
+        "mesh.mesh",
+    );
+    assert_eq!(b.exit, 1);
+    let beta = b.json("beta").unwrap();
+    let alpha = b.json("alpha").unwrap();
+    // pg is refused for its placement; keeper is built.
+    assert_eq!(
+        lookup(&beta, "left_out[instance=pg].diagnostics[0].code").unwrap(),
+        "E0513"
+    );
+    assert!(lookup(&beta, "instances[instance=keeper]").is_some());
+    // app waits for pg (E0514) and for the vault seat nobody holds (E0504): both said.
+    let codes: Vec<&str> = lookup(&alpha, "left_out[instance=app].diagnostics")
+        .unwrap()
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["code"].as_str().unwrap())
+        .collect();
+    assert!(
+        codes.contains(&"E0504") && codes.contains(&"E0514"),
+        "{codes:?}"
+    );
+    let message = lookup(
+        &alpha,
+        "left_out[instance=app].diagnostics[code=E0514].message",
+    )
+    .unwrap();
+    assert!(
+        message.as_str().unwrap().contains("`pg` on `beta`"),
+        "{message}"
+    );
+    assert_eq!(b.outcomes[0].left_out.len(), 2);
+}
+
+#[test]
+fn an_assignment_of_a_module_with_errors_is_left_out_listing_them() {
+    let files = one_file(
+        "all.mesh",
+        r#"module broken {
+  container broken { image "nginx:1.27"  env { X = } }
+}
+module fine {
+  container fine { image "nginx:1.27" }
+}
+mesh lab {
+  node alpha { private_name = "alpha.lab.internal" }
+  assign broken to alpha
+  assign fine to alpha
+}"#,
+    );
+    let b = build(&files, "all.mesh");
+    assert_eq!(b.exit, 1);
+    let alpha = b.json("alpha").unwrap();
+    assert!(lookup(&alpha, "instances[instance=fine]").is_some());
+    assert!(lookup(&alpha, "instances[instance=broken]").is_none());
+    let d = lookup(&alpha, "left_out[instance=broken].diagnostics[0].code").unwrap();
+    assert!(d.as_str().unwrap().starts_with("E0"), "{d}");
+}
+
+#[test]
+fn legacy_placeholders_read_as_their_new_form() {
+    let files = vec![
+        ("modules.mesh".to_string(), PG.to_string()),
+        (
+            "legacy.mesh".to_string(),
+            r#"module old {
+  requires db: module postgres
+  requires http: host port { container = 80 }
+  requires here: host node
+  requires workers: operator int = 3
+  container old {
+    image "nginx:1.27"
+    publish http
+    env {
+      DB = "${binding:db.host}:${binding:db.port}"
+      PORT = "${port:http}"
+      HOST = "${machine:hostname}"
+      WORKERS = "${setting:workers}"
+    }
+    file "/etc/old.conf" = """
+      password=${binding:db.password}
+      """
+  }
+}
+mesh lab {
+  node alpha { private_name = "alpha.lab.internal" }
+  assign pg to alpha
+  assign old to alpha { http at 8081 }
+}"#
+            .to_string(),
+        ),
+    ];
+    let b = build(&files, "legacy.mesh");
+    let alpha = b.json("alpha").unwrap();
+    let env = lookup(&alpha, "instances[instance=old].containers[0].env").unwrap();
+    let pg_port = requirement(&alpha, "pg", "p")["host_port"]
+        .as_i64()
+        .unwrap();
+    assert_eq!(env["DB"], format!("alpha.lab.internal:{pg_port}"));
+    assert_eq!(env["PORT"], "8081");
+    assert_eq!(env["HOST"], "alpha.lab.internal");
+    assert_eq!(env["WORKERS"], "3");
+    let file = lookup(&alpha, "instances[instance=old].containers[0].files[0]").unwrap();
+    assert_eq!(file["template"], "password=${db.password}\n");
+    assert_eq!(
+        file["references"]["db.password"]["sealed"]["key"],
+        "alpha_old/password"
+    );
+    assert_eq!(file["mode"], "0600");
+}
+
+/// A secret value written anywhere a careless build could copy it from.
+const SECRET_LITERALS: &[&str] = &[
+    "LEAK-mesh-operator-value-0001",
+    "LEAK-operator-default-0002",
+    "LEAK-contract-default-0003",
+    "LEAK-provides-literal-0004",
+    "LEAK-secret-file-literal-0005",
+];
+
+#[test]
+fn secret_values_never_reach_a_manifest() {
+    // `app` is a clean definition and is built, its secrets sealed. `leaky` writes secret
+    // literals where the checker refuses them (E0309, E0311) or where they are never read
+    // (a secret default); built or left out, none of it reaches a byte written.
+    let text = format!(
+        r#"contract apikey for module {{
+  name: string
+  key: secret string
+}}
+contract leakykey for module {{
+  key: secret string = "{c}"
+}}
+module keeper {{
+  requires api: host port {{ container = 8200 }}
+  container keeper {{ image "hashicorp/vault:1.17.6"  publish api }}
+  provides secret {{ }}
+  provides apikey {{ name = consumer.login }}
+}}
+module leaker {{
+  container leaker {{ image "nginx:1.27" }}
+  provides leakykey {{ key = "{p}" }}
+}}
+module app {{
+  requires token: operator secret string
+  requires other: operator secret string
+  requires api: module apikey
+  requires k: module secret
+  container app {{
+    image "nginx:1.27"
+    env {{
+      NAME = api.name
+      TOKEN = token exposed "the image reads it only from env"
+      BEARER = "Bearer ${{api.key}}" exposed "the image wants a header"
+    }}
+    secret "/run/secrets/token" = token
+    secret "/run/secrets/api" = api.key
+    secret "/run/secrets/both" = "${{k.value}}:${{other}}"
+    file "/etc/app.conf" = """
+      token=${{token}}
+      key=${{api.key}}
+      """
+  }}
+}}
+module leaky {{
+  requires token: operator secret string = "{d}"
+  requires lk: module leakykey
+  container leaky {{
+    image "nginx:1.27"
+    secret "/run/secrets/literal" = "{f}"
+    secret "/run/secrets/token" = token
+    secret "/run/secrets/lk" = lk.key
+  }}
+}}
+mesh lab {{
+  node alpha {{ private_name = "alpha.lab.internal" }}
+  seat vault = keeper on alpha
+  assign keeper to alpha
+  assign app to alpha
+  assign app to alpha as app-two {{ short = "two"  other = "{m}" }}
+  assign leaker to alpha
+  assign leaky to alpha
+}}"#,
+        c = SECRET_LITERALS[2],
+        p = SECRET_LITERALS[3],
+        d = SECRET_LITERALS[1],
+        f = SECRET_LITERALS[4],
+        m = SECRET_LITERALS[0],
+    );
+    let files = one_file("all.mesh", &text);
+    let b = build(&files, "all.mesh");
+    // app is built (its secrets sealed); app-two is refused for writing a secret (E0512).
+    let alpha = b.json("alpha").unwrap();
+    assert!(lookup(&alpha, "instances[instance=app]").is_some());
+    assert_eq!(
+        lookup(&alpha, "left_out[instance=app-two].diagnostics[0].code").unwrap(),
+        "E0512"
+    );
+    let env = lookup(&alpha, "instances[instance=app].containers[0].env").unwrap();
+    assert_eq!(env["TOKEN"]["sealed"]["key"], "alpha_app/token");
+    assert_eq!(env["BEARER"]["template"], "Bearer ${api.key}");
+    assert_eq!(
+        env["BEARER"]["references"]["api.key"]["sealed"]["key"],
+        "alpha_app/key"
+    );
+    let v = validator();
+    for (node, bytes) in b.bytes() {
+        assert_valid(&v, &serde_json::from_slice(&bytes).unwrap(), &node);
+        let text = String::from_utf8(bytes).unwrap();
+        for s in SECRET_LITERALS {
+            assert!(!text.contains(s), "{s} reached the manifest of {node}");
+        }
+    }
+    for d in b.diagnostics() {
+        for s in SECRET_LITERALS {
+            assert!(
+                !d.message.contains(s),
+                "{s} reached a diagnostic: {}",
+                d.message
+            );
+            assert!(!d.help.clone().unwrap_or_default().contains(s));
+        }
+    }
+}
+
+#[test]
+fn two_builds_of_the_same_input_are_byte_identical() {
+    let a = build(&lab(), "lab.mesh").bytes();
+    let b = build(&lab(), "lab.mesh").bytes();
+    assert_eq!(a, b);
+    assert_eq!(a.len(), 2);
+    for (_, bytes) in &a {
+        assert!(bytes.ends_with(b"}\n"));
+    }
+}
+
+/// Canonical JSON as the specification words it, written independently of the compiler.
+fn sorted(v: &Value) -> Value {
+    match v {
+        Value::Object(m) => {
+            let b: BTreeMap<String, Value> =
+                m.iter().map(|(k, v)| (k.clone(), sorted(v))).collect();
+            let mut out = serde_json::Map::new();
+            for (k, v) in b {
+                out.insert(k, v);
+            }
+            Value::Object(out)
+        }
+        Value::Array(items) => Value::Array(items.iter().map(sorted).collect()),
+        other => other.clone(),
+    }
+}
+
+#[test]
+fn the_digest_is_sha256_over_canonical_json_without_the_digest() {
+    use sha2::{Digest, Sha256};
+    for (_, bytes) in build(&lab(), "lab.mesh").bytes() {
+        let mut doc: Value = serde_json::from_slice(&bytes).unwrap();
+        let written = doc["digest"].as_str().unwrap().to_string();
+        doc.as_object_mut().unwrap().shift_remove("digest");
+        let canonical = serde_json::to_string(&sorted(&doc)).unwrap();
+        let hash = Sha256::digest(canonical.as_bytes());
+        let hex: String = hash.iter().map(|b| format!("{b:02x}")).collect();
+        assert_eq!(written, format!("sha256:{hex}"));
+    }
+}
+
+fn ports_of(b: &Build) -> BTreeMap<String, i64> {
+    let mut out = BTreeMap::new();
+    for o in &b.outcomes {
+        for (node, m) in &o.manifests {
+            let doc: Value = serde_json::to_value(m).unwrap();
+            for inst in doc["instances"].as_array().unwrap() {
+                for (req, r) in inst["requirements"].as_object().unwrap() {
+                    if r["contract"] == "port" {
+                        out.insert(
+                            format!("{node}/{}/{req}", inst["instance"].as_str().unwrap()),
+                            r["host_port"].as_i64().unwrap(),
+                        );
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+fn web_mesh(assigns: &str) -> Vec<(String, String)> {
+    one_file(
+        "all.mesh",
+        &format!(
+            r#"module web {{
+  requires http: host port {{ container = 80 }}
+  requires admin: host port {{ container = 81 }}
+  container web {{ image "nginx:1.27"  publish http  publish admin }}
+}}
+mesh lab {{
+  node alpha {{ private_name = "alpha.lab.internal"  ports = 20000..20099 }}
+  node beta {{ private_name = "beta.lab.internal"  ports = 20000..20099 }}
+{assigns}
+}}"#
+        ),
+    )
+}
+
+#[test]
+fn ports_stay_put_when_assignments_come_and_go() {
+    let first = build(
+        &web_mesh(
+            "  assign web to alpha as a\n  assign web to alpha as b\n  assign web to beta as c",
+        ),
+        "all.mesh",
+    );
+    assert_eq!(first.exit, 0);
+    let lock = first.outcomes[0].lock.clone();
+    let before = ports_of(&first);
+    assert_eq!(lock.ports.len(), 6);
+    assert_eq!(Lock::parse(&lock.to_text()).unwrap(), lock);
+
+    // A new assignment written first takes no port the lock gives another.
+    let added = build_with_lock(
+        &web_mesh(
+            "  assign web to alpha as new\n  assign web to alpha as a\n  assign web to alpha as b\n  assign web to beta as c",
+        ),
+        "all.mesh",
+        &lock,
+    );
+    let after = ports_of(&added);
+    for (k, p) in &before {
+        assert_eq!(after.get(k), Some(p), "{k} moved");
+    }
+    let taken: Vec<i64> = before.values().copied().collect();
+    assert!(!taken.contains(&after["alpha/new/http"]));
+    assert!(!taken.contains(&after["alpha/new/admin"]));
+    assert_eq!(added.outcomes[0].lock.ports.len(), 8);
+
+    // Removing one drops its entries and moves nothing else.
+    let removed = build_with_lock(
+        &web_mesh("  assign web to alpha as b\n  assign web to beta as c"),
+        "all.mesh",
+        &lock,
+    );
+    let after = ports_of(&removed);
+    assert_eq!(after.len(), 4);
+    for (k, p) in &after {
+        assert_eq!(before.get(k), Some(p), "{k} moved");
+    }
+    let new_lock = &removed.outcomes[0].lock;
+    assert!(!new_lock.ports.contains_key("alpha/a/http"));
+    assert_eq!(new_lock.ports.len(), 4);
+
+    // --locked: an unchanged lock stands, a changed one is refused, naming each change.
+    assert!(first.outcomes[0].locked_refusals(&lock).is_empty());
+    let refusal = removed.outcomes[0].locked_refusals(&lock);
+    assert_eq!(refusal.len(), 1);
+    assert_eq!(refusal[0].code.as_str(), "E0510");
+    assert!(
+        refusal[0].message.contains("alpha/a/http"),
+        "{}",
+        refusal[0].message
+    );
+    let refusal = added.outcomes[0].locked_refusals(&lock);
+    assert!(refusal[0].message.contains("alpha/new/http"));
+}
+
+#[test]
+fn a_lock_port_outside_the_range_or_placed_by_another_is_chosen_again() {
+    let mut lock = Lock::default();
+    lock.ports.insert("alpha/a/http".into(), 9999);
+    lock.ports.insert("alpha/a/admin".into(), 20005);
+    lock.ports.insert("alpha/gone/http".into(), 20006);
+    let b = build_with_lock(
+        &web_mesh("  assign web to alpha as a\n  assign web to alpha as b { http at 20005 }"),
+        "all.mesh",
+        &lock,
+    );
+    assert_eq!(b.exit, 0, "{:?}", b.diagnostics());
+    let ports = ports_of(&b);
+    assert_eq!(ports["alpha/b/http"], 20005);
+    assert_ne!(ports["alpha/a/admin"], 20005);
+    assert!((20000..=20099).contains(&ports["alpha/a/http"]));
+    let l = &b.outcomes[0].lock;
+    assert!(!l.ports.contains_key("alpha/gone/http"));
+    assert!(
+        !l.ports.contains_key("alpha/b/http"),
+        "a placed port is not the lock's"
+    );
+}
+
+fn validator() -> jsonschema::Validator {
+    let schema: Value = serde_json::from_str(
+        &std::fs::read_to_string(repo_root().join("schema/manifest.schema.json")).unwrap(),
+    )
+    .unwrap();
+    jsonschema::validator_for(&schema).expect("the schema compiles")
+}
+
+fn assert_valid(v: &jsonschema::Validator, doc: &Value, what: &str) {
+    let errors: Vec<String> = v
+        .iter_errors(doc)
+        .map(|e| format!("{} at {}", e, e.instance_path))
+        .collect();
+    assert!(
+        errors.is_empty(),
+        "{what} breaks the schema:\n{}",
+        errors.join("\n")
+    );
+}
+
+#[test]
+fn every_built_manifest_validates_against_the_schema() {
+    let v = validator();
+    let mut dirs: Vec<std::path::PathBuf> =
+        std::fs::read_dir(repo_root().join("tests/cases/build"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+    if let Some(c) = conformance_dir() {
+        dirs.extend(
+            std::fs::read_dir(c.join("build"))
+                .unwrap()
+                .map(|e| e.unwrap().path()),
+        );
+    }
+    let mut count = 0;
+    for dir in dirs.iter().filter(|d| d.join("expect.json").is_file()) {
+        let spec: Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.join("expect.json")).unwrap())
+                .unwrap();
+        let b = build(&read_mesh_files(dir), spec["build"].as_str().unwrap());
+        for (node, bytes) in b.bytes() {
+            let doc: Value = serde_json::from_slice(&bytes).unwrap();
+            assert_valid(&v, &doc, &format!("{}:{node}", dir.display()));
+            count += 1;
+        }
+    }
+    // Inline meshes that reach the other shapes: left out entries, templates, vault values.
+    for (files, file) in [
+        (
+            mesh_files(
+                r#"mesh lab {
+  node alpha { private_name = "alpha.lab.internal" }
+  assign pg to alpha
+  assign app to alpha
+  assign nothing to alpha
+}"#,
+            ),
+            "mesh.mesh",
+        ),
+        (
+            web_mesh("  assign web to alpha\n  assign web to alpha"),
+            "all.mesh",
+        ),
+    ] {
+        for (node, bytes) in build(&files, file).bytes() {
+            let doc: Value = serde_json::from_slice(&bytes).unwrap();
+            assert_valid(&v, &doc, node.as_str());
+            count += 1;
+        }
+    }
+    assert!(count >= 6);
+}
+
+#[test]
+fn the_schema_refuses_what_is_not_a_manifest() {
+    let v = validator();
+    let b = build(&lab(), "lab.mesh");
+    let good = b.json("alpha").unwrap();
+    // A secret written as a value where a sealed reference belongs.
+    let mut bad = good.clone();
+    bad["instances"][3]["containers"][0]["secrets"][0] =
+        serde_json::json!({"target": "/run/secrets/db_password", "value": "hunter2"});
+    assert!(!v.is_valid(&bad));
+    // An env value that is not a string.
+    let mut bad = good.clone();
+    bad["instances"][3]["containers"][0]["env"]["FORGEJO__queue__WORKERS"] = serde_json::json!(8);
+    assert!(!v.is_valid(&bad));
+    // A manifest without its digest.
+    let mut bad = good.clone();
+    bad.as_object_mut().unwrap().shift_remove("digest");
+    assert!(!v.is_valid(&bad));
+    // A requirement answered by an unknown way.
+    let mut bad = good;
+    bad["instances"][3]["requirements"]["db"]["by"] = serde_json::json!("guess");
+    assert!(!v.is_valid(&bad));
+}
+
+#[test]
+fn broken_input_never_panics() {
+    // Every prefix of the lab, cut at a step, resolves without a panic.
+    let files = lab();
+    let all: String = files
+        .iter()
+        .map(|(_, t)| t.as_str())
+        .collect::<Vec<_>>()
+        .join("\n");
+    let bytes = all.as_bytes();
+    let mut cut = 0;
+    while cut < bytes.len() {
+        if all.is_char_boundary(cut) {
+            let text = &all[..cut];
+            let _ = build(&one_file("cut.mesh", text), "cut.mesh");
+            // And the same with one line dropped in the middle.
+            let mut lines: Vec<&str> = all.lines().collect();
+            let drop = cut % lines.len().max(1);
+            if drop < lines.len() {
+                lines.remove(drop);
+            }
+            let _ = build(&one_file("drop.mesh", &lines.join("\n")), "drop.mesh");
+        }
+        cut += 97;
+    }
+}
+
+#[test]
+fn two_secrets_from_one_vault_are_kept_under_two_keys() {
+    let files = one_file(
+        "all.mesh",
+        r#"module keeper {
+  requires api: host port { container = 8200 }
+  container keeper { image "hashicorp/vault:1.17.6"  publish api }
+  provides secret { }
+}
+module app {
+  requires session: module secret
+  requires signing: module secret { length = 64 }
+  container app {
+    image "nginx:1.27"
+    secret "/run/secrets/session" = session.value
+    secret "/run/secrets/signing" = signing.value
+  }
+}
+mesh lab {
+  node alpha { private_name = "alpha.lab.internal" }
+  seat vault = keeper on alpha
+  assign keeper to alpha
+  assign app to alpha
+}"#,
+    );
+    let b = build(&files, "all.mesh");
+    assert_eq!(b.exit, 0, "{:?}", b.diagnostics());
+    let alpha = b.json("alpha").unwrap();
+    let secrets = lookup(&alpha, "instances[instance=app].containers[0].secrets").unwrap();
+    assert_eq!(secrets[0]["sealed"]["key"], "alpha_app/value");
+    assert_eq!(secrets[1]["sealed"]["key"], "alpha_app/signing/value");
+    let consumers = lookup(&alpha, "instances[instance=keeper].provides[0].consumers").unwrap();
+    // The first is derivable from the login; the second says which requirement and key.
+    assert_eq!(
+        consumers[0],
+        serde_json::json!({"node": "alpha", "instance": "app", "login": "alpha_app", "given": {"length": 32}})
+    );
+    assert_eq!(
+        consumers[1],
+        serde_json::json!({"node": "alpha", "instance": "app", "login": "alpha_app", "given": {"length": 64},
+                           "requirement": "signing", "keys": {"value": "alpha_app/signing/value"}})
+    );
+    assert_valid(&validator(), &alpha, "alpha");
+}
+
+mod recombined {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Lines a mesh may hold, right or wrong: nodes, seats and assignments, some naming
+    /// things that are not there.
+    const LINES: &[&str] = &[
+        r#"node alpha { private_name = "alpha.lab.internal" }"#,
+        r#"node beta { private_name = "beta.lab.internal"  ports = 21000..21001 }"#,
+        r#"node gamma { root = "relative" }"#,
+        "seat vault = keeper on alpha",
+        "seat vault = pg on beta",
+        "seat proxy = keeper on gamma",
+        "assign keeper to alpha",
+        "assign keeper to beta as near",
+        "assign pg to alpha",
+        "assign pg to beta { data at \"/mnt/pg\" }",
+        "assign pg to beta as pg2 { data at \"/mnt/pg/inner\"  p at 21000 }",
+        "assign app to alpha",
+        "assign app to beta { db from pg on alpha  key from near on beta }",
+        "assign app to gamma { db from nothing on alpha }",
+        "assign app to alpha as app2 { short = \"two\"  db at \"/x\" }",
+        "assign missing to alpha",
+        "assign app to delta",
+    ];
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 48, .. ProptestConfig::default() })]
+        #[test]
+        fn any_recombination_resolves_without_panic(picks in proptest::collection::vec(0..LINES.len(), 0..14)) {
+            let body: Vec<&str> = picks.iter().map(|&k| LINES[k]).collect();
+            let mesh = format!("mesh lab {{\n  {}\n}}\n", body.join("\n  "));
+            let files = mesh_files(&mesh);
+            let a = build(&files, "mesh.mesh");
+            let b = build(&files, "mesh.mesh");
+            prop_assert_eq!(a.bytes(), b.bytes());
+            for o in &a.outcomes {
+                for l in &o.left_out {
+                    prop_assert!(!l.diagnostics.is_empty(), "{} left out without a reason", l.instance);
+                }
+                prop_assert_eq!(o.refused(), o.has_errors() || !o.left_out.is_empty());
+            }
+        }
+    }
+}

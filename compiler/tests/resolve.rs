@@ -1,0 +1,296 @@
+//! Resolution fixtures: every `tests/cases/resolve/*.mesh` (and the shared conformance
+//! suite's `check/res_*.mesh`) is a workspace of one file whose header says which codes
+//! `meshc check` reports.
+
+mod support;
+use support as common;
+
+use common::*;
+
+fn run_dir(dir: &std::path::Path, filter: impl Fn(&str) -> bool) -> usize {
+    let mut names: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "mesh"))
+        .filter(|p| filter(&p.file_name().unwrap().to_string_lossy()))
+        .collect();
+    names.sort();
+    let mut failures = Vec::new();
+    for p in &names {
+        let text = std::fs::read_to_string(p).unwrap();
+        let name = p.file_name().unwrap().to_string_lossy().into_owned();
+        if let Err(e) = run_check_case(&name, &text) {
+            failures.push(format!("{name}: {e}"));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} cases failed:\n{}",
+        failures.len(),
+        names.len(),
+        failures.join("\n")
+    );
+    names.len()
+}
+
+#[test]
+fn fixture_cases() {
+    let n = run_dir(&repo_root().join("tests/cases/resolve"), |_| true);
+    assert!(n > 0);
+}
+
+#[test]
+fn conformance_resolution_cases() {
+    let Some(dir) = conformance_dir() else {
+        eprintln!("shared conformance suite absent: skipped");
+        return;
+    };
+    run_dir(&dir.join("check"), |n| n.starts_with("res_"));
+}
+
+/// The diagnostics `meshc check` reports for one file.
+fn diagnostics_of(text: &str) -> Vec<meshc::diagnostics::Diagnostic> {
+    check_workspace(&one_file("case.mesh", text))
+}
+
+const PG: &str = r#"
+module pg {
+  requires here: host node
+  requires p: host port { container = 5432 }
+  requires data: host directory { owner = 999  mode = 0o700 }
+  container pg { image "postgres:16.4"  publish p  mount data.path -> "/var/lib/postgresql/data" }
+  provides postgres { host = here.private_name  port = p.host_port  database = consumer.login  user = consumer.login }
+}
+"#;
+
+#[test]
+fn a_host_requirement_placed_on_another_node_is_refused() {
+    let text = format!(
+        r#"{PG}
+mesh lab {{
+  node alpha {{ private_name = "alpha.lab.internal" }}
+  node beta {{ private_name = "beta.lab.internal" }}
+  assign pg to alpha {{ data at "/mnt/disk2/pg" on beta }}
+}}"#
+    );
+    let b = build(&one_file("case.mesh", &text), "case.mesh");
+    let d: Vec<_> = b
+        .diagnostics()
+        .into_iter()
+        .filter(|d| d.is_error())
+        .collect();
+    assert_eq!(d.len(), 1, "{d:?}");
+    assert_eq!(d[0].code.as_str(), "E0506");
+    assert!(d[0].message.contains("`data`") && d[0].message.contains("`beta`"));
+    assert_eq!(b.outcomes[0].left_out.len(), 1);
+    assert_eq!(b.exit, 1);
+}
+
+#[test]
+fn three_unresolved_requirements_of_different_kinds_are_refused_in_one_run() {
+    let text = format!(
+        r#"{PG}
+module keeper {{
+  requires api: host port {{ container = 8200 }}
+  container keeper {{ image "hashicorp/vault:1.17.6"  publish api }}
+  provides secret {{ }}
+}}
+module big {{
+  requires title: operator string
+  requires db: module postgres
+  requires key: module secret
+  container big {{
+    image "nginx:1.27"
+    env {{ T = title  H = db.host }}
+    secret "/run/secrets/db" = db.password
+    secret "/run/secrets/key" = key.value
+  }}
+}}
+mesh lab {{
+  node alpha {{ private_name = "alpha.lab.internal" }}
+  assign big to alpha
+}}"#
+    );
+    let b = build(&one_file("case.mesh", &text), "case.mesh");
+    let outcome = &b.outcomes[0];
+    assert_eq!(outcome.left_out.len(), 1);
+    let left = &outcome.left_out[0];
+    let codes: Vec<&str> = left.diagnostics.iter().map(|d| d.code.as_str()).collect();
+    assert_eq!(codes.len(), 3, "{codes:?}");
+    for (code, requirement, answer) in [
+        ("E0501", "`title`", "title = …"),
+        ("E0502", "`db`", "`pg`"),
+        ("E0504", "`key`", "`keeper`"),
+    ] {
+        let d = left
+            .diagnostics
+            .iter()
+            .find(|d| d.code.as_str() == code)
+            .unwrap_or_else(|| panic!("no {code}"));
+        assert!(d.message.contains(requirement), "{code}: {}", d.message);
+        let help = d.help.clone().unwrap_or_default();
+        assert!(help.contains(answer), "{code} names no answer: {help}");
+    }
+    // The manifest lists all three too.
+    let alpha = b.json("alpha").unwrap();
+    assert_eq!(
+        lookup(&alpha, "left_out[instance=big].diagnostics")
+            .unwrap()
+            .as_array()
+            .unwrap()
+            .len(),
+        3
+    );
+}
+
+#[test]
+fn refusal_says_every_problem_of_every_assignment_at_once() {
+    let text = format!(
+        r#"{PG}
+module web {{
+  requires http: host port {{ container = 80 }}
+  requires title: operator string
+  container web {{ image "nginx:1.27"  publish http  env {{ T = title }} }}
+}}
+module app {{
+  requires db: module postgres
+  container app {{ image "nginx:1.27"  env {{ H = db.host }} }}
+}}
+mesh lab {{
+  node alpha {{ private_name = "alpha.lab.internal" }}
+  assign web to alpha {{ titel = "x" }}
+  assign web to alpha as web-two {{ short = "two"  http at 70000 }}
+  assign app to alpha
+  assign pg to gamma
+}}"#
+    );
+    let codes: Vec<String> = diagnostics_of(&text)
+        .iter()
+        .map(|d| d.code.as_str().to_string())
+        .collect();
+    for want in ["E0517", "E0501", "E0513", "E0502", "E0107"] {
+        assert!(
+            codes.iter().any(|c| c == want),
+            "{want} missing from {codes:?}"
+        );
+    }
+}
+
+#[test]
+fn an_unanswered_requirement_names_itself_and_its_possible_sources() {
+    let text = format!(
+        r#"{PG}
+module app {{
+  requires db: module postgres
+  container app {{ image "nginx:1.27"  env {{ H = db.host }} }}
+}}
+mesh lab {{
+  node alpha {{ private_name = "alpha.lab.internal" }}
+  assign app to alpha
+}}"#
+    );
+    let d = diagnostics_of(&text);
+    assert_eq!(d.len(), 1, "{d:?}");
+    assert_eq!(d[0].code.as_str(), "E0502");
+    assert!(d[0].message.contains("`db`") && d[0].message.contains("`postgres`"));
+    assert!(d[0].help.as_ref().unwrap().contains("assign pg to alpha"));
+}
+
+#[test]
+fn a_public_name_taken_is_refused_naming_the_holder() {
+    let text = r#"
+module proxy {
+  requires https: host port { container = 443 }
+  container proxy { image "caddy:2.8.4"  publish https }
+  provides route { url = "https://${given.public_name}" }
+}
+module site {
+  requires http: host port { container = 8080 }
+  requires route: module route { target = http.host_port }
+  container site { image "nginx:1.27"  publish http  env { URL = route.url } }
+}
+mesh lab {
+  node alpha { private_name = "alpha.lab.internal" }
+  seat proxy = proxy on alpha
+  assign proxy to alpha
+  assign site to alpha { route.public_name = "www.example.org" }
+  assign site to alpha as site-two { route.public_name = "www.example.org" }
+}"#;
+    let b = build(&one_file("case.mesh", text), "case.mesh");
+    let errors: Vec<_> = b
+        .diagnostics()
+        .into_iter()
+        .filter(|d| d.is_error())
+        .collect();
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert_eq!(errors[0].code.as_str(), "E0507");
+    assert!(
+        errors[0].message.contains("`site-two`"),
+        "{}",
+        errors[0].message
+    );
+    assert!(
+        errors[0].message.contains("taken by `site` on `alpha`"),
+        "{}",
+        errors[0].message
+    );
+    // The holder is built; the second is left out.
+    let alpha = b.json("alpha").unwrap();
+    assert!(lookup(&alpha, "instances[instance=site]").is_some());
+    assert!(lookup(&alpha, "left_out[instance=site-two]").is_some());
+}
+
+#[test]
+fn an_instance_name_taken_keeps_the_first_and_says_nothing_else() {
+    let text = r#"
+module web { container web { image "nginx:1.27" } }
+mesh lab {
+  node alpha { private_name = "alpha.lab.internal" }
+  assign web to alpha
+  assign web to alpha
+}"#;
+    let d = diagnostics_of(text);
+    assert_eq!(d.len(), 1, "{d:?}");
+    assert_eq!(d[0].code.as_str(), "E0508");
+    let b = build(&one_file("case.mesh", text), "case.mesh");
+    let alpha = b.json("alpha").unwrap();
+    assert_eq!(alpha["instances"].as_array().unwrap().len(), 1);
+    assert_eq!(
+        lookup(&alpha, "left_out[instance=web].diagnostics[0].code").unwrap(),
+        "E0508"
+    );
+}
+
+#[test]
+fn a_mesh_the_workspace_does_not_declare_gives_an_empty_outcome() {
+    let (db, ws) = workspace(&one_file(
+        "a.mesh",
+        "module a { container a { image \"nginx:1.27\" } }",
+    ));
+    let o = meshc::db::resolve_mesh(&db, ws, "nope".into(), meshc::resolve::Lock::default());
+    assert!(o.manifests.is_empty() && o.diagnostics.is_empty());
+}
+
+#[test]
+fn resolution_is_incremental_and_stable() {
+    // The salsa query gives the same outcome for the same inputs, and an edit to a file
+    // the mesh does not read leaves it equal.
+    let text = format!(
+        r#"{PG}
+mesh lab {{
+  node alpha {{ private_name = "alpha.lab.internal" }}
+  assign pg to alpha
+}}"#
+    );
+    let (db, ws) = workspace(&[
+        ("lab.mesh".to_string(), text),
+        (
+            "other.mesh".to_string(),
+            "module other { container o { image \"nginx:1.27\" } }".to_string(),
+        ),
+    ]);
+    let a = meshc::db::resolve_mesh(&db, ws, "lab".into(), meshc::resolve::Lock::default());
+    let b = meshc::db::resolve_mesh(&db, ws, "lab".into(), meshc::resolve::Lock::default());
+    assert_eq!(a, b);
+    assert!(std::sync::Arc::ptr_eq(&a, &b));
+}

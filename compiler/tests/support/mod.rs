@@ -1,0 +1,412 @@
+//! What the fixture tests share: a workspace from files, checking and resolving it as
+//! `meshc check` and `meshc build` would, and the fixture formats of the conformance
+//! suite (a `.mesh` file with `// expect:` headers; a build folder with `expect.json`).
+
+#![allow(dead_code)]
+
+use meshc::db::{self, Database, Workspace};
+use meshc::diagnostics::Diagnostic;
+use meshc::emit::{self, Manifest};
+use meshc::resolve::{Lock, MeshOutcome};
+use meshc::span::FilePath;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// The repository's root (the parent of `compiler/`).
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+/// The shared conformance suite, when it is beside the repository.
+pub fn conformance_dir() -> Option<PathBuf> {
+    let dir = repo_root().join("../shared/conformance");
+    dir.is_dir().then_some(dir)
+}
+
+/// A database holding `files` (name, text) and the standard library.
+pub fn workspace(files: &[(String, String)]) -> (Database, Workspace) {
+    Database::with_files(
+        files
+            .iter()
+            .map(|(p, t)| (FilePath::from(p.as_str()), Arc::<str>::from(t.as_str()))),
+    )
+}
+
+/// The names of the meshes declared in `file`, in source order.
+pub fn meshes_in(db: &Database, ws: Workspace, file: &str) -> Vec<String> {
+    meshc::resolve::meshes_in(&db::registry(db, ws), file)
+}
+
+/// What `meshc check` reports for the workspace: every file's diagnostics, then every
+/// mesh's resolution.
+pub fn check_workspace(files: &[(String, String)]) -> Vec<Diagnostic> {
+    let (db, ws) = workspace(files);
+    let mut out = Vec::new();
+    for f in ws.files(&db).iter() {
+        out.extend(db::check_file(&db, ws, *f).iter().cloned());
+    }
+    let reg = db::registry(&db, ws);
+    for name in reg.meshes.keys() {
+        let outcome = db::resolve_mesh(&db, ws, name.clone(), Lock::default());
+        out.extend(outcome.diagnostics.iter().cloned());
+    }
+    out
+}
+
+/// What `meshc build FILE` gives: the outcome of each mesh of `file`, the workspace's
+/// check diagnostics, and the exit status (1 on any error or anything left out).
+pub struct Build {
+    pub outcomes: Vec<Arc<MeshOutcome>>,
+    pub check: Vec<Diagnostic>,
+    pub exit: i32,
+}
+
+impl Build {
+    /// Every manifest of every mesh built, by node.
+    pub fn manifests(&self) -> Vec<&Manifest> {
+        self.outcomes
+            .iter()
+            .flat_map(|o| o.manifests.values())
+            .collect()
+    }
+
+    /// The manifest of `node`, as JSON (the bytes `meshc build` writes, read back).
+    pub fn json(&self, node: &str) -> Option<Value> {
+        self.outcomes
+            .iter()
+            .find_map(|o| o.manifests.get(node))
+            .map(|m| serde_json::from_slice(&emit::manifest_bytes(m)).unwrap())
+    }
+
+    /// The bytes written for every node, in order.
+    pub fn bytes(&self) -> Vec<(String, Vec<u8>)> {
+        self.outcomes
+            .iter()
+            .flat_map(|o| o.manifests.iter())
+            .map(|(n, m)| (n.clone(), emit::manifest_bytes(m)))
+            .collect()
+    }
+
+    /// Every diagnostic: the workspace's and the meshes'.
+    pub fn diagnostics(&self) -> Vec<&Diagnostic> {
+        self.check
+            .iter()
+            .chain(self.outcomes.iter().flat_map(|o| o.diagnostics.iter()))
+            .collect()
+    }
+}
+
+/// Builds every mesh of `file` with `lock`.
+pub fn build_with_lock(files: &[(String, String)], file: &str, lock: &Lock) -> Build {
+    let (db, ws) = workspace(files);
+    let mut check = Vec::new();
+    for f in ws.files(&db).iter() {
+        check.extend(db::check_file(&db, ws, *f).iter().cloned());
+    }
+    let outcomes: Vec<Arc<MeshOutcome>> = meshes_in(&db, ws, file)
+        .into_iter()
+        .map(|m| db::resolve_mesh(&db, ws, m, lock.clone()))
+        .collect();
+    let refused = check.iter().any(Diagnostic::is_error)
+        || outcomes.is_empty()
+        || outcomes.iter().any(|o| o.refused());
+    Build {
+        outcomes,
+        check,
+        exit: i32::from(refused),
+    }
+}
+
+/// Builds every mesh of `file` with no lock.
+pub fn build(files: &[(String, String)], file: &str) -> Build {
+    build_with_lock(files, file, &Lock::default())
+}
+
+/// One `.mesh` file as a workspace.
+pub fn one_file(name: &str, text: &str) -> Vec<(String, String)> {
+    vec![(name.to_string(), text.to_string())]
+}
+
+/// Every `.mesh` file of a folder, sorted, as (name, text).
+pub fn read_mesh_files(dir: &Path) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = std::fs::read_dir(dir)
+        .unwrap()
+        .filter_map(|e| {
+            let p = e.unwrap().path();
+            (p.extension().is_some_and(|x| x == "mesh")).then(|| {
+                (
+                    p.file_name().unwrap().to_string_lossy().into_owned(),
+                    std::fs::read_to_string(&p).unwrap(),
+                )
+            })
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// The header of a check case.
+#[derive(Debug, Default)]
+pub struct Header {
+    pub expect: Vec<String>,
+    pub allow: Vec<String>,
+    pub expect_text: Vec<String>,
+    pub flags: Vec<String>,
+    pub exit: Option<i32>,
+}
+
+/// Reads `// expect: …`, `// allow: …`, `// expect-text: …`, `// flags: …`, `// exit: N`.
+pub fn header(text: &str) -> Header {
+    let mut h = Header::default();
+    for line in text.lines() {
+        let Some(rest) = line.trim_start().strip_prefix("//") else {
+            continue;
+        };
+        let rest = rest.trim_start();
+        let Some((key, val)) = rest.split_once(':') else {
+            continue;
+        };
+        let val = val.trim();
+        match key {
+            "expect" => h.expect.extend(val.split_whitespace().map(String::from)),
+            "allow" => h.allow.extend(val.split_whitespace().map(String::from)),
+            "flags" => h.flags.extend(val.split_whitespace().map(String::from)),
+            "expect-text" => h.expect_text.push(val.to_string()),
+            "exit" => h.exit = val.parse().ok(),
+            _ => {}
+        }
+    }
+    h
+}
+
+fn diag_text(d: &Diagnostic) -> String {
+    let mut s = d.message.clone();
+    if let Some(h) = &d.help {
+        s.push('\n');
+        s.push_str(h);
+    }
+    for l in &d.labels {
+        s.push('\n');
+        s.push_str(&l.message);
+    }
+    s
+}
+
+/// Runs one check case as the conformance runner does; `Err` lists what failed.
+pub fn run_check_case(name: &str, text: &str) -> Result<(), String> {
+    let h = header(text);
+    let diags = check_workspace(&one_file(name, text));
+    let codes: Vec<&str> = diags.iter().map(|d| d.code.as_str()).collect();
+    let errors: Vec<&str> = diags
+        .iter()
+        .filter(|d| d.is_error())
+        .map(|d| d.code.as_str())
+        .collect();
+    let mut problems = Vec::new();
+    let summary = || {
+        diags
+            .iter()
+            .map(|d| format!("{} {}", d.code, d.message))
+            .collect::<Vec<_>>()
+            .join("\n    ")
+    };
+    let want_exit = if h.expect == ["ok"] {
+        if !errors.is_empty() {
+            problems.push(format!("expected no errors, got:\n    {}", summary()));
+        }
+        h.exit.unwrap_or(0)
+    } else {
+        let missing: Vec<&String> = h
+            .expect
+            .iter()
+            .filter(|c| !codes.contains(&c.as_str()))
+            .collect();
+        if !missing.is_empty() {
+            problems.push(format!("missing {missing:?}; got:\n    {}", summary()));
+        }
+        let unexpected: Vec<&&str> = errors
+            .iter()
+            .filter(|c| !h.expect.iter().any(|e| e == *c) && !h.allow.iter().any(|a| a == *c))
+            .collect();
+        if !unexpected.is_empty() {
+            problems.push(format!(
+                "unexpected errors {unexpected:?}:\n    {}",
+                summary()
+            ));
+        }
+        for t in &h.expect_text {
+            if !diags
+                .iter()
+                .filter(|d| h.expect.iter().any(|e| e == d.code.as_str()))
+                .any(|d| diag_text(d).contains(t.as_str()))
+            {
+                problems.push(format!("no diagnostic of {:?} mentions {t:?}", h.expect));
+            }
+        }
+        h.exit
+            .unwrap_or(i32::from(h.expect.iter().any(|c| c.starts_with('E'))))
+    };
+    let exit = i32::from(!errors.is_empty());
+    if exit != want_exit {
+        problems.push(format!("exit {exit}, expected {want_exit}"));
+    }
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(problems.join("; "))
+    }
+}
+
+/// A path into a manifest: `a.b[k=v][0].c`.
+enum Step {
+    Key(String),
+    Index(usize),
+    Select(String, String),
+}
+
+fn parse_path(path: &str) -> Vec<Step> {
+    let mut out = Vec::new();
+    let mut name = String::new();
+    let chars: Vec<char> = path.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        match chars[i] {
+            '.' => {
+                if !name.is_empty() {
+                    out.push(Step::Key(std::mem::take(&mut name)));
+                }
+                i += 1;
+            }
+            '[' => {
+                if !name.is_empty() {
+                    out.push(Step::Key(std::mem::take(&mut name)));
+                }
+                let j = i + chars[i..].iter().position(|&c| c == ']').unwrap();
+                let inner: String = chars[i + 1..j].iter().collect();
+                if let Ok(n) = inner.parse::<usize>() {
+                    out.push(Step::Index(n));
+                } else {
+                    let (k, v) = inner.split_once('=').unwrap();
+                    out.push(Step::Select(k.to_string(), v.to_string()));
+                }
+                i = j + 1;
+            }
+            c => {
+                name.push(c);
+                i += 1;
+            }
+        }
+    }
+    if !name.is_empty() {
+        out.push(Step::Key(name));
+    }
+    out
+}
+
+fn python_str(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        Value::Bool(true) => "True".into(),
+        Value::Bool(false) => "False".into(),
+        Value::Null => "None".into(),
+        other => other.to_string(),
+    }
+}
+
+/// The value at `path` in `doc`, as the conformance runner selects it.
+pub fn lookup<'a>(doc: &'a Value, path: &str) -> Option<&'a Value> {
+    let mut cur = doc;
+    for step in parse_path(path) {
+        cur = match step {
+            Step::Key(k) => cur.as_object()?.get(&k)?,
+            Step::Index(n) => cur.as_array()?.get(n)?,
+            Step::Select(k, v) => cur
+                .as_array()?
+                .iter()
+                .find(|e| e.get(&k).is_some_and(|x| python_str(x) == v))?,
+        };
+    }
+    Some(cur)
+}
+
+/// Runs one build case folder (`*.mesh` and `expect.json`); `Err` lists what failed.
+pub fn run_build_case(dir: &Path) -> Result<(), String> {
+    let spec: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("expect.json")).unwrap()).unwrap();
+    let files = read_mesh_files(dir);
+    let file = spec["build"].as_str().unwrap();
+    let b = build(&files, file);
+    let mut problems = Vec::new();
+    let want_exit = spec["exit"].as_i64().unwrap() as i32;
+    if b.exit != want_exit {
+        let ds: Vec<String> = b
+            .diagnostics()
+            .iter()
+            .map(|d| format!("{} {}", d.code, d.message))
+            .collect();
+        problems.push(format!(
+            "exit {}, expected {want_exit}: {}",
+            b.exit,
+            ds.join(" | ")
+        ));
+    }
+    for a in spec["asserts"].as_array().unwrap() {
+        let node = a["node"].as_str().unwrap();
+        let path = a["path"].as_str().unwrap();
+        let Some(doc) = b.json(node) else {
+            problems.push(format!("no manifest for node {node}"));
+            continue;
+        };
+        let got = lookup(&doc, path);
+        let desc = format!("{node}:{path}");
+        if let Some(want) = a.get("equals")
+            && got != Some(want)
+        {
+            problems.push(format!("{desc} = {got:?}, expected {want}"));
+        }
+        if let Some(re) = a.get("matches").and_then(Value::as_str) {
+            let re = regex::Regex::new(re).unwrap();
+            if !got.is_some_and(|g| re.is_match(&python_str(g))) {
+                problems.push(format!("{desc} = {got:?} does not match {re}"));
+            }
+        }
+        if a.get("absent").and_then(Value::as_bool) == Some(true) && got.is_some() {
+            problems.push(format!("{desc} should be absent, is {got:?}"));
+        }
+        if let Some(n) = a.get("len").and_then(Value::as_u64) {
+            let len = got.and_then(|g| {
+                g.as_array()
+                    .map(Vec::len)
+                    .or(g.as_object().map(|o| o.len()))
+                    .or(g.as_str().map(|s| s.chars().count()))
+            });
+            if len != Some(n as usize) {
+                problems.push(format!("{desc} has length {len:?}, expected {n}"));
+            }
+        }
+        if let Some(other) = a.get("differs_from") {
+            let other_doc = b
+                .json(other["node"].as_str().unwrap())
+                .unwrap_or(Value::Null);
+            let other_val = lookup(&other_doc, other["path"].as_str().unwrap());
+            if got.is_none() || got == other_val {
+                problems.push(format!("{desc} = {got:?} should differ from {other_val:?}"));
+            }
+        }
+    }
+    if spec.get("deterministic").and_then(Value::as_bool) == Some(true) {
+        let again = build(&files, file);
+        if again.bytes() != b.bytes() {
+            problems.push("two builds of the same input differ".into());
+        }
+    }
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(problems.join("; "))
+    }
+}
