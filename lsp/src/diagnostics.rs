@@ -1,6 +1,7 @@
 //! The compiler's diagnostics as the protocol carries them: the same codes, messages,
 //! labels and help lines `meshc check` prints, in the negotiated position encoding.
 
+use crate::analysis::resolution::mesh_diagnostics_of;
 use crate::convert::Lines;
 use crate::state::Snapshot;
 use meshc::db::{SourceFile, check_file, workspace_diagnostics};
@@ -22,12 +23,14 @@ pub struct Presentation {
 }
 
 /// The diagnostics of one file that the fast path knows: its own checks (syntax, names,
-/// types, flow). Resolution diagnostics arrive with the workspace pass.
+/// types, flow) and the resolution of the meshes it declares. What an edit changes in
+/// other files arrives with the workspace pass.
 pub fn file_diagnostics(snap: &Snapshot, file: SourceFile) -> Vec<Diagnostic> {
     let mut out: Vec<Diagnostic> = check_file(&snap.db, snap.ws, file)
         .iter()
         .cloned()
         .collect();
+    out.extend(mesh_diagnostics_of(snap, file.path(&snap.db)));
     order(&mut out);
     out
 }

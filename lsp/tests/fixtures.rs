@@ -462,6 +462,11 @@ async fn symbols() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn inlay_hints() {
+    feature("inlay_hints").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn utf16() {
     feature("utf16").await;
 }

@@ -4,7 +4,7 @@
 
 use super::Cursor;
 use super::index::{Role, Symbol};
-use super::resolution::provider_info;
+use super::resolution::{Answer, provider_info};
 use crate::state::Snapshot;
 use meshc::db::module_source;
 use meshc::syntax::ast::RequirementBody;
@@ -44,11 +44,16 @@ pub fn inlay_hints(snap: &Snapshot, uri: &Uri, range: Range) -> Vec<InlayHint> {
             .unwrap_or(o.span.end);
         let label = answers
             .iter()
-            .map(|a| {
-                format!(
-                    "{}: {}@{} ({})",
-                    a.instance, a.provider_instance, a.provider_node, a.rule
-                )
+            .map(|a| match &a.answer {
+                Answer::Provided {
+                    provider_instance,
+                    provider_node,
+                    rule,
+                } => format!(
+                    "{}: {provider_instance}@{provider_node} ({rule})",
+                    a.instance
+                ),
+                Answer::LeftOut { .. } => format!("{}: left out", a.instance),
             })
             .collect::<Vec<_>>()
             .join(", ");

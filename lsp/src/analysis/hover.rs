@@ -1,7 +1,7 @@
 //! Hover: what the name under the cursor is, its declaration as written and its docs.
 
 use super::index::Symbol;
-use super::resolution::provider_info;
+use super::resolution::{Answer, provider_info};
 use super::{Cursor, definitions};
 use crate::state::Snapshot;
 use meshc::check::registry::ProviderKind;
@@ -125,13 +125,24 @@ fn requirement(snap: &Snapshot, module_name: &str, name: &str) -> Option<String>
     }
     let answers = provider_info(snap, module_name, name);
     if !answers.is_empty() {
-        out.push_str("\nAnswered by:\n");
+        out.push_str("\nAnswered on each assignment:\n");
         for a in answers {
-            let _ = writeln!(
-                out,
-                "- mesh `{}`, `{}` on `{}`: `{}` on `{}` (by {})",
-                a.mesh, a.instance, a.node, a.provider_instance, a.provider_node, a.rule
-            );
+            let _ = match &a.answer {
+                Answer::Provided {
+                    provider_instance,
+                    provider_node,
+                    rule,
+                } => writeln!(
+                    out,
+                    "- mesh `{}`, `{}` on `{}`: `{provider_instance}` on `{provider_node}` (by {rule})",
+                    a.mesh, a.instance, a.node
+                ),
+                Answer::LeftOut { reason } => writeln!(
+                    out,
+                    "- mesh `{}`, `{}` on `{}`: left out ({reason})",
+                    a.mesh, a.instance, a.node
+                ),
+            };
         }
     }
     Some(out)
