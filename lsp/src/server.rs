@@ -116,6 +116,9 @@ fn refused(message: String) -> Error {
 
 type Batch = Vec<(Uri, Option<i32>, Vec<Diagnostic>)>;
 
+/// How long after an edit's own check the workspace pass waits for a newer edit.
+const WORKSPACE_CHECK_DELAY: std::time::Duration = std::time::Duration::from_millis(10);
+
 impl Inner {
     fn lock(&self) -> MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
@@ -155,6 +158,10 @@ impl Inner {
             // Cancelled by a newer edit, which checks again.
             Err(_) => return,
         }
+        // While the user types, the next edit usually comes within milliseconds: wait a
+        // moment before the workspace pass, so it does not start only to be cancelled and
+        // take a core from the next edit's own check.
+        tokio::time::sleep(WORKSPACE_CHECK_DELAY).await;
         self.check_workspace(generation).await;
     }
 
