@@ -25,7 +25,7 @@
 mod assignments;
 mod containers;
 mod evaluate;
-mod fx_hash;
+pub mod fx_hash;
 mod host;
 mod identity;
 mod left_out;
