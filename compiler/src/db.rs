@@ -145,8 +145,9 @@ pub fn workspace_diagnostics(db: &Database, ws: Workspace) -> Vec<Diagnostic> {
     for diags in per_file {
         out.extend(diags.iter().cloned());
     }
-    for outcome in resolve_all(db, ws) {
-        out.extend(outcome.diagnostics.iter().cloned());
+    let meshes: Vec<String> = registry(db, ws).meshes.keys().cloned().collect();
+    for name in meshes {
+        out.extend(check_mesh(db, ws, name).diagnostics.iter().cloned());
     }
     out
 }
@@ -206,18 +207,43 @@ pub fn resolve_mesh(
     mesh: String,
     lock: crate::resolve::Lock,
 ) -> Arc<crate::resolve::MeshOutcome> {
+    Arc::new(resolve(db, ws, &mesh, &lock, true))
+}
+
+/// Resolves mesh `mesh` as `meshc check` does: with no lock, and without building the
+/// manifests. The diagnostics, lock and what was left out are those [`resolve_mesh`]
+/// gives with no lock; the outcome holds no manifest.
+#[salsa::tracked(returns(clone))]
+pub fn check_mesh(
+    db: &dyn salsa::Database,
+    ws: Workspace,
+    mesh: String,
+) -> Arc<crate::resolve::MeshOutcome> {
+    Arc::new(resolve(
+        db,
+        ws,
+        &mesh,
+        &crate::resolve::Lock::default(),
+        false,
+    ))
+}
+
+fn resolve(
+    db: &dyn salsa::Database,
+    ws: Workspace,
+    mesh: &str,
+    lock: &crate::resolve::Lock,
+    manifests: bool,
+) -> crate::resolve::MeshOutcome {
     let reg = registry(db, ws);
-    let Some(at) = reg.meshes.get(&mesh).copied() else {
-        return Arc::new(crate::resolve::MeshOutcome::empty(
-            &mesh,
-            &FilePath::from(""),
-        ));
+    let Some(at) = reg.meshes.get(mesh).copied() else {
+        return crate::resolve::MeshOutcome::empty(mesh, &FilePath::from(""));
     };
     let file = ws.files(db)[at.file];
     let path = file.path(db).clone();
     let parsed = parse_file(db, file);
     let Some(ast::Item::Mesh(mesh_ast)) = parsed.file.items.get(at.item) else {
-        return Arc::new(crate::resolve::MeshOutcome::empty(&mesh, &path));
+        return crate::resolve::MeshOutcome::empty(mesh, &path);
     };
     let module = |name: &str| module_source(db, ws, name);
     // Each file's errors, sorted by place, read once: a module's are those inside its span.
@@ -261,7 +287,8 @@ pub fn resolve_mesh(
         registry: &reg,
         module: &module,
         module_errors: &module_errors,
-        lock: &lock,
+        lock,
+        manifests,
     };
-    Arc::new(crate::resolve::resolve_mesh(&input))
+    crate::resolve::resolve_mesh(&input)
 }

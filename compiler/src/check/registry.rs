@@ -4,6 +4,7 @@
 
 use super::types::{Constraint, Ty, Value};
 use crate::diagnostics::{Code, Diagnostic};
+use crate::resolve::fx_hash::FxIndexMap;
 use crate::span::{FilePath, Span};
 use crate::syntax::ast::{self, Item};
 use indexmap::IndexMap;
@@ -91,7 +92,7 @@ pub struct ContractInfo {
     pub name: String,
     /// Who answers it; `None` when the kind was missing or unknown (reported).
     pub kind: Option<ProviderKind>,
-    pub fields: IndexMap<String, FieldInfo>,
+    pub fields: FxIndexMap<String, FieldInfo>,
     /// Declared in the standard library.
     pub std: bool,
     pub file: FilePath,
@@ -104,7 +105,7 @@ impl ContractInfo {
     /// Resolves the fields of a parsed contract. Unknown types become [`Ty::Error`]; the
     /// checker reports them.
     pub fn from_ast(c: &ast::Contract, file: &FilePath, std: bool) -> ContractInfo {
-        let mut fields = IndexMap::new();
+        let mut fields = FxIndexMap::default();
         for f in &c.fields {
             if fields.contains_key(f.name.name.as_str()) {
                 continue;

@@ -4,9 +4,9 @@
 
 use super::registry::{ContractInfo, FieldInfo, ProviderKind, Registry};
 use super::types::{Constraint, Ty, Value};
+use crate::resolve::fx_hash::FxIndexMap;
 use crate::span::{FilePath, Span};
 use crate::syntax::ast::{self, Expr, NarrowingKind, Reference, Requirement, RequirementBody};
-use indexmap::IndexMap;
 use std::sync::Arc;
 
 /// An operator requirement's type, refinements and default.
@@ -29,9 +29,9 @@ pub struct ReqInfo<'a> {
     /// For an operator requirement.
     pub operator: Option<OperatorInfo<'a>>,
     /// Given fields the definition sets (`owner = 1000`), in source order.
-    pub sets: IndexMap<&'a str, &'a Expr>,
+    pub sets: FxIndexMap<&'a str, &'a Expr>,
     /// Refinements the definition adds, by field.
-    pub narrowed: IndexMap<&'a str, Vec<&'a ast::Refinement>>,
+    pub narrowed: FxIndexMap<&'a str, Vec<&'a ast::Refinement>>,
 }
 
 impl<'a> ReqInfo<'a> {
@@ -65,7 +65,7 @@ impl<'a> ReqInfo<'a> {
 #[derive(Debug, Clone)]
 pub struct ModuleScope<'a> {
     pub module: &'a ast::Module,
-    pub requirements: IndexMap<&'a str, ReqInfo<'a>>,
+    pub requirements: FxIndexMap<&'a str, ReqInfo<'a>>,
 }
 
 /// What a reference reads.
@@ -159,7 +159,7 @@ impl<'a> ModuleScope<'a> {
     /// The scope of `module`. Duplicate requirement names keep the first (E0102 is the
     /// checker's).
     pub fn new(module: &'a ast::Module, registry: &Registry) -> ModuleScope<'a> {
-        let mut requirements = IndexMap::new();
+        let mut requirements = FxIndexMap::default();
         for r in module.requirements() {
             if requirements.contains_key(r.name.name.as_str()) {
                 continue;
@@ -173,8 +173,8 @@ impl<'a> ModuleScope<'a> {
                 kind,
                 contract: None,
                 operator: None,
-                sets: IndexMap::new(),
-                narrowed: IndexMap::new(),
+                sets: FxIndexMap::default(),
+                narrowed: FxIndexMap::default(),
             };
             match &r.body {
                 RequirementBody::Operator {

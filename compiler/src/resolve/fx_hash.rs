@@ -1,4 +1,5 @@
-//! A fast, non-cryptographic hasher for the resolver's own tables (the multiply-rotate
+//! A fast, non-cryptographic hasher for the resolver's own tables and the checker's
+//! small name tables (the multiply-rotate
 //! hash rustc uses). Keys are names and indices from the workspace; a resolver's tables
 //! are built and dropped within one run, so hash flooding buys an attacker nothing they
 //! could not get by writing a large mesh.
@@ -10,12 +11,17 @@ use std::hash::{BuildHasherDefault, Hasher};
 pub(crate) type FxHashMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
 /// A `HashSet` with [`FxHasher`].
 pub(crate) type FxHashSet<K> = HashSet<K, BuildHasherDefault<FxHasher>>;
+/// The builder of [`FxHasher`]s.
+pub type FxBuildHasher = BuildHasherDefault<FxHasher>;
+/// An `IndexMap` (insertion order) with [`FxHasher`]: the small name tables a module's
+/// scope and a contract's fields are looked up in on every reference.
+pub type FxIndexMap<K, V> = indexmap::IndexMap<K, V, FxBuildHasher>;
 
 const SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
 
 /// Word-at-a-time multiply-rotate hashing.
 #[derive(Default, Clone, Copy)]
-pub(crate) struct FxHasher {
+pub struct FxHasher {
     hash: u64,
 }
 

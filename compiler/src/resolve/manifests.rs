@@ -16,13 +16,16 @@ use indexmap::IndexMap;
 impl<'m> Resolver<'m> {
     /// Builds every instance that is not left out. Building can still refuse one (a value
     /// reading itself); then what waits for it is left out too and the rest rebuilt.
-    pub(super) fn build_instances(&mut self) -> Vec<(usize, Instance)> {
+    /// Without manifests each instance is built all the same (building can refuse) and
+    /// dropped at once: only its index is kept.
+    pub(super) fn build_instances(&mut self) -> Vec<(usize, Option<Instance>)> {
         loop {
             let before: Vec<usize> = self.instances.iter().map(|s| s.refusals.len()).collect();
             let mut built = Vec::new();
             for i in 0..self.instances.len() {
                 if !self.instances[i].left_out {
-                    built.push((i, self.build_instance(i)));
+                    let instance = self.build_instance(i);
+                    built.push((i, self.input.manifests.then_some(instance)));
                 }
             }
             let grew = self
@@ -151,7 +154,7 @@ impl<'m> Resolver<'m> {
     }
 
     /// The consumers of every built provider, in source order, and the manifests.
-    pub(super) fn assemble(&mut self, mut built: Vec<(usize, Instance)>) -> MeshOutcome {
+    pub(super) fn assemble(&mut self, mut built: Vec<(usize, Option<Instance>)>) -> MeshOutcome {
         // provider → (consumer, requirement), for built consumers, in source order.
         let mut consumers_of: Vec<Vec<(usize, &'m str)>> = vec![Vec::new(); self.instances.len()];
         for &(c, _) in &built {
@@ -173,6 +176,16 @@ impl<'m> Resolver<'m> {
                         continue;
                     };
                     if cinfo.contract_name() != Some(contract) {
+                        continue;
+                    }
+                    if instance.is_none() {
+                        // No manifest: read the given fields only for what reading them
+                        // may refuse.
+                        if let Some(ci) = cinfo.contract.as_deref() {
+                            for f in ci.fields.values().filter(|f| f.given) {
+                                self.given_value(c, req, &f.name);
+                            }
+                        }
                         continue;
                     }
                     let mut given = IndexMap::new();
@@ -201,10 +214,12 @@ impl<'m> Resolver<'m> {
                         keys: if derived { None } else { keys.cloned() },
                     });
                 }
-                instance.provides.push(Provided {
-                    contract: contract.to_string(),
-                    consumers,
-                });
+                if let Some(instance) = instance {
+                    instance.provides.push(Provided {
+                        contract: contract.to_string(),
+                        consumers,
+                    });
+                }
             }
         }
 
@@ -243,6 +258,36 @@ impl<'m> Resolver<'m> {
         }
         left_out.sort_by_key(|(at, _, _)| *at);
 
+        let manifests = if self.input.manifests {
+            self.manifests(built, &left_out)
+        } else {
+            IndexMap::new()
+        };
+
+        let mut diagnostics: Vec<Diagnostic> = self.mesh_diags.clone();
+        for inst in &self.instances {
+            diagnostics.extend(inst.refusals.iter().cloned());
+        }
+        diagnostics.sort_by_key(|d| d.span.start);
+
+        MeshOutcome {
+            mesh: self.mesh.name.name.to_string(),
+            path: self.path.clone(),
+            span: self.mesh.name.span,
+            diagnostics,
+            manifests,
+            lock: std::mem::take(&mut self.lock),
+            left_out: left_out.into_iter().map(|(_, _, l)| l).collect(),
+        }
+    }
+
+    /// One manifest per node: its built instances and what was left out of it, digests
+    /// filled in.
+    fn manifests(
+        &self,
+        built: Vec<(usize, Option<Instance>)>,
+        left_out: &[(u32, Option<usize>, LeftOutAssignment)],
+    ) -> IndexMap<String, Manifest> {
         let mut manifests: IndexMap<String, Manifest> = self
             .nodes
             .values()
@@ -260,9 +305,10 @@ impl<'m> Resolver<'m> {
             })
             .collect();
         for (i, instance) in built {
+            let Some(instance) = instance else { continue };
             manifests[self.instances[i].node].instances.push(instance);
         }
-        for (_, node, l) in &left_out {
+        for (_, node, l) in left_out {
             if let Some(n) = node {
                 manifests[*n].left_out.push(LeftOut {
                     instance: l.instance.clone(),
@@ -279,22 +325,7 @@ impl<'m> Resolver<'m> {
             }
         }
         fill_digests(manifests.values_mut().collect());
-
-        let mut diagnostics: Vec<Diagnostic> = self.mesh_diags.clone();
-        for inst in &self.instances {
-            diagnostics.extend(inst.refusals.iter().cloned());
-        }
-        diagnostics.sort_by_key(|d| d.span.start);
-
-        MeshOutcome {
-            mesh: self.mesh.name.name.to_string(),
-            path: self.path.clone(),
-            span: self.mesh.name.span,
-            diagnostics,
-            manifests,
-            lock: std::mem::take(&mut self.lock),
-            left_out: left_out.into_iter().map(|(_, _, l)| l).collect(),
-        }
+        manifests
     }
 }
 

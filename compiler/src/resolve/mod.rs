@@ -25,7 +25,7 @@
 mod assignments;
 mod containers;
 mod evaluate;
-mod fx_hash;
+pub mod fx_hash;
 mod host;
 mod identity;
 mod left_out;
@@ -65,6 +65,10 @@ pub struct ResolveInput<'a> {
     pub module_errors: &'a dyn Fn(&str) -> Vec<Diagnostic>,
     /// The ports a previous build chose.
     pub lock: &'a Lock,
+    /// Whether to build the manifests (`meshc build`). Without them (`meshc check`) the
+    /// outcome holds no manifest, and every instance is still evaluated as a build would,
+    /// so the diagnostics are the same either way.
+    pub manifests: bool,
 }
 
 /// What resolving one mesh gives: every diagnostic, the manifests of its nodes, the new
@@ -81,7 +85,8 @@ pub struct MeshOutcome {
     /// errors are not repeated here (they are the checker's); they are listed in
     /// [`MeshOutcome::left_out`].
     pub diagnostics: Vec<Diagnostic>,
-    /// One manifest per node, in the mesh's node order, digests filled in.
+    /// One manifest per node, in the mesh's node order, digests filled in (none when
+    /// resolved without manifests, as `meshc check` does).
     pub manifests: IndexMap<String, Manifest>,
     /// The ports this build chose, for `<mesh file>.lock`.
     pub lock: Lock,

@@ -1,0 +1,77 @@
+//! `meshc check` resolves each mesh without building its manifests
+//! (`db::check_mesh`); `meshc build` builds them (`db::resolve_mesh`). The diagnostics,
+//! the lock and what was left out must not depend on which: every fixture case, the
+//! build cases, the catalogue and the shared conformance suite are resolved both ways.
+
+mod support;
+
+use meshc::db;
+use meshc::resolve::Lock;
+use std::path::Path;
+use support::*;
+
+/// Resolves every mesh of `files` both ways and compares; returns how many meshes.
+fn same_both_ways(label: &str, files: &[(String, String)]) -> usize {
+    let (database, ws) = workspace(files);
+    let meshes: Vec<String> = db::registry(&database, ws).meshes.keys().cloned().collect();
+    for mesh in &meshes {
+        let built = db::resolve_mesh(&database, ws, mesh.clone(), Lock::default());
+        let checked = db::check_mesh(&database, ws, mesh.clone());
+        assert_eq!(
+            built.diagnostics, checked.diagnostics,
+            "{label}: mesh `{mesh}`: check-mode diagnostics differ from build-mode ones"
+        );
+        assert_eq!(built.left_out, checked.left_out, "{label}: mesh `{mesh}`");
+        assert_eq!(built.lock, checked.lock, "{label}: mesh `{mesh}`");
+        assert_eq!(built.span, checked.span, "{label}: mesh `{mesh}`");
+        assert!(checked.manifests.is_empty(), "{label}: mesh `{mesh}`");
+    }
+    meshes.len()
+}
+
+/// Each `.mesh` file of `dir` as a workspace of its own.
+fn each_file(dir: &Path) -> usize {
+    let mut paths: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "mesh"))
+        .collect();
+    paths.sort();
+    let mut meshes = 0;
+    for p in &paths {
+        let text = std::fs::read_to_string(p).unwrap();
+        let name = p.file_name().unwrap().to_string_lossy().into_owned();
+        meshes += same_both_ways(&name, &one_file(&name, &text));
+    }
+    meshes
+}
+
+#[test]
+fn fixture_cases_resolve_the_same_both_ways() {
+    let root = repo_root();
+    let mut meshes = each_file(&root.join("tests/cases/resolve"));
+    meshes += each_file(&root.join("tests/cases/check"));
+    for dir in ["tests/cases/build/lab", "tests/cases/build/refusals"] {
+        meshes += same_both_ways(dir, &read_mesh_files(&root.join(dir)));
+    }
+    meshes += same_both_ways("catalogue", &read_mesh_files(&root.join("catalogue")));
+    assert!(meshes > 50, "only {meshes} meshes resolved");
+}
+
+#[test]
+fn conformance_cases_resolve_the_same_both_ways() {
+    let Some(dir) = conformance_dir() else {
+        eprintln!("shared conformance suite absent: skipped");
+        return;
+    };
+    each_file(&dir.join("check"));
+    let mut builds: Vec<_> = std::fs::read_dir(dir.join("build"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_dir())
+        .collect();
+    builds.sort();
+    for b in &builds {
+        same_both_ways(&b.display().to_string(), &read_mesh_files(b));
+    }
+}

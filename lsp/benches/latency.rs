@@ -1,0 +1,329 @@
+//! Edit-to-diagnostics latency of the language server on a generated workspace.
+//!
+//! ```text
+//! cargo bench -p meshc-lsp --bench latency [-- --modules 1000 --edits 200]
+//! ```
+//!
+//! Writes a workspace of generated modules (about 1 KB each: six requirements, twelve env
+//! entries with interpolation, a port, a directory, secret files) to a temporary directory,
+//! starts the server in-process, opens one file, then applies one-line edits and measures
+//! the time from sending `didChange` to receiving that version's `publishDiagnostics`.
+//! Three series: "idle" waits for the whole-workspace check to finish before the next
+//! edit; "back-to-back" edits again as soon as the file's diagnostics arrive, so every
+//! workspace check is cancelled by the next edit; "edit above the module's name" inserts a
+//! line at the top of the file, which moves a global name, so the registry changes and
+//! every file is checked again. Prints the median and the 95th percentile of each. A
+//! benchmark, not a test: it asserts nothing about time.
+
+use futures::StreamExt as _;
+use meshc_lsp::Backend;
+use serde_json::{Value, json};
+use std::path::Path;
+use std::time::{Duration, Instant};
+use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
+use tower::{Service, ServiceExt};
+use tower_lsp_server::LspService;
+use tower_lsp_server::jsonrpc::Request;
+
+/// The line each edit rewrites.
+const EDITED: &str = "      LOG_LEVEL = \"info\"";
+
+fn module(i: usize) -> String {
+    format!(
+        r#"/// Service {i}, generated for the language server benchmark.
+module svc{i:04} {{
+  requires db: module postgres
+  requires cache: module redis
+  requires data: host directory {{ owner = 1000 }}
+  requires http: host port {{ container = 8080 }}
+  requires key: module secret {{ length = 64 }}
+  requires workers: operator int in 1..64 = 4
+  container svc{i:04} {{
+    image "registry.example/svc{i:04}:1.{i}"
+    env {{
+      DB_HOST = db.host
+      DB_PORT = "${{db.port}}"
+      DB_NAME = db.database
+      DB_USER = db.user
+      DB_ADDR = "${{db.host}}:${{db.port}}/${{db.database}}"
+      CACHE_ADDR = "${{cache.host}}:${{cache.port}}"
+      CACHE_DB = "${{cache.db}}"
+      WORKERS = "${{workers}}"
+      LISTEN = "8080"
+{EDITED}
+      SERVICE = "svc{i:04}"
+      DATA_DIR = "/data"
+    }}
+    secret "/run/secrets/db_password" = db.password
+    secret "/run/secrets/cache_password" = cache.password
+    secret "/run/secrets/key" = key.value
+    mount data.path -> "/data"
+    publish http
+  }}
+}}
+"#
+    )
+}
+
+fn arg(name: &str, default: usize) -> usize {
+    let args: Vec<String> = std::env::args().collect();
+    args.iter()
+        .position(|a| a == name)
+        .and_then(|i| args.get(i + 1))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+struct Client {
+    service: LspService<Backend>,
+    rx: UnboundedReceiver<(Instant, Request)>,
+    next_id: i64,
+}
+
+impl Client {
+    async fn request(&mut self, method: &str, params: Value) -> Value {
+        let req = Request::build(method.to_string())
+            .params(params)
+            .id(self.next_id)
+            .finish();
+        self.next_id += 1;
+        let resp = self
+            .service
+            .ready()
+            .await
+            .expect("ready")
+            .call(req)
+            .await
+            .expect("running")
+            .expect("a response");
+        resp.into_parts().1.expect("a result")
+    }
+
+    /// Sends a notification and returns its handler as a task (not awaited).
+    async fn notify(&mut self, method: &str, params: Value) -> tokio::task::JoinHandle<()> {
+        let req = Request::build(method.to_string()).params(params).finish();
+        let fut = self.service.ready().await.expect("ready").call(req);
+        tokio::spawn(async move {
+            let _ = fut.await;
+        })
+    }
+
+    /// Waits for a message `pred` accepts; returns when it arrived.
+    async fn wait(&mut self, pred: impl Fn(&Request) -> bool) -> Instant {
+        loop {
+            let (at, msg) = tokio::time::timeout(Duration::from_secs(120), self.rx.recv())
+                .await
+                .expect("an answer within two minutes")
+                .expect("the server is running");
+            if pred(&msg) {
+                return at;
+            }
+        }
+    }
+}
+
+fn is_publish(msg: &Request, uri: &str, version: i64) -> bool {
+    msg.method() == "textDocument/publishDiagnostics"
+        && msg.params().is_some_and(|p| {
+            p["uri"].as_str() == Some(uri) && p["version"].as_i64() == Some(version)
+        })
+}
+
+fn millis(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+fn summary(name: &str, mut samples: Vec<Duration>) {
+    samples.sort();
+    let pick = |q: f64| samples[((samples.len() - 1) as f64 * q).round() as usize];
+    println!(
+        "{name:<58} median {:>8.2} ms   p95 {:>8.2} ms   max {:>8.2} ms   ({} edits)",
+        millis(pick(0.5)),
+        millis(pick(0.95)),
+        millis(*samples.last().unwrap()),
+        samples.len()
+    );
+}
+
+fn write_workspace(root: &Path, modules: usize) -> usize {
+    let mut bytes = 0;
+    for i in 0..modules {
+        let text = module(i);
+        bytes += text.len();
+        std::fs::write(root.join(format!("svc{i:04}.mesh")), text).expect("write a module");
+    }
+    bytes
+}
+
+#[tokio::main(flavor = "multi_thread")]
+async fn main() {
+    let modules = arg("--modules", 1000);
+    let edits = arg("--edits", 200);
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let root = dir.path().canonicalize().expect("canonical").join("ws");
+    std::fs::create_dir_all(&root).expect("workspace folder");
+    let bytes = write_workspace(&root, modules);
+    println!(
+        "workspace: {modules} modules, {:.1} KB per module on average",
+        bytes as f64 / modules as f64 / 1024.0
+    );
+
+    let (service, socket) = LspService::new(Backend::new);
+    let (tx, rx) = unbounded_channel();
+    tokio::spawn(socket.for_each(move |m| {
+        let _ = tx.send((Instant::now(), m));
+        async {}
+    }));
+    let mut client = Client {
+        service,
+        rx,
+        next_id: 1,
+    };
+    let uri_of = |p: &Path| {
+        tower_lsp_server::ls_types::Uri::from_file_path(p)
+            .expect("absolute")
+            .as_str()
+            .to_string()
+    };
+    let started = Instant::now();
+    client
+        .request(
+            "initialize",
+            json!({
+                "capabilities": {"textDocument": {"publishDiagnostics": {"relatedInformation": true}}},
+                "workspaceFolders": [{"uri": uri_of(&root), "name": "ws"}],
+                "initializationOptions": {"stdlibCacheDir": dir.path().join("cache").to_string_lossy()},
+            }),
+        )
+        .await;
+    // The handlers run as tasks; the messages they send say when they are done.
+    drop(client.notify("initialized", json!({})).await);
+    let loaded = client
+        .wait(|m| {
+            m.method() == "window/logMessage"
+                && m.params().is_some_and(|p| {
+                    p["message"]
+                        .as_str()
+                        .unwrap_or("")
+                        .contains("read and checked")
+                })
+        })
+        .await;
+    println!(
+        "{:<58} {:>8.2} ms",
+        "start-up: read and check the workspace",
+        millis(loaded - started)
+    );
+
+    let target = root.join(format!("svc{:04}.mesh", modules / 2));
+    let uri = uri_of(&target);
+    let text = std::fs::read_to_string(&target).expect("the opened file");
+    let opened = Instant::now();
+    drop(
+        client
+            .notify(
+                "textDocument/didOpen",
+                json!({"textDocument": {"uri": uri, "languageId": "mesh", "version": 1, "text": text}}),
+            )
+            .await,
+    );
+    let at = client.wait(|m| is_publish(m, &uri, 1)).await;
+    println!(
+        "{:<58} {:>8.2} ms",
+        "didOpen -> publishDiagnostics",
+        millis(at - opened)
+    );
+
+    let mut version = 1;
+    // Edits inside the module's body leave every global name where it was; an edit above
+    // the module's name moves it, so the registry changes and every file is checked again.
+    for (idle, above) in [(true, false), (false, false), (true, true)] {
+        let mut samples = Vec::with_capacity(edits);
+        let mut workspace_checks = Vec::new();
+        let mut handlers = Vec::new();
+        for k in 0..edits {
+            version += 1;
+            let edited = if above {
+                // A line of alternating length, so every edit moves the name again.
+                format!("//{}\n{text}", " edit".repeat(k % 2 + 1))
+            } else {
+                text.replace(EDITED, &format!("      LOG_LEVEL = \"info-{k}\""))
+            };
+            let params = json!({
+                "textDocument": {"uri": uri, "version": version},
+                "contentChanges": [{"text": edited}]
+            });
+            let sent = Instant::now();
+            let handler = client.notify("textDocument/didChange", params).await;
+            let at = client.wait(|m| is_publish(m, &uri, version)).await;
+            samples.push(at - sent);
+            if idle {
+                handler.await.expect("the handler ran");
+                workspace_checks.push(sent.elapsed());
+            } else {
+                handlers.push(handler);
+            }
+        }
+        futures::future::join_all(handlers).await;
+        let series = match (idle, above) {
+            (true, false) => "idle",
+            (false, false) => "back-to-back",
+            _ => "idle, edit above the module's name",
+        };
+        summary(
+            &format!("didChange -> publishDiagnostics ({series})"),
+            samples,
+        );
+        if idle {
+            summary(
+                &format!("didChange -> workspace checked ({series})"),
+                workspace_checks,
+            );
+        }
+    }
+
+    // Requests that read every file: the first one indexes the workspace, later ones
+    // reuse the indexes. The document goes back to its first text first.
+    version += 1;
+    let params = json!({
+        "textDocument": {"uri": uri, "version": version},
+        "contentChanges": [{"text": text}]
+    });
+    client
+        .notify("textDocument/didChange", params)
+        .await
+        .await
+        .expect("the handler ran");
+    let line = text
+        .lines()
+        .position(|l| l.contains("DB_HOST = db.host"))
+        .expect("the DB_HOST line");
+    let column = text.lines().nth(line).unwrap().find("host").unwrap();
+    let at = json!({"textDocument": {"uri": uri}, "position": {"line": line, "character": column},
+                    "context": {"includeDeclaration": true}});
+    for run in ["first", "second"] {
+        let sent = Instant::now();
+        let refs = client.request("textDocument/references", at.clone()).await;
+        println!(
+            "{:<58} {:>8.2} ms   ({} places)",
+            format!("references to `postgres.host` ({run})"),
+            millis(sent.elapsed()),
+            refs.as_array().map_or(0, Vec::len)
+        );
+    }
+    let sent = Instant::now();
+    let edit = client
+        .request("textDocument/rename", {
+            let mut p = at.clone();
+            p["position"]["character"] = json!(column - 3);
+            p["newName"] = json!("database");
+            p
+        })
+        .await;
+    println!(
+        "{:<58} {:>8.2} ms   ({} edits)",
+        "rename requirement `db` of the open module",
+        millis(sent.elapsed()),
+        edit["changes"][&uri].as_array().map_or(0, Vec::len)
+    );
+}

@@ -1,0 +1,146 @@
+//! Code actions: a quick fix for every "did you mean `x`?" the checker suggests, and the
+//! rewrite of a legacy placeholder (`${binding:db.host}`) into the form it stands for.
+//! Both are computed from the server's own diagnostics and tree, never from text the client
+//! sends back, so they work with any client.
+
+use super::Cursor;
+use crate::diagnostics::{Presentation, file_diagnostics, to_lsp};
+use crate::state::Snapshot;
+use meshc::check::scope::ModuleScope;
+use meshc::db::{parse_file, registry};
+use meshc::diagnostics::Code;
+use meshc::span::Span;
+use meshc::syntax::ast::Item;
+use std::collections::HashMap;
+use tower_lsp_server::ls_types::{
+    CodeAction, CodeActionKind, CodeActionOrCommand, Position, Range, TextEdit, Uri, WorkspaceEdit,
+};
+
+/// The suggestion in a help line: `x` from "did you mean `x`?".
+pub fn suggestion(help: &str) -> Option<&str> {
+    let at = help.find("did you mean `")? + "did you mean `".len();
+    let len = help[at..].find('`')?;
+    Some(&help[at..at + len])
+}
+
+fn overlaps(a: Span, b: Span) -> bool {
+    a.start <= b.end && b.start <= a.end
+}
+
+/// The code actions for `range` of `uri`.
+pub fn code_actions(
+    snap: &Snapshot,
+    uri: &Uri,
+    range: Range,
+    how: Presentation,
+) -> Vec<CodeActionOrCommand> {
+    let Some(cursor) = Cursor::new(snap, uri, Position::new(0, 0)) else {
+        return Vec::new();
+    };
+    let lines = &cursor.lines;
+    let wanted = lines.span(range);
+    let text = cursor.text();
+    let mut out = Vec::new();
+    let diags = file_diagnostics(snap, cursor.file);
+    let edit = |span: Span, new: String| {
+        let mut changes = HashMap::new();
+        changes.insert(uri.clone(), vec![TextEdit::new(lines.range(span), new)]);
+        Some(WorkspaceEdit::new(changes))
+    };
+    for d in diags.iter().filter(|d| overlaps(d.span, wanted)) {
+        let Some(fix) = d.help.as_deref().and_then(suggestion) else {
+            continue;
+        };
+        // The primary range holds the misspelt word (a name, or a number like `0750`).
+        let Some(old) = text
+            .get(d.span.range())
+            .filter(|t| !t.is_empty() && !t.contains(char::is_whitespace))
+        else {
+            continue;
+        };
+        out.push(CodeActionOrCommand::CodeAction(CodeAction {
+            title: format!("Replace `{old}` with `{fix}`"),
+            kind: Some(CodeActionKind::QUICKFIX),
+            diagnostics: to_lsp(snap, d, how).map(|d| vec![d]),
+            edit: edit(d.span, fix.to_string()),
+            is_preferred: Some(true),
+            ..CodeAction::default()
+        }));
+    }
+    let rewrites = legacy_rewrites(snap, &cursor);
+    for (span, new) in rewrites.iter().filter(|(s, _)| overlaps(*s, wanted)) {
+        let old = text.get(span.range()).unwrap_or_default();
+        let diag = diags
+            .iter()
+            .find(|d| d.code == Code::W0402 && overlaps(d.span, *span))
+            .and_then(|d| to_lsp(snap, d, how));
+        out.push(CodeActionOrCommand::CodeAction(CodeAction {
+            title: format!("Rewrite `{old}` as `{new}`"),
+            kind: Some(CodeActionKind::QUICKFIX),
+            diagnostics: diag.map(|d| vec![d]),
+            edit: edit(*span, new.clone()),
+            is_preferred: Some(true),
+            ..CodeAction::default()
+        }));
+    }
+    if rewrites.len() > 1 {
+        let mut changes = HashMap::new();
+        changes.insert(
+            uri.clone(),
+            rewrites
+                .iter()
+                .map(|(span, new)| TextEdit::new(lines.range(*span), new.clone()))
+                .collect(),
+        );
+        out.push(CodeActionOrCommand::CodeAction(CodeAction {
+            title: format!(
+                "Rewrite all {} legacy placeholders of this file",
+                rewrites.len()
+            ),
+            kind: Some(CodeActionKind::new("source.fixAll.meshc")),
+            edit: Some(WorkspaceEdit::new(changes)),
+            ..CodeAction::default()
+        }));
+    }
+    out
+}
+
+/// Every legacy placeholder of the file with the new form it stands for (`${db.host}`).
+fn legacy_rewrites(snap: &Snapshot, cursor: &Cursor<'_>) -> Vec<(Span, String)> {
+    if cursor.index.legacy.is_empty() {
+        return Vec::new();
+    }
+    let parsed = parse_file(&snap.db, cursor.file);
+    let reg = registry(&snap.db, snap.ws);
+    let mut out = Vec::new();
+    for item in &parsed.file.items {
+        let Item::Module(m) = item else { continue };
+        let scope = ModuleScope::new(m, &reg);
+        for l in cursor
+            .index
+            .legacy
+            .iter()
+            .filter(|l| l.module == m.name.name)
+        {
+            if let Some(new) = scope.legacy_replacement(&l.kind, &l.reference) {
+                out.push((l.span, format!("${{{new}}}")));
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::suggestion;
+
+    #[test]
+    fn reads_the_suggestion_of_a_help_line() {
+        assert_eq!(suggestion("did you mean `host`?"), Some("host"));
+        assert_eq!(
+            suggestion("`db` reads postgres; did you mean `password`?"),
+            Some("password")
+        );
+        assert_eq!(suggestion("rename one of them"), None);
+    }
+}

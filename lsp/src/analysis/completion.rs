@@ -1,0 +1,620 @@
+//! Completion. While the user types, the text rarely parses, so the context is read from
+//! the tokens before the cursor: the stack of blocks they open (module, container, env,
+//! narrowing, provides, mesh, node, assignment) and the words of the entry being written.
+//! What the names mean comes from the workspace (registry, module requirements, the mesh
+//! of this file as it last parsed).
+
+use super::index::{ModuleShape, module_shape};
+use crate::convert::Lines;
+use crate::state::Snapshot;
+use meshc::check::registry::{ContractInfo, PROVIDER_KINDS, ProviderKind, Registry};
+use meshc::check::types::TYPE_NAMES;
+use meshc::db::{parse_file, registry};
+use meshc::span::Span;
+use meshc::syntax::ast::{self, Item};
+use meshc::syntax::lexer::{Token, TokenKind, lex};
+use std::collections::BTreeSet;
+use tower_lsp_server::ls_types::{
+    CompletionItem, CompletionItemKind, CompletionTextEdit, Documentation, MarkupContent,
+    MarkupKind, Position, TextEdit, Uri,
+};
+
+/// A block the cursor is inside, as its opening line says.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Block {
+    Contract,
+    Module(String),
+    Container,
+    Env,
+    Narrowing {
+        contract: Option<String>,
+    },
+    Provides(String),
+    Mesh(String),
+    Node,
+    Assign(String),
+    /// A set, a list, or a block the tokens do not tell.
+    Other,
+}
+
+/// A word of the entry being written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Word<'a> {
+    Ident(&'a str),
+    Punct(TokenKind),
+    Literal,
+}
+
+/// The completion items at `pos` of `uri`.
+pub fn complete(snap: &Snapshot, uri: &Uri, pos: Position) -> Option<Vec<CompletionItem>> {
+    let (_, file) = snap.file(uri)?;
+    let lines = Lines::of(&snap.db, file, snap.unit);
+    let text = lines.text;
+    let offset = lines.offset(pos) as usize;
+    // The word being typed, replaced by the chosen item.
+    let word_start = text[..offset]
+        .char_indices()
+        .rev()
+        .take_while(|(_, c)| c.is_ascii_alphanumeric() || *c == '_' || *c == '-')
+        .last()
+        .map_or(offset, |(i, _)| i);
+    let replace = lines.range(Span::new(word_start, offset));
+    let before = &text[..word_start];
+    let lexed = lex(before);
+    // Inside a comment: nothing to offer.
+    if lexed.comments.last().is_some_and(|c| {
+        c.span.end as usize == word_start && !before[c.span.range()].contains('\n')
+    }) {
+        return Some(Vec::new());
+    }
+    let tokens: Vec<Token> = lexed
+        .tokens
+        .into_iter()
+        .filter(|t| t.kind != TokenKind::Eof)
+        .collect();
+    let parsed = parse_file(&snap.db, file);
+    let reg = registry(&snap.db, snap.ws);
+    let ctx = Context {
+        snap,
+        reg: &reg,
+        file: &parsed.file,
+        replace,
+    };
+    // Inside a string: only an open `${` interpolation completes.
+    if let Some(last) = tokens.last()
+        && matches!(
+            last.kind,
+            TokenKind::Str(false) | TokenKind::TripleStr(false)
+        )
+        && last.span.end as usize == word_start
+    {
+        let (stack, _) = blocks(before, &tokens[..tokens.len() - 1]);
+        let inside = &before[last.span.start as usize..];
+        let Some(open) = inside.rfind("${") else {
+            return Some(Vec::new());
+        };
+        let body = &inside[open + 2..];
+        if body.contains('}') {
+            return Some(Vec::new());
+        }
+        let body = body.rsplit(':').next().unwrap_or(body);
+        return Some(ctx.in_reference(&stack, body));
+    }
+    let (stack, entry) = blocks(before, &tokens);
+    let words: Vec<Word<'_>> = entry
+        .iter()
+        .map(|t| match t.kind {
+            TokenKind::Ident => Word::Ident(&before[t.span.range()]),
+            TokenKind::Int | TokenKind::Str(_) | TokenKind::TripleStr(_) => Word::Literal,
+            k => Word::Punct(k),
+        })
+        .collect();
+    // `req.` or `req.fi`: the fields of what `req` reads.
+    if let [.., Word::Ident(_), Word::Punct(TokenKind::Dot)] = words.as_slice() {
+        let mut dotted = String::new();
+        for w in words.iter().rev().skip(1) {
+            match w {
+                Word::Ident(s) => dotted = format!("{s}.{dotted}"),
+                Word::Punct(TokenKind::Dot) => {}
+                _ => break,
+            }
+        }
+        // `db.` lists fields; a field has no fields of its own (`db.host.`).
+        let segs: Vec<&str> = dotted.trim_end_matches('.').split('.').collect();
+        return Some(match segs.as_slice() {
+            [first] => ctx.in_reference(&stack, &format!("{first}.")),
+            _ => Vec::new(),
+        });
+    }
+    Some(ctx.in_entry(&stack, &words))
+}
+
+/// The blocks the tokens leave open, innermost last, and the tokens of the entry being
+/// written (those since the last line break or brace of the innermost block).
+fn blocks<'t>(text: &str, tokens: &'t [Token]) -> (Vec<Block>, &'t [Token]) {
+    let mut stack: Vec<Block> = Vec::new();
+    let mut entry_start = 0;
+    for (i, t) in tokens.iter().enumerate() {
+        if t.newline_before && i > entry_start {
+            entry_start = i;
+        }
+        match t.kind {
+            TokenKind::LBrace => {
+                let block = classify(text, stack.last(), &tokens[entry_start..i]);
+                stack.push(block);
+                entry_start = i + 1;
+            }
+            TokenKind::RBrace => {
+                stack.pop();
+                entry_start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    // A line break after the last token starts a new entry.
+    let entry = match tokens.last() {
+        Some(last) if text[last.span.end as usize..].contains('\n') => &tokens[tokens.len()..],
+        _ => &tokens[entry_start.min(tokens.len())..],
+    };
+    (stack, entry)
+}
+
+fn classify(text: &str, outer: Option<&Block>, entry: &[Token]) -> Block {
+    let words: Vec<&str> = entry
+        .iter()
+        .map(|t| match t.kind {
+            TokenKind::Ident => &text[t.span.range()],
+            TokenKind::Colon => ":",
+            _ => "",
+        })
+        .collect();
+    let name = |i: usize| words.get(i).copied().unwrap_or_default().to_string();
+    if words.last() == Some(&"in") {
+        return Block::Other;
+    }
+    match (outer, words.first().copied()) {
+        (None, Some("contract")) => Block::Contract,
+        (None, Some("module")) => Block::Module(name(1)),
+        (None, Some("mesh")) => Block::Mesh(name(1)),
+        (Some(Block::Module(_)), Some("requires")) => Block::Narrowing {
+            contract: words
+                .get(4)
+                .filter(|w| !w.is_empty())
+                .map(|w| w.to_string()),
+        },
+        (Some(Block::Module(_)), Some("container")) => Block::Container,
+        (Some(Block::Module(_)), Some("provides")) => Block::Provides(name(1)),
+        (Some(Block::Container), Some("env")) => Block::Env,
+        (Some(Block::Mesh(_)), Some("node")) => Block::Node,
+        (Some(Block::Mesh(_)), Some("assign")) => Block::Assign(name(1)),
+        _ => Block::Other,
+    }
+}
+
+struct Context<'a> {
+    snap: &'a Snapshot,
+    reg: &'a Registry,
+    file: &'a ast::SourceFile,
+    replace: tower_lsp_server::ls_types::Range,
+}
+
+impl Context<'_> {
+    fn item(
+        &self,
+        label: &str,
+        kind: CompletionItemKind,
+        detail: Option<String>,
+        docs: Option<&str>,
+    ) -> CompletionItem {
+        CompletionItem {
+            label: label.to_string(),
+            kind: Some(kind),
+            detail,
+            documentation: docs.map(|d| {
+                Documentation::MarkupContent(MarkupContent {
+                    kind: MarkupKind::Markdown,
+                    value: d.trim().to_string(),
+                })
+            }),
+            text_edit: Some(CompletionTextEdit::Edit(TextEdit::new(
+                self.replace,
+                label.to_string(),
+            ))),
+            ..CompletionItem::default()
+        }
+    }
+
+    fn keywords(&self, words: &[&str]) -> Vec<CompletionItem> {
+        words
+            .iter()
+            .map(|w| self.item(w, CompletionItemKind::KEYWORD, None, None))
+            .collect()
+    }
+
+    /// The module the stack is inside, as this file last parsed it.
+    fn module(&self, stack: &[Block]) -> Option<(String, ModuleShape)> {
+        let name = stack.iter().find_map(|b| match b {
+            Block::Module(n) => Some(n.clone()),
+            _ => None,
+        })?;
+        let m = self.file.items.iter().find_map(|i| match i {
+            Item::Module(m) if m.name.name == name => Some(m),
+            _ => None,
+        })?;
+        Some((name, module_shape(m)))
+    }
+
+    /// The mesh the stack is inside, as this file last parsed it.
+    fn mesh(&self, stack: &[Block]) -> Option<&ast::Mesh> {
+        let name = stack.iter().find_map(|b| match b {
+            Block::Mesh(n) => Some(n.clone()),
+            _ => None,
+        })?;
+        self.file.items.iter().find_map(|i| match i {
+            Item::Mesh(m) if m.name.name == name => Some(m),
+            _ => None,
+        })
+    }
+
+    fn contract(&self, name: Option<&str>) -> Option<&ContractInfo> {
+        self.reg.contracts.get(name?).map(|c| &**c)
+    }
+
+    fn fields(&self, contract: &ContractInfo, keep: impl Fn(bool) -> bool) -> Vec<CompletionItem> {
+        contract
+            .fields
+            .values()
+            .filter(|f| keep(f.given))
+            .map(|f| {
+                self.item(
+                    &f.name,
+                    CompletionItemKind::FIELD,
+                    Some(f.describe_type()),
+                    f.docs.as_deref(),
+                )
+            })
+            .collect()
+    }
+
+    fn requirement_names(
+        &self,
+        shape: &ModuleShape,
+        keep: impl Fn(&str, Option<&str>) -> bool,
+    ) -> Vec<CompletionItem> {
+        shape
+            .requirements
+            .iter()
+            .filter(|(_, r)| keep(r.kind.as_deref().unwrap_or(""), r.contract.as_deref()))
+            .map(|(name, r)| {
+                let detail = match (&r.kind, &r.contract) {
+                    (Some(k), Some(c)) => format!("{k} {c}"),
+                    (Some(k), None) => k.clone(),
+                    _ => String::new(),
+                };
+                self.item(name, CompletionItemKind::VARIABLE, Some(detail), None)
+            })
+            .collect()
+    }
+
+    /// Inside a reference: `db.` lists `db`'s fields; a bare word lists requirements.
+    fn in_reference(&self, stack: &[Block], body: &str) -> Vec<CompletionItem> {
+        let provides = stack.iter().rev().find_map(|b| match b {
+            Block::Provides(c) => Some(c.as_str()),
+            _ => None,
+        });
+        if let Some(Block::Assign(module)) = stack.last() {
+            // `route.public_name = …` on an assignment: the given fields left open.
+            let Some((req, _)) = body.split_once('.') else {
+                return Vec::new();
+            };
+            let shape = super::index::module_shapes(&self.snap.db, self.snap.ws);
+            let contract = shape
+                .modules
+                .get(module)
+                .and_then(|m| m.requirements.get(req))
+                .and_then(|r| r.contract.clone());
+            return match self.contract(contract.as_deref()) {
+                Some(c) => self.fields(c, |given| given),
+                None => Vec::new(),
+            };
+        }
+        let Some((_, shape)) = self.module(stack) else {
+            return Vec::new();
+        };
+        match body.split_once('.') {
+            Some((req, _)) => {
+                if let Some(r) = shape.requirements.get(req) {
+                    return match self.contract(r.contract.as_deref()) {
+                        Some(c) => self.fields(c, |_| true),
+                        None => Vec::new(),
+                    };
+                }
+                match (req, provides) {
+                    ("consumer", Some(_)) => ["login", "instance", "module"]
+                        .iter()
+                        .map(|w| {
+                            self.item(
+                                w,
+                                CompletionItemKind::FIELD,
+                                Some("string".into()),
+                                Some("Who is asking: the consuming instance's identity."),
+                            )
+                        })
+                        .collect(),
+                    ("given", Some(c)) => match self.contract(Some(c)) {
+                        Some(c) => self.fields(c, |given| given),
+                        None => Vec::new(),
+                    },
+                    _ => Vec::new(),
+                }
+            }
+            None => {
+                let mut items = self.requirement_names(&shape, |_, _| true);
+                if provides.is_some() {
+                    items.extend(self.keywords(&["consumer", "given"]));
+                }
+                items
+            }
+        }
+    }
+
+    /// At a word of an entry: what may stand there.
+    fn in_entry(&self, stack: &[Block], words: &[Word<'_>]) -> Vec<CompletionItem> {
+        use Word::{Ident as I, Punct as P};
+        // After `=`, an expression: the module's requirements.
+        if let Some(eq) = words.iter().position(|w| *w == P(TokenKind::Eq))
+            && words.len() == eq + 1
+        {
+            return match stack.last() {
+                Some(Block::Assign(_) | Block::Node | Block::Contract) | None => Vec::new(),
+                _ => self.in_reference(stack, ""),
+            };
+        }
+        match stack.last() {
+            None => match words {
+                [] => self.keywords(&["contract", "module", "mesh"]),
+                [I("contract"), I(_)] => self.keywords(&["for"]),
+                [I("contract"), I(_), I("for")] => self.keywords(&["module", "host", "mesh"]),
+                _ => Vec::new(),
+            },
+            Some(Block::Contract) => match words {
+                [] => self.keywords(&["given"]),
+                [.., P(TokenKind::Colon)] | [.., P(TokenKind::Colon), I("secret")] => {
+                    self.types(true)
+                }
+                [.., P(TokenKind::Lt)] => self.types(false),
+                _ => Vec::new(),
+            },
+            Some(Block::Module(_)) => match words {
+                [] => self.keywords(&["requires", "container", "provides", "slug"]),
+                [I("requires"), I(_), P(TokenKind::Colon)] => PROVIDER_KINDS
+                    .iter()
+                    .map(|k| {
+                        let who = ProviderKind::from_name(k).map(ProviderKind::answerer);
+                        self.item(
+                            k,
+                            CompletionItemKind::KEYWORD,
+                            who.map(|w| format!("answered by {w}")),
+                            None,
+                        )
+                    })
+                    .collect(),
+                [I("requires"), I(_), P(TokenKind::Colon), I("operator")]
+                | [
+                    I("requires"),
+                    I(_),
+                    P(TokenKind::Colon),
+                    I("operator"),
+                    I("secret"),
+                ] => self.types(words.len() == 4),
+                [I("requires"), I(_), P(TokenKind::Colon), I(kind)] => {
+                    let kind = ProviderKind::from_name(kind);
+                    self.contracts(|c| kind.is_none() || c.kind == kind)
+                }
+                [I("provides")] => self.contracts(|c| c.kind == Some(ProviderKind::Module)),
+                _ => Vec::new(),
+            },
+            Some(Block::Container) => match words {
+                [] => self.keywords(&[
+                    "image",
+                    "command",
+                    "user",
+                    "env",
+                    "mount",
+                    "secret",
+                    "file",
+                    "publish",
+                    "image_paths",
+                ]),
+                [I("publish")] => {
+                    self.module_requirements(stack, |kind, c| kind == "host" && c == Some("port"))
+                }
+                [I("mount")] => {
+                    let Some((_, shape)) = self.module(stack) else {
+                        return Vec::new();
+                    };
+                    shape
+                        .requirements
+                        .iter()
+                        .filter(|(_, r)| {
+                            r.kind.as_deref() == Some("host")
+                                && matches!(r.contract.as_deref(), Some("directory" | "access"))
+                        })
+                        .map(|(name, r)| {
+                            self.item(
+                                &format!("{name}.path"),
+                                CompletionItemKind::VARIABLE,
+                                r.contract.as_ref().map(|c| format!("host {c}")),
+                                None,
+                            )
+                        })
+                        .collect()
+                }
+                [I("mount"), ..] if words.contains(&P(TokenKind::Arrow)) => Vec::new(),
+                [I("file"), Word::Literal] => self.keywords(&["mode"]),
+                _ => Vec::new(),
+            },
+            Some(Block::Env) => match words {
+                [_, P(TokenKind::Eq), _, ..] => self.keywords(&["exposed"]),
+                _ => Vec::new(),
+            },
+            Some(Block::Narrowing { contract }) => match words {
+                [] => match self.contract(contract.as_deref()) {
+                    Some(c) => self.fields(c, |_| true),
+                    None => Vec::new(),
+                },
+                [I(_)] => self.keywords(&["in", "len", "matches"]),
+                _ => Vec::new(),
+            },
+            Some(Block::Provides(contract)) => match words {
+                [] => match self.contract(Some(contract)) {
+                    Some(c) => self.fields(c, |given| !given),
+                    None => Vec::new(),
+                },
+                _ => Vec::new(),
+            },
+            Some(Block::Mesh(_)) => self.in_mesh(stack, words),
+            Some(Block::Node) => match words {
+                [] => ["private_name", "root", "ports", "short"]
+                    .iter()
+                    .map(|w| self.item(w, CompletionItemKind::PROPERTY, None, None))
+                    .collect(),
+                _ => Vec::new(),
+            },
+            Some(Block::Assign(module)) => self.in_assign(stack, module, words),
+            Some(Block::Other) => Vec::new(),
+        }
+    }
+
+    fn module_requirements(
+        &self,
+        stack: &[Block],
+        keep: impl Fn(&str, Option<&str>) -> bool,
+    ) -> Vec<CompletionItem> {
+        match self.module(stack) {
+            Some((_, shape)) => self.requirement_names(&shape, keep),
+            None => Vec::new(),
+        }
+    }
+
+    fn types(&self, with_secret: bool) -> Vec<CompletionItem> {
+        let mut items: Vec<CompletionItem> = TYPE_NAMES
+            .iter()
+            .chain(["list"].iter())
+            .map(|t| self.item(t, CompletionItemKind::TYPE_PARAMETER, None, None))
+            .collect();
+        if with_secret {
+            items.push(self.item("secret", CompletionItemKind::KEYWORD, None, None));
+        }
+        items
+    }
+
+    fn contracts(&self, keep: impl Fn(&ContractInfo) -> bool) -> Vec<CompletionItem> {
+        self.reg
+            .contracts
+            .values()
+            .filter(|c| keep(c))
+            .map(|c| {
+                self.item(
+                    &c.name,
+                    CompletionItemKind::INTERFACE,
+                    c.kind.map(|k| format!("for {}", k.as_str())),
+                    c.docs.as_deref(),
+                )
+            })
+            .collect()
+    }
+
+    fn nodes(&self, stack: &[Block]) -> Vec<CompletionItem> {
+        let Some(mesh) = self.mesh(stack) else {
+            return Vec::new();
+        };
+        mesh.nodes()
+            .map(|n| {
+                self.item(
+                    &n.name.name,
+                    CompletionItemKind::ENUM_MEMBER,
+                    Some("node".into()),
+                    n.docs.text.as_deref(),
+                )
+            })
+            .collect()
+    }
+
+    fn instances(&self, stack: &[Block]) -> Vec<CompletionItem> {
+        let Some(mesh) = self.mesh(stack) else {
+            return Vec::new();
+        };
+        let mut seen = BTreeSet::new();
+        mesh.assigns()
+            .filter(|a| seen.insert(a.instance_name().name.clone()))
+            .map(|a| {
+                let detail = format!(
+                    "{} on {}",
+                    a.module.name,
+                    a.node.as_ref().map_or("?", |n| n.name.as_str())
+                );
+                self.item(
+                    &a.instance_name().name,
+                    CompletionItemKind::CLASS,
+                    Some(detail),
+                    None,
+                )
+            })
+            .collect()
+    }
+
+    fn in_mesh(&self, stack: &[Block], words: &[Word<'_>]) -> Vec<CompletionItem> {
+        use Word::{Ident as I, Punct as P};
+        match words {
+            [] => self.keywords(&["node", "seat", "assign"]),
+            [I("assign")] => self
+                .reg
+                .modules
+                .keys()
+                .map(|m| self.item(m, CompletionItemKind::MODULE, None, None))
+                .collect(),
+            [I("assign"), I(_)] => self.keywords(&["to"]),
+            [I("assign"), I(_), I("to")] => self.nodes(stack),
+            [I("assign"), I(_), I("to"), I(_)] => self.keywords(&["as"]),
+            [I("seat")] => self
+                .reg
+                .seats
+                .values()
+                .map(|s| {
+                    self.item(
+                        &s.name,
+                        CompletionItemKind::ENUM_MEMBER,
+                        Some(format!("delivers {}", s.contract)),
+                        None,
+                    )
+                })
+                .collect(),
+            [I("seat"), I(_), P(TokenKind::Eq)] => self.instances(stack),
+            [I("seat"), I(_), P(TokenKind::Eq), I(_)] => self.keywords(&["on"]),
+            [I("seat"), I(_), P(TokenKind::Eq), I(_), I("on")] => self.nodes(stack),
+            _ => Vec::new(),
+        }
+    }
+
+    fn in_assign(&self, stack: &[Block], module: &str, words: &[Word<'_>]) -> Vec<CompletionItem> {
+        use Word::{Ident as I, Literal as L};
+        let shapes = super::index::module_shapes(&self.snap.db, self.snap.ws);
+        match words {
+            [] => {
+                let mut items = match shapes.modules.get(module) {
+                    Some(shape) => self.requirement_names(shape, |_, _| true),
+                    None => Vec::new(),
+                };
+                items.push(self.item("short", CompletionItemKind::PROPERTY, None, None));
+                items
+            }
+            [I(_)] => self.keywords(&["from", "at"]),
+            [I(_), I("from")] => self.instances(stack),
+            [I(_), I("from"), I(_)] => self.keywords(&["on"]),
+            [I(_), I("from"), I(_), I("on")] | [I(_), I("at"), L, I("on")] => self.nodes(stack),
+            [I(_), I("at"), L] => self.keywords(&["on"]),
+            _ => Vec::new(),
+        }
+    }
+}

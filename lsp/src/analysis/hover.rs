@@ -1,0 +1,374 @@
+//! Hover: what the name under the cursor is, its declaration as written and its docs.
+
+use super::index::Symbol;
+use super::resolution::{Answer, provider_info};
+use super::{Cursor, definitions};
+use crate::state::Snapshot;
+use meshc::check::registry::ProviderKind;
+use meshc::db::{module_source, parse_file, registry};
+use meshc::span::Span;
+use meshc::syntax::ast::{self, Item, NarrowingKind, RequirementBody};
+use std::fmt::Write as _;
+use tower_lsp_server::ls_types::{Hover, HoverContents, MarkupContent, MarkupKind, Position, Uri};
+
+/// The hover at `pos` of `uri`.
+pub fn hover(snap: &Snapshot, uri: &Uri, pos: Position) -> Option<Hover> {
+    let cursor = Cursor::new(snap, uri, pos)?;
+    let occ = cursor.occurrence()?.clone();
+    let text = match &occ.symbol {
+        Symbol::Requirement { module, name } => requirement(snap, module, name),
+        Symbol::Field { contract, field } => {
+            let narrowed = narrowing_at(snap, &cursor, occ.span, contract, field);
+            field_hover(snap, contract, field, narrowed)
+        }
+        Symbol::Contract(name) => contract(snap, name),
+        Symbol::Module(name) => module(snap, name),
+        Symbol::Mesh(name) => mesh(snap, name),
+        Symbol::Node { mesh, node } => node_hover(snap, mesh, node),
+        Symbol::Instance { mesh, node, name } => instance(snap, mesh, node, name),
+        Symbol::Seat(name) => seat(snap, name),
+    }?;
+    Some(Hover {
+        contents: HoverContents::Markup(MarkupContent {
+            kind: MarkupKind::Markdown,
+            value: text,
+        }),
+        range: Some(cursor.lines.range(occ.span)),
+    })
+}
+
+/// The source text of `span` in the file at `path`, doc lines dropped.
+fn source_of(snap: &Snapshot, path: &str, span: Span) -> Option<String> {
+    let file = snap.file_at(path)?;
+    let text = file.text(&snap.db);
+    let s = text.get(span.range())?;
+    let kept: Vec<&str> = s
+        .lines()
+        .filter(|l| !l.trim_start().starts_with("///"))
+        .collect();
+    Some(dedent(&kept))
+}
+
+/// Lines with their common indentation (after the first line) removed.
+fn dedent(lines: &[&str]) -> String {
+    let indent = lines
+        .iter()
+        .skip(1)
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| l.len() - l.trim_start().len())
+        .min()
+        .unwrap_or(0);
+    let base = lines
+        .last()
+        .map(|l| l.len() - l.trim_start().len())
+        .unwrap_or(0)
+        .min(indent);
+    let mut out = String::new();
+    for (i, l) in lines.iter().enumerate() {
+        if i > 0 {
+            out.push('\n');
+            out.push_str(l.get(base..).unwrap_or(l.trim_start()));
+        } else {
+            out.push_str(l.trim());
+        }
+    }
+    out
+}
+
+fn code(out: &mut String, text: &str) {
+    let _ = write!(out, "```mesh\n{text}\n```\n");
+}
+
+fn docs(out: &mut String, docs: Option<&str>) {
+    if let Some(d) = docs.filter(|d| !d.trim().is_empty()) {
+        let _ = write!(out, "\n{}\n", d.trim());
+    }
+}
+
+fn requirement(snap: &Snapshot, module_name: &str, name: &str) -> Option<String> {
+    let src = module_source(&snap.db, snap.ws, module_name)?;
+    let r = src.module().requirements().find(|r| r.name.name == name)?;
+    let mut out = String::new();
+    code(&mut out, &source_of(snap, &src.path, r.span)?);
+    let kind = r
+        .kind
+        .as_ref()
+        .and_then(|k| ProviderKind::from_name(&k.name));
+    match (&r.body, kind) {
+        (RequirementBody::Contract { contract, .. }, Some(kind)) => {
+            let contract = contract.as_ref().map_or("?", |c| c.name.as_str());
+            let _ = writeln!(
+                out,
+                "\nRequirement of module `{module_name}`: contract `{contract}`, answered by {}.",
+                kind.answerer()
+            );
+        }
+        (RequirementBody::Operator { .. }, _) => {
+            let _ = writeln!(
+                out,
+                "\nRequirement of module `{module_name}`: a value the operator sets on each assignment."
+            );
+        }
+        _ => {}
+    }
+    docs(&mut out, r.docs.text.as_deref());
+    if let RequirementBody::Contract {
+        contract: Some(c), ..
+    } = &r.body
+    {
+        let reg = registry(&snap.db, snap.ws);
+        if let Some(info) = reg.contracts.get(c.name.as_str())
+            && let Some(d) = info.docs.as_deref()
+        {
+            let _ = write!(out, "\n`{}`: {}\n", c.name, d.trim());
+        }
+    }
+    let answers = provider_info(snap, module_name, name);
+    if !answers.is_empty() {
+        out.push_str("\nAnswered on each assignment:\n");
+        for a in answers {
+            let _ = match &a.answer {
+                Answer::Provided {
+                    provider_instance,
+                    provider_node,
+                    rule,
+                } => writeln!(
+                    out,
+                    "- mesh `{}`, `{}` on `{}`: `{provider_instance}` on `{provider_node}` (by {rule})",
+                    a.mesh, a.instance, a.node
+                ),
+                Answer::LeftOut { reason } => writeln!(
+                    out,
+                    "- mesh `{}`, `{}` on `{}`: left out ({reason})",
+                    a.mesh, a.instance, a.node
+                ),
+            };
+        }
+    }
+    Some(out)
+}
+
+/// The narrowing a requirement adds to `field`, when the cursor reads `req.field` in a
+/// module whose requirement `req` narrows it.
+fn narrowing_at(
+    snap: &Snapshot,
+    cursor: &Cursor<'_>,
+    span: Span,
+    contract: &str,
+    field: &str,
+) -> Option<String> {
+    let prev = cursor
+        .index
+        .occurrences
+        .iter()
+        .rev()
+        .find(|o| o.span.end < span.start)?;
+    let Symbol::Requirement { module, name } = &prev.symbol else {
+        return None;
+    };
+    if prev.span.end + 1 != span.start {
+        return None;
+    }
+    let src = module_source(&snap.db, snap.ws, module)?;
+    let r = src.module().requirements().find(|r| r.name.name == name)?;
+    let RequirementBody::Contract {
+        contract: Some(c),
+        narrowing,
+        ..
+    } = &r.body
+    else {
+        return None;
+    };
+    if c.name != contract {
+        return None;
+    }
+    let texts: Vec<String> = narrowing
+        .iter()
+        .filter(|n| n.field.name == field)
+        .filter_map(|n| {
+            let t = source_of(snap, &src.path, n.span)?;
+            Some(match n.kind {
+                NarrowingKind::Set(_) => format!("Set by requirement `{name}`: `{t}`."),
+                NarrowingKind::Refine(_) => format!("Narrowed by requirement `{name}`: `{t}`."),
+            })
+        })
+        .collect();
+    (!texts.is_empty()).then(|| texts.join("\n\n"))
+}
+
+fn field_hover(
+    snap: &Snapshot,
+    contract: &str,
+    field: &str,
+    narrowed: Option<String>,
+) -> Option<String> {
+    let reg = registry(&snap.db, snap.ws);
+    let c = reg.contracts.get(contract)?;
+    let f = c.fields.get(field)?;
+    let mut out = String::new();
+    code(&mut out, &source_of(snap, &c.file, f.span)?);
+    let mut facts = vec![format!(
+        "Field of contract `{contract}`, of type `{}`.",
+        f.ty
+    )];
+    if f.given {
+        facts.push("Given: the consumer sets it and the provider honours it.".into());
+    }
+    if f.secret {
+        facts.push("Secret: never a plain value.".into());
+    }
+    if let Some(d) = &f.default {
+        facts.push(format!("Default: `{d}`."));
+    }
+    let _ = writeln!(out, "\n{}", facts.join(" "));
+    if let Some(n) = narrowed {
+        let _ = writeln!(out, "\n{n}");
+    }
+    docs(&mut out, f.docs.as_deref());
+    Some(out)
+}
+
+fn contract(snap: &Snapshot, name: &str) -> Option<String> {
+    let reg = registry(&snap.db, snap.ws);
+    let c = reg.contracts.get(name)?;
+    let mut header = format!("contract {name}");
+    if let Some(k) = c.kind {
+        let _ = write!(header, " for {}", k.as_str());
+    }
+    header.push_str(" {");
+    for f in c.fields.values() {
+        if let Some(t) = source_of(snap, &c.file, f.span) {
+            let _ = write!(header, "\n  {}", t.replace('\n', "\n  "));
+        }
+    }
+    header.push_str("\n}");
+    let mut out = String::new();
+    code(&mut out, &header);
+    if c.std {
+        out.push_str("\nA standard contract.\n");
+    }
+    docs(&mut out, c.docs.as_deref());
+    Some(out)
+}
+
+fn module(snap: &Snapshot, name: &str) -> Option<String> {
+    let src = module_source(&snap.db, snap.ws, name)?;
+    let m = src.module();
+    let mut header = format!("module {name} {{");
+    for r in m.requirements() {
+        let first = source_of(snap, &src.path, r.span)?;
+        let first = first
+            .lines()
+            .next()
+            .unwrap_or_default()
+            .trim_end_matches('{');
+        let _ = write!(header, "\n  {}", first.trim_end());
+    }
+    for p in m.provides() {
+        let _ = write!(header, "\n  provides {}", p.contract.name);
+    }
+    header.push_str("\n}");
+    let mut out = String::new();
+    code(&mut out, &header);
+    docs(&mut out, m.docs.text.as_deref());
+    Some(out)
+}
+
+fn find_mesh<'a>(parsed: &'a meshc::syntax::Parsed, name: &str) -> Option<&'a ast::Mesh> {
+    parsed.file.items.iter().find_map(|i| match i {
+        Item::Mesh(m) if m.name.name == name => Some(m),
+        _ => None,
+    })
+}
+
+fn mesh(snap: &Snapshot, name: &str) -> Option<String> {
+    let (path, file, _) = definitions(snap, &Symbol::Mesh(name.into()))
+        .into_iter()
+        .next()?;
+    let parsed = parse_file(&snap.db, file);
+    let m = find_mesh(&parsed, name)?;
+    let _ = path;
+    let mut out = String::new();
+    code(&mut out, &format!("mesh {name}"));
+    let _ = writeln!(
+        out,
+        "\n{} nodes, {} assignments.",
+        m.nodes().count(),
+        m.assigns().count()
+    );
+    docs(&mut out, m.docs.text.as_deref());
+    Some(out)
+}
+
+fn node_hover(snap: &Snapshot, mesh_name: &str, node: &str) -> Option<String> {
+    let (path, file, _) = definitions(
+        snap,
+        &Symbol::Node {
+            mesh: mesh_name.into(),
+            node: node.into(),
+        },
+    )
+    .into_iter()
+    .next()?;
+    let parsed = parse_file(&snap.db, file);
+    let n = find_mesh(&parsed, mesh_name)?
+        .nodes()
+        .find(|n| n.name.name == node)?;
+    let mut out = String::new();
+    code(&mut out, &source_of(snap, &path, n.span)?);
+    let _ = writeln!(out, "\nNode of mesh `{mesh_name}`.");
+    docs(&mut out, n.docs.text.as_deref());
+    Some(out)
+}
+
+fn instance(snap: &Snapshot, mesh_name: &str, node: &str, name: &str) -> Option<String> {
+    let symbol = Symbol::Instance {
+        mesh: mesh_name.into(),
+        node: node.into(),
+        name: name.into(),
+    };
+    let (path, file, span) = definitions(snap, &symbol).into_iter().next()?;
+    let parsed = parse_file(&snap.db, file);
+    let a = find_mesh(&parsed, mesh_name)?
+        .assigns()
+        .find(|a| a.span.start <= span.start && span.end <= a.span.end)?;
+    let header = source_of(snap, &path, a.span)?;
+    let header = header
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .trim_end_matches('{');
+    let mut out = String::new();
+    code(&mut out, header.trim_end());
+    let _ = writeln!(
+        out,
+        "\nInstance `{name}` of module `{}` on node `{node}`.",
+        a.module.name
+    );
+    docs(&mut out, a.docs.text.as_deref());
+    if let Some(src) = module_source(&snap.db, snap.ws, &a.module.name) {
+        docs(&mut out, src.module().docs.text.as_deref());
+    }
+    Some(out)
+}
+
+fn seat(snap: &Snapshot, name: &str) -> Option<String> {
+    let (_, file, span) = definitions(snap, &Symbol::Seat(name.into()))
+        .into_iter()
+        .next()?;
+    let parsed = parse_file(&snap.db, file);
+    let s = parsed.file.items.iter().find_map(|i| match i {
+        Item::Seat(s) if s.name.span == span => Some(s),
+        _ => None,
+    })?;
+    let mut out = String::new();
+    code(
+        &mut out,
+        &format!(
+            "seat {name} delivers {}",
+            s.contract.as_ref().map_or("?", |c| c.name.as_str())
+        ),
+    );
+    docs(&mut out, s.docs.text.as_deref());
+    Some(out)
+}

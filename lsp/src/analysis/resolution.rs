@@ -1,0 +1,99 @@
+//! What mesh resolution tells the editor: which provider answers a module requirement on
+//! each assignment and by which rule (pin, seat, node, only), read by hover and inlay
+//! hints; and the resolution diagnostics of the meshes a file declares, published with the
+//! file's own after an edit.
+//!
+//! Meshes are resolved as `meshc check` resolves them: with no lock (ports chosen afresh,
+//! which changes no verdict), through the tracked `resolve_mesh` query, so a request after
+//! an edit reuses what the workspace check computed.
+
+use crate::state::Snapshot;
+use meshc::db::{registry, resolve_mesh};
+use meshc::diagnostics::Diagnostic;
+use meshc::emit::manifest::Requirement;
+use meshc::resolve::Lock;
+
+/// How one assignment's requirement is answered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Answer {
+    /// An instance answers it, chosen by `rule`: `pin`, `seat`, `node` or `only`
+    /// (LANGUAGE.md §7).
+    Provided {
+        provider_instance: String,
+        provider_node: String,
+        rule: String,
+    },
+    /// The assignment was left out of its node's manifest; the first reason.
+    LeftOut { reason: String },
+}
+
+/// One assignment's answer to a module requirement.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProviderAnswer {
+    pub mesh: String,
+    /// The consuming instance and its node.
+    pub instance: String,
+    pub node: String,
+    pub answer: Answer,
+}
+
+/// Every assignment's answer to requirement `requirement` of module `module`, mesh by
+/// mesh, in manifest order.
+pub fn provider_info(snap: &Snapshot, module: &str, requirement: &str) -> Vec<ProviderAnswer> {
+    let reg = registry(&snap.db, snap.ws);
+    let mut out = Vec::new();
+    for mesh in reg.meshes.keys() {
+        salsa::Database::unwind_if_revision_cancelled(&snap.db);
+        let outcome = resolve_mesh(&snap.db, snap.ws, mesh.clone(), Lock::default());
+        for (node, manifest) in &outcome.manifests {
+            for inst in manifest.instances.iter().filter(|i| i.module == module) {
+                if let Some(Requirement::Module(m)) = inst.requirements.get(requirement) {
+                    out.push(ProviderAnswer {
+                        mesh: mesh.clone(),
+                        instance: inst.instance.clone(),
+                        node: node.clone(),
+                        answer: Answer::Provided {
+                            provider_instance: m.provider.instance.clone(),
+                            provider_node: m.provider.node.clone(),
+                            rule: m.by.as_str().to_string(),
+                        },
+                    });
+                }
+            }
+        }
+        for left in outcome.left_out.iter().filter(|l| l.module == module) {
+            let reason = left
+                .diagnostics
+                .first()
+                .map(|d| format!("{}: {}", d.code, d.message))
+                .unwrap_or_default();
+            out.push(ProviderAnswer {
+                mesh: mesh.clone(),
+                instance: left.instance.clone(),
+                node: left.node.clone(),
+                answer: Answer::LeftOut { reason },
+            });
+        }
+    }
+    out
+}
+
+/// The resolution diagnostics about the file at `path` of the meshes it declares.
+pub fn mesh_diagnostics_of(snap: &Snapshot, path: &str) -> Vec<Diagnostic> {
+    let reg = registry(&snap.db, snap.ws);
+    let mut out = Vec::new();
+    for (name, at) in &reg.meshes {
+        if &*reg.files[at.file] != path {
+            continue;
+        }
+        let outcome = resolve_mesh(&snap.db, snap.ws, name.clone(), Lock::default());
+        out.extend(
+            outcome
+                .diagnostics
+                .iter()
+                .filter(|d| &*d.file == path)
+                .cloned(),
+        );
+    }
+    out
+}

@@ -1,0 +1,10 @@
+//! The `meshc-lsp` binary: the language server on stdio.
+
+#[tokio::main]
+async fn main() {
+    if std::env::args().any(|a| a == "--version" || a == "-V") {
+        println!("meshc-lsp {}", env!("CARGO_PKG_VERSION"));
+        return;
+    }
+    meshc_lsp::run_stdio().await;
+}

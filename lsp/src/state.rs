@@ -1,0 +1,371 @@
+//! The server's state: the salsa database, the file table (disk texts, open documents and
+//! their versions) and the generation counter that tells stale results from current ones.
+//!
+//! The state lives behind one `std::sync::Mutex`. Every change applies to the database
+//! while the lock is held and before any `.await`; work happens on a [`Snapshot`] (a clone
+//! of the database) outside the lock. A salsa setter waits until every clone is dropped,
+//! and cancels the queries running on them, so an edit stops stale work instead of
+//! queuing behind it.
+
+use meshc::db::{Database, STDLIB_PATH, SourceFile, Workspace};
+use meshc::span::FilePath;
+use meshc::syntax::line_index::ColumnUnit;
+use salsa::Setter as _;
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use tower_lsp_server::ls_types::Uri;
+
+/// One file of the workspace.
+#[derive(Clone)]
+pub struct FileEntry {
+    pub uri: Uri,
+    pub input: SourceFile,
+    /// The version of the open document; `None` when the text is the disk's.
+    pub version: Option<i32>,
+    /// Whether the file was found on disk (under a workspace folder or by a watcher), so
+    /// closing its document reverts to the disk instead of dropping the file.
+    pub on_disk: bool,
+}
+
+/// Where files are, both ways, as one snapshot saw them.
+#[derive(Default)]
+pub struct FileMap {
+    pub by_path: HashMap<FilePath, (Uri, SourceFile)>,
+    pub by_uri: HashMap<Uri, FilePath>,
+}
+
+/// A consistent view for one computation: a clone of the database and the file map of the
+/// same moment. Dropping it lets the next edit proceed.
+pub struct Snapshot {
+    pub db: Database,
+    pub ws: Workspace,
+    pub std_file: SourceFile,
+    pub files: Arc<FileMap>,
+    /// The versions of the open documents.
+    pub versions: Arc<HashMap<FilePath, i32>>,
+    pub unit: ColumnUnit,
+    pub std_uri: Uri,
+    pub generation: u64,
+}
+
+impl Snapshot {
+    /// The file a URI names (the standard library's URI names its embedded file).
+    pub fn file(&self, uri: &Uri) -> Option<(FilePath, SourceFile)> {
+        if *uri == self.std_uri {
+            return Some((FilePath::from(STDLIB_PATH), self.std_file));
+        }
+        let path = self.files.by_uri.get(uri)?;
+        let (_, input) = self.files.by_path.get(path)?;
+        Some((path.clone(), *input))
+    }
+
+    /// The file at `path` (as diagnostics and the registry name it).
+    pub fn file_at(&self, path: &str) -> Option<SourceFile> {
+        if path == STDLIB_PATH {
+            return Some(self.std_file);
+        }
+        self.files.by_path.get(path).map(|(_, f)| *f)
+    }
+
+    /// The URI of the file at `path`.
+    pub fn uri_of(&self, path: &str) -> Option<Uri> {
+        if path == STDLIB_PATH {
+            return Some(self.std_uri.clone());
+        }
+        self.files.by_path.get(path).map(|(u, _)| u.clone())
+    }
+
+    /// The version of the open document at `path`.
+    pub fn version_of(&self, path: &str) -> Option<i32> {
+        self.versions.get(path).copied()
+    }
+}
+
+/// The server's mutable state.
+pub struct State {
+    pub db: Database,
+    pub ws: Workspace,
+    pub std_file: SourceFile,
+    /// Sorted by path, so the workspace's file order (and every result) is deterministic.
+    pub files: BTreeMap<FilePath, FileEntry>,
+    /// Bumped by every change of an input.
+    pub generation: u64,
+    pub roots: Vec<PathBuf>,
+    pub unit: ColumnUnit,
+    pub std_uri: Uri,
+    /// The file map of the current set of files; rebuilt when the set changes.
+    map: Arc<FileMap>,
+    map_stale: bool,
+    versions: Arc<HashMap<FilePath, i32>>,
+}
+
+impl State {
+    /// An empty workspace holding only the standard library.
+    pub fn new(std_uri: Uri) -> State {
+        let (db, ws) = Database::with_files(Vec::new());
+        let std_file = ws.files(&db)[0];
+        State {
+            db,
+            ws,
+            std_file,
+            files: BTreeMap::new(),
+            generation: 0,
+            roots: Vec::new(),
+            unit: ColumnUnit::Utf16,
+            std_uri,
+            map: Arc::new(FileMap::default()),
+            map_stale: false,
+            versions: Arc::new(HashMap::new()),
+        }
+    }
+
+    /// A snapshot for work outside the lock.
+    pub fn snapshot(&self) -> Snapshot {
+        Snapshot {
+            db: self.db.clone(),
+            ws: self.ws,
+            std_file: self.std_file,
+            files: self.map.clone(),
+            versions: self.versions.clone(),
+            unit: self.unit,
+            std_uri: self.std_uri.clone(),
+            generation: self.generation,
+        }
+    }
+
+    /// The path a URI maps to in the database: the file system path for `file:` URIs, the
+    /// URI itself for others (an untitled buffer).
+    pub fn path_for(uri: &Uri) -> FilePath {
+        match uri.to_file_path() {
+            Some(p) if uri.scheme().as_str() == "file" => FilePath::from(p.to_string_lossy()),
+            _ => FilePath::from(uri.as_str()),
+        }
+    }
+
+    /// Whether `uri` is the standard library's file (read-only: it is the embedded text).
+    pub fn is_std(&self, uri: &Uri) -> bool {
+        *uri == self.std_uri
+    }
+
+    /// Opens a document (or replaces its text): the open text overrides the disk.
+    /// Returns the file's path.
+    pub fn open(&mut self, uri: &Uri, text: &str, version: i32) -> FilePath {
+        let path = Self::path_for(uri);
+        match self.files.get_mut(&path) {
+            Some(entry) => {
+                entry.version = Some(version);
+                if **entry.input.text(&self.db) != *text {
+                    entry.input.set_text(&mut self.db).to(Arc::from(text));
+                }
+            }
+            None => {
+                let input = SourceFile::new(&self.db, path.clone(), Arc::from(text), false);
+                self.files.insert(
+                    path.clone(),
+                    FileEntry {
+                        uri: uri.clone(),
+                        input,
+                        version: Some(version),
+                        on_disk: false,
+                    },
+                );
+                self.sync_workspace();
+            }
+        }
+        self.changed();
+        path
+    }
+
+    /// Applies a full-text change of an open document. Returns `None` (and changes
+    /// nothing) for a document that is not open or a version older than the one held.
+    pub fn change(&mut self, uri: &Uri, text: &str, version: i32) -> Option<FilePath> {
+        let path = Self::path_for(uri);
+        let entry = self.files.get_mut(&path)?;
+        if entry.version.is_some_and(|v| v > version) {
+            return None;
+        }
+        entry.version = Some(version);
+        entry.input.set_text(&mut self.db).to(Arc::from(text));
+        self.changed();
+        Some(path)
+    }
+
+    /// Closes a document: its file reverts to the disk's text (`disk`), or leaves the
+    /// workspace when it is not on disk. Returns whether the file left.
+    pub fn close(&mut self, uri: &Uri, disk: Option<Arc<str>>) -> bool {
+        let path = Self::path_for(uri);
+        let under_roots = self.under_roots(&path);
+        let Some(entry) = self.files.get_mut(&path) else {
+            return false;
+        };
+        entry.version = None;
+        let gone = match disk {
+            Some(text) if entry.on_disk || under_roots => {
+                entry.on_disk = true;
+                if **entry.input.text(&self.db) != *text {
+                    entry.input.set_text(&mut self.db).to(text);
+                }
+                false
+            }
+            _ => {
+                self.files.remove(&path);
+                self.sync_workspace();
+                true
+            }
+        };
+        self.changed();
+        gone
+    }
+
+    /// Whether `path` is the standard library's read-only copy (a cache directory inside a
+    /// workspace folder must not make the library a workspace file too).
+    fn is_std_copy(&self, path: &Path) -> bool {
+        Uri::from_file_path(path).is_some_and(|u| u == self.std_uri)
+    }
+
+    /// A file read from disk: added, or its text updated unless an open document overrides
+    /// it. Returns whether anything changed.
+    pub fn disk_file(&mut self, path: &Path, text: Arc<str>) -> bool {
+        if self.is_std_copy(path) {
+            return false;
+        }
+        let key = FilePath::from(path.to_string_lossy());
+        match self.files.get_mut(&key) {
+            Some(entry) => {
+                entry.on_disk = true;
+                if entry.version.is_some() || *entry.input.text(&self.db) == text {
+                    return false;
+                }
+                entry.input.set_text(&mut self.db).to(text);
+            }
+            None => {
+                let Some(uri) = Uri::from_file_path(path) else {
+                    return false;
+                };
+                let input = SourceFile::new(&self.db, key.clone(), text, false);
+                self.files.insert(
+                    key,
+                    FileEntry {
+                        uri,
+                        input,
+                        version: None,
+                        on_disk: true,
+                    },
+                );
+                self.sync_workspace();
+            }
+        }
+        self.changed();
+        true
+    }
+
+    /// Adds or updates many disk files at once (a workspace scan): one workspace write.
+    pub fn disk_files(&mut self, files: Vec<(PathBuf, Arc<str>)>) {
+        let mut added = false;
+        for (path, text) in files {
+            if self.is_std_copy(&path) {
+                continue;
+            }
+            let key = FilePath::from(path.to_string_lossy());
+            if let Some(entry) = self.files.get_mut(&key) {
+                entry.on_disk = true;
+                if entry.version.is_none() && *entry.input.text(&self.db) != text {
+                    entry.input.set_text(&mut self.db).to(text);
+                }
+                continue;
+            }
+            let Some(uri) = Uri::from_file_path(&path) else {
+                continue;
+            };
+            let input = SourceFile::new(&self.db, key.clone(), text, false);
+            self.files.insert(
+                key,
+                FileEntry {
+                    uri,
+                    input,
+                    version: None,
+                    on_disk: true,
+                },
+            );
+            added = true;
+        }
+        if added {
+            self.sync_workspace();
+        }
+        self.changed();
+    }
+
+    /// A file deleted on disk: it leaves unless a document holds it open. Returns the
+    /// path when it left.
+    pub fn disk_deleted(&mut self, path: &Path) -> Option<FilePath> {
+        let key = FilePath::from(path.to_string_lossy());
+        let entry = self.files.get_mut(&key)?;
+        entry.on_disk = false;
+        if entry.version.is_some() {
+            return None;
+        }
+        self.files.remove(&key);
+        self.sync_workspace();
+        self.changed();
+        Some(key)
+    }
+
+    /// Drops every file under `root` that no document holds open (a removed folder).
+    /// Returns the paths that left.
+    pub fn drop_root(&mut self, root: &Path) -> Vec<FilePath> {
+        self.roots.retain(|r| r != root);
+        let gone: Vec<FilePath> = self
+            .files
+            .iter()
+            .filter(|(p, e)| {
+                e.version.is_none()
+                    && Path::new(&***p).starts_with(root)
+                    && !self.roots.iter().any(|r| Path::new(&***p).starts_with(r))
+            })
+            .map(|(p, _)| p.clone())
+            .collect();
+        for p in &gone {
+            self.files.remove(p);
+        }
+        if !gone.is_empty() {
+            self.sync_workspace();
+            self.changed();
+        }
+        gone
+    }
+
+    fn under_roots(&self, path: &str) -> bool {
+        self.roots.iter().any(|r| Path::new(path).starts_with(r))
+    }
+
+    /// Rewrites the workspace input: the standard library first, then files by path.
+    fn sync_workspace(&mut self) {
+        let mut inputs = Vec::with_capacity(self.files.len() + 1);
+        inputs.push(self.std_file);
+        inputs.extend(self.files.values().map(|e| e.input));
+        self.ws.set_files(&mut self.db).to(inputs);
+        self.map_stale = true;
+    }
+
+    /// Records that an input changed: a new generation, the open versions, and a fresh
+    /// file map when the set of files changed.
+    fn changed(&mut self) {
+        self.generation += 1;
+        self.versions = Arc::new(
+            self.files
+                .iter()
+                .filter_map(|(p, e)| Some((p.clone(), e.version?)))
+                .collect(),
+        );
+        if self.map_stale {
+            let mut map = FileMap::default();
+            for (path, e) in &self.files {
+                map.by_path.insert(path.clone(), (e.uri.clone(), e.input));
+                map.by_uri.insert(e.uri.clone(), path.clone());
+            }
+            self.map = Arc::new(map);
+            self.map_stale = false;
+        }
+    }
+}
