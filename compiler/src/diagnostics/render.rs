@@ -231,8 +231,9 @@ pub fn to_human(diags: &[Diagnostic], sources: &dyn SourceMap, color: bool) -> S
 }
 
 /// `text` with every character inside `spans` replaced by `*`s (as many as its bytes, so
-/// every position after it stays where it was).
-fn masked(text: &str, spans: impl Iterator<Item = Span>) -> String {
+/// every position after it stays where it was). For showing source that may hold a
+/// secret: the spans are the diagnostics' [`Diagnostic::redact`].
+pub fn masked(text: &str, spans: impl Iterator<Item = Span>) -> String {
     let mut bytes = text.as_bytes().to_vec();
     for span in spans {
         for b in &mut bytes[clamp(span.range(), text)] {
