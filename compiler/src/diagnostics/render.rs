@@ -176,7 +176,7 @@ pub fn to_human(diags: &[Diagnostic], sources: &dyn SourceMap, color: bool) -> S
         let secret = diags
             .iter()
             .filter(|d| d.file == *f)
-            .flat_map(|d| d.redact.iter().copied());
+            .flat_map(Diagnostic::redacted);
         (f.clone(), masked(text, secret))
     }));
     let mut out = Vec::new();

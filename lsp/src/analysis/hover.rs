@@ -48,7 +48,7 @@ fn source_of(snap: &Snapshot, path: &str, span: Span) -> Option<String> {
     let secret = diags
         .iter()
         .filter(|d| *d.file == *path)
-        .flat_map(|d| d.redact.iter().copied());
+        .flat_map(|d| d.redacted());
     let text = meshc::diagnostics::render::masked(text, secret);
     let s = text.get(span.range())?;
     let kept: Vec<&str> = s
