@@ -247,6 +247,10 @@ fn fuzz_findings_stay_fixed() {
     // A doc comment inside a one-line entry made the formatter give up on the file.
     let inner_doc = "contract c for host {\n  given /// d\n  x: uid\n}\n";
     assert_ne!(common::check_all(inner_doc), inner_doc);
+    // A `///` after an opening brace, then a comment inside the first entry: moved above
+    // the entry, the comment came between the doc comment and the entry.
+    let brace_doc = "contract n for h{///\ne//\n:i}";
+    common::check_all(brace_doc);
     // Blanks after the opening quotes of a triple-quoted string are its text, not
     // trailing spaces of the layout.
     let opening = "module m {\n  container c {\n    file \"/a\" = \"\"\"\u{c} \r\n      x\n      \"\"\"\n  }\n}\n";

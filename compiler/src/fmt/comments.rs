@@ -80,6 +80,19 @@ impl<'a> Comments<'a> {
         None
     }
 
+    /// Like [`Comments::take_same_line`], but leaves a `///` comment where it is: after an
+    /// opening brace it documents the first entry, so it goes on its own line above it.
+    pub(crate) fn take_same_line_plain(&mut self, start: u32, end: u32) -> Option<usize> {
+        let i = self.first_from(start);
+        let first = (i..self.list.len())
+            .take_while(|&i| self.list[i].span.start < end)
+            .find(|&i| !self.taken[i])?;
+        if self.list[first].doc {
+            return None;
+        }
+        self.take_same_line(start, end)
+    }
+
     /// Every comment not printed yet (a safety net: nothing is ever dropped).
     pub(crate) fn take_rest(&mut self) -> Vec<usize> {
         self.take_in(0, u32::MAX)

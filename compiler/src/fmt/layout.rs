@@ -658,7 +658,7 @@ impl<'a> Layout<'a> {
         let limit = entries.first().map(|e| e.span().start).unwrap_or(close);
         let mut out = String::new();
         let mut start = open;
-        if let Some(c) = self.comments.take_same_line(open, limit) {
+        if let Some(c) = self.comments.take_same_line_plain(open, limit) {
             out.push(' ');
             out.push_str(self.comments.text(c));
             start = self.comments.span(c).end;
