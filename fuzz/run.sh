@@ -23,7 +23,7 @@ target/*/release/"$target" "corpus/$target" \
 end=$(date +%s)
 {
     echo "== $(date -u +%FT%TZ) $target ${seconds}s wall=$((end - start))s status=$status"
-    grep -E '^stat::|^(==|SUMMARY|Test unit written|thread .* panicked|artifact_prefix)' "runs/$target.last" || true
+    grep -aE '^stat::|^(==|SUMMARY|Test unit written|thread .* panicked|artifact_prefix)' "runs/$target.last" || true
     echo "corpus=$(ls "corpus/$target" | wc -l)"
 } | tee -a "runs/$target.log"
 exit $status
