@@ -2,7 +2,8 @@
 //! errors parses without an ERROR or MISSING node.
 //!
 //! Left out: build output and dependencies (`target/`, `node_modules/`),
-//! hidden directories, fuzzing corpora, any directory named `bad`, and any
+//! hidden directories, fuzzing corpora, the language server's fixtures (which
+//! hold a cursor marker), any directory named `bad`, and any
 //! file whose header expects or allows a syntax error (`// expect: E0001`,
 //! `// allow: E0005`: the codes E0001 to E0009), as test cases with broken
 //! input declare.
@@ -15,8 +16,9 @@ use std::path::{Path, PathBuf};
 /// Directory names never searched, wherever they are.
 const SKIPPED_DIRECTORIES: &[&str] = &["target", "node_modules", "bad"];
 
-/// Paths, relative to the repository root, never searched.
-const SKIPPED_PATHS: &[&str] = &["fuzz/corpus", "fuzz/artifacts"];
+/// Paths, relative to the repository root, never searched. The language server's
+/// fixtures hold a cursor marker (`$0`) and text typed halfway, not mesh.
+const SKIPPED_PATHS: &[&str] = &["fuzz/corpus", "fuzz/artifacts", "lsp/tests/fixtures"];
 
 fn collect_mesh_files(root: &Path, dir: &Path, files: &mut Vec<PathBuf>) {
     let mut entries: Vec<_> = fs::read_dir(dir)
