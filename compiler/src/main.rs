@@ -3,6 +3,9 @@
 
 mod cli;
 
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use clap::{Parser, Subcommand};
 use cli::output::{self, Deny, Format};
 use meshc::diagnostics::{Code, Diagnostic};

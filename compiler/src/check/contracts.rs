@@ -305,7 +305,9 @@ fn unknown_type(cx: &mut Cx<'_>, ident: &ast::Ident, owner: Owner) {
     candidates.push("list");
     let help = if let Some(s) = closest(&ident.name, candidates.iter().copied()) {
         format!("did you mean `{s}`?")
-    } else if let (Owner::Operator, Some(c)) = (owner, cx.registry.contracts.get(&ident.name)) {
+    } else if let (Owner::Operator, Some(c)) =
+        (owner, cx.registry.contracts.get(ident.name.as_str()))
+    {
         let kind = c.kind.map_or("module", ProviderKind::as_str);
         format!(
             "`{}` is a contract, answered by {}: write `{kind} {}` instead of `operator {}`",

@@ -194,10 +194,10 @@ pub(crate) fn check_module_literals(cx: &mut Cx<'_>, module: &Module) {
                 }
             }
             ModuleEntry::Provides(p) => {
-                let contract = registry.contracts.get(&p.contract.name);
+                let contract = registry.contracts.get(p.contract.name.as_str());
                 for a in &p.answers {
                     let secret = contract
-                        .and_then(|c| c.fields.get(&a.field.name))
+                        .and_then(|c| c.fields.get(a.field.name.as_str()))
                         .is_some_and(|f| f.secret);
                     rules.secret_place(secret, |r| r.expr(&a.value));
                 }

@@ -36,7 +36,11 @@ impl<'a> ModuleChecker<'a, '_> {
 
     fn check_provides_block(&mut self, p: &'a Provides) {
         let registry = self.cx.registry;
-        let Some(contract) = registry.contracts.get(&p.contract.name).map(|c| &**c) else {
+        let Some(contract) = registry
+            .contracts
+            .get(p.contract.name.as_str())
+            .map(|c| &**c)
+        else {
             let help = closest(
                 &p.contract.name,
                 registry
@@ -149,7 +153,7 @@ impl<'a> ModuleChecker<'a, '_> {
     /// one of an unknown contract (where `consumer` and `given` are still in place).
     fn answer_names(&mut self, p: &'a Provides) {
         let registry = self.cx.registry;
-        match registry.contracts.get(&p.contract.name) {
+        match registry.contracts.get(p.contract.name.as_str()) {
             Some(contract) => {
                 for a in &p.answers {
                     self.eval_names(&a.value, RefContext::Provides(contract));

@@ -106,7 +106,7 @@ impl ContractInfo {
     pub fn from_ast(c: &ast::Contract, file: &FilePath, std: bool) -> ContractInfo {
         let mut fields = IndexMap::new();
         for f in &c.fields {
-            if fields.contains_key(&f.name.name) {
+            if fields.contains_key(f.name.name.as_str()) {
                 continue;
             }
             let ty =
@@ -116,9 +116,9 @@ impl ContractInfo {
             let mut constraint = Constraint::of_type(&ty);
             constraint.refine(&f.refinements);
             fields.insert(
-                f.name.name.clone(),
+                f.name.name.to_string(),
                 FieldInfo {
-                    name: f.name.name.clone(),
+                    name: f.name.name.to_string(),
                     secret: f.ty.as_ref().is_some_and(|t| t.secret.is_some()),
                     given: f.given.is_some(),
                     default: f.default.as_ref().and_then(Value::from_literal),
@@ -131,7 +131,7 @@ impl ContractInfo {
             );
         }
         ContractInfo {
-            name: c.name.name.clone(),
+            name: c.name.name.to_string(),
             kind: c
                 .kind
                 .as_ref()
@@ -209,7 +209,7 @@ impl Registry {
                 };
                 match item {
                     Item::Contract(c) => {
-                        if let Some(prev) = reg.contracts.get(&name.name) {
+                        if let Some(prev) = reg.contracts.get(name.name.as_str()) {
                             let d = if prev.std {
                                 Diagnostic::new(
                                     Code::E0110,
@@ -228,12 +228,12 @@ impl Registry {
                             continue;
                         }
                         reg.contracts.insert(
-                            name.name.clone(),
+                            name.name.to_string(),
                             Arc::new(ContractInfo::from_ast(c, input.path, input.std)),
                         );
                     }
                     Item::Module(_) => {
-                        if let Some(prev) = reg.modules.get(&name.name) {
+                        if let Some(prev) = reg.modules.get(name.name.as_str()) {
                             let d = duplicate(
                                 input.path,
                                 name,
@@ -244,10 +244,10 @@ impl Registry {
                             reg.diagnostics.push(d);
                             continue;
                         }
-                        reg.modules.insert(name.name.clone(), here);
+                        reg.modules.insert(name.name.to_string(), here);
                     }
                     Item::Mesh(m) => {
-                        if let Some(prev) = reg.meshes.get(&name.name) {
+                        if let Some(prev) = reg.meshes.get(name.name.as_str()) {
                             let d = duplicate(
                                 input.path,
                                 name,
@@ -258,14 +258,14 @@ impl Registry {
                             reg.diagnostics.push(d);
                             continue;
                         }
-                        reg.meshes.insert(name.name.clone(), here);
+                        reg.meshes.insert(name.name.to_string(), here);
                         for node in m.nodes() {
                             let entry = NodeName {
-                                mesh: m.name.name.clone(),
-                                node: node.name.name.clone(),
+                                mesh: m.name.name.to_string(),
+                                node: node.name.name.to_string(),
                             };
                             reg.node_names
-                                .entry(node.name.name.clone())
+                                .entry(node.name.name.to_string())
                                 .or_insert(entry.clone());
                             if let Some(ast::Expr::Str(s)) =
                                 node.prop("private_name").map(|p| &p.value)
@@ -292,10 +292,10 @@ impl Registry {
                         }
                         if let Some(contract) = &s.contract {
                             reg.seats.insert(
-                                name.name.clone(),
+                                name.name.to_string(),
                                 SeatInfo {
-                                    name: name.name.clone(),
-                                    contract: contract.name.clone(),
+                                    name: name.name.to_string(),
+                                    contract: contract.name.to_string(),
                                     file: input.path.clone(),
                                     span: s.span,
                                 },

@@ -65,7 +65,10 @@ impl<'a> ModuleChecker<'a, '_> {
                     return;
                 };
                 let registry = self.cx.registry;
-                let info = registry.contracts.get(&contract_ident.name).map(|c| &**c);
+                let info = registry
+                    .contracts
+                    .get(contract_ident.name.as_str())
+                    .map(|c| &**c);
                 if kind.is_none() {
                     self.unknown_kind(r, info);
                 }
@@ -137,7 +140,7 @@ impl<'a> ModuleChecker<'a, '_> {
             return;
         };
         let registry = self.cx.registry;
-        let help = if let Some(seat) = registry.seats.get(&kind.name) {
+        let help = if let Some(seat) = registry.seats.get(kind.name.as_str()) {
             let answerer = registry
                 .contracts
                 .get(&seat.contract)

@@ -202,7 +202,7 @@ impl<'a> ModuleScope<'a> {
                 } => {
                     info.contract = contract
                         .as_ref()
-                        .and_then(|c| registry.contracts.get(&c.name).cloned());
+                        .and_then(|c| registry.contracts.get(c.name.as_str()).cloned());
                     for n in narrowing {
                         match &n.kind {
                             NarrowingKind::Set(e) => {
@@ -267,7 +267,7 @@ impl<'a> ModuleScope<'a> {
                         what: "write `given.FIELD`, naming a given field of the contract".into(),
                     });
                 };
-                return match contract.fields.get(&field.name).filter(|f| f.given) {
+                return match contract.fields.get(field.name.as_str()).filter(|f| f.given) {
                     Some(f) if segs.len() == 2 => Ok(RefTarget::Given(f.clone())),
                     Some(_) => Err(RefError::TooDeep {
                         span: reference.span,
@@ -276,7 +276,7 @@ impl<'a> ModuleScope<'a> {
                     None => Err(RefError::UnknownField {
                         requirement: "given".into(),
                         contract: contract.name.clone(),
-                        field: field.name.clone(),
+                        field: field.name.to_string(),
                         span: field.span,
                         suggestion: crate::diagnostics::closest(
                             &field.name,
@@ -293,13 +293,13 @@ impl<'a> ModuleScope<'a> {
             ("consumer" | "given", RefContext::Definition) => {
                 return Err(RefError::OutsideProvides {
                     span: first.span,
-                    word: first.name.clone(),
+                    word: first.name.to_string(),
                 });
             }
             _ => {}
         }
         Err(RefError::UnknownRequirement {
-            name: first.name.clone(),
+            name: first.name.to_string(),
             span: first.span,
             suggestion: crate::diagnostics::closest(&first.name, self.requirements.keys().copied())
                 .map(str::to_string),
@@ -336,11 +336,11 @@ impl<'a> ModuleScope<'a> {
                 span: reference.span,
             });
         };
-        let Some(field) = contract.fields.get(&field_ident.name) else {
+        let Some(field) = contract.fields.get(field_ident.name.as_str()) else {
             return Err(RefError::UnknownField {
                 requirement: req.name().to_string(),
                 contract: contract.name.clone(),
-                field: field_ident.name.clone(),
+                field: field_ident.name.to_string(),
                 span: field_ident.span,
                 suggestion: crate::diagnostics::closest(
                     &field_ident.name,
@@ -395,7 +395,7 @@ impl<'a> ModuleScope<'a> {
         let segments = text
             .split('.')
             .map(|s| ast::Ident {
-                name: s.to_string(),
+                name: s.into(),
                 span: reference.span,
             })
             .collect();

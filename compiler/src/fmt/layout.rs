@@ -816,7 +816,7 @@ impl<'a> Parts<'a> {
 
 fn type_text(ty: &TypeExpr) -> String {
     let base = match &ty.base {
-        BaseType::Named(n) => n.name.clone(),
+        BaseType::Named(n) => n.name.to_string(),
         BaseType::List(inner) => format!("list<{}>", type_text(inner)),
         BaseType::Error => String::new(),
     };

@@ -91,7 +91,7 @@ impl<'m> Resolver<'m> {
         let mut seen: FxHashMap<String, Span> = FxHashMap::default();
         for entry in &a.entries {
             let (key, name) = match &entry.kind {
-                AssignEntryKind::Value { name, .. } => (name.name.clone(), name),
+                AssignEntryKind::Value { name, .. } => (name.name.to_string(), name),
                 AssignEntryKind::Given {
                     requirement, field, ..
                 } => (format!("{}.{}", requirement.name, field.name), requirement),
@@ -320,7 +320,7 @@ impl<'m> Resolver<'m> {
         let Some(contract) = req.contract.as_deref() else {
             return; // unknown contract: the checker's
         };
-        let Some(info) = contract.fields.get(&field.name) else {
+        let Some(info) = contract.fields.get(field.name.as_str()) else {
             let help = crate::diagnostics::did_you_mean(
                 &field.name,
                 contract
@@ -485,7 +485,7 @@ impl<'m> Resolver<'m> {
             r.instances[i].settings.places.insert(key, p);
         };
         if let Some(node) = node {
-            if !self.nodes.contains_key(&node.name) {
+            if !self.nodes.contains_key(node.name.as_str()) {
                 let d = self.unknown_node(node, "the placement's node");
                 self.refuse(i, d);
                 places(self, Placement::Refused);

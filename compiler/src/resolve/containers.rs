@@ -71,7 +71,7 @@ impl<'m> Resolver<'m> {
                 }
                 ContainerEntryKind::Env(entries) => {
                     for e in entries {
-                        if out.env.contains_key(&e.key.name) {
+                        if out.env.contains_key(e.key.name.as_str()) {
                             continue; // E0102, the checker's
                         }
                         let exposed = e.exposed.as_ref().map(|x| {
@@ -81,7 +81,7 @@ impl<'m> Resolver<'m> {
                                 .unwrap_or_default()
                         });
                         if let Some(v) = self.env_value(i, &e.value, exposed) {
-                            out.env.insert(e.key.name.clone(), v);
+                            out.env.insert(e.key.name.to_string(), v);
                         }
                     }
                 }

@@ -47,7 +47,7 @@ impl<'m> Resolver<'m> {
     /// of the wrong kind, E0501 a missing `private_name`).
     pub(super) fn read_node(&mut self, node: &'m ast::Node) -> NodeInfo<'m> {
         let mut info = NodeInfo {
-            name: node.name.name.clone(),
+            name: node.name.name.to_string(),
             ast: node,
             private_name: None,
             root: DEFAULT_ROOT.to_string(),

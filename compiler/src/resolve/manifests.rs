@@ -250,7 +250,7 @@ impl<'m> Resolver<'m> {
                 (
                     n.name.clone(),
                     Manifest {
-                        mesh: self.mesh.name.name.clone(),
+                        mesh: self.mesh.name.name.to_string(),
                         node: n.name.clone(),
                         digest: String::new(),
                         instances: Vec::new(),
@@ -287,7 +287,7 @@ impl<'m> Resolver<'m> {
         diagnostics.sort_by_key(|d| d.span.start);
 
         MeshOutcome {
-            mesh: self.mesh.name.name.clone(),
+            mesh: self.mesh.name.name.to_string(),
             path: self.path.clone(),
             span: self.mesh.name.span,
             diagnostics,

@@ -10,7 +10,7 @@ impl<'m> Resolver<'m> {
     pub(super) fn collect_nodes(&mut self) {
         let mesh = self.mesh;
         for node in mesh.nodes() {
-            if let Some(first) = self.nodes.get(&node.name.name) {
+            if let Some(first) = self.nodes.get(node.name.name.as_str()) {
                 let first_span = first.ast.name.span;
                 let d = self
                     .diag(
@@ -27,7 +27,7 @@ impl<'m> Resolver<'m> {
                 continue;
             }
             let info = self.read_node(node);
-            self.nodes.insert(node.name.name.clone(), info);
+            self.nodes.insert(node.name.name.to_string(), info);
         }
     }
 
@@ -40,15 +40,15 @@ impl<'m> Resolver<'m> {
             let Some(node_ident) = &a.node else {
                 continue; // a syntax error, reported by the parser
             };
-            let instance = a.instance_name().name.clone();
-            let Some(node_index) = self.nodes.get_index_of(&node_ident.name) else {
+            let instance = a.instance_name().name.to_string();
+            let Some(node_index) = self.nodes.get_index_of(node_ident.name.as_str()) else {
                 let d = self.unknown_node(node_ident, "the assignment's node");
                 self.mesh_diags.push(d.clone());
                 self.dropped.push(Dropped {
-                    node: node_ident.name.clone(),
+                    node: node_ident.name.to_string(),
                     node_index: None,
                     instance,
-                    module: a.module.name.clone(),
+                    module: a.module.name.to_string(),
                     diagnostics: vec![d],
                 });
                 continue;
@@ -71,20 +71,20 @@ impl<'m> Resolver<'m> {
                     ));
                 self.mesh_diags.push(d.clone());
                 self.dropped.push(Dropped {
-                    node: node_ident.name.clone(),
+                    node: node_ident.name.to_string(),
                     node_index: Some(node_index),
                     instance,
-                    module: a.module.name.clone(),
+                    module: a.module.name.to_string(),
                     diagnostics: vec![d],
                 });
                 continue;
             }
             let id = self.instances.len();
-            let module = self.modules.get_index_of(&a.module.name);
+            let module = self.modules.get_index_of(a.module.name.as_str());
             let mut state = InstanceState {
                 assign: a,
                 name: instance.clone(),
-                module_name: a.module.name.clone(),
+                module_name: a.module.name.to_string(),
                 node: node_index,
                 module,
                 settings: Settings::default(),
@@ -163,16 +163,16 @@ impl<'m> Resolver<'m> {
         node: &crate::syntax::ast::Ident,
         what: &str,
     ) -> Result<usize, Diagnostic> {
-        let Some(n) = self.nodes.get(&node.name) else {
+        let Some(n) = self.nodes.get(node.name.as_str()) else {
             return Err(self.unknown_node(node, what));
         };
-        if let Some(&i) = n.instances.get(&instance.name) {
+        if let Some(&i) = n.instances.get(instance.name.as_str()) {
             return Ok(i);
         }
         let elsewhere: Vec<String> = self
             .nodes
             .values()
-            .filter(|other| other.instances.contains_key(&instance.name))
+            .filter(|other| other.instances.contains_key(instance.name.as_str()))
             .map(|other| format!("`{}`", other.name))
             .collect();
         let help = if !elsewhere.is_empty() {
@@ -217,7 +217,7 @@ impl<'m> Resolver<'m> {
         let mesh = self.mesh;
         let mut first_line: FxHashMap<&str, crate::span::Span> = FxHashMap::default();
         for s in mesh.seats() {
-            let Some(seat) = self.registry.seats.get(&s.seat.name) else {
+            let Some(seat) = self.registry.seats.get(s.seat.name.as_str()) else {
                 let mut known: Vec<&str> = self.registry.seats.keys().map(String::as_str).collect();
                 known.sort_unstable();
                 let help = did_you_mean(&s.seat.name, known.iter().copied()).unwrap_or_else(|| {
@@ -294,7 +294,7 @@ impl<'m> Resolver<'m> {
                     }
                 },
             };
-            self.seats.insert(s.seat.name.clone(), state);
+            self.seats.insert(s.seat.name.to_string(), state);
         }
     }
 
@@ -344,7 +344,7 @@ impl<'m> Resolver<'m> {
                     let mut seen = FxHashSet::default();
                     for p in m.provides() {
                         if seen.insert(p.contract.name.clone()) {
-                            map.entry(p.contract.name.clone())
+                            map.entry(p.contract.name.to_string())
                                 .or_default()
                                 .push(name.clone());
                         }

@@ -154,12 +154,12 @@ pub fn resolve_mesh(input: &ResolveInput<'_>) -> MeshOutcome {
     // Load every assigned module once; their trees outlive the resolver, which borrows them.
     let mut sources: IndexMap<String, ModuleSource> = IndexMap::new();
     for a in input.mesh.assigns() {
-        let name = &a.module.name;
+        let name = a.module.name.as_str();
         if sources.contains_key(name) {
             continue;
         }
         if let Some(src) = (input.module)(name).filter(is_module_source) {
-            sources.insert(name.clone(), src);
+            sources.insert(name.to_string(), src);
         }
     }
     let modules: IndexMap<String, LoadedModule<'_>> = sources

@@ -3,11 +3,13 @@
 //! [`Expr::Error`], never a reason to drop the whole item.
 
 use crate::span::Span;
+pub use smol_str::SmolStr;
 
 /// A name as written, with its place.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Ident {
-    pub name: String,
+    /// Inline when short (most names are), so a tree holds no allocation per name.
+    pub name: SmolStr,
     pub span: Span,
 }
 

@@ -163,7 +163,7 @@ impl<'a> Parser<'a> {
         if self.kind() == TokenKind::Ident {
             let t = self.bump();
             return Some(Ident {
-                name: self.slice(t.span).to_string(),
+                name: SmolStr::new(self.slice(t.span)),
                 span: t.span,
             });
         }
@@ -271,6 +271,7 @@ impl<'a> Parser<'a> {
             match self.kind() {
                 TokenKind::RBrace => {
                     let close = self.bump().span;
+                    out.shrink_to_fit();
                     return (out, open.to(close));
                 }
                 TokenKind::Eof => {
@@ -284,6 +285,7 @@ impl<'a> Parser<'a> {
                     .with_label(end, "the file ends here")
                     .with_help("add the missing `}`");
                     self.diags.push(d);
+                    out.shrink_to_fit();
                     return (out, self.span_from(open));
                 }
                 _ => {
@@ -1132,6 +1134,7 @@ impl<'a> Parser<'a> {
                     self.expected("a field name after `.`");
                 }
                 let span = segments[0].span.to(segments[segments.len() - 1].span);
+                segments.shrink_to_fit();
                 Expr::Ref(Reference { segments, span })
             }
             TokenKind::LBracket => self.list(),
@@ -1195,6 +1198,7 @@ impl<'a> Parser<'a> {
             }
         }
         self.depth -= 1;
+        items.shrink_to_fit();
         Expr::List(items, self.span_from(open))
     }
 

@@ -1,7 +1,7 @@
 //! Decoding string literals: escapes, `${…}` interpolation, and the indentation of
 //! triple-quoted strings. Runs in linear time on any input (no recursion).
 
-use super::ast::{Ident, Interp, Reference, StrPart, StringLit};
+use super::ast::{Ident, Interp, Reference, SmolStr, StrPart, StringLit};
 use crate::diagnostics::{Code, Diagnostic};
 use crate::span::{FilePath, Span};
 
@@ -56,6 +56,7 @@ pub(crate) fn decode(
     if !buf.is_empty() || parts.is_empty() {
         parts.push(StrPart::Text(buf));
     }
+    parts.shrink_to_fit();
     StringLit {
         parts,
         triple,
@@ -215,7 +216,7 @@ fn parse_interp(text: &str, start: usize, end: usize, whole: Span) -> Option<Int
             return None;
         }
         legacy = Some(Ident {
-            name: kind.to_string(),
+            name: SmolStr::new(kind),
             span: Span::new(pos, pos + colon),
         });
         pos += colon + 1;
@@ -227,7 +228,7 @@ fn parse_interp(text: &str, start: usize, end: usize, whole: Span) -> Option<Int
             return None;
         }
         segments.push(Ident {
-            name: piece.to_string(),
+            name: SmolStr::new(piece),
             span: Span::new(pos, pos + piece.len()),
         });
         pos += piece.len() + 1;

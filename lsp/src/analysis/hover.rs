@@ -117,7 +117,7 @@ fn requirement(snap: &Snapshot, module_name: &str, name: &str) -> Option<String>
     } = &r.body
     {
         let reg = registry(&snap.db, snap.ws);
-        if let Some(info) = reg.contracts.get(&c.name)
+        if let Some(info) = reg.contracts.get(c.name.as_str())
             && let Some(d) = info.docs.as_deref()
         {
             let _ = write!(out, "\n`{}`: {}\n", c.name, d.trim());
@@ -170,7 +170,7 @@ fn narrowing_at(
         return None;
     }
     let src = module_source(&snap.db, snap.ws, module)?;
-    let r = src.module().requirements().find(|r| &r.name.name == name)?;
+    let r = src.module().requirements().find(|r| r.name.name == name)?;
     let RequirementBody::Contract {
         contract: Some(c),
         narrowing,

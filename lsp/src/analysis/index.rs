@@ -166,17 +166,19 @@ pub struct ModuleShapes {
 pub fn module_shape(module: &ast::Module) -> ModuleShape {
     let mut requirements = IndexMap::new();
     for r in module.requirements() {
-        if requirements.contains_key(&r.name.name) {
+        if requirements.contains_key(r.name.name.as_str()) {
             continue;
         }
         let contract = match &r.body {
-            RequirementBody::Contract { contract, .. } => contract.as_ref().map(|c| c.name.clone()),
+            RequirementBody::Contract { contract, .. } => {
+                contract.as_ref().map(|c| c.name.to_string())
+            }
             RequirementBody::Operator { .. } => None,
         };
         requirements.insert(
-            r.name.name.clone(),
+            r.name.name.to_string(),
             RequirementShape {
-                kind: r.kind.as_ref().map(|k| k.name.clone()),
+                kind: r.kind.as_ref().map(|k| k.name.to_string()),
                 contract,
             },
         );
@@ -193,9 +195,11 @@ pub fn module_shapes(db: &dyn salsa::Database, ws: Workspace) -> Arc<ModuleShape
         let parsed = parse_file(db, *file);
         for item in &parsed.file.items {
             if let Item::Module(m) = item
-                && !shapes.modules.contains_key(&m.name.name)
+                && !shapes.modules.contains_key(m.name.name.as_str())
             {
-                shapes.modules.insert(m.name.name.clone(), module_shape(m));
+                shapes
+                    .modules
+                    .insert(m.name.name.to_string(), module_shape(m));
             }
         }
     }
@@ -226,9 +230,9 @@ pub fn index_file(file: &ast::SourceFile, shapes: &ModuleShapes) -> FileIndex {
             Item::Module(m) => ix.module(m),
             Item::Mesh(m) => ix.mesh(m, shapes),
             Item::Seat(s) => {
-                ix.def(&s.name, Symbol::Seat(s.name.name.clone()));
+                ix.def(&s.name, Symbol::Seat(s.name.name.to_string()));
                 if let Some(c) = &s.contract {
-                    ix.reference(c, Symbol::Contract(c.name.clone()));
+                    ix.reference(c, Symbol::Contract(c.name.to_string()));
                 }
             }
         }
@@ -285,7 +289,7 @@ impl Indexer {
 
     fn contract(&mut self, c: &ast::Contract) {
         let name = &c.name.name;
-        self.def(&c.name, Symbol::Contract(name.clone()));
+        self.def(&c.name, Symbol::Contract(name.to_string()));
         if let Some(k) = &c.kind {
             self.name(k.span, NameClass::Keyword);
         }
@@ -293,8 +297,8 @@ impl Indexer {
             self.def(
                 &f.name,
                 Symbol::Field {
-                    contract: name.clone(),
-                    field: f.name.name.clone(),
+                    contract: name.to_string(),
+                    field: f.name.name.to_string(),
                 },
             );
             if let Some(t) = &f.ty {
@@ -320,7 +324,7 @@ impl Indexer {
                         &r.name,
                         Symbol::Requirement {
                             module: module.to_string(),
-                            name: r.name.name.clone(),
+                            name: r.name.name.to_string(),
                         },
                     );
                     if let Some(k) = &r.kind {
@@ -341,15 +345,15 @@ impl Indexer {
                             ..
                         } => {
                             if let Some(c) = contract {
-                                self.reference(c, Symbol::Contract(c.name.clone()));
+                                self.reference(c, Symbol::Contract(c.name.to_string()));
                             }
                             for n in narrowing {
                                 if let Some(c) = contract {
                                     self.reference(
                                         &n.field,
                                         Symbol::Field {
-                                            contract: c.name.clone(),
-                                            field: n.field.name.clone(),
+                                            contract: c.name.to_string(),
+                                            field: n.field.name.to_string(),
                                         },
                                     );
                                 }
@@ -378,7 +382,7 @@ impl Indexer {
                             &a.field,
                             Symbol::Field {
                                 contract: contract.to_string(),
-                                field: a.field.name.clone(),
+                                field: a.field.name.to_string(),
                             },
                         );
                         self.expr(&a.value, &pctx);
@@ -418,7 +422,7 @@ impl Indexer {
                 id,
                 Symbol::Requirement {
                     module: ctx.module.to_string(),
-                    name: id.name.clone(),
+                    name: id.name.to_string(),
                 },
             ),
         }
@@ -447,7 +451,7 @@ impl Indexer {
                     self.out.legacy.push(LegacyPlaceholder {
                         span: i.span,
                         module: ctx.module.to_string(),
-                        kind: kind.name.clone(),
+                        kind: kind.name.to_string(),
                         reference: i.reference.clone(),
                     });
                     // `${machine:fact}` names a fact, not a requirement.
@@ -463,12 +467,12 @@ impl Indexer {
         let Some(first) = r.segments.first() else {
             return;
         };
-        if let Some(shape) = ctx.shape.requirements.get(&first.name) {
+        if let Some(shape) = ctx.shape.requirements.get(first.name.as_str()) {
             self.reference(
                 first,
                 Symbol::Requirement {
                     module: ctx.module.to_string(),
-                    name: first.name.clone(),
+                    name: first.name.to_string(),
                 },
             );
             if let (Some(field), Some(contract)) = (r.segments.get(1), &shape.contract) {
@@ -476,7 +480,7 @@ impl Indexer {
                     field,
                     Symbol::Field {
                         contract: contract.clone(),
-                        field: field.name.clone(),
+                        field: field.name.to_string(),
                     },
                 );
             }
@@ -490,7 +494,7 @@ impl Indexer {
                         field,
                         Symbol::Field {
                             contract: contract.to_string(),
-                            field: field.name.clone(),
+                            field: field.name.to_string(),
                         },
                     );
                 }
@@ -510,7 +514,7 @@ impl Indexer {
         self.def(&m.name, Symbol::Mesh(mesh.to_string()));
         let node_sym = |n: &ast::Ident| Symbol::Node {
             mesh: mesh.to_string(),
-            node: n.name.clone(),
+            node: n.name.to_string(),
         };
         // Where each instance lives, for pins that leave the node out.
         let mut instance_nodes: IndexMap<&str, Vec<&str>> = IndexMap::new();
@@ -522,7 +526,7 @@ impl Indexer {
         }
         let instance_sym = |name: &ast::Ident, node: Option<&ast::Ident>| {
             let node = match node {
-                Some(n) => n.name.clone(),
+                Some(n) => n.name.to_string(),
                 None => match instance_nodes.get(name.name.as_str()).map(Vec::as_slice) {
                     Some([only]) => (*only).to_string(),
                     _ => String::new(),
@@ -531,7 +535,7 @@ impl Indexer {
             Symbol::Instance {
                 mesh: mesh.to_string(),
                 node,
-                name: name.name.clone(),
+                name: name.name.to_string(),
             }
         };
         for entry in &m.entries {
@@ -543,7 +547,7 @@ impl Indexer {
                     }
                 }
                 MeshEntry::Seat(s) => {
-                    self.reference(&s.seat, Symbol::Seat(s.seat.name.clone()));
+                    self.reference(&s.seat, Symbol::Seat(s.seat.name.to_string()));
                     if let Some(i) = &s.instance {
                         self.reference(i, instance_sym(i, s.node.as_ref()));
                     }
@@ -554,11 +558,14 @@ impl Indexer {
                 MeshEntry::Assign(a) => {
                     let module = a.module.name.as_str();
                     self.reference(&a.module, Symbol::Module(module.to_string()));
-                    let node_name = a.node.as_ref().map_or(String::new(), |n| n.name.clone());
+                    let node_name = a
+                        .node
+                        .as_ref()
+                        .map_or(String::new(), |n| n.name.to_string());
                     let instance = Symbol::Instance {
                         mesh: mesh.to_string(),
                         node: node_name,
-                        name: a.instance_name().name.clone(),
+                        name: a.instance_name().name.to_string(),
                     };
                     match &a.instance {
                         Some(i) => self.def(i, instance),
@@ -570,10 +577,10 @@ impl Indexer {
                     let shape = shapes.modules.get(module);
                     let req = |id: &ast::Ident| Symbol::Requirement {
                         module: module.to_string(),
-                        name: id.name.clone(),
+                        name: id.name.to_string(),
                     };
                     let has = |id: &ast::Ident| {
-                        shape.is_some_and(|s| s.requirements.contains_key(&id.name))
+                        shape.is_some_and(|s| s.requirements.contains_key(id.name.as_str()))
                     };
                     for e in &a.entries {
                         match &e.kind {
@@ -589,14 +596,14 @@ impl Indexer {
                             } => {
                                 self.reference(requirement, req(requirement));
                                 let contract = shape
-                                    .and_then(|s| s.requirements.get(&requirement.name))
+                                    .and_then(|s| s.requirements.get(requirement.name.as_str()))
                                     .and_then(|r| r.contract.clone());
                                 if let Some(contract) = contract {
                                     self.reference(
                                         field,
                                         Symbol::Field {
                                             contract,
-                                            field: field.name.clone(),
+                                            field: field.name.to_string(),
                                         },
                                     );
                                 }
@@ -637,7 +644,9 @@ mod tests {
         let mut shapes = ModuleShapes::default();
         for item in &parsed.file.items {
             if let Item::Module(m) = item {
-                shapes.modules.insert(m.name.name.clone(), module_shape(m));
+                shapes
+                    .modules
+                    .insert(m.name.name.to_string(), module_shape(m));
             }
         }
         index_file(&parsed.file, &shapes)
