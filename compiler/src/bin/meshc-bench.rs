@@ -203,7 +203,10 @@ fn main() {
         let out_dir = dir.join("out");
         let out_arg = out_dir.to_string_lossy().into_owned();
         let commands: Vec<(&str, Vec<&str>)> = vec![
-            ("check (modules only)", vec!["check", "modules", "providers.mesh"]),
+            (
+                "check (modules only)",
+                vec!["check", "modules", "providers.mesh"],
+            ),
             ("check", vec!["check", "."]),
             ("build", vec!["build", "bench.mesh", ".", "--out", &out_arg]),
             ("fmt --check", vec!["fmt", "--check", "."]),
