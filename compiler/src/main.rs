@@ -127,7 +127,7 @@ fn report_stats() {
 fn explain(code: &str) -> u8 {
     match Code::parse(code) {
         Some(c) => {
-            println!("{}", c.explanation().trim_end());
+            output::stdout_line(c.explanation().trim_end());
             0
         }
         None => {
@@ -380,7 +380,7 @@ fn fmt(paths: Vec<PathBuf>, check_only: bool, format: Format) -> u8 {
             Ok(Some(formatted)) => {
                 changed += 1;
                 if check_only {
-                    println!("{path}");
+                    output::stdout_line(path);
                 } else if let Err(e) =
                     cli::atomic::replace_file(std::path::Path::new(&**path), formatted.as_bytes())
                 {

@@ -4,9 +4,13 @@
 
 /// How many threads to use: the available cores, at most 8.
 pub fn threads() -> usize {
-    std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(8)
+    // Asked once: on Linux the answer reads the cgroup files on every call.
+    static THREADS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *THREADS.get_or_init(|| {
+        std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .min(8)
+    })
 }
 
 /// Maps every chunk of `items` with `f` on its own thread and concatenates the results

@@ -368,3 +368,170 @@ fn fmt_check_lists_files_and_fmt_rewrites_them() {
         "mesh m {\n  node a { private_name = \"a\" }\n}\n"
     );
 }
+
+/// A reader that stops reading (`meshc check --format json | head -1`) is no reason to
+/// panic: output to a closed pipe is dropped and the exit status still says what was found.
+#[test]
+fn a_closed_stdout_is_no_panic() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("bad.mesh"),
+        "module a {\n  container a { image }\n}\n".repeat(200),
+    )
+    .unwrap();
+    for args in [
+        &["check", "--format", "json"][..],
+        &["check", "--format", "sarif"],
+        &["explain", "E0001"],
+        &["fmt", "--check"],
+    ] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_meshc"))
+            .args(args)
+            .current_dir(dir.path())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Close the reading end before meshc writes.
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        no_panic(&out);
+    }
+}
+
+// ---- meshc build: the output directory ----
+
+/// A mesh of three nodes, each running `web` with `image`.
+fn three_node_workspace(dir: &Path, image: &str) {
+    std::fs::create_dir_all(dir).unwrap();
+    std::fs::write(
+        dir.join("web.mesh"),
+        format!(
+            "module web {{\n  requires http: host port {{ container = 80 }}\n  container web {{\n    image \"{image}\"\n    publish http\n  }}\n}}\n"
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("lab.mesh"),
+        "mesh lab {\n  node alpha { private_name = \"alpha\" }\n  node beta { private_name = \"beta\" }\n  node gamma { private_name = \"gamma\" }\n  assign web to alpha\n  assign web to beta\n  assign web to gamma\n}\n",
+    )
+    .unwrap();
+}
+
+const NODES: [&str; 3] = ["alpha.json", "beta.json", "gamma.json"];
+
+/// The files of `dir` other than the build lock, sorted.
+fn listing(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n != ".meshc-build.lock")
+        .collect();
+    names.sort();
+    names
+}
+
+/// Two builds of different workspaces write into one directory at once, many times: each
+/// time every manifest comes from the same build, and nothing staged is left behind.
+#[test]
+fn two_builds_racing_into_one_directory_leave_one_whole_build() {
+    let root = tempfile::tempdir().unwrap();
+    let (a, b) = (root.path().join("a"), root.path().join("b"));
+    three_node_workspace(&a, "nginx:1.27");
+    three_node_workspace(&b, "caddy:2.8");
+    let out = root.path().join("out");
+    let out_arg = out.to_str().unwrap();
+    for round in 0..6 {
+        let spawn = |dir: &Path| {
+            Command::new(env!("CARGO_BIN_EXE_meshc"))
+                .args(["build", "lab.mesh", "--out", out_arg])
+                .current_dir(dir)
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap()
+        };
+        let (first, second) = (spawn(&a), spawn(&b));
+        for child in [first, second] {
+            let done = child.wait_with_output().unwrap();
+            no_panic(&done);
+            assert_eq!(
+                done.status.code(),
+                Some(0),
+                "round {round}: {}",
+                String::from_utf8_lossy(&done.stderr)
+            );
+        }
+        let images: Vec<&str> = NODES
+            .iter()
+            .map(|n| {
+                let text = std::fs::read_to_string(out.join(n)).unwrap();
+                if text.contains("nginx:1.27") {
+                    "a"
+                } else if text.contains("caddy:2.8") {
+                    "b"
+                } else {
+                    panic!("round {round}: {n} is from neither build:\n{text}")
+                }
+            })
+            .collect();
+        assert!(
+            images.iter().all(|i| *i == images[0]),
+            "round {round}: a mix of two builds: {images:?}"
+        );
+        assert_eq!(listing(&out), NODES, "round {round}: files left behind");
+    }
+}
+
+/// `--out` under a regular file cannot be created (the tests run as root, so a read-only
+/// directory would not stop them; a file in the way does): exit 2, a sentence, nothing
+/// written, the file untouched.
+#[test]
+fn an_output_directory_that_cannot_be_made_exits_two_with_nothing_written() {
+    let dir = tempfile::tempdir().unwrap();
+    three_node_workspace(dir.path(), "nginx:1.27");
+    std::fs::write(dir.path().join("plain"), "not a directory").unwrap();
+    let out = meshc(dir.path(), &["build", "lab.mesh", "--out", "plain/out"]);
+    no_panic(&out);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("nothing was written"), "{err}");
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("plain")).unwrap(),
+        "not a directory"
+    );
+}
+
+/// A manifest that cannot be replaced (a directory stands where `gamma.json` goes, so its
+/// rename fails after the others succeeded): exit 2, and the previous build's manifests
+/// are all still there, unchanged.
+#[test]
+fn a_manifest_that_cannot_be_replaced_leaves_the_previous_build_intact() {
+    let dir = tempfile::tempdir().unwrap();
+    three_node_workspace(dir.path(), "nginx:1.27");
+    let first = meshc(dir.path(), &["build", "lab.mesh", "--out", "out"]);
+    assert_eq!(first.status.code(), Some(0));
+    let out_dir = dir.path().join("out");
+    let before: Vec<String> = NODES
+        .iter()
+        .map(|n| std::fs::read_to_string(out_dir.join(n)).unwrap())
+        .collect();
+    std::fs::remove_file(out_dir.join("gamma.json")).unwrap();
+    std::fs::create_dir(out_dir.join("gamma.json")).unwrap();
+    std::fs::write(out_dir.join("gamma.json/keep"), "x").unwrap();
+    three_node_workspace(dir.path(), "nginx:1.28");
+    let second = meshc(dir.path(), &["build", "lab.mesh", "--out", "out"]);
+    no_panic(&second);
+    assert_eq!(second.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&second.stderr);
+    assert!(err.contains("nothing was written"), "{err}");
+    for (n, old) in NODES.iter().zip(&before).take(2) {
+        assert_eq!(
+            &std::fs::read_to_string(out_dir.join(n)).unwrap(),
+            old,
+            "{n} was replaced by a build that failed"
+        );
+    }
+    assert_eq!(listing(&out_dir), NODES);
+}

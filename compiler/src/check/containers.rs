@@ -329,6 +329,8 @@ impl<'a> ModuleChecker<'a, '_> {
                         x.span,
                         format!("`exposed` on env `{}`, which carries no secret", e.key.name),
                     )
+                    // Written as if it were a secret: the excerpt does not show it.
+                    .with_redacted(e.value.span())
                     .with_help("remove `exposed …`: only a secret needs the exception"),
                 );
             }
@@ -576,7 +578,9 @@ impl<'a> ModuleChecker<'a, '_> {
             _ => "a secret file holds only a secret".into(),
         };
         self.cx.report(
-            Diagnostic::new(Code::E0309, self.cx.path, value.span(), message).with_help(
+            Diagnostic::new(Code::E0309, self.cx.path, value.span(), message)
+                .with_redacted(value.span())
+                .with_help(
                 "read a secret (a contract's secret field like `db.password`, a `module secret` requirement's `value`, an `operator secret` value); a plain value belongs in env or a `file`",
             ),
         );
@@ -588,6 +592,7 @@ impl<'a> ModuleChecker<'a, '_> {
         if !matches!(val.ty, Ty::List(_)) {
             return false;
         }
+        // A file's content may be sealed like a secret: the excerpt does not show it.
         self.cx.report(
             Diagnostic::new(
                 Code::E0301,
@@ -595,6 +600,7 @@ impl<'a> ModuleChecker<'a, '_> {
                 value.span(),
                 format!("{what} is text; this is {}", a_type(&val.ty)),
             )
+            .with_redacted(value.span())
             .with_help("write the content as a string; `\"\"\"…\"\"\"` spans lines and interpolates values"),
         );
         true

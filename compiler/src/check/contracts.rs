@@ -236,6 +236,7 @@ pub(crate) fn check_declaration(
                 default.span(),
                 format!("secret `{}` has a literal default", name.name),
             )
+            .with_redacted(default.span())
             .with_help(
                 "a literal written in a definition is known to every reader, so it is no secret: remove the default",
             ),

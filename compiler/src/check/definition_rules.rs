@@ -261,6 +261,8 @@ impl Rules<'_, '_> {
                 StrPart::Text(text) => {
                     let raw_end = match s.parts.get(i + 1) {
                         Some(StrPart::Interp(next)) => next.span.start as usize,
+                        // An unclosed string has no closing quote to leave out.
+                        _ if !s.closed => s.span.end as usize,
                         _ => (s.span.end as usize).saturating_sub(quote),
                     };
                     // Offsets map one to one when the raw text decoded to itself (no

@@ -225,6 +225,7 @@ impl<'a> ModuleChecker<'a, '_> {
                 };
                 self.cx.report(
                     Diagnostic::new(Code::E0311, self.cx.path, a.value.span(), message)
+                        .with_redacted(a.value.span())
                         .with_label_in(&contract.file, field.span, "declared secret here")
                         .with_help(format!(
                             "a secret answer is made for each consumer: leave `{}` out and the provider makes it, or pass through a secret of this module (a `module secret` requirement's `value`, an `operator secret` value)",

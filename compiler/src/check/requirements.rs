@@ -231,17 +231,21 @@ impl<'a> ModuleChecker<'a, '_> {
             match &n.kind {
                 NarrowingKind::Set(e) => {
                     if !field.given {
+                        let mut d = Diagnostic::new(
+                            Code::E0307,
+                            self.cx.path,
+                            n.field.span,
+                            format!(
+                                "`{}` of `{}` is answered by its provider; `{}` cannot set it",
+                                field.name, contract.name, r.name.name
+                            ),
+                        );
+                        if field.secret {
+                            // A value written for a secret field may be one.
+                            d = d.with_redacted(e.span());
+                        }
                         self.cx.report(
-                            Diagnostic::new(
-                                Code::E0307,
-                                self.cx.path,
-                                n.field.span,
-                                format!(
-                                    "`{}` of `{}` is answered by its provider; `{}` cannot set it",
-                                    field.name, contract.name, r.name.name
-                                ),
-                            )
-                            .with_label_in(
+                            d.with_label_in(
                                 &contract.file,
                                 field.span,
                                 "answered by the provider, not given",

@@ -37,14 +37,17 @@ pub fn write_all(dir: &Path, files: &[(String, Vec<u8>)]) -> Result<(), String> 
         )
     })?;
     let mut staged: Vec<(PathBuf, PathBuf)> = Vec::new();
+    let discard = |staged: &[(PathBuf, PathBuf)]| {
+        for (a, _) in staged {
+            let _ = fs::remove_file(a);
+        }
+    };
     for (name, bytes) in files {
         let target = dir.join(name);
         let aside = dir.join(format!(".{name}.tmp-{}", std::process::id()));
         if let Err(e) = write_aside(&aside, bytes) {
             let _ = fs::remove_file(&aside);
-            for (a, _) in &staged {
-                let _ = fs::remove_file(a);
-            }
+            discard(&staged);
             return Err(format!(
                 "cannot write `{}`: {}",
                 target.display(),
@@ -53,16 +56,43 @@ pub fn write_all(dir: &Path, files: &[(String, Vec<u8>)]) -> Result<(), String> 
         }
         staged.push((aside, target));
     }
+    // Each file the build replaces is kept aside (a hard link, no copy) until every rename
+    // succeeded, so a failure halfway puts the previous files back: all or nothing.
+    let mut done: Vec<(&PathBuf, Option<PathBuf>)> = Vec::new();
     for (aside, target) in &staged {
+        let previous = target.with_file_name(format!(
+            ".{}.old-{}",
+            target.file_name().unwrap_or_default().to_string_lossy(),
+            std::process::id()
+        ));
+        let _ = fs::remove_file(&previous);
+        let kept = fs::hard_link(target, &previous).is_ok().then_some(previous);
         if let Err(e) = fs::rename(aside, target) {
-            for (a, _) in &staged {
-                let _ = fs::remove_file(a);
+            if let Some(p) = &kept {
+                let _ = fs::remove_file(p);
             }
+            for (target, previous) in done.iter().rev() {
+                match previous {
+                    Some(p) => {
+                        let _ = fs::rename(p, target);
+                    }
+                    None => {
+                        let _ = fs::remove_file(target);
+                    }
+                }
+            }
+            discard(&staged);
             return Err(format!(
                 "cannot write `{}`: {}",
                 target.display(),
                 super::workspace::plain(&e)
             ));
+        }
+        done.push((target, kept));
+    }
+    for (_, previous) in &done {
+        if let Some(p) = previous {
+            let _ = fs::remove_file(p);
         }
     }
     if let Ok(d) = File::open(dir) {
@@ -104,4 +134,101 @@ pub fn replace_file(path: &Path, bytes: &[u8]) -> Result<(), String> {
             super::workspace::plain(&e)
         )
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn files(tag: &str, names: &[&str]) -> Vec<(String, Vec<u8>)> {
+        names
+            .iter()
+            .map(|n| (n.to_string(), format!("{tag}:{n}").into_bytes()))
+            .collect()
+    }
+
+    fn read(dir: &Path, name: &str) -> String {
+        fs::read_to_string(dir.join(name)).unwrap_or_default()
+    }
+
+    /// Only the files a build means to leave: no staged or kept-aside file remains.
+    fn listing(dir: &Path) -> Vec<String> {
+        let mut names: Vec<String> = fs::read_dir(dir)
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n != ".meshc-build.lock")
+            .collect();
+        names.sort();
+        names
+    }
+
+    #[test]
+    fn racing_writers_leave_one_whole_set() {
+        let names: Vec<String> = (0..10).map(|i| format!("node-{i}.json")).collect();
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        for _ in 0..8 {
+            let dir = tempfile::tempdir().unwrap();
+            std::thread::scope(|s| {
+                for tag in ["first", "second", "third"] {
+                    let (dir, names) = (dir.path(), &names);
+                    s.spawn(move || write_all(dir, &files(tag, names)).unwrap());
+                }
+            });
+            let tag = read(dir.path(), names[0]);
+            let tag = tag.split(':').next().unwrap();
+            for n in &names {
+                assert_eq!(read(dir.path(), n), format!("{tag}:{n}"), "a mix of builds");
+            }
+            assert_eq!(
+                listing(dir.path()).len(),
+                names.len(),
+                "{:?}",
+                listing(dir.path())
+            );
+        }
+    }
+
+    #[test]
+    fn an_output_under_a_file_is_refused_and_nothing_is_written() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(dir.path().join("plain"), "x").unwrap();
+        let out = dir.path().join("plain/manifests");
+        let err = write_all(&out, &files("new", &["a.json"])).unwrap_err();
+        assert!(err.starts_with("cannot create"), "{err}");
+        assert_eq!(read(dir.path(), "plain"), "x");
+    }
+
+    #[test]
+    fn a_rename_that_fails_halfway_puts_the_previous_files_back() {
+        let dir = tempfile::tempdir().unwrap();
+        write_all(dir.path(), &files("old", &["a.json", "b.json"])).unwrap();
+        // `c.json` cannot be replaced (a directory is in the way): `a.json` and `b.json`
+        // were renamed into place before it failed, and must be put back.
+        fs::create_dir(dir.path().join("c.json")).unwrap();
+        fs::write(dir.path().join("c.json/inside"), "x").unwrap();
+        let err = write_all(dir.path(), &files("new", &["a.json", "b.json", "c.json"]));
+        assert!(err.is_err());
+        assert_eq!(read(dir.path(), "a.json"), "old:a.json");
+        assert_eq!(read(dir.path(), "b.json"), "old:b.json");
+        assert_eq!(listing(dir.path()), ["a.json", "b.json", "c.json"]);
+        // A file that did not exist before is removed again.
+        fs::remove_dir_all(dir.path().join("c.json")).unwrap();
+        fs::create_dir(dir.path().join("d.json")).unwrap();
+        let err = write_all(dir.path(), &files("new", &["c.json", "d.json"]));
+        assert!(err.is_err());
+        assert_eq!(listing(dir.path()), ["a.json", "b.json", "d.json"]);
+    }
+
+    #[test]
+    fn a_file_that_cannot_be_staged_leaves_everything_as_it_was() {
+        let dir = tempfile::tempdir().unwrap();
+        write_all(dir.path(), &files("old", &["a.json"])).unwrap();
+        // A name longer than the file system allows fails while staging, before any rename.
+        let long = format!("{}.json", "n".repeat(300));
+        let err = write_all(dir.path(), &files("new", &["a.json", &long]));
+        assert!(err.is_err());
+        assert_eq!(read(dir.path(), "a.json"), "old:a.json");
+        assert_eq!(listing(dir.path()), ["a.json"]);
+    }
 }

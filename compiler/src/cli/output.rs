@@ -51,11 +51,11 @@ pub fn print(diags: &[Diagnostic], sources: &dyn SourceMap, format: Format, file
     match format {
         Format::Json => {
             let v = render::to_json(diags, sources);
-            println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+            stdout_line(&serde_json::to_string_pretty(&v).unwrap_or_default());
         }
         Format::Sarif => {
             let v = render::to_sarif(diags, sources, env!("CARGO_PKG_VERSION"));
-            println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+            stdout_line(&serde_json::to_string_pretty(&v).unwrap_or_default());
         }
         Format::Human => {
             let stderr = std::io::stderr();
@@ -83,5 +83,14 @@ pub fn print(diags: &[Diagnostic], sources: &dyn SourceMap, format: Format, file
 
 /// Prints a sentence on stderr as `meshc: …`.
 pub fn say(sentence: &str) {
-    eprintln!("meshc: {sentence}");
+    let _ = writeln!(std::io::stderr().lock(), "meshc: {sentence}");
+}
+
+/// Prints one line on stdout. A reader that went away (`meshc check --format json | head`)
+/// had all it wanted: the error is ignored rather than panicking as `println!` would.
+pub fn stdout_line(line: &str) {
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(line.as_bytes());
+    let _ = out.write_all(b"\n");
+    let _ = out.flush();
 }

@@ -28,6 +28,10 @@ pub struct Diagnostic {
     pub span: Span,
     pub labels: Vec<Label>,
     pub help: Option<String>,
+    /// Places in `file` whose text may be a secret (a literal written where a secret was
+    /// expected): source excerpts show them masked, so a CI log never holds the value.
+    /// Boxed, and none for most diagnostics, to keep the type small.
+    pub redact: Option<Box<[Span]>>,
 }
 
 impl Diagnostic {
@@ -41,7 +45,21 @@ impl Diagnostic {
             span,
             labels: Vec::new(),
             help: None,
+            redact: None,
         }
+    }
+
+    /// Marks `span` (in this diagnostic's file) as text that may be secret: excerpts mask it.
+    pub fn with_redacted(mut self, span: Span) -> Diagnostic {
+        let mut spans = self.redact.take().map(Vec::from).unwrap_or_default();
+        spans.push(span);
+        self.redact = Some(spans.into_boxed_slice());
+        self
+    }
+
+    /// The spans [`Diagnostic::with_redacted`] marked.
+    pub fn redacted(&self) -> impl Iterator<Item = Span> + '_ {
+        self.redact.iter().flat_map(|spans| spans.iter().copied())
     }
 
     /// Adds a secondary label in the same file.

@@ -2,7 +2,7 @@
 //! LANGUAGE.md §11, and SARIF 2.1.0. Pure: takes the texts, returns strings.
 
 use super::{Code, Diagnostic, Severity};
-use crate::span::FilePath;
+use crate::span::{FilePath, Span};
 use crate::syntax::line_index::{ColumnUnit, LineIndex};
 use serde_json::{Value as Json, json};
 use std::collections::HashMap;
@@ -171,11 +171,14 @@ pub fn to_human(diags: &[Diagnostic], sources: &dyn SourceMap, color: bool) -> S
             }
         }
     }
-    let mut cache = ariadne::sources(
-        files
+    let mut cache = ariadne::sources(files.iter().map(|f| {
+        let text = sources.text(f).unwrap_or("");
+        let secret = diags
             .iter()
-            .map(|f| (f.clone(), sources.text(f).unwrap_or("").to_string())),
-    );
+            .filter(|d| d.file == *f)
+            .flat_map(Diagnostic::redacted);
+        (f.clone(), masked(text, secret))
+    }));
     let mut out = Vec::new();
     for d in diags {
         let kind = match d.severity {
@@ -225,6 +228,20 @@ pub fn to_human(diags: &[Diagnostic], sources: &dyn SourceMap, color: bool) -> S
         let _ = report.finish().write(&mut cache, &mut out);
     }
     String::from_utf8_lossy(&out).into_owned()
+}
+
+/// `text` with every character inside `spans` replaced by `*`s (as many as its bytes, so
+/// every position after it stays where it was). For showing source that may hold a
+/// secret: the spans are the diagnostics' [`Diagnostic::redact`].
+pub fn masked(text: &str, spans: impl Iterator<Item = Span>) -> String {
+    let mut bytes = text.as_bytes().to_vec();
+    for span in spans {
+        for b in &mut bytes[clamp(span.range(), text)] {
+            *b = b'*';
+        }
+    }
+    // Whole characters were replaced by ASCII, so the text is still UTF-8.
+    String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
 }
 
 /// Keeps a range inside the text and on character boundaries.

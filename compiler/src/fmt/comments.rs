@@ -4,7 +4,8 @@
 //! above an entry, the one at the end of its line, the ones before a closing brace. A
 //! comment stays in the same gap between two tokens that it was written in (so `///` doc
 //! comments attach to the same node after formatting), except a comment written inside
-//! an entry that is printed on one line: that one moves above the entry.
+//! an entry that is printed on one line: that one moves above the entry (a doc comment
+//! right above it, where it documents the same entry it did inside).
 
 use crate::span::Span;
 use crate::syntax::lexer::Comment;
@@ -26,6 +27,11 @@ impl<'a> Comments<'a> {
     /// The comment's text as printed: the source slice without trailing whitespace.
     pub(crate) fn text(&self, i: usize) -> &'a str {
         self.text[self.list[i].span.range()].trim_end()
+    }
+
+    /// Whether comment `i` is a `///` doc comment.
+    pub(crate) fn is_doc(&self, i: usize) -> bool {
+        self.list[i].doc
     }
 
     pub(crate) fn span(&self, i: usize) -> Span {

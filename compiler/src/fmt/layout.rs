@@ -699,10 +699,24 @@ impl<'a> Layout<'a> {
             if kind == Kind::List {
                 text.push(',');
             }
-            // Comments inside an entry that was printed on one line go above it (and above
-            // its doc comments, which must stay right on top of it).
+            // Comments inside an entry that was printed on one line go above it: plain
+            // ones above its doc comments, which must stay right on top of it, and doc
+            // comments (which document the entry they are written in) right above it,
+            // after its own.
             let mut entry_blank = blank_before;
-            let inner = self.comments.take_in(span.start, span.end);
+            let (inner_docs, inner): (Vec<usize>, Vec<usize>) = self
+                .comments
+                .take_in(span.start, span.end)
+                .into_iter()
+                .partition(|&c| self.comments.is_doc(c));
+            for index in inner_docs {
+                // A blank line before the entry goes before the doc comments moved there.
+                let blank_before = std::mem::take(&mut entry_blank);
+                group.push(Line::Comment {
+                    index,
+                    blank_before,
+                });
+            }
             if !inner.is_empty() {
                 let head_blank = match group.first_mut() {
                     Some(Line::Comment { blank_before, .. }) => std::mem::take(blank_before),

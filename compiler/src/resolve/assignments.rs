@@ -263,6 +263,8 @@ impl<'m> Resolver<'m> {
                         self.node_name(i)
                     ),
                 )
+                // The value written may be the secret itself: the excerpt does not show it.
+                .with_redacted(value.span())
                 .with_label_in(&self.module_of(i).expect("known module").path, req.ast.span, "declared secret here")
                 .with_help(
                     "remove it from the mesh and deliver it to the vault: the holder of the `vault` seat keeps it under the instance's login",

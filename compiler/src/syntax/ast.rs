@@ -515,6 +515,9 @@ pub enum Radix {
 pub struct StringLit {
     pub parts: Vec<StrPart>,
     pub triple: bool,
+    /// Whether the closing quotes are there: an unclosed string (E0002) ends with its
+    /// line, or the file, and `span` holds no closing quote.
+    pub closed: bool,
     pub span: Span,
 }
 

@@ -32,8 +32,10 @@ pub fn parse(path: &FilePath, text: &str) -> Parsed {
         diags: Vec::new(),
         last_error_at: None,
         depth: 0,
+        claimed: Vec::new(),
     };
-    let file = p.source_file();
+    let mut file = p.source_file();
+    attach_inner_docs(&mut file, text, &comments, &p.claimed);
     let diagnostics = p.diags;
     Parsed {
         file,
@@ -51,6 +53,8 @@ struct Parser<'a> {
     diags: Vec<Diagnostic>,
     last_error_at: Option<usize>,
     depth: usize,
+    /// The start of every doc comment handed to a node by [`Parser::docs`].
+    claimed: Vec<u32>,
 }
 
 const ITEM_KEYWORDS: &[&str] = &["contract", "module", "mesh", "seat"];
@@ -182,8 +186,8 @@ impl<'a> Parser<'a> {
 
     // ---- doc comments ----
 
-    /// The `///` lines directly above the current token.
-    fn docs(&self) -> Docs {
+    /// The `///` lines directly above the current token, marked as claimed.
+    fn docs(&mut self) -> Docs {
         let tok = self.peek().span.start;
         let prev_end = self.prev_end();
         let mut i = self.comments.partition_point(|c| c.span.end <= tok);
@@ -193,9 +197,8 @@ impl<'a> Parser<'a> {
             if !c.doc || c.span.start < prev_end {
                 break;
             }
-            let text = self.slice(c.span);
-            let text = text.strip_prefix("///").unwrap_or(text);
-            lines.push(text.strip_prefix(' ').unwrap_or(text).trim_end());
+            lines.push(doc_line(self.slice(c.span)));
+            self.claimed.push(c.span.start);
             i -= 1;
         }
         if lines.is_empty() {
@@ -581,6 +584,7 @@ impl<'a> Parser<'a> {
     }
 
     fn module_entry(&mut self) -> Option<ModuleEntry> {
+        let claimed = self.claimed.len();
         let docs = self.docs();
         if self.at_word("requires") {
             self.requirement(docs).map(ModuleEntry::Requires)
@@ -589,6 +593,8 @@ impl<'a> Parser<'a> {
         } else if self.at_word("provides") {
             self.provides(docs).map(ModuleEntry::Provides)
         } else if self.at_word("slug") {
+            // A slug has no docs: those above it document the module.
+            self.claimed.truncate(claimed);
             let start = self.bump().span;
             let s = self.string_expected("the slug, a string such as `\"forge\"`")?;
             Some(ModuleEntry::Slug(s, self.span_from(start)))
@@ -1220,5 +1226,93 @@ impl<'a> Parser<'a> {
             }
             self.bump();
         }
+    }
+}
+
+/// The text of one `///` line as docs hold it.
+fn doc_line(comment: &str) -> &str {
+    let text = comment.strip_prefix("///").unwrap_or(comment);
+    text.strip_prefix(' ').unwrap_or(text).trim_end()
+}
+
+/// Gives each doc comment that is not directly above a node (one written inside an entry,
+/// `given /// note` before the field's name on the next line, or before a closing brace)
+/// to the innermost node with docs that holds it, after the docs it already has. So a doc
+/// comment always documents the node it is written in, and the formatter, which moves a
+/// comment from inside a one-line entry to just above it, keeps its meaning.
+fn attach_inner_docs(file: &mut SourceFile, text: &str, comments: &[Comment], claimed: &[u32]) {
+    let mut claimed = claimed.to_vec();
+    claimed.sort_unstable();
+    for c in comments.iter().filter(|c| c.doc) {
+        if claimed.binary_search(&c.span.start).is_ok() {
+            continue;
+        }
+        if let Some(docs) = innermost_docs(file, c.span.start) {
+            let line = doc_line(&text[c.span.range()]);
+            docs.text = Some(match docs.text.take() {
+                Some(before) => format!("{before}\n{line}"),
+                None => line.to_string(),
+            });
+        }
+    }
+}
+
+/// The docs of the innermost node that has docs and holds `pos`.
+fn innermost_docs(file: &mut SourceFile, pos: u32) -> Option<&mut Docs> {
+    Some(match holding(&mut file.items, pos, Item::span)? {
+        Item::Contract(c) => match holding(&mut c.fields, pos, |f| f.span) {
+            Some(f) => &mut f.docs,
+            None => &mut c.docs,
+        },
+        Item::Module(m) => match holding(&mut m.entries, pos, module_entry_span) {
+            Some(ModuleEntry::Requires(r)) => &mut r.docs,
+            Some(ModuleEntry::Container(c)) => match holding(&mut c.entries, pos, |e| e.span) {
+                Some(e) => match &mut e.kind {
+                    ContainerEntryKind::Env(env) => match holding(env, pos, |v| v.span) {
+                        Some(v) => &mut v.docs,
+                        None => &mut e.docs,
+                    },
+                    _ => &mut e.docs,
+                },
+                None => &mut c.docs,
+            },
+            Some(ModuleEntry::Provides(p)) => match holding(&mut p.answers, pos, |a| a.span) {
+                Some(a) => &mut a.docs,
+                None => &mut p.docs,
+            },
+            Some(ModuleEntry::Slug(..)) | None => &mut m.docs,
+        },
+        Item::Mesh(m) => match holding(&mut m.entries, pos, mesh_entry_span) {
+            Some(MeshEntry::Node(n)) => &mut n.docs,
+            Some(MeshEntry::Seat(s)) => &mut s.docs,
+            Some(MeshEntry::Assign(a)) => &mut a.docs,
+            None => &mut m.docs,
+        },
+        Item::Seat(s) => &mut s.docs,
+    })
+}
+
+/// The node of `nodes` (in source order, apart) whose span holds `pos`, found by halving.
+fn holding<T>(nodes: &mut [T], pos: u32, span: impl Fn(&T) -> Span) -> Option<&mut T> {
+    let i = nodes.partition_point(|n| span(n).end <= pos);
+    nodes
+        .get_mut(i)
+        .filter(|n| span(n).start <= pos && pos < span(n).end)
+}
+
+fn module_entry_span(e: &ModuleEntry) -> Span {
+    match e {
+        ModuleEntry::Slug(_, span) => *span,
+        ModuleEntry::Requires(r) => r.span,
+        ModuleEntry::Container(c) => c.span,
+        ModuleEntry::Provides(p) => p.span,
+    }
+}
+
+fn mesh_entry_span(e: &MeshEntry) -> Span {
+    match e {
+        MeshEntry::Node(n) => n.span,
+        MeshEntry::Seat(s) => s.span,
+        MeshEntry::Assign(a) => a.span,
     }
 }

@@ -60,6 +60,7 @@ pub(crate) fn decode(
     StringLit {
         parts,
         triple,
+        closed: terminated,
         span,
     }
 }

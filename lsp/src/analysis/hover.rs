@@ -37,10 +37,19 @@ pub fn hover(snap: &Snapshot, uri: &Uri, pos: Position) -> Option<Hover> {
     })
 }
 
-/// The source text of `span` in the file at `path`, doc lines dropped.
+/// The source text of `span` in the file at `path`, doc lines dropped, and every literal
+/// the checker found written where a secret is expected masked (its diagnostics'
+/// `redact` spans), so a hover never shows a secret.
 fn source_of(snap: &Snapshot, path: &str, span: Span) -> Option<String> {
     let file = snap.file_at(path)?;
     let text = file.text(&snap.db);
+    text.get(span.range())?;
+    let diags = meshc::db::check_file(&snap.db, snap.ws, file);
+    let secret = diags
+        .iter()
+        .filter(|d| *d.file == *path)
+        .flat_map(|d| d.redacted());
+    let text = meshc::diagnostics::render::masked(text, secret);
     let s = text.get(span.range())?;
     let kept: Vec<&str> = s
         .lines()
@@ -217,7 +226,8 @@ fn field_hover(
     if f.secret {
         facts.push("Secret: never a plain value.".into());
     }
-    if let Some(d) = &f.default {
+    // A secret's default is never shown (a literal one is refused, E0311).
+    if let Some(d) = f.default.as_ref().filter(|_| !f.secret) {
         facts.push(format!("Default: `{d}`."));
     }
     let _ = writeln!(out, "\n{}", facts.join(" "));

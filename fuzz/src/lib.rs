@@ -1,0 +1,186 @@
+//! What the fuzz targets share: turning bytes into a workspace, and the promise every
+//! diagnostic keeps whatever the input: its spans lie inside its file, on character
+//! boundaries.
+
+use meshc::diagnostics::Diagnostic;
+use meshc::diagnostics::render::SourceMap;
+use meshc::span::{FilePath, Span};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// The formatter's test helpers: the tree with its positions erased, and every promise
+/// of a formatted text, shared with `compiler/tests/fmt.rs`.
+#[path = "../../compiler/tests/common/mod.rs"]
+pub mod common;
+
+/// The byte that separates the files of a workspace in a fuzz input. It is never part of
+/// valid UTF-8, so no text loses anything by it.
+pub const FILE_SEPARATOR: u8 = 0xFF;
+
+/// At most this many files are made of one input.
+pub const MAX_FILES: usize = 3;
+
+/// The input as text, invalid UTF-8 replaced (as the CLI's loader would refuse it, the
+/// library never sees it).
+pub fn text_of(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// A workspace of one to three files: the input split on [`FILE_SEPARATOR`], the last
+/// file taking whatever follows the second separator.
+pub fn workspace_of(bytes: &[u8]) -> Vec<(FilePath, Arc<str>)> {
+    let parts: Vec<&[u8]> = bytes.splitn(MAX_FILES, |&b| b == FILE_SEPARATOR).collect();
+    parts
+        .iter()
+        .enumerate()
+        .map(|(i, part)| {
+            let path: FilePath = format!("f{i}.mesh").into();
+            (path, Arc::from(text_of(part)))
+        })
+        .collect()
+}
+
+/// The texts diagnostics may point into: the workspace and the standard library.
+pub fn sources_of(files: &[(FilePath, Arc<str>)]) -> HashMap<FilePath, Arc<str>> {
+    let mut sources: HashMap<FilePath, Arc<str>> = files.iter().cloned().collect();
+    sources.insert(
+        FilePath::from(meshc::db::STDLIB_PATH),
+        Arc::from(meshc::db::STDLIB_TEXT),
+    );
+    sources
+}
+
+/// Panics unless `span` lies inside `text` and starts and ends on character boundaries.
+pub fn assert_span_in(span: Span, text: &str, what: &str) {
+    assert!(
+        span.start <= span.end,
+        "{what}: span {span:?} runs backwards"
+    );
+    assert!(
+        span.end as usize <= text.len(),
+        "{what}: span {span:?} past the end ({} bytes)",
+        text.len()
+    );
+    assert!(
+        text.is_char_boundary(span.start as usize) && text.is_char_boundary(span.end as usize),
+        "{what}: span {span:?} cuts a character"
+    );
+}
+
+/// Panics unless every diagnostic and label names a known file and lies inside it.
+///
+/// The renderers are not run here: they clamp every position by design, and they would
+/// cost most of each execution. `compiler/tests/properties.rs` renders the same
+/// diagnostics on every generated input.
+pub fn assert_diagnostics_sound(diags: &[Diagnostic], sources: &HashMap<FilePath, Arc<str>>) {
+    for d in diags {
+        let text = sources
+            .text(&d.file)
+            .unwrap_or_else(|| panic!("{}: names an unknown file `{}`", d.code, d.file));
+        assert_span_in(d.span, text, d.code.as_str());
+        assert!(!d.message.is_empty(), "{}: an empty message", d.code);
+        for l in &d.labels {
+            let text = sources.text(&l.file).unwrap_or_else(|| {
+                panic!("{}: a label names an unknown file `{}`", d.code, l.file)
+            });
+            assert_span_in(l.span, text, d.code.as_str());
+        }
+    }
+}
+
+/// The texts of string literals written where a secret is expected, that the input holds
+/// nowhere else and that are long enough not to turn up by chance in generated text: a
+/// secret operator requirement's or contract field's default, a value assigned in a mesh
+/// to a name that some module requires as a secret operator value, a secret field's
+/// answer in `provides`. A manifest must hold none of them.
+pub fn secret_literals(db: &meshc::db::Database, files: &[meshc::db::SourceFile]) -> Vec<String> {
+    use meshc::syntax::ast::*;
+    let parsed: Vec<_> = files
+        .iter()
+        .map(|f| meshc::db::parse_file(db, *f))
+        .collect();
+    let mut secret_operators: Vec<&str> = Vec::new();
+    let mut secret_fields: Vec<&str> = Vec::new();
+    let mut found: Vec<&StringLit> = Vec::new();
+    fn strings<'a>(e: &'a Expr, out: &mut Vec<&'a StringLit>) {
+        match e {
+            Expr::Str(s) => out.push(s),
+            Expr::List(items, _) => items.iter().for_each(|i| strings(i, out)),
+            _ => {}
+        }
+    }
+    for p in &parsed {
+        for item in &p.file.items {
+            match item {
+                Item::Contract(c) => {
+                    for f in &c.fields {
+                        if f.ty.as_ref().is_some_and(|t| t.secret.is_some()) {
+                            secret_fields.push(&f.name.name);
+                            if let Some(d) = &f.default {
+                                strings(d, &mut found);
+                            }
+                        }
+                    }
+                }
+                Item::Module(m) => {
+                    for e in &m.entries {
+                        if let ModuleEntry::Requires(r) = e
+                            && let RequirementBody::Operator { ty, default, .. } = &r.body
+                            && ty.as_ref().is_some_and(|t| t.secret.is_some())
+                        {
+                            secret_operators.push(&r.name.name);
+                            if let Some(d) = default {
+                                strings(d, &mut found);
+                            }
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    for p in &parsed {
+        for item in &p.file.items {
+            match item {
+                Item::Module(m) => {
+                    for e in &m.entries {
+                        if let ModuleEntry::Provides(p) = e {
+                            for a in &p.answers {
+                                if secret_fields.contains(&a.field.name.as_str()) {
+                                    strings(&a.value, &mut found);
+                                }
+                            }
+                        }
+                    }
+                }
+                Item::Mesh(m) => {
+                    for e in &m.entries {
+                        if let MeshEntry::Assign(a) = e {
+                            for entry in &a.entries {
+                                if let AssignEntryKind::Value { name, value } = &entry.kind
+                                    && secret_operators.contains(&name.name.as_str())
+                                {
+                                    strings(value, &mut found);
+                                }
+                            }
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    let all: String = files
+        .iter()
+        .map(|f| f.text(db).to_string())
+        .collect::<Vec<_>>()
+        .join("\n");
+    let mut out: Vec<String> = found
+        .into_iter()
+        .filter_map(|s| s.as_plain())
+        .filter(|t| t.chars().count() >= 8 && all.matches(t.as_str()).count() == 1)
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
