@@ -169,31 +169,12 @@ pub fn parallel_map<T: Copy + Send + Sync, R: Send>(
     items: &[T],
     f: impl Fn(&Database, T) -> R + Sync,
 ) -> Vec<R> {
-    // Asked once: on Linux the answer reads the cgroup files on every call.
-    static THREADS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    let threads = *THREADS.get_or_init(|| {
-        std::thread::available_parallelism()
-            .map_or(1, |n| n.get())
-            .min(8)
-    });
-    if threads <= 1 || items.len() < 64 {
-        return items.iter().map(|&i| f(db, i)).collect();
-    }
-    let chunk = items.len().div_ceil(threads);
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = items
-            .chunks(chunk)
-            .map(|part| {
-                let snapshot = db.clone();
-                let f = &f;
-                scope.spawn(move || part.iter().map(|&i| f(&snapshot, i)).collect::<Vec<R>>())
-            })
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
-            .collect()
-    })
+    crate::parallel::map_chunks_with(
+        items,
+        64,
+        || db.clone(),
+        |snapshot, part| part.iter().map(|&i| f(&snapshot, i)).collect(),
+    )
 }
 
 /// Resolves mesh `mesh` of the workspace against the ports of `lock` (LANGUAGE.md §7):

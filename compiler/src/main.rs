@@ -152,7 +152,9 @@ struct Session {
     files_read: usize,
 }
 
-fn open(paths: Vec<PathBuf>) -> Result<Session, u8> {
+/// Reads the `.mesh` files under `paths` (the current directory when none is given);
+/// any path that cannot be read is said and ends the command with exit status 2.
+fn load(paths: Vec<PathBuf>) -> Result<cli::workspace::Loaded, u8> {
     let paths = if paths.is_empty() {
         vec![PathBuf::from(".")]
     } else {
@@ -165,6 +167,11 @@ fn open(paths: Vec<PathBuf>) -> Result<Session, u8> {
         }
         return Err(2);
     }
+    Ok(loaded)
+}
+
+fn open(paths: Vec<PathBuf>) -> Result<Session, u8> {
+    let loaded = load(paths)?;
     let mut sources: HashMap<FilePath, Arc<str>> = HashMap::new();
     sources.insert(
         FilePath::from(meshc::db::STDLIB_PATH),
@@ -347,47 +354,24 @@ fn fmt(paths: Vec<PathBuf>, check_only: bool, format: Format) -> u8 {
         }
         return fmt_stdin(format);
     }
-    let paths = if paths.is_empty() {
-        vec![PathBuf::from(".")]
-    } else {
-        paths
+    let loaded = match load(paths) {
+        Ok(l) => l,
+        Err(code) => return code,
     };
-    let loaded = cli::workspace::load(&paths);
-    if !loaded.io_errors.is_empty() {
-        for e in &loaded.io_errors {
-            output::say(e);
-        }
-        return 2;
-    }
     let mut sources: HashMap<FilePath, Arc<str>> = HashMap::new();
     let mut diags: Vec<Diagnostic> = Vec::new();
     for (d, p, t) in loaded.unreadable {
         sources.insert(p, t);
         diags.push(d);
     }
-    let results: Vec<Result<Option<String>, Vec<Diagnostic>>> = std::thread::scope(|scope| {
-        let threads = std::thread::available_parallelism()
-            .map_or(1, |n| n.get())
-            .min(8);
-        let chunk = loaded.files.len().div_ceil(threads).max(1);
-        let handles: Vec<_> = loaded
-            .files
-            .chunks(chunk)
-            .map(|part| {
-                scope.spawn(move || {
-                    part.iter()
-                        .map(|(path, text)| {
-                            meshc::fmt::format(path, text).map(|out| (out != **text).then_some(out))
-                        })
-                        .collect::<Vec<_>>()
+    let results: Vec<Result<Option<String>, Vec<Diagnostic>>> =
+        meshc::parallel::map_chunks(&loaded.files, 16, |part| {
+            part.iter()
+                .map(|(path, text)| {
+                    meshc::fmt::format(path, text).map(|out| (out != **text).then_some(out))
                 })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().unwrap_or_default())
-            .collect()
-    });
+                .collect()
+        });
     let mut changed = 0usize;
     let mut io_failed = false;
     for ((path, text), result) in loaded.files.iter().zip(results) {

@@ -10,40 +10,12 @@
 //! The same harness runs the public conformance sample in `../shared/conformance/check`
 //! when it is present beside the project.
 
+mod support;
+
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-
-#[derive(Default, Debug)]
-struct Header {
-    expect: Vec<String>,
-    allow: Vec<String>,
-    flags: Vec<String>,
-    texts: Vec<String>,
-    exit: Option<i32>,
-}
-
-fn header(text: &str) -> Header {
-    let mut h = Header::default();
-    for line in text.lines() {
-        let Some(rest) = line.trim().strip_prefix("//") else {
-            continue;
-        };
-        let Some((key, val)) = rest.trim().split_once(':') else {
-            continue;
-        };
-        let val = val.trim();
-        match key.trim() {
-            "expect" => h.expect.extend(val.split_whitespace().map(String::from)),
-            "allow" => h.allow.extend(val.split_whitespace().map(String::from)),
-            "flags" => h.flags.extend(val.split_whitespace().map(String::from)),
-            "expect-text" => h.texts.push(val.to_string()),
-            "exit" => h.exit = val.parse().ok(),
-            _ => {}
-        }
-    }
-    h
-}
+use support::header;
 
 fn diag_text(d: &Value) -> String {
     let mut parts = vec![
@@ -112,7 +84,7 @@ fn run_case(path: &Path) -> Result<(), String> {
         if !unexpected.is_empty() {
             problems.push(format!("unexpected errors {unexpected:?}: {}", summary()));
         }
-        for t in &h.texts {
+        for t in &h.expect_text {
             let found = diags
                 .iter()
                 .filter(|d| h.expect.contains(&code_of(d)))

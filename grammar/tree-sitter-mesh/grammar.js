@@ -188,7 +188,7 @@ module.exports = grammar({
 
     image_entry: $ => seq('image', field('image', $.string)),
 
-    command_entry: $ => seq('command', field('command', $.list)),
+    command_entry: $ => seq('command', field('command', $._expression)),
 
     user_entry: $ => seq('user', field('user', $._expression)),
 
@@ -228,7 +228,7 @@ module.exports = grammar({
 
     publish_entry: $ => seq('publish', field('requirement', $.identifier)),
 
-    image_paths_entry: $ => seq('image_paths', field('paths', $.list)),
+    image_paths_entry: $ => seq('image_paths', field('paths', $._expression)),
 
     provides: $ => seq(
       'provides',

@@ -93,6 +93,28 @@ async fn watched_file_events_are_read_from_disk() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn file_watchers_are_registered_when_the_client_can() {
+    let mut caps = support::capabilities(false);
+    caps["workspace"]["didChangeWatchedFiles"] = json!({"dynamicRegistration": true});
+    let mut client = TestClient::start_with(&files(&[("a.mesh", FINE)]), caps, false, None).await;
+    client
+        .wait_for(|c| {
+            c.server_requests
+                .iter()
+                .any(|(m, _)| m == "client/registerCapability")
+        })
+        .await;
+    let (_, params) = &client.server_requests[0];
+    let registration = &params["registrations"][0];
+    assert_eq!(registration["method"], "workspace/didChangeWatchedFiles");
+    assert_eq!(
+        registration["registerOptions"]["watchers"][0]["globPattern"],
+        "**/*.mesh"
+    );
+    client.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_second_folder_joins_the_workspace() {
     let mut client = TestClient::start(&files(&[("a.mesh", FINE)]), false).await;
     let other = tempfile::tempdir().unwrap();

@@ -44,27 +44,12 @@ pub fn load(paths: &[PathBuf]) -> Loaded {
         ..Loaded::default()
     };
     // Reading is mostly waiting on the kernel: spread it over the cores.
-    let threads = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(8);
-    let chunk = found.len().div_ceil(threads).max(1);
-    let parts: Vec<Loaded> = std::thread::scope(|scope| {
-        let handles: Vec<_> = found
-            .chunks(chunk)
-            .map(|part| {
-                scope.spawn(move || {
-                    let mut l = Loaded::default();
-                    for path in part {
-                        read_one(path, &mut l);
-                    }
-                    l
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().unwrap_or_default())
-            .collect()
+    let parts: Vec<Loaded> = meshc::parallel::map_chunks(&found, 2, |part| {
+        let mut l = Loaded::default();
+        for path in part {
+            read_one(path, &mut l);
+        }
+        vec![l]
     });
     for part in parts {
         loaded.files.extend(part.files);

@@ -288,8 +288,8 @@ impl Indexer {
     }
 
     fn contract(&mut self, c: &ast::Contract) {
-        let name = c.name.name.to_string();
-        self.def(&c.name, Symbol::Contract(name.clone()));
+        let name = &c.name.name;
+        self.def(&c.name, Symbol::Contract(name.to_string()));
         if let Some(k) = &c.kind {
             self.name(k.span, NameClass::Keyword);
         }
@@ -297,7 +297,7 @@ impl Indexer {
             self.def(
                 &f.name,
                 Symbol::Field {
-                    contract: name.clone(),
+                    contract: name.to_string(),
                     field: f.name.name.to_string(),
                 },
             );

@@ -39,6 +39,8 @@ pub struct TestClient {
     /// The latest diagnostics per URI.
     pub diagnostics: HashMap<String, Vec<Value>>,
     pub logs: Vec<String>,
+    /// Requests the server sent to the client (method, params).
+    pub server_requests: Vec<(String, Value)>,
     /// The standard library's URI, as the server announced it in go-to-definition answers.
     pub std_dir: PathBuf,
 }
@@ -74,6 +76,16 @@ impl TestClient {
         utf8: bool,
         std_dir: Option<&str>,
     ) -> TestClient {
+        Self::start_with(files, capabilities(utf8), utf8, std_dir).await
+    }
+
+    /// Starts the server with the client capabilities `caps`.
+    pub async fn start_with(
+        files: &[(String, String)],
+        caps: Value,
+        utf8: bool,
+        std_dir: Option<&str>,
+    ) -> TestClient {
         let dir = tempfile::tempdir().expect("a temporary directory");
         let root = dir
             .path()
@@ -100,6 +112,7 @@ impl TestClient {
             published: Vec::new(),
             diagnostics: HashMap::new(),
             logs: Vec::new(),
+            server_requests: Vec::new(),
             std_dir: std_dir.clone(),
         };
         let root_uri = client.uri_of(&root);
@@ -107,7 +120,7 @@ impl TestClient {
             .request(
                 "initialize",
                 json!({
-                    "capabilities": capabilities(utf8),
+                    "capabilities": caps,
                     "workspaceFolders": [{"uri": root_uri, "name": "ws"}],
                     "initializationOptions": {"stdlibCacheDir": std_dir.to_string_lossy()},
                 }),
@@ -236,6 +249,9 @@ impl TestClient {
             "window/logMessage" => {
                 self.logs
                     .push(params["message"].as_str().unwrap_or_default().to_string());
+            }
+            method if msg.id().is_some() => {
+                self.server_requests.push((method.to_string(), params));
             }
             _ => {}
         }

@@ -1,0 +1,54 @@
+//! Work spread over the cores: a slice cut into one chunk per core, each chunk mapped on
+//! a scoped thread, the results back in the slice's order. Threads are computation, not
+//! I/O: the library stays pure.
+
+/// How many threads to use: the available cores, at most 8.
+pub fn threads() -> usize {
+    // Asked once: on Linux the answer reads the cgroup files on every call.
+    static THREADS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *THREADS.get_or_init(|| {
+        std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .min(8)
+    })
+}
+
+/// Maps every chunk of `items` with `f` on its own thread and concatenates the results
+/// in order. Small inputs (under `min_len` items) stay on the calling thread.
+pub fn map_chunks<T: Sync, R: Send>(
+    items: &[T],
+    min_len: usize,
+    f: impl Fn(&[T]) -> Vec<R> + Sync,
+) -> Vec<R> {
+    map_chunks_with(items, min_len, || (), |(), part| f(part))
+}
+
+/// Like [`map_chunks`], with a state made on the calling thread for each chunk and moved
+/// to the chunk's thread: a snapshot of a database that may not be shared between
+/// threads, say.
+pub fn map_chunks_with<S: Send, T: Sync, R: Send>(
+    items: &[T],
+    min_len: usize,
+    mut make: impl FnMut() -> S,
+    f: impl Fn(S, &[T]) -> Vec<R> + Sync,
+) -> Vec<R> {
+    let threads = threads();
+    if threads <= 1 || items.len() < min_len.max(2) {
+        return f(make(), items);
+    }
+    let chunk = items.len().div_ceil(threads);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = items
+            .chunks(chunk)
+            .map(|part| {
+                let state = make();
+                let f = &f;
+                scope.spawn(move || f(state, part))
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            .collect()
+    })
+}
