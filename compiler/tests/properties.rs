@@ -251,6 +251,10 @@ fn fuzz_findings_stay_fixed() {
     // the entry, the comment came between the doc comment and the entry.
     let brace_doc = "contract n for h{///\ne//\n:i}";
     common::check_all(brace_doc);
+    // The same after an entry: a trailing `///` documents the next entry.
+    common::check_all("contract i for m{d:t///\ni//\n:e}");
+    // A trailing comment ending in `{` opens no block.
+    common::check_all("seat r delivers b//{\n//");
     // Blanks after the opening quotes of a triple-quoted string are its text, not
     // trailing spaces of the layout.
     let opening = "module m {\n  container c {\n    file \"/a\" = \"\"\"\u{c} \r\n      x\n      \"\"\"\n  }\n}\n";

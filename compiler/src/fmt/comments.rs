@@ -81,7 +81,8 @@ impl<'a> Comments<'a> {
     }
 
     /// Like [`Comments::take_same_line`], but leaves a `///` comment where it is: after an
-    /// opening brace it documents the first entry, so it goes on its own line above it.
+    /// opening brace or an entry it documents the entry that follows, so it goes on its
+    /// own line above that entry.
     pub(crate) fn take_same_line_plain(&mut self, start: u32, end: u32) -> Option<usize> {
         let i = self.first_from(start);
         let first = (i..self.list.len())

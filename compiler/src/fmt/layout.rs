@@ -734,7 +734,8 @@ impl<'a> Layout<'a> {
                 group = all;
             }
             let next = entries.get(i + 1).map(|e| e.span().start).unwrap_or(end);
-            let trailing = self.comments.take_same_line(span.end, next);
+            // A trailing `///` documents the next entry: it goes on its own line above it.
+            let trailing = self.comments.take_same_line_plain(span.end, next);
             cursor = trailing
                 .map(|c| self.comments.span(c).end)
                 .unwrap_or(span.end);

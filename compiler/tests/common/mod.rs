@@ -430,6 +430,7 @@ pub fn assert_layout(out: &str) {
     );
     assert!(!out.starts_with('\n'), "a blank first line:\n{out}");
     let triples = triple_spans(out);
+    let comments = parse(&path(), out).comments;
     let mut offset = 0usize;
     let lines: Vec<&str> = out.split_inclusive('\n').collect();
     for (n, line) in lines.iter().enumerate() {
@@ -466,7 +467,10 @@ pub fn assert_layout(out: &str) {
             n + 1
         );
         assert_eq!(indent % 2, 0, "odd indentation at line {}:\n{out}", n + 1);
-        let is_comment = body.trim_start().starts_with("//");
+        // A line ending in a comment ends in the comment's text, whatever its last character.
+        let is_comment = comments
+            .iter()
+            .any(|c| c.span.start < line_end && line_end <= c.span.end);
         if !is_comment
             && (body.ends_with('{') || body.ends_with('['))
             && let Some(next) = lines.get(n + 1)
