@@ -305,6 +305,26 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// `KEYWORD NAME { ENTRY… }` after the current keyword: the name, the entries and the
+    /// whole span. A missing block is reported and the item kept with no entries.
+    fn named_block<T>(
+        &mut self,
+        name_what: &str,
+        block_what: &str,
+        missing: &str,
+        entry: impl FnMut(&mut Self) -> Option<T>,
+    ) -> Option<(Ident, Vec<T>, Span)> {
+        let start = self.bump().span;
+        let name = self.ident(name_what)?;
+        let mut entries = Vec::new();
+        if self.kind() == TokenKind::LBrace {
+            entries = self.block(block_what, entry).0;
+        } else {
+            self.expected(missing);
+        }
+        Some((name, entries, self.span_from(start)))
+    }
+
     // ---- items ----
 
     fn source_file(&mut self) -> SourceFile {
@@ -567,19 +587,17 @@ impl<'a> Parser<'a> {
     // ---- modules ----
 
     fn module(&mut self, docs: Docs) -> Option<Module> {
-        let start = self.bump().span;
-        let name = self.ident("the module's name")?;
-        let mut entries = Vec::new();
-        if self.kind() == TokenKind::LBrace {
-            entries = self.block("the module", |p| p.module_entry()).0;
-        } else {
-            self.expected("`{` and the module's requirements and containers");
-        }
+        let (name, entries, span) = self.named_block(
+            "the module's name",
+            "the module",
+            "`{` and the module's requirements and containers",
+            |p| p.module_entry(),
+        )?;
         Some(Module {
             docs,
             name,
             entries,
-            span: self.span_from(start),
+            span,
         })
     }
 
@@ -673,19 +691,17 @@ impl<'a> Parser<'a> {
     }
 
     fn container(&mut self, docs: Docs) -> Option<Container> {
-        let start = self.bump().span;
-        let name = self.ident("the container's name")?;
-        let mut entries = Vec::new();
-        if self.kind() == TokenKind::LBrace {
-            entries = self.block("the container", |p| p.container_entry()).0;
-        } else {
-            self.expected("`{` and the container's entries");
-        }
+        let (name, entries, span) = self.named_block(
+            "the container's name",
+            "the container",
+            "`{` and the container's entries",
+            |p| p.container_entry(),
+        )?;
         Some(Container {
             docs,
             name,
             entries,
-            span: self.span_from(start),
+            span,
         })
     }
 
@@ -855,19 +871,17 @@ impl<'a> Parser<'a> {
     // ---- meshes ----
 
     fn mesh(&mut self, docs: Docs) -> Option<Mesh> {
-        let start = self.bump().span;
-        let name = self.ident("the mesh's name")?;
-        let mut entries = Vec::new();
-        if self.kind() == TokenKind::LBrace {
-            entries = self.block("the mesh", |p| p.mesh_entry()).0;
-        } else {
-            self.expected("`{` and the mesh's nodes and assignments");
-        }
+        let (name, entries, span) = self.named_block(
+            "the mesh's name",
+            "the mesh",
+            "`{` and the mesh's nodes and assignments",
+            |p| p.mesh_entry(),
+        )?;
         Some(Mesh {
             docs,
             name,
             entries,
-            span: self.span_from(start),
+            span,
         })
     }
 
