@@ -65,6 +65,7 @@ mod tests {
                 module: "web".into(),
                 diagnostics: vec![],
             }],
+            retired: vec![],
         };
         let bytes = manifest_bytes(&m);
         let mut filled = m.clone();

@@ -247,6 +247,8 @@ pub(crate) struct NodeInfo<'m> {
     pub root: String,
     pub ports: (i64, i64),
     pub short: String,
+    /// `adopted = true`: the node was in use before the mesh (LANGUAGE.md §13.4).
+    pub adopted: bool,
     /// Instances on this node by name.
     pub instances: FxHashMap<String, usize>,
 }
@@ -264,6 +266,10 @@ pub(crate) struct Settings<'m> {
     pub places: FxHashMap<&'m str, Placement>,
     /// `short = "stg"`.
     pub short: Option<String>,
+    /// `keep_network "NAME"`: found networks the instance's containers stay on (§13.4).
+    pub keep_networks: Vec<String>,
+    /// `genesis`: the instance is part of the bootstrap plan (§13.5).
+    pub genesis: bool,
 }
 
 /// A placement written on an assignment.

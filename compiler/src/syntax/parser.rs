@@ -989,6 +989,30 @@ impl<'a> Parser<'a> {
     fn assign_entry(&mut self) -> Option<AssignEntry> {
         let start = self.peek().span;
         let name = self.ident("a requirement name, or `short`")?;
+        // `keep_network "NAME"` and a bare `genesis` are contextual: a requirement may
+        // still be named either (`genesis = 3`, `keep_network at "/srv"`).
+        if name.name == "keep_network"
+            && matches!(self.kind(), TokenKind::Str(_) | TokenKind::TripleStr(_))
+        {
+            let network = self.expr();
+            return Some(AssignEntry {
+                kind: AssignEntryKind::KeepNetwork {
+                    keyword: name.span,
+                    network,
+                },
+                span: self.span_from(start),
+            });
+        }
+        if name.name == "genesis"
+            && !matches!(self.kind(), TokenKind::Dot | TokenKind::Eq)
+            && !self.at_word_same_line("from")
+            && !self.at_word_same_line("at")
+        {
+            return Some(AssignEntry {
+                kind: AssignEntryKind::Genesis { keyword: name.span },
+                span: self.span_from(start),
+            });
+        }
         let kind = if self.eat(TokenKind::Dot).is_some() {
             let field = self.ident("a field of the requirement's contract")?;
             self.expect(TokenKind::Eq, "`=` and the field's value")?;

@@ -627,6 +627,10 @@ impl Indexer {
                                     self.reference(n, node_sym(n));
                                 }
                             }
+                            AssignEntryKind::KeepNetwork { keyword, .. }
+                            | AssignEntryKind::Genesis { keyword } => {
+                                self.name(*keyword, NameClass::Keyword);
+                            }
                         }
                     }
                 }
