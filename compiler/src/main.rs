@@ -452,7 +452,7 @@ fn build(
         output::say("nothing was written");
         return 2;
     }
-    let lock_text = outcome.lock.to_text();
+    let lock_text = outcome.lock_to_write().to_text();
     let lock_on_disk = std::fs::read_to_string(&lock_path).ok();
     if lock_on_disk.as_deref() != Some(lock_text.as_str())
         && let Err(e) = cli::atomic::replace_file(&lock_path, lock_text.as_bytes())

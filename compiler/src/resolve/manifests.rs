@@ -259,12 +259,12 @@ impl<'m> Resolver<'m> {
         }
         left_out.sort_by_key(|(at, _, _)| *at);
 
-        let manifests = if self.input.manifests {
-            let retired = self.remember_written(&built);
-            self.manifests(built, &left_out, retired)
+        self.lock.written = self.input.lock.written.clone();
+        let (manifests, written) = if self.input.manifests {
+            let (retired, written) = self.remember_written(&built);
+            (self.manifests(built, &left_out, retired), written)
         } else {
-            self.lock.written = self.input.lock.written.clone();
-            IndexMap::new()
+            (IndexMap::new(), Default::default())
         };
 
         let mut diagnostics: Vec<Diagnostic> = self.mesh_diags.clone();
@@ -280,19 +280,24 @@ impl<'m> Resolver<'m> {
             diagnostics,
             manifests,
             lock: std::mem::take(&mut self.lock),
+            written,
             left_out: left_out.into_iter().map(|(_, _, l)| l).collect(),
         }
     }
 
     /// One manifest per node: its built instances and what was left out of it, digests
     /// filled in.
-    /// Records in the new lock what every built instance writes (containers and their
+    /// Records what every built instance writes (containers and their
     /// file paths), keeps the record of instances left out (they were not rebuilt), and
     /// returns, by node, what the previous record names and this build no longer does.
+    #[allow(clippy::type_complexity)]
     fn remember_written(
-        &mut self,
+        &self,
         built: &[(usize, Option<Instance>)],
-    ) -> Vec<(usize, Retired)> {
+    ) -> (
+        Vec<(usize, Retired)>,
+        std::collections::BTreeMap<String, std::collections::BTreeMap<String, Vec<String>>>,
+    ) {
         use std::collections::BTreeMap;
         let previous = &self.input.lock.written;
         let mut written: BTreeMap<String, BTreeMap<String, Vec<String>>> = BTreeMap::new();
@@ -372,8 +377,7 @@ impl<'m> Resolver<'m> {
                 }
             }
         }
-        self.lock.written = written;
-        retired
+        (retired, written)
     }
 
     fn manifests(

@@ -88,8 +88,12 @@ pub struct MeshOutcome {
     /// One manifest per node, in the mesh's node order, digests filled in (none when
     /// resolved without manifests, as `meshc check` does).
     pub manifests: IndexMap<String, Manifest>,
-    /// The ports this build chose, for `<mesh file>.lock`.
+    /// The ports this build chose, for `<mesh file>.lock`; its `written` is the record
+    /// it was given (see [`MeshOutcome::lock_to_write`]).
     pub lock: Lock,
+    /// What each instance of this build writes (containers and their file paths), for
+    /// the lock's `written`; empty when resolved without manifests.
+    pub written: std::collections::BTreeMap<String, std::collections::BTreeMap<String, Vec<String>>>,
     /// Every assignment left out, with why.
     pub left_out: Vec<LeftOutAssignment>,
 }
@@ -114,8 +118,16 @@ impl MeshOutcome {
             diagnostics: Vec::new(),
             manifests: IndexMap::new(),
             lock: Lock::default(),
+            written: Default::default(),
             left_out: Vec::new(),
         }
+    }
+
+    /// The lock a build writes: the ports chosen and what each instance wrote.
+    pub fn lock_to_write(&self) -> Lock {
+        let mut lock = self.lock.clone();
+        lock.written = self.written.clone();
+        lock
     }
 
     /// Whether any diagnostic of the mesh is an error.
