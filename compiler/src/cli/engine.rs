@@ -54,14 +54,22 @@ impl Engine {
         let request = format!(
             "GET {path} HTTP/1.1\r\nHost: docker\r\nUser-Agent: meshc\r\nConnection: close\r\n\r\n"
         );
-        stream
-            .write_all(request.as_bytes())
-            .map_err(|e| format!("the engine did not take a request: {}", super::workspace::plain(&e)))?;
+        stream.write_all(request.as_bytes()).map_err(|e| {
+            format!(
+                "the engine did not take a request: {}",
+                super::workspace::plain(&e)
+            )
+        })?;
         let mut raw = Vec::new();
         stream
             .take(MAX_BODY as u64 + 64 * 1024)
             .read_to_end(&mut raw)
-            .map_err(|e| format!("the engine's answer was cut: {}", super::workspace::plain(&e)))?;
+            .map_err(|e| {
+                format!(
+                    "the engine's answer was cut: {}",
+                    super::workspace::plain(&e)
+                )
+            })?;
         parse_response(&raw)
     }
 
@@ -93,7 +101,11 @@ fn parse_response(raw: &[u8]) -> Result<Answer, String> {
         l.starts_with("transfer-encoding:") && l.contains("chunked")
     });
     let body = &raw[end + 4..];
-    let body = if chunked { dechunk(body)? } else { body.to_vec() };
+    let body = if chunked {
+        dechunk(body)?
+    } else {
+        body.to_vec()
+    };
     Ok(Answer { status, body })
 }
 

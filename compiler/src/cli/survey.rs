@@ -16,9 +16,18 @@ use std::path::PathBuf;
 const MAX_CONTENT: usize = 1024 * 1024;
 
 /// `meshc survey`.
-pub fn run(node: String, mesh_file: PathBuf, paths: Vec<PathBuf>, docker_host: Option<String>) -> u8 {
+pub fn run(
+    node: String,
+    mesh_file: PathBuf,
+    paths: Vec<PathBuf>,
+    docker_host: Option<String>,
+) -> u8 {
     let host = docker_host
-        .or_else(|| std::env::var("DOCKER_HOST").ok().filter(|h| h.starts_with("unix://")))
+        .or_else(|| {
+            std::env::var("DOCKER_HOST")
+                .ok()
+                .filter(|h| h.starts_with("unix://"))
+        })
         .unwrap_or_else(|| "unix:///var/run/docker.sock".to_string());
     let Some(engine) = Engine::at(&host) else {
         output::say(&format!(
@@ -55,14 +64,20 @@ fn survey(engine: &Engine, manifest: &meshc::emit::Manifest) -> Result<HostRepor
         if e.starts_with("no container engine") {
             e
         } else {
-            format!("the container engine at `{}` did not answer as an engine: {e}", engine.socket())
+            format!(
+                "the container engine at `{}` did not answer as an engine: {e}",
+                engine.socket()
+            )
         }
     })?;
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs() as i64);
-    let declared: Vec<&meshc::emit::Container> =
-        manifest.instances.iter().flat_map(|i| &i.containers).collect();
+    let declared: Vec<&meshc::emit::Container> = manifest
+        .instances
+        .iter()
+        .flat_map(|i| &i.containers)
+        .collect();
     let mut images_by_id: BTreeMap<String, Option<String>> = BTreeMap::new();
     let mut network_members: BTreeMap<String, Vec<String>> = BTreeMap::new();
     let mut containers = Vec::new();
@@ -88,7 +103,10 @@ fn survey(engine: &Engine, manifest: &meshc::emit::Manifest) -> Result<HostRepor
                 c
             }
         };
-        let settings = inspect.get("NetworkSettings").cloned().unwrap_or(Json::Null);
+        let settings = inspect
+            .get("NetworkSettings")
+            .cloned()
+            .unwrap_or(Json::Null);
         let mut networks = Vec::new();
         for (net, _) in settings
             .get("Networks")
@@ -136,11 +154,20 @@ fn survey(engine: &Engine, manifest: &meshc::emit::Manifest) -> Result<HostRepor
             inspect.pointer("/HostConfig/PortBindings").cloned()
         };
         let mut ports = Vec::new();
-        for (spec, binds) in bindings.as_ref().and_then(Json::as_object).into_iter().flatten() {
+        for (spec, binds) in bindings
+            .as_ref()
+            .and_then(Json::as_object)
+            .into_iter()
+            .flatten()
+        {
             let (port, protocol) = spec.split_once('/').unwrap_or((spec, "tcp"));
-            let Ok(container_port) = port.parse::<u16>() else { continue };
+            let Ok(container_port) = port.parse::<u16>() else {
+                continue;
+            };
             for b in binds.as_array().into_iter().flatten() {
-                let Ok(host_port) = text(b, "HostPort").parse::<u16>() else { continue };
+                let Ok(host_port) = text(b, "HostPort").parse::<u16>() else {
+                    continue;
+                };
                 ports.push(FoundPort {
                     host_ip: text(b, "HostIp"),
                     host_port,
@@ -149,7 +176,13 @@ fn survey(engine: &Engine, manifest: &meshc::emit::Manifest) -> Result<HostRepor
                 });
             }
         }
-        ports.sort_by(|a, b| (a.container_port, &a.protocol, &a.host_ip).cmp(&(b.container_port, &b.protocol, &b.host_ip)));
+        ports.sort_by(|a, b| {
+            (a.container_port, &a.protocol, &a.host_ip).cmp(&(
+                b.container_port,
+                &b.protocol,
+                &b.host_ip,
+            ))
+        });
         ports.dedup();
         containers.push(FoundContainer {
             name,
@@ -212,12 +245,18 @@ fn survey(engine: &Engine, manifest: &meshc::emit::Manifest) -> Result<HostRepor
     let mut strays: Vec<Stray> = containers
         .iter()
         .filter(|c| !declared_names.contains(c.name.as_str()))
-        .map(|c| Stray::Container { name: c.name.clone() })
+        .map(|c| Stray::Container {
+            name: c.name.clone(),
+        })
         .collect();
     let published: BTreeSet<u16> = containers
         .iter()
         .flat_map(|c| c.ports.iter().map(|p| p.host_port))
-        .chain(declared.iter().flat_map(|c| c.ports.iter().map(|p| p.host as u16)))
+        .chain(
+            declared
+                .iter()
+                .flat_map(|c| c.ports.iter().map(|p| p.host as u16)),
+        )
         .collect();
     for port in tcp_listeners() {
         if !published.contains(&port) {
@@ -317,7 +356,9 @@ fn is_empty_dir(_engine: &Engine, _found: &FoundContainer, mount: &FoundMount) -
 fn tcp_listeners() -> BTreeSet<u16> {
     let mut ports = BTreeSet::new();
     for file in ["/proc/net/tcp", "/proc/net/tcp6"] {
-        let Ok(text) = std::fs::read_to_string(file) else { continue };
+        let Ok(text) = std::fs::read_to_string(file) else {
+            continue;
+        };
         for line in text.lines().skip(1) {
             let cols: Vec<&str> = line.split_whitespace().collect();
             if cols.get(3) != Some(&"0A") {

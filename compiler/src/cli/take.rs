@@ -38,15 +38,18 @@ pub struct TakeArgs {
 
 /// Parses `--max-age`: `90s`, `15m`, `2h`, `7d`.
 pub fn parse_max_age(text: &str) -> Result<i64, String> {
-    take::time::parse_duration(text)
-        .ok_or_else(|| format!("`{text}` is not a duration: a whole number and one of s, m, h, d (`15m`)"))
+    take::time::parse_duration(text).ok_or_else(|| {
+        format!("`{text}` is not a duration: a whole number and one of s, m, h, d (`15m`)")
+    })
 }
 
 /// Parses `--match DECLARED=FOUND`.
 pub fn parse_match(text: &str) -> Result<(String, String), String> {
     match text.split_once('=') {
         Some((d, f)) if !d.is_empty() && !f.is_empty() => Ok((d.to_string(), f.to_string())),
-        _ => Err(format!("`{text}` is not DECLARED=FOUND (`--match forge=old-forge`)")),
+        _ => Err(format!(
+            "`{text}` is not DECLARED=FOUND (`--match forge=old-forge`)"
+        )),
     }
 }
 
@@ -141,12 +144,7 @@ fn diag(code: Code, report: &FilePath, message: String, help: Option<String>) ->
 
 /// Prints the result of a take: JSON (the §11 object plus `digest` and `rows`) or the
 /// human comparison with the digest last on stdout and the diagnostics on stderr.
-fn print(
-    diags: &[Diagnostic],
-    preview: Option<&Preview>,
-    session: &Session,
-    format: TakeFormat,
-) {
+fn print(diags: &[Diagnostic], preview: Option<&Preview>, session: &Session, format: TakeFormat) {
     let diags = output::finish(diags.to_vec(), &[]);
     match format {
         TakeFormat::Json => {
@@ -203,7 +201,11 @@ fn human(p: &Preview) -> String {
             }
         }
     }
-    let refused = p.rows.iter().filter(|r| r.outcome == Outcome::Refused).count();
+    let refused = p
+        .rows
+        .iter()
+        .filter(|r| r.outcome == Outcome::Refused)
+        .count();
     out.push_str(&match refused {
         0 => "nothing refuses: confirm with `--yes DIGEST`\n".to_string(),
         1 => "1 difference refuses the take\n".to_string(),
@@ -261,7 +263,10 @@ pub fn run(args: TakeArgs) -> u8 {
                 "the host report describes node `{}`, not `{}`",
                 report.node, args.node
             ),
-            Some(format!("survey node `{}` and take with its report", args.node)),
+            Some(format!(
+                "survey node `{}` and take with its report",
+                args.node
+            )),
         );
         print(&[d], None, &session, args.format);
         return 1;
@@ -381,7 +386,12 @@ pub fn genesis(
     match take::genesis::plan(&manifests, &node) {
         Ok(plan) => {
             if !left_out.is_empty() {
-                output::print(&output::finish(left_out, &[]), &session.sources, format, session.files_read);
+                output::print(
+                    &output::finish(left_out, &[]),
+                    &session.sources,
+                    format,
+                    session.files_read,
+                );
                 output::say("an assignment of the node is left out: nothing was written");
                 return 1;
             }
@@ -394,7 +404,10 @@ pub fn genesis(
                 return 2;
             }
             if format == Format::Human {
-                output::say(&format!("wrote the bootstrap plan {}", out.join(name).display()));
+                output::say(&format!(
+                    "wrote the bootstrap plan {}",
+                    out.join(name).display()
+                ));
             } else {
                 output::print(&[], &session.sources, format, session.files_read);
             }
@@ -403,12 +416,15 @@ pub fn genesis(
         Err(refusals) => {
             let diags: Vec<Diagnostic> = refusals
                 .into_iter()
-                .map(|r| {
-                    Diagnostic::new(r.code, &shown, outcome.span, r.message).with_help(r.help)
-                })
+                .map(|r| Diagnostic::new(r.code, &shown, outcome.span, r.message).with_help(r.help))
                 .chain(left_out)
                 .collect();
-            output::print(&output::finish(diags, &[]), &session.sources, format, session.files_read);
+            output::print(
+                &output::finish(diags, &[]),
+                &session.sources,
+                format,
+                session.files_read,
+            );
             output::say("nothing was written");
             1
         }

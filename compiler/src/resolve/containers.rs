@@ -7,7 +7,8 @@ use super::evaluate::{Ctx, Resolved, render_template, text_of};
 use super::{Answer, Resolver};
 use crate::check::types::Value;
 use crate::emit::{
-    Container, EnvValue, File, Mount, Network, PortMapping, SealedEnv, SecretFile, TemplateEnv, TemplateRef,
+    Container, EnvValue, File, Mount, Network, PortMapping, SealedEnv, SecretFile, TemplateEnv,
+    TemplateRef,
 };
 use crate::syntax::ast::{self, ContainerEntryKind, Expr};
 use indexmap::IndexMap;

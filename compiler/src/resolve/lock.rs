@@ -130,7 +130,9 @@ fn parse_written(
     let mut out = BTreeMap::new();
     for (k, containers) in instances {
         if k.split('/').count() != 2 || k.split('/').any(str::is_empty) {
-            return Err(bad(&format!("has a key `{k}` that is not `<node>/<instance>`")));
+            return Err(bad(&format!(
+                "has a key `{k}` that is not `<node>/<instance>`"
+            )));
         }
         let serde_json::Value::Object(containers) = containers else {
             return Err(bad(&format!("holds no object of containers under `{k}`")));
@@ -144,7 +146,9 @@ fn parse_written(
                 .into_iter()
                 .map(|p| match p {
                     serde_json::Value::String(s) => Ok(s),
-                    _ => Err(bad(&format!("holds a path of `{k}` `{c}` that is not text"))),
+                    _ => Err(bad(&format!(
+                        "holds a path of `{k}` `{c}` that is not text"
+                    ))),
                 })
                 .collect::<Result<Vec<_>, _>>()?;
             by_container.insert(c, paths);

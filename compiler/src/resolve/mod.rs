@@ -93,7 +93,8 @@ pub struct MeshOutcome {
     pub lock: Lock,
     /// What each instance of this build writes (containers and their file paths), for
     /// the lock's `written`; empty when resolved without manifests.
-    pub written: std::collections::BTreeMap<String, std::collections::BTreeMap<String, Vec<String>>>,
+    pub written:
+        std::collections::BTreeMap<String, std::collections::BTreeMap<String, Vec<String>>>,
     /// Every assignment left out, with why.
     pub left_out: Vec<LeftOutAssignment>,
 }

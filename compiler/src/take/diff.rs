@@ -72,7 +72,13 @@ pub fn unified(old: &str, new: &str, old_name: &str, new_name: &str) -> String {
                 }
             }
         }
-        let first = |s: Option<usize>, len: usize| if len == 0 { s.unwrap_or(0) } else { s.unwrap_or(0) + 1 };
+        let first = |s: Option<usize>, len: usize| {
+            if len == 0 {
+                s.unwrap_or(0)
+            } else {
+                s.unwrap_or(0) + 1
+            }
+        };
         out.push_str(&format!(
             "@@ -{},{old_len} +{},{new_len} @@\n",
             first(old_start, old_len),

@@ -224,7 +224,10 @@ impl<'a> Comparison<'a> {
                 Json::Null,
                 Outcome::New,
                 None,
-                format!("no container `{found_name}` was found on node `{}`: `{name}` is raised new", report.node),
+                format!(
+                    "no container `{found_name}` was found on node `{}`: `{name}` is raised new",
+                    report.node
+                ),
             );
             return;
         };
@@ -272,7 +275,11 @@ impl<'a> Comparison<'a> {
             .iter()
             .find(|im| im.reference == declared.image)
             .and_then(|im| im.created.clone())
-            .or_else(|| (declared.image == found.image).then(|| found.image_created.clone()).flatten());
+            .or_else(|| {
+                (declared.image == found.image)
+                    .then(|| found.image_created.clone())
+                    .flatten()
+            });
         let d = json!({"ref": declared.image, "created": declared_created});
         let f = json!({"ref": found.image, "created": found.image_created});
         let (Some(dc), Some(fc)) = (
@@ -280,13 +287,26 @@ impl<'a> Comparison<'a> {
             found.image_created.as_deref().and_then(time::parse_rfc3339),
         ) else {
             let which = if declared_created.is_none() {
-                if report.images.iter().any(|im| im.reference == declared.image) {
-                    format!("the declared image `{}` has no creation date on node `{}`", declared.image, report.node)
+                if report
+                    .images
+                    .iter()
+                    .any(|im| im.reference == declared.image)
+                {
+                    format!(
+                        "the declared image `{}` has no creation date on node `{}`",
+                        declared.image, report.node
+                    )
                 } else {
-                    format!("the declared image `{}` is not on node `{}`, so it has no date", declared.image, report.node)
+                    format!(
+                        "the declared image `{}` is not on node `{}`, so it has no date",
+                        declared.image, report.node
+                    )
                 }
             } else {
-                format!("the running image `{}` of `{}` has no creation date", found.image, found.name)
+                format!(
+                    "the running image `{}` of `{}` has no creation date",
+                    found.image, found.name
+                )
             };
             self.row(
                 name,
@@ -309,12 +329,39 @@ impl<'a> Comparison<'a> {
                 time::format_rfc3339(fc)
             );
             if self.options.downgrade {
-                self.row(name, "image", &declared.image, d, f, Outcome::Waived, Some(Code::E0603), format!("{note}; downgraded by --downgrade"));
+                self.row(
+                    name,
+                    "image",
+                    &declared.image,
+                    d,
+                    f,
+                    Outcome::Waived,
+                    Some(Code::E0603),
+                    format!("{note}; downgraded by --downgrade"),
+                );
             } else {
-                self.row(name, "image", &declared.image, d, f, Outcome::Refused, Some(Code::E0603), note);
+                self.row(
+                    name,
+                    "image",
+                    &declared.image,
+                    d,
+                    f,
+                    Outcome::Refused,
+                    Some(Code::E0603),
+                    note,
+                );
             }
         } else if declared.image == found.image && dc == fc {
-            self.row(name, "image", &declared.image, d, f, Outcome::Same, None, format!("`{}` runs already", declared.image));
+            self.row(
+                name,
+                "image",
+                &declared.image,
+                d,
+                f,
+                Outcome::Same,
+                None,
+                format!("`{}` runs already", declared.image),
+            );
         } else {
             let how = if dc > fc { "newer than" } else { "as old as" };
             self.row(
@@ -325,7 +372,10 @@ impl<'a> Comparison<'a> {
                 f,
                 Outcome::Said,
                 None,
-                format!("the declared image `{}` is {how} the running `{}`", declared.image, found.image),
+                format!(
+                    "the declared image `{}` is {how} the running `{}`",
+                    declared.image, found.image
+                ),
             );
         }
     }
@@ -339,7 +389,19 @@ impl<'a> Comparison<'a> {
             .iter()
             .find(|x| x.container == found.name && x.path == path)
         else {
-            self.row(name, "file", path, json!({"mode": f.mode}), Json::Null, Outcome::New, None, format!("`{path}` was not found in `{}`: it is written new", found.name));
+            self.row(
+                name,
+                "file",
+                path,
+                json!({"mode": f.mode}),
+                Json::Null,
+                Outcome::New,
+                None,
+                format!(
+                    "`{path}` was not found in `{}`: it is written new",
+                    found.name
+                ),
+            );
             return;
         };
         let found_json = json!({"mode": original.mode, "owner": original.owner, "group": original.group, "digest": original.digest});
@@ -355,10 +417,26 @@ impl<'a> Comparison<'a> {
         if equal {
             let mut note = format!("`{path}` is as declared");
             if original.mode != f.mode {
-                note = format!("`{path}` is as declared; its mode changes from {} to {}", original.mode, f.mode);
+                note = format!(
+                    "`{path}` is as declared; its mode changes from {} to {}",
+                    original.mode, f.mode
+                );
             }
-            let outcome = if original.mode == f.mode { Outcome::Same } else { Outcome::Said };
-            self.row(name, "file", path, declared_json, found_json, outcome, None, note);
+            let outcome = if original.mode == f.mode {
+                Outcome::Same
+            } else {
+                Outcome::Said
+            };
+            self.row(
+                name,
+                "file",
+                path,
+                declared_json,
+                found_json,
+                outcome,
+                None,
+                note,
+            );
             return;
         }
         let diff = shown_found.map(|old| {
@@ -370,14 +448,38 @@ impl<'a> Comparison<'a> {
             )
         });
         let note = match &diff {
-            Some(_) => format!("`{path}` differs from the kept original in `{}`", found.name),
-            None => format!("`{path}` differs from the kept original in `{}` (its text could not be read; the digests differ)", found.name),
+            Some(_) => format!(
+                "`{path}` differs from the kept original in `{}`",
+                found.name
+            ),
+            None => format!(
+                "`{path}` differs from the kept original in `{}` (its text could not be read; the digests differ)",
+                found.name
+            ),
         };
         let replaced = self.options.replace.iter().any(|r| r == path);
         let row = if replaced {
-            self.row(name, "file", path, declared_json, found_json, Outcome::Waived, Some(Code::E0605), format!("{note}; replaced by --replace"))
+            self.row(
+                name,
+                "file",
+                path,
+                declared_json,
+                found_json,
+                Outcome::Waived,
+                Some(Code::E0605),
+                format!("{note}; replaced by --replace"),
+            )
         } else {
-            self.row(name, "file", path, declared_json, found_json, Outcome::Refused, Some(Code::E0605), note)
+            self.row(
+                name,
+                "file",
+                path,
+                declared_json,
+                found_json,
+                Outcome::Refused,
+                Some(Code::E0605),
+                note,
+            )
         };
         row.diff = diff.clone();
         if let (Some(d), false) = (diff, replaced)
@@ -402,7 +504,12 @@ impl<'a> Comparison<'a> {
                 continue;
             }
             let public = matching.iter().any(|f| f.is_public());
-            let found_json = json!(matching.iter().map(|f| json!({"host_ip": f.host_ip, "host_port": f.host_port})).collect::<Vec<_>>());
+            let found_json = json!(
+                matching
+                    .iter()
+                    .map(|f| json!({"host_ip": f.host_ip, "host_port": f.host_port}))
+                    .collect::<Vec<_>>()
+            );
             if public && p.reach == "private" {
                 self.row(
                     name,
@@ -419,13 +526,44 @@ impl<'a> Comparison<'a> {
                 );
             } else if matching.iter().any(|f| i64::from(f.host_port) != p.host) {
                 let was: Vec<String> = matching.iter().map(|f| f.host_port.to_string()).collect();
-                self.row(name, "port", subject, d, found_json, Outcome::Said, None, format!("container port {}/{} moves from host port {} to {}", p.container, p.protocol, was.join(", "), p.host));
+                self.row(
+                    name,
+                    "port",
+                    subject,
+                    d,
+                    found_json,
+                    Outcome::Said,
+                    None,
+                    format!(
+                        "container port {}/{} moves from host port {} to {}",
+                        p.container,
+                        p.protocol,
+                        was.join(", "),
+                        p.host
+                    ),
+                );
             } else {
-                self.row(name, "port", subject, d, found_json, Outcome::Same, None, format!("container port {}/{} stays on host port {}", p.container, p.protocol, p.host));
+                self.row(
+                    name,
+                    "port",
+                    subject,
+                    d,
+                    found_json,
+                    Outcome::Same,
+                    None,
+                    format!(
+                        "container port {}/{} stays on host port {}",
+                        p.container, p.protocol, p.host
+                    ),
+                );
             }
         }
         for f in &found.ports {
-            if !declared.ports.iter().any(|p| p.container == i64::from(f.container_port) && p.protocol == f.protocol) {
+            if !declared
+                .ports
+                .iter()
+                .any(|p| p.container == i64::from(f.container_port) && p.protocol == f.protocol)
+            {
                 self.row(
                     name,
                     "port",
@@ -434,7 +572,10 @@ impl<'a> Comparison<'a> {
                     json!({"host_ip": f.host_ip, "host_port": f.host_port}),
                     Outcome::Said,
                     None,
-                    format!("container port {}/{} (host port {}) is no longer published", f.container_port, f.protocol, f.host_port),
+                    format!(
+                        "container port {}/{} (host port {}) is no longer published",
+                        f.container_port, f.protocol, f.host_port
+                    ),
                 );
             }
         }
@@ -468,10 +609,31 @@ impl<'a> Comparison<'a> {
                     );
                 }
                 Some(d) => {
-                    self.row(name, "network", &n.name, json!({"name": d.name}), found_json, Outcome::Same, None, format!("`{name}` stays on its own network `{}`", n.name));
+                    self.row(
+                        name,
+                        "network",
+                        &n.name,
+                        json!({"name": d.name}),
+                        found_json,
+                        Outcome::Same,
+                        None,
+                        format!("`{name}` stays on its own network `{}`", n.name),
+                    );
                 }
                 None if others.is_empty() => {
-                    self.row(name, "network", &n.name, Json::Null, found_json, Outcome::Said, None, format!("`{name}` leaves the found network `{}`, where nothing else is", n.name));
+                    self.row(
+                        name,
+                        "network",
+                        &n.name,
+                        Json::Null,
+                        found_json,
+                        Outcome::Said,
+                        None,
+                        format!(
+                            "`{name}` leaves the found network `{}`, where nothing else is",
+                            n.name
+                        ),
+                    );
                 }
                 None => {
                     self.row(
@@ -499,7 +661,16 @@ impl<'a> Comparison<'a> {
             if d.kept {
                 self.row(name, "network", &d.name, json!({"name": d.name, "kept": true}), Json::Null, Outcome::Said, Some(Code::W0603), format!("`{name}` joins the found network `{}` (keep_network), which `{}` is not on now", d.name, found.name));
             } else {
-                self.row(name, "network", &d.name, json!({"name": d.name}), Json::Null, Outcome::New, None, format!("`{name}` joins its own network `{}`", d.name));
+                self.row(
+                    name,
+                    "network",
+                    &d.name,
+                    json!({"name": d.name}),
+                    Json::Null,
+                    Outcome::New,
+                    None,
+                    format!("`{name}` joins its own network `{}`", d.name),
+                );
             }
         }
     }
@@ -510,19 +681,65 @@ impl<'a> Comparison<'a> {
             let d = json!({"host": m.host, "read_only": m.read_only});
             match found.mounts.iter().find(|f| f.target == m.container) {
                 Some(f) if f.source == m.host && f.read_only == m.read_only => {
-                    self.row(name, "mount", &m.container, d, json!({"source": f.source, "read_only": f.read_only}), Outcome::Same, None, format!("`{}` stays mounted from `{}`", m.container, m.host));
+                    self.row(
+                        name,
+                        "mount",
+                        &m.container,
+                        d,
+                        json!({"source": f.source, "read_only": f.read_only}),
+                        Outcome::Same,
+                        None,
+                        format!("`{}` stays mounted from `{}`", m.container, m.host),
+                    );
                 }
                 Some(f) => {
-                    self.row(name, "mount", &m.container, d, json!({"source": f.source, "read_only": f.read_only}), Outcome::Said, None, format!("`{}` is mounted from `{}`{} instead of `{}`{}", m.container, m.host, ro(m.read_only), f.source, ro(f.read_only)));
+                    self.row(
+                        name,
+                        "mount",
+                        &m.container,
+                        d,
+                        json!({"source": f.source, "read_only": f.read_only}),
+                        Outcome::Said,
+                        None,
+                        format!(
+                            "`{}` is mounted from `{}`{} instead of `{}`{}",
+                            m.container,
+                            m.host,
+                            ro(m.read_only),
+                            f.source,
+                            ro(f.read_only)
+                        ),
+                    );
                 }
                 None => {
-                    self.row(name, "mount", &m.container, d, Json::Null, Outcome::Said, None, format!("`{}` was not mounted in `{}`: it is mounted from `{}`", m.container, found.name, m.host));
+                    self.row(
+                        name,
+                        "mount",
+                        &m.container,
+                        d,
+                        Json::Null,
+                        Outcome::Said,
+                        None,
+                        format!(
+                            "`{}` was not mounted in `{}`: it is mounted from `{}`",
+                            m.container, found.name, m.host
+                        ),
+                    );
                 }
             }
         }
         for f in &found.mounts {
             if !declared.mounts.iter().any(|m| m.container == f.target) {
-                self.row(name, "mount", &f.target, Json::Null, json!({"source": f.source, "read_only": f.read_only}), Outcome::Said, None, format!("`{}` (from `{}`) is no longer mounted", f.target, f.source));
+                self.row(
+                    name,
+                    "mount",
+                    &f.target,
+                    Json::Null,
+                    json!({"source": f.source, "read_only": f.read_only}),
+                    Outcome::Said,
+                    None,
+                    format!("`{}` (from `{}`) is no longer mounted", f.target, f.source),
+                );
             }
         }
     }
@@ -532,7 +749,11 @@ impl<'a> Comparison<'a> {
     fn secrets(&mut self) {
         let instance = self.instance;
         let report = self.report;
-        let found_names: Vec<String> = instance.containers.iter().map(|c| self.found_name(&c.name)).collect();
+        let found_names: Vec<String> = instance
+            .containers
+            .iter()
+            .map(|c| self.found_name(&c.name))
+            .collect();
         let data: Vec<&str> = report
             .data
             .iter()
@@ -540,23 +761,65 @@ impl<'a> Comparison<'a> {
             .map(|d| d.path.as_str())
             .collect();
         for (req, provider) in minted(instance) {
-            let accepted = report.accepted.iter().any(|a| a.instance == instance.instance && a.requirement == req);
+            let accepted = report
+                .accepted
+                .iter()
+                .any(|a| a.instance == instance.instance && a.requirement == req);
             let d = json!({"provider": provider});
             let found = json!({"accepted": accepted, "data": data});
             if accepted {
-                self.row("", "secret", &req, d, found, Outcome::Same, None, format!("`{req}` takes the value found on the node (accepted)"));
+                self.row(
+                    "",
+                    "secret",
+                    &req,
+                    d,
+                    found,
+                    Outcome::Same,
+                    None,
+                    format!("`{req}` takes the value found on the node (accepted)"),
+                );
             } else if data.is_empty() {
-                self.row("", "secret", &req, d, found, Outcome::New, None, format!("`{req}` is minted by `{provider}`: no data of the service was found"));
+                self.row(
+                    "",
+                    "secret",
+                    &req,
+                    d,
+                    found,
+                    Outcome::New,
+                    None,
+                    format!("`{req}` is minted by `{provider}`: no data of the service was found"),
+                );
             } else {
                 let note = format!(
                     "`{req}` of `{}` would be minted by `{provider}`, but the service's data was found at {}: it already has a value",
                     instance.instance,
-                    data.iter().map(|p| format!("`{p}`")).collect::<Vec<_>>().join(", ")
+                    data.iter()
+                        .map(|p| format!("`{p}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 );
-                if self.options.mint.iter().any(|m| *m == req) {
-                    self.row("", "secret", &req, d, found, Outcome::Waived, Some(Code::E0606), format!("{note}; minted by --mint"));
+                if self.options.mint.contains(&req) {
+                    self.row(
+                        "",
+                        "secret",
+                        &req,
+                        d,
+                        found,
+                        Outcome::Waived,
+                        Some(Code::E0606),
+                        format!("{note}; minted by --mint"),
+                    );
                 } else {
-                    self.row("", "secret", &req, d, found, Outcome::Refused, Some(Code::E0606), note);
+                    self.row(
+                        "",
+                        "secret",
+                        &req,
+                        d,
+                        found,
+                        Outcome::Refused,
+                        Some(Code::E0606),
+                        note,
+                    );
                 }
             }
         }
@@ -598,7 +861,7 @@ pub fn minted(instance: &Instance) -> Vec<(String, String)> {
         .requirements
         .iter()
         .filter_map(|(name, r)| match r {
-            Requirement::Module(m) if makers.iter().any(|b| *b == m.provider) => {
+            Requirement::Module(m) if makers.contains(&m.provider) => {
                 Some((name.clone(), m.provider.instance.clone()))
             }
             _ => None,
@@ -625,7 +888,11 @@ fn members_phrase(others: &[&str]) -> String {
     } else {
         format!(
             "; {} on it keep reaching it by name",
-            others.iter().map(|m| format!("`{m}`")).collect::<Vec<_>>().join(", ")
+            others
+                .iter()
+                .map(|m| format!("`{m}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
         )
     }
 }
@@ -669,7 +936,9 @@ impl Template {
             };
         }
         let Some(template) = &f.template else {
-            return Template { parts: vec![Part::Sealed] };
+            return Template {
+                parts: vec![Part::Sealed],
+            };
         };
         let references = f.references.clone().unwrap_or_default();
         let mut parts: Vec<Part> = Vec::new();
@@ -725,7 +994,9 @@ impl Template {
         fn go(parts: &[Part], text: &str) -> bool {
             match parts.split_first() {
                 None => text.is_empty(),
-                Some((Part::Text(t), rest)) => text.strip_prefix(t.as_str()).is_some_and(|r| go(rest, r)),
+                Some((Part::Text(t), rest)) => {
+                    text.strip_prefix(t.as_str()).is_some_and(|r| go(rest, r))
+                }
                 Some((Part::Sealed, rest)) => {
                     let line_end = text.find('\n').unwrap_or(text.len());
                     (0..=line_end)
@@ -760,7 +1031,10 @@ impl Template {
         for line in found.split_inclusive('\n') {
             let body = line.trim_end_matches('\n');
             let masked = secret_lines.iter().find(|(before, after)| {
-                !before.trim().is_empty() && body.starts_with(before) && body.ends_with(after) && body.len() >= before.len() + after.len()
+                !before.trim().is_empty()
+                    && body.starts_with(before)
+                    && body.ends_with(after)
+                    && body.len() >= before.len() + after.len()
             });
             match masked {
                 Some((before, after)) => {
@@ -788,20 +1062,35 @@ impl Template {
 /// long unbroken token (a key, a password hash): shown as `‹sealed›` all the same.
 fn looks_secret(line: &str) -> bool {
     line.split(|c: char| c.is_whitespace() || matches!(c, '=' | ':' | '"' | '\''))
-        .any(|w| w.len() >= 16 && w.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '/' | '_' | '-' | '.' | '$')))
+        .any(|w| {
+            w.len() >= 16
+                && w.chars().all(|c| {
+                    c.is_ascii_alphanumeric() || matches!(c, '+' | '/' | '_' | '-' | '.' | '$')
+                })
+        })
 }
 
 /// The cutover plan `--yes` writes: what is replaced, where each original is kept, the
 /// overrides used. Never a secret: rows carry masked diffs and digests only.
-pub fn plan(manifest: &Manifest, preview: &Preview, report: &HostReport, options: &Options) -> Json {
-    let instance = manifest.instances.iter().find(|i| i.instance == preview.instance);
+pub fn plan(
+    manifest: &Manifest,
+    preview: &Preview,
+    report: &HostReport,
+    options: &Options,
+) -> Json {
+    let instance = manifest
+        .instances
+        .iter()
+        .find(|i| i.instance == preview.instance);
     let login = instance.map(|i| i.login.as_str()).unwrap_or("");
     let mut containers = Vec::new();
     let mut files = Vec::new();
     for row in &preview.rows {
         match row.what {
             "container" => {
-                let found = report.containers.iter().find(|c| Some(c.name.as_str()) == row.found.get("name").and_then(Json::as_str));
+                let found = report.containers.iter().find(|c| {
+                    Some(c.name.as_str()) == row.found.get("name").and_then(Json::as_str)
+                });
                 containers.push(json!({
                     "declared": row.container,
                     "found": found.map(|c| c.name.clone()),
@@ -860,12 +1149,20 @@ mod tests {
             "key.value".to_string(),
             TemplateRef::Sealed {
                 sealed: SealedRef {
-                    by: InstanceRef { node: "alpha".into(), instance: "vault".into() },
+                    by: InstanceRef {
+                        node: "alpha".into(),
+                        instance: "vault".into(),
+                    },
                     key: "alpha_forge/value".into(),
                 },
             },
         );
-        refs.insert("http.port".to_string(), TemplateRef::Value { value: "3000".into() });
+        refs.insert(
+            "http.port".to_string(),
+            TemplateRef::Value {
+                value: "3000".into(),
+            },
+        );
         File {
             target: "/x".into(),
             mode: "0640".into(),
@@ -877,11 +1174,15 @@ mod tests {
 
     #[test]
     fn a_sealed_template_matches_any_secret_and_shows_none() {
-        let t = Template::of(&sealed_file("[s]\nPORT = ${http.port}\nTOKEN = ${key.value}\nCOST = $$5\n"));
+        let t = Template::of(&sealed_file(
+            "[s]\nPORT = ${http.port}\nTOKEN = ${key.value}\nCOST = $$5\n",
+        ));
         assert_eq!(t.shown(), "[s]\nPORT = 3000\nTOKEN = ‹sealed›\nCOST = $5\n");
         assert!(t.matches("[s]\nPORT = 3000\nTOKEN = abcdef\nCOST = $5\n"));
         assert!(!t.matches("[s]\nPORT = 3001\nTOKEN = abcdef\nCOST = $5\n"));
-        let masked = t.mask("[s]\nPORT = 3001\nTOKEN = hunter2-very-secret\nOLD = 0f9c2b7e4d1a8f3c6b5e2d9a\n").unwrap();
+        let masked = t
+            .mask("[s]\nPORT = 3001\nTOKEN = hunter2-very-secret\nOLD = 0f9c2b7e4d1a8f3c6b5e2d9a\n")
+            .unwrap();
         assert!(!masked.contains("hunter2"), "{masked}");
         assert!(!masked.contains("0f9c2b7e"), "{masked}");
         assert!(masked.contains("PORT = 3001"), "{masked}");
