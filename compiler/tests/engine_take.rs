@@ -47,8 +47,12 @@ fn engine_or_skip(test: &str) -> bool {
     if answers {
         return true;
     }
-    let required = std::env::var_os("MESHC_REQUIRE_ENGINE").is_some() || std::env::var_os("CI").is_some();
-    assert!(!required, "{test}: no Docker Engine answers, and MESHC_REQUIRE_ENGINE or CI is set");
+    let required =
+        std::env::var_os("MESHC_REQUIRE_ENGINE").is_some() || std::env::var_os("CI").is_some();
+    assert!(
+        !required,
+        "{test}: no Docker Engine answers, and MESHC_REQUIRE_ENGINE or CI is set"
+    );
     eprintln!("{test}: no Docker Engine answers; the engine test did not run");
     false
 }
@@ -96,7 +100,13 @@ fn import_image(reference: &str) {
     }
     let tar = root.path().with_extension("tar");
     let status = Command::new("tar")
-        .args(["-C", &root.path().display().to_string(), "-cf", &tar.display().to_string(), "."])
+        .args([
+            "-C",
+            &root.path().display().to_string(),
+            "-cf",
+            &tar.display().to_string(),
+            ".",
+        ])
         .status()
         .unwrap();
     assert!(status.success());
@@ -168,8 +178,18 @@ fn survey(dir: &Path, node: &str) -> PathBuf {
 
 fn take(dir: &Path, instance: &str, node: &str, extra: &[&str]) -> (Option<i32>, Value, String) {
     let mut args = vec![
-        "take", instance, "--node", node, "lab.mesh", ".", "--report", "report.json", "--format", "json",
-        "--out", "plans",
+        "take",
+        instance,
+        "--node",
+        node,
+        "lab.mesh",
+        ".",
+        "--report",
+        "report.json",
+        "--format",
+        "json",
+        "--out",
+        "plans",
     ];
     args.extend_from_slice(extra);
     let out = meshc(dir, &args);
@@ -180,7 +200,11 @@ fn take(dir: &Path, instance: &str, node: &str, extra: &[&str]) -> (Option<i32>,
             String::from_utf8_lossy(&out.stderr)
         )
     });
-    (out.status.code(), v, String::from_utf8_lossy(&out.stdout).into_owned())
+    (
+        out.status.code(),
+        v,
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
 }
 
 fn rows<'a>(v: &'a Value, what: &str) -> Vec<&'a Value> {
@@ -228,7 +252,13 @@ mesh lab {
     std::fs::write(data.join("app.conf"), "listen = 9090\n").unwrap();
     docker_ok(&["network", "create", "take-legacy"]);
     docker_ok(&[
-        "run", "-d", "--name", "take-neighbour", "--network", "take-legacy", "take-app:old",
+        "run",
+        "-d",
+        "--name",
+        "take-neighbour",
+        "--network",
+        "take-legacy",
+        "take-app:old",
     ]);
     docker_ok(&[
         "run",
@@ -268,9 +298,19 @@ mesh lab {
         .expect("the survey kept the configuration file");
     assert_eq!(file["content"], "listen = 9090\n");
     assert_eq!(file["container"], "take-app");
-    assert!(report["images"].as_array().unwrap().iter().any(|i| i["ref"] == "take-app:new"));
     assert!(
-        report["data"].as_array().unwrap().iter().any(|d| d["path"] == "/data" && d["empty"] == false),
+        report["images"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|i| i["ref"] == "take-app:new")
+    );
+    assert!(
+        report["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|d| d["path"] == "/data" && d["empty"] == false),
         "{}",
         report["data"]
     );
@@ -291,13 +331,23 @@ mesh lab {
     assert!(c.contains(&"E0605".to_string()), "{c:?}");
     assert!(c.contains(&"W0601".to_string()), "{c:?}");
     assert!(c.contains(&"W0602".to_string()), "{c:?}");
-    assert!(!c.contains(&"E0603".to_string()), "an upgrade is not refused: {c:?}");
+    assert!(
+        !c.contains(&"E0603".to_string()),
+        "an upgrade is not refused: {c:?}"
+    );
     let image = rows(&v, "image");
     assert_eq!(image[0]["outcome"], "said", "{}", image[0]);
-    assert!(image[0]["note"].as_str().unwrap().contains("newer"), "{}", image[0]);
+    assert!(
+        image[0]["note"].as_str().unwrap().contains("newer"),
+        "{}",
+        image[0]
+    );
     let file = rows(&v, "file");
     let diff = file[0]["diff"].as_str().unwrap();
-    assert!(diff.contains("-listen = 9090") && diff.contains("+listen = 8080"), "{diff}");
+    assert!(
+        diff.contains("-listen = 9090") && diff.contains("+listen = 8080"),
+        "{diff}"
+    );
     let network = rows(&v, "network");
     assert!(
         network.iter().any(|r| r["code"] == "W0602" && r["note"].as_str().unwrap().contains("take-neighbour")),
@@ -305,21 +355,38 @@ mesh lab {
     );
 
     // Replaced knowingly, then confirmed by digest.
-    let (code, v, text) = take(dir.path(), "take-app", "take", &["--replace", "/data/app.conf"]);
+    let (code, v, text) = take(
+        dir.path(),
+        "take-app",
+        "take",
+        &["--replace", "/data/app.conf"],
+    );
     assert_eq!(code, Some(0), "{text}");
     let digest = v["digest"].as_str().unwrap().to_string();
     let (code, _, text) = take(
         dir.path(),
         "take-app",
         "take",
-        &["--replace", "/data/app.conf", "--yes", "sha256:0000000000000000000000000000000000000000000000000000000000000000"],
+        &[
+            "--replace",
+            "/data/app.conf",
+            "--yes",
+            "sha256:0000000000000000000000000000000000000000000000000000000000000000",
+        ],
     );
     assert_eq!(code, Some(1), "{text}");
     assert!(!dir.path().join("plans/take.take-app.take.json").exists());
-    let (code, _, text) = take(dir.path(), "take-app", "take", &["--replace", "/data/app.conf", "--yes", &digest]);
+    let (code, _, text) = take(
+        dir.path(),
+        "take-app",
+        "take",
+        &["--replace", "/data/app.conf", "--yes", &digest],
+    );
     assert_eq!(code, Some(0), "{text}");
-    let plan: Value =
-        serde_json::from_slice(&std::fs::read(dir.path().join("plans/take.take-app.take.json")).unwrap()).unwrap();
+    let plan: Value = serde_json::from_slice(
+        &std::fs::read(dir.path().join("plans/take.take-app.take.json")).unwrap(),
+    )
+    .unwrap();
     assert_eq!(plan["preview_digest"], digest.as_str());
     assert_eq!(plan["overrides"]["replace"][0], "/data/app.conf");
 }
@@ -346,10 +413,22 @@ mesh lab {
 }
 "#,
     );
-    let out = meshc(dir.path(), &["genesis", "lab.mesh", ".", "--node", "take", "--out", "genesis"]);
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
-    let plan: Value =
-        serde_json::from_slice(&std::fs::read(dir.path().join("genesis/take.genesis.json")).unwrap()).unwrap();
+    let out = meshc(
+        dir.path(),
+        &[
+            "genesis", "lab.mesh", ".", "--node", "take", "--out", "genesis",
+        ],
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let plan: Value = serde_json::from_slice(
+        &std::fs::read(dir.path().join("genesis/take.genesis.json")).unwrap(),
+    )
+    .unwrap();
     let networks: Vec<String> = plan["networks"]
         .as_array()
         .unwrap()
@@ -373,9 +452,16 @@ mesh lab {
     assert_eq!(code, Some(0), "{text}");
     assert!(codes(&v).is_empty(), "{text}");
     for row in v["rows"].as_array().unwrap() {
-        assert_eq!(row["outcome"], "same", "genesis raised something the module does not declare: {row}");
+        assert_eq!(
+            row["outcome"], "same",
+            "genesis raised something the module does not declare: {row}"
+        );
     }
-    assert!(!rows(&v, "file").is_empty() && !rows(&v, "port").is_empty() && !rows(&v, "network").is_empty());
+    assert!(
+        !rows(&v, "file").is_empty()
+            && !rows(&v, "port").is_empty()
+            && !rows(&v, "network").is_empty()
+    );
 }
 
 /// Raises a genesis plan on the engine, as a host would: networks, directories, files
@@ -397,27 +483,49 @@ fn raise(plan: &Value) {
                     .iter()
                     .find(|m| target.starts_with(&format!("{}/", m["container"].as_str().unwrap())))
                     .expect("the test's files lie in a mount");
-                let host = Path::new(mount["host"].as_str().unwrap())
-                    .join(target.strip_prefix(mount["container"].as_str().unwrap()).unwrap().trim_start_matches('/'));
+                let host = Path::new(mount["host"].as_str().unwrap()).join(
+                    target
+                        .strip_prefix(mount["container"].as_str().unwrap())
+                        .unwrap()
+                        .trim_start_matches('/'),
+                );
                 std::fs::write(&host, f["content"].as_str().unwrap()).unwrap();
                 let mode = u32::from_str_radix(f["mode"].as_str().unwrap(), 8).unwrap();
                 use std::os::unix::fs::PermissionsExt;
                 std::fs::set_permissions(&host, std::fs::Permissions::from_mode(mode)).unwrap();
             }
-            let mut args: Vec<String> = vec!["run".into(), "-d".into(), "--name".into(), c["name"].as_str().unwrap().into()];
+            let mut args: Vec<String> = vec![
+                "run".into(),
+                "-d".into(),
+                "--name".into(),
+                c["name"].as_str().unwrap().into(),
+            ];
             for n in c["networks"].as_array().unwrap() {
                 args.push("--network".into());
                 args.push(n.as_str().unwrap().into());
             }
             for p in c["ports"].as_array().unwrap() {
-                let ip = if p["reach"] == "public" { "0.0.0.0" } else { "127.0.0.1" };
+                let ip = if p["reach"] == "public" {
+                    "0.0.0.0"
+                } else {
+                    "127.0.0.1"
+                };
                 args.push("-p".into());
-                args.push(format!("{ip}:{}:{}/{}", p["host"], p["container"], p["protocol"].as_str().unwrap()));
+                args.push(format!(
+                    "{ip}:{}:{}/{}",
+                    p["host"],
+                    p["container"],
+                    p["protocol"].as_str().unwrap()
+                ));
             }
             for m in c["mounts"].as_array().unwrap() {
                 args.push("-v".into());
                 let ro = if m["read_only"] == true { ":ro" } else { "" };
-                args.push(format!("{}:{}{ro}", m["host"].as_str().unwrap(), m["container"].as_str().unwrap()));
+                args.push(format!(
+                    "{}:{}{ro}",
+                    m["host"].as_str().unwrap(),
+                    m["container"].as_str().unwrap()
+                ));
             }
             args.push(c["image"].as_str().unwrap().into());
             for part in c["command"].as_array().unwrap() {

@@ -295,11 +295,20 @@ module.exports = grammar({
       $.operator_value,
       $.pin,
       $.placement,
+      $.keep_network,
+      $.genesis,
     ),
+
+    // `keep_network "legacy"`: a found network the instance's containers stay on (only
+    // on a node marked `adopted = true`).
+    keep_network: $ => seq('keep_network', field('network', $.string)),
+
+    // `genesis`: the instance is part of the foundation `meshc genesis` raises.
+    genesis: _ => 'genesis',
 
     // `route.public_name = "git.example.org"`: a given field.
     given_value: $ => seq(
-      field('requirement', nameOr($, 'on')),
+      field('requirement', nameOr($, 'on', 'genesis', 'keep_network')),
       '.',
       field('field', $.identifier),
       '=',
@@ -308,14 +317,14 @@ module.exports = grammar({
 
     // `workers = 8`, `short = "stg"`: an operator value.
     operator_value: $ => seq(
-      field('name', nameOr($, 'on')),
+      field('name', nameOr($, 'on', 'genesis', 'keep_network')),
       '=',
       field('value', $._expression),
     ),
 
     // `db from postgres on beta`: this provider answers the requirement.
     pin: $ => seq(
-      field('requirement', nameOr($, 'on')),
+      field('requirement', nameOr($, 'on', 'genesis', 'keep_network')),
       'from',
       field('instance', $.identifier),
       'on',
@@ -324,7 +333,7 @@ module.exports = grammar({
 
     // `data at "/mnt/disk2/forge"`, `http at 8080`, `data at "/x" on beta`.
     placement: $ => seq(
-      field('requirement', nameOr($, 'on')),
+      field('requirement', nameOr($, 'on', 'genesis', 'keep_network')),
       'at',
       field('location', choice($.string, $.integer)),
       optional(seq('on', field('node', $.identifier))),

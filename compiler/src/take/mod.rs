@@ -1064,6 +1064,8 @@ fn looks_secret(line: &str) -> bool {
     line.split(|c: char| c.is_whitespace() || matches!(c, '=' | ':' | '"' | '\''))
         .any(|w| {
             w.len() >= 16
+                && w.chars().any(|c| c.is_ascii_digit())
+                && w.chars().any(|c| c.is_ascii_alphabetic())
                 && w.chars().all(|c| {
                     c.is_ascii_alphanumeric() || matches!(c, '+' | '/' | '_' | '-' | '.' | '$')
                 })

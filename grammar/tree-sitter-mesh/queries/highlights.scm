@@ -46,7 +46,10 @@
   "from"
   "at"
   "on"
+  "keep_network"
 ] @keyword
+
+(genesis) @keyword
 
 ; `secret` is a type modifier and a container entry.
 "secret" @keyword

@@ -475,7 +475,7 @@ impl Context<'_> {
             },
             Some(Block::Mesh(_)) => self.in_mesh(stack, words),
             Some(Block::Node) => match words {
-                [] => ["private_name", "root", "ports", "short"]
+                [] => ["private_name", "root", "ports", "short", "adopted"]
                     .iter()
                     .map(|w| self.item(w, CompletionItemKind::PROPERTY, None, None))
                     .collect(),
@@ -607,6 +607,7 @@ impl Context<'_> {
                     None => Vec::new(),
                 };
                 items.push(self.item("short", CompletionItemKind::PROPERTY, None, None));
+                items.extend(self.keywords(&["keep_network", "genesis"]));
                 items
             }
             [I(_)] => self.keywords(&["from", "at"]),
