@@ -8,7 +8,7 @@ use crate::check::types::Value;
 use crate::diagnostics::Diagnostic;
 use crate::emit::{
     self, AccessRequirement, Consumer, DirectoryRequirement, IdentityRequirement, Instance,
-    LeftOut, LeftOutDiagnostic, Manifest, ModuleRequirement, NodeRequirement, OperatorRequirement,
+    AbsentRequirement, LeftOut, LeftOutDiagnostic, Manifest, ModuleRequirement, NodeRequirement, OperatorRequirement,
     PortRequirement, Provided, Requirement,
 };
 use indexmap::IndexMap;
@@ -148,6 +148,11 @@ impl<'m> Resolver<'m> {
                 contract: contract_name,
                 provider: self.instance_ref(provider),
                 by,
+            }),
+            Some(Answer::Absent) => Requirement::Absent(AbsentRequirement {
+                kind: "module".into(),
+                contract: contract_name,
+                absent: true,
             }),
             _ => return None,
         })
