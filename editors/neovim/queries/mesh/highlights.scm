@@ -46,7 +46,12 @@
   "from"
   "at"
   "on"
+  "when"
+  "absent"
 ] @keyword
+
+; `?` after an optional requirement's name.
+"?" @punctuation.special
 
 ; `secret` is a type modifier and a container entry.
 "secret" @keyword
@@ -147,6 +152,15 @@
   requirement: (identifier) @variable)
 
 (placement
+  requirement: (identifier) @variable)
+
+(absence
+  requirement: (identifier) @variable)
+
+(when_block
+  requirement: (identifier) @variable)
+
+(env_when
   requirement: (identifier) @variable)
 
 (given_value
@@ -253,6 +267,18 @@
   ] @punctuation.bracket)
 
 (env_block
+  [
+    "{"
+    "}"
+  ] @punctuation.bracket)
+
+(when_body
+  [
+    "{"
+    "}"
+  ] @punctuation.bracket)
+
+(env_when
   [
     "{"
     "}"
