@@ -13,3 +13,4 @@ pub mod parallel;
 pub mod resolve;
 pub mod span;
 pub mod syntax;
+pub mod take;

@@ -81,6 +81,96 @@ enum Command {
         #[arg(long, value_enum, default_value = "human")]
         format: Format,
     },
+    /// Compare an instance with the service it takes over on an adopted node, and confirm.
+    ///
+    /// Reads the host report `meshc survey` wrote on the node and prints every
+    /// difference (image, files as unified diffs, secrets, ports, networks, mounts),
+    /// then the preview's digest, last. Changes nothing without `--yes`; `--yes DIGEST`
+    /// writes the cutover plan OUT/<node>.<instance>.take.json, atomically, only for the
+    /// same digest (E0607 otherwise). Exit status: 0 nothing refuses (or the plan was
+    /// written), 1 refused, 2 usage or I/O.
+    Take {
+        /// The instance to take (its name on the node).
+        instance: String,
+        /// The node it is assigned to; the report must describe the same node.
+        #[arg(long)]
+        node: String,
+        /// The file holding the mesh.
+        mesh_file: PathBuf,
+        /// More files or directories of the workspace. Default: the current directory.
+        paths: Vec<PathBuf>,
+        /// The host report (JSON, schema/host-report.schema.json) of the node.
+        #[arg(long)]
+        report: PathBuf,
+        /// Refuse a report taken longer ago than this: `90s`, `15m`, `2h`, `7d` (E0602).
+        #[arg(long, default_value = "15m", value_parser = cli::take::parse_max_age)]
+        max_age: i64,
+        /// Take a declared image older than the running one (waives E0603, never E0604).
+        #[arg(long)]
+        downgrade: bool,
+        /// Replace this declared file although it differs from the kept original (E0605).
+        #[arg(long, value_name = "PATH")]
+        replace: Vec<String>,
+        /// Mint this required secret although the service's data was found (E0606).
+        #[arg(long, value_name = "REQUIREMENT")]
+        mint: Vec<String>,
+        /// Compare declared container DECLARED with the found container FOUND.
+        #[arg(long = "match", value_name = "DECLARED=FOUND", value_parser = cli::take::parse_match)]
+        matches: Vec<(String, String)>,
+        /// Confirm the preview whose digest this is: write the cutover plan.
+        #[arg(long, value_name = "DIGEST")]
+        yes: Option<String>,
+        /// Where the cutover plan is written.
+        #[arg(long, default_value = ".")]
+        out: PathBuf,
+        /// human: the comparison on stdout (digest last), diagnostics on stderr; json: one
+        /// object with `diagnostics`, `digest` and `rows`.
+        #[arg(long, value_enum, default_value = "human")]
+        format: cli::take::TakeFormat,
+    },
+    /// Write the report of this machine, read from its Docker Engine, for `meshc take`.
+    ///
+    /// Containers with their images and the images' creation dates, networks and their
+    /// members, mounts and published ports; the declared images' dates; the found file at
+    /// every path the node's manifest declares; whether each declared mount target holds
+    /// data; and strays (containers no assignment of the node names, listeners nothing
+    /// publishes). Prints JSON on stdout. Exit status: 0, 2 when no engine answers or on
+    /// usage and I/O problems.
+    Survey {
+        /// The node this machine is.
+        #[arg(long)]
+        node: String,
+        /// The file holding the mesh.
+        mesh_file: PathBuf,
+        /// More files or directories of the workspace. Default: the current directory.
+        paths: Vec<PathBuf>,
+        /// The engine's API socket. Default: DOCKER_HOST when it is unix://…, else
+        /// unix:///var/run/docker.sock.
+        #[arg(long, value_name = "unix:///PATH")]
+        docker_host: Option<String>,
+    },
+    /// Write the bootstrap plan of a node's `genesis` instances.
+    ///
+    /// OUT/<node>.genesis.json holds exactly the container names, networks, data
+    /// directories, images, mounts, ports and plain files their modules declare, so each
+    /// module later takes over what genesis raised with no difference. A module
+    /// requirement no genesis instance answers is refused (E0520). Exit status: 0
+    /// written, 1 refused, 2 usage or I/O.
+    Genesis {
+        /// The file holding the mesh.
+        mesh_file: PathBuf,
+        /// More files or directories of the workspace. Default: the current directory.
+        paths: Vec<PathBuf>,
+        /// The node whose genesis instances are planned.
+        #[arg(long)]
+        node: String,
+        /// Where the plan is written.
+        #[arg(long, default_value = "genesis")]
+        out: PathBuf,
+        /// How diagnostics are printed.
+        #[arg(long, value_enum, default_value = "human")]
+        format: Format,
+    },
     /// Print the long explanation of a diagnostic code, with an example.
     Explain {
         /// A code such as E0302.
@@ -105,6 +195,50 @@ fn main() -> ExitCode {
             format,
         } => fmt(paths, check, format),
         Command::Explain { code } => explain(&code),
+        Command::Take {
+            instance,
+            node,
+            mesh_file,
+            paths,
+            report,
+            max_age,
+            downgrade,
+            replace,
+            mint,
+            matches,
+            yes,
+            out,
+            format,
+        } => cli::take::run(cli::take::TakeArgs {
+            instance,
+            node,
+            mesh_file,
+            paths,
+            report,
+            max_age,
+            options: meshc::take::Options {
+                downgrade,
+                replace,
+                mint,
+                matches,
+            },
+            yes,
+            out,
+            format,
+        }),
+        Command::Survey {
+            node,
+            mesh_file,
+            paths,
+            docker_host,
+        } => cli::survey::run(node, mesh_file, paths, docker_host),
+        Command::Genesis {
+            mesh_file,
+            paths,
+            node,
+            out,
+            format,
+        } => cli::take::genesis(mesh_file, paths, node, out, format),
     };
     if std::env::var_os("MESHC_STATS").is_some() {
         report_stats();
@@ -318,7 +452,7 @@ fn build(
         output::say("nothing was written");
         return 2;
     }
-    let lock_text = outcome.lock.to_text();
+    let lock_text = outcome.lock_to_write().to_text();
     let lock_on_disk = std::fs::read_to_string(&lock_path).ok();
     if lock_on_disk.as_deref() != Some(lock_text.as_str())
         && let Err(e) = cli::atomic::replace_file(&lock_path, lock_text.as_bytes())

@@ -1,5 +1,8 @@
 //! The command line's I/O: reading workspaces, writing files, printing diagnostics.
 
 pub mod atomic;
+pub mod engine;
 pub mod output;
+pub mod survey;
+pub mod take;
 pub mod workspace;

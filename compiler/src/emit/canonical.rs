@@ -42,11 +42,12 @@ impl Serialize for WithoutDigest<'_> {
     fn serialize<S: ser::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use ser::SerializeStruct;
         let m = self.0;
-        let mut st = s.serialize_struct("Manifest", 4)?;
+        let mut st = s.serialize_struct("Manifest", 5)?;
         st.serialize_field("mesh", &m.mesh)?;
         st.serialize_field("node", &m.node)?;
         st.serialize_field("instances", &m.instances)?;
         st.serialize_field("left_out", &m.left_out)?;
+        st.serialize_field("retired", &m.retired)?;
         st.end()
     }
 }
@@ -542,6 +543,7 @@ mod tests {
                     message: "`title` \"quoted\"".into(),
                 }],
             }],
+            retired: vec![],
         };
         let mut value = serde_json::to_value(&m).unwrap();
         value.as_object_mut().unwrap().shift_remove("digest");
@@ -558,6 +560,7 @@ mod tests {
             digest: String::new(),
             instances: vec![],
             left_out: vec![],
+            retired: vec![],
         };
         let d = digest_of(&m);
         assert!(d.starts_with("sha256:") && d.len() == 7 + 64, "{d}");

@@ -19,6 +19,19 @@ pub struct Manifest {
     pub digest: String,
     pub instances: Vec<Instance>,
     pub left_out: Vec<LeftOut>,
+    /// What earlier builds wrote that this one no longer names, for the host to remove
+    /// (LANGUAGE.md §13.4): never anything it found.
+    pub retired: Vec<Retired>,
+}
+
+/// A container, or a file of a container, that an earlier build of this node wrote and
+/// this build no longer names. A file entry has a `path`; a container entry has none.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Retired {
+    pub instance: String,
+    pub container: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
 }
 
 /// One assignment of a module to this node.
@@ -32,6 +45,9 @@ pub struct Instance {
     pub containers: Vec<Container>,
     /// Every contract the module provides, with the consumers it answers.
     pub provides: Vec<Provided>,
+    /// `genesis` on the assignment: part of the foundation `meshc genesis` raises.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub genesis: bool,
 }
 
 /// Where a module requirement's answer comes from (LANGUAGE.md §7).
@@ -202,6 +218,17 @@ pub struct Container {
     pub secrets: Vec<SecretFile>,
     pub files: Vec<File>,
     pub ports: Vec<PortMapping>,
+    /// The instance's own network, then every found network `keep_network` keeps.
+    pub networks: Vec<Network>,
+}
+
+/// A network a container joins: its instance's own (named like the login), or a found
+/// one kept by `keep_network` on an adopted node (`kept: true`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Network {
+    pub name: String,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub kept: bool,
 }
 
 /// An env value: plain text, or a secret the definition exposed with a reason.

@@ -39,12 +39,13 @@ impl serde::Serialize for WithDigest<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         let m = self.0;
-        let mut st = s.serialize_struct("Manifest", 5)?;
+        let mut st = s.serialize_struct("Manifest", 6)?;
         st.serialize_field("mesh", &m.mesh)?;
         st.serialize_field("node", &m.node)?;
         st.serialize_field("digest", self.1)?;
         st.serialize_field("instances", &m.instances)?;
         st.serialize_field("left_out", &m.left_out)?;
+        st.serialize_field("retired", &m.retired)?;
         st.end()
     }
 }
@@ -65,6 +66,7 @@ mod tests {
                 module: "web".into(),
                 diagnostics: vec![],
             }],
+            retired: vec![],
         };
         let bytes = manifest_bytes(&m);
         let mut filled = m.clone();

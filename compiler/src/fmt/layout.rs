@@ -470,6 +470,11 @@ impl<'a> Layout<'a> {
                         p.text(format!(" on {}", n.name));
                     }
                 }
+                AssignEntryKind::KeepNetwork { network, .. } => {
+                    p.text("keep_network ".to_string());
+                    self.expr(&mut p, network);
+                }
+                AssignEntryKind::Genesis { .. } => p.text("genesis".to_string()),
             },
             Node::Expr(e) => self.expr(&mut p, e),
         }

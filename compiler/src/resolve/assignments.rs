@@ -103,6 +103,28 @@ impl<'m> Resolver<'m> {
                 AssignEntryKind::Place { requirement, .. } => {
                     (format!("{} at", requirement.name), requirement)
                 }
+                AssignEntryKind::KeepNetwork { keyword, network } => {
+                    self.judge_keep_network(i, *keyword, network, entry.span);
+                    continue;
+                }
+                AssignEntryKind::Genesis { keyword } => {
+                    if self.instances[i].settings.genesis {
+                        let d = self
+                            .diag(
+                                Code::E0102,
+                                *keyword,
+                                format!(
+                                    "`genesis` is written twice for instance `{}` on node `{}`",
+                                    self.instances[i].name,
+                                    self.node_name(i)
+                                ),
+                            )
+                            .with_help("keep one of them");
+                        self.refuse(i, d);
+                    }
+                    self.instances[i].settings.genesis = true;
+                    continue;
+                }
             };
             if let Some(first) = seen.get(&key) {
                 let d = self
@@ -187,6 +209,7 @@ impl<'m> Resolver<'m> {
                 AssignEntryKind::Absent { requirement } => {
                     self.judge_absent(i, req, requirement, entry.span)
                 }
+                AssignEntryKind::KeepNetwork { .. } | AssignEntryKind::Genesis { .. } => {}
             }
         }
     }
@@ -194,10 +217,7 @@ impl<'m> Resolver<'m> {
     /// `NAME absent`: only an optional requirement may be declined (E0326).
     fn judge_absent(&mut self, i: usize, req: &'m ReqInfo<'m>, name: &'m Ident, span: Span) {
         if req.is_optional() {
-            self.instances[i]
-                .settings
-                .absent
-                .insert(name.name.as_str());
+            self.instances[i].settings.absent.insert(name.name.as_str());
             return;
         }
         let key = req.name();
@@ -228,6 +248,67 @@ impl<'m> Resolver<'m> {
             )
             .with_help(help);
         self.refuse(i, d);
+    }
+
+    /// `keep_network "NAME"`: a found network's name, only on an adopted node (E0325).
+    fn judge_keep_network(&mut self, i: usize, keyword: Span, network: &Expr, span: Span) {
+        let name = match network {
+            Expr::Str(s) => s.as_plain(),
+            _ => None,
+        };
+        let Some(name) = name.filter(|n| is_network_name(n)) else {
+            if !matches!(network, Expr::Error(_)) {
+                let d = self
+                    .diag(
+                        Code::E0513,
+                        network.span(),
+                        format!(
+                            "`keep_network` on instance `{}` on node `{}` names a network: letters, digits, `_`, `.` and `-`, in quotes, with no `${{…}}`",
+                            self.instances[i].name,
+                            self.node_name(i)
+                        ),
+                    )
+                    .with_help("e.g. `keep_network \"legacy\"`");
+                self.refuse(i, d);
+            }
+            return;
+        };
+        let node = self.instances[i].node;
+        if !self.nodes[node].adopted {
+            let node_name = self.nodes[node].name.clone();
+            let node_span = self.nodes[node].ast.name.span;
+            let d = self
+                .diag(
+                    Code::E0325,
+                    keyword.to(span),
+                    format!(
+                        "`keep_network \"{name}\"` on instance `{}`, but node `{node_name}` is not marked `adopted`",
+                        self.instances[i].name
+                    ),
+                )
+                .with_label(node_span, "this node is not adopted")
+                .with_help(format!(
+                    "a found network exists only on a machine that ran services before the mesh: write `adopted = true` in node `{node_name}`, or remove the line"
+                ));
+            self.refuse(i, d);
+            return;
+        }
+        let kept = &mut self.instances[i].settings.keep_networks;
+        if kept.iter().any(|k| k == &name) {
+            let d = self
+                .diag(
+                    Code::E0102,
+                    span,
+                    format!(
+                        "`keep_network \"{name}\"` is written twice for instance `{}`",
+                        self.instances[i].name
+                    ),
+                )
+                .with_help("keep one of them");
+            self.refuse(i, d);
+            return;
+        }
+        kept.push(name);
     }
 
     /// `short = "stg"`: 1 to 4 of `[a-z0-9]`, starting with a letter.
@@ -629,4 +710,12 @@ fn given_fields_help(contract: &crate::check::registry::ContractInfo) -> String 
             given.join(", ")
         )
     }
+}
+
+/// A container network's name as the engine accepts it: `[A-Za-z0-9][A-Za-z0-9_.-]*`.
+pub(crate) fn is_network_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars.next().is_some_and(|c| c.is_ascii_alphanumeric())
+        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'))
+        && name.len() <= 128
 }

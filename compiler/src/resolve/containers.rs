@@ -7,7 +7,8 @@ use super::evaluate::{Ctx, Resolved, render_template, text_of};
 use super::{Answer, Resolver};
 use crate::check::types::Value;
 use crate::emit::{
-    Container, EnvValue, File, Mount, PortMapping, SealedEnv, SecretFile, TemplateEnv, TemplateRef,
+    Container, EnvValue, File, Mount, Network, PortMapping, SealedEnv, SecretFile, TemplateEnv,
+    TemplateRef,
 };
 use crate::syntax::ast::{self, ContainerEntryKind, Expr};
 use indexmap::IndexMap;
@@ -54,6 +55,21 @@ impl<'m> Resolver<'m> {
             secrets: Vec::new(),
             files: Vec::new(),
             ports: Vec::new(),
+            networks: std::iter::once(Network {
+                name: self.instances[i].login.clone(),
+                kept: false,
+            })
+            .chain(
+                self.instances[i]
+                    .settings
+                    .keep_networks
+                    .iter()
+                    .map(|n| Network {
+                        name: n.clone(),
+                        kept: true,
+                    }),
+            )
+            .collect(),
         };
         let mut image_seen = false;
         for entry in &c.entries {

@@ -17,7 +17,7 @@ use std::collections::BTreeMap;
 type PortRequest<'m> = (usize, &'m str, Option<(i64, Span)>);
 
 /// The properties a node may write.
-const NODE_PROPS: &[&str] = &["private_name", "root", "ports", "short"];
+const NODE_PROPS: &[&str] = &["private_name", "root", "ports", "short", "adopted"];
 
 /// A node's root when it writes none.
 pub(crate) const DEFAULT_ROOT: &str = "/srv/mesh";
@@ -53,6 +53,7 @@ impl<'m> Resolver<'m> {
             root: DEFAULT_ROOT.to_string(),
             ports: DEFAULT_PORTS,
             short: identity::short_form(&node.name.name, 6),
+            adopted: false,
             instances: FxHashMap::default(),
         };
         let name = &node.name.name;
@@ -152,10 +153,20 @@ impl<'m> Resolver<'m> {
                         ),
                     }
                 }
+                "adopted" => match &prop.value {
+                    Expr::Bool(b, _) => info.adopted = *b,
+                    Expr::Error(_) => {}
+                    _ => self.node_value_error(
+                        prop,
+                        Code::E0301,
+                        format!("`adopted` on node `{name}` is `true` or `false`"),
+                        "`adopted = true` marks a machine that ran services before the mesh",
+                    ),
+                },
                 _ => {
                     let help = match closest(key, NODE_PROPS.iter().copied()) {
                         Some(c) => format!("did you mean `{c}`?"),
-                        None => "a node writes `private_name`, `root`, `ports` and `short`".into(),
+                        None => "a node writes `private_name`, `root`, `ports`, `short` and `adopted`".into(),
                     };
                     let d = self
                         .diag(

@@ -14,11 +14,16 @@
 
 use std::collections::BTreeMap;
 
-/// The ports a previous build chose. Sorted, so its text is deterministic.
+/// The ports a previous build chose, and what each instance's last build wrote. Sorted,
+/// so its text is deterministic.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
 pub struct Lock {
     /// `<node>/<instance>/<requirement>` → host port.
     pub ports: BTreeMap<String, u16>,
+    /// `<node>/<instance>` → container name → the file and secret-file paths (inside the
+    /// container) its last build wrote. A later build that no longer names one lists it
+    /// in the manifest's `retired` (LANGUAGE.md §13.4).
+    pub written: BTreeMap<String, BTreeMap<String, Vec<String>>>,
 }
 
 impl Lock {
@@ -44,9 +49,13 @@ impl Lock {
         };
         let mut lock = Lock::default();
         for (key, v) in top {
+            if key == "written" {
+                lock.written = parse_written(v)?;
+                continue;
+            }
             if key != "ports" {
                 return Err(format!(
-                    "the lock file has an unknown entry `{key}`; it holds only `ports`"
+                    "the lock file has an unknown entry `{key}`; it holds only `ports` and `written`"
                 ));
             }
             let serde_json::Value::Object(ports) = v else {
@@ -76,6 +85,12 @@ impl Lock {
         }
         let mut top = serde_json::Map::new();
         top.insert("ports".into(), serde_json::Value::Object(ports));
+        if !self.written.is_empty() {
+            top.insert(
+                "written".into(),
+                serde_json::to_value(&self.written).expect("maps of strings serialise"),
+            );
+        }
         let mut text = serde_json::to_string_pretty(&serde_json::Value::Object(top))
             .expect("a lock always serialises");
         text.push('\n');
@@ -104,6 +119,45 @@ impl Lock {
     }
 }
 
+/// Reads `written`: `{"<node>/<instance>": {"<container>": ["/path", …]}}`.
+fn parse_written(
+    v: serde_json::Value,
+) -> Result<BTreeMap<String, BTreeMap<String, Vec<String>>>, String> {
+    let bad = |what: &str| format!("`written` in the lock file {what}");
+    let serde_json::Value::Object(instances) = v else {
+        return Err(bad("is not an object"));
+    };
+    let mut out = BTreeMap::new();
+    for (k, containers) in instances {
+        if k.split('/').count() != 2 || k.split('/').any(str::is_empty) {
+            return Err(bad(&format!(
+                "has a key `{k}` that is not `<node>/<instance>`"
+            )));
+        }
+        let serde_json::Value::Object(containers) = containers else {
+            return Err(bad(&format!("holds no object of containers under `{k}`")));
+        };
+        let mut by_container = BTreeMap::new();
+        for (c, paths) in containers {
+            let serde_json::Value::Array(paths) = paths else {
+                return Err(bad(&format!("holds no list of paths for `{k}` `{c}`")));
+            };
+            let paths = paths
+                .into_iter()
+                .map(|p| match p {
+                    serde_json::Value::String(s) => Ok(s),
+                    _ => Err(bad(&format!(
+                        "holds a path of `{k}` `{c}` that is not text"
+                    ))),
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            by_container.insert(c, paths);
+        }
+        out.insert(k, by_container);
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -129,7 +183,21 @@ mod tests {
         assert!(Lock::parse("{\"ports\": {\"a/b\": 1}}").is_err());
         assert!(Lock::parse("{\"ports\": {\"a/b/c\": 70000}}").is_err());
         assert!(Lock::parse("{\"other\": {}}").is_err());
+        assert!(Lock::parse("{\"written\": {\"a\": {}}}").is_err());
+        assert!(Lock::parse("{\"written\": {\"a/b\": {\"c\": [1]}}}").is_err());
         assert!(Lock::parse("{").is_err());
+    }
+
+    #[test]
+    fn remembers_what_was_written() {
+        let mut lock = Lock::new();
+        lock.written.insert(
+            "alpha/forge".into(),
+            BTreeMap::from([("forge".to_string(), vec!["/etc/app.ini".to_string()])]),
+        );
+        let text = lock.to_text();
+        assert!(text.contains("\"written\""), "{text}");
+        assert_eq!(Lock::parse(&text).unwrap(), lock);
     }
 
     #[test]

@@ -7,9 +7,9 @@ use super::{Answer, LeftOutAssignment, MeshOutcome, Resolver};
 use crate::check::types::Value;
 use crate::diagnostics::Diagnostic;
 use crate::emit::{
-    self, AccessRequirement, Consumer, DirectoryRequirement, IdentityRequirement, Instance,
-    AbsentRequirement, LeftOut, LeftOutDiagnostic, Manifest, ModuleRequirement, NodeRequirement, OperatorRequirement,
-    PortRequirement, Provided, Requirement,
+    self, AbsentRequirement, AccessRequirement, Consumer, DirectoryRequirement,
+    IdentityRequirement, Instance, LeftOut, LeftOutDiagnostic, Manifest, ModuleRequirement,
+    NodeRequirement, OperatorRequirement, PortRequirement, Provided, Requirement, Retired,
 };
 use indexmap::IndexMap;
 
@@ -56,6 +56,7 @@ impl<'m> Resolver<'m> {
             requirements,
             containers: self.build_containers(i),
             provides: Vec::new(),
+            genesis: self.instances[i].settings.genesis,
         }
     }
 
@@ -263,10 +264,12 @@ impl<'m> Resolver<'m> {
         }
         left_out.sort_by_key(|(at, _, _)| *at);
 
-        let manifests = if self.input.manifests {
-            self.manifests(built, &left_out)
+        self.lock.written = self.input.lock.written.clone();
+        let (manifests, written) = if self.input.manifests {
+            let (retired, written) = self.remember_written(&built);
+            (self.manifests(built, &left_out, retired), written)
         } else {
-            IndexMap::new()
+            (IndexMap::new(), Default::default())
         };
 
         let mut diagnostics: Vec<Diagnostic> = self.mesh_diags.clone();
@@ -282,16 +285,111 @@ impl<'m> Resolver<'m> {
             diagnostics,
             manifests,
             lock: std::mem::take(&mut self.lock),
+            written,
             left_out: left_out.into_iter().map(|(_, _, l)| l).collect(),
         }
     }
 
     /// One manifest per node: its built instances and what was left out of it, digests
     /// filled in.
+    /// Records what every built instance writes (containers and their
+    /// file paths), keeps the record of instances left out (they were not rebuilt), and
+    /// returns, by node, what the previous record names and this build no longer does.
+    #[allow(clippy::type_complexity)]
+    fn remember_written(
+        &self,
+        built: &[(usize, Option<Instance>)],
+    ) -> (
+        Vec<(usize, Retired)>,
+        std::collections::BTreeMap<String, std::collections::BTreeMap<String, Vec<String>>>,
+    ) {
+        use std::collections::BTreeMap;
+        let previous = &self.input.lock.written;
+        let mut written: BTreeMap<String, BTreeMap<String, Vec<String>>> = BTreeMap::new();
+        let mut rebuilt = std::collections::BTreeSet::new();
+        for (i, instance) in built {
+            let Some(instance) = instance else { continue };
+            let key = format!("{}/{}", self.node_name(*i), instance.instance);
+            let containers = instance
+                .containers
+                .iter()
+                .map(|c| {
+                    let mut paths: Vec<String> = c
+                        .files
+                        .iter()
+                        .map(|f| f.target.clone())
+                        .chain(c.secrets.iter().map(|f| f.target.clone()))
+                        .collect();
+                    paths.sort();
+                    paths.dedup();
+                    (c.name.clone(), paths)
+                })
+                .collect();
+            written.insert(key.clone(), containers);
+            rebuilt.insert(key);
+        }
+        // Left out or dropped: not rebuilt, so what it wrote stays as it was.
+        let kept: Vec<String> = self
+            .instances
+            .iter()
+            .filter(|s| s.left_out)
+            .map(|s| format!("{}/{}", self.nodes[s.node].name, s.name))
+            .chain(
+                self.dropped
+                    .iter()
+                    .map(|d| format!("{}/{}", d.node, d.instance)),
+            )
+            .collect();
+        for key in kept {
+            if let Some(prev) = previous.get(&key) {
+                written.entry(key).or_insert_with(|| prev.clone());
+            }
+        }
+        let mut retired = Vec::new();
+        for (key, before) in previous {
+            let Some((node, instance)) = key.split_once('/') else {
+                continue;
+            };
+            let Some(n) = self.nodes.get_index_of(node) else {
+                continue; // the node is gone: no manifest to say it in
+            };
+            if written.contains_key(key) && !rebuilt.contains(key) {
+                continue;
+            }
+            let now = written.get(key);
+            for (container, paths) in before {
+                match now.and_then(|c| c.get(container)) {
+                    None => retired.push((
+                        n,
+                        Retired {
+                            instance: instance.to_string(),
+                            container: container.clone(),
+                            path: None,
+                        },
+                    )),
+                    Some(now_paths) => {
+                        for p in paths.iter().filter(|p| !now_paths.contains(p)) {
+                            retired.push((
+                                n,
+                                Retired {
+                                    instance: instance.to_string(),
+                                    container: container.clone(),
+                                    path: Some(p.clone()),
+                                },
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+        (retired, written)
+    }
+
     fn manifests(
         &self,
         built: Vec<(usize, Option<Instance>)>,
         left_out: &[(u32, Option<usize>, LeftOutAssignment)],
+        retired: Vec<(usize, Retired)>,
     ) -> IndexMap<String, Manifest> {
         let mut manifests: IndexMap<String, Manifest> = self
             .nodes
@@ -305,6 +403,7 @@ impl<'m> Resolver<'m> {
                         digest: String::new(),
                         instances: Vec::new(),
                         left_out: Vec::new(),
+                        retired: Vec::new(),
                     },
                 )
             })
@@ -328,6 +427,9 @@ impl<'m> Resolver<'m> {
                         .collect(),
                 });
             }
+        }
+        for (n, r) in retired {
+            manifests[n].retired.push(r);
         }
         fill_digests(manifests.values_mut().collect());
         manifests

@@ -88,8 +88,13 @@ pub struct MeshOutcome {
     /// One manifest per node, in the mesh's node order, digests filled in (none when
     /// resolved without manifests, as `meshc check` does).
     pub manifests: IndexMap<String, Manifest>,
-    /// The ports this build chose, for `<mesh file>.lock`.
+    /// The ports this build chose, for `<mesh file>.lock`; its `written` is the record
+    /// it was given (see [`MeshOutcome::lock_to_write`]).
     pub lock: Lock,
+    /// What each instance of this build writes (containers and their file paths), for
+    /// the lock's `written`; empty when resolved without manifests.
+    pub written:
+        std::collections::BTreeMap<String, std::collections::BTreeMap<String, Vec<String>>>,
     /// Every assignment left out, with why.
     pub left_out: Vec<LeftOutAssignment>,
 }
@@ -114,8 +119,16 @@ impl MeshOutcome {
             diagnostics: Vec::new(),
             manifests: IndexMap::new(),
             lock: Lock::default(),
+            written: Default::default(),
             left_out: Vec::new(),
         }
+    }
+
+    /// The lock a build writes: the ports chosen and what each instance wrote.
+    pub fn lock_to_write(&self) -> Lock {
+        let mut lock = self.lock.clone();
+        lock.written = self.written.clone();
+        lock
     }
 
     /// Whether any diagnostic of the mesh is an error.
@@ -247,6 +260,8 @@ pub(crate) struct NodeInfo<'m> {
     pub root: String,
     pub ports: (i64, i64),
     pub short: String,
+    /// `adopted = true`: the node was in use before the mesh (LANGUAGE.md §13.4).
+    pub adopted: bool,
     /// Instances on this node by name.
     pub instances: FxHashMap<String, usize>,
 }
@@ -266,6 +281,10 @@ pub(crate) struct Settings<'m> {
     pub short: Option<String>,
     /// Optional requirements declined with `NAME absent`.
     pub absent: FxHashSet<&'m str>,
+    /// `keep_network "NAME"`: found networks the instance's containers stay on (§13.4).
+    pub keep_networks: Vec<String>,
+    /// `genesis`: the instance is part of the bootstrap plan (§13.5).
+    pub genesis: bool,
 }
 
 /// A placement written on an assignment.

@@ -147,12 +147,7 @@ impl<'m> Resolver<'m> {
                 by: By::Only,
             },
             // An optional requirement with no provider is absent (§12.2).
-            0 if self
-                .requirement(i, req)
-                .is_some_and(|r| r.is_optional()) =>
-            {
-                Answer::Absent
-            }
+            0 if self.requirement(i, req).is_some_and(|r| r.is_optional()) => Answer::Absent,
             0 => {
                 let help = self.no_provider_help(i, contract);
                 let d = self

@@ -464,6 +464,11 @@ pub enum AssignEntryKind {
         at: Expr,
         node: Option<Ident>,
     },
+    /// `keep_network "NAME"`: the instance's containers stay on a found network (only on
+    /// an adopted node, LANGUAGE.md §13.4). `keyword` is the word's own span.
+    KeepNetwork { keyword: Span, network: Expr },
+    /// `genesis`: the instance is raised by the bootstrap plan (LANGUAGE.md §13.5).
+    Genesis { keyword: Span },
 }
 
 /// An expression: the values a definition or mesh writes.

@@ -761,15 +761,16 @@ impl<'a> Parser<'a> {
                 }
                 let (entries, _) = self.block("the env block", |p| {
                     if p.at_word("when") && p.peek_at(1).kind != TokenKind::Eq {
-                        p.when_block("env entries", |p| p.env_entry()).map(|(when, entries)| {
-                            entries
-                                .into_iter()
-                                .map(|mut e| {
-                                    e.when = Some(when.clone());
-                                    e
-                                })
-                                .collect()
-                        })
+                        p.when_block("env entries", |p| p.env_entry())
+                            .map(|(when, entries)| {
+                                entries
+                                    .into_iter()
+                                    .map(|mut e| {
+                                        e.when = Some(when.clone());
+                                        e
+                                    })
+                                    .collect()
+                            })
                     } else {
                         p.env_entry().map(|e| vec![e])
                     }
@@ -888,8 +889,7 @@ impl<'a> Parser<'a> {
             self.error_here(
                 "a `when` block cannot stand inside another `when` block".into(),
                 Some(
-                    "write each optional requirement's entries in a `when` block of its own"
-                        .into(),
+                    "write each optional requirement's entries in a `when` block of its own".into(),
                 ),
             );
             return None;
@@ -1067,6 +1067,30 @@ impl<'a> Parser<'a> {
     fn assign_entry(&mut self) -> Option<AssignEntry> {
         let start = self.peek().span;
         let name = self.ident("a requirement name, or `short`")?;
+        // `keep_network "NAME"` and a bare `genesis` are contextual: a requirement may
+        // still be named either (`genesis = 3`, `keep_network at "/srv"`).
+        if name.name == "keep_network"
+            && matches!(self.kind(), TokenKind::Str(_) | TokenKind::TripleStr(_))
+        {
+            let network = self.expr();
+            return Some(AssignEntry {
+                kind: AssignEntryKind::KeepNetwork {
+                    keyword: name.span,
+                    network,
+                },
+                span: self.span_from(start),
+            });
+        }
+        if name.name == "genesis"
+            && !matches!(self.kind(), TokenKind::Dot | TokenKind::Eq)
+            && !self.at_word_same_line("from")
+            && !self.at_word_same_line("at")
+        {
+            return Some(AssignEntry {
+                kind: AssignEntryKind::Genesis { keyword: name.span },
+                span: self.span_from(start),
+            });
+        }
         let kind = if self.eat(TokenKind::Dot).is_some() {
             let field = self.ident("a field of the requirement's contract")?;
             self.expect(TokenKind::Eq, "`=` and the field's value")?;

@@ -382,6 +382,11 @@ impl Eraser {
                             self.expr(at);
                             self.opt_ident(node);
                         }
+                        AssignEntryKind::KeepNetwork { keyword, network } => {
+                            self.span(keyword);
+                            self.expr(network);
+                        }
+                        AssignEntryKind::Genesis { keyword } => self.span(keyword),
                     }
                     self.span(&mut e.span);
                 }

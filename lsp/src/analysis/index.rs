@@ -406,7 +406,11 @@ impl Indexer {
             Span::new(w.span.start as usize, w.span.start as usize + "when".len()),
             NameClass::Keyword,
         );
-        if ctx.shape.requirements.contains_key(w.requirement.name.as_str()) {
+        if ctx
+            .shape
+            .requirements
+            .contains_key(w.requirement.name.as_str())
+        {
             self.reference(
                 &w.requirement,
                 Symbol::Requirement {
@@ -665,6 +669,10 @@ impl Indexer {
                                 if let Some(n) = node {
                                     self.reference(n, node_sym(n));
                                 }
+                            }
+                            AssignEntryKind::KeepNetwork { keyword, .. }
+                            | AssignEntryKind::Genesis { keyword } => {
+                                self.name(*keyword, NameClass::Keyword);
                             }
                         }
                     }

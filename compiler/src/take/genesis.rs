@@ -1,0 +1,109 @@
+//! The genesis plan (LANGUAGE.md §13.5, ADR 0163 rule 7): the instances an assignment
+//! marks `genesis`, raised exactly as their modules declare them — container names,
+//! networks, data directories, images, mounts, ports and plain files — so the module
+//! later adopts what genesis raised and a take finds no difference.
+
+use crate::diagnostics::Code;
+use crate::emit::{Manifest, Requirement};
+use serde_json::{Value as Json, json};
+
+/// A refusal of the plan: a genesis instance's module requirement that no genesis
+/// instance answers (E0520).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Refusal {
+    pub code: Code,
+    pub instance: String,
+    pub requirement: String,
+    pub message: String,
+    pub help: String,
+}
+
+/// The bootstrap plan of `node`: its genesis instances, from the manifests of every node
+/// of the mesh (a provider may be on another node). Refused when a genesis instance's
+/// module requirement is answered by an instance that is not genesis.
+pub fn plan(manifests: &[&Manifest], node: &str) -> Result<Json, Vec<Refusal>> {
+    let is_genesis = |n: &str, i: &str| {
+        manifests
+            .iter()
+            .filter(|m| m.node == n)
+            .flat_map(|m| &m.instances)
+            .any(|x| x.instance == i && x.genesis)
+    };
+    let Some(manifest) = manifests.iter().find(|m| m.node == node) else {
+        return Ok(json!({"node": node, "instances": []}));
+    };
+    let mut refusals = Vec::new();
+    let mut instances = Vec::new();
+    let mut images: Vec<String> = Vec::new();
+    let mut networks: Vec<String> = Vec::new();
+    for inst in manifest.instances.iter().filter(|i| i.genesis) {
+        let mut directories = Vec::new();
+        for (name, r) in &inst.requirements {
+            match r {
+                Requirement::Module(m) if !is_genesis(&m.provider.node, &m.provider.instance) => {
+                    refusals.push(Refusal {
+                        code: Code::E0520,
+                        instance: inst.instance.clone(),
+                        requirement: name.clone(),
+                        message: format!(
+                            "genesis instance `{}` on `{node}` requires `{name}` ({}), answered by `{}` on `{}`, which is not part of the genesis",
+                            inst.instance, m.contract, m.provider.instance, m.provider.node
+                        ),
+                        help: format!(
+                            "write `genesis` on the assignment of `{}` to `{}` too, or take `{}` out of the genesis",
+                            m.provider.instance, m.provider.node, inst.instance
+                        ),
+                    });
+                }
+                Requirement::Directory(d) => directories.push(json!({
+                    "requirement": name, "path": d.path, "owner": d.owner, "mode": d.mode,
+                })),
+                _ => {}
+            }
+        }
+        let containers: Vec<Json> = inst
+            .containers
+            .iter()
+            .map(|c| {
+                if !images.contains(&c.image) {
+                    images.push(c.image.clone());
+                }
+                for n in &c.networks {
+                    if !n.kept && !networks.contains(&n.name) {
+                        networks.push(n.name.clone());
+                    }
+                }
+                json!({
+                    "name": c.name,
+                    "image": c.image,
+                    "command": c.command,
+                    "user": c.user,
+                    "networks": c.networks.iter().filter(|n| !n.kept).map(|n| n.name.clone()).collect::<Vec<_>>(),
+                    "mounts": c.mounts,
+                    "ports": c.ports,
+                    "files": c.files.iter().filter(|f| f.content.is_some()).map(|f| json!({
+                        "target": f.target, "mode": f.mode, "content": f.content,
+                    })).collect::<Vec<_>>(),
+                })
+            })
+            .collect();
+        instances.push(json!({
+            "instance": inst.instance,
+            "module": inst.module,
+            "login": inst.login,
+            "directories": directories,
+            "containers": containers,
+        }));
+    }
+    if !refusals.is_empty() {
+        return Err(refusals);
+    }
+    Ok(json!({
+        "mesh": manifest.mesh,
+        "node": node,
+        "manifest_digest": manifest.digest,
+        "networks": networks,
+        "images": images,
+        "instances": instances,
+    }))
+}
