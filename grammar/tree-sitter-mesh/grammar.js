@@ -139,6 +139,7 @@ module.exports = grammar({
     requirement: $ => seq(
       'requires',
       field('name', $.identifier),
+      optional(field('optional', '?')),
       ':',
       choice($.operator_requirement, $.contract_requirement),
     ),
@@ -172,7 +173,17 @@ module.exports = grammar({
       field('body', $.container_body),
     ),
 
-    container_body: $ => seq('{', repeat($._container_entry), '}'),
+    container_body: $ => seq('{', repeat(choice($._container_entry, $.when_block)), '}'),
+
+    // `when mail { … }`: entries kept only when the optional requirement is
+    // present. A `when` does not nest.
+    when_block: $ => seq(
+      'when',
+      field('requirement', $.identifier),
+      field('body', $.when_body),
+    ),
+
+    when_body: $ => seq('{', repeat($._container_entry), '}'),
 
     _container_entry: $ => choice(
       $.image_entry,
@@ -192,10 +203,19 @@ module.exports = grammar({
 
     user_entry: $ => seq('user', field('user', $._expression)),
 
-    env_block: $ => seq('env', '{', repeat($.env_entry), '}'),
+    env_block: $ => seq('env', '{', repeat(choice($.env_entry, $.env_when)), '}'),
+
+    // `when mail { SMTP_HOST = mail.host }` inside `env { }`.
+    env_when: $ => seq(
+      'when',
+      field('requirement', $.identifier),
+      '{',
+      repeat($.env_entry),
+      '}',
+    ),
 
     env_entry: $ => seq(
-      field('key', nameOr($, 'exposed')),
+      field('key', nameOr($, 'exposed', 'when')),
       '=',
       field('value', $._expression),
       optional(field('exposed', $.exposed)),
@@ -297,6 +317,13 @@ module.exports = grammar({
       $.placement,
       $.keep_network,
       $.genesis,
+      $.absence,
+    ),
+
+    // `mail absent`: the operator declines an optional requirement's provider.
+    absence: $ => seq(
+      field('requirement', nameOr($, 'on', 'genesis', 'keep_network')),
+      'absent',
     ),
 
     // `keep_network "legacy"`: a found network the instance's containers stay on (only

@@ -13,7 +13,7 @@ use super::types::{
 use crate::diagnostics::{Code, Diagnostic};
 use crate::span::Span;
 use crate::syntax::ast::{
-    Container, ContainerEntryKind, EnvEntry, Expr, Ident, StrPart, StringLit,
+    Container, ContainerEntryKind, EnvEntry, Expr, Ident, StrPart, StringLit, When,
 };
 use std::borrow::Cow;
 
@@ -63,7 +63,9 @@ impl<'a> ModuleChecker<'a, '_> {
         };
         let mut envs: Vec<&'a EnvEntry> = Vec::new();
         let mut has_image = false;
+        let mut whens: Vec<Span> = Vec::new();
         for entry in &c.entries {
+            self.enter_when(entry.when.as_ref(), &mut whens);
             let keyword = match &entry.kind {
                 ContainerEntryKind::Image(_) => Some("image"),
                 ContainerEntryKind::Command(_) => Some("command"),
@@ -91,7 +93,13 @@ impl<'a> ModuleChecker<'a, '_> {
                 ContainerEntryKind::Command(e) => self.check_command(e),
                 ContainerEntryKind::User(e) => self.check_user(e),
                 ContainerEntryKind::Env(entries) => {
+                    let outer = self.when;
                     for e in entries {
+                        if e.when.is_some() {
+                            self.enter_when(e.when.as_ref(), &mut whens);
+                        } else {
+                            self.when = outer;
+                        }
                         if let Some(first) = env_keys.insert(&e.key.name, e.key.span) {
                             duplicate(
                                 self.cx,
@@ -109,6 +117,7 @@ impl<'a> ModuleChecker<'a, '_> {
                         self.check_env_entry(e);
                         envs.push(e);
                     }
+                    self.when = outer;
                 }
                 ContainerEntryKind::Mount { source, target, .. } => {
                     let target_text = target
@@ -142,6 +151,7 @@ impl<'a> ModuleChecker<'a, '_> {
                 ContainerEntryKind::ImagePaths(e) => self.check_image_paths(e, &mut paths),
             }
         }
+        self.when = None;
         if !has_image && !self.cx.is_broken(c.span) {
             self.cx.report(
                 Diagnostic::new(
@@ -158,6 +168,69 @@ impl<'a> ModuleChecker<'a, '_> {
             for e in envs {
                 self.check_env_path(c, e, &held);
             }
+        }
+    }
+
+    /// Enters the `when` block of an entry (or leaves any, for `None`). The block's
+    /// requirement is checked once per block: it exists (E0104) and is optional (E0326).
+    fn enter_when(&mut self, when: Option<&'a When>, seen: &mut Vec<Span>) {
+        let Some(w) = when else {
+            self.when = None;
+            return;
+        };
+        let name = w.requirement.name.as_str();
+        self.when = Some(name);
+        if seen.contains(&w.span) {
+            return;
+        }
+        seen.push(w.span);
+        let Some((idx, _, req)) = self.scope.requirements.get_full(name) else {
+            let help = self.unknown_requirement_help(name);
+            if let Some(meant) =
+                crate::diagnostics::closest(name, self.scope.requirements.keys().copied())
+                && let Some(idx) = self.scope.requirements.get_index_of(meant)
+            {
+                self.used[idx] = true;
+                // A typo names the requirement it meant: its reads under the block are not
+                // told again.
+                self.when = Some(meant);
+            }
+            self.cx.report(
+                Diagnostic::new(
+                    Code::E0104,
+                    self.cx.path,
+                    w.requirement.span,
+                    format!(
+                        "module `{}` has no requirement `{name}`",
+                        self.module.name.name
+                    ),
+                )
+                .with_help(help),
+            );
+            return;
+        };
+        // The block's entries are what the requirement is wanted for.
+        self.used[idx] = true;
+        if !req.is_optional() && req.ast.optional.is_none() {
+            let help = if req.kind == Some(ProviderKind::Module) {
+                format!(
+                    "make it optional with `requires {name}?: …`, or write the entries without `when`: `{name}` is always there"
+                )
+            } else {
+                format!(
+                    "only an optional module requirement may be absent; write the entries without `when`: `{name}` is always there"
+                )
+            };
+            self.cx.report(
+                Diagnostic::new(
+                    Code::E0326,
+                    self.cx.path,
+                    w.requirement.span,
+                    format!("`when {name}` tests a requirement that is not optional"),
+                )
+                .with_label(req.ast.name.span, "declared without `?` here")
+                .with_help(help),
+            );
         }
     }
 

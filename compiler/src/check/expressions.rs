@@ -13,7 +13,7 @@ use super::scope::{RefContext, RefError};
 use super::types::{Bounds, Constraint, Ty, Value, validate_literal};
 use crate::diagnostics::{Code, Diagnostic};
 use crate::span::{FilePath, Span};
-use crate::syntax::ast::{Expr, Radix, Reference, StrPart, StringLit};
+use crate::syntax::ast::{self, Expr, Radix, Reference, StrPart, StringLit};
 use std::borrow::Cow;
 
 /// What a reference reads, borrowed from the registry and the module.
@@ -134,6 +134,17 @@ impl<'a> ModuleChecker<'a, '_> {
     ) -> Option<Target<'a>> {
         let segs = &reference.segments;
         let first = segs.first()?;
+        let optional: Option<&'a ast::Requirement> = self
+            .scope
+            .requirements
+            .get(first.name.as_str())
+            .filter(|r| r.is_optional())
+            .map(|r| r.ast);
+        if let Some(ast) = optional
+            && self.when != Some(ast.name.name.as_str())
+        {
+            self.optional_read(ast, reference.span);
+        }
         if let Some((idx, _, req)) = self.scope.requirements.get_full(first.name.as_str()) {
             self.used[idx] = true;
             if let Some(from) = self.edge_from {
@@ -187,6 +198,31 @@ impl<'a> ModuleChecker<'a, '_> {
             self.report_ref_error(e);
         }
         None
+    }
+
+    /// E0320: an optional requirement read outside its `when` block.
+    fn optional_read(&mut self, req: &ast::Requirement, at: Span) {
+        if self.told_optional.contains(&at) {
+            return;
+        }
+        self.told_optional.push(at);
+        let name = &req.name.name;
+        let mut d = Diagnostic::new(
+            Code::E0320,
+            self.cx.path,
+            at,
+            format!("`{name}` is optional and may be absent; it is read only inside `when {name} {{ … }}`"),
+        )
+        .with_label(req.name.span.to(req.optional.unwrap_or(req.name.span)), "declared optional here");
+        d = match self.when {
+            Some(other) => d.with_help(format!(
+                "this entry stands under `when {other}`; move it to a `when {name} {{ … }}` block of its own"
+            )),
+            None => d.with_help(format!(
+                "put the entries that read it in `when {name} {{ … }}` among the container's entries or inside `env {{ }}`; they are left out when `{name}` is absent"
+            )),
+        };
+        self.cx.report(d);
     }
 
     fn report_ref_error(&mut self, e: RefError) {

@@ -34,6 +34,11 @@ pub(crate) struct ModuleChecker<'a, 'c> {
     pub edges: Vec<Edge>,
     /// The requirement whose narrowing is being checked, so references record edges.
     pub edge_from: Option<usize>,
+    /// The optional requirement of the `when` block being checked, if any: the only one
+    /// an entry may read (E0320).
+    pub when: Option<&'a str>,
+    /// Optional requirements already told E0320, at a span, so one read is told once.
+    pub told_optional: Vec<Span>,
 }
 
 /// Checks one module.
@@ -58,6 +63,8 @@ pub(crate) fn check_module<'a>(cx: &mut Cx<'a>, module: &'a ast::Module) {
         used,
         edges: Vec::new(),
         edge_from: None,
+        when: None,
+        told_optional: Vec::new(),
     };
     m.check_slug();
     m.check_requirements();

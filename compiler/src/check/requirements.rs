@@ -12,6 +12,14 @@ use crate::diagnostics::{Code, Diagnostic, closest};
 use crate::span::Span;
 use crate::syntax::ast::{Narrowing, NarrowingKind, Refinement, Requirement, RequirementBody};
 
+/// "a host", "an operator".
+fn article(k: ProviderKind) -> String {
+    match k {
+        ProviderKind::Operator => "an operator".into(),
+        k => format!("a {}", k.as_str()),
+    }
+}
+
 impl<'a> ModuleChecker<'a, '_> {
     /// Every requirement of the module, in source order.
     pub(crate) fn check_requirements(&mut self) {
@@ -43,6 +51,36 @@ impl<'a> ModuleChecker<'a, '_> {
             return;
         };
         let kind = ProviderKind::from_name(&kind_ident.name);
+        if let Some(q) = r.optional
+            && let Some(k) = kind
+            && k != ProviderKind::Module
+        {
+            let help = match k {
+                ProviderKind::Operator => format!(
+                    "remove the `?`; an operator value that may be left out has a default: `requires {}: operator TYPE = DEFAULT`",
+                    r.name.name
+                ),
+                _ => format!(
+                    "remove the `?`: {} always answers a {} requirement",
+                    k.answerer(),
+                    k.as_str()
+                ),
+            };
+            self.cx.report(
+                Diagnostic::new(
+                    Code::E0321,
+                    self.cx.path,
+                    q,
+                    format!(
+                        "`{}` is {} requirement; only a module requirement can be optional",
+                        r.name.name,
+                        article(k)
+                    ),
+                )
+                .with_label(kind_ident.span, format!("{} requirement", article(k)))
+                .with_help(help),
+            );
+        }
         match &r.body {
             RequirementBody::Operator {
                 ty,

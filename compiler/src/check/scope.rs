@@ -40,6 +40,12 @@ impl<'a> ReqInfo<'a> {
         &self.ast.name.name
     }
 
+    /// Whether the requirement is optional: a module requirement written `NAME?`
+    /// (LANGUAGE.md §12.2). A `?` on any other kind is refused (E0321) and means nothing.
+    pub fn is_optional(&self) -> bool {
+        self.ast.optional.is_some() && self.kind == Some(ProviderKind::Module)
+    }
+
     /// The contract's name as written, when the requirement names one.
     pub fn contract_name(&self) -> Option<&'a str> {
         match &self.ast.body {

@@ -97,6 +97,7 @@ pub struct SealedRef {
 #[serde(untagged)]
 pub enum Requirement {
     Module(ModuleRequirement),
+    Absent(AbsentRequirement),
     Directory(DirectoryRequirement),
     Access(AccessRequirement),
     Port(PortRequirement),
@@ -113,6 +114,17 @@ pub struct ModuleRequirement {
     pub contract: String,
     pub provider: InstanceRef,
     pub by: By,
+}
+
+/// An optional module requirement with no provider, or declined on the assignment
+/// (LANGUAGE.md §12.2): the entries under its `when` are left out.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AbsentRequirement {
+    /// Always `module`.
+    pub kind: String,
+    pub contract: String,
+    /// Always true.
+    pub absent: bool,
 }
 
 /// A host directory: where it is, its owner and mode, and whether the assignment placed it.

@@ -34,7 +34,11 @@ pub(crate) enum Node<'a> {
     ModuleEntry(&'a ModuleEntry),
     Narrowing(&'a Narrowing),
     ContainerEntry(&'a ContainerEntry),
+    /// `when NAME { … }` among a container's entries: the block and its entries.
+    WhenContainer(&'a When, &'a [ContainerEntry]),
     Env(&'a EnvEntry),
+    /// `when NAME { … }` inside `env { }`.
+    WhenEnv(&'a When, &'a [EnvEntry]),
     Answer(&'a Answer),
     MeshEntry(&'a MeshEntry),
     Prop(&'a Prop),
@@ -55,6 +59,7 @@ impl Node<'_> {
             },
             Node::Narrowing(n) => n.span,
             Node::ContainerEntry(e) => e.span,
+            Node::WhenContainer(w, _) | Node::WhenEnv(w, _) => w.span,
             Node::Env(e) => e.span,
             Node::Answer(a) => a.span,
             Node::MeshEntry(e) => match e {
@@ -241,7 +246,8 @@ impl<'a> Layout<'a> {
                     p.string(s);
                 }
                 ModuleEntry::Requires(r) => {
-                    p.text(format!("requires {}:", r.name.name));
+                    let optional = if r.optional.is_some() { "?" } else { "" };
+                    p.text(format!("requires {}{optional}:", r.name.name));
                     if let Some(k) = &r.kind {
                         p.text(format!(" {}", k.name));
                     }
@@ -279,7 +285,13 @@ impl<'a> Layout<'a> {
                 }
                 ModuleEntry::Container(c) => {
                     p.text(format!("container {} ", c.name.name));
-                    let entries = c.entries.iter().map(Node::ContainerEntry).collect();
+                    let entries = when_groups(&c.entries, |e| e.when.as_ref())
+                        .into_iter()
+                        .map(|g| match g {
+                            Group::One(e) => Node::ContainerEntry(e),
+                            Group::When(w, es) => Node::WhenContainer(w, es),
+                        })
+                        .collect();
                     p.block(self.block(c.name.span.end, c.span, entries, true));
                 }
                 ModuleEntry::Provides(pr) => {
@@ -313,7 +325,13 @@ impl<'a> Layout<'a> {
                 }
                 ContainerEntryKind::Env(entries) => {
                     p.text("env ");
-                    let entries = entries.iter().map(Node::Env).collect();
+                    let entries = when_groups(entries, |e| e.when.as_ref())
+                        .into_iter()
+                        .map(|g| match g {
+                            Group::One(e) => Node::Env(e),
+                            Group::When(w, es) => Node::WhenEnv(w, es),
+                        })
+                        .collect();
                     p.block(self.block(e.span.start, e.span, entries, false));
                 }
                 ContainerEntryKind::Mount {
@@ -356,6 +374,16 @@ impl<'a> Layout<'a> {
                     self.expr(&mut p, v);
                 }
             },
+            Node::WhenContainer(w, entries) => {
+                p.text(format!("when {} ", w.requirement.name));
+                let entries = entries.iter().map(Node::ContainerEntry).collect();
+                p.block(self.block(w.requirement.span.end, w.span, entries, true));
+            }
+            Node::WhenEnv(w, entries) => {
+                p.text(format!("when {} ", w.requirement.name));
+                let entries = entries.iter().map(Node::Env).collect();
+                p.block(self.block(w.requirement.span.end, w.span, entries, false));
+            }
             Node::Env(e) => {
                 p.text(format!("{} = ", e.key.name));
                 self.expr(&mut p, &e.value);
@@ -427,6 +455,9 @@ impl<'a> Layout<'a> {
                     if let Some(n) = node {
                         p.text(format!(" on {}", n.name));
                     }
+                }
+                AssignEntryKind::Absent { requirement } => {
+                    p.text(format!("{} absent", requirement.name));
                 }
                 AssignEntryKind::Place {
                     requirement,
@@ -858,4 +889,35 @@ fn first_word(text: &str) -> &str {
 /// Columns a text takes on its widest line.
 fn width(text: &str) -> usize {
     text.lines().map(|l| l.chars().count()).max().unwrap_or(0)
+}
+
+/// An entry on its own, or the run of entries of one `when` block.
+enum Group<'a, T> {
+    One(&'a T),
+    When(&'a When, &'a [T]),
+}
+
+/// The entries of a block cut into runs: the parser flattens a `when` block into its
+/// entries, each carrying the block, so entries of one block stand together.
+fn when_groups<'a, T>(entries: &'a [T], when: impl Fn(&T) -> Option<&When>) -> Vec<Group<'a, T>> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < entries.len() {
+        match when(&entries[i]) {
+            None => {
+                out.push(Group::One(&entries[i]));
+                i += 1;
+            }
+            Some(w) => {
+                let mut j = i + 1;
+                while j < entries.len() && when(&entries[j]) == Some(w) {
+                    j += 1;
+                }
+                let w: &'a When = when(&entries[i]).expect("checked");
+                out.push(Group::When(w, &entries[i..j]));
+                i = j;
+            }
+        }
+    }
+    out
 }

@@ -95,7 +95,9 @@ impl<'m> Resolver<'m> {
                 AssignEntryKind::Given {
                     requirement, field, ..
                 } => (format!("{}.{}", requirement.name, field.name), requirement),
-                AssignEntryKind::Pin { requirement, .. } => {
+                // A pin and `absent` say who answers: one of them, once.
+                AssignEntryKind::Pin { requirement, .. }
+                | AssignEntryKind::Absent { requirement } => {
                     (format!("{} from", requirement.name), requirement)
                 }
                 AssignEntryKind::Place { requirement, .. } => {
@@ -204,9 +206,48 @@ impl<'m> Resolver<'m> {
                     at,
                     node,
                 } => self.judge_place(i, req, requirement, at, node.as_ref(), entry.span),
+                AssignEntryKind::Absent { requirement } => {
+                    self.judge_absent(i, req, requirement, entry.span)
+                }
                 AssignEntryKind::KeepNetwork { .. } | AssignEntryKind::Genesis { .. } => {}
             }
         }
+    }
+
+    /// `NAME absent`: only an optional requirement may be declined (E0326).
+    fn judge_absent(&mut self, i: usize, req: &'m ReqInfo<'m>, name: &'m Ident, span: Span) {
+        if req.is_optional() {
+            self.instances[i].settings.absent.insert(name.name.as_str());
+            return;
+        }
+        let key = req.name();
+        let kind = req.kind.map(|k| k.as_str()).unwrap_or("contract");
+        let help = if req.kind == Some(ProviderKind::Module) {
+            format!(
+                "a requirement is made optional in its definition: `requires {key}?: module …`; or remove `{key} absent`"
+            )
+        } else {
+            format!(
+                "only a module requirement can be optional, and `{key}` is a {kind} requirement: remove `{key} absent`"
+            )
+        };
+        let d = self
+            .diag(
+                Code::E0326,
+                span,
+                format!(
+                    "`{key}` of instance `{}` on node `{}` is not optional; it cannot be declined with `absent`",
+                    self.instances[i].name,
+                    self.node_name(i)
+                ),
+            )
+            .with_label_in(
+                &self.module_of(i).expect("known module").path,
+                req.ast.span,
+                "required here, without `?`",
+            )
+            .with_help(help);
+        self.refuse(i, d);
     }
 
     /// `keep_network "NAME"`: a found network's name, only on an adopted node (E0325).

@@ -19,6 +19,12 @@ pub(crate) const DEFAULT_FILE_MODE: i64 = 0o644;
 pub(crate) const DEFAULT_SEALED_FILE_MODE: i64 = 0o600;
 
 impl<'m> Resolver<'m> {
+    /// Whether an entry under `when` is left out of instance `i`'s manifest: its
+    /// optional requirement is absent (LANGUAGE.md §12.2).
+    fn left_out_by_when(&self, i: usize, when: Option<&ast::When>) -> bool {
+        when.is_some_and(|w| self.is_absent(i, &w.requirement.name))
+    }
+
     /// The containers of instance `i`: `<instance>` for a module with one container,
     /// else `<instance>-<container>`.
     pub(super) fn build_containers(&mut self, i: usize) -> Vec<Container> {
@@ -67,6 +73,9 @@ impl<'m> Resolver<'m> {
         };
         let mut image_seen = false;
         for entry in &c.entries {
+            if self.left_out_by_when(i, entry.when.as_ref()) {
+                continue;
+            }
             match &entry.kind {
                 ContainerEntryKind::Image(s) => {
                     if image_seen {
@@ -87,6 +96,9 @@ impl<'m> Resolver<'m> {
                 }
                 ContainerEntryKind::Env(entries) => {
                     for e in entries {
+                        if self.left_out_by_when(i, e.when.as_ref()) {
+                            continue;
+                        }
                         if out.env.contains_key(e.key.name.as_str()) {
                             continue; // E0102, the checker's
                         }

@@ -7,9 +7,9 @@ use super::{Answer, LeftOutAssignment, MeshOutcome, Resolver};
 use crate::check::types::Value;
 use crate::diagnostics::Diagnostic;
 use crate::emit::{
-    self, AccessRequirement, Consumer, DirectoryRequirement, IdentityRequirement, Instance,
-    LeftOut, LeftOutDiagnostic, Manifest, ModuleRequirement, NodeRequirement, OperatorRequirement,
-    PortRequirement, Provided, Requirement, Retired,
+    self, AbsentRequirement, AccessRequirement, Consumer, DirectoryRequirement,
+    IdentityRequirement, Instance, LeftOut, LeftOutDiagnostic, Manifest, ModuleRequirement,
+    NodeRequirement, OperatorRequirement, PortRequirement, Provided, Requirement, Retired,
 };
 use indexmap::IndexMap;
 
@@ -149,6 +149,11 @@ impl<'m> Resolver<'m> {
                 contract: contract_name,
                 provider: self.instance_ref(provider),
                 by,
+            }),
+            Some(Answer::Absent) => Requirement::Absent(AbsentRequirement {
+                kind: "module".into(),
+                contract: contract_name,
+                absent: true,
             }),
             _ => return None,
         })

@@ -279,6 +279,8 @@ pub(crate) struct Settings<'m> {
     pub places: FxHashMap<&'m str, Placement>,
     /// `short = "stg"`.
     pub short: Option<String>,
+    /// Optional requirements declined with `NAME absent`.
+    pub absent: FxHashSet<&'m str>,
     /// `keep_network "NAME"`: found networks the instance's containers stay on (§13.4).
     pub keep_networks: Vec<String>,
     /// `genesis`: the instance is part of the bootstrap plan (§13.5).
@@ -321,6 +323,9 @@ pub(crate) enum Answer {
         provider: usize,
         by: By,
     },
+    /// An optional module requirement with no provider, or declined with `absent`
+    /// (LANGUAGE.md §12.2): its `when` entries are left out.
+    Absent,
     /// Refused or broken: reads nothing.
     Unresolved,
 }
@@ -484,6 +489,12 @@ impl<'m> Resolver<'m> {
     /// The place an assignment is named: `assign MODULE to NODE [as INSTANCE]`.
     pub fn head(&self, i: usize) -> Span {
         assign_head(self.instances[i].assign)
+    }
+
+    /// Whether requirement `req` of instance `i` is absent: an optional requirement with
+    /// no provider, or declined.
+    pub fn is_absent(&self, i: usize, req: &str) -> bool {
+        matches!(self.instances[i].answers.get(req), Some(Answer::Absent))
     }
 
     /// The requirement `name` of instance `i`'s module, with its declaration.

@@ -34,7 +34,13 @@ impl<'m> Resolver<'m> {
                         if contract.kind != Some(ProviderKind::Module) {
                             continue; // answered by another kind: the checker's (E0202)
                         }
-                        let answer = self.choose_provider(i, req, &contract.name);
+                        let answer = if info.is_optional()
+                            && self.instances[i].settings.absent.contains(req)
+                        {
+                            Answer::Absent
+                        } else {
+                            self.choose_provider(i, req, &contract.name)
+                        };
                         if let Answer::Module { provider, .. } = answer {
                             self.instances[i].waits_for.push(provider);
                         }
@@ -140,6 +146,8 @@ impl<'m> Resolver<'m> {
                     .expect("one other provider"),
                 by: By::Only,
             },
+            // An optional requirement with no provider is absent (§12.2).
+            0 if self.requirement(i, req).is_some_and(|r| r.is_optional()) => Answer::Absent,
             0 => {
                 let help = self.no_provider_help(i, contract);
                 let d = self

@@ -202,6 +202,8 @@ pub enum ModuleEntry {
 pub struct Requirement {
     pub docs: Docs,
     pub name: Ident,
+    /// The `?` after the name: an optional requirement (LANGUAGE.md §12.2).
+    pub optional: Option<Span>,
     /// The provider kind as written (`module`, `host`, `mesh`, `operator`, or a mistake).
     pub kind: Option<Ident>,
     pub body: RequirementBody,
@@ -255,6 +257,19 @@ pub struct Container {
 pub struct ContainerEntry {
     pub docs: Docs,
     pub kind: ContainerEntryKind,
+    /// The `when NAME { … }` block this entry stands in, if any. The parser flattens a
+    /// `when` block into its entries, each carrying the block.
+    pub when: Option<When>,
+    pub span: Span,
+}
+
+/// `when NAME { … }`: the entries inside it are kept only when the optional requirement
+/// NAME is present (LANGUAGE.md §12.2). Every entry of one block holds an equal `When`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct When {
+    /// The requirement named.
+    pub requirement: Ident,
+    /// The whole block, `when` to `}`.
     pub span: Span,
 }
 
@@ -290,6 +305,8 @@ pub struct EnvEntry {
     pub key: Ident,
     pub value: Expr,
     pub exposed: Option<Exposed>,
+    /// The `when NAME { … }` block inside `env { }` this entry stands in, if any.
+    pub when: Option<When>,
     pub span: Span,
 }
 
@@ -439,6 +456,8 @@ pub enum AssignEntryKind {
         instance: Ident,
         node: Option<Ident>,
     },
+    /// `NAME absent`: the operator declines a provider of an optional requirement.
+    Absent { requirement: Ident },
     /// `NAME at "/host/path" [on NODE]` or `NAME at 8080`
     Place {
         requirement: Ident,

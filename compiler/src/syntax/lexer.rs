@@ -54,6 +54,9 @@ pub enum TokenKind {
     Eq,
     #[token("->")]
     Arrow,
+    /// `?` after an optional requirement's name.
+    #[token("?")]
+    Question,
     /// Anything the language has no token for.
     Error,
     /// The end of the input.
@@ -82,6 +85,7 @@ impl TokenKind {
             TokenKind::DotDot => "`..`",
             TokenKind::Eq => "`=`",
             TokenKind::Arrow => "`->`",
+            TokenKind::Question => "`?`",
             TokenKind::Error => "an unexpected character",
             TokenKind::Eof => "the end of the file",
         }

@@ -33,6 +33,7 @@ pub fn parse(path: &FilePath, text: &str) -> Parsed {
         last_error_at: None,
         depth: 0,
         claimed: Vec::new(),
+        in_when: false,
     };
     let mut file = p.source_file();
     attach_inner_docs(&mut file, text, &comments, &p.claimed);
@@ -55,6 +56,8 @@ struct Parser<'a> {
     depth: usize,
     /// The start of every doc comment handed to a node by [`Parser::docs`].
     claimed: Vec<u32>,
+    /// Whether a `when` block is being parsed.
+    in_when: bool,
 }
 
 const ITEM_KEYWORDS: &[&str] = &["contract", "module", "mesh", "seat"];
@@ -631,6 +634,7 @@ impl<'a> Parser<'a> {
     fn requirement(&mut self, docs: Docs) -> Option<Requirement> {
         let start = self.bump().span;
         let name = self.ident("the requirement's name")?;
+        let optional = self.eat(TokenKind::Question).map(|t| t.span);
         self.expect(TokenKind::Colon, "`:` and a provider kind")?;
         let kind =
             self.ident_same_line("a provider kind (`module`, `host`, `mesh` or `operator`)")?;
@@ -664,6 +668,7 @@ impl<'a> Parser<'a> {
         Some(Requirement {
             docs,
             name,
+            optional,
             kind: Some(kind),
             body,
             span: self.span_from(start),
@@ -695,12 +700,30 @@ impl<'a> Parser<'a> {
             "the container's name",
             "the container",
             "`{` and the container's entries",
-            |p| p.container_entry(),
+            |p| {
+                if p.at_word("when") && p.peek_at(1).kind != TokenKind::Eq {
+                    p.when_block("container entries", |p| {
+                        p.container_entry().map(|e| vec![e])
+                    })
+                    .map(|(when, entries)| {
+                        entries
+                            .into_iter()
+                            .flatten()
+                            .map(|mut e| {
+                                e.when = Some(when.clone());
+                                e
+                            })
+                            .collect()
+                    })
+                } else {
+                    p.container_entry().map(|e| vec![e])
+                }
+            },
         )?;
         Some(Container {
             docs,
             name,
-            entries,
+            entries: entries.into_iter().flatten().collect(),
             span,
         })
     }
@@ -736,7 +759,23 @@ impl<'a> Parser<'a> {
                     self.expected("`{` and the environment's entries");
                     return None;
                 }
-                ContainerEntryKind::Env(self.block("the env block", |p| p.env_entry()).0)
+                let (entries, _) = self.block("the env block", |p| {
+                    if p.at_word("when") && p.peek_at(1).kind != TokenKind::Eq {
+                        p.when_block("env entries", |p| p.env_entry())
+                            .map(|(when, entries)| {
+                                entries
+                                    .into_iter()
+                                    .map(|mut e| {
+                                        e.when = Some(when.clone());
+                                        e
+                                    })
+                                    .collect()
+                            })
+                    } else {
+                        p.env_entry().map(|e| vec![e])
+                    }
+                });
+                ContainerEntryKind::Env(entries.into_iter().flatten().collect())
             }
             "mount" => {
                 self.bump();
@@ -803,6 +842,7 @@ impl<'a> Parser<'a> {
         Some(ContainerEntry {
             docs,
             kind,
+            when: None,
             span: self.span_from(start),
         })
     }
@@ -833,8 +873,46 @@ impl<'a> Parser<'a> {
             key,
             value,
             exposed,
+            when: None,
             span: self.span_from(start),
         })
+    }
+
+    /// `when NAME { ENTRY… }` at the current `when`: the block and its entries. A `when`
+    /// inside a `when` is refused, and skipped.
+    fn when_block<T>(
+        &mut self,
+        what: &str,
+        mut entry: impl FnMut(&mut Self) -> Option<T>,
+    ) -> Option<(When, Vec<T>)> {
+        if self.in_when {
+            self.error_here(
+                "a `when` block cannot stand inside another `when` block".into(),
+                Some(
+                    "write each optional requirement's entries in a `when` block of its own".into(),
+                ),
+            );
+            return None;
+        }
+        let start = self.bump().span;
+        let requirement = self.ident_same_line("the optional requirement `when` tests")?;
+        if self.kind() != TokenKind::LBrace {
+            self.expected(&format!(
+                "`{{` and the {what} kept when `{}` is present",
+                requirement.name
+            ));
+            return None;
+        }
+        self.in_when = true;
+        let (entries, _) = self.block("the `when` block", &mut entry);
+        self.in_when = false;
+        Some((
+            When {
+                requirement,
+                span: self.span_from(start),
+            },
+            entries,
+        ))
     }
 
     fn provides(&mut self, docs: Docs) -> Option<Provides> {
@@ -1039,6 +1117,9 @@ impl<'a> Parser<'a> {
                 instance,
                 node,
             }
+        } else if self.at_word_same_line("absent") {
+            self.bump();
+            AssignEntryKind::Absent { requirement: name }
         } else if self.eat_word("at").is_some() {
             let at = self.expr();
             let node = if self.at_word_same_line("on") {
@@ -1053,7 +1134,9 @@ impl<'a> Parser<'a> {
                 node,
             }
         } else {
-            self.expected("`=`, `.FIELD =`, `from INSTANCE on NODE` or `at \"/host/path\"`");
+            self.expected(
+                "`=`, `.FIELD =`, `from INSTANCE on NODE`, `at \"/host/path\"` or `absent`",
+            );
             return None;
         };
         Some(AssignEntry {

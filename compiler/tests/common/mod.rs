@@ -214,6 +214,7 @@ impl Eraser {
             }
             ModuleEntry::Requires(r) => {
                 self.ident(&mut r.name);
+                self.opt_span(&mut r.optional);
                 self.opt_ident(&mut r.kind);
                 match &mut r.body {
                     RequirementBody::Operator {
@@ -252,6 +253,7 @@ impl Eraser {
                 self.ident(&mut c.name);
                 for e in &mut c.entries {
                     self.container_entry(&mut e.kind);
+                    self.when(&mut e.when);
                     self.span(&mut e.span);
                 }
                 self.span(&mut c.span);
@@ -265,6 +267,13 @@ impl Eraser {
                 }
                 self.span(&mut p.span);
             }
+        }
+    }
+
+    fn when(&mut self, w: &mut Option<When>) {
+        if let Some(w) = w {
+            self.ident(&mut w.requirement);
+            self.span(&mut w.span);
         }
     }
 
@@ -284,6 +293,7 @@ impl Eraser {
                         }
                         self.span(&mut x.span);
                     }
+                    self.when(&mut e.when);
                     self.span(&mut e.span);
                 }
             }
@@ -362,6 +372,7 @@ impl Eraser {
                             self.ident(instance);
                             self.opt_ident(node);
                         }
+                        AssignEntryKind::Absent { requirement } => self.ident(requirement),
                         AssignEntryKind::Place {
                             requirement,
                             at,

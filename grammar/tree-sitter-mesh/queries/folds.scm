@@ -5,6 +5,8 @@
   (module_body)
   (container_body)
   (env_block)
+  (when_body)
+  (env_when)
   (narrowing_block)
   (answer_block)
   (mesh_body)

@@ -30,6 +30,12 @@
 (publish_entry
   requirement: (identifier) @local.reference)
 
+(when_block
+  requirement: (identifier) @local.reference)
+
+(env_when
+  requirement: (identifier) @local.reference)
+
 (assignment
   node: (identifier) @local.reference)
 

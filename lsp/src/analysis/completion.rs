@@ -185,6 +185,8 @@ fn classify(text: &str, outer: Option<&Block>, entry: &[Token]) -> Block {
         (Some(Block::Module(_)), Some("container")) => Block::Container,
         (Some(Block::Module(_)), Some("provides")) => Block::Provides(name(1)),
         (Some(Block::Container), Some("env")) => Block::Env,
+        (Some(Block::Container), Some("when")) => Block::Container,
+        (Some(Block::Env), Some("when")) => Block::Env,
         (Some(Block::Mesh(_)), Some("node")) => Block::Node,
         (Some(Block::Mesh(_)), Some("assign")) => Block::Assign(name(1)),
         _ => Block::Other,
@@ -425,7 +427,9 @@ impl Context<'_> {
                     "file",
                     "publish",
                     "image_paths",
+                    "when",
                 ]),
+                [I("when")] => self.optional_requirements(stack),
                 [I("publish")] => {
                     self.module_requirements(stack, |kind, c| kind == "host" && c == Some("port"))
                 }
@@ -455,6 +459,7 @@ impl Context<'_> {
                 _ => Vec::new(),
             },
             Some(Block::Env) => match words {
+                [I("when")] => self.optional_requirements(stack),
                 [_, P(TokenKind::Eq), _, ..] => self.keywords(&["exposed"]),
                 _ => Vec::new(),
             },
@@ -484,6 +489,36 @@ impl Context<'_> {
             Some(Block::Assign(module)) => self.in_assign(stack, module, words),
             Some(Block::Other) => Vec::new(),
         }
+    }
+
+    /// The module's optional requirements, what `when` tests.
+    fn optional_requirements(&self, stack: &[Block]) -> Vec<CompletionItem> {
+        let Some((name, _)) = self.module(stack) else {
+            return Vec::new();
+        };
+        let Some(m) = self.file.items.iter().find_map(|i| match i {
+            Item::Module(m) if m.name.name == name => Some(m),
+            _ => None,
+        }) else {
+            return Vec::new();
+        };
+        m.requirements()
+            .filter(|r| r.optional.is_some())
+            .map(|r| {
+                let contract = match &r.body {
+                    ast::RequirementBody::Contract {
+                        contract: Some(c), ..
+                    } => c.name.to_string(),
+                    _ => String::new(),
+                };
+                self.item(
+                    &r.name.name,
+                    CompletionItemKind::VARIABLE,
+                    Some(format!("optional module {contract}")),
+                    r.docs.text.as_deref(),
+                )
+            })
+            .collect()
     }
 
     fn module_requirements(

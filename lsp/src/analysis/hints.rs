@@ -54,6 +54,7 @@ pub fn inlay_hints(snap: &Snapshot, uri: &Uri, range: Range) -> Vec<InlayHint> {
                     a.instance
                 ),
                 Answer::LeftOut { .. } => format!("{}: left out", a.instance),
+                Answer::Absent => format!("{}: absent", a.instance),
             })
             .collect::<Vec<_>>()
             .join(", ");

@@ -111,6 +111,12 @@ fn requirement(snap: &Snapshot, module_name: &str, name: &str) -> Option<String>
                 "\nRequirement of module `{module_name}`: contract `{contract}`, answered by {}.",
                 kind.answerer()
             );
+            if r.optional.is_some() && kind == ProviderKind::Module {
+                let _ = writeln!(
+                    out,
+                    "Optional: absent where no instance provides `{contract}` or the assignment says `{name} absent`; read only inside `when {name} {{ … }}`."
+                );
+            }
         }
         (RequirementBody::Operator { .. }, _) => {
             let _ = writeln!(
@@ -144,6 +150,11 @@ fn requirement(snap: &Snapshot, module_name: &str, name: &str) -> Option<String>
                 } => writeln!(
                     out,
                     "- mesh `{}`, `{}` on `{}`: `{provider_instance}` on `{provider_node}` (by {rule})",
+                    a.mesh, a.instance, a.node
+                ),
+                Answer::Absent => writeln!(
+                    out,
+                    "- mesh `{}`, `{}` on `{}`: absent (its `when {name}` entries are left out)",
                     a.mesh, a.instance, a.node
                 ),
                 Answer::LeftOut { reason } => writeln!(

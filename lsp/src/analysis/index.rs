@@ -366,8 +366,10 @@ impl Indexer {
                 }
                 ModuleEntry::Container(c) => {
                     self.name(c.name.span, NameClass::Container);
+                    let mut whens: Vec<Span> = Vec::new();
                     for e in &c.entries {
-                        self.container_entry(&e.kind, &ctx);
+                        self.when(e.when.as_ref(), &ctx, &mut whens);
+                        self.container_entry(&e.kind, &ctx, &mut whens);
                     }
                 }
                 ModuleEntry::Provides(p) => {
@@ -392,7 +394,39 @@ impl Indexer {
         }
     }
 
-    fn container_entry(&mut self, kind: &ContainerEntryKind, ctx: &ModuleCtx<'_>) {
+    /// `when NAME { … }`: the keyword, and the requirement it names, once per block
+    /// (every entry of a block carries it).
+    fn when(&mut self, when: Option<&ast::When>, ctx: &ModuleCtx<'_>, seen: &mut Vec<Span>) {
+        let Some(w) = when else { return };
+        if seen.contains(&w.span) {
+            return;
+        }
+        seen.push(w.span);
+        self.name(
+            Span::new(w.span.start as usize, w.span.start as usize + "when".len()),
+            NameClass::Keyword,
+        );
+        if ctx
+            .shape
+            .requirements
+            .contains_key(w.requirement.name.as_str())
+        {
+            self.reference(
+                &w.requirement,
+                Symbol::Requirement {
+                    module: ctx.module.to_string(),
+                    name: w.requirement.name.to_string(),
+                },
+            );
+        }
+    }
+
+    fn container_entry(
+        &mut self,
+        kind: &ContainerEntryKind,
+        ctx: &ModuleCtx<'_>,
+        whens: &mut Vec<Span>,
+    ) {
         match kind {
             ContainerEntryKind::Image(s) => self.string(s, ctx),
             ContainerEntryKind::Command(e)
@@ -400,6 +434,7 @@ impl Indexer {
             | ContainerEntryKind::ImagePaths(e) => self.expr(e, ctx),
             ContainerEntryKind::Env(entries) => {
                 for e in entries {
+                    self.when(e.when.as_ref(), ctx, whens);
                     self.name(e.key.span, NameClass::Property);
                     self.expr(&e.value, ctx);
                 }
@@ -618,6 +653,14 @@ impl Indexer {
                                 if let Some(n) = node {
                                     self.reference(n, node_sym(n));
                                 }
+                            }
+                            AssignEntryKind::Absent { requirement } => {
+                                self.reference(requirement, req(requirement));
+                                let end = e.span.end as usize;
+                                self.name(
+                                    Span::new(end.saturating_sub("absent".len()), end),
+                                    NameClass::Keyword,
+                                );
                             }
                             AssignEntryKind::Place {
                                 requirement, node, ..

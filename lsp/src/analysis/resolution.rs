@@ -25,6 +25,8 @@ pub enum Answer {
     },
     /// The assignment was left out of its node's manifest; the first reason.
     LeftOut { reason: String },
+    /// An optional requirement with no provider, or declined with `absent`.
+    Absent,
 }
 
 /// One assignment's answer to a module requirement.
@@ -47,18 +49,21 @@ pub fn provider_info(snap: &Snapshot, module: &str, requirement: &str) -> Vec<Pr
         let outcome = resolve_mesh(&snap.db, snap.ws, mesh.clone(), Lock::default());
         for (node, manifest) in &outcome.manifests {
             for inst in manifest.instances.iter().filter(|i| i.module == module) {
-                if let Some(Requirement::Module(m)) = inst.requirements.get(requirement) {
-                    out.push(ProviderAnswer {
-                        mesh: mesh.clone(),
-                        instance: inst.instance.clone(),
-                        node: node.clone(),
-                        answer: Answer::Provided {
-                            provider_instance: m.provider.instance.clone(),
-                            provider_node: m.provider.node.clone(),
-                            rule: m.by.as_str().to_string(),
-                        },
-                    });
-                }
+                let answer = match inst.requirements.get(requirement) {
+                    Some(Requirement::Module(m)) => Answer::Provided {
+                        provider_instance: m.provider.instance.clone(),
+                        provider_node: m.provider.node.clone(),
+                        rule: m.by.as_str().to_string(),
+                    },
+                    Some(Requirement::Absent(_)) => Answer::Absent,
+                    _ => continue,
+                };
+                out.push(ProviderAnswer {
+                    mesh: mesh.clone(),
+                    instance: inst.instance.clone(),
+                    node: node.clone(),
+                    answer,
+                });
             }
         }
         for left in outcome.left_out.iter().filter(|l| l.module == module) {

@@ -46,10 +46,15 @@
   "from"
   "at"
   "on"
+  "when"
+  "absent"
   "keep_network"
 ] @keyword
 
 (genesis) @keyword
+
+; `?` after an optional requirement's name.
+"?" @punctuation.special
 
 ; `secret` is a type modifier and a container entry.
 "secret" @keyword
@@ -150,6 +155,15 @@
   requirement: (identifier) @variable)
 
 (placement
+  requirement: (identifier) @variable)
+
+(absence
+  requirement: (identifier) @variable)
+
+(when_block
+  requirement: (identifier) @variable)
+
+(env_when
   requirement: (identifier) @variable)
 
 (given_value
@@ -256,6 +270,18 @@
   ] @punctuation.bracket)
 
 (env_block
+  [
+    "{"
+    "}"
+  ] @punctuation.bracket)
+
+(when_body
+  [
+    "{"
+    "}"
+  ] @punctuation.bracket)
+
+(env_when
   [
     "{"
     "}"
