@@ -37,9 +37,7 @@ module web {
 fn what_a_build_no_longer_names_is_retired() {
     let dir = tempfile::tempdir().unwrap();
     let mesh = |body: &str| {
-        format!(
-            "mesh lab {{\n  node alpha {{ private_name = \"alpha.lab.internal\" }}\n{body}}}\n"
-        )
+        format!("mesh lab {{\n  node alpha {{ private_name = \"alpha.lab.internal\" }}\n{body}}}\n")
     };
     std::fs::write(dir.path().join("modules.mesh"), MODULES).unwrap();
     std::fs::write(
@@ -50,7 +48,10 @@ fn what_a_build_no_longer_names_is_retired() {
     let first = build(dir.path());
     assert_eq!(first["retired"], serde_json::json!([]));
     let lock = std::fs::read_to_string(dir.path().join("lab.mesh.lock")).unwrap();
-    assert!(lock.contains("\"alpha/api\"") && lock.contains("/etc/b.conf"), "{lock}");
+    assert!(
+        lock.contains("\"alpha/api\"") && lock.contains("/etc/b.conf"),
+        "{lock}"
+    );
 
     // `api` is no longer assigned and `web` no longer writes /etc/b.conf.
     std::fs::write(
@@ -83,5 +84,8 @@ fn what_a_build_no_longer_names_is_retired() {
     assert_eq!(fourth["retired"], serde_json::json!([]));
     assert_eq!(fourth["left_out"][0]["instance"], "web");
     let lock = std::fs::read_to_string(dir.path().join("lab.mesh.lock")).unwrap();
-    assert!(lock.contains("\"alpha/web\"") && lock.contains("/etc/a.conf"), "{lock}");
+    assert!(
+        lock.contains("\"alpha/web\"") && lock.contains("/etc/a.conf"),
+        "{lock}"
+    );
 }
