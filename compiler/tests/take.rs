@@ -221,3 +221,85 @@ fn the_fixture_reports_fit_the_shipped_schema() {
         assert!(validator.is_valid(&v), "{}", report.display());
     }
 }
+
+/// `meshc genesis` over the take workspace: refused while the forge's `key` is answered by
+/// a vault outside the genesis (E0520), written once the vault is part of it.
+#[test]
+fn genesis_plans_exactly_the_declared_foundation() {
+    let tmp = tempfile::tempdir().unwrap();
+    let work = tmp.path().join("ws");
+    copy_dir(&root().join("workspace"), &work);
+    let lab = std::fs::read_to_string(work.join("lab.mesh")).unwrap();
+    let genesis = |dir: &Path| {
+        Command::new(env!("CARGO_BIN_EXE_meshc"))
+            .args([
+                "genesis", "lab.mesh", ".", "--node", "alpha", "--out", "plan", "--format", "json",
+            ])
+            .current_dir(dir)
+            .output()
+            .unwrap()
+    };
+    let forge_genesis = lab.replace(
+        "assign forge to alpha { data at \"/srv/forge\"  http at 20300 }",
+        "assign forge to alpha { data at \"/srv/forge\"  http at 20300  genesis }",
+    );
+    assert_ne!(forge_genesis, lab, "the workspace's forge assignment moved");
+    std::fs::write(work.join("lab.mesh"), &forge_genesis).unwrap();
+    let out = genesis(&work);
+    assert_eq!(out.status.code(), Some(1));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let d = &v["diagnostics"][0];
+    assert_eq!(d["code"], "E0520", "{v}");
+    assert!(d["message"].as_str().unwrap().contains("`key`"), "{d}");
+    assert!(!work.join("plan").exists(), "a refused plan was written");
+
+    let both = forge_genesis.replace(
+        "assign vault to alpha { api at 20820 }",
+        "assign vault to alpha { api at 20820  genesis }",
+    );
+    assert_ne!(
+        both, forge_genesis,
+        "the workspace's vault assignment moved"
+    );
+    std::fs::write(work.join("lab.mesh"), &both).unwrap();
+    let out = genesis(&work);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let plan: Value =
+        serde_json::from_slice(&std::fs::read(work.join("plan/alpha.genesis.json")).unwrap())
+            .unwrap();
+    let names: Vec<&str> = plan["instances"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|i| i["containers"].as_array().unwrap())
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["vault", "forge"], "forge-kept is not genesis");
+    assert_eq!(
+        plan["networks"],
+        serde_json::json!(["alpha_vault", "alpha_forge"])
+    );
+    assert_eq!(
+        plan["images"],
+        serde_json::json!([
+            "hashicorp/vault:1.17.6",
+            "codeberg.org/forgejo/forgejo:9.0.3"
+        ])
+    );
+    let forge = &plan["instances"][1];
+    assert_eq!(forge["directories"][0]["path"], "/srv/forge");
+    assert_eq!(forge["containers"][0]["mounts"][0]["container"], "/data");
+    // The plain file is planned; the sealed one (it reads the vault's secret) is not.
+    let files: Vec<&str> = forge["containers"][0]["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["target"].as_str().unwrap())
+        .collect();
+    assert_eq!(files, ["/data/gitea/conf/app.ini"]);
+}

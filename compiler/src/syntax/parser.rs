@@ -1081,10 +1081,26 @@ impl<'a> Parser<'a> {
                 span: self.span_from(start),
             });
         }
+        if name.name == "keep_network"
+            && !matches!(self.kind(), TokenKind::Dot | TokenKind::Eq)
+            && !self.at_word_same_line("from")
+            && !self.at_word_same_line("at")
+            && !self.at_word_same_line("absent")
+        {
+            self.error_here(
+                format!(
+                    "expected the name of a found network in quotes after `keep_network`, found {}",
+                    self.found()
+                ),
+                Some("e.g. `keep_network \"legacy\"`".into()),
+            );
+            return None;
+        }
         if name.name == "genesis"
             && !matches!(self.kind(), TokenKind::Dot | TokenKind::Eq)
             && !self.at_word_same_line("from")
             && !self.at_word_same_line("at")
+            && !self.at_word_same_line("absent")
         {
             return Some(AssignEntry {
                 kind: AssignEntryKind::Genesis { keyword: name.span },
