@@ -136,6 +136,7 @@ const MODULES: &str = r#"
 module app {
   requires data: host directory { owner = 0  mode = 0o755 }
   requires http: host port { container = 8080 }
+  requires key?: module secret
   container app {
     image "take-app:new"
     command ["/bin/sleep", "3600"]
@@ -143,10 +144,28 @@ module app {
     file "/data/app.conf" = """
       listen = 8080
       """
+    when key {
+      file "/data/token.conf" = """
+        token = ${key.value}
+        """
+    }
     publish http
   }
 }
+
+/// Makes the secrets the app requires.
+module vault {
+  requires api: host port { container = 8200 }
+  container vault {
+    image "take-app:new"
+    publish api
+  }
+  provides secret { }
+}
 "#;
+
+/// The value the found service already uses: it must never reach a report or an output.
+const FOUND_TOKEN: &str = "e5a1c9d27b4f8e6a3c0d9b2f7a1e4c8d";
 
 /// A workspace holding the module and `mesh`, where `DATA` stands for the data
 /// directory made beside it.
@@ -240,6 +259,8 @@ mesh lab {
     ports = 24700..24799
     adopted = true
   }
+  seat vault = take-vault on take
+  assign vault to take as take-vault { api at 24790 }
   assign app to take as take-app {
     data at "DATA"
     http at 24780
@@ -250,6 +271,7 @@ mesh lab {
     // The installation as it was found: the configuration file's own line, an older
     // image, a port on every address, a neighbour on a network of its own.
     std::fs::write(data.join("app.conf"), "listen = 9090\n").unwrap();
+    std::fs::write(data.join("token.conf"), format!("token = {FOUND_TOKEN}\n")).unwrap();
     docker_ok(&["network", "create", "take-legacy"]);
     docker_ok(&[
         "run",
@@ -275,6 +297,12 @@ mesh lab {
     ]);
 
     let report_path = survey(dir.path(), "take");
+    let report_text = std::fs::read_to_string(&report_path).unwrap();
+    assert!(
+        !report_text.contains(FOUND_TOKEN),
+        "the survey wrote the found secret"
+    );
+    assert!(report_text.contains("token = ‹sealed›"), "{report_text}");
     let report: Value = serde_json::from_slice(&std::fs::read(&report_path).unwrap()).unwrap();
     let found = report["containers"]
         .as_array()
@@ -327,8 +355,23 @@ mesh lab {
     // The preview: the file refuses, the rest is said.
     let (code, v, text) = take(dir.path(), "take-app", "take", &[]);
     assert_eq!(code, Some(1), "{text}");
+    assert!(!text.contains(FOUND_TOKEN));
     let c = codes(&v);
     assert!(c.contains(&"E0605".to_string()), "{c:?}");
+    assert!(
+        c.contains(&"E0606".to_string()),
+        "the service's data was found: {c:?}"
+    );
+    let token = rows(&v, "file")
+        .into_iter()
+        .find(|r| r["subject"] == "/data/token.conf")
+        .expect("a row for the sealed file");
+    // Equal content (its secret part matches the found value); a mode may differ.
+    assert!(
+        token["note"].as_str().unwrap().contains("is as declared"),
+        "{token}"
+    );
+    assert_ne!(token["outcome"], "refused", "{token}");
     assert!(c.contains(&"W0601".to_string()), "{c:?}");
     assert!(c.contains(&"W0602".to_string()), "{c:?}");
     assert!(
@@ -359,7 +402,7 @@ mesh lab {
         dir.path(),
         "take-app",
         "take",
-        &["--replace", "/data/app.conf"],
+        &["--replace", "/data/app.conf", "--mint", "key"],
     );
     assert_eq!(code, Some(0), "{text}");
     let digest = v["digest"].as_str().unwrap().to_string();
@@ -370,6 +413,8 @@ mesh lab {
         &[
             "--replace",
             "/data/app.conf",
+            "--mint",
+            "key",
             "--yes",
             "sha256:0000000000000000000000000000000000000000000000000000000000000000",
         ],
@@ -380,9 +425,19 @@ mesh lab {
         dir.path(),
         "take-app",
         "take",
-        &["--replace", "/data/app.conf", "--yes", &digest],
+        &[
+            "--replace",
+            "/data/app.conf",
+            "--mint",
+            "key",
+            "--yes",
+            &digest,
+        ],
     );
     assert_eq!(code, Some(0), "{text}");
+    let plan_text =
+        std::fs::read_to_string(dir.path().join("plans/take.take-app.take.json")).unwrap();
+    assert!(!plan_text.contains(FOUND_TOKEN));
     let plan: Value = serde_json::from_slice(
         &std::fs::read(dir.path().join("plans/take.take-app.take.json")).unwrap(),
     )
@@ -407,6 +462,7 @@ mesh lab {
   }
   assign app to take as take-gen {
     genesis
+    key absent
     data at "DATA"
     http at 24781
   }

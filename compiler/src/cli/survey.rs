@@ -226,7 +226,11 @@ fn survey(engine: &Engine, manifest: &meshc::emit::Manifest) -> Result<HostRepor
             continue;
         };
         for f in &d.files {
-            if let Some(file) = read_file(engine, found, &f.target) {
+            if let Some(mut file) = read_file(engine, found, &f.target) {
+                // A sealed file's secret parts never reach the report.
+                if f.template.is_some() {
+                    file.content = file.content.map(|c| meshc::take::mask_found(f, &c));
+                }
                 files.push(file);
             }
         }
