@@ -303,3 +303,34 @@ fn genesis_plans_exactly_the_declared_foundation() {
         .collect();
     assert_eq!(files, ["/data/gitea/conf/app.ini"]);
 }
+
+/// No engine answering is exit 2 with one sentence; so is a host that is not a socket.
+#[test]
+fn survey_without_an_engine_says_so_in_one_sentence() {
+    let tmp = tempfile::tempdir().unwrap();
+    let work = tmp.path().join("ws");
+    copy_dir(&root().join("workspace"), &work);
+    for host in [
+        format!("unix://{}/no-engine.sock", tmp.path().display()),
+        "tcp://127.0.0.1:2375".to_string(),
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_meshc"))
+            .args([
+                "survey",
+                "--node",
+                "alpha",
+                "lab.mesh",
+                ".",
+                "--docker-host",
+                &host,
+            ])
+            .current_dir(&work)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{host}");
+        assert!(out.stdout.is_empty(), "{host}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.starts_with("meshc: "), "{err}");
+    }
+}
