@@ -947,3 +947,32 @@ mod recombined {
         }
     }
 }
+
+/// The schema lists exactly the language's functions, each described as the compiler
+/// applies it, so a host that renders a sealed template reads the same behaviour.
+#[test]
+fn the_schema_documents_every_function_as_the_compiler_applies_it() {
+    let schema: Value = serde_json::from_str(
+        &std::fs::read_to_string(repo_root().join("schema/manifest.schema.json")).unwrap(),
+    )
+    .unwrap();
+    let listed = schema["$defs"]["functions"]["oneOf"].as_array().unwrap();
+    let names: Vec<&str> = listed
+        .iter()
+        .map(|f| f["const"].as_str().unwrap())
+        .collect();
+    let all: Vec<&str> = meshc::functions::Func::ALL
+        .iter()
+        .map(|f| f.name())
+        .collect();
+    assert_eq!(names, all);
+    for (f, entry) in meshc::functions::Func::ALL.iter().zip(listed) {
+        let text = entry["description"].as_str().unwrap();
+        assert!(
+            text.ends_with(&format!(": {}.", f.summary())),
+            "the schema describes `{}` as {text:?}, the compiler as {:?}",
+            f.name(),
+            f.summary()
+        );
+    }
+}

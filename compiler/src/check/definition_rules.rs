@@ -243,6 +243,11 @@ impl Rules<'_, '_> {
                     self.expr(item);
                 }
             }
+            Expr::Call(c) => {
+                for arg in &c.args {
+                    self.expr(arg);
+                }
+            }
             Expr::Int(_) | Expr::Bool(..) | Expr::Ref(_) | Expr::Range(_) | Expr::Error(_) => {}
         }
     }
@@ -255,6 +260,8 @@ impl Rules<'_, '_> {
         for (i, part) in s.parts.iter().enumerate() {
             match part {
                 StrPart::Interp(interp) => {
+                    // Strings inside `${replace(x, "…", "…")}` are a definition's too.
+                    self.expr(&interp.expr);
                     raw_start = interp.span.end as usize;
                     follows_interp = true;
                 }

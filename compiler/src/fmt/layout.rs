@@ -530,6 +530,15 @@ impl<'a> Layout<'a> {
                 values: values.iter().collect(),
                 brackets: ("[", "]"),
             })),
+            Expr::Call(c) => {
+                p.text(c.name.name.to_string());
+                p.0.push(Part::Seq(Seq {
+                    open: c.parens.start + 1,
+                    close: c.parens.end.saturating_sub(1).max(c.parens.start + 1),
+                    values: c.args.iter().collect(),
+                    brackets: ("(", ")"),
+                }));
+            }
             Expr::Error(span) => p.text(self.slice(*span)),
         }
     }

@@ -34,6 +34,7 @@ pub fn parse(path: &FilePath, text: &str) -> Parsed {
         depth: 0,
         claimed: Vec::new(),
         in_when: false,
+        embedded: false,
     };
     let mut file = p.source_file();
     attach_inner_docs(&mut file, text, &comments, &p.claimed);
@@ -58,6 +59,60 @@ struct Parser<'a> {
     claimed: Vec<u32>,
     /// Whether a `when` block is being parsed.
     in_when: bool,
+    /// Whether these tokens are the body of one `${…}`, whose end is its `}`.
+    embedded: bool,
+}
+
+/// Parses the body of an interpolation, `text[start..end]` (between `${` and `}`), as one
+/// expression. `depth` is how deep this interpolation nests in others; deeper than
+/// [`MAX_NESTING`] is refused. `None` when nothing parsed (already reported).
+pub(crate) fn parse_embedded(
+    text: &str,
+    start: usize,
+    end: usize,
+    path: &FilePath,
+    depth: usize,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<Expr> {
+    let Lexed { mut tokens, .. } = lex(&text[start..end]);
+    for t in &mut tokens {
+        t.span = Span::new(t.span.start as usize + start, t.span.end as usize + start);
+        t.newline_before = false;
+    }
+    let mut p = Parser {
+        text,
+        tokens: &tokens,
+        comments: &[],
+        pos: 0,
+        path: path.clone(),
+        diags: Vec::new(),
+        last_error_at: None,
+        depth,
+        claimed: Vec::new(),
+        in_when: false,
+        embedded: true,
+    };
+    if depth >= MAX_NESTING {
+        p.error_here(
+            format!("interpolations nest deeper than {MAX_NESTING} levels"),
+            Some("write a flatter value".into()),
+        );
+        diags.append(&mut p.diags);
+        return None;
+    }
+    let e = p.expr();
+    if !matches!(e, Expr::Error(_)) && p.kind() != TokenKind::Eof {
+        p.error_here(
+            format!(
+                "expected `}}` after the value in `${{…}}`, found {}",
+                p.found()
+            ),
+            Some("an interpolation holds one value: a reference like `req.field` or a call like `url(req.field)`".into()),
+        );
+    }
+    let ok = p.diags.is_empty();
+    diags.append(&mut p.diags);
+    (ok || !matches!(e, Expr::Error(_))).then_some(e)
 }
 
 const ITEM_KEYWORDS: &[&str] = &["contract", "module", "mesh", "seat"];
@@ -139,6 +194,7 @@ impl<'a> Parser<'a> {
             TokenKind::Error => {
                 format!("the character `{}`", self.slice(t.span).escape_debug())
             }
+            TokenKind::Eof if self.embedded => "the `}` that ends the interpolation".into(),
             k => k.describe().to_string(),
         }
     }
@@ -1176,6 +1232,7 @@ impl<'a> Parser<'a> {
             triple,
             terminated,
             &self.path,
+            self.depth,
             &mut self.diags,
         )
     }
@@ -1267,6 +1324,11 @@ impl<'a> Parser<'a> {
                     self.bump();
                     return Expr::Bool(word == "true", t.span);
                 }
+                if self.peek_at(1).kind == TokenKind::LParen
+                    && self.peek_at(1).span.start == t.span.end
+                {
+                    return self.call();
+                }
                 let mut segments = vec![self.ident("a name").expect("checked Ident")];
                 while self.kind() == TokenKind::Dot && self.peek_at(1).kind == TokenKind::Ident {
                     self.bump();
@@ -1288,6 +1350,82 @@ impl<'a> Parser<'a> {
                 Expr::Error(Span::new(t.span.start as usize, t.span.start as usize))
             }
         }
+    }
+
+    /// `NAME(ARG, …)`, the `(` right after the name. A missing `)` is reported where the
+    /// arguments stop; what parsed is kept.
+    fn call(&mut self) -> Expr {
+        let name = self.ident("a function name").expect("checked Ident");
+        let open = self.bump().span;
+        if self.depth >= MAX_NESTING {
+            self.error_here(
+                format!("calls nest deeper than {MAX_NESTING} levels"),
+                Some("write a flatter value".into()),
+            );
+            self.pos -= 1;
+            self.skip_balanced();
+            return Expr::Error(self.span_from(name.span));
+        }
+        self.depth += 1;
+        let mut args = Vec::new();
+        loop {
+            match self.kind() {
+                TokenKind::RParen => {
+                    self.bump();
+                    break;
+                }
+                TokenKind::Comma if !args.is_empty() => {
+                    self.bump();
+                }
+                TokenKind::Eof | TokenKind::RBrace | TokenKind::RBracket => {
+                    let at = self.peek().span;
+                    let d = Diagnostic::new(
+                        Code::E0005,
+                        &self.path,
+                        open,
+                        format!("this `(` of `{}(…)` is never closed", name.name),
+                    )
+                    .with_label(at, "the arguments stop here")
+                    .with_help("add the missing `)`");
+                    self.diags.push(d);
+                    break;
+                }
+                TokenKind::Ident
+                    if self.peek().newline_before && self.peek_at(1).kind == TokenKind::Eq =>
+                {
+                    // The next entry begins (`KEY = …`): the `)` is what is missing.
+                    let d = Diagnostic::new(
+                        Code::E0005,
+                        &self.path,
+                        open,
+                        format!("this `(` of `{}(…)` is never closed", name.name),
+                    )
+                    .with_help("add the missing `)`");
+                    self.diags.push(d);
+                    break;
+                }
+                _ => {
+                    if !args.is_empty() && self.tokens[self.pos - 1].kind != TokenKind::Comma {
+                        self.expected("`,` or `)` between the arguments");
+                    }
+                    let before = self.pos;
+                    let e = self.expr();
+                    let bad = matches!(e, Expr::Error(_));
+                    args.push(e);
+                    if bad && self.pos == before {
+                        self.bump();
+                    }
+                }
+            }
+        }
+        self.depth -= 1;
+        args.shrink_to_fit();
+        Expr::Call(Call {
+            parens: self.span_from(open),
+            span: self.span_from(name.span),
+            name,
+            args,
+        })
     }
 
     fn list(&mut self) -> Expr {

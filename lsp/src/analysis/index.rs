@@ -101,6 +101,8 @@ pub enum NameClass {
     Container,
     /// A legacy placeholder's kind (`binding` in `${binding:db.host}`).
     Legacy,
+    /// One of the language's functions (`url` in `url(db.password)`).
+    Function,
 }
 
 /// A legacy placeholder `${kind:…}` in a module, with what it stands for.
@@ -472,6 +474,14 @@ impl Indexer {
                     self.expr(i, ctx);
                 }
             }
+            Expr::Call(c) => {
+                if meshc::functions::Func::from_name(&c.name.name).is_some() {
+                    self.name(c.name.span, NameClass::Function);
+                }
+                for arg in &c.args {
+                    self.expr(arg, ctx);
+                }
+            }
             Expr::Int(_) | Expr::Bool(..) | Expr::Range(_) | Expr::Error(_) => {}
         }
     }
@@ -479,19 +489,22 @@ impl Indexer {
     fn string(&mut self, s: &StringLit, ctx: &ModuleCtx<'_>) {
         for part in &s.parts {
             let StrPart::Interp(i) = part else { continue };
-            match &i.legacy {
-                None => self.reference_expr(&i.reference, ctx),
-                Some(kind) => {
+            let (Some(kind), Some(reference)) = (&i.legacy, i.reference()) else {
+                self.expr(&i.expr, ctx);
+                continue;
+            };
+            {
+                {
                     self.name(kind.span, NameClass::Legacy);
                     self.out.legacy.push(LegacyPlaceholder {
                         span: i.span,
                         module: ctx.module.to_string(),
                         kind: kind.name.to_string(),
-                        reference: i.reference.clone(),
+                        reference: reference.clone(),
                     });
                     // `${machine:fact}` names a fact, not a requirement.
                     if kind.name != "machine" {
-                        self.reference_expr(&i.reference, ctx);
+                        self.reference_expr(reference, ctx);
                     }
                 }
             }
