@@ -451,7 +451,8 @@ mesh lab {
         file["references"]["db.password"]["sealed"]["key"],
         "alpha_old/password"
     );
-    assert_eq!(file["mode"], "0600");
+    // A sealed file is 0640 unless it says otherwise (LANGUAGE.md §12.1).
+    assert_eq!(file["mode"], "0640");
 }
 
 /// A secret value written anywhere a careless build could copy it from.
@@ -892,11 +893,11 @@ mesh lab {
     // The first is derivable from the login; the second says which requirement and key.
     assert_eq!(
         consumers[0],
-        serde_json::json!({"node": "alpha", "instance": "app", "login": "alpha_app", "given": {"length": 32}})
+        serde_json::json!({"node": "alpha", "instance": "app", "login": "alpha_app", "given": {"length": 32, "alphabet": "alnum"}})
     );
     assert_eq!(
         consumers[1],
-        serde_json::json!({"node": "alpha", "instance": "app", "login": "alpha_app", "given": {"length": 64},
+        serde_json::json!({"node": "alpha", "instance": "app", "login": "alpha_app", "given": {"length": 64, "alphabet": "alnum"},
                            "requirement": "signing", "keys": {"value": "alpha_app/signing/value"}})
     );
     assert_valid(&validator(), &alpha, "alpha");

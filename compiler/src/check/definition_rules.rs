@@ -181,7 +181,7 @@ pub(crate) fn check_module_literals(cx: &mut Cx<'_>, module: &Module) {
                                 rules.string(t);
                             }
                         }
-                        ContainerEntryKind::Secret { target, value } => {
+                        ContainerEntryKind::Secret { target, value, .. } => {
                             rules.string(target);
                             rules.secret_place(true, |r| r.expr(value));
                         }

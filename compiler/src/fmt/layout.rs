@@ -349,22 +349,27 @@ impl<'a> Layout<'a> {
                         p.text(" read_only");
                     }
                 }
-                ContainerEntryKind::Secret { target, value } => {
+                ContainerEntryKind::Secret {
+                    target,
+                    owner,
+                    mode,
+                    value,
+                } => {
                     p.text("secret ");
                     p.string(target);
+                    self.owner_and_mode(&mut p, owner.as_ref(), mode.as_ref());
                     p.text(" = ");
                     self.expr(&mut p, value);
                 }
                 ContainerEntryKind::File {
                     target,
+                    owner,
                     mode,
                     value,
                 } => {
                     p.text("file ");
                     p.string(target);
-                    if let Some(m) = mode {
-                        p.text(format!(" mode {}", self.slice(m.span)));
-                    }
+                    self.owner_and_mode(&mut p, owner.as_ref(), mode.as_ref());
                     p.text(" = ");
                     self.expr(&mut p, value);
                 }
@@ -508,6 +513,19 @@ impl<'a> Layout<'a> {
                     p.0.push(Part::Str(token, s.triple));
                 }
             }
+        }
+    }
+
+    /// ` owner UID[:GID] mode MODE`, numbers as written, owner first.
+    fn owner_and_mode(&self, p: &mut Parts<'a>, owner: Option<&Owner>, mode: Option<&IntLit>) {
+        if let Some(o) = owner {
+            p.text(format!(" owner {}", self.slice(o.uid.span)));
+            if let Some(g) = &o.gid {
+                p.text(format!(":{}", self.slice(g.span)));
+            }
+        }
+        if let Some(m) = mode {
+            p.text(format!(" mode {}", self.slice(m.span)));
         }
     }
 

@@ -287,15 +287,29 @@ pub enum ContainerEntryKind {
     },
     Secret {
         target: StringLit,
+        owner: Option<Owner>,
+        mode: Option<IntLit>,
         value: Expr,
     },
     File {
         target: StringLit,
+        owner: Option<Owner>,
         mode: Option<IntLit>,
         value: Expr,
     },
     Publish(Ident),
     ImagePaths(Expr),
+}
+
+/// `owner UID[:GID]` on a `file` or `secret` (LANGUAGE.md §12.1).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Owner {
+    pub uid: IntLit,
+    /// The group after `:`; `None` when not written (it defaults to the uid) or when the
+    /// number after `:` is missing (reported).
+    pub gid: Option<IntLit>,
+    /// `owner` to the last number.
+    pub span: Span,
 }
 
 /// `KEY = VALUE [exposed "reason"]`

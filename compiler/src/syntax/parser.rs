@@ -854,28 +854,23 @@ impl<'a> Parser<'a> {
             "secret" => {
                 self.bump();
                 let target = self.string_expected("the secret file's container path, a string")?;
+                let (owner, mode) = self.owner_and_mode("secret file");
                 self.expect(TokenKind::Eq, "`=` and the secret's value")?;
                 ContainerEntryKind::Secret {
                     target,
+                    owner,
+                    mode,
                     value: self.expr(),
                 }
             }
             "file" => {
                 self.bump();
                 let target = self.string_expected("the file's container path, a string")?;
-                let mode = if self.eat_word("mode").is_some() {
-                    if self.kind() == TokenKind::Int {
-                        Some(self.int_lit())
-                    } else {
-                        self.expected("a file mode such as `0o640`");
-                        None
-                    }
-                } else {
-                    None
-                };
+                let (owner, mode) = self.owner_and_mode("file");
                 self.expect(TokenKind::Eq, "`=` and the file's content")?;
                 ContainerEntryKind::File {
                     target,
+                    owner,
                     mode,
                     value: self.expr(),
                 }
@@ -901,6 +896,82 @@ impl<'a> Parser<'a> {
             when: None,
             span: self.span_from(start),
         })
+    }
+
+    /// `[owner UID[:GID]] [mode MODE]`, in either order, after a file's or secret file's
+    /// path (LANGUAGE.md §12.1). A half-written one is reported and what parsed is kept.
+    fn owner_and_mode(&mut self, what: &str) -> (Option<Owner>, Option<IntLit>) {
+        let mut owner: Option<Owner> = None;
+        let mut mode: Option<IntLit> = None;
+        loop {
+            if self.at_word_same_line("owner") {
+                let start = self.bump().span;
+                if self.kind() != TokenKind::Int {
+                    self.error_here(
+                        format!("expected the {what}'s owner, a uid such as `1000` or `991:991`, found {}", self.found()),
+                        Some("write `owner UID` or `owner UID:GID`, numbers in 0..4294967295".into()),
+                    );
+                    continue;
+                }
+                let uid = self.int_lit();
+                let gid = if self.kind() == TokenKind::Colon
+                    && self.peek().span.start == uid.span.end
+                {
+                    self.bump();
+                    if self.kind() == TokenKind::Int && !self.peek().newline_before {
+                        Some(self.int_lit())
+                    } else {
+                        self.error_here(
+                            format!("expected a group id after `{}:`, found {}", self.slice(uid.span), self.found()),
+                            Some(format!("write `owner {0}:{0}`, or `owner {0}` for the group of the same number", self.slice(uid.span))),
+                        );
+                        None
+                    }
+                } else {
+                    None
+                };
+                let o = Owner {
+                    span: self.span_from(start),
+                    uid,
+                    gid,
+                };
+                if owner.is_some() {
+                    self.diags.push(
+                        Diagnostic::new(
+                            Code::E0001,
+                            &self.path,
+                            o.span,
+                            format!("this {what} names its owner twice"),
+                        )
+                        .with_help("keep one `owner`"),
+                    );
+                } else {
+                    owner = Some(o);
+                }
+            } else if self.at_word_same_line("mode") {
+                let start = self.bump().span;
+                if self.kind() != TokenKind::Int {
+                    self.expected("a file mode such as `0o640`");
+                    continue;
+                }
+                let m = self.int_lit();
+                if mode.is_some() {
+                    self.diags.push(
+                        Diagnostic::new(
+                            Code::E0001,
+                            &self.path,
+                            start.to(m.span),
+                            format!("this {what} names its mode twice"),
+                        )
+                        .with_help("keep one `mode`"),
+                    );
+                } else {
+                    mode = Some(m);
+                }
+            } else {
+                return (owner, mode);
+            }
+        }
     }
 
     fn env_entry(&mut self) -> Option<EnvEntry> {

@@ -316,16 +316,26 @@ impl Eraser {
                 }
                 self.opt_span(read_only);
             }
-            ContainerEntryKind::Secret { target, value } => {
-                self.string(target);
-                self.expr(value);
-            }
-            ContainerEntryKind::File {
+            ContainerEntryKind::Secret {
                 target,
+                owner,
+                mode,
+                value,
+            }
+            | ContainerEntryKind::File {
+                target,
+                owner,
                 mode,
                 value,
             } => {
                 self.string(target);
+                if let Some(o) = owner {
+                    self.span(&mut o.uid.span);
+                    if let Some(g) = &mut o.gid {
+                        self.span(&mut g.span);
+                    }
+                    self.span(&mut o.span);
+                }
                 if let Some(m) = mode {
                     self.span(&mut m.span);
                 }

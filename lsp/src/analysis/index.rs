@@ -447,7 +447,7 @@ impl Indexer {
                     self.string(t, ctx);
                 }
             }
-            ContainerEntryKind::Secret { target, value } => {
+            ContainerEntryKind::Secret { target, value, .. } => {
                 self.string(target, ctx);
                 self.expr(value, ctx);
             }

@@ -109,6 +109,7 @@ const KEYWORDS: &[&str] = &[
     "len",
     "matches",
     "mode",
+    "owner",
     "true",
     "false",
 ];
