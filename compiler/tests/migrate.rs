@@ -64,6 +64,9 @@ mesh lab {
 }
 "#;
 
+/// A container's mounts: node, container, and (host, container path, read-only) each.
+type ContainerMounts = (String, String, Vec<(String, String, bool)>);
+
 /// Every container's mounts, by node and container name.
 fn mounts(dir: &Path, out: &str) -> Vec<(String, String, Value)> {
     let mut all = Vec::new();
@@ -178,7 +181,7 @@ fn the_old_forms_migrate_and_build_with_the_same_host_paths() {
     assert_eq!(after.status.code(), Some(0), "{}", text(&after));
 
     // The same host paths, container by container.
-    let host_paths = |out: &str| -> Vec<(String, String, Vec<(String, String, bool)>)> {
+    let host_paths = |out: &str| -> Vec<ContainerMounts> {
         mounts(dir, out)
             .into_iter()
             .map(|(n, c, m)| {
