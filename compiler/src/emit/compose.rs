@@ -394,4 +394,48 @@ mod tests {
         assert!(y.contains("      - \"[fd00::11]:20000:80/tcp\"\n"), "{y}");
         assert!(y.contains("      - \"alpha.lab.internal:fd00::11\"\n"));
     }
+
+    #[test]
+    fn every_value_reads_back_as_written_through_a_yaml_parser() {
+        let hostile = [
+            "plain",
+            "a: b # not a comment",
+            "- list? {map} [seq] & * ! | > ' % @ `",
+            "tab\there\r\nnew line",
+            "\u{0}\u{1}\u{7f}\u{85}\u{2028}\u{2029}\u{feff}é✓𝄞",
+            "yes",
+            "0o17",
+            "~",
+            "",
+            "  spaced  ",
+            "back\\slash \"quoted\"",
+        ];
+        let mut m = manifest();
+        let c = &mut m.instances[0].containers[0];
+        c.command = hostile.iter().map(|s| s.to_string()).collect();
+        c.env.clear();
+        for (i, h) in hostile.iter().enumerate() {
+            c.env.insert(format!("K{i}"), EnvValue::Text(h.to_string()));
+        }
+        let y = compose_yaml(&m, &[node("alpha", Some("10.0.0.11"))]);
+        let docs = yaml_rust2::YamlLoader::load_from_str(&y).expect("the file is YAML");
+        let web = &docs[0]["services"]["web"];
+        for (i, h) in hostile.iter().enumerate() {
+            // Compose reads `$$` as one `$`: the value Compose sees is the one written.
+            let want = h.replace('$', "$$");
+            assert_eq!(web["command"][i].as_str(), Some(want.as_str()), "{h:?}");
+            assert_eq!(
+                web["environment"][format!("K{i}").as_str()].as_str(),
+                Some(want.as_str()),
+                "{h:?}"
+            );
+        }
+        assert_eq!(web["user"].as_str(), Some("1000"));
+        assert_eq!(web["volumes"][0]["read_only"].as_bool(), Some(false));
+        assert_eq!(web["volumes"][1]["read_only"].as_bool(), Some(true));
+        assert_eq!(
+            docs[0]["networks"]["legacy"]["external"].as_bool(),
+            Some(true)
+        );
+    }
 }
