@@ -583,3 +583,72 @@ fn a_directory_that_is_not_empty_is_never_written_into() {
         "// mine\n"
     );
 }
+
+#[test]
+fn deep_nesting_is_refused_without_a_crash() {
+    let deep = format!(
+        "services:\n  a:\n    image: x\n    command: {}{}\n",
+        "[".repeat(100_000),
+        "]".repeat(100_000)
+    );
+    let said = refused(&deep, None);
+    assert!(said.contains("compose.yaml:4: not YAML"), "{said}");
+}
+
+mod mutated {
+    use meshc::import::{Request, import_compose};
+    use proptest::prelude::*;
+
+    const SHOP: &str = include_str!("../../tests/import/shop/compose.yaml");
+    const FORGE: &str = include_str!("../../tests/import/forge/docker-compose.yml");
+
+    fn import(text: &str) {
+        let read = |p: &str| -> Result<String, String> {
+            if p.ends_with("app.env") {
+                Ok("LOG_LEVEL=info\nSESSION_SECRET=c1a5f0e9b8d7c6a5f4e3d2c1b0a9f8e7\n".into())
+            } else {
+                Err("no such file".into())
+            }
+        };
+        let request = Request {
+            text,
+            shown: "compose.yaml",
+            dir: "/srv/shop",
+            default_name: "shop",
+            dotenv: Some(
+                "DB_PASSWORD=Vq3xT9mZpL2wR8sK4nB7yD1c\nMQ_PASSWORD=x\nPOSTGRES_PASSWORD=y\n",
+            ),
+            read: &read,
+        };
+        // Either result is fine; a panic is not, and a refusal always says why.
+        if let Err(problems) = import_compose(&request) {
+            assert!(!problems.is_empty());
+            assert!(problems.iter().all(|p| !p.message.is_empty()));
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 64, failure_persistence: None, ..ProptestConfig::default() })]
+
+        /// Real Compose files with a piece cut out and other text put in: never a panic.
+        #[test]
+        fn a_mutated_compose_file_never_panics(
+            forge in any::<bool>(),
+            at in 0usize..4000,
+            cut in 0usize..40,
+            insert in "[ -~\n]{0,12}",
+        ) {
+            let base = if forge { FORGE } else { SHOP };
+            let mut at = at.min(base.len());
+            while !base.is_char_boundary(at) {
+                at -= 1;
+            }
+            let mut end = (at + cut).min(base.len());
+            while !base.is_char_boundary(end) {
+                end -= 1;
+            }
+            let text = format!("{}{}{}", &base[..at], insert, &base[end..]);
+            import(&text);
+        }
+    }
+}
