@@ -652,3 +652,97 @@ mod mutated {
         }
     }
 }
+
+#[test]
+fn the_compose_specification_example_with_configs_and_secrets() {
+    let dir = fixture("spec");
+    let (tmp, said, report, manifest) = import_and_build(&dir.join("compose.yaml"), "spec.mesh");
+    let frontend = container(&manifest, "frontend");
+    // A config from a file: the file mounted read-only where the service reads it.
+    let app_ini = dir.join("app.ini");
+    assert!(
+        frontend["mounts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|m| m["host"] == app_ini.to_str().unwrap()
+                && m["container"] == "/etc/webapp/app.ini"
+                && m["read_only"] == true)
+    );
+    // Secrets in the short and long syntax (a relative target lies under /run/secrets).
+    let targets: Vec<&str> = frontend["secrets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["target"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        targets,
+        ["/run/secrets/server-certificate", "/run/secrets/api_token"]
+    );
+    let frontend_notes = notes(&report, "frontend");
+    assert!(has(&frontend_notes, "configs.httpd-config", "dropped"));
+    assert!(has(&frontend_notes, "secrets.api-token", "secret"));
+    assert!(has(
+        &notes(&report, "backend"),
+        "volumes.db-data",
+        "guessed"
+    ));
+    assert_eq!(
+        container(&manifest, "backend")["mounts"][0]["host"],
+        "/var/lib/docker/volumes/spec_db-data/_data"
+    );
+    let written = all_text(tmp.path());
+    assert!(!written.contains("tok_4Nq8ZxV2mL7pR1kW9sD3"));
+    assert!(!said.contains("tok_4Nq8ZxV2mL7pR1kW9sD3"));
+}
+
+#[test]
+fn nextcloud_with_mariadb_and_valkey() {
+    let dir = fixture("cloud");
+    let (tmp, said, report, manifest) = import_and_build(&dir.join("compose.yml"), "cloud.mesh");
+    let out = tmp.path().join("out");
+    // MariaDB answers the standard `mysql` contract with the user, database and password
+    // the Compose file gave it.
+    let db_text = std::fs::read_to_string(out.join("db.mesh")).unwrap();
+    assert!(db_text.contains("provides mysql {"), "{db_text}");
+    assert!(db_text.contains("user = \"nextcloud\""), "{db_text}");
+    assert!(db_text.contains("password = mysql_password"), "{db_text}");
+    let app = container(&manifest, "app");
+    assert_eq!(
+        instance(&manifest, "app")["requirements"]["db"]["contract"],
+        "mysql"
+    );
+    assert_eq!(app["env"]["MYSQL_HOST"], "imported.home.arpa");
+    assert_eq!(app["env"]["MYSQL_USER"], "nextcloud");
+    assert_eq!(app["env"]["REDIS_HOST"], "imported.home.arpa");
+    // The image reads `MYSQL_PASSWORD_FILE` and `NEXTCLOUD_ADMIN_PASSWORD_FILE`.
+    assert_eq!(
+        app["env"]["MYSQL_PASSWORD_FILE"],
+        "/run/secrets/mysql_password"
+    );
+    assert!(app["env"].get("MYSQL_PASSWORD").is_none());
+    assert!(app["env"].get("NEXTCLOUD_ADMIN_PASSWORD").is_none());
+    // One named volume shared by two services: `access`, placed for both.
+    for i in ["app", "cron"] {
+        let req = &instance(&manifest, i)["requirements"]["nextcloud"];
+        assert_eq!(req["contract"], "access", "{i}: {req}");
+    }
+    // Data a service only reads stays the operator's.
+    assert_eq!(
+        instance(&manifest, "app")["requirements"]["photos"]["contract"],
+        "access"
+    );
+    // links and entrypoint are said.
+    assert!(has(&notes(&report, "app"), "links", "dropped"));
+    assert!(has(&notes(&report, "cron"), "entrypoint", "dropped"));
+    let written = all_text(tmp.path());
+    for s in [
+        "Kd93LxQz7Wm2Np5Rt8Vb",
+        "Hy6Tq2Zx9Lm4Bn7Cv1Wk",
+        "changeme-please-now",
+    ] {
+        assert!(!written.contains(s), "a secret value was written");
+        assert!(!said.contains(s), "a secret value was printed");
+    }
+}
