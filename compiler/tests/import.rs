@@ -70,6 +70,15 @@ fn import_and_build(compose: &Path, mesh_file: &str) -> (tempfile::TempDir, Stri
     let report: Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("import-report.json")).unwrap())
             .unwrap();
+    let schema: Value =
+        serde_json::from_str(include_str!("../../schema/import-report.schema.json")).unwrap();
+    let validator = jsonschema::validator_for(&schema).expect("the schema compiles");
+    if let Some(e) = validator.iter_errors(&report).next() {
+        panic!(
+            "import-report.json breaks its schema at {}: {e}",
+            e.instance_path
+        );
+    }
     (tmp, said, report, manifest)
 }
 
@@ -742,6 +751,72 @@ fn nextcloud_with_mariadb_and_valkey() {
         "Hy6Tq2Zx9Lm4Bn7Cv1Wk",
         "changeme-please-now",
     ] {
+        assert!(!written.contains(s), "a secret value was written");
+        assert!(!said.contains(s), "a secret value was printed");
+    }
+}
+
+#[test]
+fn short_secrets_interpolated_into_a_command_or_a_config_are_written_nowhere() {
+    let src = tempfile::tempdir().unwrap();
+    std::fs::write(
+        src.path().join("compose.yaml"),
+        r#"services:
+  cache:
+    image: redis:7.4
+    command: redis-server --requirepass ${REDIS_PASSWORD}
+  app:
+    image: example/app:1.0
+    configs:
+      - source: creds
+        target: /etc/app/creds.ini
+      - source: site
+        target: /etc/app/site.conf
+configs:
+  creds:
+    content: "user=app password=${APP_PASSWORD}"
+  site:
+    content: "server_name app.example.org;"
+"#,
+    )
+    .unwrap();
+    std::fs::write(
+        src.path().join(".env"),
+        "REDIS_PASSWORD=hunter2\nAPP_PASSWORD=swordfish\n",
+    )
+    .unwrap();
+    let (tmp, said, report, manifest) = import_and_build(
+        &src.path().join("compose.yaml"),
+        &format!(
+            "{}.mesh",
+            meshc::import::generate::ident(
+                &src.path()
+                    .file_name()
+                    .unwrap()
+                    .to_string_lossy()
+                    .to_ascii_lowercase()
+            )
+        ),
+    );
+    assert!(has(&notes(&report, "cache"), "command", "dropped"));
+    assert!(
+        container(&manifest, "cache")["command"]
+            .as_array()
+            .is_none_or(Vec::is_empty)
+    );
+    assert!(has(&notes(&report, "app"), "configs.creds", "secret"));
+    assert!(has(&notes(&report, "app"), "configs.site", "guessed"));
+    let files = container(&manifest, "app")["files"]
+        .as_array()
+        .unwrap()
+        .clone();
+    let site = files
+        .iter()
+        .find(|f| f["target"] == "/etc/app/site.conf")
+        .unwrap();
+    assert_eq!(site["content"], "server_name app.example.org;");
+    let written = all_text(tmp.path());
+    for s in ["hunter2", "swordfish"] {
         assert!(!written.contains(s), "a secret value was written");
         assert!(!said.contains(s), "a secret value was printed");
     }

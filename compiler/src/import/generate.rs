@@ -724,21 +724,58 @@ pub fn generate(project: &Project, shown: &str, vars: &Vars) -> Generated {
                         format!("the config file `{path}`, mounted read-only"),
                     );
                 }
-                GrantSource::Content(text) => {
-                    m.entries
-                        .push(format!("file {} = {}", quote(&g.target), quote(text)));
-                }
-                GrantSource::Environment(var) => match vars_get(vars, var) {
-                    Some(text) => {
-                        m.entries
-                            .push(format!("file {} = {}", quote(&g.target), quote(&text)))
+                GrantSource::Content(_) | GrantSource::Environment(_) => {
+                    let (text, from) = match &g.source {
+                        GrantSource::Content(t) => (Some(t.clone()), "its content".to_string()),
+                        GrantSource::Environment(var) => {
+                            (vars_get(vars, var), format!("the value of `{var}` in .env"))
+                        }
+                        _ => (None, String::new()),
+                    };
+                    let secret = g.secret_hint
+                        || matches!(&g.source, GrantSource::Environment(var) if secret_name(var))
+                        || text
+                            .as_deref()
+                            .is_some_and(|t| looks_random(t) || url_with_password(t));
+                    match text {
+                        None => note(&key, Action::Dropped, format!("{from} has no value")),
+                        Some(_) if secret => {
+                            // A config holding a secret: a sealed file, its text kept by the vault.
+                            let name = unique(&mut m.names, &g.name);
+                            any_secret = true;
+                            m.requires
+                                .push(format!("requires {name}: operator secret string"));
+                            m.entries
+                                .push(format!("file {} = {name}", quote(&g.target)));
+                            deliver.push(serde_json::json!({"instance": m.name, "requirement": name, "from": from}));
+                            note(
+                                &key,
+                                Action::Secret,
+                                format!(
+                                    "a config holding a secret: a sealed file whose text, {from}, the vault keeps"
+                                ),
+                            );
+                        }
+                        Some(text) if crate::check::names_a_domain(&text) => {
+                            let name = unique(&mut m.names, &g.name);
+                            m.requires.push(format!("requires {name}: operator string"));
+                            m.assign.push(format!("{name} = {}", quote(&text)));
+                            m.entries
+                                .push(format!("file {} = {name}", quote(&g.target)));
+                            note(
+                                &key,
+                                Action::Guessed,
+                                format!(
+                                    "names a domain: the operator value `{name}`, set on the assignment"
+                                ),
+                            );
+                        }
+                        Some(text) => {
+                            m.entries
+                                .push(format!("file {} = {}", quote(&g.target), quote(&text)))
+                        }
                     }
-                    None => note(
-                        &key,
-                        Action::Dropped,
-                        format!("its variable `{var}` has no value in .env"),
-                    ),
-                },
+                }
                 GrantSource::External => note(
                     &key,
                     Action::Dropped,
@@ -836,7 +873,8 @@ pub fn generate(project: &Project, shown: &str, vars: &Vars) -> Generated {
         }
         // Command.
         if let Some(cmd) = &s.command {
-            let secretish = cmd.iter().any(|w| looks_random(w) || url_with_password(w))
+            let secretish = s.command_secret
+                || cmd.iter().any(|w| looks_random(w) || url_with_password(w))
                 || providers.get(&s.name).is_some_and(|p| {
                     p.fields
                         .iter()
