@@ -72,98 +72,26 @@ impl Func {
                 "a JSON string literal, quotes included: \" and \\ escaped with a backslash, U+0008 U+000C U+000A U+000D U+0009 as \\b \\f \\n \\r \\t, every other character below U+0020 as \\u00XX (lower-case hex); everything else as is"
             }
             Func::Yaml => {
-                "a YAML double-quoted scalar, quotes included: \" and \\ escaped with a backslash, U+0000 U+0007 U+0008 U+0009 U+000A U+000B U+000C U+000D U+001B as \\0 \\a \\b \\t \\n \\v \\f \\r \\e, every other character below U+0020 and U+007F as \\xXX (upper-case hex), U+0085 U+2028 U+2029 as \\N \\L \\P; everything else as is"
+                "a YAML double-quoted scalar, quotes included: \" and \\ escaped with a backslash, U+000A U+0009 U+000D U+0000 as \\n \\t \\r \\0, U+0085 U+2028 U+2029 as \\N \\L \\P, U+FEFF as \\uFEFF, every other character below U+0020 or in U+007F..U+009F as \\xXX (upper-case hex); everything else as is"
             }
-            Func::Lower => "the ASCII letters A-Z made lower-case; every other character as is",
-            Func::Upper => "the ASCII letters a-z made upper-case; every other character as is",
+            Func::Lower => "Unicode lower case (the full case mapping, as Rust's str::to_lowercase)",
+            Func::Upper => "Unicode upper case (the full case mapping, as Rust's str::to_uppercase)",
             Func::Replace => {
                 "every occurrence of `from` replaced by `to`, scanning left to right without overlap; an empty `from` leaves the text as is"
             }
         }
     }
 
-    /// Applies the function to its arguments' text. `args` holds [`Func::arity`] values
-    /// (a missing one reads as empty text).
+    /// Applies the function to its arguments' text, with the one implementation the
+    /// node's renderer uses too ([`crate::emit::functions`]), so a template rendered on
+    /// the node gives the bytes a build would. `args` holds [`Func::arity`] values (a
+    /// missing one reads as empty text).
     pub fn apply(self, args: &[String]) -> String {
-        let arg = |i: usize| args.get(i).map(String::as_str).unwrap_or("");
-        let x = arg(0);
-        match self {
-            Func::Url => url(x),
-            Func::Json => json(x),
-            Func::Yaml => yaml(x),
-            Func::Lower => x.to_ascii_lowercase(),
-            Func::Upper => x.to_ascii_uppercase(),
-            Func::Replace => {
-                let from = arg(1);
-                if from.is_empty() {
-                    x.to_string()
-                } else {
-                    x.replace(from, arg(2))
-                }
-            }
-        }
+        let mut texts: Vec<&str> = args.iter().map(String::as_str).collect();
+        texts.resize(self.arity(), "");
+        crate::emit::functions::apply(self.name(), &texts[..self.arity()])
+            .expect("every function of the language is the renderer's, with its arity")
     }
-}
-
-fn url(x: &str) -> String {
-    let mut out = String::with_capacity(x.len());
-    for b in x.bytes() {
-        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
-}
-
-fn json(x: &str) -> String {
-    let mut out = String::with_capacity(x.len() + 2);
-    out.push('"');
-    for c in x.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
-}
-
-fn yaml(x: &str) -> String {
-    let mut out = String::with_capacity(x.len() + 2);
-    out.push('"');
-    for c in x.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\0' => out.push_str("\\0"),
-            '\u{7}' => out.push_str("\\a"),
-            '\u{8}' => out.push_str("\\b"),
-            '\t' => out.push_str("\\t"),
-            '\n' => out.push_str("\\n"),
-            '\u{b}' => out.push_str("\\v"),
-            '\u{c}' => out.push_str("\\f"),
-            '\r' => out.push_str("\\r"),
-            '\u{1b}' => out.push_str("\\e"),
-            '\u{85}' => out.push_str("\\N"),
-            '\u{2028}' => out.push_str("\\L"),
-            '\u{2029}' => out.push_str("\\P"),
-            c if (c as u32) < 0x20 || c == '\u{7f}' => {
-                out.push_str(&format!("\\x{:02X}", c as u32))
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
 }
 
 #[cfg(test)]
@@ -177,21 +105,13 @@ mod tests {
     #[test]
     fn url_keeps_only_unreserved_characters() {
         assert_eq!(call(Func::Url, &["aZ09-._~"]), "aZ09-._~");
-        assert_eq!(
-            call(Func::Url, &["p@ss w/rd:é"]),
-            "p%40ss%20w%2Frd%3A%C3%A9"
-        );
+        assert_eq!(call(Func::Url, &["p@ss w/rd:é"]), "p%40ss%20w%2Frd%3A%C3%A9");
         assert_eq!(call(Func::Url, &["+%"]), "%2B%25");
     }
 
     #[test]
     fn json_is_a_string_literal_serde_reads_back() {
-        for s in [
-            "plain",
-            "quote \" back \\ nl \n tab \t",
-            "\u{1}\u{1f}\u{7f}é",
-            "",
-        ] {
+        for s in ["plain", "quote \" back \\ nl \n tab \t", "\u{1}\u{1f}\u{7f}é", ""] {
             let lit = call(Func::Json, &[s]);
             let back: String = serde_json::from_str(&lit).unwrap();
             assert_eq!(back, s);
@@ -210,20 +130,22 @@ mod tests {
 
     #[test]
     fn case_and_replace() {
-        assert_eq!(call(Func::Lower, &["AbC-É"]), "abc-É");
-        assert_eq!(call(Func::Upper, &["abc-é"]), "ABC-é");
+        assert_eq!(call(Func::Lower, &["AbC-É"]), "abc-é");
+        assert_eq!(call(Func::Upper, &["abc-é"]), "ABC-É");
         assert_eq!(call(Func::Replace, &["a-b-c", "-", "_"]), "a_b_c");
         assert_eq!(call(Func::Replace, &["aaa", "aa", "b"]), "ba");
         assert_eq!(call(Func::Replace, &["abc", "", "x"]), "abc");
     }
 
     #[test]
-    fn names_and_arity() {
+    fn names_and_arity_are_the_renderers() {
+        let renderer: Vec<(&str, usize)> = crate::emit::functions::FUNCTIONS.to_vec();
+        let ours: Vec<(&str, usize)> = Func::ALL.iter().map(|f| (f.name(), f.arity())).collect();
+        assert_eq!(ours, renderer);
         for f in Func::ALL {
             assert_eq!(Func::from_name(f.name()), Some(*f));
             assert!(f.signature().starts_with(f.name()));
         }
         assert_eq!(Func::from_name("urlencode"), None);
-        assert_eq!(Func::Replace.arity(), 3);
     }
 }

@@ -587,6 +587,26 @@ impl<'a> ModuleChecker<'a, '_> {
             let v = self.eval(arg, place, ctx);
             if v.is_error() {
                 broken = true;
+            } else if v.secret.is_some() && matches!(arg, Expr::Str(_)) {
+                // The node applies the call to the secret itself: its argument must be
+                // the secret (a reference or a call), not text around it.
+                self.cx.report(
+                    Diagnostic::new(
+                        Code::E0324,
+                        self.cx.path,
+                        arg.span(),
+                        format!(
+                            "an argument of `{}(…)` that reads a secret is a reference or a call, not a string around it",
+                            func.name()
+                        ),
+                    )
+                    .with_help(format!(
+                        "call `{}` on the secret alone, and write the text around the call: `\"…${{{}(db.password)}}…\"`",
+                        func.name(),
+                        func.name()
+                    )),
+                );
+                broken = true;
             } else if val.secret.is_none() && v.secret.is_some() {
                 val.secret = v.secret;
                 val.call = Some(func.name());

@@ -50,7 +50,8 @@ pub(crate) enum TemplatePart {
         value: Resolved,
     },
     /// `${url(db.password)}`: a call that reads a secret, kept for the node host to apply
-    /// once it has the secret (LANGUAGE.md §12.4). Each argument is itself a template.
+    /// once it has the secret (LANGUAGE.md §12.4). Each argument is one reference, one
+    /// call, or plain text.
     Call {
         func: Func,
         args: Vec<Vec<TemplatePart>>,
@@ -103,10 +104,9 @@ pub(crate) fn json_of(value: &Value, ty: &Ty) -> serde_json::Value {
 /// A template's text and what each reference stands for. A literal `$` is written `$$`,
 /// so `${` always begins a reference or a call.
 ///
-/// A call is written `${FUNC(ARG, …)}`; an argument is a reference's name when it is one
-/// reference, a call when it is one call, else a JSON string literal holding a template
-/// of its own (`"${db.user}:x"`, literal text with `$$`). The manifest schema says how a
-/// host reads it.
+/// A call is written `${FUNC(ARG, …)}`; an argument is a reference's name, a call, or a
+/// JSON string literal of plain text, as the node's renderer reads it
+/// ([`crate::emit::functions::render`]).
 pub(crate) fn render_template(parts: &[TemplatePart]) -> (String, IndexMap<String, TemplateRef>) {
     let mut text = String::new();
     let mut refs = IndexMap::new();
@@ -156,9 +156,14 @@ fn write_call(
             }
             [TemplatePart::Call { func, args }] => write_call(*func, args, text, refs),
             parts => {
-                let mut inner = String::new();
-                write_parts(parts, &mut inner, refs);
-                text.push_str(&serde_json::Value::String(inner).to_string());
+                // Plain text (the evaluator keeps nothing else in an argument).
+                let mut plain = String::new();
+                for p in parts {
+                    if let TemplatePart::Text(t) = p {
+                        plain.push_str(t);
+                    }
+                }
+                text.push_str(&serde_json::Value::String(plain).to_string());
             }
         }
     }
@@ -234,7 +239,14 @@ impl<'m> Resolver<'m> {
                     value,
                 }],
                 (_, Resolved::Sealed(_)) => return None,
-                (_, Resolved::Template(parts)) => parts,
+                // A nested call that reads a secret; a string mixing text and secrets is
+                // refused by the checker (E0324).
+                (_, Resolved::Template(parts))
+                    if matches!(parts.as_slice(), [TemplatePart::Call { .. }]) =>
+                {
+                    parts
+                }
+                (_, Resolved::Template(_)) => return None,
             };
             args.push(parts);
         }
