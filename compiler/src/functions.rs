@@ -74,8 +74,12 @@ impl Func {
             Func::Yaml => {
                 "a YAML double-quoted scalar, quotes included: \" and \\ escaped with a backslash, U+000A U+0009 U+000D U+0000 as \\n \\t \\r \\0, U+0085 U+2028 U+2029 as \\N \\L \\P, U+FEFF as \\uFEFF, every other character below U+0020 or in U+007F..U+009F as \\xXX (upper-case hex); everything else as is"
             }
-            Func::Lower => "Unicode lower case (the full case mapping, as Rust's str::to_lowercase)",
-            Func::Upper => "Unicode upper case (the full case mapping, as Rust's str::to_uppercase)",
+            Func::Lower => {
+                "Unicode lower case (the full case mapping, as Rust's str::to_lowercase)"
+            }
+            Func::Upper => {
+                "Unicode upper case (the full case mapping, as Rust's str::to_uppercase)"
+            }
             Func::Replace => {
                 "every occurrence of `from` replaced by `to`, scanning left to right without overlap; an empty `from` leaves the text as is"
             }
@@ -105,13 +109,21 @@ mod tests {
     #[test]
     fn url_keeps_only_unreserved_characters() {
         assert_eq!(call(Func::Url, &["aZ09-._~"]), "aZ09-._~");
-        assert_eq!(call(Func::Url, &["p@ss w/rd:é"]), "p%40ss%20w%2Frd%3A%C3%A9");
+        assert_eq!(
+            call(Func::Url, &["p@ss w/rd:é"]),
+            "p%40ss%20w%2Frd%3A%C3%A9"
+        );
         assert_eq!(call(Func::Url, &["+%"]), "%2B%25");
     }
 
     #[test]
     fn json_is_a_string_literal_serde_reads_back() {
-        for s in ["plain", "quote \" back \\ nl \n tab \t", "\u{1}\u{1f}\u{7f}é", ""] {
+        for s in [
+            "plain",
+            "quote \" back \\ nl \n tab \t",
+            "\u{1}\u{1f}\u{7f}é",
+            "",
+        ] {
             let lit = call(Func::Json, &[s]);
             let back: String = serde_json::from_str(&lit).unwrap();
             assert_eq!(back, s);
