@@ -36,6 +36,7 @@ mod operator;
 mod provider_order;
 mod public_names;
 
+pub(crate) use host::DEFAULT_ROOT;
 pub use lock::Lock;
 
 use crate::check::registry::Registry;
@@ -102,6 +103,8 @@ pub struct MeshOutcome {
     /// Filled with or without manifests, so the editor's hovers and hints read
     /// [`crate::db::check_mesh`] instead of building manifests.
     pub choices: Vec<ProviderChoice>,
+    /// The facts of every node of the mesh, in its order (for `--target compose`).
+    pub nodes: Vec<NodeFacts>,
 }
 
 /// How one module requirement of one built assignment is answered.
@@ -116,6 +119,18 @@ pub struct ProviderChoice {
     /// The instance that answers it and by which rule; `None` when the requirement is
     /// absent (optional with no provider, or declined).
     pub provider: Option<(crate::emit::InstanceRef, By)>,
+}
+
+/// What a node writes about itself that a target other than the manifest needs: where
+/// its files go and how other nodes reach it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NodeFacts {
+    pub name: String,
+    /// `None` when missing or invalid (reported).
+    pub private_name: Option<String>,
+    /// The IP address private ports are bound to and private names map to, if written.
+    pub private_address: Option<String>,
+    pub root: String,
 }
 
 /// An assignment that was left out, and every reason.
@@ -141,6 +156,7 @@ impl MeshOutcome {
             written: Default::default(),
             left_out: Vec::new(),
             choices: Vec::new(),
+            nodes: Vec::new(),
         }
     }
 
@@ -289,6 +305,8 @@ pub(crate) struct NodeInfo<'m> {
     pub ast: &'m ast::Node,
     /// `None` when missing or invalid (reported).
     pub private_name: Option<String>,
+    /// `private_address`: the node's IP address on the private network, if written.
+    pub private_address: Option<String>,
     pub root: String,
     pub ports: (i64, i64),
     pub short: String,
