@@ -136,6 +136,46 @@ pub fn check_file(
     Arc::new(out)
 }
 
+/// The places of one file that may hold a secret (`check::secrets`): every source
+/// excerpt and hover shows them masked, whatever else is wrong with the file.
+#[salsa::tracked(returns(clone))]
+pub fn secret_spans(
+    db: &dyn salsa::Database,
+    ws: Workspace,
+    file: SourceFile,
+) -> Arc<Vec<crate::span::Span>> {
+    let parsed = parse_file(db, file);
+    let reg = registry(db, ws);
+    let module = |name: &str| module_source(db, ws, name);
+    Arc::new(crate::check::secrets::secret_spans(
+        file.text(db),
+        &parsed,
+        &reg,
+        &module,
+    ))
+}
+
+/// The text of `file` as every excerpt and hover shows it: the places
+/// [`secret_spans`] finds, and those its diagnostics mark, masked.
+pub fn masked_text(
+    db: &dyn salsa::Database,
+    ws: Workspace,
+    file: SourceFile,
+) -> crate::diagnostics::render::Masked {
+    let spans = secret_spans(db, ws, file);
+    let diags = check_file(db, ws, file);
+    let path = file.path(db);
+    crate::diagnostics::render::Masked::new(
+        file.text(db),
+        spans.iter().copied().chain(
+            diags
+                .iter()
+                .filter(|d| d.file == *path)
+                .flat_map(Diagnostic::redacted),
+        ),
+    )
+}
+
 /// Every diagnostic of the workspace: each file's checks, then each mesh's resolution.
 /// Files are checked on every core (each thread on a snapshot of the database).
 pub fn workspace_diagnostics(db: &Database, ws: Workspace) -> Vec<Diagnostic> {

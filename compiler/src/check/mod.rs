@@ -10,6 +10,7 @@
 
 pub mod registry;
 pub mod scope;
+pub mod secrets;
 pub mod types;
 
 mod containers;
