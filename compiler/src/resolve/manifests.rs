@@ -287,6 +287,16 @@ impl<'m> Resolver<'m> {
             lock: std::mem::take(&mut self.lock),
             written,
             left_out: left_out.into_iter().map(|(_, _, l)| l).collect(),
+            nodes: self
+                .nodes
+                .values()
+                .map(|n| super::NodeFacts {
+                    name: n.name.clone(),
+                    private_name: n.private_name.clone(),
+                    private_address: n.private_address.clone(),
+                    root: n.root.clone(),
+                })
+                .collect(),
         }
     }
 
