@@ -469,9 +469,9 @@ impl<'a> ModuleChecker<'a, '_> {
                     c.name.name
                 ),
             )
-            .with_help(format!(
-                "say who reads it: `owner UID[:GID]` on the entry (the uid the image's process runs as), or `user UID` on the container; `owner 0` if root reads it"
-            )),
+            .with_help(
+                "say who reads it: `owner UID[:GID]` on the entry (the uid the image's process runs as), or `user UID` on the container; `owner 0` if root reads it",
+            ),
         );
     }
 
