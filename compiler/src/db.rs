@@ -177,19 +177,59 @@ pub fn masked_text(
 }
 
 /// Every diagnostic of the workspace: each file's checks, then each mesh's resolution.
-/// Files are checked on every core (each thread on a snapshot of the database).
+/// Files are parsed and then checked on every core (each thread on a snapshot of the
+/// database); the meshes resolve on a thread of their own meanwhile, reading a module's
+/// errors only when they need them (see [`beside`]).
 pub fn workspace_diagnostics(db: &Database, ws: Workspace) -> Vec<Diagnostic> {
     let files = ws.files(db).clone();
-    let per_file = parallel_map(db, &files, |db, file| check_file(db, ws, file));
+    parse_all(db, &files);
+    let meshes: Vec<String> = registry(db, ws).meshes.keys().cloned().collect();
+    let (per_mesh, per_file) = beside(
+        db,
+        |db| {
+            meshes
+                .iter()
+                .map(|name| check_mesh(db, ws, name.clone()))
+                .collect::<Vec<_>>()
+        },
+        || parallel_map(db, &files, |db, file| check_file(db, ws, file)),
+    );
     let mut out: Vec<Diagnostic> = Vec::new();
     for diags in per_file {
         out.extend(diags.iter().cloned());
     }
-    let meshes: Vec<String> = registry(db, ws).meshes.keys().cloned().collect();
-    for name in meshes {
-        out.extend(check_mesh(db, ws, name).diagnostics.iter().cloned());
+    for outcome in per_mesh {
+        out.extend(outcome.diagnostics.iter().cloned());
     }
     out
+}
+
+/// Parses every file of `files` on every core, so the registry (which reads every
+/// file's tree) does not parse them one by one.
+pub fn parse_all(db: &Database, files: &[SourceFile]) {
+    parallel_map(db, files, |db, file| {
+        parse_file(db, file);
+    });
+}
+
+/// Runs `aside` on a thread of its own, on a snapshot of the database, while `here` runs
+/// on this one, and returns both results. The two share salsa's memos: a query one of them is computing, the
+/// other waits for instead of computing it again. A panic (a cancellation, say) on the
+/// other thread resumes here.
+pub fn beside<A: Send, B>(
+    db: &Database,
+    aside: impl FnOnce(&Database) -> A + Send,
+    here: impl FnOnce() -> B,
+) -> (A, B) {
+    let snapshot = db.clone();
+    std::thread::scope(|scope| {
+        let handle = scope.spawn(move || aside(&snapshot));
+        let b = here();
+        let a = handle
+            .join()
+            .unwrap_or_else(|e| std::panic::resume_unwind(e));
+        (a, b)
+    })
 }
 
 /// Resolves every mesh of the workspace, as `meshc check` does (with no lock: ports are
