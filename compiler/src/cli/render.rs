@@ -539,6 +539,8 @@ fn write_tree(root: &Path, live: &Path, planned: &[Planned]) -> Result<(), Fail>
         .create(&mesh)
         .map_err(|e| io("create", &mesh, &e))?;
     check_root(root)?;
+    fs::set_permissions(&mesh, fs::Permissions::from_mode(0o700))
+        .map_err(|e| io("set the mode of", &mesh, &e))?;
     let stamp = format!(
         "files.{}-{}",
         std::time::SystemTime::now()
