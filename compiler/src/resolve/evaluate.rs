@@ -537,7 +537,7 @@ impl<'m> Resolver<'m> {
         let value = self.module_answer(i, req, &fi.name);
         let provider_clean = self
             .module_of(provider)
-            .is_some_and(|pm| pm.errors.is_empty())
+            .is_some_and(|pm| pm.errors().is_empty())
             && self.instances[provider].refusals.is_empty();
         if !provider_clean {
             return; // the provider is left out; this consumer waits for it (E0514)
