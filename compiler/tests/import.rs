@@ -402,6 +402,16 @@ fn forgejo_with_postgres_linuxserver_and_an_external_volume() {
         "{forgejo_text}"
     );
     let forgejo = container(&manifest, "forgejo");
+    // `${PWD}` is the Compose file's directory.
+    let data = dir.join("forgejo");
+    assert!(
+        forgejo["mounts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|m| m["host"] == data.to_str().unwrap() && m["container"] == "/data"),
+        "{forgejo}"
+    );
     assert_eq!(
         forgejo["env"]["FORGEJO__database__PASSWD__FILE"],
         "/run/secrets/forgejo__database__passwd"
