@@ -19,7 +19,7 @@ pub struct Manifest {
     pub digest: String,
     /// Every node this manifest refers to, its own included: node name → what a host
     /// needs to reach it (LANGUAGE.md §12.3), so no host needs another node's manifest.
-    pub nodes: std::collections::BTreeMap<String, NodeFacts>,
+    pub nodes: std::collections::BTreeMap<String, NodeAddress>,
     pub instances: Vec<Instance>,
     pub left_out: Vec<LeftOut>,
     /// What earlier builds wrote that this one no longer names, for the host to remove
@@ -29,7 +29,7 @@ pub struct Manifest {
 
 /// What a manifest says of a node it refers to.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct NodeFacts {
+pub struct NodeAddress {
     pub private_name: String,
 }
 

@@ -4,7 +4,7 @@
 //!
 //! A template part that reads a secret keeps its reference, so the loop's result is then
 //! a template too; every reference read through a loop variable is named for its element
-//! (`c[alpha_forge].password`, `x[0]`), so two elements never share a name in the
+//! (`c.alpha_forge.password`, `x.0`), so two elements never share a name in the
 //! template's references.
 
 use super::evaluate::{Ctx, Resolved, TemplatePart};
@@ -19,7 +19,7 @@ pub(crate) struct Binding<'m> {
     /// The instance whose definition holds the loop.
     pub instance: usize,
     pub name: SmolStr,
-    /// The element's name in template references: `c[alpha_forge]`, `c[alpha_forge].n[0]`.
+    /// The element's name in template references: `c.alpha_forge`, `c.alpha_forge.n.0`.
     pub label: String,
     pub value: Bound<'m>,
 }
@@ -153,12 +153,12 @@ impl<'m> Resolver<'m> {
                             .count()
                             > 1;
                         let key = if twice {
-                            format!("{login}:{req}")
+                            format!("{login}.{req}")
                         } else {
                             login.clone()
                         };
                         (
-                            format!("{prefix}{var}[{key}]"),
+                            format!("{prefix}{var}.{key}"),
                             Bound::Consumer {
                                 consumer: c,
                                 requirement: req,
@@ -174,7 +174,7 @@ impl<'m> Resolver<'m> {
                     .enumerate()
                     .map(|(k, v)| {
                         (
-                            format!("{prefix}{var}[{k}]"),
+                            format!("{prefix}{var}.{k}"),
                             Bound::Item(v, (*inner).clone()),
                         )
                     })
@@ -184,7 +184,7 @@ impl<'m> Resolver<'m> {
                     .enumerate()
                     .map(|(k, v)| {
                         let ty = v.ty();
-                        (format!("{prefix}{var}[{k}]"), Bound::Item(v, ty))
+                        (format!("{prefix}{var}.{k}"), Bound::Item(v, ty))
                     })
                     .collect(),
                 _ => return None, // a secret or a value that is not a list: the checker's

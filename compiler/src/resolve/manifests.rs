@@ -9,7 +9,7 @@ use crate::diagnostics::Diagnostic;
 use crate::emit::{
     self, AbsentRequirement, AccessRequirement, Consumer, DirectoryRequirement,
     IdentityRequirement, Instance, LeftOut, LeftOutDiagnostic, Manifest, ModuleRequirement,
-    NodeFacts, NodeRequirement, OperatorRequirement, PortRequirement, Provided, Requirement,
+    NodeAddress, NodeRequirement, OperatorRequirement, PortRequirement, Provided, Requirement,
     Retired,
 };
 use indexmap::IndexMap;
@@ -292,6 +292,16 @@ impl<'m> Resolver<'m> {
             lock: std::mem::take(&mut self.lock),
             written,
             left_out: left_out.into_iter().map(|(_, _, l)| l).collect(),
+            nodes: self
+                .nodes
+                .values()
+                .map(|n| super::NodeFacts {
+                    name: n.name.clone(),
+                    private_name: n.private_name.clone(),
+                    private_address: n.private_address.clone(),
+                    root: n.root.clone(),
+                })
+                .collect(),
         }
     }
 
@@ -447,7 +457,7 @@ impl<'m> Resolver<'m> {
                 .into_iter()
                 .filter_map(|n| {
                     let private_name = self.nodes.get(&n)?.private_name.clone()?;
-                    Some((n, NodeFacts { private_name }))
+                    Some((n, NodeAddress { private_name }))
                 })
                 .collect();
         }

@@ -37,6 +37,7 @@ mod operator;
 mod provider_order;
 mod public_names;
 
+pub(crate) use host::DEFAULT_ROOT;
 pub use lock::Lock;
 
 use crate::check::registry::Registry;
@@ -98,6 +99,20 @@ pub struct MeshOutcome {
         std::collections::BTreeMap<String, std::collections::BTreeMap<String, Vec<String>>>,
     /// Every assignment left out, with why.
     pub left_out: Vec<LeftOutAssignment>,
+    /// The facts of every node of the mesh, in its order (for `--target compose`).
+    pub nodes: Vec<NodeFacts>,
+}
+
+/// What a node writes about itself that a target other than the manifest needs: where
+/// its files go and how other nodes reach it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NodeFacts {
+    pub name: String,
+    /// `None` when missing or invalid (reported).
+    pub private_name: Option<String>,
+    /// The IP address private ports are bound to and private names map to, if written.
+    pub private_address: Option<String>,
+    pub root: String,
 }
 
 /// An assignment that was left out, and every reason.
@@ -122,6 +137,7 @@ impl MeshOutcome {
             lock: Lock::default(),
             written: Default::default(),
             left_out: Vec::new(),
+            nodes: Vec::new(),
         }
     }
 
@@ -258,6 +274,8 @@ pub(crate) struct NodeInfo<'m> {
     pub ast: &'m ast::Node,
     /// `None` when missing or invalid (reported).
     pub private_name: Option<String>,
+    /// `private_address`: the node's IP address on the private network, if written.
+    pub private_address: Option<String>,
     pub root: String,
     pub ports: (i64, i64),
     pub short: String,
