@@ -136,20 +136,100 @@ pub fn check_file(
     Arc::new(out)
 }
 
+/// The places of one file that may hold a secret (`check::secrets`): every source
+/// excerpt and hover shows them masked, whatever else is wrong with the file.
+#[salsa::tracked(returns(clone))]
+pub fn secret_spans(
+    db: &dyn salsa::Database,
+    ws: Workspace,
+    file: SourceFile,
+) -> Arc<Vec<crate::span::Span>> {
+    let parsed = parse_file(db, file);
+    let reg = registry(db, ws);
+    let module = |name: &str| module_source(db, ws, name);
+    Arc::new(crate::check::secrets::secret_spans(
+        file.text(db),
+        &parsed,
+        &reg,
+        &module,
+    ))
+}
+
+/// The text of `file` as every excerpt and hover shows it: the places
+/// [`secret_spans`] finds, and those its diagnostics mark, masked.
+pub fn masked_text(
+    db: &dyn salsa::Database,
+    ws: Workspace,
+    file: SourceFile,
+) -> crate::diagnostics::render::Masked {
+    let spans = secret_spans(db, ws, file);
+    let diags = check_file(db, ws, file);
+    let path = file.path(db);
+    crate::diagnostics::render::Masked::new(
+        file.text(db),
+        spans.iter().copied().chain(
+            diags
+                .iter()
+                .filter(|d| d.file == *path)
+                .flat_map(Diagnostic::redacted),
+        ),
+    )
+}
+
 /// Every diagnostic of the workspace: each file's checks, then each mesh's resolution.
-/// Files are checked on every core (each thread on a snapshot of the database).
+/// Files are parsed and then checked on every core (each thread on a snapshot of the
+/// database); the meshes resolve on a thread of their own meanwhile, reading a module's
+/// errors only when they need them (see [`beside`]).
 pub fn workspace_diagnostics(db: &Database, ws: Workspace) -> Vec<Diagnostic> {
     let files = ws.files(db).clone();
-    let per_file = parallel_map(db, &files, |db, file| check_file(db, ws, file));
+    parse_all(db, &files);
+    let meshes: Vec<String> = registry(db, ws).meshes.keys().cloned().collect();
+    let (per_mesh, per_file) = beside(
+        db,
+        |db| {
+            meshes
+                .iter()
+                .map(|name| check_mesh(db, ws, name.clone()))
+                .collect::<Vec<_>>()
+        },
+        || parallel_map(db, &files, |db, file| check_file(db, ws, file)),
+    );
     let mut out: Vec<Diagnostic> = Vec::new();
     for diags in per_file {
         out.extend(diags.iter().cloned());
     }
-    let meshes: Vec<String> = registry(db, ws).meshes.keys().cloned().collect();
-    for name in meshes {
-        out.extend(check_mesh(db, ws, name).diagnostics.iter().cloned());
+    for outcome in per_mesh {
+        out.extend(outcome.diagnostics.iter().cloned());
     }
     out
+}
+
+/// Parses every file of `files` on every core, so the registry (which reads every
+/// file's tree) does not parse them one by one.
+pub fn parse_all(db: &Database, files: &[SourceFile]) {
+    parallel_map(db, files, |db, file| {
+        parse_file(db, file);
+    });
+}
+
+/// Runs `aside` on a thread of its own, on a snapshot of the database, while `here` runs
+/// on this one, and returns both results. The two share salsa's memos: a query one of them is computing, the
+/// other waits for instead of computing it again. A panic (a cancellation, say) on the
+/// other thread resumes here.
+pub fn beside<A: Send, B>(
+    db: &Database,
+    aside: impl FnOnce(&Database) -> A + Send,
+    here: impl FnOnce() -> B,
+) -> (A, B) {
+    let snapshot = db.clone();
+    std::thread::scope(|scope| {
+        let handle = scope.spawn(move || aside(&snapshot));
+        let b = here();
+        let a = handle
+            .join()
+            .unwrap_or_else(|e| std::panic::resume_unwind(e));
+        (a, b)
+    })
 }
 
 /// Resolves every mesh of the workspace, as `meshc check` does (with no lock: ports are
@@ -230,19 +310,13 @@ fn resolve(
     // Each file's errors, sorted by place, read once: a module's are those inside its span.
     let errors_by_file: std::cell::RefCell<std::collections::HashMap<usize, Arc<Vec<Diagnostic>>>> =
         Default::default();
-    let module_errors = |name: &str| -> Vec<Diagnostic> {
-        let Some(at) = reg.modules.get(name) else {
+    let errors_in = |file_index: usize, span: crate::span::Span| -> Vec<Diagnostic> {
+        let Some(&file) = ws.files(db).get(file_index) else {
             return Vec::new();
         };
-        let file = ws.files(db)[at.file];
-        let parsed = parse_file(db, file);
-        let Some(item) = parsed.file.items.get(at.item) else {
-            return Vec::new();
-        };
-        let span = item.span();
         let errors = errors_by_file
             .borrow_mut()
-            .entry(at.file)
+            .entry(file_index)
             .or_insert_with(|| {
                 let path = file.path(db);
                 let mut errors: Vec<Diagnostic> = check_file(db, ws, file)
@@ -262,6 +336,47 @@ fn resolve(
             .cloned()
             .collect()
     };
+    // A module's errors are those inside its definition and inside the definition of
+    // every contract it requires or provides: a contract in error (a given field declared
+    // secret, E0205) must not lend its values to a manifest as if it were fine.
+    let module_errors = |name: &str| -> Vec<Diagnostic> {
+        let Some(at) = reg.modules.get(name) else {
+            return Vec::new();
+        };
+        let file = ws.files(db)[at.file];
+        let parsed = parse_file(db, file);
+        let Some(item) = parsed.file.items.get(at.item) else {
+            return Vec::new();
+        };
+        let mut out = errors_in(at.file, item.span());
+        let ast::Item::Module(module) = item else {
+            return out;
+        };
+        let mut contracts: Vec<&str> = Vec::new();
+        for r in module.requirements() {
+            if let ast::RequirementBody::Contract {
+                contract: Some(c), ..
+            } = &r.body
+            {
+                contracts.push(c.name.as_str());
+            }
+        }
+        contracts.extend(module.provides().map(|p| p.contract.name.as_str()));
+        let mut seen: Vec<&str> = Vec::new();
+        for c in contracts {
+            if seen.contains(&c) {
+                continue;
+            }
+            seen.push(c);
+            let Some(info) = reg.contracts.get(c).filter(|i| !i.std) else {
+                continue;
+            };
+            if let Some(index) = reg.files.iter().position(|f| *f == info.file) {
+                out.extend(errors_in(index, info.span));
+            }
+        }
+        out
+    };
     let input = crate::resolve::ResolveInput {
         mesh: mesh_ast,
         path: &path,
@@ -272,4 +387,118 @@ fn resolve(
         manifests,
     };
     crate::resolve::resolve_mesh(&input)
+}
+
+#[cfg(test)]
+mod incrementality {
+    //! Which queries re-run after an edit: salsa's events are recorded across edits and
+    //! counted by query.
+
+    use super::*;
+    use salsa::Setter as _;
+    use std::sync::Mutex;
+
+    const STORE: &str = "contract store for module {\n  url: string\n}\n\nmodule storage {\n  container storage {\n    image \"minio:1.0\"\n  }\n  provides store {\n    url = \"http://storage:9000\"\n  }\n}\n";
+    const APPS: &str = "module web {\n  requires store: module store\n  container web {\n    image \"web:1.0\"\n    env { URL = store.url }\n  }\n}\n\nmodule worker {\n  requires store: module store\n  container worker {\n    image \"worker:1.0\"\n    env { URL = store.url }\n  }\n}\n";
+    const CRON: &str = "module cron {\n  container cron {\n    image \"cron:1.0\"\n  }\n}\n";
+    const MESH: &str = "mesh lab {\n  node alpha { private_name = \"alpha.internal\"  ports = 20000..20999 }\n  assign storage to alpha\n  assign web to alpha\n  assign worker to alpha\n  assign cron to alpha\n}\n";
+
+    /// A database whose executed queries are written to the returned log, by name.
+    fn logged() -> (Database, Arc<Mutex<Vec<String>>>) {
+        let log: Arc<Mutex<Vec<String>>> = Arc::default();
+        let sink = log.clone();
+        let db = Database {
+            storage: salsa::Storage::new(Some(Box::new(move |event: salsa::Event| {
+                if let salsa::EventKind::WillExecute { database_key } = event.kind {
+                    let name = format!("{database_key:?}");
+                    let name = name.split('(').next().unwrap_or("").to_string();
+                    sink.lock().unwrap_or_else(|e| e.into_inner()).push(name);
+                }
+            }))),
+        };
+        (db, log)
+    }
+
+    /// How many times each query ran since the log was last taken.
+    fn ran(log: &Mutex<Vec<String>>) -> std::collections::BTreeMap<String, usize> {
+        let mut counts = std::collections::BTreeMap::new();
+        for name in std::mem::take(&mut *log.lock().unwrap_or_else(|e| e.into_inner())) {
+            *counts.entry(name).or_insert(0) += 1;
+        }
+        counts
+    }
+
+    fn count(ran: &std::collections::BTreeMap<String, usize>, query: &str) -> usize {
+        ran.get(query).copied().unwrap_or(0)
+    }
+
+    #[test]
+    fn an_edit_re_checks_only_what_depends_on_it() {
+        let (mut db, log) = logged();
+        let std_file = SourceFile::new(
+            &db,
+            FilePath::from(STDLIB_PATH),
+            Arc::from(STDLIB_TEXT),
+            true,
+        );
+        let file = |db: &Database, path: &str, text: &str| {
+            SourceFile::new(db, FilePath::from(path), Arc::from(text), false)
+        };
+        let apps = file(&db, "apps.mesh", APPS);
+        let store = file(&db, "store.mesh", STORE);
+        let cron = file(&db, "cron.mesh", CRON);
+        let mesh = file(&db, "lab.mesh", MESH);
+        let ws = Workspace::new(&db, vec![std_file, apps, store, cron, mesh]);
+        let files = ws.files(&db).len();
+
+        let first = workspace_diagnostics(&db, ws);
+        assert!(
+            !first.iter().any(Diagnostic::is_error),
+            "the workspace checks clean: {first:?}"
+        );
+        let cold = ran(&log);
+        assert_eq!(count(&cold, "check_file"), files, "{cold:?}");
+        assert_eq!(count(&cold, "check_mesh"), 1, "{cold:?}");
+
+        // A space inside the file's first module moves the second module's name: the
+        // registry holds no position, so it comes out equal and no other file re-checks.
+        let spaced = APPS.replacen("  container web", "   container web", 1);
+        apps.set_text(&mut db).to(Arc::from(spaced.as_str()));
+        let after = workspace_diagnostics(&db, ws);
+        let warm = ran(&log);
+        assert_eq!(count(&warm, "parse_file"), 1, "{warm:?}");
+        assert_eq!(count(&warm, "registry"), 1, "{warm:?}");
+        assert_eq!(count(&warm, "check_file"), 1, "{warm:?}");
+        // The mesh reads the edited module's tree, so it resolves again.
+        assert_eq!(count(&warm, "check_mesh"), 1, "{warm:?}");
+        assert_eq!(after.len(), first.len());
+
+        // A comment above a module: its name moves; only its own file re-checks.
+        cron.set_text(&mut db)
+            .to(Arc::from(format!("// the nightly job\n{CRON}").as_str()));
+        workspace_diagnostics(&db, ws);
+        let warm = ran(&log);
+        assert_eq!(count(&warm, "parse_file"), 1, "{warm:?}");
+        assert_eq!(count(&warm, "check_file"), 1, "{warm:?}");
+
+        // Nothing changed: nothing runs.
+        workspace_diagnostics(&db, ws);
+        let idle = ran(&log);
+        assert!(idle.is_empty(), "{idle:?}");
+
+        // A renamed contract field changes a global name: every file is checked again,
+        // and the modules reading the old name are told.
+        store
+            .set_text(&mut db)
+            .to(Arc::from(STORE.replace("url", "address").as_str()));
+        let renamed = workspace_diagnostics(&db, ws);
+        let warm = ran(&log);
+        assert_eq!(count(&warm, "parse_file"), 1, "{warm:?}");
+        assert_eq!(count(&warm, "check_file"), files, "{warm:?}");
+        let in_apps = renamed
+            .iter()
+            .filter(|d| d.is_error() && &*d.file == "apps.mesh")
+            .count();
+        assert_eq!(in_apps, 2, "{renamed:?}");
+    }
 }

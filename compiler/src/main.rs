@@ -450,6 +450,7 @@ fn build(
         Err(code) => return code,
     };
     let shown = cli::workspace::display_path(&mesh_file);
+    meshc::db::parse_all(&session.db, session.ws.files(&session.db));
     let registry = meshc::db::registry(&session.db, session.ws);
     let meshes = meshc::resolve::meshes_in(&registry, &shown);
     let mesh = match meshes.as_slice() {
@@ -491,15 +492,22 @@ fn build(
     };
     // Every file's checks (a module with errors is left out of the build, saying why),
     // then this mesh resolved against the lock.
+    // The mesh resolves on a thread of its own while the files are checked on the others.
     let mut diags = session.load_diagnostics.clone();
     let files = session.ws.files(&session.db).clone();
     let ws = session.ws;
-    for file_diags in meshc::db::parallel_map(&session.db, &files, |db, f| {
-        meshc::db::check_file(db, ws, f)
-    }) {
+    let (outcome, per_file) = meshc::db::beside(
+        &session.db,
+        |db| meshc::db::resolve_mesh(db, ws, mesh.clone(), previous.clone()),
+        || {
+            meshc::db::parallel_map(&session.db, &files, |db, f| {
+                meshc::db::check_file(db, ws, f)
+            })
+        },
+    );
+    for file_diags in per_file {
         diags.extend(file_diags.iter().cloned());
     }
-    let outcome = meshc::db::resolve_mesh(&session.db, ws, mesh.clone(), previous.clone());
     diags.extend(outcome.diagnostics.iter().cloned());
     let lock_refusals = if locked {
         outcome.locked_refusals(&previous)

@@ -153,16 +153,19 @@ fn docker_compose_config_accepts_every_compose_file_of_the_catalogue() {
     assert_eq!(checked, 4, "lab's three nodes and single's one");
 }
 
-/// Tears the project, the image and the folders down when dropped (and first).
+/// Tears the projects, the network and the image down when dropped (and on `run`).
 struct Teardown {
-    compose_file: PathBuf,
+    compose_files: Vec<PathBuf>,
+    network: Option<String>,
     image: String,
 }
 
 impl Teardown {
     fn run(&self) {
-        if self.compose_file.exists() {
-            let _ = compose(&self.compose_file, &["down", "--remove-orphans", "-t", "1"]);
+        for file in &self.compose_files {
+            if file.exists() {
+                let _ = compose(file, &["down", "--remove-orphans", "-t", "1"]);
+            }
         }
     }
 }
@@ -170,6 +173,9 @@ impl Teardown {
 impl Drop for Teardown {
     fn drop(&mut self) {
         self.run();
+        if let Some(n) = &self.network {
+            let _ = docker(&["network", "rm", n]);
+        }
         let _ = docker(&["image", "rm", "-f", &self.image]);
     }
 }
@@ -206,16 +212,20 @@ module vault {
   provides secret {}
 }
 
-/// Reaches web, with its files, secrets and env.
+/// Reaches a web server on its own node and one on another, with its files, secrets
+/// and env.
 module client {
-  requires web: module greeting
+  requires near: module greeting
+  requires far: module greeting
   requires token: module secret
   container client {
     image "IMAGE"
     user 1000
     env {
-      TARGET_HOST = "${web.host}"
-      TARGET_PORT = "${web.port}"
+      NEAR_HOST = "${near.host}"
+      NEAR_PORT = "${near.port}"
+      FAR_HOST = "${far.host}"
+      FAR_PORT = "${far.port}"
       GREETING = "hello \"mesh\" $HOME"
       TOKEN = token.value exposed "busybox reads the token from its environment"
     }
@@ -224,9 +234,9 @@ module client {
       """
     file "/etc/client.ini" = """
       [db]
-      password = ${web.password}
+      password = ${far.password}
       """
-    secret "/run/secrets/web_password" = web.password
+    secret "/run/secrets/web_password" = far.password
   }
 }
 "#;
@@ -235,41 +245,83 @@ module client {
 const PASSWORD: &str = "p\"a'ss wo$rd\nsecond \\line";
 const TOKEN: &str = "tok3nValue42";
 
-/// Inside the client: the address `/etc/hosts` gives TARGET_HOST (busybox-static cannot
+/// Inside the client: the address `/etc/hosts` gives host `$1` (busybox-static cannot
 /// use the C library's resolver, so the shell reads the file the engine wrote from
-/// `extra_hosts`), then the page at that address and TARGET_PORT.
+/// `extra_hosts`), then the page at that address and port `$2`.
 const RESOLVE_AND_GET: &str = r#"
 ip=""
 while read -r address names; do
-  for n in $names; do [ "$n" = "$TARGET_HOST" ] && ip="$address"; done
+  for n in $names; do [ "$n" = "$1" ] && ip="$address"; done
 done < /etc/hosts
-[ -n "$ip" ] || { echo "no address for $TARGET_HOST" >&2; exit 3; }
-timeout 5 wget -q -O - "http://$ip:$TARGET_PORT/index.html"
+[ -n "$ip" ] || { echo "no address for $1" >&2; exit 3; }
+timeout 5 wget -q -O - "http://$ip:$2/index.html"
 "#;
 
 fn exec(container: &str, script: &str) -> String {
     docker_ok(&["exec", container, "/bin/sh", "-c", script])
 }
 
+/// A network of its own, so the machine has an address no other node uses: node B's
+/// `private_address`. Returns the network and that address (its gateway).
+fn lan(name: &str) -> (String, String) {
+    let pid = std::process::id();
+    for attempt in 0..20 {
+        let octet = 20 + (pid + attempt) % 200;
+        let subnet = format!("10.213.{octet}.0/24");
+        let gateway = format!("10.213.{octet}.1");
+        let o = docker(&[
+            "network",
+            "create",
+            "--subnet",
+            &subnet,
+            "--gateway",
+            &gateway,
+            name,
+        ]);
+        if o.status.success() {
+            return (name.to_string(), gateway);
+        }
+    }
+    panic!("no free subnet under 10.213.0.0/16 for the test's network");
+}
+
+fn instance<'a>(manifest: &'a Value, name: &str) -> &'a Value {
+    manifest["instances"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["instance"] == name)
+        .unwrap_or_else(|| panic!("{name} is built"))
+}
+
 #[test]
-fn a_built_node_runs_on_the_engine_as_its_manifest_says() {
-    let test = "a_built_node_runs_on_the_engine_as_its_manifest_says";
+fn built_nodes_run_on_the_engine_as_their_manifests_say() {
+    let test = "built_nodes_run_on_the_engine_as_their_manifests_say";
     if !engine_or_skip(test) || !compose_or_skip(test) {
         return;
     }
     let started = Instant::now();
-    let tag = format!("e{}", std::process::id() % 100_000);
-    let image = format!("meshc-compose-e2e:{tag}");
+    // Node A declares no private_address (private ports on the bridge gateway); node B
+    // declares the address of a network made for the test.
+    let n = std::process::id() % 100_000;
+    let (a, b) = (format!("e{n}"), format!("f{n}"));
+    let image = format!("meshc-compose-e2e:{a}");
     let work = tempfile::tempdir().unwrap();
     let dir = work.path();
-    let root = dir.join("root");
-    std::fs::create_dir(&root).unwrap();
+    let (root_a, root_b) = (dir.join("root-a"), dir.join("root-b"));
+    std::fs::create_dir(&root_a).unwrap();
+    std::fs::create_dir(&root_b).unwrap();
     let out = dir.join("out");
-    let compose_file = out.join(&tag).join("compose.yaml");
-    let teardown = Teardown {
-        compose_file: compose_file.clone(),
+    let mut teardown = Teardown {
+        compose_files: vec![
+            out.join(&a).join("compose.yaml"),
+            out.join(&b).join("compose.yaml"),
+        ],
+        network: None,
         image: image.clone(),
     };
+    let (network, address_b) = lan(&format!("{a}-lan"));
+    teardown.network = Some(network);
     engine::import_busybox(
         &image,
         &[
@@ -281,9 +333,24 @@ fn a_built_node_runs_on_the_engine_as_its_manifest_says() {
     std::fs::write(
         dir.join("e2e.mesh"),
         format!(
-            "mesh e2e {{\n  node {tag} {{ private_name = \"{tag}.e2e.internal\"  root = \"{}\"  ports = {low}..{} }}\n  assign web to {tag} as {tag}-web\n  seat vault = {tag}-vault on {tag}\n  assign vault to {tag} as {tag}-vault\n  assign client to {tag} as {tag}-client\n}}\n",
-            root.display(),
-            low + 19
+            r#"mesh e2e {{
+  node {a} {{ private_name = "{a}.e2e.internal"  root = "{ra}"  ports = {low}..{a_hi} }}
+  node {b} {{ private_name = "{b}.e2e.internal"  private_address = "{address_b}"  root = "{rb}"  ports = {b_lo}..{b_hi} }}
+  seat vault = {a}-vault on {a}
+  assign vault to {a} as {a}-vault
+  assign web to {a} as {a}-web
+  assign web to {b} as {b}-web
+  assign client to {a} as {a}-client {{
+    near from {a}-web on {a}
+    far from {b}-web on {b}
+  }}
+}}
+"#,
+            ra = root_a.display(),
+            rb = root_b.display(),
+            a_hi = low + 9,
+            b_lo = low + 10,
+            b_hi = low + 19,
         ),
     )
     .unwrap();
@@ -294,62 +361,66 @@ fn a_built_node_runs_on_the_engine_as_its_manifest_says() {
         ],
     );
     ok(&built, "meshc build --target compose");
-    let manifest: Value =
-        serde_json::from_slice(&std::fs::read(out.join(format!("{tag}.json"))).unwrap()).unwrap();
-    let instance = |name: &str| -> &Value {
-        manifest["instances"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|i| i["instance"] == format!("{tag}-{name}"))
-            .unwrap_or_else(|| panic!("{name} is built"))
+    let read = |node: &str| -> Value {
+        serde_json::from_slice(&std::fs::read(out.join(format!("{node}.json"))).unwrap()).unwrap()
     };
-    let client = &instance("client")["containers"][0];
-    let web = instance("web");
+    let (manifest_a, manifest_b) = (read(&a), read(&b));
+    let client_instance = instance(&manifest_a, &format!("{a}-client"));
+    let client = &client_instance["containers"][0];
+    let near = instance(&manifest_a, &format!("{a}-web"));
+    let far = instance(&manifest_b, &format!("{b}-web"));
 
     // The secrets folder: one file per sealed reference, closed to other users.
     let secrets = dir.join("secrets");
-    let client_login = instance("client")["login"].as_str().unwrap();
-    let web_name = format!("{tag}-web");
-    let vault_name = format!("{tag}-vault");
-    for (by, key, value) in [
-        (&web_name, format!("{client_login}/password"), PASSWORD),
-        (&vault_name, format!("{client_login}/value"), TOKEN),
+    let login = client_instance["login"].as_str().unwrap();
+    for (node, by, key, value) in [
+        (
+            &b,
+            format!("{b}-web"),
+            format!("{login}/password"),
+            PASSWORD,
+        ),
+        (&a, format!("{a}-vault"), format!("{login}/value"), TOKEN),
     ] {
-        let path = secrets.join(&tag).join(by).join(key);
+        let path = secrets.join(node).join(by).join(key);
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(&path, format!("{value}\n")).unwrap();
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
     }
     std::fs::set_permissions(&secrets, std::fs::Permissions::from_mode(0o700)).unwrap();
 
-    let rendered = meshc(
-        dir,
-        &[
-            "render",
-            &format!("out/{tag}.json"),
-            "--secrets",
-            "secrets",
-            "--root",
-            &root.display().to_string(),
-        ],
-    );
-    ok(&rendered, "meshc render");
-    let said = format!(
-        "{}{}",
-        String::from_utf8_lossy(&rendered.stdout),
-        String::from_utf8_lossy(&rendered.stderr)
-    );
-    assert!(!said.contains("tok3n") && !said.contains("wo$rd"), "{said}");
+    for (node, root) in [(&a, &root_a), (&b, &root_b)] {
+        let rendered = meshc(
+            dir,
+            &[
+                "render",
+                &format!("out/{node}.json"),
+                "--secrets",
+                "secrets",
+                "--root",
+                &root.display().to_string(),
+            ],
+        );
+        ok(&rendered, &format!("meshc render of {node}"));
+        let said = format!(
+            "{}{}",
+            String::from_utf8_lossy(&rendered.stdout),
+            String::from_utf8_lossy(&rendered.stderr)
+        );
+        assert!(!said.contains("tok3n") && !said.contains("wo$rd"), "{said}");
+    }
 
-    // The directory requirement was made by render; the page is served from it.
-    let site = web["requirements"]["site"]["path"].as_str().unwrap();
-    std::fs::write(Path::new(site).join("index.html"), "hello from web\n").unwrap();
+    // The directory requirements were made by render; each page is served from one.
+    for (web, page) in [(near, "hello from near\n"), (far, "hello from far\n")] {
+        let site = web["requirements"]["site"]["path"].as_str().unwrap();
+        std::fs::write(Path::new(site).join("index.html"), page).unwrap();
+    }
 
-    let up = compose(&compose_file, &["up", "-d"]);
-    ok(&up, "docker-compose up -d");
+    for file in &teardown.compose_files {
+        ok(&compose(file, &["up", "-d"]), "docker-compose up -d");
+    }
     let client_name = client["name"].as_str().unwrap();
-    let web_container = web["containers"][0]["name"].as_str().unwrap();
+    let near_container = near["containers"][0]["name"].as_str().unwrap();
 
     // Files and secret files: owner, group, mode and content, as the manifest declares
     // them (§12.1's defaults: the container's user, its number as the group; a secret
@@ -417,41 +488,62 @@ fn a_built_node_runs_on_the_engine_as_its_manifest_says() {
 
     // The mount where declared, with the directory's owner and mode.
     assert_eq!(
-        exec(web_container, "stat -c '%u %a' /www; cat /www/index.html"),
-        "0 755\nhello from web"
+        exec(near_container, "stat -c '%u %a' /www; cat /www/index.html"),
+        "0 755\nhello from near"
     );
 
-    // The consumer reaches its provider by the host and port the manifest gave it.
-    let host = client["env"]["TARGET_HOST"].as_str().unwrap();
-    let port = client["env"]["TARGET_PORT"].as_str().unwrap();
-    assert_eq!(host, format!("{tag}.e2e.internal"));
-    assert_eq!(
-        port,
-        web["requirements"]["http"]["host_port"].to_string(),
-        "the port the manifest gave"
+    // The consumer reaches each provider by the host and port its manifest gave it: the
+    // one on its own node through the bridge gateway, the one on node B through B's
+    // private_address, both by private name.
+    for (prefix, web, node, page) in [
+        ("NEAR", near, &a, "hello from near\n"),
+        ("FAR", far, &b, "hello from far\n"),
+    ] {
+        let host = client["env"][format!("{prefix}_HOST")].as_str().unwrap();
+        let port = client["env"][format!("{prefix}_PORT")].as_str().unwrap();
+        assert_eq!(host, format!("{node}.e2e.internal"));
+        assert_eq!(port, web["requirements"]["http"]["host_port"].to_string());
+        let deadline = Instant::now() + Duration::from_secs(20);
+        let reached = loop {
+            let o = docker(&[
+                "exec",
+                client_name,
+                "/bin/sh",
+                "-c",
+                RESOLVE_AND_GET,
+                "get",
+                host,
+                port,
+            ]);
+            if o.status.success() || Instant::now() > deadline {
+                break o;
+            }
+            std::thread::sleep(Duration::from_millis(300));
+        };
+        ok(&reached, &format!("the client reaching {host}:{port}"));
+        assert_eq!(String::from_utf8_lossy(&reached.stdout), page);
+    }
+    let hosts = exec(client_name, "cat /etc/hosts");
+    assert!(
+        hosts.lines().any(|l| l
+            .split_whitespace()
+            .eq([address_b.as_str(), &format!("{b}.e2e.internal")])),
+        "{hosts}"
     );
-    let deadline = Instant::now() + Duration::from_secs(20);
-    let reached = loop {
-        let o = docker(&["exec", client_name, "/bin/sh", "-c", RESOLVE_AND_GET]);
-        if o.status.success() || Instant::now() > deadline {
-            break o;
-        }
-        std::thread::sleep(Duration::from_millis(300));
-    };
-    ok(&reached, "the client reaching web");
-    assert_eq!(String::from_utf8_lossy(&reached.stdout), "hello from web\n");
 
-    // Torn down: nothing of the project is left.
+    // Torn down: nothing of either project is left.
     teardown.run();
-    let left = docker_ok(&[
-        "ps",
-        "-a",
-        "--filter",
-        &format!("name={tag}-"),
-        "--format",
-        "{{.Names}}",
-    ]);
-    assert_eq!(left, "", "containers left after down");
+    for node in [&a, &b] {
+        let left = docker_ok(&[
+            "ps",
+            "-a",
+            "--filter",
+            &format!("name={node}-"),
+            "--format",
+            "{{.Names}}",
+        ]);
+        assert_eq!(left, "", "containers of {node} left after down");
+    }
     drop(teardown);
     eprintln!(
         "{test}: build, render, up, assertions and teardown in {:.1}s",

@@ -343,6 +343,27 @@ fn a_root_that_is_a_link_is_refused() {
 }
 
 #[test]
+fn a_files_folder_render_did_not_make_is_refused_and_left_alone() {
+    let n = node(true);
+    let files = n.files();
+    std::fs::create_dir_all(&files).unwrap();
+    std::fs::write(files.join("keep"), "operator's").unwrap();
+    let o = n.render();
+    assert_eq!(o.status.code(), Some(1), "{}", said(&o));
+    assert!(said(&o).contains("is not the link"), "{}", said(&o));
+    assert_eq!(
+        std::fs::read_to_string(files.join("keep")).unwrap(),
+        "operator's"
+    );
+    let names: Vec<String> = std::fs::read_dir(n.root.join(".mesh"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names, ["files"], "the new folder is removed again");
+}
+
+#[test]
 fn quotes_and_line_breaks_keep_the_syntax_through_the_functions() {
     let n = node(true);
     let mut m = n.json();
