@@ -386,6 +386,7 @@ module.exports = grammar({
       $.list,
       $.range,
       $.call,
+      $.for_expression,
     ),
 
     // `url(db.password)`, `replace(x, "from", "to")`: one of the language's
@@ -396,6 +397,18 @@ module.exports = grammar({
       optionalCommaList(field('argument', $._expression)),
       ')',
     ),
+
+    // `for c in consumers route "…"` or `for x in list "…"` (LANGUAGE.md
+    // §12.3): the template rendered once per element.
+    for_expression: $ => seq(
+      'for',
+      field('variable', $.identifier),
+      'in',
+      field('iterable', choice($.consumers, $.reference)),
+      field('template', $.string),
+    ),
+
+    consumers: $ => seq('consumers', field('contract', $.identifier)),
 
     _literal: $ => choice($.string, $.integer, $.boolean),
 

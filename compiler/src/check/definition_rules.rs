@@ -256,6 +256,11 @@ impl Rules<'_, '_> {
                     self.expr(item);
                 }
             }
+            Expr::For(f) => {
+                if let Some(t) = &f.template {
+                    self.string(t);
+                }
+            }
             Expr::Call(c) => {
                 for arg in &c.args {
                     self.expr(arg);

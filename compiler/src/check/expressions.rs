@@ -34,6 +34,11 @@ pub(crate) enum Target<'a> {
         contract: &'a ContractInfo,
         field: &'a FieldInfo,
     },
+    /// Read through the variable of a `for` loop (LANGUAGE.md §12.3).
+    Loop {
+        var: usize,
+        read: super::loops::LoopRead<'a>,
+    },
 }
 
 /// A secret part of a value: where it is read and what declared it secret.
@@ -137,6 +142,9 @@ impl<'a> ModuleChecker<'a, '_> {
     ) -> Option<Target<'a>> {
         let segs = &reference.segments;
         let first = segs.first()?;
+        if let Some(v) = self.active_loop(first.name.as_str()) {
+            return self.resolve_loop(v, reference);
+        }
         let optional: Option<&'a ast::Requirement> = self
             .scope
             .requirements
@@ -235,11 +243,15 @@ impl<'a> ModuleChecker<'a, '_> {
                 span,
                 suggestion,
             } => {
-                let help = match suggestion {
-                    Some(s) => format!("did you mean `{s}`?"),
-                    None => self.unknown_requirement_help(&name),
+                let looped = super::loops::loop_declaring(self.module, &name);
+                let help = match (looped, suggestion) {
+                    (Some(_), _) => format!(
+                        "`{name}` is the variable of a `for` loop: it is read only inside that loop's template"
+                    ),
+                    (None, Some(s)) => format!("did you mean `{s}`?"),
+                    (None, None) => self.unknown_requirement_help(&name),
                 };
-                Diagnostic::new(
+                let d = Diagnostic::new(
                     Code::E0104,
                     self.cx.path,
                     span,
@@ -248,7 +260,11 @@ impl<'a> ModuleChecker<'a, '_> {
                         self.module.name.name
                     ),
                 )
-                .with_help(help)
+                .with_help(help);
+                match looped {
+                    Some(at) => d.with_label(at, "a loop variable, known only in its template"),
+                    None => d,
+                }
             }
             RefError::UnknownField {
                 requirement,
@@ -374,6 +390,7 @@ impl<'a> ModuleChecker<'a, '_> {
                 .as_ref()
                 .map_or(Ty::Error, |o| o.ty.clone()),
             Target::Consumer => Ty::String,
+            Target::Loop { var, read } => self.loop_ty(var, read),
         }
     }
 
@@ -385,6 +402,7 @@ impl<'a> ModuleChecker<'a, '_> {
                 .as_ref()
                 .is_some_and(|o| o.secret),
             Target::Consumer => false,
+            Target::Loop { var, read } => self.loop_is_secret(var, read),
         }
     }
 
@@ -394,6 +412,7 @@ impl<'a> ModuleChecker<'a, '_> {
                 contains_host_path(&field.ty)
             }
             Target::Operator { .. } | Target::Consumer => false,
+            Target::Loop { var, read } => contains_host_path(&self.loop_ty(var, read)),
         }
     }
 
@@ -406,6 +425,7 @@ impl<'a> ModuleChecker<'a, '_> {
             Target::Operator { req } => self.scope.requirements[req].name().to_string(),
             Target::Consumer => "consumer".into(),
             Target::Given { field, .. } => format!("given.{}", field.name),
+            Target::Loop { var, read } => self.loop_name(var, read),
         }
     }
 
@@ -420,6 +440,7 @@ impl<'a> ModuleChecker<'a, '_> {
                 (self.cx.path.clone(), self.scope.requirements[req].ast.span)
             }
             Target::Consumer => (self.cx.path.clone(), self.module.name.span),
+            Target::Loop { var, read } => self.loop_secret_declared_at(var, read),
         }
     }
 
@@ -440,6 +461,11 @@ impl<'a> ModuleChecker<'a, '_> {
                 .as_ref()
                 .and_then(|o| o.constraint.range),
             Target::Consumer => None,
+            Target::Loop {
+                read: super::loops::LoopRead::Given(f) | super::loops::LoopRead::Answer(f),
+                ..
+            } => f.constraint.range,
+            Target::Loop { .. } => None,
         }
     }
 
@@ -527,6 +553,7 @@ impl<'a> ModuleChecker<'a, '_> {
                 );
                 Val::error()
             }
+            Expr::For(f) => self.eval_for(f, place, ctx),
             Expr::Error(_) => Val::error(),
         }
     }
@@ -709,6 +736,7 @@ impl<'a> ModuleChecker<'a, '_> {
                     self.eval_names(arg, ctx);
                 }
             }
+            Expr::For(f) => self.eval_for_names(f, ctx),
             Expr::Int(_) | Expr::Bool(..) | Expr::Range(_) | Expr::Error(_) => {}
         }
     }
