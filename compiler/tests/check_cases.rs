@@ -94,9 +94,10 @@ fn header(text: &str, file: &Path) -> Header {
                 h.counts.extend(codes(c, file).into_iter().map(|c| (c, n)));
             }
         } else if let Some(v) = rest.strip_prefix("expect-in:") {
-            let (c, t) = v.trim().split_once(char::is_whitespace).unwrap_or_else(|| {
-                panic!("{}: `expect-in:{v}` is not CODE TEXT", file.display())
-            });
+            let (c, t) = v
+                .trim()
+                .split_once(char::is_whitespace)
+                .unwrap_or_else(|| panic!("{}: `expect-in:{v}` is not CODE TEXT", file.display()));
             for c in codes(c, file) {
                 h.code_texts.push((c, t.trim().to_string()));
             }

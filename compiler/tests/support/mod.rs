@@ -222,7 +222,9 @@ pub fn header(text: &str) -> Header {
             },
             "expect-in" => match val.split_once(char::is_whitespace) {
                 Some((code, t)) => h.code_texts.push((code.to_string(), t.trim().to_string())),
-                None => h.unknown.push(format!("`expect-in: {val}` is not CODE TEXT")),
+                None => h
+                    .unknown
+                    .push(format!("`expect-in: {val}` is not CODE TEXT")),
             },
             k if looks_like_key(k) => h.unknown.push(format!("unknown header key `{k}:`")),
             _ => {}
