@@ -239,6 +239,7 @@ impl<'m> Resolver<'m> {
             if let Some(m) = self.module_of(i) {
                 diagnostics.extend(m.errors().iter().cloned());
             }
+            diagnostics.extend(self.nodes[inst.node].errors.iter().cloned());
             left_out.push((
                 inst.assign.span.start,
                 Some(inst.node),

@@ -314,6 +314,8 @@ pub(crate) struct NodeInfo<'m> {
     pub adopted: bool,
     /// Instances on this node by name.
     pub instances: FxHashMap<String, usize>,
+    /// The errors of the node's own entries; its assignments are left out, listing them.
+    pub errors: Vec<Diagnostic>,
 }
 
 /// What an assignment writes in its braces, judged.
