@@ -30,6 +30,7 @@ mod host;
 mod identity;
 mod left_out;
 pub mod lock;
+mod loops;
 mod manifests;
 mod mesh_names;
 mod operator;
@@ -453,6 +454,8 @@ pub(crate) struct Resolver<'m> {
     pub providers_on_node: FxHashMap<(&'m str, usize), Vec<usize>>,
     /// (consumer, provider) pairs already told E0514.
     pub told_waiting: FxHashSet<(usize, usize)>,
+    /// The loop variables bound while a `for` template renders, innermost last.
+    pub loop_bindings: Vec<loops::Binding<'m>>,
 }
 
 impl<'m> Resolver<'m> {
@@ -480,6 +483,7 @@ impl<'m> Resolver<'m> {
             told_waiting: FxHashSet::default(),
             mesh_names: Vec::new(),
             providers_on_node: FxHashMap::default(),
+            loop_bindings: Vec::new(),
         }
     }
 
