@@ -21,10 +21,25 @@ pub fn repo_root() -> PathBuf {
         .to_path_buf()
 }
 
-/// The shared conformance suite, when it is beside the repository.
+/// Whether this is a CI run (`CI` set to anything but empty, `0` or `false`; `.ci/run`
+/// sets it): a sample a test cannot find is then an error, never a silent skip.
+pub fn in_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| !matches!(v.trim(), "" | "0" | "false"))
+}
+
+/// The shared conformance suite, when it is beside the repository. Absent, a plain
+/// `cargo test` skips what needs it (the caller says so); under CI it fails here.
 pub fn conformance_dir() -> Option<PathBuf> {
     let dir = repo_root().join("../shared/conformance");
-    dir.is_dir().then_some(dir)
+    if dir.is_dir() {
+        return Some(dir);
+    }
+    assert!(
+        !in_ci(),
+        "the shared conformance suite is absent at {}, and CI is set: a CI run never skips it",
+        dir.display()
+    );
+    None
 }
 
 /// A database holding `files` (name, text) and the standard library.
