@@ -156,11 +156,12 @@ fn write_call(
             }
             [TemplatePart::Call { func, args }] => write_call(*func, args, text, refs),
             parts => {
-                // Plain text (the evaluator keeps nothing else in an argument).
+                // Plain text (the evaluator keeps nothing else in an argument). The
+                // renderer reads a string argument as a template: `$` is written `$$`.
                 let mut plain = String::new();
                 for p in parts {
                     if let TemplatePart::Text(t) = p {
-                        plain.push_str(t);
+                        plain.push_str(&t.replace('$', "$$"));
                     }
                 }
                 text.push_str(&serde_json::Value::String(plain).to_string());
