@@ -2,7 +2,8 @@
 //! with a mesh assigning every module, then times `meshc check`, `meshc build` and
 //! `meshc fmt --check` on them, with peak memory, and prints a Markdown table.
 //!
-//! Run: `cargo run --release --bin meshc-bench` (options: `--sizes 100,1000,10000`,
+//! Run: `cargo build --release -p meshc --examples`, then
+//! `target/release/examples/meshc-bench` (options: `--sizes 100,1000,10000`,
 //! `--runs 5`, `--meshc target/release/meshc`, `--keep DIR`).
 
 use std::fmt::Write as _;
@@ -182,7 +183,7 @@ fn main() {
     }
     let meshc = std::fs::canonicalize(&meshc).unwrap_or_else(|_| {
         eprintln!(
-            "meshc-bench: no meshc at `{}`; build it with `cargo build --release`",
+            "meshc-bench: no meshc at `{}`; build it with `cargo build --release -p meshc`",
             meshc.display()
         );
         std::process::exit(2);
