@@ -43,7 +43,7 @@ enum Command {
     ///
     /// Exit status: 0 clean or warnings only, 1 errors, 2 usage or I/O problems.
     Check {
-        /// Files or directories (searched recursively for .mesh files). Default: the current directory.
+        /// Files or directories (searched recursively for .mesh files). Default: the workspace (the sources of the nearest mesh.toml, else the current directory).
         paths: Vec<PathBuf>,
         #[command(flatten)]
         flags: CheckFlags,
@@ -55,7 +55,7 @@ enum Command {
     Build {
         /// The file holding the mesh to build.
         mesh_file: PathBuf,
-        /// More files or directories of the workspace. Default: the current directory.
+        /// More files or directories of the workspace. Default: the workspace (the sources of the nearest mesh.toml, else the current directory).
         paths: Vec<PathBuf>,
         /// Where manifests are written.
         #[arg(long, default_value = "manifests")]
@@ -72,7 +72,7 @@ enum Command {
     /// standard input to standard output. Exit status: 0 done (or, with --check, nothing
     /// would change), 1 a file would change or has syntax errors, 2 usage or I/O problems.
     Fmt {
-        /// Files or directories, or `-` for standard input. Default: the current directory.
+        /// Files or directories, or `-` for standard input. Default: the workspace (the sources of the nearest mesh.toml, else the current directory).
         paths: Vec<PathBuf>,
         /// Change nothing; list the files that would change.
         #[arg(long)]
@@ -97,7 +97,7 @@ enum Command {
         node: String,
         /// The file holding the mesh.
         mesh_file: PathBuf,
-        /// More files or directories of the workspace. Default: the current directory.
+        /// More files or directories of the workspace. Default: the workspace (the sources of the nearest mesh.toml, else the current directory).
         paths: Vec<PathBuf>,
         /// The host report (JSON, schema/host-report.schema.json) of the node.
         #[arg(long)]
@@ -142,7 +142,7 @@ enum Command {
         node: String,
         /// The file holding the mesh.
         mesh_file: PathBuf,
-        /// More files or directories of the workspace. Default: the current directory.
+        /// More files or directories of the workspace. Default: the workspace (the sources of the nearest mesh.toml, else the current directory).
         paths: Vec<PathBuf>,
         /// The engine's API socket. Default: DOCKER_HOST when it is unix://…, else
         /// unix:///var/run/docker.sock.
@@ -159,7 +159,7 @@ enum Command {
     Genesis {
         /// The file holding the mesh.
         mesh_file: PathBuf,
-        /// More files or directories of the workspace. Default: the current directory.
+        /// More files or directories of the workspace. Default: the workspace (the sources of the nearest mesh.toml, else the current directory).
         paths: Vec<PathBuf>,
         /// The node whose genesis instances are planned.
         #[arg(long)]
@@ -286,15 +286,30 @@ struct Session {
     files_read: usize,
 }
 
-/// Reads the `.mesh` files under `paths` (the current directory when none is given);
-/// any path that cannot be read is said and ends the command with exit status 2.
+/// Reads the `.mesh` files under `paths`; with none given, the workspace's (the sources
+/// of the nearest `mesh.toml` at or above the current directory, else the current
+/// directory). Any path that cannot be read is said and ends the command with exit status 2.
 fn load(paths: Vec<PathBuf>) -> Result<cli::workspace::Loaded, u8> {
-    let paths = if paths.is_empty() {
-        vec![PathBuf::from(".")]
+    load_with(Vec::new(), paths)
+}
+
+/// As [`load`], with `first` always read (the mesh file of `build`, `take`, …).
+fn load_with(first: Vec<PathBuf>, paths: Vec<PathBuf>) -> Result<cli::workspace::Loaded, u8> {
+    let (paths, exclude) = if paths.is_empty() {
+        let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+        match cli::root::default_paths(&cwd) {
+            Ok(d) => (d.sources, d.exclude),
+            Err(e) => {
+                output::say(&e);
+                return Err(2);
+            }
+        }
     } else {
-        paths
+        (paths, Vec::new())
     };
-    let loaded = cli::workspace::load(&paths);
+    let mut all = first;
+    all.extend(paths);
+    let loaded = cli::workspace::load_excluding(&all, &exclude);
     if !loaded.io_errors.is_empty() {
         for e in &loaded.io_errors {
             output::say(e);
@@ -305,7 +320,16 @@ fn load(paths: Vec<PathBuf>) -> Result<cli::workspace::Loaded, u8> {
 }
 
 fn open(paths: Vec<PathBuf>) -> Result<Session, u8> {
-    let loaded = load(paths)?;
+    open_with(Vec::new(), paths)
+}
+
+/// The workspace of a command on one mesh: `mesh_file`, and `paths` or the workspace's.
+fn open_for_mesh(mesh_file: &std::path::Path, paths: Vec<PathBuf>) -> Result<Session, u8> {
+    open_with(vec![mesh_file.to_path_buf()], paths)
+}
+
+fn open_with(first: Vec<PathBuf>, paths: Vec<PathBuf>) -> Result<Session, u8> {
+    let loaded = load_with(first, paths)?;
     let mut sources: HashMap<FilePath, Arc<str>> = HashMap::new();
     sources.insert(
         FilePath::from(meshc::db::STDLIB_PATH),
@@ -361,13 +385,7 @@ fn build(
     locked: bool,
     flags: &CheckFlags,
 ) -> u8 {
-    let mut all = vec![mesh_file.clone()];
-    all.extend(if paths.is_empty() {
-        vec![PathBuf::from(".")]
-    } else {
-        paths
-    });
-    let session = match open(all) {
+    let session = match open_for_mesh(&mesh_file, paths) {
         Ok(s) => s,
         Err(code) => return code,
     };
@@ -431,10 +449,35 @@ fn build(
     let refused_by_lock = !lock_refusals.is_empty();
     diags.extend(lock_refusals);
     let failed_checks = diags.iter().any(Diagnostic::is_error);
+    // A workspace that does not parse builds nothing: what a file with syntax errors
+    // meant to declare is unknown, so no manifest and no lock can be trusted.
+    let mut unparsed: Vec<String> = diags
+        .iter()
+        .filter(|d| {
+            matches!(
+                d.code,
+                Code::E0001 | Code::E0002 | Code::E0003 | Code::E0004 | Code::E0005
+            )
+        })
+        .map(|d| d.file.to_string())
+        .collect();
+    unparsed.sort();
+    unparsed.dedup();
     let code = report(diags, &session, flags);
     std::mem::forget(session);
     if refused_by_lock {
         output::say("nothing was written: the lock would change under --locked");
+        return 1;
+    }
+    if !unparsed.is_empty() {
+        let more = match unparsed.len() {
+            1 => String::new(),
+            n => format!(" and {} more", n - 1),
+        };
+        output::say(&format!(
+            "nothing was written: `{}`{more} does not parse",
+            unparsed[0]
+        ));
         return 1;
     }
     let manifests: Vec<(String, Vec<u8>)> = outcome

@@ -3,6 +3,7 @@
 pub mod atomic;
 pub mod engine;
 pub mod output;
+pub mod root;
 pub mod survey;
 pub mod take;
 pub mod workspace;
