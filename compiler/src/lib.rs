@@ -9,6 +9,8 @@ pub mod db;
 pub mod diagnostics;
 pub mod emit;
 pub mod fmt;
+pub mod import;
+pub mod migrate;
 pub mod parallel;
 pub mod resolve;
 pub mod span;

@@ -171,10 +171,48 @@ enum Command {
         #[arg(long, value_enum, default_value = "human")]
         format: Format,
     },
+    /// Rewrite old forms as the forms they stand for.
+    ///
+    /// A legacy placeholder becomes the reference it is read as; a literal host path as
+    /// a mount source becomes a `directory` requirement (an `access` one where the module
+    /// is assigned twice on one node) and, on every assignment of the module, the
+    /// placement `NAME at "/that/path"`, so the data stays where it is. Without --write,
+    /// prints the unified diff. Exit status: 0 done, 1 an old form left as it is or syntax
+    /// errors, 2 usage or I/O.
+    Migrate {
+        /// Files or directories. Default: the current directory.
+        paths: Vec<PathBuf>,
+        /// Replace each changed file (atomically, formatted) instead of printing the diff.
+        #[arg(long)]
+        write: bool,
+    },
+    /// Turn what people run today into modules and a mesh.
+    #[command(subcommand)]
+    Import(ImportCommand),
     /// Print the long explanation of a diagnostic code, with an example.
     Explain {
         /// A code such as E0302.
         code: String,
+    },
+}
+
+/// What `meshc import` reads.
+#[derive(Subcommand)]
+enum ImportCommand {
+    /// A Compose file: one module per service and a one-node mesh, with a report.
+    ///
+    /// Reads FILE, the `.env` beside it and the files it names; writes into DIR (new or
+    /// empty) one `.mesh` file per service, the mesh, the vault when anything is secret,
+    /// and `import-report.json` (every key dropped or guessed, by service, and the
+    /// secrets to deliver to the vault; no secret value is written anywhere). Writes all
+    /// of it or nothing. Exit status: 0 written, 1 refused (each problem said), 2 usage
+    /// or I/O.
+    Compose {
+        /// The Compose file (compose.yaml, docker-compose.yml…).
+        file: PathBuf,
+        /// Where the definitions are written.
+        #[arg(long, default_value = "imported")]
+        out: PathBuf,
     },
 }
 
@@ -195,6 +233,8 @@ fn main() -> ExitCode {
             format,
         } => fmt(paths, check, format),
         Command::Explain { code } => explain(&code),
+        Command::Migrate { paths, write } => cli::migrate::run(paths, write),
+        Command::Import(ImportCommand::Compose { file, out }) => cli::import::compose(file, out),
         Command::Take {
             instance,
             node,

@@ -343,6 +343,12 @@ impl Rules<'_, '_> {
     }
 }
 
+/// Whether `text` names a domain (a name under a known top-level domain), which a
+/// definition may not write (E0402).
+pub fn names_a_domain(text: &str) -> bool {
+    !domains(text, false).is_empty()
+}
+
 /// The domain names in `text`, with their byte offsets.
 fn domains(text: &str, follows_interp: bool) -> Vec<(usize, &str)> {
     let bytes = text.as_bytes();

@@ -2,6 +2,8 @@
 
 pub mod atomic;
 pub mod engine;
+pub mod import;
+pub mod migrate;
 pub mod output;
 pub mod root;
 pub mod survey;
