@@ -180,7 +180,7 @@ enum Command {
     /// prints the unified diff. Exit status: 0 done, 1 an old form left as it is or syntax
     /// errors, 2 usage or I/O.
     Migrate {
-        /// Files or directories. Default: the current directory.
+        /// Files or directories. Default: the workspace (the sources of the nearest mesh.toml, else the current directory).
         paths: Vec<PathBuf>,
         /// Replace each changed file (atomically, formatted) instead of printing the diff.
         #[arg(long)]
