@@ -189,6 +189,26 @@ enum Command {
     /// Turn what people run today into modules and a mesh.
     #[command(subcommand)]
     Import(ImportCommand),
+    /// Draw the mesh in MESH_FILE: nodes, their instances, and who answers whom.
+    ///
+    /// Nodes are boxes with their instances inside; an arrow goes from each consumer to
+    /// the provider of its module requirements, labelled with the requirements, their
+    /// contract and the rule that chose the provider (pin, seat, node, only); seat
+    /// holders are marked, and instances left out are drawn with why. Resolves as
+    /// `meshc build` does, reading MESH_FILE.lock and writing nothing else. Exit status:
+    /// 0 drawn, 2 usage or I/O.
+    Graph {
+        /// The file holding the mesh.
+        mesh_file: PathBuf,
+        /// More files or directories of the workspace. Default: the workspace (the sources of the nearest mesh.toml, else the current directory).
+        paths: Vec<PathBuf>,
+        /// svg (drawn by meshc), dot (Graphviz) or mermaid.
+        #[arg(long, value_enum, default_value = "svg")]
+        format: cli::graph::GraphFormat,
+        /// Write the drawing to this file (atomically) instead of standard output.
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
+    },
     /// Print the long explanation of a diagnostic code, with an example.
     Explain {
         /// A code such as E0302.
@@ -233,6 +253,12 @@ fn main() -> ExitCode {
             format,
         } => fmt(paths, check, format),
         Command::Explain { code } => explain(&code),
+        Command::Graph {
+            mesh_file,
+            paths,
+            format,
+            out,
+        } => cli::graph::run(&mesh_file, paths, format, out),
         Command::Migrate { paths, write } => cli::migrate::run(paths, write),
         Command::Import(ImportCommand::Compose { file, out }) => cli::import::compose(file, out),
         Command::Take {

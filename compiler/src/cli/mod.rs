@@ -2,6 +2,7 @@
 
 pub mod atomic;
 pub mod engine;
+pub mod graph;
 pub mod import;
 pub mod migrate;
 pub mod output;
