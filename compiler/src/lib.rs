@@ -7,6 +7,7 @@
 pub mod check;
 pub mod db;
 pub mod diagnostics;
+pub mod doc;
 pub mod emit;
 pub mod fmt;
 pub mod graph;

@@ -209,6 +209,20 @@ enum Command {
         #[arg(long, value_name = "FILE")]
         out: Option<PathBuf>,
     },
+    /// Write the browsable reference of a catalogue: every module, contract and seat.
+    ///
+    /// One page per module (its doc comments, requirements, containers and what it
+    /// provides) and per contract (its fields, the modules that provide it and those that
+    /// require it), and an index: HTML pages that link to each other, and the same pages
+    /// in Markdown. Written atomically into DIR. Exit status: 0 written, 1 a file does
+    /// not parse (nothing written), 2 usage or I/O.
+    Doc {
+        /// Files or directories. Default: the workspace (the sources of the nearest mesh.toml, else the current directory).
+        paths: Vec<PathBuf>,
+        /// Where the pages are written.
+        #[arg(long, value_name = "DIR", default_value = "doc")]
+        out: PathBuf,
+    },
     /// Print the long explanation of a diagnostic code, with an example.
     Explain {
         /// A code such as E0302.
@@ -253,6 +267,7 @@ fn main() -> ExitCode {
             format,
         } => fmt(paths, check, format),
         Command::Explain { code } => explain(&code),
+        Command::Doc { paths, out } => cli::doc::run(paths, out),
         Command::Graph {
             mesh_file,
             paths,

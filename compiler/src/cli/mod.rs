@@ -1,6 +1,7 @@
 //! The command line's I/O: reading workspaces, writing files, printing diagnostics.
 
 pub mod atomic;
+pub mod doc;
 pub mod engine;
 pub mod graph;
 pub mod import;
