@@ -19,6 +19,10 @@ use std::sync::Arc;
 #[derive(Parser)]
 #[command(name = "meshc", version, about, long_about = None)]
 struct Cli {
+    /// Colour human diagnostics: auto (when stderr is a terminal and NO_COLOR is unset),
+    /// always or never.
+    #[arg(long, value_enum, global = true, default_value = "auto")]
+    color: output::ColorChoice,
     #[command(subcommand)]
     command: Command,
 }
@@ -226,7 +230,26 @@ enum Command {
     /// Print the long explanation of a diagnostic code, with an example.
     Explain {
         /// A code such as E0302.
-        code: String,
+        #[arg(required_unless_present = "list")]
+        code: Option<String>,
+        /// List every code with its one-line meaning instead.
+        #[arg(long, conflicts_with = "code")]
+        list: bool,
+    },
+    /// Print the completion script of a shell, generated from meshc's own definitions.
+    ///
+    /// bash: `meshc completions bash > ~/.local/share/bash-completion/completions/meshc`;
+    /// zsh: into a directory of your `fpath` as `_meshc`; fish:
+    /// `meshc completions fish > ~/.config/fish/completions/meshc.fish`.
+    Completions {
+        /// The shell.
+        shell: cli::manual::Shell,
+    },
+    /// Print the man page meshc(1), or write it and one page per command into DIR.
+    Man {
+        /// Write meshc.1 and meshc-COMMAND.1 into this directory instead of printing meshc.1.
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
     },
 }
 
@@ -252,6 +275,7 @@ enum ImportCommand {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    output::set_color(cli.color);
     let code = match cli.command {
         Command::Check { paths, flags } => check(paths, &flags),
         Command::Build {
@@ -266,7 +290,13 @@ fn main() -> ExitCode {
             check,
             format,
         } => fmt(paths, check, format),
-        Command::Explain { code } => explain(&code),
+        Command::Explain {
+            code: _,
+            list: true,
+        } => cli::manual::explain_list(),
+        Command::Explain { code, list: false } => explain(code.as_deref().unwrap_or_default()),
+        Command::Completions { shell } => cli::manual::completions::<Cli>(shell),
+        Command::Man { out } => cli::manual::man::<Cli>(out),
         Command::Doc { paths, out } => cli::doc::run(paths, out),
         Command::Graph {
             mesh_file,

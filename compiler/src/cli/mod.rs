@@ -5,6 +5,7 @@ pub mod doc;
 pub mod engine;
 pub mod graph;
 pub mod import;
+pub mod manual;
 pub mod migrate;
 pub mod output;
 pub mod root;
