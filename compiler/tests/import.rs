@@ -70,6 +70,15 @@ fn import_and_build(compose: &Path, mesh_file: &str) -> (tempfile::TempDir, Stri
     let report: Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("import-report.json")).unwrap())
             .unwrap();
+    let schema: Value =
+        serde_json::from_str(include_str!("../../schema/import-report.schema.json")).unwrap();
+    let validator = jsonschema::validator_for(&schema).expect("the schema compiles");
+    if let Some(e) = validator.iter_errors(&report).next() {
+        panic!(
+            "import-report.json breaks its schema at {}: {e}",
+            e.instance_path
+        );
+    }
     (tmp, said, report, manifest)
 }
 
@@ -582,4 +591,233 @@ fn a_directory_that_is_not_empty_is_never_written_into() {
         std::fs::read_to_string(tmp.path().join("out/mine.mesh")).unwrap(),
         "// mine\n"
     );
+}
+
+#[test]
+fn deep_nesting_is_refused_without_a_crash() {
+    let deep = format!(
+        "services:\n  a:\n    image: x\n    command: {}{}\n",
+        "[".repeat(100_000),
+        "]".repeat(100_000)
+    );
+    let said = refused(&deep, None);
+    assert!(said.contains("compose.yaml:4: not YAML"), "{said}");
+}
+
+mod mutated {
+    use meshc::import::{Request, import_compose};
+    use proptest::prelude::*;
+
+    const SHOP: &str = include_str!("../../tests/import/shop/compose.yaml");
+    const FORGE: &str = include_str!("../../tests/import/forge/docker-compose.yml");
+
+    fn import(text: &str) {
+        let read = |p: &str| -> Result<String, String> {
+            if p.ends_with("app.env") {
+                Ok("LOG_LEVEL=info\nSESSION_SECRET=c1a5f0e9b8d7c6a5f4e3d2c1b0a9f8e7\n".into())
+            } else {
+                Err("no such file".into())
+            }
+        };
+        let request = Request {
+            text,
+            shown: "compose.yaml",
+            dir: "/srv/shop",
+            default_name: "shop",
+            dotenv: Some(
+                "DB_PASSWORD=Vq3xT9mZpL2wR8sK4nB7yD1c\nMQ_PASSWORD=x\nPOSTGRES_PASSWORD=y\n",
+            ),
+            read: &read,
+        };
+        // Either result is fine; a panic is not, and a refusal always says why.
+        if let Err(problems) = import_compose(&request) {
+            assert!(!problems.is_empty());
+            assert!(problems.iter().all(|p| !p.message.is_empty()));
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 64, failure_persistence: None, ..ProptestConfig::default() })]
+
+        /// Real Compose files with a piece cut out and other text put in: never a panic.
+        #[test]
+        fn a_mutated_compose_file_never_panics(
+            forge in any::<bool>(),
+            at in 0usize..4000,
+            cut in 0usize..40,
+            insert in "[ -~\n]{0,12}",
+        ) {
+            let base = if forge { FORGE } else { SHOP };
+            let mut at = at.min(base.len());
+            while !base.is_char_boundary(at) {
+                at -= 1;
+            }
+            let mut end = (at + cut).min(base.len());
+            while !base.is_char_boundary(end) {
+                end -= 1;
+            }
+            let text = format!("{}{}{}", &base[..at], insert, &base[end..]);
+            import(&text);
+        }
+    }
+}
+
+#[test]
+fn the_compose_specification_example_with_configs_and_secrets() {
+    let dir = fixture("spec");
+    let (tmp, said, report, manifest) = import_and_build(&dir.join("compose.yaml"), "spec.mesh");
+    let frontend = container(&manifest, "frontend");
+    // A config from a file: the file mounted read-only where the service reads it.
+    let app_ini = dir.join("app.ini");
+    assert!(
+        frontend["mounts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|m| m["host"] == app_ini.to_str().unwrap()
+                && m["container"] == "/etc/webapp/app.ini"
+                && m["read_only"] == true)
+    );
+    // Secrets in the short and long syntax (a relative target lies under /run/secrets).
+    let targets: Vec<&str> = frontend["secrets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["target"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        targets,
+        ["/run/secrets/server-certificate", "/run/secrets/api_token"]
+    );
+    let frontend_notes = notes(&report, "frontend");
+    assert!(has(&frontend_notes, "configs.httpd-config", "dropped"));
+    assert!(has(&frontend_notes, "secrets.api-token", "secret"));
+    assert!(has(
+        &notes(&report, "backend"),
+        "volumes.db-data",
+        "guessed"
+    ));
+    assert_eq!(
+        container(&manifest, "backend")["mounts"][0]["host"],
+        "/var/lib/docker/volumes/spec_db-data/_data"
+    );
+    let written = all_text(tmp.path());
+    assert!(!written.contains("tok_4Nq8ZxV2mL7pR1kW9sD3"));
+    assert!(!said.contains("tok_4Nq8ZxV2mL7pR1kW9sD3"));
+}
+
+#[test]
+fn nextcloud_with_mariadb_and_valkey() {
+    let dir = fixture("cloud");
+    let (tmp, said, report, manifest) = import_and_build(&dir.join("compose.yml"), "cloud.mesh");
+    let out = tmp.path().join("out");
+    // MariaDB answers the standard `mysql` contract with the user, database and password
+    // the Compose file gave it.
+    let db_text = std::fs::read_to_string(out.join("db.mesh")).unwrap();
+    assert!(db_text.contains("provides mysql {"), "{db_text}");
+    assert!(db_text.contains("user = \"nextcloud\""), "{db_text}");
+    assert!(db_text.contains("password = mysql_password"), "{db_text}");
+    let app = container(&manifest, "app");
+    assert_eq!(
+        instance(&manifest, "app")["requirements"]["db"]["contract"],
+        "mysql"
+    );
+    assert_eq!(app["env"]["MYSQL_HOST"], "imported.home.arpa");
+    assert_eq!(app["env"]["MYSQL_USER"], "nextcloud");
+    assert_eq!(app["env"]["REDIS_HOST"], "imported.home.arpa");
+    // The image reads `MYSQL_PASSWORD_FILE` and `NEXTCLOUD_ADMIN_PASSWORD_FILE`.
+    assert_eq!(
+        app["env"]["MYSQL_PASSWORD_FILE"],
+        "/run/secrets/mysql_password"
+    );
+    assert!(app["env"].get("MYSQL_PASSWORD").is_none());
+    assert!(app["env"].get("NEXTCLOUD_ADMIN_PASSWORD").is_none());
+    // One named volume shared by two services: `access`, placed for both.
+    for i in ["app", "cron"] {
+        let req = &instance(&manifest, i)["requirements"]["nextcloud"];
+        assert_eq!(req["contract"], "access", "{i}: {req}");
+    }
+    // Data a service only reads stays the operator's.
+    assert_eq!(
+        instance(&manifest, "app")["requirements"]["photos"]["contract"],
+        "access"
+    );
+    // links and entrypoint are said.
+    assert!(has(&notes(&report, "app"), "links", "dropped"));
+    assert!(has(&notes(&report, "cron"), "entrypoint", "dropped"));
+    let written = all_text(tmp.path());
+    for s in [
+        "Kd93LxQz7Wm2Np5Rt8Vb",
+        "Hy6Tq2Zx9Lm4Bn7Cv1Wk",
+        "changeme-please-now",
+    ] {
+        assert!(!written.contains(s), "a secret value was written");
+        assert!(!said.contains(s), "a secret value was printed");
+    }
+}
+
+#[test]
+fn short_secrets_interpolated_into_a_command_or_a_config_are_written_nowhere() {
+    let src = tempfile::tempdir().unwrap();
+    std::fs::write(
+        src.path().join("compose.yaml"),
+        r#"services:
+  cache:
+    image: redis:7.4
+    command: redis-server --requirepass ${REDIS_PASSWORD}
+  app:
+    image: example/app:1.0
+    configs:
+      - source: creds
+        target: /etc/app/creds.ini
+      - source: site
+        target: /etc/app/site.conf
+configs:
+  creds:
+    content: "user=app password=${APP_PASSWORD}"
+  site:
+    content: "server_name app.example.org;"
+"#,
+    )
+    .unwrap();
+    std::fs::write(
+        src.path().join(".env"),
+        "REDIS_PASSWORD=hunter2\nAPP_PASSWORD=swordfish\n",
+    )
+    .unwrap();
+    let (tmp, said, report, manifest) = import_and_build(
+        &src.path().join("compose.yaml"),
+        &format!(
+            "{}.mesh",
+            meshc::import::generate::ident(
+                &src.path()
+                    .file_name()
+                    .unwrap()
+                    .to_string_lossy()
+                    .to_ascii_lowercase()
+            )
+        ),
+    );
+    assert!(has(&notes(&report, "cache"), "command", "dropped"));
+    assert!(
+        container(&manifest, "cache")["command"]
+            .as_array()
+            .is_none_or(Vec::is_empty)
+    );
+    assert!(has(&notes(&report, "app"), "configs.creds", "secret"));
+    assert!(has(&notes(&report, "app"), "configs.site", "guessed"));
+    let files = container(&manifest, "app")["files"]
+        .as_array()
+        .unwrap()
+        .clone();
+    let site = files
+        .iter()
+        .find(|f| f["target"] == "/etc/app/site.conf")
+        .unwrap();
+    assert_eq!(site["content"], "server_name app.example.org;");
+    let written = all_text(tmp.path());
+    for s in ["hunter2", "swordfish"] {
+        assert!(!written.contains(s), "a secret value was written");
+        assert!(!said.contains(s), "a secret value was printed");
+    }
 }

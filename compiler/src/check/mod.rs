@@ -11,6 +11,7 @@
 pub use definition_rules::names_a_domain;
 pub mod registry;
 pub mod scope;
+pub mod secrets;
 pub mod types;
 
 mod containers;

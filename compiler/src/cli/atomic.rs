@@ -7,7 +7,8 @@ use std::fs::{self, File};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-/// Writes `files` (name → bytes) into `dir`, all or nothing.
+/// Writes `files` (name → bytes) into `dir`, all or nothing. A name may be a relative path
+/// into a folder of `dir` (`alpha/compose.yaml`); the folder is created.
 pub fn write_all(dir: &Path, files: &[(String, Vec<u8>)]) -> Result<(), String> {
     fs::create_dir_all(dir).map_err(|e| {
         format!(
@@ -43,9 +44,13 @@ pub fn write_all(dir: &Path, files: &[(String, Vec<u8>)]) -> Result<(), String> 
         }
     };
     for (name, bytes) in files {
+        // A name may hold one folder (`alpha/compose.yaml`): the file is staged beside its
+        // target, in that folder, so the rename stays on one file system.
         let target = dir.join(name);
-        let aside = dir.join(format!(".{name}.tmp-{}", std::process::id()));
-        if let Err(e) = write_aside(&aside, bytes) {
+        let folder = target.parent().unwrap_or(dir);
+        let base = target.file_name().unwrap_or_default().to_string_lossy();
+        let aside = folder.join(format!(".{base}.tmp-{}", std::process::id()));
+        if let Err(e) = fs::create_dir_all(folder).and_then(|_| write_aside(&aside, bytes)) {
             let _ = fs::remove_file(&aside);
             discard(&staged);
             return Err(format!(
@@ -225,6 +230,15 @@ mod tests {
         let err = write_all(dir.path(), &files("new", &["c.json", "d.json"]));
         assert!(err.is_err());
         assert_eq!(listing(dir.path()), ["a.json", "b.json", "d.json"]);
+    }
+
+    #[test]
+    fn files_in_folders_are_written_and_staged_beside_their_target() {
+        let dir = tempfile::tempdir().unwrap();
+        write_all(dir.path(), &files("new", &["a.json", "a/compose.yaml"])).unwrap();
+        assert_eq!(read(dir.path(), "a/compose.yaml"), "new:a/compose.yaml");
+        assert_eq!(listing(dir.path()), ["a", "a.json"]);
+        assert_eq!(listing(&dir.path().join("a")), ["compose.yaml"]);
     }
 
     #[test]

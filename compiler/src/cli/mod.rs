@@ -9,6 +9,7 @@ pub mod manual;
 pub mod migrate;
 pub mod output;
 pub mod root;
+pub mod render;
 pub mod survey;
 pub mod take;
 pub mod workspace;

@@ -23,6 +23,8 @@ pub struct Service {
     pub line: usize,
     pub image: String,
     pub command: Option<Vec<String>>,
+    /// Interpolation put a secret-named variable into the command.
+    pub command_secret: bool,
     pub env: Vec<EnvVar>,
     pub ports: Vec<Port>,
     pub volumes: Vec<Volume>,
@@ -79,6 +81,8 @@ pub struct Grant {
     /// Where the container reads it.
     pub target: String,
     pub source: GrantSource,
+    /// Inline content that interpolation filled from a secret-named variable.
+    pub secret_hint: bool,
 }
 
 /// Where a secret's or config's content comes from.
@@ -611,6 +615,7 @@ fn read_service(
         line: node.line,
         image: String::new(),
         command: None,
+        command_secret: false,
         env: Vec::new(),
         ports: Vec::new(),
         volumes: Vec::new(),
@@ -624,7 +629,10 @@ fn read_service(
     for (key, v) in entries {
         match key.as_str() {
             "image" => s.image = r.scalar(name, key, v).unwrap_or_default(),
-            "command" => s.command = r.strings(name, key, v),
+            "command" => {
+                s.command = r.strings(name, key, v);
+                s.command_secret = any_hint(v);
+            }
             "entrypoint" => {
                 let words = r.strings(name, key, v).unwrap_or_default();
                 r.note(
@@ -1085,6 +1093,16 @@ fn read_volume(
     })
 }
 
+/// Whether interpolation put a secret-named variable anywhere in `node`.
+fn any_hint(node: &Node) -> bool {
+    node.secret_hint
+        || match &node.value {
+            Yaml::Seq(items) => items.iter().any(any_hint),
+            Yaml::Map(entries) => entries.iter().any(|(_, v)| any_hint(v)),
+            _ => false,
+        }
+}
+
 fn bind_or_volume(source: &str) -> &'static str {
     if source.starts_with('.') || source.starts_with('/') || source.starts_with('~') {
         "bind"
@@ -1147,10 +1165,12 @@ fn read_grant(
     } else {
         GrantSource::External
     };
+    let secret_hint = decl.get("content").is_some_and(any_hint);
     Some(Grant {
         name: source,
         target,
         source: gsource,
+        secret_hint,
     })
 }
 

@@ -49,6 +49,10 @@ fn standard_of(image: &str) -> Option<Standard> {
             contract: "redis",
             port: 6379,
         }),
+        "mariadb" | "mysql" | "percona-server" => Some(Standard {
+            contract: "mysql",
+            port: 3306,
+        }),
         "rabbitmq" => Some(Standard {
             contract: "amqp",
             port: 5672,
@@ -256,6 +260,7 @@ fn about(parts: &[Part], key: &str, provider: &Provider) -> bool {
     let words: &[&str] = match provider.contract {
         "postgres" => &["DB", "DATABASE", "POSTGRES", "PG", "SQL"],
         "redis" => &["REDIS", "CACHE", "VALKEY", "KV"],
+        "mysql" => &["DB", "DATABASE", "MYSQL", "MARIADB", "SQL"],
         _ => &["AMQP", "RABBIT", "MQ", "BROKER", "QUEUE"],
     };
     let text: String = parts
@@ -468,6 +473,23 @@ pub fn generate(project: &Project, shown: &str, vars: &Vars) -> Generated {
                     ("password", password),
                 ]
             }
+            "mysql" => {
+                let user = env(&["MARIADB_USER", "MYSQL_USER"]).unwrap_or_else(|| "root".into());
+                let database = env(&["MARIADB_DATABASE", "MYSQL_DATABASE"]).unwrap_or_default();
+                let password = if user == "root" {
+                    env(&["MARIADB_ROOT_PASSWORD", "MYSQL_ROOT_PASSWORD"])
+                } else {
+                    env(&["MARIADB_PASSWORD", "MYSQL_PASSWORD"])
+                }
+                .unwrap_or_default();
+                vec![
+                    ("host", host),
+                    ("port", port),
+                    ("user", user),
+                    ("database", database),
+                    ("password", password),
+                ]
+            }
             "redis" => {
                 // The password of a Redis server is on its command line, which is not
                 // imported (it would show the secret): consumers keep theirs as written.
@@ -626,7 +648,12 @@ pub fn generate(project: &Project, shown: &str, vars: &Vars) -> Generated {
                 | Source::Named {
                     host_path: path, ..
                 } => {
-                    let access = shared.contains(&(si, vi)) || system_path(path) || file_like(path);
+                    // Data the service only reads is the operator's, not the module's.
+                    let read_only_bind = v.read_only && matches!(v.source, Source::Bind(_));
+                    let access = shared.contains(&(si, vi))
+                        || system_path(path)
+                        || file_like(path)
+                        || read_only_bind;
                     if access {
                         let write = if v.read_only {
                             String::new()
@@ -639,6 +666,8 @@ pub fn generate(project: &Project, shown: &str, vars: &Vars) -> Generated {
                             "a system path"
                         } else if file_like(path) {
                             "a file"
+                        } else if read_only_bind {
+                            "data the service only reads"
                         } else {
                             "a place other mounts reach too"
                         };
@@ -695,21 +724,58 @@ pub fn generate(project: &Project, shown: &str, vars: &Vars) -> Generated {
                         format!("the config file `{path}`, mounted read-only"),
                     );
                 }
-                GrantSource::Content(text) => {
-                    m.entries
-                        .push(format!("file {} = {}", quote(&g.target), quote(text)));
-                }
-                GrantSource::Environment(var) => match vars_get(vars, var) {
-                    Some(text) => {
-                        m.entries
-                            .push(format!("file {} = {}", quote(&g.target), quote(&text)))
+                GrantSource::Content(_) | GrantSource::Environment(_) => {
+                    let (text, from) = match &g.source {
+                        GrantSource::Content(t) => (Some(t.clone()), "its content".to_string()),
+                        GrantSource::Environment(var) => {
+                            (vars_get(vars, var), format!("the value of `{var}` in .env"))
+                        }
+                        _ => (None, String::new()),
+                    };
+                    let secret = g.secret_hint
+                        || matches!(&g.source, GrantSource::Environment(var) if secret_name(var))
+                        || text
+                            .as_deref()
+                            .is_some_and(|t| looks_random(t) || url_with_password(t));
+                    match text {
+                        None => note(&key, Action::Dropped, format!("{from} has no value")),
+                        Some(_) if secret => {
+                            // A config holding a secret: a sealed file, its text kept by the vault.
+                            let name = unique(&mut m.names, &g.name);
+                            any_secret = true;
+                            m.requires
+                                .push(format!("requires {name}: operator secret string"));
+                            m.entries
+                                .push(format!("file {} = {name}", quote(&g.target)));
+                            deliver.push(serde_json::json!({"instance": m.name, "requirement": name, "from": from}));
+                            note(
+                                &key,
+                                Action::Secret,
+                                format!(
+                                    "a config holding a secret: a sealed file whose text, {from}, the vault keeps"
+                                ),
+                            );
+                        }
+                        Some(text) if crate::check::names_a_domain(&text) => {
+                            let name = unique(&mut m.names, &g.name);
+                            m.requires.push(format!("requires {name}: operator string"));
+                            m.assign.push(format!("{name} = {}", quote(&text)));
+                            m.entries
+                                .push(format!("file {} = {name}", quote(&g.target)));
+                            note(
+                                &key,
+                                Action::Guessed,
+                                format!(
+                                    "names a domain: the operator value `{name}`, set on the assignment"
+                                ),
+                            );
+                        }
+                        Some(text) => {
+                            m.entries
+                                .push(format!("file {} = {}", quote(&g.target), quote(&text)))
+                        }
                     }
-                    None => note(
-                        &key,
-                        Action::Dropped,
-                        format!("its variable `{var}` has no value in .env"),
-                    ),
-                },
+                }
                 GrantSource::External => note(
                     &key,
                     Action::Dropped,
@@ -807,7 +873,8 @@ pub fn generate(project: &Project, shown: &str, vars: &Vars) -> Generated {
         }
         // Command.
         if let Some(cmd) = &s.command {
-            let secretish = cmd.iter().any(|w| looks_random(w) || url_with_password(w))
+            let secretish = s.command_secret
+                || cmd.iter().any(|w| looks_random(w) || url_with_password(w))
                 || providers.get(&s.name).is_some_and(|p| {
                     p.fields
                         .iter()
@@ -907,7 +974,10 @@ pub fn generate(project: &Project, shown: &str, vars: &Vars) -> Generated {
                 m.requires
                     .push(format!("requires {name}: operator secret string"));
                 deliver.push(serde_json::json!({"instance": m.name, "requirement": name, "from": format!("the value of `{}` of the service `{}`", e.key, s.name)}));
-                if provider_password && let Some(provides) = &mut m.provides {
+                if provider_password
+                    && let Some(provides) = &mut m.provides
+                    && !provides.contains("\npassword = ")
+                {
                     provides.insert_str(provides.len() - 2, &format!("\npassword = {name}"));
                 }
                 secret_entries.push(deliver_secret(

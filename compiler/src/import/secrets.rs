@@ -52,6 +52,15 @@ pub fn file_form(image: &str, key: &str, others: &[String]) -> Option<FileForm> 
         }
         "mariadb" | "mysql" => upper.starts_with("MARIADB_") || upper.starts_with("MYSQL_"),
         "miniflux" | "immich-server" | "paperless-ngx" => true,
+        "nextcloud" => [
+            "MYSQL_",
+            "POSTGRES_",
+            "NEXTCLOUD_ADMIN_",
+            "REDIS_HOST_PASSWORD",
+            "SMTP_PASSWORD",
+        ]
+        .iter()
+        .any(|p| upper.starts_with(p)),
         "gitea" | "forgejo" => upper.starts_with("GITEA__") || upper.starts_with("FORGEJO__"),
         "grafana" => upper.starts_with("GF_"),
         _ => false,

@@ -13,7 +13,7 @@ impl<'m> Resolver<'m> {
     /// module with errors.
     fn refused_by_itself(&self, i: usize) -> bool {
         !self.instances[i].refusals.is_empty()
-            || self.module_of(i).is_none_or(|m| !m.errors.is_empty())
+            || self.module_of(i).is_none_or(|m| !m.errors().is_empty())
     }
 
     /// Marks every refused instance left out, then every instance waiting for one
