@@ -48,14 +48,34 @@ pub fn has_sealed_env(c: &Container) -> bool {
     c.env.values().any(|v| !matches!(v, EnvValue::Text(_)))
 }
 
+/// A YAML double-quoted scalar as `yaml()` writes it, with the C1 controls and U+FEFF
+/// escaped too: YAML readers (PyYAML, in Docker Compose v1.29) refuse them raw.
+fn quote(s: &str) -> String {
+    let y = yaml(s);
+    if !y.contains(|c: char| ('\u{80}'..='\u{9f}').contains(&c) || c == '\u{feff}') {
+        return y;
+    }
+    let mut out = String::with_capacity(y.len() + 8);
+    for c in y.chars() {
+        if ('\u{80}'..='\u{9f}').contains(&c) {
+            let _ = write!(out, "\\x{:02X}", c as u32);
+        } else if c == '\u{feff}' {
+            out.push_str("\\uFEFF");
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 /// A value: a YAML double-quoted scalar with every `$` doubled.
 fn val(s: &str) -> String {
-    yaml(&s.replace('$', "$$"))
+    quote(&s.replace('$', "$$"))
 }
 
 /// A key: a YAML double-quoted scalar.
 fn key(s: &str) -> String {
-    yaml(s)
+    quote(s)
 }
 
 /// `host:port` as Compose's short port syntax writes an address (IPv6 in brackets).
@@ -402,7 +422,7 @@ mod tests {
             "a: b # not a comment",
             "- list? {map} [seq] & * ! | > ' % @ `",
             "tab\there\r\nnew line",
-            "\u{0}\u{1}\u{7f}\u{85}\u{2028}\u{2029}\u{feff}é✓𝄞",
+            "\u{0}\u{1}\u{7f}\u{80}\u{85}\u{9f}\u{2028}\u{2029}\u{feff}é✓𝄞",
             "yes",
             "0o17",
             "~",

@@ -7,11 +7,11 @@
 //!   (`A-Z a-z 0-9 - . _ ~`) percent-encoded, hex digits upper case.
 //! - `json(x)`: a JSON string literal, quotes included (`"` `\` and control characters
 //!   escaped; `\n`, `\t`, `\r`, `\b`, `\f`, others `\u00XX`).
-//! - `yaml(x)`: a YAML double-quoted scalar, quotes included (`"` `\` and every
-//!   character that is not printable escaped: `\n`, `\t`, `\r`, `\0`, `\xXX` for other
-//!   C0 and C1 controls and DEL, `\N` `\L` `\P` for U+0085, U+2028, U+2029, `\uFEFF`).
-//! - `lower(x)`, `upper(x)`: Unicode case mapping (Rust's `str::to_lowercase` and
-//!   `str::to_uppercase`).
+//! - `yaml(x)`: a YAML double-quoted scalar, quotes included: `"` and `\` escaped with a
+//!   backslash; U+0000 U+0007 U+0008 U+0009 U+000A U+000B U+000C U+000D U+001B as `\0`
+//!   `\a` `\b` `\t` `\n` `\v` `\f` `\r` `\e`; every other character below U+0020, and
+//!   U+007F, as `\xXX`; U+0085 U+2028 U+2029 as `\N` `\L` `\P`; everything else as is.
+//! - `lower(x)`, `upper(x)`: the ASCII letters changed; every other character as is.
 //! - `replace(x, from, to)`: every non-overlapping `from`, left to right, replaced by
 //!   `to`; an empty `from` leaves `x` as it is.
 
@@ -49,8 +49,8 @@ pub fn apply(name: &str, args: &[&str]) -> Result<String, String> {
         "url" => url(args[0]),
         "json" => json(args[0]),
         "yaml" => yaml(args[0]),
-        "lower" => args[0].to_lowercase(),
-        "upper" => args[0].to_uppercase(),
+        "lower" => args[0].to_ascii_lowercase(),
+        "upper" => args[0].to_ascii_uppercase(),
         "replace" => replace(args[0], args[1], args[2]),
         _ => unreachable!("every function of FUNCTIONS is applied"),
     })
@@ -82,15 +82,19 @@ pub fn yaml(x: &str) -> String {
         match c {
             '"' => out.push_str("\\\""),
             '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            '\r' => out.push_str("\\r"),
             '\0' => out.push_str("\\0"),
+            '\u{7}' => out.push_str("\\a"),
+            '\u{8}' => out.push_str("\\b"),
+            '\t' => out.push_str("\\t"),
+            '\n' => out.push_str("\\n"),
+            '\u{b}' => out.push_str("\\v"),
+            '\u{c}' => out.push_str("\\f"),
+            '\r' => out.push_str("\\r"),
+            '\u{1b}' => out.push_str("\\e"),
             '\u{85}' => out.push_str("\\N"),
             '\u{2028}' => out.push_str("\\L"),
             '\u{2029}' => out.push_str("\\P"),
-            '\u{feff}' => out.push_str("\\uFEFF"),
-            c if (c as u32) < 0x20 || (0x7f..=0x9f).contains(&(c as u32)) => {
+            c if (c as u32) < 0x20 || c == '\u{7f}' => {
                 let _ = write!(out, "\\x{:02X}", c as u32);
             }
             c => out.push(c),
@@ -111,8 +115,9 @@ pub fn replace(x: &str, from: &str, to: &str) -> String {
 
 /// Renders a manifest template: `$$` is a literal `$`; `${REF}` is the value of reference
 /// `REF` (as `lookup` gives it); `${f(ARG, …)}` applies a function, each argument a
-/// reference, a string literal in double quotes (JSON escapes) or another call. Errors
-/// never hold a value.
+/// reference, another call, or a JSON string literal holding a template of its own
+/// (`"${db.user}:x"`, a literal `$` written `$$`), as the compiler writes a call whose
+/// argument is composed text. Errors never hold a value.
 pub fn render(
     template: &str,
     lookup: &mut dyn FnMut(&str) -> Result<String, String>,
@@ -186,7 +191,9 @@ impl Parser<'_> {
     ) -> Result<String, String> {
         self.skip_space();
         if self.rest().starts_with('"') {
-            return self.string();
+            // A string argument holds a template of its own (`"${db.user}:x"`, `$$`).
+            let inner = self.string()?;
+            return render(&inner, lookup);
         }
         let text = self.text;
         let r = &text[self.pos..];
@@ -268,8 +275,9 @@ mod tests {
             yaml("a\"b\\c\nd\u{1}\u{2028}é"),
             "\"a\\\"b\\\\c\\nd\\x01\\Lé\""
         );
-        assert_eq!(apply("lower", &["ÀB"]).unwrap(), "àb");
-        assert_eq!(apply("upper", &["àb"]).unwrap(), "ÀB");
+        assert_eq!(apply("lower", &["ÀB"]).unwrap(), "Àb");
+        assert_eq!(apply("upper", &["àb"]).unwrap(), "àB");
+        assert_eq!(yaml("\u{7}\u{1b}\u{b}"), "\"\\a\\e\\v\"");
         assert_eq!(replace("a-b-c", "-", "--"), "a--b--c");
         assert_eq!(replace("abc", "", "x"), "abc");
         assert!(apply("lowr", &["x"]).unwrap_err().contains("`lowr`"));
@@ -282,11 +290,11 @@ mod tests {
 
     #[test]
     fn templates_render_references_calls_and_dollars() {
-        let t = "u=${db.user} p=${json(db.password)} q=${url(db.password)} $$HOME ${ replace( lower(db.user) , \"_\", \"\\\"\" ) }";
+        let t = "u=${db.user} p=${json(db.password)} q=${url(db.password)} $$HOME ${ replace( lower(db.user) , \"_\", \"\\\"\" ) } ${replace(\"${db.user}:$$x\", \"_\", \"$$\")}";
         let got = render(t, &mut look).unwrap();
         assert_eq!(
             got,
-            "u=Alpha_Forge p=\"p\\\"a:s s\\n/é\" q=p%22a%3As%20s%0A%2F%C3%A9 $HOME alpha\"forge"
+            "u=Alpha_Forge p=\"p\\\"a:s s\\n/é\" q=p%22a%3As%20s%0A%2F%C3%A9 $HOME alpha\"forge Alpha$Forge:$x"
         );
         assert_eq!(
             references(t),
