@@ -509,7 +509,7 @@ mod tests {
             }
         }
         let text = "module app {\n  requires workers: operator int in 1..8\n}\n\n\n\n\n\n\n\nassign app to alpha { workers = 100 }\n";
-        let at = text.find("100").unwrap() as u32;
+        let at = text.find("100").unwrap();
         let file = FilePath::from("c.mesh");
         let d = Diagnostic::new(Code::E0513, &file, Span::new(at, at + 3), "does not fit")
             .with_label(Span::new(15, 52), "declared here");
