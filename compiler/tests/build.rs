@@ -451,7 +451,8 @@ mesh lab {
         file["references"]["db.password"]["sealed"]["key"],
         "alpha_old/password"
     );
-    assert_eq!(file["mode"], "0600");
+    // A sealed file is 0640 unless it says otherwise (LANGUAGE.md §12.1).
+    assert_eq!(file["mode"], "0640");
 }
 
 /// A secret value written anywhere a careless build could copy it from.
@@ -892,11 +893,11 @@ mesh lab {
     // The first is derivable from the login; the second says which requirement and key.
     assert_eq!(
         consumers[0],
-        serde_json::json!({"node": "alpha", "instance": "app", "login": "alpha_app", "given": {"length": 32}})
+        serde_json::json!({"node": "alpha", "private_name": "alpha.lab.internal", "instance": "app", "login": "alpha_app", "given": {"length": 32, "alphabet": "alnum"}})
     );
     assert_eq!(
         consumers[1],
-        serde_json::json!({"node": "alpha", "instance": "app", "login": "alpha_app", "given": {"length": 64},
+        serde_json::json!({"node": "alpha", "private_name": "alpha.lab.internal", "instance": "app", "login": "alpha_app", "given": {"length": 64, "alphabet": "alnum"},
                            "requirement": "signing", "keys": {"value": "alpha_app/signing/value"}})
     );
     assert_valid(&validator(), &alpha, "alpha");
@@ -946,4 +947,75 @@ mod recombined {
             }
         }
     }
+}
+
+/// The schema lists exactly the language's functions, each described as the compiler
+/// applies it, so a host that renders a sealed template reads the same behaviour.
+#[test]
+fn the_schema_documents_every_function_as_the_compiler_applies_it() {
+    let schema: Value = serde_json::from_str(
+        &std::fs::read_to_string(repo_root().join("schema/manifest.schema.json")).unwrap(),
+    )
+    .unwrap();
+    let listed = schema["$defs"]["functions"]["oneOf"].as_array().unwrap();
+    let names: Vec<&str> = listed
+        .iter()
+        .map(|f| f["const"].as_str().unwrap())
+        .collect();
+    let all: Vec<&str> = meshc::functions::Func::ALL
+        .iter()
+        .map(|f| f.name())
+        .collect();
+    assert_eq!(names, all);
+    for (f, entry) in meshc::functions::Func::ALL.iter().zip(listed) {
+        let text = entry["description"].as_str().unwrap();
+        assert!(
+            text.ends_with(&format!(": {}.", f.summary())),
+            "the schema describes `{}` as {text:?}, the compiler as {:?}",
+            f.name(),
+            f.summary()
+        );
+    }
+}
+
+/// LANGUAGE.md §12.3: a provider's template runs over its consumers, so a consumer
+/// that comes or goes changes the provider's manifest and its digest.
+#[test]
+fn a_provider_whose_consumers_change_gets_a_new_manifest() {
+    let dir = repo_root().join("tests/cases/build/consumers");
+    let files = read_mesh_files(&dir);
+    let both = build(&files, "lab.mesh");
+    assert_eq!(both.exit, 0, "{:?}", both.diagnostics());
+    let one_files: Vec<(String, String)> = files
+        .iter()
+        .map(|(name, text)| {
+            let text = text
+                .lines()
+                .filter(|l| !l.contains("as blog"))
+                .collect::<Vec<_>>()
+                .join("\n");
+            (name.clone(), text)
+        })
+        .collect();
+    let one = build(&one_files, "lab.mesh");
+    assert_eq!(one.exit, 0, "{:?}", one.diagnostics());
+    let (a2, a1) = (both.json("alpha").unwrap(), one.json("alpha").unwrap());
+    assert_ne!(a2["digest"], a1["digest"]);
+    let caddy = "instances[instance=proxy].containers[name=proxy].files[target=/etc/caddy/Caddyfile].content";
+    let two_sites = lookup(&a2, caddy).unwrap().as_str().unwrap().to_string();
+    let one_site = lookup(&a1, caddy).unwrap().as_str().unwrap().to_string();
+    assert!(two_sites.contains("blog.example.org") && two_sites.contains("shop.example.org"));
+    assert!(!one_site.contains("blog.example.org") && one_site.contains("shop.example.org"));
+    // The sealed file keeps one pair of references per consumer, none for one gone.
+    let refs = "instances[instance=relay].containers[name=relay].files[target=/etc/postfix/sasl_users].references";
+    let two = lookup(&a2, refs).unwrap().as_object().unwrap().len();
+    let one_refs = lookup(&a1, refs).unwrap().as_object().unwrap();
+    assert_eq!(two, 4);
+    assert_eq!(one_refs.len(), 2);
+    assert!(one_refs.keys().all(|k| k.starts_with("c.beta_web_shop.")));
+    // The consumer's own node did not change, and neither did its manifest's digest.
+    assert_eq!(
+        both.json("beta").unwrap()["digest"],
+        one.json("beta").unwrap()["digest"]
+    );
 }

@@ -297,7 +297,8 @@ fn literal_type(expr: &Expr) -> Ty {
         Expr::List(items, _) => Ty::List(Box::new(
             items.first().map(literal_type).unwrap_or(Ty::Error),
         )),
-        Expr::Ref(_) | Expr::Range(_) | Expr::Error(_) => Ty::Error,
+        Expr::For(_) => Ty::String,
+        Expr::Ref(_) | Expr::Range(_) | Expr::Call(_) | Expr::Error(_) => Ty::Error,
     }
 }
 

@@ -34,6 +34,11 @@ pub(crate) enum Target<'a> {
         contract: &'a ContractInfo,
         field: &'a FieldInfo,
     },
+    /// Read through the variable of a `for` loop (LANGUAGE.md §12.3).
+    Loop {
+        var: usize,
+        read: super::loops::LoopRead<'a>,
+    },
 }
 
 /// A secret part of a value: where it is read and what declared it secret.
@@ -55,6 +60,8 @@ pub(crate) struct Val<'a> {
     pub interpolated: bool,
     /// What the expression reads, when it is one reference.
     pub target: Option<Target<'a>>,
+    /// The function whose result carries the secret part, when a call does.
+    pub call: Option<&'static str>,
 }
 
 impl Val<'_> {
@@ -64,6 +71,7 @@ impl Val<'_> {
             secret: None,
             interpolated: false,
             target: None,
+            call: None,
         }
     }
 
@@ -134,6 +142,9 @@ impl<'a> ModuleChecker<'a, '_> {
     ) -> Option<Target<'a>> {
         let segs = &reference.segments;
         let first = segs.first()?;
+        if let Some(v) = self.active_loop(first.name.as_str()) {
+            return self.resolve_loop(v, reference);
+        }
         let optional: Option<&'a ast::Requirement> = self
             .scope
             .requirements
@@ -232,11 +243,15 @@ impl<'a> ModuleChecker<'a, '_> {
                 span,
                 suggestion,
             } => {
-                let help = match suggestion {
-                    Some(s) => format!("did you mean `{s}`?"),
-                    None => self.unknown_requirement_help(&name),
+                let looped = super::loops::loop_declaring(self.module, &name);
+                let help = match (looped, suggestion) {
+                    (Some(_), _) => format!(
+                        "`{name}` is the variable of a `for` loop: it is read only inside that loop's template"
+                    ),
+                    (None, Some(s)) => format!("did you mean `{s}`?"),
+                    (None, None) => self.unknown_requirement_help(&name),
                 };
-                Diagnostic::new(
+                let d = Diagnostic::new(
                     Code::E0104,
                     self.cx.path,
                     span,
@@ -245,7 +260,11 @@ impl<'a> ModuleChecker<'a, '_> {
                         self.module.name.name
                     ),
                 )
-                .with_help(help)
+                .with_help(help);
+                match looped {
+                    Some(at) => d.with_label(at, "a loop variable, known only in its template"),
+                    None => d,
+                }
             }
             RefError::UnknownField {
                 requirement,
@@ -371,6 +390,7 @@ impl<'a> ModuleChecker<'a, '_> {
                 .as_ref()
                 .map_or(Ty::Error, |o| o.ty.clone()),
             Target::Consumer => Ty::String,
+            Target::Loop { var, read } => self.loop_ty(var, read),
         }
     }
 
@@ -382,6 +402,7 @@ impl<'a> ModuleChecker<'a, '_> {
                 .as_ref()
                 .is_some_and(|o| o.secret),
             Target::Consumer => false,
+            Target::Loop { var, read } => self.loop_is_secret(var, read),
         }
     }
 
@@ -391,6 +412,7 @@ impl<'a> ModuleChecker<'a, '_> {
                 contains_host_path(&field.ty)
             }
             Target::Operator { .. } | Target::Consumer => false,
+            Target::Loop { var, read } => contains_host_path(&self.loop_ty(var, read)),
         }
     }
 
@@ -403,6 +425,7 @@ impl<'a> ModuleChecker<'a, '_> {
             Target::Operator { req } => self.scope.requirements[req].name().to_string(),
             Target::Consumer => "consumer".into(),
             Target::Given { field, .. } => format!("given.{}", field.name),
+            Target::Loop { var, read } => self.loop_name(var, read),
         }
     }
 
@@ -417,6 +440,7 @@ impl<'a> ModuleChecker<'a, '_> {
                 (self.cx.path.clone(), self.scope.requirements[req].ast.span)
             }
             Target::Consumer => (self.cx.path.clone(), self.module.name.span),
+            Target::Loop { var, read } => self.loop_secret_declared_at(var, read),
         }
     }
 
@@ -437,6 +461,11 @@ impl<'a> ModuleChecker<'a, '_> {
                 .as_ref()
                 .and_then(|o| o.constraint.range),
             Target::Consumer => None,
+            Target::Loop {
+                read: super::loops::LoopRead::Given(f) | super::loops::LoopRead::Answer(f),
+                ..
+            } => f.constraint.range,
+            Target::Loop { .. } => None,
         }
     }
 
@@ -463,6 +492,7 @@ impl<'a> ModuleChecker<'a, '_> {
                         .then_some(Taint { at: r.span, target }),
                     interpolated: false,
                     target: Some(target),
+                    call: None,
                 }
             }
             Expr::List(items, _) => {
@@ -507,8 +537,10 @@ impl<'a> ModuleChecker<'a, '_> {
                     secret,
                     interpolated: false,
                     target: None,
+                    call: None,
                 }
             }
+            Expr::Call(c) => self.eval_call(c, place, ctx),
             Expr::Range(r) => {
                 self.cx.report(
                     Diagnostic::new(
@@ -521,8 +553,96 @@ impl<'a> ModuleChecker<'a, '_> {
                 );
                 Val::error()
             }
+            Expr::For(f) => self.eval_for(f, place, ctx),
             Expr::Error(_) => Val::error(),
         }
+    }
+
+    /// A call of one of the language's functions (LANGUAGE.md §12.4): a string with the
+    /// taint of its arguments. An unknown name or a wrong number of arguments is refused
+    /// (E0324); the arguments' names are still read.
+    fn eval_call(&mut self, c: &ast::Call, place: Place<'_>, ctx: RefContext<'a>) -> Val<'a> {
+        let Some(func) = crate::functions::Func::from_name(&c.name.name) else {
+            let names = crate::functions::Func::ALL.iter().map(|f| f.name());
+            let help = match crate::diagnostics::closest(&c.name.name, names) {
+                Some(near) => format!(
+                    "did you mean `{}`? ",
+                    crate::functions::Func::from_name(near).map_or(near, |f| f.signature())
+                ),
+                None => String::new(),
+            };
+            self.cx.report(
+                Diagnostic::new(
+                    Code::E0324,
+                    self.cx.path,
+                    c.name.span,
+                    format!("`{}` is not a function of the language", c.name.name),
+                )
+                .with_help(format!(
+                    "{help}the functions are url(x), json(x), yaml(x), lower(x), upper(x) and replace(x, \"from\", \"to\")"
+                )),
+            );
+            for arg in &c.args {
+                self.eval_names(arg, ctx);
+            }
+            return Val::error();
+        };
+        if c.args.len() != func.arity() {
+            let n = c.args.len();
+            self.cx.report(
+                Diagnostic::new(
+                    Code::E0324,
+                    self.cx.path,
+                    c.span,
+                    format!(
+                        "`{}` takes {} argument{}, found {n}",
+                        func.name(),
+                        func.arity(),
+                        if func.arity() == 1 { "" } else { "s" },
+                    ),
+                )
+                .with_help(format!("write `{}`", func.signature())),
+            );
+            for arg in &c.args {
+                self.eval_names(arg, ctx);
+            }
+            return Val::error();
+        }
+        let mut val = Val::of(Ty::String);
+        let mut broken = false;
+        for arg in &c.args {
+            let v = self.eval(arg, place, ctx);
+            if v.is_error() {
+                broken = true;
+            } else if v.secret.is_some() && matches!(arg, Expr::Str(_)) {
+                // The node applies the call to the secret itself: its argument must be
+                // the secret (a reference or a call), not text around it.
+                self.cx.report(
+                    Diagnostic::new(
+                        Code::E0324,
+                        self.cx.path,
+                        arg.span(),
+                        format!(
+                            "an argument of `{}(…)` that reads a secret is a reference or a call, not a string around it",
+                            func.name()
+                        ),
+                    )
+                    .with_help(format!(
+                        "call `{}` on the secret alone, and write the text around the call: `\"…${{{}(db.password)}}…\"`",
+                        func.name(),
+                        func.name()
+                    )),
+                );
+                broken = true;
+            } else if val.secret.is_none() && v.secret.is_some() {
+                val.secret = v.secret;
+                val.call = Some(func.name());
+            }
+        }
+        if broken {
+            return Val::error();
+        }
+        val
     }
 
     /// A string: its interpolations are resolved; any secret part taints it, any host
@@ -540,15 +660,27 @@ impl<'a> ModuleChecker<'a, '_> {
                 continue;
             };
             val.interpolated = true;
-            let reference: Cow<'_, Reference> = match &interp.legacy {
-                None => Cow::Borrowed(&interp.reference),
-                Some(kind) => match self.legacy_reference(interp, kind) {
+            if interp.legacy.is_none() && interp.reference().is_none() {
+                // `${url(db.password)}`: any expression, its taint kept.
+                let v = self.eval(&interp.expr, place, ctx);
+                if v.is_error() {
+                    broken = true;
+                } else if val.secret.is_none() && v.secret.is_some() {
+                    val.secret = v.secret;
+                    val.call = v.call;
+                }
+                continue;
+            }
+            let reference: Cow<'_, Reference> = match (&interp.legacy, interp.reference()) {
+                (None, Some(r)) => Cow::Borrowed(r),
+                (Some(kind), _) => match self.legacy_reference(interp, kind) {
                     Some(r) => Cow::Owned(r),
                     None => {
                         broken = true;
                         continue;
                     }
                 },
+                (None, None) => continue,
             };
             let Some(target) = self.resolve(&reference, ctx) else {
                 broken = true;
@@ -582,7 +714,10 @@ impl<'a> ModuleChecker<'a, '_> {
             Expr::Str(s) => {
                 for interp in s.interpolations() {
                     let reference = match &interp.legacy {
-                        None => Cow::Borrowed(&interp.reference),
+                        None => {
+                            self.eval_names(&interp.expr, ctx);
+                            continue;
+                        }
                         Some(kind) => match self.legacy_reference(interp, kind) {
                             Some(r) => Cow::Owned(r),
                             None => continue,
@@ -596,6 +731,12 @@ impl<'a> ModuleChecker<'a, '_> {
                     self.eval_names(item, ctx);
                 }
             }
+            Expr::Call(c) => {
+                for arg in &c.args {
+                    self.eval_names(arg, ctx);
+                }
+            }
+            Expr::For(f) => self.eval_for_names(f, ctx),
             Expr::Int(_) | Expr::Bool(..) | Expr::Range(_) | Expr::Error(_) => {}
         }
     }
@@ -613,11 +754,11 @@ impl<'a> ModuleChecker<'a, '_> {
             Expr::Ref(r) if skipped(r) => {}
             Expr::Str(s) => {
                 for interp in s.interpolations() {
-                    if interp.legacy.is_none() && skipped(&interp.reference) {
-                        continue;
-                    }
                     let reference = match &interp.legacy {
-                        None => Cow::Borrowed(&interp.reference),
+                        None => {
+                            self.eval_names_skipping(&interp.expr, skip);
+                            continue;
+                        }
                         Some(kind) => match self.legacy_reference(interp, kind) {
                             Some(r) => Cow::Owned(r),
                             None => continue,
@@ -629,6 +770,11 @@ impl<'a> ModuleChecker<'a, '_> {
             Expr::List(items, _) => {
                 for item in items {
                     self.eval_names_skipping(item, skip);
+                }
+            }
+            Expr::Call(c) => {
+                for arg in &c.args {
+                    self.eval_names_skipping(arg, skip);
                 }
             }
             other => self.eval_names(other, RefContext::Definition),
@@ -676,10 +822,14 @@ impl<'a> ModuleChecker<'a, '_> {
             Place::Answer(_) => "a secret may answer only a secret field of the contract".into(),
             _ => format!("a secret reaches a process only through a `secret` file, a `file` body or an `exposed` env entry: `secret \"/run/secrets/…\" = {name}`"),
         };
-        let help = if val.interpolated {
-            format!("an interpolated string with any secret part is a secret string; {fix}")
-        } else {
-            fix
+        let help = match (val.call, val.interpolated) {
+            (Some(f), _) => format!(
+                "a function's result keeps the taint of its arguments, so `{f}(…)` of a secret is a secret; {fix}"
+            ),
+            (None, true) => {
+                format!("an interpolated string with any secret part is a secret string; {fix}")
+            }
+            (None, false) => fix,
         };
         self.cx.report(
             Diagnostic::new(

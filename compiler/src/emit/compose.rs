@@ -48,34 +48,14 @@ pub fn has_sealed_env(c: &Container) -> bool {
     c.env.values().any(|v| !matches!(v, EnvValue::Text(_)))
 }
 
-/// A YAML double-quoted scalar as `yaml()` writes it, with the C1 controls and U+FEFF
-/// escaped too: YAML readers (PyYAML, in Docker Compose v1.29) refuse them raw.
-fn quote(s: &str) -> String {
-    let y = yaml(s);
-    if !y.contains(|c: char| ('\u{80}'..='\u{9f}').contains(&c) || c == '\u{feff}') {
-        return y;
-    }
-    let mut out = String::with_capacity(y.len() + 8);
-    for c in y.chars() {
-        if ('\u{80}'..='\u{9f}').contains(&c) {
-            let _ = write!(out, "\\x{:02X}", c as u32);
-        } else if c == '\u{feff}' {
-            out.push_str("\\uFEFF");
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
-
 /// A value: a YAML double-quoted scalar with every `$` doubled.
 fn val(s: &str) -> String {
-    quote(&s.replace('$', "$$"))
+    yaml(&s.replace('$', "$$"))
 }
 
 /// A key: a YAML double-quoted scalar.
 fn key(s: &str) -> String {
-    quote(s)
+    yaml(s)
 }
 
 /// `host:port` as Compose's short port syntax writes an address (IPv6 in brackets).
@@ -303,6 +283,7 @@ mod tests {
             mesh: "lab".into(),
             node: "alpha".into(),
             digest: "sha256:00".into(),
+            nodes: Default::default(),
             instances: vec![Instance {
                 instance: "web".into(),
                 module: "web".into(),
@@ -321,12 +302,17 @@ mod tests {
                     }],
                     secrets: vec![SecretFile {
                         target: "/run/secrets/db".into(),
+                        owner: 1000,
+                        group: 1000,
+                        mode: "0440".into(),
                         sealed: None,
                         template: None,
                         references: None,
                     }],
                     files: vec![File {
                         target: "/etc/web.conf".into(),
+                        owner: 1000,
+                        group: 1000,
                         mode: "0644".into(),
                         content: Some("x".into()),
                         template: None,

@@ -7,11 +7,11 @@
 //!   (`A-Z a-z 0-9 - . _ ~`) percent-encoded, hex digits upper case.
 //! - `json(x)`: a JSON string literal, quotes included (`"` `\` and control characters
 //!   escaped; `\n`, `\t`, `\r`, `\b`, `\f`, others `\u00XX`).
-//! - `yaml(x)`: a YAML double-quoted scalar, quotes included: `"` and `\` escaped with a
-//!   backslash; U+0000 U+0007 U+0008 U+0009 U+000A U+000B U+000C U+000D U+001B as `\0`
-//!   `\a` `\b` `\t` `\n` `\v` `\f` `\r` `\e`; every other character below U+0020, and
-//!   U+007F, as `\xXX`; U+0085 U+2028 U+2029 as `\N` `\L` `\P`; everything else as is.
-//! - `lower(x)`, `upper(x)`: the ASCII letters changed; every other character as is.
+//! - `yaml(x)`: a YAML double-quoted scalar, quotes included (`"` `\` and every
+//!   character that is not printable escaped: `\n`, `\t`, `\r`, `\0`, `\xXX` for other
+//!   C0 and C1 controls and DEL, `\N` `\L` `\P` for U+0085, U+2028, U+2029, `\uFEFF`).
+//! - `lower(x)`, `upper(x)`: Unicode case mapping (Rust's `str::to_lowercase` and
+//!   `str::to_uppercase`).
 //! - `replace(x, from, to)`: every non-overlapping `from`, left to right, replaced by
 //!   `to`; an empty `from` leaves `x` as it is.
 
@@ -49,8 +49,8 @@ pub fn apply(name: &str, args: &[&str]) -> Result<String, String> {
         "url" => url(args[0]),
         "json" => json(args[0]),
         "yaml" => yaml(args[0]),
-        "lower" => args[0].to_ascii_lowercase(),
-        "upper" => args[0].to_ascii_uppercase(),
+        "lower" => args[0].to_lowercase(),
+        "upper" => args[0].to_uppercase(),
         "replace" => replace(args[0], args[1], args[2]),
         _ => unreachable!("every function of FUNCTIONS is applied"),
     })
@@ -82,19 +82,15 @@ pub fn yaml(x: &str) -> String {
         match c {
             '"' => out.push_str("\\\""),
             '\\' => out.push_str("\\\\"),
-            '\0' => out.push_str("\\0"),
-            '\u{7}' => out.push_str("\\a"),
-            '\u{8}' => out.push_str("\\b"),
-            '\t' => out.push_str("\\t"),
             '\n' => out.push_str("\\n"),
-            '\u{b}' => out.push_str("\\v"),
-            '\u{c}' => out.push_str("\\f"),
+            '\t' => out.push_str("\\t"),
             '\r' => out.push_str("\\r"),
-            '\u{1b}' => out.push_str("\\e"),
+            '\0' => out.push_str("\\0"),
             '\u{85}' => out.push_str("\\N"),
             '\u{2028}' => out.push_str("\\L"),
             '\u{2029}' => out.push_str("\\P"),
-            c if (c as u32) < 0x20 || c == '\u{7f}' => {
+            '\u{feff}' => out.push_str("\\uFEFF"),
+            c if (c as u32) < 0x20 || (0x7f..=0x9f).contains(&(c as u32)) => {
                 let _ = write!(out, "\\x{:02X}", c as u32);
             }
             c => out.push(c),
@@ -275,9 +271,9 @@ mod tests {
             yaml("a\"b\\c\nd\u{1}\u{2028}é"),
             "\"a\\\"b\\\\c\\nd\\x01\\Lé\""
         );
-        assert_eq!(apply("lower", &["ÀB"]).unwrap(), "Àb");
-        assert_eq!(apply("upper", &["àb"]).unwrap(), "àB");
-        assert_eq!(yaml("\u{7}\u{1b}\u{b}"), "\"\\a\\e\\v\"");
+        assert_eq!(apply("lower", &["ÀB"]).unwrap(), "àb");
+        assert_eq!(apply("upper", &["àb"]).unwrap(), "ÀB");
+        assert_eq!(yaml("\u{7}\u{80}\u{feff}"), "\"\\x07\\x80\\uFEFF\"");
         assert_eq!(replace("a-b-c", "-", "--"), "a--b--c");
         assert_eq!(replace("abc", "", "x"), "abc");
         assert!(apply("lowr", &["x"]).unwrap_err().contains("`lowr`"));

@@ -30,6 +30,7 @@ mod host;
 mod identity;
 mod left_out;
 pub mod lock;
+mod loops;
 mod manifests;
 mod mesh_names;
 mod operator;
@@ -98,6 +99,9 @@ pub struct MeshOutcome {
         std::collections::BTreeMap<String, std::collections::BTreeMap<String, Vec<String>>>,
     /// Every assignment left out, with why.
     pub left_out: Vec<LeftOutAssignment>,
+    /// Every port the lock held that this build moved, and why, in words
+    /// (LANGUAGE.md §12.6); `meshc build` prints each as a note.
+    pub port_moves: Vec<String>,
     /// How each module requirement of every built assignment is answered, node by node in
     /// the mesh's order and in source order within a node (the order of the manifests).
     /// Filled with or without manifests, so the editor's hovers and hints read
@@ -155,6 +159,7 @@ impl MeshOutcome {
             lock: Lock::default(),
             written: Default::default(),
             left_out: Vec::new(),
+            port_moves: Vec::new(),
             choices: Vec::new(),
             nodes: Vec::new(),
         }
@@ -314,6 +319,8 @@ pub(crate) struct NodeInfo<'m> {
     pub adopted: bool,
     /// Instances on this node by name.
     pub instances: FxHashMap<String, usize>,
+    /// The errors of the node's own entries; its assignments are left out, listing them.
+    pub errors: Vec<Diagnostic>,
 }
 
 /// What an assignment writes in its braces, judged.
@@ -440,6 +447,8 @@ pub(crate) struct Resolver<'m> {
     /// Diagnostics about the mesh itself (nodes, seats), in source order.
     pub mesh_diags: Vec<Diagnostic>,
     pub lock: Lock,
+    /// Ports of the given lock this build moved, with why (LANGUAGE.md §12.6).
+    pub port_moves: Vec<String>,
     /// Contract → workspace modules providing it, built on first need.
     pub workspace_providers: Option<FxHashMap<String, Vec<String>>>,
     pub operator_memo: FxHashMap<(usize, &'m str), Memo<Option<OperatorValue>>>,
@@ -451,6 +460,8 @@ pub(crate) struct Resolver<'m> {
     pub providers_on_node: FxHashMap<(&'m str, usize), Vec<usize>>,
     /// (consumer, provider) pairs already told E0514.
     pub told_waiting: FxHashSet<(usize, usize)>,
+    /// The loop variables bound while a `for` template renders, innermost last.
+    pub loop_bindings: Vec<loops::Binding<'m>>,
 }
 
 impl<'m> Resolver<'m> {
@@ -471,6 +482,7 @@ impl<'m> Resolver<'m> {
             providers: FxHashMap::default(),
             mesh_diags: Vec::new(),
             lock: Lock::default(),
+            port_moves: Vec::new(),
             workspace_providers: None,
             operator_memo: FxHashMap::default(),
             given_memo: FxHashMap::default(),
@@ -478,6 +490,7 @@ impl<'m> Resolver<'m> {
             told_waiting: FxHashSet::default(),
             mesh_names: Vec::new(),
             providers_on_node: FxHashMap::default(),
+            loop_bindings: Vec::new(),
         }
     }
 

@@ -35,6 +35,7 @@
   "read_only"
   "file"
   "mode"
+  "owner"
   "publish"
   "image_paths"
   "provides"
@@ -49,7 +50,15 @@
   "when"
   "absent"
   "keep_network"
+  "consumers"
 ] @keyword
+
+; `for c in …`: the loop variable, and its reads in the template.
+(for_expression
+  variable: (identifier) @variable)
+
+(consumers
+  contract: (identifier) @type)
 
 (genesis) @keyword
 
@@ -317,3 +326,6 @@
   "<"
   ">"
 ] @punctuation.bracket
+
+; A call of one of the language's functions: url, json, yaml, lower, upper, replace.
+(call function: (function_name) @function.builtin)
