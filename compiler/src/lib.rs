@@ -9,6 +9,7 @@ pub mod db;
 pub mod diagnostics;
 pub mod emit;
 pub mod fmt;
+pub mod fsio;
 pub mod parallel;
 pub mod resolve;
 pub mod span;

@@ -92,6 +92,7 @@ impl<'m> Resolver<'m> {
                 login: String::new(),
                 secret_keys: FxHashMap::default(),
                 refusals: Vec::new(),
+                refused_with: None,
                 waits_for: Vec::new(),
                 left_out: false,
             };
