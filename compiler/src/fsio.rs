@@ -155,7 +155,10 @@ mod tests {
             let _ = std::fs::remove_file(&link);
             std::os::unix::fs::symlink(dev, &link).unwrap();
             let err = read_regular(&link, 1024).unwrap_err();
-            assert!(matches!(err, ReadFailure::NotRegular("a device")), "{err:?}");
+            assert!(
+                matches!(err, ReadFailure::NotRegular("a device")),
+                "{err:?}"
+            );
             assert!(err.sentence("x.mesh").contains("not a regular file"));
         }
     }
@@ -169,7 +172,12 @@ mod tests {
         std::io::Write::write_all(&mut f, b"x").unwrap();
         let (b, _) = create_aside(dir.path(), "n.json", "tmp").unwrap();
         assert_ne!(a, b, "two asides never share a name");
-        assert!(a.file_name().unwrap().to_string_lossy().starts_with(".n.json.tmp-"));
+        assert!(
+            a.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with(".n.json.tmp-")
+        );
         // Opening exclusively at a name that is a link fails instead of following it.
         let victim = outside.path().join("victim");
         std::os::unix::fs::symlink(&victim, dir.path().join("planted")).unwrap();

@@ -140,7 +140,10 @@ fn a_chain_of_20000_providers_builds_on_a_small_stack() {
     });
     assert_eq!(b.0, 0, "{:?}", b.1);
     let manifest = serde_json::to_string(&b.2.expect("node a built")).unwrap();
-    assert!(manifest.contains("\"V\":\"end\""), "the answer reads through every provider");
+    assert!(
+        manifest.contains("\"V\":\"end\""),
+        "the answer reads through every provider"
+    );
 }
 
 /// `meshc ARGS` in `dir` with the main thread's stack limited to `kib` (`ulimit -s`).
@@ -177,4 +180,181 @@ fn the_command_line_checks_and_builds_deep_inputs_on_a_1_mib_stack() {
         assert_eq!(out.status.code(), Some(0), "{name}: build: {err}");
         assert!(dir.path().join("out/a.json").is_file(), "{name}");
     }
+}
+
+#[test]
+fn a_thousand_alike_logins_are_one_diagnostic() {
+    let app = "module app {\n  requires http: host port { container = 80 }\n  container app {\n    image \"busybox:1.36\"\n    publish http\n  }\n}\n";
+    let mut mesh = String::from(
+        "mesh m {\n  node alpha { private_name = \"alpha.internal\"  ports = 10000..65000 }\n",
+    );
+    for i in 0..1000 {
+        mesh.push_str(&format!("  assign app to alpha as xxxx{i}\n"));
+    }
+    mesh.push_str("  assign app to alpha as other\n}\n");
+    let files = vec![
+        ("app.mesh".to_string(), app.to_string()),
+        ("m.mesh".to_string(), mesh),
+    ];
+    let b = build(&files, "m.mesh");
+    let all = b.diagnostics();
+    let alike: Vec<&&Diagnostic> = all.iter().filter(|d| d.code == Code::E0509).collect();
+    assert_eq!(alike.len(), 1, "one diagnostic for the group");
+    let d = alike[0];
+    assert!(d.message.contains("`xxxx0` on `alpha`"), "{}", d.message);
+    assert!(d.message.contains("`xxxx8` on `alpha`"), "{}", d.message);
+    assert!(!d.message.contains("`xxxx9` on"), "{}", d.message);
+    assert!(d.message.ends_with("and 991 more"), "{}", d.message);
+    assert_eq!(d.labels.len(), 8);
+    // Every member is still left out, each listing the group's diagnostic; the instance
+    // with a login of its own is built.
+    let left_out: Vec<_> = b.outcomes[0].left_out.iter().collect();
+    assert_eq!(left_out.len(), 1000);
+    assert!(
+        left_out
+            .iter()
+            .all(|l| l.diagnostics.iter().any(|d| d.code == Code::E0509))
+    );
+    let manifest = serde_json::to_string(&b.json("alpha").unwrap()).unwrap();
+    assert!(manifest.contains("\"instance\":\"other\""));
+}
+
+#[test]
+fn a_huge_pattern_is_refused() {
+    let mut module = String::from("module m {\n");
+    for i in 0..200 {
+        module.push_str(&format!(
+            "  requires r{i}: operator string matches \"\\\\w{{250}}N{i}\" = \"x\"\n"
+        ));
+    }
+    module.push_str("}\n");
+    let diags = check_workspace(&one_file("m.mesh", &module));
+    let too_big = diags
+        .iter()
+        .filter(|d| {
+            d.code == Code::E0314
+                && d.help
+                    .as_deref()
+                    .is_some_and(|h| h.contains("too large once compiled"))
+        })
+        .count();
+    assert_eq!(too_big, 200, "{:?}", diags.first());
+    // A pattern of a real size still compiles and judges.
+    let ok = "module m {\n  requires r: operator string matches \"[a-z]{1,63}\" = \"web\"\n}\n";
+    let diags = check_workspace(&one_file("m.mesh", ok));
+    assert!(!diags.iter().any(Diagnostic::is_error), "{diags:?}");
+}
+
+fn meshc(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_meshc"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("meshc runs")
+}
+
+const CLEAN: &str = "module web {\n  requires http: host port { container = 80 }\n  container web {\n    image \"nginx:1.27\"\n    publish http\n  }\n}\n";
+const MESH: &str = "mesh m {\n  node a { private_name = \"a.internal\"  ports = 10000..65000 }\n  assign web to a\n}\n";
+
+#[cfg(unix)]
+#[test]
+fn special_files_are_refused_not_read() {
+    use std::os::unix::fs::symlink;
+    for dev in ["/dev/zero", "/dev/urandom"] {
+        // Named directly: one sentence, exit 2.
+        let dir = tempfile::tempdir().unwrap();
+        symlink(dev, dir.path().join("z.mesh")).unwrap();
+        let out = meshc(dir.path(), &["check", "z.mesh"]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(err.contains("not a regular file"), "{err}");
+        // Found in a directory: a link leading out, not followed.
+        std::fs::write(dir.path().join("web.mesh"), CLEAN).unwrap();
+        let out = meshc(dir.path(), &["check", "."]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{err}");
+        assert!(err.contains("`z.mesh` is a link leading out"), "{err}");
+        // The lock file beside the mesh.
+        std::fs::remove_file(dir.path().join("z.mesh")).unwrap();
+        std::fs::write(dir.path().join("m.mesh"), MESH).unwrap();
+        symlink(dev, dir.path().join("m.mesh.lock")).unwrap();
+        let out = meshc(dir.path(), &["build", "m.mesh", ".", "--out", "out"]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(err.contains("m.mesh.lock` is a device"), "{err}");
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn links_out_of_the_input_are_not_followed() {
+    use std::os::unix::fs::symlink;
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(
+        outside.path().join("shadow.mesh"),
+        "root:S3CR3T-hash:19000\n",
+    )
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("web.mesh"), CLEAN).unwrap();
+    symlink(
+        outside.path().join("shadow.mesh"),
+        dir.path().join("shadow.mesh"),
+    )
+    .unwrap();
+    symlink("/", dir.path().join("everything")).unwrap();
+    // A link that stays inside is followed.
+    std::fs::create_dir(dir.path().join("real")).unwrap();
+    std::fs::write(
+        dir.path().join("real/other.mesh"),
+        CLEAN.replace("web", "other"),
+    )
+    .unwrap();
+    symlink(dir.path().join("real"), dir.path().join("alias")).unwrap();
+    let out = meshc(dir.path(), &["check", "--format", "json", "."]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{err}{stdout}");
+    assert!(!stdout.contains("S3CR3T") && !err.contains("S3CR3T"));
+    assert!(err.contains("`shadow.mesh` is a link leading out"), "{err}");
+    assert!(err.contains("`everything` is a link leading out"), "{err}");
+    let out = meshc(dir.path(), &["check", "."]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("2 files checked"), "{err}");
+}
+
+#[cfg(unix)]
+#[test]
+fn a_manifest_link_is_refused_with_exit_2() {
+    use std::os::unix::fs::symlink;
+    let outside = tempfile::tempdir().unwrap();
+    let victim = outside.path().join("victim");
+    std::fs::write(&victim, "untouched").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("web.mesh"), CLEAN).unwrap();
+    std::fs::write(dir.path().join("m.mesh"), MESH).unwrap();
+    std::fs::create_dir(dir.path().join("out")).unwrap();
+    symlink(&victim, dir.path().join("out/a.json")).unwrap();
+    let out = meshc(dir.path(), &["build", "m.mesh", ".", "--out", "out"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("is a symbolic link"), "{err}");
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "untouched");
+    // The lock beside the mesh, a link: refused too, and the victim untouched.
+    std::fs::remove_file(dir.path().join("out/a.json")).unwrap();
+    symlink(&victim, dir.path().join("m.mesh.lock")).unwrap();
+    let out = meshc(dir.path(), &["build", "m.mesh", ".", "--out", "out"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_ne!(out.status.code(), Some(0), "{err}");
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "untouched");
+}
+
+#[test]
+fn a_byte_order_mark_is_accepted() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("web.mesh"), format!("\u{feff}{CLEAN}")).unwrap();
+    let out = meshc(dir.path(), &["check", "."]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(err.contains("no problems"), "{err}");
 }

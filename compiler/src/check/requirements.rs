@@ -531,10 +531,7 @@ impl<'a> ModuleChecker<'a, '_> {
                     chain.push_str("` reads ");
                 }
                 if names.len() > CYCLE_NAMED {
-                    chain.push_str(&format!(
-                        "{} more, which read ",
-                        names.len() - CYCLE_NAMED
-                    ));
+                    chain.push_str(&format!("{} more, which read ", names.len() - CYCLE_NAMED));
                 }
                 chain.push('`');
                 chain.push_str(names[0]);

@@ -238,7 +238,12 @@ mod tests {
         let err = replace_file(&dir.path().join("f.mesh"), b"x").unwrap_err();
         assert!(err.contains("is a symbolic link"), "{err}");
         assert_eq!(read(outside.path(), "victim"), "untouched");
-        assert!(fs::symlink_metadata(dir.path().join("f.mesh")).unwrap().file_type().is_symlink());
+        assert!(
+            fs::symlink_metadata(dir.path().join("f.mesh"))
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
     }
 
     #[test]

@@ -436,7 +436,10 @@ impl<'m> Resolver<'m> {
     fn memo_done(&self, key: Key<'m>) -> Option<bool> {
         let done = |m: Option<&Memo<_>>| m.map(|m| matches!(m, Memo::Done(_)));
         match key {
-            Key::Operator(i, r) => self.operator_memo.get(&(i, r)).map(|m| matches!(m, Memo::Done(_))),
+            Key::Operator(i, r) => self
+                .operator_memo
+                .get(&(i, r))
+                .map(|m| matches!(m, Memo::Done(_))),
             Key::Given(i, r, f) => done(self.given_memo.get(&(i, r, f))),
             Key::Answer(i, r, f) => done(self.answer_memo.get(&(i, r, f))),
         }
@@ -449,9 +452,7 @@ impl<'m> Resolver<'m> {
         }
         match key {
             Key::Operator(i, r) => self.report_cycle(i, r),
-            Key::Given(i, r, f) | Key::Answer(i, r, f) => {
-                self.report_cycle(i, &format!("{r}.{f}"))
-            }
+            Key::Given(i, r, f) | Key::Answer(i, r, f) => self.report_cycle(i, &format!("{r}.{f}")),
         }
     }
 
