@@ -136,20 +136,100 @@ pub fn check_file(
     Arc::new(out)
 }
 
+/// The places of one file that may hold a secret (`check::secrets`): every source
+/// excerpt and hover shows them masked, whatever else is wrong with the file.
+#[salsa::tracked(returns(clone))]
+pub fn secret_spans(
+    db: &dyn salsa::Database,
+    ws: Workspace,
+    file: SourceFile,
+) -> Arc<Vec<crate::span::Span>> {
+    let parsed = parse_file(db, file);
+    let reg = registry(db, ws);
+    let module = |name: &str| module_source(db, ws, name);
+    Arc::new(crate::check::secrets::secret_spans(
+        file.text(db),
+        &parsed,
+        &reg,
+        &module,
+    ))
+}
+
+/// The text of `file` as every excerpt and hover shows it: the places
+/// [`secret_spans`] finds, and those its diagnostics mark, masked.
+pub fn masked_text(
+    db: &dyn salsa::Database,
+    ws: Workspace,
+    file: SourceFile,
+) -> crate::diagnostics::render::Masked {
+    let spans = secret_spans(db, ws, file);
+    let diags = check_file(db, ws, file);
+    let path = file.path(db);
+    crate::diagnostics::render::Masked::new(
+        file.text(db),
+        spans.iter().copied().chain(
+            diags
+                .iter()
+                .filter(|d| d.file == *path)
+                .flat_map(Diagnostic::redacted),
+        ),
+    )
+}
+
 /// Every diagnostic of the workspace: each file's checks, then each mesh's resolution.
-/// Files are checked on every core (each thread on a snapshot of the database).
+/// Files are parsed and then checked on every core (each thread on a snapshot of the
+/// database); the meshes resolve on a thread of their own meanwhile, reading a module's
+/// errors only when they need them (see [`beside`]).
 pub fn workspace_diagnostics(db: &Database, ws: Workspace) -> Vec<Diagnostic> {
     let files = ws.files(db).clone();
-    let per_file = parallel_map(db, &files, |db, file| check_file(db, ws, file));
+    parse_all(db, &files);
+    let meshes: Vec<String> = registry(db, ws).meshes.keys().cloned().collect();
+    let (per_mesh, per_file) = beside(
+        db,
+        |db| {
+            meshes
+                .iter()
+                .map(|name| check_mesh(db, ws, name.clone()))
+                .collect::<Vec<_>>()
+        },
+        || parallel_map(db, &files, |db, file| check_file(db, ws, file)),
+    );
     let mut out: Vec<Diagnostic> = Vec::new();
     for diags in per_file {
         out.extend(diags.iter().cloned());
     }
-    let meshes: Vec<String> = registry(db, ws).meshes.keys().cloned().collect();
-    for name in meshes {
-        out.extend(check_mesh(db, ws, name).diagnostics.iter().cloned());
+    for outcome in per_mesh {
+        out.extend(outcome.diagnostics.iter().cloned());
     }
     out
+}
+
+/// Parses every file of `files` on every core, so the registry (which reads every
+/// file's tree) does not parse them one by one.
+pub fn parse_all(db: &Database, files: &[SourceFile]) {
+    parallel_map(db, files, |db, file| {
+        parse_file(db, file);
+    });
+}
+
+/// Runs `aside` on a thread of its own, on a snapshot of the database, while `here` runs
+/// on this one, and returns both results. The two share salsa's memos: a query one of them is computing, the
+/// other waits for instead of computing it again. A panic (a cancellation, say) on the
+/// other thread resumes here.
+pub fn beside<A: Send, B>(
+    db: &Database,
+    aside: impl FnOnce(&Database) -> A + Send,
+    here: impl FnOnce() -> B,
+) -> (A, B) {
+    let snapshot = db.clone();
+    std::thread::scope(|scope| {
+        let handle = scope.spawn(move || aside(&snapshot));
+        let b = here();
+        let a = handle
+            .join()
+            .unwrap_or_else(|e| std::panic::resume_unwind(e));
+        (a, b)
+    })
 }
 
 /// Resolves every mesh of the workspace, as `meshc check` does (with no lock: ports are
@@ -230,19 +310,13 @@ fn resolve(
     // Each file's errors, sorted by place, read once: a module's are those inside its span.
     let errors_by_file: std::cell::RefCell<std::collections::HashMap<usize, Arc<Vec<Diagnostic>>>> =
         Default::default();
-    let module_errors = |name: &str| -> Vec<Diagnostic> {
-        let Some(at) = reg.modules.get(name) else {
+    let errors_in = |file_index: usize, span: crate::span::Span| -> Vec<Diagnostic> {
+        let Some(&file) = ws.files(db).get(file_index) else {
             return Vec::new();
         };
-        let file = ws.files(db)[at.file];
-        let parsed = parse_file(db, file);
-        let Some(item) = parsed.file.items.get(at.item) else {
-            return Vec::new();
-        };
-        let span = item.span();
         let errors = errors_by_file
             .borrow_mut()
-            .entry(at.file)
+            .entry(file_index)
             .or_insert_with(|| {
                 let path = file.path(db);
                 let mut errors: Vec<Diagnostic> = check_file(db, ws, file)
@@ -261,6 +335,47 @@ fn resolve(
             .filter(|d| d.span.end <= span.end)
             .cloned()
             .collect()
+    };
+    // A module's errors are those inside its definition and inside the definition of
+    // every contract it requires or provides: a contract in error (a given field declared
+    // secret, E0205) must not lend its values to a manifest as if it were fine.
+    let module_errors = |name: &str| -> Vec<Diagnostic> {
+        let Some(at) = reg.modules.get(name) else {
+            return Vec::new();
+        };
+        let file = ws.files(db)[at.file];
+        let parsed = parse_file(db, file);
+        let Some(item) = parsed.file.items.get(at.item) else {
+            return Vec::new();
+        };
+        let mut out = errors_in(at.file, item.span());
+        let ast::Item::Module(module) = item else {
+            return out;
+        };
+        let mut contracts: Vec<&str> = Vec::new();
+        for r in module.requirements() {
+            if let ast::RequirementBody::Contract {
+                contract: Some(c), ..
+            } = &r.body
+            {
+                contracts.push(c.name.as_str());
+            }
+        }
+        contracts.extend(module.provides().map(|p| p.contract.name.as_str()));
+        let mut seen: Vec<&str> = Vec::new();
+        for c in contracts {
+            if seen.contains(&c) {
+                continue;
+            }
+            seen.push(c);
+            let Some(info) = reg.contracts.get(c).filter(|i| !i.std) else {
+                continue;
+            };
+            if let Some(index) = reg.files.iter().position(|f| *f == info.file) {
+                out.extend(errors_in(index, info.span));
+            }
+        }
+        out
     };
     let input = crate::resolve::ResolveInput {
         mesh: mesh_ast,

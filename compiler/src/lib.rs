@@ -10,6 +10,8 @@ pub mod diagnostics;
 pub mod emit;
 pub mod fmt;
 pub mod fsio;
+pub mod import;
+pub mod migrate;
 pub mod parallel;
 pub mod resolve;
 pub mod span;

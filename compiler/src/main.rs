@@ -37,6 +37,15 @@ struct CheckFlags {
     old_forms: bool,
 }
 
+/// What `meshc build` writes.
+#[derive(clap::ValueEnum, Clone, Copy, PartialEq, Eq)]
+enum Target {
+    /// `<node>.json` per node.
+    Manifest,
+    /// `<node>.json` and `<node>/compose.yaml` per node.
+    Compose,
+}
+
 #[derive(Subcommand)]
 enum Command {
     /// Parse, type-check and resolve every mesh; nothing is written.
@@ -63,6 +72,10 @@ enum Command {
         /// Refuse to change MESH_FILE.lock (for CI).
         #[arg(long)]
         locked: bool,
+        /// `compose` also writes DIR/<node>/compose.yaml beside each manifest: the node's
+        /// Docker Compose project (files bound from `<root>/.mesh/files`, see `meshc render`).
+        #[arg(long, value_enum, default_value = "manifest")]
+        target: Target,
         #[command(flatten)]
         flags: CheckFlags,
     },
@@ -171,10 +184,66 @@ enum Command {
         #[arg(long, value_enum, default_value = "human")]
         format: Format,
     },
+    /// On the node: write the files of its manifest under ROOT/.mesh/files, for compose.
+    ///
+    /// Every file, sealed file (its template rendered from the secret values), secret file
+    /// and exposed-secret env file, with its owner, group and mode; and the folders of
+    /// directory requirements. A sealed reference `{"by": {"node": N, "instance": I},
+    /// "key": K}` reads the file DIR/N/I/K. All or nothing: written into a new folder,
+    /// then switched in one rename. Exit status: 0 written, 1 refused (a missing value,
+    /// a changed manifest, a secrets folder open to others, a root that is a link), 2 I/O.
+    Render {
+        /// The node's manifest, as `meshc build` wrote it.
+        manifest: PathBuf,
+        /// The folder of secret values (not readable by other users).
+        #[arg(long)]
+        secrets: PathBuf,
+        /// The node's root (its `root` in the mesh).
+        #[arg(long, default_value = "/srv/mesh")]
+        root: PathBuf,
+    },
+    /// Rewrite old forms as the forms they stand for.
+    ///
+    /// A legacy placeholder becomes the reference it is read as; a literal host path as
+    /// a mount source becomes a `directory` requirement (an `access` one where the module
+    /// is assigned twice on one node) and, on every assignment of the module, the
+    /// placement `NAME at "/that/path"`, so the data stays where it is. Without --write,
+    /// prints the unified diff. Exit status: 0 done, 1 an old form left as it is or syntax
+    /// errors, 2 usage or I/O.
+    Migrate {
+        /// Files or directories. Default: the current directory.
+        paths: Vec<PathBuf>,
+        /// Replace each changed file (atomically, formatted) instead of printing the diff.
+        #[arg(long)]
+        write: bool,
+    },
+    /// Turn what people run today into modules and a mesh.
+    #[command(subcommand)]
+    Import(ImportCommand),
     /// Print the long explanation of a diagnostic code, with an example.
     Explain {
         /// A code such as E0302.
         code: String,
+    },
+}
+
+/// What `meshc import` reads.
+#[derive(Subcommand)]
+enum ImportCommand {
+    /// A Compose file: one module per service and a one-node mesh, with a report.
+    ///
+    /// Reads FILE, the `.env` beside it and the files it names; writes into DIR (new or
+    /// empty) one `.mesh` file per service, the mesh, the vault when anything is secret,
+    /// and `import-report.json` (every key dropped or guessed, by service, and the
+    /// secrets to deliver to the vault; no secret value is written anywhere). Writes all
+    /// of it or nothing. Exit status: 0 written, 1 refused (each problem said), 2 usage
+    /// or I/O.
+    Compose {
+        /// The Compose file (compose.yaml, docker-compose.yml…).
+        file: PathBuf,
+        /// Where the definitions are written.
+        #[arg(long, default_value = "imported")]
+        out: PathBuf,
     },
 }
 
@@ -187,14 +256,22 @@ fn main() -> ExitCode {
             paths,
             out,
             locked,
+            target,
             flags,
-        } => build(mesh_file, paths, out, locked, &flags),
+        } => build(mesh_file, paths, out, locked, target, &flags),
         Command::Fmt {
             paths,
             check,
             format,
         } => fmt(paths, check, format),
         Command::Explain { code } => explain(&code),
+        Command::Render {
+            manifest,
+            secrets,
+            root,
+        } => cli::render::run(manifest, secrets, root),
+        Command::Migrate { paths, write } => cli::migrate::run(paths, write),
+        Command::Import(ImportCommand::Compose { file, out }) => cli::import::compose(file, out),
         Command::Take {
             instance,
             node,
@@ -362,6 +439,7 @@ fn build(
     paths: Vec<PathBuf>,
     out: PathBuf,
     locked: bool,
+    target: Target,
     flags: &CheckFlags,
 ) -> u8 {
     let mut all = vec![mesh_file.clone()];
@@ -375,6 +453,7 @@ fn build(
         Err(code) => return code,
     };
     let shown = cli::workspace::display_path(&mesh_file);
+    meshc::db::parse_all(&session.db, session.ws.files(&session.db));
     let registry = meshc::db::registry(&session.db, session.ws);
     let meshes = meshc::resolve::meshes_in(&registry, &shown);
     let mesh = match meshes.as_slice() {
@@ -412,15 +491,22 @@ fn build(
     };
     // Every file's checks (a module with errors is left out of the build, saying why),
     // then this mesh resolved against the lock.
+    // The mesh resolves on a thread of its own while the files are checked on the others.
     let mut diags = session.load_diagnostics.clone();
     let files = session.ws.files(&session.db).clone();
     let ws = session.ws;
-    for file_diags in meshc::db::parallel_map(&session.db, &files, |db, f| {
-        meshc::db::check_file(db, ws, f)
-    }) {
+    let (outcome, per_file) = meshc::db::beside(
+        &session.db,
+        |db| meshc::db::resolve_mesh(db, ws, mesh.clone(), previous.clone()),
+        || {
+            meshc::db::parallel_map(&session.db, &files, |db, f| {
+                meshc::db::check_file(db, ws, f)
+            })
+        },
+    );
+    for file_diags in per_file {
         diags.extend(file_diags.iter().cloned());
     }
-    let outcome = meshc::db::resolve_mesh(&session.db, ws, mesh.clone(), previous.clone());
     diags.extend(outcome.diagnostics.iter().cloned());
     let lock_refusals = if locked {
         outcome.locked_refusals(&previous)
@@ -446,7 +532,16 @@ fn build(
             )
         })
         .collect();
-    if let Err(e) = cli::atomic::write_all(&out, &manifests) {
+    let mut files = manifests.clone();
+    if target == Target::Compose {
+        for (node, manifest) in &outcome.manifests {
+            files.push((
+                format!("{node}/compose.yaml"),
+                meshc::emit::compose::compose_yaml(manifest, &outcome.nodes).into_bytes(),
+            ));
+        }
+    }
+    if let Err(e) = cli::atomic::write_all(&out, &files) {
         output::say(&e);
         output::say("nothing was written");
         return 2;

@@ -6,9 +6,13 @@
 mod support;
 
 use meshc::db;
-use meshc::resolve::Lock;
+use meshc::emit::manifest::Requirement;
+use meshc::resolve::{Lock, ProviderChoice};
 use std::path::Path;
 use support::*;
+
+/// How many provider choices were compared, so a test can tell it compared some.
+static CHOICES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
 /// Resolves every mesh of `files` both ways and compares; returns how many meshes.
 fn same_both_ways(label: &str, files: &[(String, String)]) -> usize {
@@ -25,8 +29,39 @@ fn same_both_ways(label: &str, files: &[(String, String)]) -> usize {
         assert_eq!(built.lock, checked.lock, "{label}: mesh `{mesh}`");
         assert_eq!(built.span, checked.span, "{label}: mesh `{mesh}`");
         assert!(checked.manifests.is_empty(), "{label}: mesh `{mesh}`");
+        assert_eq!(built.choices, checked.choices, "{label}: mesh `{mesh}`");
+        CHOICES.fetch_add(checked.choices.len(), std::sync::atomic::Ordering::Relaxed);
+        assert_eq!(
+            choices_of_manifests(&built),
+            checked.choices,
+            "{label}: mesh `{mesh}`: the provider choices differ from the manifests'"
+        );
     }
     meshes.len()
+}
+
+/// The module requirements' answers as the built manifests write them, in their order.
+fn choices_of_manifests(outcome: &meshc::resolve::MeshOutcome) -> Vec<ProviderChoice> {
+    let mut out = Vec::new();
+    for (node, manifest) in &outcome.manifests {
+        for inst in &manifest.instances {
+            for (name, req) in &inst.requirements {
+                let provider = match req {
+                    Requirement::Module(m) => Some((m.provider.clone(), m.by)),
+                    Requirement::Absent(_) => None,
+                    _ => continue,
+                };
+                out.push(ProviderChoice {
+                    node: node.clone(),
+                    instance: inst.instance.clone(),
+                    module: inst.module.clone(),
+                    requirement: name.clone(),
+                    provider,
+                });
+            }
+        }
+    }
+    out
 }
 
 /// Each `.mesh` file of `dir` as a workspace of its own.
@@ -56,6 +91,8 @@ fn fixture_cases_resolve_the_same_both_ways() {
     }
     meshes += same_both_ways("catalogue", &read_mesh_files(&root.join("catalogue")));
     assert!(meshes > 50, "only {meshes} meshes resolved");
+    let choices = CHOICES.load(std::sync::atomic::Ordering::Relaxed);
+    assert!(choices > 20, "only {choices} provider choices compared");
 }
 
 #[test]

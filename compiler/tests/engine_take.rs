@@ -9,6 +9,10 @@
 //! instance's login, `take_…`, as the language names them). Without an engine the tests
 //! say so and pass, unless `MESHC_REQUIRE_ENGINE` or `CI` is set: then they fail.
 
+#[path = "support/engine.rs"]
+mod engine;
+
+use engine::{docker, docker_ok, engine_or_skip};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -19,42 +23,6 @@ fn meshc(dir: &Path, args: &[&str]) -> Output {
         .current_dir(dir)
         .output()
         .expect("meshc runs")
-}
-
-fn docker(args: &[&str]) -> Output {
-    Command::new("docker")
-        .args(args)
-        .output()
-        .unwrap_or_else(|e| panic!("docker cannot be run: {e}"))
-}
-
-fn docker_ok(args: &[&str]) -> String {
-    let out = docker(args);
-    assert!(
-        out.status.success(),
-        "docker {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).trim().to_string()
-}
-
-/// Whether an engine answers; without one, fails when it is required, else says so.
-fn engine_or_skip(test: &str) -> bool {
-    let answers = Command::new("docker")
-        .args(["version", "--format", "{{.Server.Version}}"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if answers {
-        return true;
-    }
-    let required =
-        std::env::var_os("MESHC_REQUIRE_ENGINE").is_some() || std::env::var_os("CI").is_some();
-    assert!(
-        !required,
-        "{test}: no Docker Engine answers, and MESHC_REQUIRE_ENGINE or CI is set"
-    );
-    eprintln!("{test}: no Docker Engine answers; the engine test did not run");
-    false
 }
 
 /// Removes the named containers and networks when dropped (and before use).
@@ -91,33 +59,7 @@ impl Drop for Cleanup {
 
 /// Imports a busybox root file system as `reference` (its creation date is now).
 fn import_image(reference: &str) {
-    let root = tempfile::tempdir().unwrap();
-    let bin = root.path().join("bin");
-    std::fs::create_dir_all(&bin).unwrap();
-    std::fs::copy("/bin/busybox", bin.join("busybox")).expect("busybox-static is installed");
-    for tool in ["sh", "sleep"] {
-        std::os::unix::fs::symlink("busybox", bin.join(tool)).unwrap();
-    }
-    let tar = root.path().with_extension("tar");
-    let status = Command::new("tar")
-        .args([
-            "-C",
-            &root.path().display().to_string(),
-            "-cf",
-            &tar.display().to_string(),
-            ".",
-        ])
-        .status()
-        .unwrap();
-    assert!(status.success());
-    docker_ok(&[
-        "import",
-        "--change",
-        "CMD [\"/bin/sleep\", \"3600\"]",
-        &tar.display().to_string(),
-        reference,
-    ]);
-    let _ = std::fs::remove_file(tar);
+    engine::import_busybox(reference, &["sh", "sleep"]);
 }
 
 /// Imports the two images once per test run: `take-app:old`, then, a moment later,

@@ -2,15 +2,21 @@
 //! everywhere a secret can be written wrongly — a secret contract field's default, a
 //! secret field answered with a literal in `provides`, a secret field narrowed to a
 //! literal, a secret operator requirement's default, a literal secret file, a literal in
-//! an exposed env, a secret operator value written in a mesh — and no output of meshc, in
+//! an exposed env, a secret operator value written in a mesh (also on lines wrong for
+//! other reasons: twice, misspelt, for an unknown node or module, a duplicate instance,
+//! `tok.x = …`, `tok at …`, a syntax error), the refinements of secret fields — and no
+//! output of meshc, in
 //! any format, holds any of them: not `meshc check`, not `meshc build` (its output, the
 //! manifests it writes, the lock). Diagnostics name the place, never the value, and
-//! source excerpts show such literals masked.
+//! source excerpts show such literals masked, with a mask of one width.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 const MARKER: &str = "S3CR3T";
+
+/// How many markers the workspace writes (`S3CR3T-marker-1` … `S3CR3T-marker-38`).
+const MARKERS: usize = 38;
 
 /// The workspace of `tests/secrets/`, copied into a fresh directory.
 fn workspace() -> tempfile::TempDir {
@@ -76,14 +82,15 @@ fn the_workspace_writes_every_marker_it_means_to() {
     for f in files_below(dir.path()) {
         all.push_str(&std::fs::read_to_string(f).unwrap());
     }
-    for n in 1..=21 {
-        assert!(
-            all.contains(&format!("S3CR3T-marker-{n}\""))
-                || all.contains(&format!("S3CR3T-marker-{n}$"))
-                || all.contains(&format!("S3CR3T-marker-{n}\n"))
-                || all.contains(&format!("S3CR3T marker {n} ")),
-            "marker {n} missing"
-        );
+    for n in 1..=MARKERS {
+        let marker = format!("S3CR3T-marker-{n}");
+        let written = all.match_indices(&marker).any(|(i, _)| {
+            !all[i + marker.len()..]
+                .chars()
+                .next()
+                .is_some_and(|c| c.is_ascii_digit())
+        }) || all.contains(&format!("S3CR3T marker {n} "));
+        assert!(written, "marker {n} missing");
     }
 }
 
@@ -132,15 +139,64 @@ fn excerpts_mask_the_literal_but_keep_the_line() {
     let out = meshc(dir.path(), &["check"]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.contains("password = ******************"),
+        err.contains("password = ‹secret›"),
         "the masked answer is not shown:\n{err}"
     );
+    // A mask has one width whatever it hides: no run of one `*` per character.
+    assert!(
+        !err.contains("***"),
+        "a mask gives the length of what it hides away:\n{err}"
+    );
+}
+
+/// Each line of `wrong_lines.mesh` that is wrong for another reason as well still shows
+/// its secret masked, in the excerpt of whatever diagnostic it draws.
+#[test]
+fn a_secret_on_a_line_wrong_for_another_reason_is_masked() {
+    let dir = workspace();
+    let out = meshc(dir.path(), &["check", "wrong_lines.mesh"]);
+    assert_no_leak("check wrong_lines.mesh", &out);
+    let err = String::from_utf8_lossy(&out.stderr);
+    for line in [
+        "tok = ‹secret›",                               // twice (E0102)
+        "tk = ‹secret›",                                // a misspelt key (E0517)
+        "tok.x = ‹secret›",                             // `tok.x = …` (E0516)
+        "tok at ‹secret›",                              // `tok at …` (E0516)
+        "assign vaulted to nowhere { tok = ‹secret› }", // an unknown node (E0107)
+        "assign vaulted to gamma { tok = ‹secret› }",   // a duplicate instance (E0508)
+        "assign nosuch to gamma { tok = ‹secret› }",    // an unknown module (E0106)
+        "{ tok = ‹secret› ) }",                         // a syntax error on the line (E0001)
+        "code in {\"S3CR3T", // (never: the refinement of a secret field is masked)
+    ] {
+        if line.contains("S3CR3T") {
+            assert!(!err.contains(line), "shown: {line}");
+        } else {
+            assert!(err.contains(line), "not shown masked: {line}\n{err}");
+        }
+    }
+    for code in [
+        "E0102", "E0517", "E0516", "E0107", "E0508", "E0106", "E0001", "E0305",
+    ] {
+        assert!(err.contains(&format!("[{code}]")), "no {code}:\n{err}");
+    }
 }
 
 #[test]
 fn build_shows_no_secret_in_its_output_manifests_or_lock() {
     for format in ["human", "json", "sarif"] {
         let dir = workspace();
+        let out = meshc(
+            dir.path(),
+            &[
+                "build",
+                "wrong_lines.mesh",
+                "--out",
+                "out",
+                "--format",
+                format,
+            ],
+        );
+        assert_no_leak(&format!("build wrong_lines.mesh --format {format}"), &out);
         let out = meshc(
             dir.path(),
             &["build", "lab.mesh", "--out", "out", "--format", format],
@@ -154,10 +210,10 @@ fn build_shows_no_secret_in_its_output_manifests_or_lock() {
             "{format}: no manifest written: {written:?}\n{}",
             String::from_utf8_lossy(&out.stderr)
         );
-        for file in written
-            .into_iter()
-            .chain([dir.path().join("lab.mesh.lock")])
-        {
+        for file in written.into_iter().chain([
+            dir.path().join("lab.mesh.lock"),
+            dir.path().join("wrong_lines.mesh.lock"),
+        ]) {
             let Ok(bytes) = std::fs::read(&file) else {
                 continue;
             };

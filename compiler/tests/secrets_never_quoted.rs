@@ -60,3 +60,17 @@ fn secret_node_name_literal() {
 mesh lab { node alpha { private_name = "SECRET" } }"#,
     );
 }
+
+#[test]
+fn secret_field_set_and_pattern() {
+    // E0305 names neither the value written nor the contract's set of a secret field.
+    assert_never_quoted(
+        r#"contract c for module { code: secret string in {"SECRET", "b"} }
+module a { requires up: module c { code in {"hunter2.other"} } }"#,
+    );
+    // A breach of a secret's set or pattern (E0304) quotes neither.
+    assert_never_quoted(
+        r#"contract c for module { code: secret string matches "SECRET" in {"hunter2-x", "hunter2-y"} }
+module a { requires up: module c { code in {"hunter2-x"} } }"#,
+    );
+}

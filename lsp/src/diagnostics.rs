@@ -5,7 +5,7 @@ use crate::analysis::resolution::mesh_diagnostics_of;
 use crate::convert::Lines;
 use crate::state::Snapshot;
 use meshc::db::{SourceFile, check_file, workspace_diagnostics};
-use meshc::diagnostics::{Diagnostic, Severity};
+use meshc::diagnostics::{Code, Diagnostic, Severity};
 use meshc::span::FilePath;
 use std::collections::BTreeMap;
 use tower_lsp_server::ls_types::{
@@ -98,9 +98,10 @@ pub fn to_lsp(snap: &Snapshot, d: &Diagnostic, how: Presentation) -> Option<lsp:
             message.push_str(&format!("\nhelp: {help}"));
         }
     }
-    let tags = match d.code.as_str() {
-        "W0001" if how.tags => Some(vec![DiagnosticTag::UNNECESSARY]),
-        "W0401" | "W0402" if how.tags => Some(vec![DiagnosticTag::DEPRECATED]),
+    let tags = match d.code {
+        _ if !how.tags => None,
+        Code::W0001 => Some(vec![DiagnosticTag::UNNECESSARY]),
+        code if code.is_old_form() => Some(vec![DiagnosticTag::DEPRECATED]),
         _ => None,
     };
     Some(lsp::Diagnostic {

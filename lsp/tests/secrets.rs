@@ -1,13 +1,14 @@
 //! Secrets stay secret in the editor too: with the workspace of
 //! `compiler/tests/secrets/` (marker literals written everywhere a secret can be written
-//! wrongly), no published diagnostic and no hover anywhere in its files holds a marker.
+//! wrongly), no published diagnostic, no hover anywhere in its files, no document or
+//! workspace symbol, inlay hint, completion or code action holds a marker.
 
 mod support;
 
 use serde_json::json;
 use support::TestClient;
 
-const FILES: [(&str, &str); 2] = [
+const FILES: [(&str, &str); 3] = [
     (
         "defs.mesh",
         include_str!("../../compiler/tests/secrets/defs.mesh"),
@@ -16,7 +17,17 @@ const FILES: [(&str, &str); 2] = [
         "lab.mesh",
         include_str!("../../compiler/tests/secrets/lab.mesh"),
     ),
+    (
+        "wrong_lines.mesh",
+        include_str!("../../compiler/tests/secrets/wrong_lines.mesh"),
+    ),
 ];
+
+/// Asserts `answer` (any response) holds no marker.
+fn assert_clean(what: &str, answer: &serde_json::Value) {
+    let shown = answer.to_string();
+    assert!(!shown.contains(MARKER), "{what} shows a secret: {shown}");
+}
 
 const MARKER: &str = "S3CR3T";
 
@@ -83,5 +94,52 @@ async fn diagnostics_and_hovers_hold_no_secret() {
         }
     }
     assert!(hovers > 10, "only {hovers} hovers answered");
+    // Every other answer that quotes the source.
+    let mut symbols = 0;
+    for (rel, text) in FILES {
+        let uri = client.uri(rel);
+        let doc = json!({"uri": uri});
+        let lines = text.lines().count() as u32 + 1;
+        let whole =
+            json!({"start": {"line": 0, "character": 0}, "end": {"line": lines, "character": 0}});
+        let answer = client
+            .request("textDocument/documentSymbol", json!({"textDocument": doc}))
+            .await
+            .unwrap_or_default();
+        symbols += answer.as_array().map_or(0, Vec::len);
+        assert_clean(&format!("{rel}: the outline"), &answer);
+        let answer = client
+            .request(
+                "textDocument/inlayHint",
+                json!({"textDocument": doc, "range": whole}),
+            )
+            .await
+            .unwrap_or_default();
+        assert_clean(&format!("{rel}: the inlay hints"), &answer);
+        let answer = client
+            .request(
+                "textDocument/codeAction",
+                json!({"textDocument": doc, "range": whole, "context": {"diagnostics": []}}),
+            )
+            .await
+            .unwrap_or_default();
+        assert_clean(&format!("{rel}: the code actions"), &answer);
+        for (line, l) in text.lines().enumerate() {
+            let answer = client
+                .request(
+                    "textDocument/completion",
+                    json!({"textDocument": doc, "position": {"line": line, "character": l.len()}}),
+                )
+                .await
+                .unwrap_or_default();
+            assert_clean(&format!("{rel}:{line}: completion"), &answer);
+        }
+    }
+    assert!(symbols >= 6, "only {symbols} top-level symbols");
+    let answer = client
+        .request("workspace/symbol", json!({"query": ""}))
+        .await
+        .unwrap_or_default();
+    assert_clean("the workspace symbols", &answer);
     client.shutdown().await;
 }

@@ -288,3 +288,23 @@ fn the_binary_serves_stdio() {
     let status = child.wait().unwrap();
     assert!(status.success());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn unused_and_old_forms_are_tagged_by_their_codes() {
+    // W0001 (a requirement never read) is unnecessary code; W0402 (an old placeholder)
+    // is deprecated; W0002 (an image without a tag) is neither.
+    let text = "module a {\n  requires workers: operator int = 4\n  requires title: operator string = \"Welcome\"\n  container a {\n    image \"nginx\"\n    env { TITLE = \"${setting:title}\" }\n  }\n}\n";
+    let client = TestClient::start(&files(&[("a.mesh", text)]), false).await;
+    let uri = client.uri("a.mesh");
+    let list = client.diagnostics[&uri].as_slice();
+    let tags_of = |code: &str| -> Value {
+        list.iter()
+            .find(|d| d["code"] == code)
+            .unwrap_or_else(|| panic!("no {code} in {list:?}"))["tags"]
+            .clone()
+    };
+    assert_eq!(tags_of("W0001"), json!([1]));
+    assert_eq!(tags_of("W0402"), json!([2]));
+    assert_eq!(tags_of("W0002"), Value::Null);
+    client.shutdown().await;
+}

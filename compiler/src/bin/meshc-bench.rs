@@ -2,8 +2,13 @@
 //! with a mesh assigning every module, then times `meshc check`, `meshc build` and
 //! `meshc fmt --check` on them, with peak memory, and prints a Markdown table.
 //!
+//! Beside them it times a floor: python's `json.load` + `json.dump` of a generated 9 MB
+//! JSON document, run the same number of times, and prints each command's median as a
+//! ratio of the floor's, since wall times on a shared machine swing more than ratios.
+//!
 //! Run: `cargo run --release --bin meshc-bench` (options: `--sizes 100,1000,10000`,
-//! `--runs 5`, `--meshc target/release/meshc`, `--keep DIR`).
+//! `--runs 5`, `--meshc target/release/meshc`, `--keep DIR`, `--python python3`; the
+//! floor is left out when python does not run).
 //!
 //! `--adversarial` runs the hostile generators instead, each at every size: colliding
 //! logins (`assign app to alpha as xxxx0` … one login for all), a chain of narrowings
@@ -272,6 +277,40 @@ fn run(meshc: &Path, dir: &Path, args: &[&str]) -> Sample {
     }
 }
 
+/// A JSON document of about `bytes` bytes: records shaped like the workload's modules.
+fn floor_document(bytes: usize) -> String {
+    let mut s = String::from("[");
+    let mut i = 0;
+    while s.len() < bytes {
+        if i > 0 {
+            s.push(',');
+        }
+        let _ = write!(
+            s,
+            r#"{{"module":"svc{i}","image":"ghcr.io/acme/svc{i}:1.4.2","requires":{{"db":{{"kind":"module","contract":"postgres"}},"data":{{"kind":"host","contract":"directory","owner":1000,"mode":"0750"}},"http":{{"kind":"host","contract":"port","container":8080}},"key":{{"kind":"module","contract":"secret","length":48}},"workers":{{"kind":"operator","type":"int","min":1,"max":64,"default":4}},"title":{{"kind":"operator","type":"string","default":"Service {i}"}}}},"env":{{"DB_HOST":"${{db.host}}:${{db.port}}","DB_NAME":"${{db.database}}","DB_USER":"${{db.user}}","DB_PASSWORD_FILE":"/run/secrets/db_password","DATA_DIR":"/data","CACHE_DIR":"/data/cache","KEY_FILE":"/run/secrets/key","WORKERS":"${{workers}}","TITLE":"${{title}} with ${{workers}} workers","LOG_LEVEL":"info","SSL_MODE":"${{db.sslmode}}","LISTEN":"8080"}},"secrets":["/run/secrets/db_password","/run/secrets/key"],"mounts":[["${{data.path}}","/data"]],"publish":[8080],"ready":true,"weight":{}.5}}"#,
+            i % 97
+        );
+        i += 1;
+    }
+    s.push(']');
+    s
+}
+
+/// Times `python -c 'json.load + json.dump'` of `doc` once; `None` when python does not run.
+fn run_floor(python: &str, doc: &Path) -> Option<f64> {
+    let script = "import json,sys\nwith open(sys.argv[1]) as f: d = json.load(f)\nwith open(sys.argv[2], 'w') as f: json.dump(d, f)\n";
+    let out = doc.with_extension("out.json");
+    let start = Instant::now();
+    let status = Command::new(python)
+        .args(["-c", script])
+        .arg(doc)
+        .arg(&out)
+        .status()
+        .ok()?;
+    let seconds = start.elapsed().as_secs_f64();
+    status.success().then_some(seconds)
+}
+
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(|a, b| a.total_cmp(b));
     v[v.len() / 2]
@@ -283,6 +322,7 @@ fn main() {
     let mut meshc = PathBuf::from("target/release/meshc");
     let mut keep: Option<PathBuf> = None;
     let mut hostile = false;
+    let mut python = String::from("python3");
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
@@ -298,9 +338,10 @@ fn main() {
             "--meshc" => meshc = PathBuf::from(args.next().unwrap_or_default()),
             "--keep" => keep = args.next().map(PathBuf::from),
             "--adversarial" => hostile = true,
+            "--python" => python = args.next().unwrap_or_default(),
             "-h" | "--help" => {
                 println!(
-                    "meshc-bench [--sizes 100,1000,10000] [--runs 5] [--meshc PATH] [--keep DIR] [--adversarial]"
+                    "meshc-bench [--sizes 100,1000,10000] [--runs 5] [--meshc PATH] [--keep DIR] [--python python3] [--adversarial]"
                 );
                 return;
             }
@@ -328,8 +369,23 @@ fn main() {
         }
         return;
     }
-    println!("| modules | size | command | median wall | peak memory | exit |");
-    println!("| ---: | ---: | --- | ---: | ---: | ---: |");
+    let _ = std::fs::create_dir_all(&root);
+    let doc = root.join("floor.json");
+    let floor = std::fs::write(&doc, floor_document(9_000_000))
+        .ok()
+        .and_then(|()| {
+            let times: Option<Vec<f64>> = (0..runs).map(|_| run_floor(&python, &doc)).collect();
+            times.map(median)
+        });
+    match floor {
+        Some(f) => println!(
+            "floor: `{python}` json.load + json.dump of a 9.0 MB document, median {f:.3} s\n"
+        ),
+        None => println!("floor: `{python}` did not run; no ratios\n"),
+    }
+    let ratio = |seconds: f64| floor.map_or("-".to_string(), |f| format!("{:.2}x", seconds / f));
+    println!("| modules | size | command | median wall | vs floor | peak memory | exit |");
+    println!("| ---: | ---: | --- | ---: | ---: | ---: | ---: |");
     for &n in &sizes {
         let dir = root.join(format!("w{n}"));
         let _ = std::fs::remove_dir_all(&dir);
@@ -358,10 +414,11 @@ fn main() {
                 peak = peak.max(s.peak_kib);
                 status = s.status;
             }
+            let m = median(times);
             println!(
-                "| {n} | {:.1} MB | `meshc {name}` | {:.3} s | {:.0} MB | {status} |",
+                "| {n} | {:.1} MB | `meshc {name}` | {m:.3} s | {} | {:.0} MB | {status} |",
                 bytes as f64 / 1e6,
-                median(times),
+                ratio(m),
                 peak as f64 / 1024.0
             );
         }

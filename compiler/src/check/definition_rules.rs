@@ -124,7 +124,12 @@ const TLDS: &[&str] = &[
 
 /// Checks the string literals of a contract: field defaults and refinement sets.
 pub(crate) fn check_contract_literals(cx: &mut Cx<'_>, contract: &Contract) {
-    let mut rules = Rules { cx, quote: true };
+    let secret = super::secrets::contract_spans(contract);
+    let mut rules = Rules {
+        cx,
+        quote: true,
+        secret,
+    };
     for field in &contract.fields {
         rules.refinements(&field.refinements);
         if let Some(d) = &field.default {
@@ -137,7 +142,12 @@ pub(crate) fn check_contract_literals(cx: &mut Cx<'_>, contract: &Contract) {
 /// Checks the string literals of a module.
 pub(crate) fn check_module_literals(cx: &mut Cx<'_>, module: &Module) {
     let registry = cx.registry;
-    let mut rules = Rules { cx, quote: true };
+    let secret = super::secrets::module_definition_spans(module, registry);
+    let mut rules = Rules {
+        cx,
+        quote: true,
+        secret,
+    };
     for entry in &module.entries {
         match entry {
             ModuleEntry::Slug(s, _) => rules.string(s),
@@ -210,6 +220,9 @@ struct Rules<'c, 'a> {
     cx: &'c mut Cx<'a>,
     /// Whether messages may quote the literal: not where a secret is expected.
     quote: bool,
+    /// The places of the item that may hold a secret (`check::secrets`, the notion every
+    /// excerpt masks by): a literal inside one is never quoted either.
+    secret: Vec<Span>,
 }
 
 impl Rules<'_, '_> {
@@ -248,6 +261,13 @@ impl Rules<'_, '_> {
     }
 
     fn string(&mut self, s: &StringLit) {
+        let quote = self.quote;
+        self.quote = quote && !super::secrets::is_inside(&self.secret, s.span);
+        self.string_checked(s);
+        self.quote = quote;
+    }
+
+    fn string_checked(&mut self, s: &StringLit) {
         self.node_name(s);
         let quote = if s.triple { 3 } else { 1 };
         let mut raw_start = s.span.start as usize + quote;
@@ -341,6 +361,12 @@ impl Rules<'_, '_> {
             ),
         );
     }
+}
+
+/// Whether `text` names a domain (a name under a known top-level domain), which a
+/// definition may not write (E0402).
+pub fn names_a_domain(text: &str) -> bool {
+    !domains(text, false).is_empty()
 }
 
 /// The domain names in `text`, with their byte offsets.

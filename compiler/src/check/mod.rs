@@ -8,8 +8,10 @@
 //! [`provides`], [`definition_rules`] (domains and node names), [`old_forms`] and
 //! [`unused`]. Meshes are the resolver's.
 
+pub use definition_rules::names_a_domain;
 pub mod registry;
 pub mod scope;
+pub mod secrets;
 pub mod types;
 
 mod containers;

@@ -116,6 +116,7 @@ impl ContractInfo {
                     .unwrap_or(Ty::Error);
             let mut constraint = Constraint::of_type(&ty);
             constraint.refine(&f.refinements);
+            constraint.secret = f.ty.as_ref().is_some_and(|t| t.secret.is_some());
             fields.insert(
                 f.name.name.to_string(),
                 FieldInfo {

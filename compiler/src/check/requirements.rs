@@ -420,31 +420,40 @@ impl<'a> ModuleChecker<'a, '_> {
                     if allowed.contains(&value) {
                         continue;
                     }
-                    let shown = if field.secret {
-                        "this value".to_string()
-                    } else {
-                        format!("`{value}`")
-                    };
-                    self.cx.report(
-                        Diagnostic::new(
-                            Code::E0305,
-                            self.cx.path,
-                            v.span(),
-                            format!(
-                                "{shown} widens the contract: `{}` of `{}` allows only {}",
-                                field.name,
-                                contract.name,
-                                allowed
-                                    .iter()
-                                    .map(ToString::to_string)
-                                    .collect::<Vec<_>>()
-                                    .join(", ")
-                            ),
+                    // A secret field's set says much of the value: neither the value
+                    // written nor the contract's set is quoted.
+                    let (shown, allows) = if field.secret {
+                        (
+                            "this value".to_string(),
+                            "the values of its own set".to_string(),
                         )
-                        .with_label_in(&contract.file, field.span, "the contract's set")
-                        .with_help(
-                            "a narrowing may drop values of the contract's set, never add one",
+                    } else {
+                        (
+                            format!("`{value}`"),
+                            allowed
+                                .iter()
+                                .map(ToString::to_string)
+                                .collect::<Vec<_>>()
+                                .join(", "),
+                        )
+                    };
+                    let mut d = Diagnostic::new(
+                        Code::E0305,
+                        self.cx.path,
+                        v.span(),
+                        format!(
+                            "{shown} widens the contract: `{}` of `{}` allows only {allows}",
+                            field.name, contract.name,
                         ),
+                    );
+                    if field.secret {
+                        d = d.with_redacted(v.span());
+                    }
+                    self.cx.report(
+                        d.with_label_in(&contract.file, field.span, "the contract's set")
+                            .with_help(
+                                "a narrowing may drop values of the contract's set, never add one",
+                            ),
                     );
                     ok = false;
                 }

@@ -194,6 +194,7 @@ impl<'a> ModuleScope<'a> {
                         .unwrap_or(Ty::Error);
                     let mut constraint = Constraint::of_type(&t);
                     constraint.refine(refinements);
+                    constraint.secret = ty.as_ref().is_some_and(|t| t.secret.is_some());
                     info.operator = Some(OperatorInfo {
                         secret: ty.as_ref().is_some_and(|t| t.secret.is_some()),
                         ty: t,

@@ -288,6 +288,9 @@ pub struct Constraint {
     pub one_of: Option<Vec<Value>>,
     /// `matches "…"`: the whole value matches every one of these.
     pub matches: Vec<String>,
+    /// The constraint of something declared secret: its `in {…}` and `matches` say
+    /// much of the value, so a [`Breach`] of it names neither.
+    pub secret: bool,
 }
 
 /// Why a value breaks a constraint, for E0304/E0513 messages.
@@ -304,6 +307,13 @@ impl fmt::Display for Breach {
         match self {
             Breach::Range(b) => write!(f, "must be in {b}"),
             Breach::Len(b) => write!(f, "must have a length in {b}"),
+            // A secret's set and pattern are not shown (`Constraint::secret`).
+            Breach::OneOf(vs) if vs.is_empty() => {
+                f.write_str("must be one of the values its refinements allow")
+            }
+            Breach::Matches(re) if re.is_empty() => {
+                f.write_str("must match the pattern its refinements give")
+            }
             Breach::OneOf(vs) => {
                 f.write_str("must be one of ")?;
                 for (i, v) in vs.iter().enumerate() {
@@ -379,14 +389,22 @@ impl Constraint {
         if let Some(set) = &self.one_of
             && !set.contains(value)
         {
-            return Some(Breach::OneOf(set.clone()));
+            return Some(Breach::OneOf(if self.secret {
+                Vec::new()
+            } else {
+                set.clone()
+            }));
         }
         if let Value::Str(s) = value {
             for re in &self.matches {
                 if let Ok(r) = whole_match_regex(re)
                     && !r.is_match(s)
                 {
-                    return Some(Breach::Matches(re.clone()));
+                    return Some(Breach::Matches(if self.secret {
+                        String::new()
+                    } else {
+                        re.clone()
+                    }));
                 }
             }
         }

@@ -32,7 +32,9 @@ fn open_lock(path: &Path) -> std::io::Result<File> {
 
 /// Writes `files` (name → bytes) into `dir`, all or nothing. Nothing is written through
 /// a link: `dir`, the lock file and every target that is a link are refused, and each
-/// file is written aside under a fresh random name created exclusively.
+/// file is written aside under a fresh random name created exclusively. A name may be
+/// a relative path into a folder of `dir` (`alpha/compose.yaml`); the folder is created
+/// (and refused if it is a link).
 pub fn write_all(dir: &Path, files: &[(String, Vec<u8>)]) -> Result<(), String> {
     refuse_link(dir)?;
     fs::create_dir_all(dir).map_err(|e| {
@@ -59,7 +61,11 @@ pub fn write_all(dir: &Path, files: &[(String, Vec<u8>)]) -> Result<(), String> 
         )
     })?;
     for (name, _) in files {
-        refuse_link(&dir.join(name))?;
+        let target = dir.join(name);
+        refuse_link(&target)?;
+        if let Some(folder) = target.parent().filter(|f| *f != dir) {
+            refuse_link(folder)?;
+        }
     }
     let mut staged: Vec<(PathBuf, PathBuf)> = Vec::new();
     let discard = |staged: &[(PathBuf, PathBuf)]| {
@@ -68,16 +74,35 @@ pub fn write_all(dir: &Path, files: &[(String, Vec<u8>)]) -> Result<(), String> 
         }
     };
     for (name, bytes) in files {
+        // A name may hold one folder (`alpha/compose.yaml`): the file is staged beside its
+        // target, in that folder, so the rename stays on one file system.
         let target = dir.join(name);
-        match write_aside(dir, name, bytes) {
-            Ok(aside) => staged.push((aside, target)),
-            Err(e) => {
-                discard(&staged);
-                return Err(format!(
+        let folder = target.parent().unwrap_or(dir);
+        let base = target.file_name().unwrap_or_default().to_string_lossy();
+        let written = fs::create_dir_all(folder)
+            .map_err(|e| {
+                format!(
                     "cannot write `{}`: {}",
                     target.display(),
                     super::workspace::plain(&e)
-                ));
+                )
+            })
+            .and_then(|_| refuse_link(folder))
+            .and_then(|_| refuse_link(&target))
+            .and_then(|_| {
+                write_aside(folder, &base, bytes).map_err(|e| {
+                    format!(
+                        "cannot write `{}`: {}",
+                        target.display(),
+                        super::workspace::plain(&e)
+                    )
+                })
+            });
+        match written {
+            Ok(aside) => staged.push((aside, target)),
+            Err(e) => {
+                discard(&staged);
+                return Err(e);
             }
         }
     }
@@ -86,7 +111,7 @@ pub fn write_all(dir: &Path, files: &[(String, Vec<u8>)]) -> Result<(), String> 
     let mut done: Vec<(&PathBuf, Option<PathBuf>)> = Vec::new();
     for (aside, target) in &staged {
         let stem = target.file_name().unwrap_or_default().to_string_lossy();
-        let previous = meshc::fsio::aside_name(dir, &stem, "old");
+        let previous = meshc::fsio::aside_name(target.parent().unwrap_or(dir), &stem, "old");
         let kept = fs::hard_link(target, &previous).is_ok().then_some(previous);
         if let Err(e) = fs::rename(aside, target) {
             if let Some(p) = &kept {
@@ -301,6 +326,15 @@ mod tests {
         let err = write_all(dir.path(), &files("new", &["c.json", "d.json"]));
         assert!(err.is_err());
         assert_eq!(listing(dir.path()), ["a.json", "b.json", "d.json"]);
+    }
+
+    #[test]
+    fn files_in_folders_are_written_and_staged_beside_their_target() {
+        let dir = tempfile::tempdir().unwrap();
+        write_all(dir.path(), &files("new", &["a.json", "a/compose.yaml"])).unwrap();
+        assert_eq!(read(dir.path(), "a/compose.yaml"), "new:a/compose.yaml");
+        assert_eq!(listing(dir.path()), ["a", "a.json"]);
+        assert_eq!(listing(&dir.path().join("a")), ["compose.yaml"]);
     }
 
     #[test]

@@ -2,7 +2,10 @@
 
 pub mod atomic;
 pub mod engine;
+pub mod import;
+pub mod migrate;
 pub mod output;
+pub mod render;
 pub mod survey;
 pub mod take;
 pub mod workspace;

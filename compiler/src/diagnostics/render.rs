@@ -11,11 +11,21 @@ use std::collections::HashMap;
 pub trait SourceMap {
     /// The text of `path`, if known.
     fn text(&self, path: &FilePath) -> Option<&str>;
+
+    /// The places of every known file that may hold a secret (`check::secrets`): source
+    /// excerpts show them masked.
+    fn secrets(&self) -> HashMap<FilePath, Vec<Span>>;
 }
 
 impl SourceMap for HashMap<FilePath, std::sync::Arc<str>> {
     fn text(&self, path: &FilePath) -> Option<&str> {
         self.get(path).map(|t| &**t)
+    }
+
+    /// The texts are read as one workspace: what a value in one file is for may be
+    /// declared in another. A declaration not among them is unknown, and so masked.
+    fn secrets(&self) -> HashMap<FilePath, Vec<Span>> {
+        crate::check::secrets::secret_spans_of_texts(self.iter().map(|(p, t)| (p, &**t)))
     }
 }
 
@@ -171,14 +181,35 @@ pub fn to_human(diags: &[Diagnostic], sources: &dyn SourceMap, color: bool) -> S
             }
         }
     }
-    let mut cache = ariadne::sources(files.iter().map(|f| {
-        let text = sources.text(f).unwrap_or("");
-        let secret = diags
+    let secrets = if files.is_empty() {
+        HashMap::new()
+    } else {
+        sources.secrets()
+    };
+    let shown: HashMap<FilePath, Masked> = files
+        .iter()
+        .map(|f| {
+            let text = sources.text(f).unwrap_or("");
+            let secret = diags
+                .iter()
+                .filter(|d| d.file == *f)
+                .flat_map(Diagnostic::redacted)
+                .chain(secrets.get(f).into_iter().flatten().copied());
+            (f.clone(), Masked::new(text, secret))
+        })
+        .collect();
+    let mut cache = ariadne::sources(
+        shown
             .iter()
-            .filter(|d| d.file == *f)
-            .flat_map(Diagnostic::redacted);
-        (f.clone(), masked(text, secret))
-    }));
+            .map(|(f, m)| (f.clone(), m.text.clone()))
+            .collect::<Vec<_>>(),
+    );
+    // A range of the file's own text, moved to where it is in the masked text.
+    let moved = |f: &FilePath, r: std::ops::Range<usize>| match shown.get(f) {
+        Some(m) => m.range(r),
+        None => r,
+    };
+    let mut pos = Positions::new(sources);
     let mut out = Vec::new();
     for d in diags {
         let kind = match d.severity {
@@ -204,6 +235,23 @@ pub fn to_human(diags: &[Diagnostic], sources: &dyn SourceMap, color: bool) -> S
             continue;
         }
         let range = clamp(d.span.range(), sources.text(&d.file).unwrap_or(""));
+        // ariadne names each excerpt's place from the masked text; a mask before it on
+        // its line moves its column, so the true place is put back afterwards.
+        let mut places: Vec<(String, String)> = Vec::new();
+        let mut place = |pos: &mut Positions<'_>, file: &FilePath, start: usize| {
+            let (line, col) = pos.line_col(file, start as u32);
+            if let Some(m) = shown.get(file) {
+                let (ml, mc) = m.line_col(m.offset(start));
+                if (ml, mc) != (line, col) {
+                    places.push((
+                        format!("[ {file}:{ml}:{mc} ]"),
+                        format!("[ {file}:{line}:{col} ]"),
+                    ));
+                }
+            }
+        };
+        place(&mut pos, &d.file, range.start);
+        let range = moved(&d.file, range);
         let mut report = Report::build(kind, (d.file.clone(), range.clone()))
             .with_config(
                 Config::default()
@@ -216,6 +264,8 @@ pub fn to_human(diags: &[Diagnostic], sources: &dyn SourceMap, color: bool) -> S
         for l in &d.labels {
             if known(&l.file) {
                 let r = clamp(l.span.range(), sources.text(&l.file).unwrap_or(""));
+                place(&mut pos, &l.file, r.start);
+                let r = moved(&l.file, r);
                 report =
                     report.with_label(Label::new((l.file.clone(), r)).with_message(&l.message));
             } else {
@@ -225,23 +275,112 @@ pub fn to_human(diags: &[Diagnostic], sources: &dyn SourceMap, color: bool) -> S
         if let Some(help) = &d.help {
             report = report.with_help(help);
         }
-        let _ = report.finish().write(&mut cache, &mut out);
+        let mut one = Vec::new();
+        let _ = report.finish().write(&mut cache, &mut one);
+        let mut one = String::from_utf8_lossy(&one).into_owned();
+        for (shown_place, true_place) in places {
+            one = one.replacen(&shown_place, &true_place, 1);
+        }
+        out.extend_from_slice(one.as_bytes());
     }
     String::from_utf8_lossy(&out).into_owned()
 }
 
-/// `text` with every character inside `spans` replaced by `*`s (as many as its bytes, so
-/// every position after it stays where it was). For showing source that may hold a
-/// secret: the spans are the diagnostics' [`Diagnostic::redact`].
-pub fn masked(text: &str, spans: impl Iterator<Item = Span>) -> String {
-    let mut bytes = text.as_bytes().to_vec();
-    for span in spans {
-        for b in &mut bytes[clamp(span.range(), text)] {
-            *b = b'*';
+/// What a masked secret is shown as, whatever its length: a mask of fixed width gives
+/// nothing of the value away, not even how long it is.
+pub const MASK: &str = "‹secret›";
+
+/// A text with the places that may hold a secret replaced by [`MASK`], and the way from
+/// a position of the text to where it is in the masked one.
+#[derive(Debug, Clone)]
+pub struct Masked {
+    /// The masked text. Line breaks are kept (each line of a masked place becomes one
+    /// mask), so every line keeps its number.
+    pub text: String,
+    /// The masked pieces, in order: (start, end) in the text, (start, end) in `text`.
+    cuts: Vec<(usize, usize, usize, usize)>,
+}
+
+impl Masked {
+    /// `text` with every place of `spans` masked.
+    pub fn new(text: &str, spans: impl Iterator<Item = Span>) -> Masked {
+        let mut ranges: Vec<std::ops::Range<usize>> = spans
+            .map(|s| clamp(s.range(), text))
+            .filter(|r| !r.is_empty())
+            .collect();
+        ranges.sort_by_key(|r| (r.start, r.end));
+        // One piece per line of every place, overlapping places merged.
+        let mut pieces: Vec<(usize, usize)> = Vec::new();
+        for r in ranges {
+            let mut start = r.start;
+            for line in text[r.clone()].split_inclusive('\n') {
+                let body = line.trim_end_matches(['\n', '\r']);
+                let end = start + body.len();
+                if end > start {
+                    match pieces.last_mut() {
+                        Some(last) if start <= last.1 => last.1 = last.1.max(end),
+                        _ => pieces.push((start, end)),
+                    }
+                }
+                start += line.len();
+            }
+        }
+        let mut out = String::with_capacity(text.len());
+        let mut cuts = Vec::with_capacity(pieces.len());
+        let mut at = 0;
+        for (start, end) in pieces {
+            out.push_str(&text[at..start]);
+            let shown_start = out.len();
+            out.push_str(MASK);
+            cuts.push((start, end, shown_start, out.len()));
+            at = end;
+        }
+        out.push_str(&text[at..]);
+        Masked { text: out, cuts }
+    }
+
+    /// Where `offset` of the text is in the masked text; inside a masked piece, its start.
+    pub fn offset(&self, offset: usize) -> usize {
+        let i = self.cuts.partition_point(|c| c.0 <= offset);
+        match i.checked_sub(1).map(|i| self.cuts[i]) {
+            None => offset,
+            Some((_, end, shown_start, shown_end)) => {
+                if offset < end {
+                    shown_start
+                } else {
+                    offset - end + shown_end
+                }
+            }
         }
     }
-    // Whole characters were replaced by ASCII, so the text is still UTF-8.
-    String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+
+    /// Where the range `r` of the text is in the masked text: a range that ends inside a
+    /// masked piece covers the whole mask.
+    pub fn range(&self, r: std::ops::Range<usize>) -> std::ops::Range<usize> {
+        let start = self.offset(r.start);
+        let i = self.cuts.partition_point(|c| c.0 < r.end);
+        let end = match i.checked_sub(1).map(|i| self.cuts[i]) {
+            Some((_, end, _, shown_end)) if r.end <= end => shown_end,
+            _ => self.offset(r.end),
+        };
+        start..end.max(start)
+    }
+
+    /// 1-based line and column (in characters) of `offset` of the masked text.
+    fn line_col(&self, offset: usize) -> (u32, u32) {
+        let o = offset.min(self.text.len());
+        let before = &self.text[..o];
+        let line = before.matches('\n').count() + 1;
+        let start = before.rfind('\n').map_or(0, |i| i + 1);
+        (line as u32, before[start..].chars().count() as u32 + 1)
+    }
+}
+
+/// `text` with every place of `spans` shown as [`MASK`]. For showing source that may
+/// hold a secret: the spans are `check::secrets` places and the diagnostics'
+/// [`Diagnostic::redact`].
+pub fn masked(text: &str, spans: impl Iterator<Item = Span>) -> String {
+    Masked::new(text, spans).text
 }
 
 /// Keeps a range inside the text and on character boundaries.
@@ -255,4 +394,52 @@ fn clamp(r: std::ops::Range<usize>, text: &str) -> std::ops::Range<usize> {
         end += 1;
     }
     start..end
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_mask_has_one_width_and_positions_follow_it() {
+        let text = "a = \"short\" b\nc = \"a much longer secret\" d\n";
+        let spans = [Span::new(4, 11), Span::new(18, 40)];
+        let m = Masked::new(text, spans.into_iter());
+        assert_eq!(m.text, "a = ‹secret› b\nc = ‹secret› d\n");
+        // Before, inside and after a masked place.
+        assert_eq!(m.offset(2), 2);
+        assert_eq!(m.offset(6), 4);
+        assert_eq!(&m.text[m.range(12..13)], "b");
+        assert_eq!(&m.text[m.range(41..42)], "d");
+        assert_eq!(&m.text[m.range(18..40)], MASK);
+        assert_eq!(&m.text[m.range(16..20)], "= ‹secret›");
+    }
+
+    #[test]
+    fn a_masked_place_over_lines_keeps_every_line() {
+        let text = "x = \"\"\"\n  one\n  two\n  \"\"\" y\n";
+        let m = Masked::new(text, std::iter::once(Span::new(4, text.len() - 3)));
+        assert_eq!(m.text.lines().count(), text.lines().count());
+        assert!(
+            !m.text.contains("one") && !m.text.contains("two"),
+            "{}",
+            m.text
+        );
+        assert!(m.text.ends_with(" y\n"), "{}", m.text);
+    }
+
+    #[test]
+    fn an_excerpt_names_the_true_column_after_a_mask() {
+        let path: FilePath = "a.mesh".into();
+        let text = "tok = \"a long secret value\" junk\n";
+        let at = text.find("junk").unwrap();
+        let d = Diagnostic::new(Code::E0001, &path, Span::new(at, at + 4), "unexpected")
+            .with_redacted(Span::new(6, at - 1));
+        let mut sources: HashMap<FilePath, std::sync::Arc<str>> = HashMap::new();
+        sources.insert(path, std::sync::Arc::from(text));
+        let out = to_human(&[d], &sources, false);
+        assert!(out.contains(&format!("a.mesh:1:{}", at + 1)), "{out}");
+        assert!(out.contains("tok = ‹secret› junk"), "{out}");
+        assert!(!out.contains("secret value"), "{out}");
+    }
 }

@@ -6,6 +6,8 @@
 //! input always gives the same bytes.
 
 pub mod canonical;
+pub mod compose;
+pub mod functions;
 pub mod manifest;
 
 pub use canonical::{canonical_json, digest_of};

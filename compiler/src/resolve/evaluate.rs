@@ -423,7 +423,14 @@ impl<'m> Resolver<'m> {
     /// resolved (E0304, E0314).
     pub(super) fn given_value(&mut self, i: usize, req: &'m str, field: &str) -> Option<Resolved> {
         let contract: &'m ContractInfo = self.requirement(i, req)?.contract.as_deref()?;
-        let (field, _): (&'m String, _) = contract.fields.get_key_value(field)?;
+        let (field, fi): (&'m String, _) = contract.fields.get_key_value(field)?;
+        // One notion of taint: a field declared `secret` is secret here as it is to the
+        // checker (`RefTarget::is_secret`), `given` or not. A given secret field is
+        // refused (E0205) and has no plain value to read, from the assignment, the
+        // definition or a default.
+        if fi.secret {
+            return None;
+        }
         self.demand(Key::Given(i, req, field.as_str()));
         match self.given_memo.get(&(i, req, field.as_str())) {
             Some(Memo::Done(v)) => v.clone(),
@@ -654,7 +661,7 @@ impl<'m> Resolver<'m> {
         let value = self.module_answer(i, req, &fi.name);
         let provider_clean = self
             .module_of(provider)
-            .is_some_and(|pm| pm.errors.is_empty())
+            .is_some_and(|pm| pm.errors().is_empty())
             && !self.is_refused(provider);
         if !provider_clean {
             return; // the provider is left out; this consumer waits for it (E0514)

@@ -17,7 +17,14 @@ use std::collections::BTreeMap;
 type PortRequest<'m> = (usize, &'m str, Option<(i64, Span)>);
 
 /// The properties a node may write.
-const NODE_PROPS: &[&str] = &["private_name", "root", "ports", "short", "adopted"];
+const NODE_PROPS: &[&str] = &[
+    "private_name",
+    "private_address",
+    "root",
+    "ports",
+    "short",
+    "adopted",
+];
 
 /// A node's root when it writes none.
 pub(crate) const DEFAULT_ROOT: &str = "/srv/mesh";
@@ -50,6 +57,7 @@ impl<'m> Resolver<'m> {
             name: node.name.name.to_string(),
             ast: node,
             private_name: None,
+            private_address: None,
             root: DEFAULT_ROOT.to_string(),
             ports: DEFAULT_PORTS,
             short: identity::short_form(&node.name.name, 6),
@@ -100,6 +108,23 @@ impl<'m> Resolver<'m> {
                         ),
                     }
                 }
+                "private_address" => match plain {
+                    Some(p) => match p.parse::<std::net::IpAddr>() {
+                        Ok(ip) => info.private_address = Some(ip.to_string()),
+                        Err(_) => self.node_value_error(
+                            prop,
+                            Code::E0314,
+                            format!("the private address of node `{name}` is not an IP address"),
+                            "write the node's address on the private network, e.g. `private_address = \"10.0.0.11\"`",
+                        ),
+                    },
+                    None => self.node_value_error(
+                        prop,
+                        value_code(&prop.value),
+                        format!("the private address of node `{name}` is an IP address, written in quotes"),
+                        "e.g. `private_address = \"10.0.0.11\"`",
+                    ),
+                },
                 "root" => match plain {
                     Some(p) => match validate_host_path(&p) {
                         Ok(()) => info.root = p,
@@ -166,7 +191,7 @@ impl<'m> Resolver<'m> {
                 _ => {
                     let help = match closest(key, NODE_PROPS.iter().copied()) {
                         Some(c) => format!("did you mean `{c}`?"),
-                        None => "a node writes `private_name`, `root`, `ports`, `short` and `adopted`".into(),
+                        None => "a node writes `private_name`, `private_address`, `root`, `ports`, `short` and `adopted`".into(),
                     };
                     let d = self
                         .diag(

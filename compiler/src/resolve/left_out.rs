@@ -12,7 +12,7 @@ impl<'m> Resolver<'m> {
     /// Whether instance `i` is refused by itself: a refusal, an unknown module, or a
     /// module with errors.
     fn refused_by_itself(&self, i: usize) -> bool {
-        self.is_refused(i) || self.module_of(i).is_none_or(|m| !m.errors.is_empty())
+        self.is_refused(i) || self.module_of(i).is_none_or(|m| !m.errors().is_empty())
     }
 
     /// Marks every refused instance left out, then every instance waiting for one

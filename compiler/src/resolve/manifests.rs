@@ -3,7 +3,7 @@
 //! why, and the digest.
 
 use super::evaluate::{Resolved, json_of, text_of};
-use super::{Answer, LeftOutAssignment, MeshOutcome, Resolver};
+use super::{Answer, LeftOutAssignment, MeshOutcome, ProviderChoice, Resolver};
 use crate::check::types::Value;
 use crate::diagnostics::Diagnostic;
 use crate::emit::{
@@ -237,7 +237,7 @@ impl<'m> Resolver<'m> {
             }
             let mut diagnostics = self.refusals_of(i);
             if let Some(m) = self.module_of(i) {
-                diagnostics.extend(m.errors.iter().cloned());
+                diagnostics.extend(m.errors().iter().cloned());
             }
             left_out.push((
                 inst.assign.span.start,
@@ -264,6 +264,7 @@ impl<'m> Resolver<'m> {
         }
         left_out.sort_by_key(|(at, _, _)| *at);
 
+        let choices = self.provider_choices(&built);
         self.lock.written = self.input.lock.written.clone();
         let (manifests, written) = if self.input.manifests {
             let (retired, written) = self.remember_written(&built);
@@ -287,7 +288,46 @@ impl<'m> Resolver<'m> {
             lock: std::mem::take(&mut self.lock),
             written,
             left_out: left_out.into_iter().map(|(_, _, l)| l).collect(),
+            choices,
+            nodes: self
+                .nodes
+                .values()
+                .map(|n| super::NodeFacts {
+                    name: n.name.clone(),
+                    private_name: n.private_name.clone(),
+                    private_address: n.private_address.clone(),
+                    root: n.root.clone(),
+                })
+                .collect(),
         }
+    }
+
+    /// How each module requirement of the built instances is answered, in manifest order
+    /// (node by node, source order within a node).
+    fn provider_choices(&self, built: &[(usize, Option<Instance>)]) -> Vec<ProviderChoice> {
+        let mut order: Vec<usize> = built.iter().map(|&(i, _)| i).collect();
+        order.sort_by_key(|&i| self.instances[i].node);
+        let mut out = Vec::new();
+        for i in order {
+            let Some(m) = self.module_of(i) else { continue };
+            for &req in m.scope.requirements.keys() {
+                let provider = match self.instances[i].answers.get(req) {
+                    Some(Answer::Module { provider, by }) => {
+                        Some((self.instance_ref(*provider), *by))
+                    }
+                    Some(Answer::Absent) => None,
+                    _ => continue,
+                };
+                out.push(ProviderChoice {
+                    node: self.node_name(i).to_string(),
+                    instance: self.instances[i].name.clone(),
+                    module: self.instances[i].module_name.clone(),
+                    requirement: req.to_string(),
+                    provider,
+                });
+            }
+        }
+        out
     }
 
     /// One manifest per node: its built instances and what was left out of it, digests

@@ -36,6 +36,7 @@ mod operator;
 mod provider_order;
 mod public_names;
 
+pub(crate) use host::DEFAULT_ROOT;
 pub use lock::Lock;
 
 use crate::check::registry::Registry;
@@ -97,6 +98,39 @@ pub struct MeshOutcome {
         std::collections::BTreeMap<String, std::collections::BTreeMap<String, Vec<String>>>,
     /// Every assignment left out, with why.
     pub left_out: Vec<LeftOutAssignment>,
+    /// How each module requirement of every built assignment is answered, node by node in
+    /// the mesh's order and in source order within a node (the order of the manifests).
+    /// Filled with or without manifests, so the editor's hovers and hints read
+    /// [`crate::db::check_mesh`] instead of building manifests.
+    pub choices: Vec<ProviderChoice>,
+    /// The facts of every node of the mesh, in its order (for `--target compose`).
+    pub nodes: Vec<NodeFacts>,
+}
+
+/// How one module requirement of one built assignment is answered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProviderChoice {
+    /// The consuming instance, its node and module.
+    pub node: String,
+    pub instance: String,
+    pub module: String,
+    /// The requirement, as the module names it.
+    pub requirement: String,
+    /// The instance that answers it and by which rule; `None` when the requirement is
+    /// absent (optional with no provider, or declined).
+    pub provider: Option<(crate::emit::InstanceRef, By)>,
+}
+
+/// What a node writes about itself that a target other than the manifest needs: where
+/// its files go and how other nodes reach it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NodeFacts {
+    pub name: String,
+    /// `None` when missing or invalid (reported).
+    pub private_name: Option<String>,
+    /// The IP address private ports are bound to and private names map to, if written.
+    pub private_address: Option<String>,
+    pub root: String,
 }
 
 /// An assignment that was left out, and every reason.
@@ -121,6 +155,8 @@ impl MeshOutcome {
             lock: Lock::default(),
             written: Default::default(),
             left_out: Vec::new(),
+            choices: Vec::new(),
+            nodes: Vec::new(),
         }
     }
 
@@ -219,14 +255,17 @@ pub(crate) struct LoadedModule<'m> {
     pub scope: ModuleScope<'m>,
     /// `provides` blocks by contract (the first of a contract wins).
     pub provides: IndexMap<&'m str, &'m ast::Provides>,
-    /// The definition's errors (the checker's).
-    pub errors: Vec<Diagnostic>,
+    /// The definition's errors (the checker's), read on first need: resolution reads
+    /// them only to leave assignments out, so the checker may still be checking other
+    /// files on other cores while this mesh resolves.
+    errors: std::cell::OnceCell<Vec<Diagnostic>>,
+    module_errors: &'m dyn Fn(&str) -> Vec<Diagnostic>,
     /// The module's slug (§8).
     pub slug: String,
 }
 
 impl<'m> LoadedModule<'m> {
-    fn new(name: &str, src: &'m ModuleSource, input: &ResolveInput<'_>) -> LoadedModule<'m> {
+    fn new(name: &str, src: &'m ModuleSource, input: &ResolveInput<'m>) -> LoadedModule<'m> {
         let ast = match &src.parsed.file.items[src.item] {
             ast::Item::Module(m) => m,
             _ => unreachable!("filtered by is_module_source"),
@@ -235,19 +274,28 @@ impl<'m> LoadedModule<'m> {
         for p in ast.provides() {
             provides.entry(p.contract.name.as_str()).or_insert(p);
         }
-        let errors = (input.module_errors)(name)
-            .into_iter()
-            .filter(|d| d.severity == Severity::Error)
-            .collect();
         LoadedModule {
             name: name.to_string(),
             path: src.path.clone(),
             ast,
             scope: ModuleScope::new(ast, input.registry),
             provides,
-            errors,
+            errors: std::cell::OnceCell::new(),
+            module_errors: input.module_errors,
             slug: identity::module_slug(ast),
         }
+    }
+}
+
+impl LoadedModule<'_> {
+    /// The definition's errors (the checker's).
+    pub fn errors(&self) -> &[Diagnostic] {
+        self.errors.get_or_init(|| {
+            (self.module_errors)(&self.name)
+                .into_iter()
+                .filter(|d| d.severity == Severity::Error)
+                .collect()
+        })
     }
 }
 
@@ -257,6 +305,8 @@ pub(crate) struct NodeInfo<'m> {
     pub ast: &'m ast::Node,
     /// `None` when missing or invalid (reported).
     pub private_name: Option<String>,
+    /// `private_address`: the node's IP address on the private network, if written.
+    pub private_address: Option<String>,
     pub root: String,
     pub ports: (i64, i64),
     pub short: String,

@@ -974,7 +974,7 @@ impl<'a> Parser<'a> {
                     .block("the node", |p| {
                         let start = p.peek().span;
                         let key =
-                            p.ident("a node property (`private_name`, `root`, `ports`, `short`)")?;
+                            p.ident("a node property (`private_name`, `private_address`, `root`, `ports`, `short`)")?;
                         p.expect(TokenKind::Eq, "`=` and the property's value")?;
                         let value = p.expr();
                         Some(Prop {

@@ -47,10 +47,15 @@ pub fn code_actions(
         changes.insert(uri.clone(), vec![TextEdit::new(lines.range(span), new)]);
         Some(WorkspaceEdit::new(changes))
     };
+    // A title quotes the word it replaces: never one written where a secret may be.
+    let secret = meshc::db::secret_spans(&snap.db, snap.ws, cursor.file);
     for d in diags.iter().filter(|d| overlaps(d.span, wanted)) {
         let Some(fix) = d.help.as_deref().and_then(suggestion) else {
             continue;
         };
+        if secret.iter().any(|s| overlaps(*s, d.span)) {
+            continue;
+        }
         // The primary range holds the misspelt word (a name, or a number like `0750`).
         let Some(old) = text
             .get(d.span.range())

@@ -480,10 +480,17 @@ impl Context<'_> {
             },
             Some(Block::Mesh(_)) => self.in_mesh(stack, words),
             Some(Block::Node) => match words {
-                [] => ["private_name", "root", "ports", "short", "adopted"]
-                    .iter()
-                    .map(|w| self.item(w, CompletionItemKind::PROPERTY, None, None))
-                    .collect(),
+                [] => [
+                    "private_name",
+                    "private_address",
+                    "root",
+                    "ports",
+                    "short",
+                    "adopted",
+                ]
+                .iter()
+                .map(|w| self.item(w, CompletionItemKind::PROPERTY, None, None))
+                .collect(),
                 _ => Vec::new(),
             },
             Some(Block::Assign(module)) => self.in_assign(stack, module, words),

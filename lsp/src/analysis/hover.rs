@@ -37,20 +37,14 @@ pub fn hover(snap: &Snapshot, uri: &Uri, pos: Position) -> Option<Hover> {
     })
 }
 
-/// The source text of `span` in the file at `path`, doc lines dropped, and every literal
-/// the checker found written where a secret is expected masked (its diagnostics'
-/// `redact` spans), so a hover never shows a secret.
+/// The source text of `span` in the file at `path`, doc lines dropped, and every place
+/// that may hold a secret masked (`meshc::db::masked_text`: what a value is written for
+/// decides, whatever else is wrong with the line), so a hover never shows a secret.
 fn source_of(snap: &Snapshot, path: &str, span: Span) -> Option<String> {
     let file = snap.file_at(path)?;
-    let text = file.text(&snap.db);
-    text.get(span.range())?;
-    let diags = meshc::db::check_file(&snap.db, snap.ws, file);
-    let secret = diags
-        .iter()
-        .filter(|d| *d.file == *path)
-        .flat_map(|d| d.redacted());
-    let text = meshc::diagnostics::render::masked(text, secret);
-    let s = text.get(span.range())?;
+    file.text(&snap.db).get(span.range())?;
+    let masked = meshc::db::masked_text(&snap.db, snap.ws, file);
+    let s = masked.text.get(masked.range(span.range()))?;
     let kept: Vec<&str> = s
         .lines()
         .filter(|l| !l.trim_start().starts_with("///"))

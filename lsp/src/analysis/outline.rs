@@ -43,6 +43,9 @@ pub fn document_symbols(snap: &Snapshot, uri: &Uri) -> Option<Vec<DocumentSymbol
     let (_, file) = snap.file(uri)?;
     let parsed = parse_file(&snap.db, file);
     let lines = Lines::of(&snap.db, file, snap.unit);
+    // Details quote the source: places that may hold a secret are masked.
+    let masked = meshc::db::masked_text(&snap.db, snap.ws, file);
+    let quote = |span: Span| masked.text.get(masked.range(span.range()));
     let mut out = Vec::new();
     for item in &parsed.file.items {
         match item {
@@ -53,7 +56,7 @@ pub fn document_symbols(snap: &Snapshot, uri: &Uri) -> Option<Vec<DocumentSymbol
                     .map(|f| {
                         let detail =
                             f.ty.as_ref()
-                                .and_then(|t| lines.text.get(t.span.range()).map(str::to_string));
+                                .and_then(|t| quote(t.span).map(str::to_string));
                         symbol(
                             &lines,
                             &f.name.name,
@@ -81,19 +84,18 @@ pub fn document_symbols(snap: &Snapshot, uri: &Uri) -> Option<Vec<DocumentSymbol
                 for e in &m.entries {
                     match e {
                         ModuleEntry::Requires(r) => {
-                            let detail = lines
-                                .text
-                                .get(r.span.range())
-                                .and_then(|t| t.split_once(':'))
-                                .map(|(_, rest)| {
-                                    rest.lines()
-                                        .next()
-                                        .unwrap_or("")
-                                        .trim()
-                                        .trim_end_matches('{')
-                                        .trim()
-                                        .to_string()
-                                });
+                            let detail =
+                                quote(r.span)
+                                    .and_then(|t| t.split_once(':'))
+                                    .map(|(_, rest)| {
+                                        rest.lines()
+                                            .next()
+                                            .unwrap_or("")
+                                            .trim()
+                                            .trim_end_matches('{')
+                                            .trim()
+                                            .to_string()
+                                    });
                             children.push(symbol(
                                 &lines,
                                 &r.name.name,

@@ -4,14 +4,13 @@
 //! file's own after an edit.
 //!
 //! Meshes are resolved as `meshc check` resolves them: with no lock (ports chosen afresh,
-//! which changes no verdict), through the tracked `resolve_mesh` query, so a request after
-//! an edit reuses what the workspace check computed.
+//! which changes no verdict), through the tracked `check_mesh` query: without building
+//! manifests, and the same query the workspace check asks, so each mesh is resolved once
+//! per edit and a request after an edit reuses what the workspace check computed.
 
 use crate::state::Snapshot;
-use meshc::db::{registry, resolve_mesh};
+use meshc::db::{check_mesh, registry};
 use meshc::diagnostics::Diagnostic;
-use meshc::emit::manifest::Requirement;
-use meshc::resolve::Lock;
 
 /// How one assignment's requirement is answered.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -46,25 +45,26 @@ pub fn provider_info(snap: &Snapshot, module: &str, requirement: &str) -> Vec<Pr
     let mut out = Vec::new();
     for mesh in reg.meshes.keys() {
         salsa::Database::unwind_if_revision_cancelled(&snap.db);
-        let outcome = resolve_mesh(&snap.db, snap.ws, mesh.clone(), Lock::default());
-        for (node, manifest) in &outcome.manifests {
-            for inst in manifest.instances.iter().filter(|i| i.module == module) {
-                let answer = match inst.requirements.get(requirement) {
-                    Some(Requirement::Module(m)) => Answer::Provided {
-                        provider_instance: m.provider.instance.clone(),
-                        provider_node: m.provider.node.clone(),
-                        rule: m.by.as_str().to_string(),
-                    },
-                    Some(Requirement::Absent(_)) => Answer::Absent,
-                    _ => continue,
-                };
-                out.push(ProviderAnswer {
-                    mesh: mesh.clone(),
-                    instance: inst.instance.clone(),
-                    node: node.clone(),
-                    answer,
-                });
-            }
+        let outcome = check_mesh(&snap.db, snap.ws, mesh.clone());
+        for choice in outcome
+            .choices
+            .iter()
+            .filter(|c| c.module == module && c.requirement == requirement)
+        {
+            let answer = match &choice.provider {
+                Some((provider, by)) => Answer::Provided {
+                    provider_instance: provider.instance.clone(),
+                    provider_node: provider.node.clone(),
+                    rule: by.as_str().to_string(),
+                },
+                None => Answer::Absent,
+            };
+            out.push(ProviderAnswer {
+                mesh: mesh.clone(),
+                instance: choice.instance.clone(),
+                node: choice.node.clone(),
+                answer,
+            });
         }
         for left in outcome.left_out.iter().filter(|l| l.module == module) {
             let reason = left
@@ -91,7 +91,7 @@ pub fn mesh_diagnostics_of(snap: &Snapshot, path: &str) -> Vec<Diagnostic> {
         if &*reg.files[at.file] != path {
             continue;
         }
-        let outcome = resolve_mesh(&snap.db, snap.ws, name.clone(), Lock::default());
+        let outcome = check_mesh(&snap.db, snap.ws, name.clone());
         out.extend(
             outcome
                 .diagnostics

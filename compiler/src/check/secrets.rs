@@ -1,0 +1,354 @@
+//! Where a file's text may hold a secret, from what is written and what it is written
+//! for, whatever else is wrong with it. Every source excerpt (the human diagnostics, the
+//! language server's hovers) shows these places masked.
+//!
+//! A place is secret when the value written there is for something declared secret:
+//! a secret contract field's default and refinements, a secret operator requirement's
+//! default and refinements, a narrowing of a secret field, a secret file's value, an
+//! `exposed` env value, a `provides` answer to a secret field, and in a mesh an
+//! assignment's value for a secret operator requirement or secret field. Secrecy follows
+//! the declaration alone: a duplicate key, an unknown node, a duplicate instance or a
+//! misplaced form (`tok.x = …`, `tok at …`) change nothing. Where what a value is for
+//! cannot be known (an unknown module, requirement, contract or field, a missing type)
+//! it is masked too: unknown is treated as secret. On a line the parser could not read
+//! (E0001, E0005), every string is masked, since what the line means is unknown. The
+//! refinements masked are those that say what a value is (`in {…}`, `matches`); a
+//! length or range says only its shape.
+
+use super::registry::{Registry, RegistryInput};
+use crate::db::ModuleSource;
+use crate::diagnostics::{Code, Diagnostic};
+use crate::span::{FilePath, Span};
+use crate::syntax::Parsed;
+use crate::syntax::ast::{
+    self, AssignEntryKind, ContainerEntryKind, Expr, Item, NarrowingKind, RequirementBody,
+};
+use crate::syntax::lexer::{TokenKind, lex};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// The places of `parsed` (the tree of `text`) that may hold a secret, sorted by start.
+/// `module` looks a module's definition up by name (for an assignment's values).
+pub fn secret_spans(
+    text: &str,
+    parsed: &Parsed,
+    registry: &Registry,
+    module: &dyn Fn(&str) -> Option<ModuleSource>,
+) -> Vec<Span> {
+    let mut out = Vec::new();
+    for item in &parsed.file.items {
+        match item {
+            Item::Contract(c) => contract(c, &mut out),
+            Item::Module(m) => module_spans(m, registry, &mut out),
+            Item::Mesh(m) => mesh(m, registry, module, &mut out),
+            Item::Seat(_) => {}
+        }
+    }
+    syntax_lines(text, &parsed.diagnostics, &mut out);
+    out.sort_by_key(|s| (s.start, s.end));
+    out.dedup();
+    out
+}
+
+/// The secret places of one contract, sorted by start.
+pub fn contract_spans(c: &ast::Contract) -> Vec<Span> {
+    let mut out = Vec::new();
+    contract(c, &mut out);
+    out.sort_by_key(|s| (s.start, s.end));
+    out
+}
+
+/// The secret places of one module, sorted by start.
+pub fn module_definition_spans(m: &ast::Module, registry: &Registry) -> Vec<Span> {
+    let mut out = Vec::new();
+    module_spans(m, registry, &mut out);
+    out.sort_by_key(|s| (s.start, s.end));
+    out
+}
+
+/// Whether `span` lies inside one of `secret` (sorted by start, as returned here).
+pub fn is_inside(secret: &[Span], span: Span) -> bool {
+    let i = secret.partition_point(|s| s.start <= span.start);
+    secret[..i].iter().rev().any(|s| span.end <= s.end)
+}
+
+/// The secret places of every file of `texts`, read as one workspace with the standard
+/// library: for a caller that holds texts and no database (rendering diagnostics).
+pub fn secret_spans_of_texts<'a>(
+    texts: impl IntoIterator<Item = (&'a FilePath, &'a str)>,
+) -> HashMap<FilePath, Vec<Span>> {
+    let std_path = FilePath::from(crate::db::STDLIB_PATH);
+    let mut files: Vec<(FilePath, &str, Arc<Parsed>, bool)> = vec![(
+        std_path.clone(),
+        crate::db::STDLIB_TEXT,
+        Arc::new(crate::syntax::parse(&std_path, crate::db::STDLIB_TEXT)),
+        true,
+    )];
+    for (path, text) in texts {
+        if *path == std_path {
+            continue;
+        }
+        files.push((
+            path.clone(),
+            text,
+            Arc::new(crate::syntax::parse(path, text)),
+            false,
+        ));
+    }
+    let registry = Registry::build(files.iter().map(|(path, _, parsed, std)| RegistryInput {
+        path,
+        file: &parsed.file,
+        std: *std,
+    }));
+    let module = |name: &str| -> Option<ModuleSource> {
+        let at = registry.modules.get(name)?;
+        let (path, _, parsed, _) = files.get(at.file)?;
+        matches!(parsed.file.items.get(at.item), Some(Item::Module(_))).then(|| ModuleSource {
+            path: path.clone(),
+            parsed: parsed.clone(),
+            item: at.item,
+        })
+    };
+    files
+        .iter()
+        .filter(|(_, _, _, std)| !std)
+        .map(|(path, text, parsed, _)| {
+            (path.clone(), secret_spans(text, parsed, &registry, &module))
+        })
+        .collect()
+}
+
+/// The literal parts of a value: everything but references (names, never values).
+fn literals(e: &Expr, out: &mut Vec<Span>) {
+    match e {
+        Expr::Ref(_) => {}
+        Expr::List(items, _) => {
+            for i in items {
+                literals(i, out);
+            }
+        }
+        other => out.push(other.span()),
+    }
+}
+
+/// The refinements that say what a value is (`in {…}`, `matches`); a length or a range
+/// says only its shape, and stays shown.
+fn refinements(refs: &[ast::Refinement], out: &mut Vec<Span>) {
+    out.extend(
+        refs.iter()
+            .filter(|r| matches!(r, ast::Refinement::InSet(_) | ast::Refinement::Matches(_)))
+            .map(ast::Refinement::span),
+    );
+}
+
+/// Whether a type as written is secret; a type that did not parse may be.
+fn type_is_secret(ty: Option<&ast::TypeExpr>) -> bool {
+    ty.is_none_or(|t| t.secret.is_some() || matches!(t.base, ast::BaseType::Error))
+}
+
+fn contract(c: &ast::Contract, out: &mut Vec<Span>) {
+    for f in &c.fields {
+        if type_is_secret(f.ty.as_ref()) {
+            if let Some(d) = &f.default {
+                literals(d, out);
+            }
+            refinements(&f.refinements, out);
+        }
+    }
+}
+
+/// Whether field `field` of contract `contract` is secret, or cannot be known not to be.
+fn field_is_secret(registry: &Registry, contract: Option<&str>, field: &str) -> bool {
+    contract
+        .and_then(|c| registry.contracts.get(c))
+        .and_then(|c| c.fields.get(field))
+        .is_none_or(|f| f.secret)
+}
+
+fn module_spans(m: &ast::Module, registry: &Registry, out: &mut Vec<Span>) {
+    for entry in &m.entries {
+        match entry {
+            ast::ModuleEntry::Requires(r) => match &r.body {
+                RequirementBody::Operator {
+                    ty,
+                    refinements: refs,
+                    default,
+                } => {
+                    if type_is_secret(ty.as_ref()) {
+                        if let Some(d) = default {
+                            literals(d, out);
+                        }
+                        refinements(refs, out);
+                    }
+                }
+                RequirementBody::Contract {
+                    contract,
+                    narrowing,
+                    ..
+                } => {
+                    let contract = contract.as_ref().map(|c| c.name.as_str());
+                    for n in narrowing {
+                        if field_is_secret(registry, contract, &n.field.name) {
+                            match &n.kind {
+                                NarrowingKind::Set(e) => literals(e, out),
+                                NarrowingKind::Refine(refs) => refinements(refs, out),
+                            }
+                        }
+                    }
+                }
+            },
+            ast::ModuleEntry::Container(c) => {
+                for e in &c.entries {
+                    match &e.kind {
+                        ContainerEntryKind::Secret { value, .. } => literals(value, out),
+                        ContainerEntryKind::Env(entries) => {
+                            for env in entries.iter().filter(|env| env.exposed.is_some()) {
+                                literals(&env.value, out);
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            ast::ModuleEntry::Provides(p) => {
+                for a in &p.answers {
+                    if field_is_secret(registry, Some(p.contract.name.as_str()), &a.field.name) {
+                        literals(&a.value, out);
+                    }
+                }
+            }
+            ast::ModuleEntry::Slug(..) => {}
+        }
+    }
+}
+
+/// What an assignment's entry for requirement `name` of `module` is for.
+enum Target {
+    /// Known not to be secret.
+    Plain,
+    /// A secret operator value, or unknown.
+    Secret,
+    /// A contract requirement (its fields decide), with its contract's name if written.
+    Contract(Option<String>),
+}
+
+fn target(module: Option<&ast::Module>, name: &str) -> Target {
+    let Some(m) = module else {
+        return Target::Secret;
+    };
+    let Some(r) = m.requirements().find(|r| r.name.name == name) else {
+        return Target::Secret;
+    };
+    match &r.body {
+        RequirementBody::Operator { ty, .. } if type_is_secret(ty.as_ref()) => Target::Secret,
+        RequirementBody::Operator { .. } => Target::Plain,
+        RequirementBody::Contract { contract, .. } => {
+            Target::Contract(contract.as_ref().map(|c| c.name.to_string()))
+        }
+    }
+}
+
+fn mesh(
+    m: &ast::Mesh,
+    registry: &Registry,
+    module: &dyn Fn(&str) -> Option<ModuleSource>,
+    out: &mut Vec<Span>,
+) {
+    let mut loaded: HashMap<&str, Option<ModuleSource>> = HashMap::new();
+    for a in m.assigns() {
+        if a.entries.is_empty() {
+            continue;
+        }
+        let src = loaded
+            .entry(a.module.name.as_str())
+            .or_insert_with(|| module(&a.module.name));
+        let def = src.as_ref().map(ModuleSource::module);
+        for e in &a.entries {
+            match &e.kind {
+                AssignEntryKind::Value { name, value } => {
+                    // `short = "stg"` is the instance's own (when the module is known).
+                    if name.name == "short" && def.is_some() {
+                        continue;
+                    }
+                    if matches!(target(def, &name.name), Target::Secret) {
+                        literals(value, out);
+                    }
+                }
+                AssignEntryKind::Given {
+                    requirement,
+                    field,
+                    value,
+                } => {
+                    let secret = match target(def, &requirement.name) {
+                        Target::Plain => false,
+                        Target::Secret => true,
+                        Target::Contract(c) => field_is_secret(registry, c.as_deref(), &field.name),
+                    };
+                    if secret {
+                        literals(value, out);
+                    }
+                }
+                AssignEntryKind::Place {
+                    requirement, at, ..
+                } => {
+                    if matches!(target(def, &requirement.name), Target::Secret) {
+                        literals(at, out);
+                    }
+                }
+                AssignEntryKind::Pin { .. }
+                | AssignEntryKind::Absent { .. }
+                | AssignEntryKind::KeepNetwork { .. }
+                | AssignEntryKind::Genesis { .. } => {}
+            }
+        }
+    }
+}
+
+/// Every string on a line a syntax error points at: what such a line means, and so
+/// whether it holds a secret, is unknown.
+fn syntax_lines(text: &str, syntax: &[Diagnostic], out: &mut Vec<Span>) {
+    if syntax.is_empty() {
+        return;
+    }
+    let line_of = |offset: u32| -> (usize, usize) {
+        let o = (offset as usize).min(text.len());
+        let start = text[..o].rfind('\n').map_or(0, |i| i + 1);
+        let end = text[o..].find('\n').map_or(text.len(), |i| o + i);
+        (start, end)
+    };
+    let mut lines: Vec<(usize, usize)> = Vec::new();
+    // A line the parser could not read: an unexpected token, an unclosed delimiter. (A
+    // bad escape, number or unclosed string still parses into the tree, where what the
+    // value is for decides.)
+    for d in syntax
+        .iter()
+        .filter(|d| matches!(d.code, Code::E0001 | Code::E0005))
+    {
+        let spans = std::iter::once(d.span)
+            .chain(d.labels.iter().filter(|l| l.file == d.file).map(|l| l.span));
+        for s in spans {
+            let (a, _) = line_of(s.start);
+            let (_, b) = line_of(s.end.max(s.start));
+            lines.push((a, b));
+        }
+    }
+    lines.sort_unstable();
+    // Disjoint and sorted, so both ends only grow.
+    let mut merged: Vec<(usize, usize)> = Vec::with_capacity(lines.len());
+    for (a, b) in lines {
+        match merged.last_mut() {
+            Some(last) if a <= last.1 => last.1 = last.1.max(b),
+            _ => merged.push((a, b)),
+        }
+    }
+    for t in lex(text).tokens {
+        if !matches!(t.kind, TokenKind::Str(_) | TokenKind::TripleStr(_)) {
+            continue;
+        }
+        let (s, e) = (t.span.start as usize, t.span.end as usize);
+        let first = merged.partition_point(|&(_, b)| b < s);
+        if merged.get(first).is_some_and(|&(a, _)| a <= e) {
+            out.push(t.span);
+        }
+    }
+}

@@ -1,0 +1,80 @@
+//! `meshc migrate [PATH…] [--write]`: old forms rewritten as the forms they stand for.
+//! Without `--write`, prints the unified diff of every file that would change; with it,
+//! replaces each changed file atomically (formatted, comments kept).
+
+use super::output;
+use std::path::{Path, PathBuf};
+
+/// Runs the migration; returns the exit status: 0 done (or nothing to change), 1 an old
+/// form could not be migrated or a file has syntax errors, 2 usage or I/O.
+pub fn run(paths: Vec<PathBuf>, write: bool) -> u8 {
+    let paths = if paths.is_empty() {
+        vec![PathBuf::from(".")]
+    } else {
+        paths
+    };
+    let loaded = super::workspace::load(&paths);
+    if !loaded.io_errors.is_empty() {
+        for e in &loaded.io_errors {
+            output::say(e);
+        }
+        return 2;
+    }
+    if let Some((_, p, _)) = loaded.unreadable.first() {
+        output::say(&format!("`{p}` is not valid UTF-8: nothing was migrated"));
+        return 2;
+    }
+    let migration = match meshc::migrate::migrate(&loaded.files) {
+        Ok(m) => m,
+        Err(diags) => {
+            let mut sources: std::collections::HashMap<meshc::span::FilePath, std::sync::Arc<str>> =
+                loaded.files.iter().cloned().collect();
+            sources.insert(
+                meshc::span::FilePath::from(meshc::db::STDLIB_PATH),
+                std::sync::Arc::from(meshc::db::STDLIB_TEXT),
+            );
+            let diags = output::finish(diags, &[]);
+            output::print(&diags, &sources, output::Format::Human, loaded.files.len());
+            output::say("nothing was migrated: fix the syntax errors first");
+            return 1;
+        }
+    };
+    let mut failed = false;
+    for c in &migration.changed {
+        if write {
+            if let Err(e) = super::atomic::replace_file(Path::new(&*c.path), c.new.as_bytes()) {
+                output::say(&e);
+                failed = true;
+            }
+        } else {
+            print!(
+                "{}",
+                meshc::take::diff::unified(
+                    &c.old,
+                    &c.new,
+                    &format!("a/{}", c.path),
+                    &format!("b/{}", c.path)
+                )
+            );
+        }
+    }
+    for (path, why) in &migration.left {
+        output::say(&format!("{path}: left as it is: {why}"));
+    }
+    let n = migration.changed.len();
+    let files = if n == 1 { "file" } else { "files" };
+    if write {
+        output::say(&format!("migrated {n} {files}"));
+    } else if n > 0 {
+        output::say(&format!(
+            "{n} {files} would change; run `meshc migrate --write` to write them"
+        ));
+    } else {
+        output::say("no old form to migrate");
+    }
+    if failed {
+        2
+    } else {
+        u8::from(!migration.left.is_empty())
+    }
+}

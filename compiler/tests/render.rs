@@ -1,0 +1,445 @@
+//! `meshc render` without an engine (LANGUAGE.md §13.7): what it writes, with owner,
+//! group and mode; what it refuses (a missing value by name, a manifest of another
+//! version or changed after the build, a secrets folder open to others, a root that is a
+//! link), leaving nothing half-written; values with quotes and line breaks rendered
+//! through the template functions without breaking the file's syntax; and `meshc build
+//! --target compose` writing the same bytes twice.
+
+use serde_json::Value;
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn meshc(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_meshc"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("meshc runs")
+}
+
+fn said(o: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+const MODULES: &str = r#"
+contract greeting for module {
+  host: hostname
+  port: port
+  password: secret string
+}
+
+module web {
+  requires http: host port { container = 8080 }
+  requires here: host node
+  requires site: host directory { owner = OWNER  mode = 0o750 }
+  container web {
+    image "busybox:1.36"
+    mount site.path -> "/www"
+    publish http
+  }
+  provides greeting {
+    host = here.private_name
+    port = http.host_port
+  }
+}
+
+module vault {
+  container vault { image "busybox:1.36" }
+  provides secret {}
+}
+
+module client {
+  requires web: module greeting
+  requires token: module secret
+  container client {
+    image "busybox:1.36"
+    user OWNER
+    env {
+      TARGET = "${web.host}:${web.port}"
+      TOKEN = token.value exposed "the image reads its token from the environment"
+    }
+    file "/etc/client.conf" = """
+      plain = yes
+      """
+    file "/etc/client.ini" = """
+      password = ${web.password}
+      """
+    secret "/run/secrets/web_password" = web.password
+  }
+}
+"#;
+
+const PASSWORD: &str = "p\"a'ss wo$rd\nsecond \\line";
+const TOKEN: &str = "tok3nValue42";
+
+/// A built node: the folder, its root, the manifest's path and the secrets folder.
+struct Node {
+    dir: tempfile::TempDir,
+    root: PathBuf,
+    manifest: PathBuf,
+    secrets: PathBuf,
+    uid: u32,
+}
+
+impl Node {
+    fn render(&self) -> Output {
+        meshc(
+            self.dir.path(),
+            &[
+                "render",
+                &self.manifest.display().to_string(),
+                "--secrets",
+                &self.secrets.display().to_string(),
+                "--root",
+                &self.root.display().to_string(),
+            ],
+        )
+    }
+
+    fn json(&self) -> Value {
+        serde_json::from_slice(&std::fs::read(&self.manifest).unwrap()).unwrap()
+    }
+
+    /// Writes `manifest` back with a digest of its own, as a build of it would.
+    fn write_with_digest(&self, mut manifest: Value) {
+        use sha2::{Digest, Sha256};
+        manifest.as_object_mut().unwrap().remove("digest");
+        let hash = Sha256::digest(meshc::emit::canonical_json(&manifest).as_bytes());
+        let hex: String = hash.iter().map(|b| format!("{b:02x}")).collect();
+        manifest["digest"] = Value::String(format!("sha256:{hex}"));
+        std::fs::write(
+            &self.manifest,
+            serde_json::to_vec_pretty(&manifest).unwrap(),
+        )
+        .unwrap();
+    }
+
+    fn secret(&self, by: &str, key: &str, value: &str) {
+        let path = self.secrets.join("n1").join(by).join(key);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, format!("{value}\n")).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
+    }
+
+    fn files(&self) -> PathBuf {
+        self.root.join(".mesh/files")
+    }
+}
+
+/// Builds the mesh with `user` and the directory's owner set to the uid running the test
+/// (so ownership can be given without being root), and makes the secrets folder.
+fn node(with_secrets: bool) -> Node {
+    let dir = tempfile::tempdir().unwrap();
+    let uid = std::fs::metadata(dir.path()).unwrap().uid();
+    let root = dir.path().join("root");
+    std::fs::create_dir(&root).unwrap();
+    std::fs::write(
+        dir.path().join("modules.mesh"),
+        MODULES.replace("OWNER", &uid.to_string()),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("t.mesh"),
+        format!(
+            "mesh t {{\n  node n1 {{ private_name = \"n1.t.internal\"  private_address = \"10.9.0.1\"  root = \"{}\"  ports = 20000..20099 }}\n  seat vault = vault on n1\n  assign web to n1\n  assign vault to n1\n  assign client to n1\n}}\n",
+            root.display()
+        ),
+    )
+    .unwrap();
+    let built = meshc(
+        dir.path(),
+        &[
+            "build", "t.mesh", ".", "--out", "out", "--target", "compose",
+        ],
+    );
+    assert_eq!(built.status.code(), Some(0), "{}", said(&built));
+    let secrets = dir.path().join("secrets");
+    std::fs::create_dir(&secrets).unwrap();
+    std::fs::set_permissions(&secrets, std::fs::Permissions::from_mode(0o700)).unwrap();
+    let n = Node {
+        manifest: dir.path().join("out/n1.json"),
+        dir,
+        root,
+        secrets,
+        uid,
+    };
+    if with_secrets {
+        n.secret("web", "n1_client/password", PASSWORD);
+        n.secret("vault", "n1_client/value", TOKEN);
+    }
+    n
+}
+
+fn stat(path: &Path) -> (u32, u32, u32) {
+    let m = std::fs::metadata(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    (m.uid(), m.gid(), m.mode() & 0o7777)
+}
+
+#[test]
+fn render_writes_every_file_with_its_owner_mode_and_content() {
+    let n = node(true);
+    let o = n.render();
+    assert_eq!(o.status.code(), Some(0), "{}", said(&o));
+    assert!(!said(&o).contains("tok3n") && !said(&o).contains("wo$rd"));
+    let files = n.files().join("n1_client/client");
+    let uid = n.uid;
+    assert_eq!(
+        std::fs::read_to_string(files.join("run/secrets/web_password")).unwrap(),
+        PASSWORD
+    );
+    assert_eq!(
+        stat(&files.join("run/secrets/web_password")),
+        (uid, uid, 0o440)
+    );
+    let manifest = n.json();
+    let c = &manifest["instances"][2]["containers"][0];
+    let declared = |target: &str| -> u32 {
+        let f = c["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["target"] == target)
+            .unwrap();
+        u32::from_str_radix(f["mode"].as_str().unwrap(), 8).unwrap()
+    };
+    assert_eq!(
+        std::fs::read_to_string(files.join("etc/client.conf")).unwrap(),
+        "plain = yes\n"
+    );
+    assert_eq!(
+        stat(&files.join("etc/client.conf")),
+        (uid, uid, declared("/etc/client.conf"))
+    );
+    assert_eq!(
+        std::fs::read_to_string(files.join("etc/client.ini")).unwrap(),
+        format!("password = {PASSWORD}\n")
+    );
+    assert_eq!(
+        stat(&files.join("etc/client.ini")),
+        (uid, uid, declared("/etc/client.ini"))
+    );
+    // The exposed secret in the env file, single-quoted; root's, 0400.
+    let env = n.files().join("n1_client/client.env");
+    assert_eq!(
+        std::fs::read_to_string(&env).unwrap(),
+        format!("TOKEN='{TOKEN}'\n")
+    );
+    assert_eq!(stat(&env).2, 0o400);
+    // Nothing under `.mesh` is open to other users.
+    assert_eq!(stat(&n.root.join(".mesh")).2, 0o700);
+    // The directory requirement, made with its owner and mode.
+    let site = manifest["instances"][0]["requirements"]["site"]["path"]
+        .as_str()
+        .unwrap();
+    assert_eq!(stat(Path::new(site)), (uid, uid, 0o750));
+    // The compose file binds exactly these files.
+    let yaml = std::fs::read_to_string(n.dir.path().join("out/n1/compose.yaml")).unwrap();
+    assert!(yaml.contains(&format!(
+        "source: \"{}\"",
+        files.join("run/secrets/web_password").display()
+    )));
+    assert!(
+        yaml.contains("      - \"10.9.0.1:20000:8080/tcp\"\n"),
+        "{yaml}"
+    );
+    assert!(yaml.contains("      - \"n1.t.internal:10.9.0.1\"\n"));
+}
+
+#[test]
+fn a_second_render_switches_the_whole_folder_and_removes_the_old_one() {
+    let n = node(true);
+    assert_eq!(n.render().status.code(), Some(0));
+    let first = std::fs::read_link(n.files()).unwrap();
+    n.secret("web", "n1_client/password", "changed");
+    let o = n.render();
+    assert_eq!(o.status.code(), Some(0), "{}", said(&o));
+    let second = std::fs::read_link(n.files()).unwrap();
+    assert_ne!(first, second);
+    assert!(
+        !n.root.join(".mesh").join(&first).exists(),
+        "old folder removed"
+    );
+    assert_eq!(
+        std::fs::read_to_string(n.files().join("n1_client/client/run/secrets/web_password"))
+            .unwrap(),
+        "changed"
+    );
+    let names: Vec<String> = std::fs::read_dir(n.root.join(".mesh"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names.len(), 2, "the link and one folder: {names:?}");
+}
+
+/// Asserts a refusal: exit 1, the message holds `want`, and nothing was written.
+fn refused(n: &Node, want: &str) -> String {
+    let o = n.render();
+    let text = said(&o);
+    assert_eq!(o.status.code(), Some(1), "{text}");
+    assert!(text.contains(want), "`{want}` in: {text}");
+    assert!(!n.root.join(".mesh").exists(), "nothing written: {text}");
+    assert!(!text.contains("tok3n") && !text.contains("wo$rd"), "{text}");
+    text
+}
+
+#[test]
+fn a_missing_value_is_refused_by_name_and_nothing_is_written() {
+    let n = node(false);
+    n.secret("vault", "n1_client/value", TOKEN);
+    let text = refused(&n, "`n1/web/n1_client/password`");
+    assert!(!text.contains("n1/vault/"), "only the missing one: {text}");
+}
+
+#[test]
+fn a_changed_manifest_is_refused() {
+    let n = node(true);
+    let text = std::fs::read_to_string(&n.manifest).unwrap();
+    std::fs::write(&n.manifest, text.replace("plain = yes", "plain = no")).unwrap();
+    refused(&n, "does not match its digest");
+}
+
+#[test]
+fn a_manifest_of_another_version_is_refused() {
+    let n = node(true);
+    let mut m = n.json();
+    m["version"] = Value::from(2);
+    n.write_with_digest(m);
+    refused(&n, "another version of meshc");
+    let mut m = n.json();
+    m.as_object_mut().unwrap().remove("version");
+    m.as_object_mut().unwrap().remove("retired");
+    n.write_with_digest(m);
+    refused(&n, "missing: retired");
+}
+
+#[test]
+fn a_secrets_folder_open_to_others_is_refused() {
+    let n = node(true);
+    std::fs::set_permissions(&n.secrets, std::fs::Permissions::from_mode(0o755)).unwrap();
+    refused(&n, "open to other users");
+    std::fs::set_permissions(&n.secrets, std::fs::Permissions::from_mode(0o700)).unwrap();
+    let value = n.secrets.join("n1/web/n1_client/password");
+    std::fs::set_permissions(&value, std::fs::Permissions::from_mode(0o644)).unwrap();
+    refused(&n, "readable by other users");
+}
+
+#[test]
+fn a_root_that_is_a_link_is_refused() {
+    let n = node(true);
+    let elsewhere = n.dir.path().join("elsewhere");
+    std::fs::create_dir(&elsewhere).unwrap();
+    std::fs::remove_dir(&n.root).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, &n.root).unwrap();
+    let o = n.render();
+    assert_eq!(o.status.code(), Some(1), "{}", said(&o));
+    assert!(said(&o).contains("is a link"), "{}", said(&o));
+    assert_eq!(std::fs::read_dir(&elsewhere).unwrap().count(), 0);
+}
+
+#[test]
+fn a_files_folder_render_did_not_make_is_refused_and_left_alone() {
+    let n = node(true);
+    let files = n.files();
+    std::fs::create_dir_all(&files).unwrap();
+    std::fs::write(files.join("keep"), "operator's").unwrap();
+    let o = n.render();
+    assert_eq!(o.status.code(), Some(1), "{}", said(&o));
+    assert!(said(&o).contains("is not the link"), "{}", said(&o));
+    assert_eq!(
+        std::fs::read_to_string(files.join("keep")).unwrap(),
+        "operator's"
+    );
+    let names: Vec<String> = std::fs::read_dir(n.root.join(".mesh"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names, ["files"], "the new folder is removed again");
+}
+
+#[test]
+fn quotes_and_line_breaks_keep_the_syntax_through_the_functions() {
+    let n = node(true);
+    let mut m = n.json();
+    let files = m["instances"][2]["containers"][0]["files"]
+        .as_array_mut()
+        .unwrap();
+    let ini = files
+        .iter_mut()
+        .find(|f| f["target"] == "/etc/client.ini")
+        .unwrap();
+    ini["template"] = Value::from(
+        "{\"password\": ${json(web.password)}}\npassword: ${yaml(web.password)}\nurl: x://u:${url(web.password)}@h\n",
+    );
+    n.write_with_digest(m);
+    let o = n.render();
+    assert_eq!(o.status.code(), Some(0), "{}", said(&o));
+    let text = std::fs::read_to_string(n.files().join("n1_client/client/etc/client.ini")).unwrap();
+    let mut lines = text.lines();
+    let json: Value = serde_json::from_str(lines.next().unwrap()).unwrap();
+    assert_eq!(json["password"], PASSWORD);
+    assert_eq!(
+        lines.next().unwrap(),
+        r#"password: "p\"a'ss wo$rd\nsecond \\line""#
+    );
+    assert_eq!(
+        lines.next().unwrap(),
+        "url: x://u:p%22a%27ss%20wo%24rd%0Asecond%20%5Cline@h"
+    );
+    assert_eq!(lines.next(), None);
+}
+
+#[test]
+fn an_env_value_an_env_file_cannot_carry_is_refused_by_key() {
+    let n = node(true);
+    n.secret("vault", "n1_client/value", "two\nlines");
+    let text = refused(&n, "env `TOKEN`");
+    assert!(!text.contains("two"), "{text}");
+}
+
+#[test]
+fn the_compose_target_writes_the_same_bytes_twice() {
+    let n = node(false);
+    let yaml = |n: &Node| std::fs::read(n.dir.path().join("out/n1/compose.yaml")).unwrap();
+    let first = yaml(&n);
+    let again = meshc(
+        n.dir.path(),
+        &[
+            "build", "t.mesh", ".", "--out", "out", "--target", "compose",
+        ],
+    );
+    assert_eq!(again.status.code(), Some(0), "{}", said(&again));
+    assert_eq!(yaml(&n), first);
+    let listing: Vec<String> = std::fs::read_dir(n.dir.path().join("out/n1"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(listing, ["compose.yaml"], "nothing staged is left");
+}
+
+#[test]
+fn a_private_address_that_is_no_ip_address_is_refused() {
+    let n = node(false);
+    let mesh = std::fs::read_to_string(n.dir.path().join("t.mesh")).unwrap();
+    std::fs::write(
+        n.dir.path().join("t.mesh"),
+        mesh.replace("10.9.0.1", "10.9.0.300"),
+    )
+    .unwrap();
+    let o = meshc(
+        n.dir.path(),
+        &[
+            "build", "t.mesh", ".", "--out", "out2", "--target", "compose",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", said(&o));
+    assert!(said(&o).contains("E0314"), "{}", said(&o));
+    assert!(said(&o).contains("not an IP address"), "{}", said(&o));
+}
