@@ -388,3 +388,117 @@ fn resolve(
     };
     crate::resolve::resolve_mesh(&input)
 }
+
+#[cfg(test)]
+mod incrementality {
+    //! Which queries re-run after an edit: salsa's events are recorded across edits and
+    //! counted by query.
+
+    use super::*;
+    use salsa::Setter as _;
+    use std::sync::Mutex;
+
+    const STORE: &str = "contract store for module {\n  url: string\n}\n\nmodule storage {\n  container storage {\n    image \"minio:1.0\"\n  }\n  provides store {\n    url = \"http://storage:9000\"\n  }\n}\n";
+    const APPS: &str = "module web {\n  requires store: module store\n  container web {\n    image \"web:1.0\"\n    env { URL = store.url }\n  }\n}\n\nmodule worker {\n  requires store: module store\n  container worker {\n    image \"worker:1.0\"\n    env { URL = store.url }\n  }\n}\n";
+    const CRON: &str = "module cron {\n  container cron {\n    image \"cron:1.0\"\n  }\n}\n";
+    const MESH: &str = "mesh lab {\n  node alpha { private_name = \"alpha.internal\"  ports = 20000..20999 }\n  assign storage to alpha\n  assign web to alpha\n  assign worker to alpha\n  assign cron to alpha\n}\n";
+
+    /// A database whose executed queries are written to the returned log, by name.
+    fn logged() -> (Database, Arc<Mutex<Vec<String>>>) {
+        let log: Arc<Mutex<Vec<String>>> = Arc::default();
+        let sink = log.clone();
+        let db = Database {
+            storage: salsa::Storage::new(Some(Box::new(move |event: salsa::Event| {
+                if let salsa::EventKind::WillExecute { database_key } = event.kind {
+                    let name = format!("{database_key:?}");
+                    let name = name.split('(').next().unwrap_or("").to_string();
+                    sink.lock().unwrap_or_else(|e| e.into_inner()).push(name);
+                }
+            }))),
+        };
+        (db, log)
+    }
+
+    /// How many times each query ran since the log was last taken.
+    fn ran(log: &Mutex<Vec<String>>) -> std::collections::BTreeMap<String, usize> {
+        let mut counts = std::collections::BTreeMap::new();
+        for name in std::mem::take(&mut *log.lock().unwrap_or_else(|e| e.into_inner())) {
+            *counts.entry(name).or_insert(0) += 1;
+        }
+        counts
+    }
+
+    fn count(ran: &std::collections::BTreeMap<String, usize>, query: &str) -> usize {
+        ran.get(query).copied().unwrap_or(0)
+    }
+
+    #[test]
+    fn an_edit_re_checks_only_what_depends_on_it() {
+        let (mut db, log) = logged();
+        let std_file = SourceFile::new(
+            &db,
+            FilePath::from(STDLIB_PATH),
+            Arc::from(STDLIB_TEXT),
+            true,
+        );
+        let file = |db: &Database, path: &str, text: &str| {
+            SourceFile::new(db, FilePath::from(path), Arc::from(text), false)
+        };
+        let apps = file(&db, "apps.mesh", APPS);
+        let store = file(&db, "store.mesh", STORE);
+        let cron = file(&db, "cron.mesh", CRON);
+        let mesh = file(&db, "lab.mesh", MESH);
+        let ws = Workspace::new(&db, vec![std_file, apps, store, cron, mesh]);
+        let files = ws.files(&db).len();
+
+        let first = workspace_diagnostics(&db, ws);
+        assert!(
+            !first.iter().any(Diagnostic::is_error),
+            "the workspace checks clean: {first:?}"
+        );
+        let cold = ran(&log);
+        assert_eq!(count(&cold, "check_file"), files, "{cold:?}");
+        assert_eq!(count(&cold, "check_mesh"), 1, "{cold:?}");
+
+        // A space inside the file's first module moves the second module's name: the
+        // registry holds no position, so it comes out equal and no other file re-checks.
+        let spaced = APPS.replacen("  container web", "   container web", 1);
+        apps.set_text(&mut db).to(Arc::from(spaced.as_str()));
+        let after = workspace_diagnostics(&db, ws);
+        let warm = ran(&log);
+        assert_eq!(count(&warm, "parse_file"), 1, "{warm:?}");
+        assert_eq!(count(&warm, "registry"), 1, "{warm:?}");
+        assert_eq!(count(&warm, "check_file"), 1, "{warm:?}");
+        // The mesh reads the edited module's tree, so it resolves again.
+        assert_eq!(count(&warm, "check_mesh"), 1, "{warm:?}");
+        assert_eq!(after.len(), first.len());
+
+        // A comment above a module: its name moves; only its own file re-checks.
+        cron.set_text(&mut db)
+            .to(Arc::from(format!("// the nightly job\n{CRON}").as_str()));
+        workspace_diagnostics(&db, ws);
+        let warm = ran(&log);
+        assert_eq!(count(&warm, "parse_file"), 1, "{warm:?}");
+        assert_eq!(count(&warm, "check_file"), 1, "{warm:?}");
+
+        // Nothing changed: nothing runs.
+        workspace_diagnostics(&db, ws);
+        let idle = ran(&log);
+        assert!(idle.is_empty(), "{idle:?}");
+
+        // A renamed contract field changes a global name: every file is checked again,
+        // and the modules reading the old name are told.
+        store
+            .set_text(&mut db)
+            .to(Arc::from(STORE.replace("url", "address").as_str()));
+        let renamed = workspace_diagnostics(&db, ws);
+        let warm = ran(&log);
+        assert_eq!(count(&warm, "parse_file"), 1, "{warm:?}");
+        assert_eq!(count(&warm, "check_file"), files, "{warm:?}");
+        let in_apps = renamed
+            .iter()
+            .filter(|d| d.is_error() && &*d.file == "apps.mesh")
+            .count();
+        assert_eq!(in_apps, 2, "{renamed:?}");
+    }
+}

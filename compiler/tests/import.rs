@@ -186,6 +186,24 @@ fn a_shop_with_database_cache_broker_and_proxy_imports_checks_and_builds() {
         instance(&manifest, "db")["requirements"]["pgdata"]["placed"],
         true
     );
+    // Owned as the image runs, so the data keeps its owner: PostgreSQL's uid 999, 0700.
+    assert_eq!(
+        instance(&manifest, "db")["requirements"]["pgdata"]["owner"],
+        999
+    );
+    assert_eq!(
+        instance(&manifest, "db")["requirements"]["pgdata"]["mode"],
+        "0700"
+    );
+    assert_eq!(
+        instance(&manifest, "cache")["requirements"]["cachedata"]["owner"],
+        999
+    );
+    // A service with a `user` owns its directories.
+    assert_eq!(
+        instance(&manifest, "app")["requirements"]["uploads"]["owner"],
+        1000
+    );
     // A named volume (long syntax), and one with its own `name`.
     assert_eq!(
         container(&manifest, "cache")["mounts"][0]["host"],
@@ -402,6 +420,16 @@ fn forgejo_with_postgres_linuxserver_and_an_external_volume() {
         "{forgejo_text}"
     );
     let forgejo = container(&manifest, "forgejo");
+    // `${PWD}` is the Compose file's directory.
+    let data = dir.join("forgejo");
+    assert!(
+        forgejo["mounts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|m| m["host"] == data.to_str().unwrap() && m["container"] == "/data"),
+        "{forgejo}"
+    );
     assert_eq!(
         forgejo["env"]["FORGEJO__database__PASSWD__FILE"],
         "/run/secrets/forgejo__database__passwd"

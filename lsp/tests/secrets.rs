@@ -1,9 +1,14 @@
 //! Secrets stay secret in the editor too: with the workspace of
 //! `compiler/tests/secrets/` (marker literals written everywhere a secret can be written
-//! wrongly), no published diagnostic, no hover anywhere in its files, no document or
-//! workspace symbol, inlay hint, completion or code action holds a marker.
+//! wrongly), and with random workspaces of the compiler's secrets oracle
+//! (`compiler/tests/secret_programs/`), no published diagnostic, no hover anywhere in the
+//! files, no document or workspace symbol, inlay hint, completion or code action holds a
+//! marker.
 
 mod support;
+
+#[path = "../../compiler/tests/secret_programs/mod.rs"]
+mod secret_programs;
 
 use serde_json::json;
 use support::TestClient;
@@ -23,47 +28,48 @@ const FILES: [(&str, &str); 3] = [
     ),
 ];
 
-/// Asserts `answer` (any response) holds no marker.
-fn assert_clean(what: &str, answer: &serde_json::Value) {
+/// Asserts `answer` (any response) holds no `marker`.
+fn assert_clean(marker: &str, what: &str, answer: &serde_json::Value) {
     let shown = answer.to_string();
-    assert!(!shown.contains(MARKER), "{what} shows a secret: {shown}");
+    assert!(!shown.contains(marker), "{what} shows a secret: {shown}");
 }
 
-const MARKER: &str = "S3CR3T";
+/// What the sweep saw, for the caller to check it meant something.
+struct Seen {
+    published: usize,
+    hovers: usize,
+    symbols: usize,
+}
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn diagnostics_and_hovers_hold_no_secret() {
-    let files: Vec<(String, String)> = FILES
-        .iter()
-        .map(|(a, b)| (a.to_string(), b.to_string()))
-        .collect();
-    let mut client = TestClient::start(&files, false).await;
-    for (rel, text) in FILES {
+/// Opens `files` in a server and asks everything a client asks, asserting no answer
+/// holds `marker`.
+async fn sweep(files: &[(String, String)], marker: &str) -> Seen {
+    let mut client = TestClient::start(files, false).await;
+    for (rel, text) in files {
         client.open(rel, text, 1).await;
     }
     client
         .wait_for(|c| {
-            FILES
+            files
                 .iter()
-                .all(|(rel, _)| !c.diagnostics_of(rel).is_empty())
+                .all(|(rel, _)| c.diagnostics.contains_key(&c.uri(rel)))
         })
         .await;
-    let mut published = 0;
+    let mut seen = Seen {
+        published: 0,
+        hovers: 0,
+        symbols: 0,
+    };
     for (uri, list) in &client.diagnostics {
         for d in list {
-            published += 1;
-            let text = d.to_string();
-            assert!(
-                !text.contains(MARKER),
-                "{uri}: a diagnostic holds a secret: {text}"
-            );
+            seen.published += 1;
+            assert_clean(marker, &format!("{uri}: a diagnostic"), d);
         }
     }
-    assert!(published > 10, "only {published} diagnostics published");
-    // A hover at the start of every word of both files.
-    let mut hovers = 0;
-    for (rel, text) in FILES {
+    for (rel, text) in files {
         let uri = client.uri(rel);
+        let doc = json!({"uri": uri});
+        // A hover at the start of every word.
         let starts: Vec<usize> = text
             .char_indices()
             .filter(|&(i, c)| {
@@ -79,26 +85,19 @@ async fn diagnostics_and_hovers_hold_no_secret() {
             let answer = client
                 .request(
                     "textDocument/hover",
-                    json!({"textDocument": {"uri": uri}, "position": support::position(text, offset, false)}),
+                    json!({"textDocument": doc, "position": support::position(text, offset, false)}),
                 )
                 .await
                 .unwrap_or_default();
             if !answer.is_null() {
-                hovers += 1;
+                seen.hovers += 1;
             }
-            let shown = answer.to_string();
-            assert!(
-                !shown.contains(MARKER),
-                "{rel} at byte {offset}: the hover shows a secret: {shown}"
+            assert_clean(
+                marker,
+                &format!("{rel} at byte {offset}: the hover"),
+                &answer,
             );
         }
-    }
-    assert!(hovers > 10, "only {hovers} hovers answered");
-    // Every other answer that quotes the source.
-    let mut symbols = 0;
-    for (rel, text) in FILES {
-        let uri = client.uri(rel);
-        let doc = json!({"uri": uri});
         let lines = text.lines().count() as u32 + 1;
         let whole =
             json!({"start": {"line": 0, "character": 0}, "end": {"line": lines, "character": 0}});
@@ -106,8 +105,8 @@ async fn diagnostics_and_hovers_hold_no_secret() {
             .request("textDocument/documentSymbol", json!({"textDocument": doc}))
             .await
             .unwrap_or_default();
-        symbols += answer.as_array().map_or(0, Vec::len);
-        assert_clean(&format!("{rel}: the outline"), &answer);
+        seen.symbols += answer.as_array().map_or(0, Vec::len);
+        assert_clean(marker, &format!("{rel}: the outline"), &answer);
         let answer = client
             .request(
                 "textDocument/inlayHint",
@@ -115,7 +114,7 @@ async fn diagnostics_and_hovers_hold_no_secret() {
             )
             .await
             .unwrap_or_default();
-        assert_clean(&format!("{rel}: the inlay hints"), &answer);
+        assert_clean(marker, &format!("{rel}: the inlay hints"), &answer);
         let answer = client
             .request(
                 "textDocument/codeAction",
@@ -123,7 +122,7 @@ async fn diagnostics_and_hovers_hold_no_secret() {
             )
             .await
             .unwrap_or_default();
-        assert_clean(&format!("{rel}: the code actions"), &answer);
+        assert_clean(marker, &format!("{rel}: the code actions"), &answer);
         for (line, l) in text.lines().enumerate() {
             let answer = client
                 .request(
@@ -132,14 +131,49 @@ async fn diagnostics_and_hovers_hold_no_secret() {
                 )
                 .await
                 .unwrap_or_default();
-            assert_clean(&format!("{rel}:{line}: completion"), &answer);
+            assert_clean(marker, &format!("{rel}:{line}: completion"), &answer);
         }
     }
-    assert!(symbols >= 6, "only {symbols} top-level symbols");
     let answer = client
         .request("workspace/symbol", json!({"query": ""}))
         .await
         .unwrap_or_default();
-    assert_clean("the workspace symbols", &answer);
+    assert_clean(marker, "the workspace symbols", &answer);
     client.shutdown().await;
+    seen
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_answer_holds_a_secret() {
+    let files: Vec<(String, String)> = FILES
+        .iter()
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+        .collect();
+    let seen = sweep(&files, "S3CR3T").await;
+    assert!(
+        seen.published > 10,
+        "only {} diagnostics published",
+        seen.published
+    );
+    assert!(seen.hovers > 10, "only {} hovers answered", seen.hovers);
+    assert!(seen.symbols >= 6, "only {} top-level symbols", seen.symbols);
+}
+
+/// The compiler's secrets oracle through the server: random workspaces declaring secrets
+/// with markers, damaged. `MESHC_SECRET_SEEDS=N` runs N workspaces (12 by default).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn random_workspaces_show_no_secret() {
+    let n: u64 = std::env::var("MESHC_SECRET_SEEDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(12);
+    let mut published = 0;
+    for seed in 0..n {
+        let (files, _) = secret_programs::secret_workspace(seed.wrapping_mul(7919) + 1);
+        published += sweep(&files, secret_programs::MARKER).await.published;
+    }
+    assert!(
+        published > n as usize,
+        "only {published} diagnostics published"
+    );
 }

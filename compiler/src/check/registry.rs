@@ -159,11 +159,13 @@ pub struct SeatInfo {
 }
 
 /// Where an item lives: its file's index in the workspace and its index in the file.
+/// No position: an edit that moves an item inside its file (a space, a comment above it)
+/// leaves the registry equal, so no other file is checked again. The item's place is
+/// read from its file's tree when something is shown.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct ItemRef {
     pub file: usize,
     pub item: usize,
-    pub name_span: Span,
 }
 
 /// A node of some mesh, for E0404 and completion.
@@ -200,6 +202,10 @@ impl Registry {
     /// Builds the registry from every parsed file, the standard library first.
     pub fn build<'a>(inputs: impl IntoIterator<Item = RegistryInput<'a>>) -> Registry {
         let mut reg = Registry::default();
+        // Where each module and mesh is named, for the label of a duplicate; kept out of
+        // the registry, which holds no position of them.
+        let mut module_spans: std::collections::HashMap<String, Span> = Default::default();
+        let mut mesh_spans: std::collections::HashMap<String, Span> = Default::default();
         for (file_index, input) in inputs.into_iter().enumerate() {
             reg.files.push(input.path.clone());
             for (item_index, item) in input.file.items.iter().enumerate() {
@@ -207,7 +213,6 @@ impl Registry {
                 let here = ItemRef {
                     file: file_index,
                     item: item_index,
-                    name_span: name.span,
                 };
                 match item {
                     Item::Contract(c) => {
@@ -241,12 +246,16 @@ impl Registry {
                                 name,
                                 "module",
                                 &reg.files[prev.file],
-                                prev.name_span,
+                                module_spans
+                                    .get(name.name.as_str())
+                                    .copied()
+                                    .unwrap_or_default(),
                             );
                             reg.diagnostics.push(d);
                             continue;
                         }
                         reg.modules.insert(name.name.to_string(), here);
+                        module_spans.insert(name.name.to_string(), name.span);
                     }
                     Item::Mesh(m) => {
                         if let Some(prev) = reg.meshes.get(name.name.as_str()) {
@@ -255,12 +264,16 @@ impl Registry {
                                 name,
                                 "mesh",
                                 &reg.files[prev.file],
-                                prev.name_span,
+                                mesh_spans
+                                    .get(name.name.as_str())
+                                    .copied()
+                                    .unwrap_or_default(),
                             );
                             reg.diagnostics.push(d);
                             continue;
                         }
                         reg.meshes.insert(name.name.to_string(), here);
+                        mesh_spans.insert(name.name.to_string(), name.span);
                         for node in m.nodes() {
                             let entry = NodeName {
                                 mesh: m.name.name.to_string(),

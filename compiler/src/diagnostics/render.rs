@@ -205,8 +205,14 @@ pub fn to_human(diags: &[Diagnostic], sources: &dyn SourceMap, color: bool) -> S
             .collect::<Vec<_>>(),
     );
     // A range of the file's own text, moved to where it is in the masked text.
+    // ariadne is given character offsets: with byte offsets it names the place of a
+    // label in another file by a character offset read as a byte one, which cuts a
+    // character (and panicked) when anything before it is not ASCII.
     let moved = |f: &FilePath, r: std::ops::Range<usize>| match shown.get(f) {
-        Some(m) => m.range(r),
+        Some(m) => {
+            let r = m.range(r);
+            m.char_index(r.start)..m.char_index(r.end)
+        }
         None => r,
     };
     let mut pos = Positions::new(sources);
@@ -255,7 +261,7 @@ pub fn to_human(diags: &[Diagnostic], sources: &dyn SourceMap, color: bool) -> S
         let mut report = Report::build(kind, (d.file.clone(), range.clone()))
             .with_config(
                 Config::default()
-                    .with_index_type(IndexType::Byte)
+                    .with_index_type(IndexType::Char)
                     .with_color(color),
             )
             .with_code(d.code.as_str())
@@ -299,6 +305,8 @@ pub struct Masked {
     pub text: String,
     /// The masked pieces, in order: (start, end) in the text, (start, end) in `text`.
     cuts: Vec<(usize, usize, usize, usize)>,
+    /// (byte, character) at the start of every line of `text`.
+    line_starts: Vec<(usize, usize)>,
 }
 
 impl Masked {
@@ -336,7 +344,19 @@ impl Masked {
             at = end;
         }
         out.push_str(&text[at..]);
-        Masked { text: out, cuts }
+        let mut line_starts = vec![(0, 0)];
+        let mut chars = 0;
+        for (i, ch) in out.char_indices() {
+            chars += 1;
+            if ch == '\n' {
+                line_starts.push((i + 1, chars));
+            }
+        }
+        Masked {
+            text: out,
+            cuts,
+            line_starts,
+        }
     }
 
     /// Where `offset` of the text is in the masked text; inside a masked piece, its start.
@@ -364,6 +384,14 @@ impl Masked {
             _ => self.offset(r.end),
         };
         start..end.max(start)
+    }
+
+    /// The character index of byte `offset` of the masked text.
+    pub fn char_index(&self, offset: usize) -> usize {
+        let o = offset.min(self.text.len());
+        let i = self.line_starts.partition_point(|&(b, _)| b <= o) - 1;
+        let (b, c) = self.line_starts[i];
+        c + self.text[b..o].chars().count()
     }
 
     /// 1-based line and column (in characters) of `offset` of the masked text.
@@ -426,6 +454,23 @@ mod tests {
             m.text
         );
         assert!(m.text.ends_with(" y\n"), "{}", m.text);
+    }
+
+    #[test]
+    fn a_label_in_another_file_after_wide_characters_is_shown() {
+        let a: FilePath = "a.mesh".into();
+        let b: FilePath = "b.mesh".into();
+        let text_b = "// é ü ‹›\nx = \"a secret\" y\n";
+        let at = text_b.find('y').unwrap();
+        let d = Diagnostic::new(Code::E0001, &a, Span::new(0, 1), "m")
+            .with_label_in(&b, Span::new(at, at + 1), "here")
+            .with_redacted(Span::new(0, 0));
+        let mut sources: HashMap<FilePath, std::sync::Arc<str>> = HashMap::new();
+        sources.insert(a, std::sync::Arc::from("z\n"));
+        sources.insert(b, std::sync::Arc::from(text_b));
+        let out = to_human(&[d], &sources, false);
+        assert!(out.contains("b.mesh:2:"), "{out}");
+        assert!(out.contains("here"), "{out}");
     }
 
     #[test]

@@ -402,7 +402,7 @@ mod tests {
             "a: b # not a comment",
             "- list? {map} [seq] & * ! | > ' % @ `",
             "tab\there\r\nnew line",
-            "\u{0}\u{1}\u{7f}\u{85}\u{2028}\u{2029}\u{feff}é✓𝄞",
+            "\u{0}\u{1}\u{7f}\u{80}\u{85}\u{9f}\u{2028}\u{2029}\u{feff}é✓𝄞",
             "yes",
             "0o17",
             "~",

@@ -111,8 +111,9 @@ pub fn replace(x: &str, from: &str, to: &str) -> String {
 
 /// Renders a manifest template: `$$` is a literal `$`; `${REF}` is the value of reference
 /// `REF` (as `lookup` gives it); `${f(ARG, …)}` applies a function, each argument a
-/// reference, a string literal in double quotes (JSON escapes) or another call. Errors
-/// never hold a value.
+/// reference, another call, or a JSON string literal holding a template of its own
+/// (`"${db.user}:x"`, a literal `$` written `$$`), as the compiler writes a call whose
+/// argument is composed text. Errors never hold a value.
 pub fn render(
     template: &str,
     lookup: &mut dyn FnMut(&str) -> Result<String, String>,
@@ -186,7 +187,9 @@ impl Parser<'_> {
     ) -> Result<String, String> {
         self.skip_space();
         if self.rest().starts_with('"') {
-            return self.string();
+            // A string argument holds a template of its own (`"${db.user}:x"`, `$$`).
+            let inner = self.string()?;
+            return render(&inner, lookup);
         }
         let text = self.text;
         let r = &text[self.pos..];
@@ -270,6 +273,7 @@ mod tests {
         );
         assert_eq!(apply("lower", &["ÀB"]).unwrap(), "àb");
         assert_eq!(apply("upper", &["àb"]).unwrap(), "ÀB");
+        assert_eq!(yaml("\u{7}\u{80}\u{feff}"), "\"\\x07\\x80\\uFEFF\"");
         assert_eq!(replace("a-b-c", "-", "--"), "a--b--c");
         assert_eq!(replace("abc", "", "x"), "abc");
         assert!(apply("lowr", &["x"]).unwrap_err().contains("`lowr`"));
@@ -282,11 +286,11 @@ mod tests {
 
     #[test]
     fn templates_render_references_calls_and_dollars() {
-        let t = "u=${db.user} p=${json(db.password)} q=${url(db.password)} $$HOME ${ replace( lower(db.user) , \"_\", \"\\\"\" ) }";
+        let t = "u=${db.user} p=${json(db.password)} q=${url(db.password)} $$HOME ${ replace( lower(db.user) , \"_\", \"\\\"\" ) } ${replace(\"${db.user}:$$x\", \"_\", \"$$\")}";
         let got = render(t, &mut look).unwrap();
         assert_eq!(
             got,
-            "u=Alpha_Forge p=\"p\\\"a:s s\\n/é\" q=p%22a%3As%20s%0A%2F%C3%A9 $HOME alpha\"forge"
+            "u=Alpha_Forge p=\"p\\\"a:s s\\n/é\" q=p%22a%3As%20s%0A%2F%C3%A9 $HOME alpha\"forge Alpha$Forge:$x"
         );
         assert_eq!(
             references(t),

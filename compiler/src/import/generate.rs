@@ -391,6 +391,27 @@ impl Generated {
     }
 }
 
+/// The uid (and directory mode) the official images of common data services run as, so
+/// the directory keeps the owner the data has: PostgreSQL refuses a data directory that
+/// others may read.
+fn data_owner(image: &str) -> Option<(u32, u32)> {
+    let name = image_name(image);
+    match name.rsplit('/').next().unwrap_or(&name) {
+        "postgres" | "postgis" | "pgvector" | "timescaledb" | "pgvecto-rs" => Some((999, 0o700)),
+        "mariadb" | "mysql" | "redis" | "valkey" | "rabbitmq" | "mongo" => Some((999, 0o750)),
+        _ => None,
+    }
+}
+
+/// The narrowing of a directory requirement: only what differs from the defaults.
+fn directory_narrowing(owner: u32, mode: u32) -> String {
+    match (owner, mode) {
+        (0, 0o750) => String::new(),
+        (o, 0o750) => format!(" {{ owner = {o} }}"),
+        (o, m) => format!(" {{ owner = {o}  mode = {m:#o} }}"),
+    }
+}
+
 /// Paths a mount must never create or chown: the engine's socket, system directories.
 fn system_path(path: &str) -> bool {
     path == "/"
@@ -557,10 +578,19 @@ pub fn generate(project: &Project, shown: &str, vars: &Vars) -> Generated {
             "Imported by `meshc import compose` from the service `{}` of {shown} (line {}).",
             s.name, s.line
         ));
-        let uid: Option<u32> = s
-            .user
-            .as_deref()
-            .and_then(|u| u.split(':').next()?.parse().ok());
+        let uid: Option<u32> = s.user.as_deref().and_then(|u| match u.split(':').next()? {
+            "root" => Some(0),
+            n => n.parse().ok(),
+        });
+        // Who owns the service's data directories: its `user`, else the user the image
+        // is known to run as, else root.
+        let image_owner = data_owner(&s.image);
+        let owner_known = uid.is_some() || image_owner.is_some();
+        let (owner, mode) = match (uid, image_owner) {
+            (Some(u), _) => (u, 0o750),
+            (None, Some((u, m))) => (u, m),
+            (None, None) => (0, 0o750),
+        };
         m.entries.push(format!("image {}", quote(&s.image)));
         if let Some(user) = &s.user {
             match uid {
@@ -636,12 +666,10 @@ pub fn generate(project: &Project, shown: &str, vars: &Vars) -> Generated {
             m.targets.push(v.target.clone());
             match &v.source {
                 Source::Anonymous => {
-                    let owner = uid
-                        .filter(|u| *u != 0)
-                        .map(|u| format!(" {{ owner = {u} }}"))
-                        .unwrap_or_default();
-                    m.requires
-                        .push(format!("requires {name}: host directory{owner}"));
+                    m.requires.push(format!(
+                        "requires {name}: host directory{}",
+                        directory_narrowing(owner, mode)
+                    ));
                     note(&key, Action::Guessed, "an anonymous volume: a directory under the node's root, its old data left where the engine kept it".into());
                 }
                 Source::Bind(path)
@@ -679,12 +707,10 @@ pub fn generate(project: &Project, shown: &str, vars: &Vars) -> Generated {
                             ),
                         );
                     } else {
-                        let owner = uid
-                            .filter(|u| *u != 0)
-                            .map(|u| format!(" {{ owner = {u} }}"))
-                            .unwrap_or_default();
-                        m.requires
-                            .push(format!("requires {name}: host directory{owner}"));
+                        m.requires.push(format!(
+                            "requires {name}: host directory{}",
+                            directory_narrowing(owner, mode)
+                        ));
                         let what = if matches!(v.source, Source::Named { .. }) {
                             "the named volume's data, as the engine's local driver keeps it"
                         } else {
@@ -694,8 +720,12 @@ pub fn generate(project: &Project, shown: &str, vars: &Vars) -> Generated {
                             &key,
                             Action::Guessed,
                             format!(
-                                "a directory placed at `{path}` ({what}), owned by uid {} mode 0750: check they match the data",
-                                uid.unwrap_or(0)
+                                "a directory placed at `{path}` ({what}), owned by uid {owner} mode {mode:#o}{}: check they match the data",
+                                if owner_known {
+                                    ", as the image runs"
+                                } else {
+                                    ""
+                                }
                             ),
                         );
                     }

@@ -82,9 +82,12 @@ pub struct Imported {
 /// Imports a Compose file. Every problem is returned at once; on any problem nothing is
 /// produced.
 pub fn import_compose(req: &Request<'_>) -> Result<Imported, Vec<Problem>> {
+    // `PWD` is the Compose file's directory (Compose reads it from the shell that runs it
+    // there), unless `.env` sets it.
+    let pwd = vec![("PWD".to_string(), req.dir.to_string())];
     let vars = match req.dotenv {
         Some(text) => match interpolate::parse_env_file(text) {
-            Ok(pairs) => interpolate::Vars::from_pairs(pairs),
+            Ok(pairs) => interpolate::Vars::from_pairs(pwd.into_iter().chain(pairs).collect()),
             Err(ps) => {
                 return Err(ps
                     .into_iter()
@@ -96,7 +99,7 @@ pub fn import_compose(req: &Request<'_>) -> Result<Imported, Vec<Problem>> {
                     .collect());
             }
         },
-        None => interpolate::Vars::default(),
+        None => interpolate::Vars::from_pairs(pwd),
     };
     let mut root = yaml::parse(req.text).map_err(|ps| {
         ps.into_iter()
