@@ -892,11 +892,11 @@ mesh lab {
     // The first is derivable from the login; the second says which requirement and key.
     assert_eq!(
         consumers[0],
-        serde_json::json!({"node": "alpha", "instance": "app", "login": "alpha_app", "given": {"length": 32}})
+        serde_json::json!({"node": "alpha", "private_name": "alpha.lab.internal", "instance": "app", "login": "alpha_app", "given": {"length": 32}})
     );
     assert_eq!(
         consumers[1],
-        serde_json::json!({"node": "alpha", "instance": "app", "login": "alpha_app", "given": {"length": 64},
+        serde_json::json!({"node": "alpha", "private_name": "alpha.lab.internal", "instance": "app", "login": "alpha_app", "given": {"length": 64},
                            "requirement": "signing", "keys": {"value": "alpha_app/signing/value"}})
     );
     assert_valid(&validator(), &alpha, "alpha");
@@ -946,4 +946,46 @@ mod recombined {
             }
         }
     }
+}
+
+/// LANGUAGE.md §12.3: a provider's template runs over its consumers, so a consumer
+/// that comes or goes changes the provider's manifest and its digest.
+#[test]
+fn a_provider_whose_consumers_change_gets_a_new_manifest() {
+    let dir = repo_root().join("tests/cases/build/consumers");
+    let files = read_mesh_files(&dir);
+    let both = build(&files, "lab.mesh");
+    assert_eq!(both.exit, 0, "{:?}", both.diagnostics());
+    let one_files: Vec<(String, String)> = files
+        .iter()
+        .map(|(name, text)| {
+            let text = text
+                .lines()
+                .filter(|l| !l.contains("as blog"))
+                .collect::<Vec<_>>()
+                .join("\n");
+            (name.clone(), text)
+        })
+        .collect();
+    let one = build(&one_files, "lab.mesh");
+    assert_eq!(one.exit, 0, "{:?}", one.diagnostics());
+    let (a2, a1) = (both.json("alpha").unwrap(), one.json("alpha").unwrap());
+    assert_ne!(a2["digest"], a1["digest"]);
+    let caddy = "instances[instance=proxy].containers[name=proxy].files[target=/etc/caddy/Caddyfile].content";
+    let two_sites = lookup(&a2, caddy).unwrap().as_str().unwrap().to_string();
+    let one_site = lookup(&a1, caddy).unwrap().as_str().unwrap().to_string();
+    assert!(two_sites.contains("blog.example.org") && two_sites.contains("shop.example.org"));
+    assert!(!one_site.contains("blog.example.org") && one_site.contains("shop.example.org"));
+    // The sealed file keeps one pair of references per consumer, none for one gone.
+    let refs = "instances[instance=relay].containers[name=relay].files[target=/etc/postfix/sasl_users].references";
+    let two = lookup(&a2, refs).unwrap().as_object().unwrap().len();
+    let one_refs = lookup(&a1, refs).unwrap().as_object().unwrap();
+    assert_eq!(two, 4);
+    assert_eq!(one_refs.len(), 2);
+    assert!(one_refs.keys().all(|k| k.starts_with("c.beta_web_shop.")));
+    // The consumer's own node did not change, and neither did its manifest's digest.
+    assert_eq!(
+        both.json("beta").unwrap()["digest"],
+        one.json("beta").unwrap()["digest"]
+    );
 }

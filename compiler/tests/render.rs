@@ -443,3 +443,115 @@ fn a_private_address_that_is_no_ip_address_is_refused() {
     assert!(said(&o).contains("E0314"), "{}", said(&o));
     assert!(said(&o).contains("not an IP address"), "{}", said(&o));
 }
+
+/// LANGUAGE.md §12.3: a provider's sealed template rendered for each consumer keeps one
+/// reference per consumer, and the host fills each with that consumer's own secret.
+#[test]
+fn a_loop_over_consumers_renders_each_consumers_secret() {
+    let dir = tempfile::tempdir().unwrap();
+    let uid = std::fs::metadata(dir.path()).unwrap().uid();
+    let root = dir.path().join("root");
+    std::fs::create_dir(&root).unwrap();
+    let modules = r#"
+module relay {
+  requires here: host node
+  requires p: host port { container = 587 }
+  requires sender: operator email
+  provides smtp {
+    host = here.private_name
+    port = p.host_port
+    user = consumer.login
+    from = sender
+  }
+  container relay {
+    image "busybox:1.36"
+    user OWNER
+    publish p
+    file "/etc/sasl_users" = for c in consumers smtp "${c.user}:${c.password}\n"
+  }
+}
+
+module app {
+  requires mail: module smtp
+  container app {
+    image "busybox:1.36"
+    user OWNER
+    secret "/run/secrets/smtp_password" = mail.password
+  }
+}
+"#;
+    std::fs::write(
+        dir.path().join("modules.mesh"),
+        modules.replace("OWNER", &uid.to_string()),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("t.mesh"),
+        format!(
+            "mesh t {{\n  node n1 {{ private_name = \"n1.t.internal\"  private_address = \"10.9.0.1\"  root = \"{}\"  ports = 20000..20099 }}\n  assign relay to n1 {{ sender = \"noreply@example.org\" }}\n  assign app to n1 as one\n  assign app to n1 as two\n}}\n",
+            root.display()
+        ),
+    )
+    .unwrap();
+    let built = meshc(
+        dir.path(),
+        &[
+            "build", "t.mesh", ".", "--out", "out", "--target", "compose",
+        ],
+    );
+    assert_eq!(built.status.code(), Some(0), "{}", said(&built));
+    let secrets = dir.path().join("secrets");
+    std::fs::create_dir(&secrets).unwrap();
+    std::fs::set_permissions(&secrets, std::fs::Permissions::from_mode(0o700)).unwrap();
+    let manifest: Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("out/n1.json")).unwrap()).unwrap();
+    let logins: Vec<String> = manifest["instances"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|i| i["module"] == "app")
+        .map(|i| i["login"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(logins.len(), 2);
+    for (login, password) in logins.iter().zip(["first-Secret-1", "second-Secret-2"]) {
+        let path = secrets.join("n1/relay").join(login).join("password");
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, format!("{password}\n")).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
+    }
+    let o = meshc(
+        dir.path(),
+        &[
+            "render",
+            &dir.path().join("out/n1.json").display().to_string(),
+            "--secrets",
+            &secrets.display().to_string(),
+            "--root",
+            &root.display().to_string(),
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", said(&o));
+    assert!(!said(&o).contains("Secret-"));
+    let relay_login = manifest["instances"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["module"] == "relay")
+        .unwrap()["login"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let users = std::fs::read_to_string(
+        root.join(".mesh/files")
+            .join(&relay_login)
+            .join("relay/etc/sasl_users"),
+    )
+    .unwrap();
+    assert_eq!(
+        users,
+        format!(
+            "{}:first-Secret-1\n{}:second-Secret-2\n",
+            logins[0], logins[1]
+        )
+    );
+}

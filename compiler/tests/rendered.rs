@@ -109,3 +109,18 @@ mesh lab {
 }
 "#
 );
+
+case!(
+    consumers_of_a_contract_not_provided,
+    "module proxy {\n  requires http: host port { container = 80 }\n  provides route { url = \"https://${given.public_name}\" }\n  container caddy {\n    image \"caddy:2.8\"\n    publish http\n    file \"/etc/caddy/Caddyfile\" = for c in consumers smtp \"${c.login}\\n\"\n  }\n}\n"
+);
+
+case!(
+    for_with_nothing_to_run_over,
+    "module proxy {\n  requires http: host port { container = 80 }\n  provides route { url = \"https://${given.public_name}\" }\n  container caddy {\n    image \"caddy:2.8\"\n    env { SITES = for c in }\n    publish http\n  }\n}\n"
+);
+
+case!(
+    loop_variable_outside_its_loop,
+    "module proxy {\n  requires http: host port { container = 80 }\n  provides route { url = \"https://${given.public_name}\" }\n  container caddy {\n    image \"caddy:2.8\"\n    publish http\n    env {\n      SITES = for c in consumers route \"${c.given.public_name} \"\n      LAST = c.login\n    }\n  }\n}\n"
+);

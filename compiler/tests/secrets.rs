@@ -241,3 +241,41 @@ fn build_shows_no_secret_in_its_output_manifests_or_lock() {
         "no E0512"
     );
 }
+
+/// `meshc fmt` refuses a file that does not parse with diagnostics: their excerpts mask
+/// what the line holds, from a path, with `--check`, and from standard input.
+#[test]
+fn fmt_errors_show_no_secret() {
+    let dir = workspace();
+    for args in [
+        &["fmt", "wrong_lines.mesh"][..],
+        &["fmt", "--check", "wrong_lines.mesh"],
+        &["fmt", "wrong_lines.mesh", "--format", "json"],
+    ] {
+        let out = meshc(dir.path(), args);
+        assert_eq!(
+            out.status.code(),
+            Some(1),
+            "{args:?}: the file does not parse"
+        );
+        assert_no_leak(&args.join(" "), &out);
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("E0001")
+                || String::from_utf8_lossy(&out.stdout).contains("E0001"),
+            "{args:?}: no E0001"
+        );
+    }
+    let text = std::fs::read(dir.path().join("wrong_lines.mesh")).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_meshc"))
+        .args(["fmt", "-"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("meshc runs");
+    use std::io::Write as _;
+    child.stdin.take().unwrap().write_all(&text).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_no_leak("fmt -", &out);
+}

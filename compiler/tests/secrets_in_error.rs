@@ -170,3 +170,47 @@ fn the_resolver_treats_a_given_secret_field_as_secret_even_unaware_of_errors() {
         .collect();
     assert!(built.contains(&"app"), "`app` was not built: {built:?}");
 }
+
+/// A node in error lends nothing either: a `root` that is no host path (E0314) is not
+/// replaced by the default, and the node's assignments are left out, listing the error.
+#[test]
+fn a_node_in_error_builds_nothing_with_a_default() {
+    let text = r#"module web {
+  requires data: host directory { owner = 1000  mode = 0o750 }
+  container web { image "nginx:1.27"  user 1000  mount data.path -> "/data" }
+}
+mesh lab {
+  node alpha { private_name = "alpha"  root = "relative/dir" }
+  node beta { private_name = "beta" }
+  assign web to alpha
+  assign web to beta
+}
+"#;
+    let b = build(&one_file("case.mesh", text), "case.mesh");
+    assert!(
+        b.diagnostics().iter().any(|d| d.code.as_str() == "E0314"),
+        "E0314 expected"
+    );
+    assert_eq!(b.exit, 1);
+    let outcome = &b.outcomes[0];
+    let left = outcome
+        .left_out
+        .iter()
+        .find(|l| l.node == "alpha")
+        .expect("the assignment on the node in error is left out");
+    assert!(left.diagnostics.iter().any(|d| d.code.as_str() == "E0314"));
+    let alpha = b.json("alpha").expect("alpha's manifest");
+    assert_eq!(
+        alpha["instances"].as_array().map(Vec::len),
+        Some(0),
+        "{alpha}"
+    );
+    assert!(!alpha.to_string().contains("/srv/mesh"), "{alpha}");
+    // The other node builds.
+    let beta = b.json("beta").expect("beta's manifest");
+    assert_eq!(
+        beta["instances"].as_array().map(Vec::len),
+        Some(1),
+        "{beta}"
+    );
+}

@@ -375,7 +375,20 @@ module.exports = grammar({
       $.reference,
       $.list,
       $.range,
+      $.for_expression,
     ),
+
+    // `for c in consumers route "…"` or `for x in list "…"` (LANGUAGE.md
+    // §12.3): the template rendered once per element.
+    for_expression: $ => seq(
+      'for',
+      field('variable', $.identifier),
+      'in',
+      field('iterable', choice($.consumers, $.reference)),
+      field('template', $.string),
+    ),
+
+    consumers: $ => seq('consumers', field('contract', $.identifier)),
 
     _literal: $ => choice($.string, $.integer, $.boolean),
 

@@ -297,6 +297,7 @@ fn literal_type(expr: &Expr) -> Ty {
         Expr::List(items, _) => Ty::List(Box::new(
             items.first().map(literal_type).unwrap_or(Ty::Error),
         )),
+        Expr::For(_) => Ty::String,
         Expr::Ref(_) | Expr::Range(_) | Expr::Error(_) => Ty::Error,
     }
 }

@@ -256,6 +256,11 @@ impl Rules<'_, '_> {
                     self.expr(item);
                 }
             }
+            Expr::For(f) => {
+                if let Some(t) = &f.template {
+                    self.string(t);
+                }
+            }
             Expr::Int(_) | Expr::Bool(..) | Expr::Ref(_) | Expr::Range(_) | Expr::Error(_) => {}
         }
     }

@@ -34,6 +34,11 @@ pub(crate) enum Target<'a> {
         contract: &'a ContractInfo,
         field: &'a FieldInfo,
     },
+    /// Read through the variable of a `for` loop (LANGUAGE.md §12.3).
+    Loop {
+        var: usize,
+        read: super::loops::LoopRead<'a>,
+    },
 }
 
 /// A secret part of a value: where it is read and what declared it secret.
@@ -134,6 +139,9 @@ impl<'a> ModuleChecker<'a, '_> {
     ) -> Option<Target<'a>> {
         let segs = &reference.segments;
         let first = segs.first()?;
+        if let Some(v) = self.active_loop(first.name.as_str()) {
+            return self.resolve_loop(v, reference);
+        }
         let optional: Option<&'a ast::Requirement> = self
             .scope
             .requirements
@@ -232,11 +240,15 @@ impl<'a> ModuleChecker<'a, '_> {
                 span,
                 suggestion,
             } => {
-                let help = match suggestion {
-                    Some(s) => format!("did you mean `{s}`?"),
-                    None => self.unknown_requirement_help(&name),
+                let looped = super::loops::loop_declaring(self.module, &name);
+                let help = match (looped, suggestion) {
+                    (Some(_), _) => format!(
+                        "`{name}` is the variable of a `for` loop: it is read only inside that loop's template"
+                    ),
+                    (None, Some(s)) => format!("did you mean `{s}`?"),
+                    (None, None) => self.unknown_requirement_help(&name),
                 };
-                Diagnostic::new(
+                let d = Diagnostic::new(
                     Code::E0104,
                     self.cx.path,
                     span,
@@ -245,7 +257,11 @@ impl<'a> ModuleChecker<'a, '_> {
                         self.module.name.name
                     ),
                 )
-                .with_help(help)
+                .with_help(help);
+                match looped {
+                    Some(at) => d.with_label(at, "a loop variable, known only in its template"),
+                    None => d,
+                }
             }
             RefError::UnknownField {
                 requirement,
@@ -371,6 +387,7 @@ impl<'a> ModuleChecker<'a, '_> {
                 .as_ref()
                 .map_or(Ty::Error, |o| o.ty.clone()),
             Target::Consumer => Ty::String,
+            Target::Loop { var, read } => self.loop_ty(var, read),
         }
     }
 
@@ -382,6 +399,7 @@ impl<'a> ModuleChecker<'a, '_> {
                 .as_ref()
                 .is_some_and(|o| o.secret),
             Target::Consumer => false,
+            Target::Loop { var, read } => self.loop_is_secret(var, read),
         }
     }
 
@@ -391,6 +409,7 @@ impl<'a> ModuleChecker<'a, '_> {
                 contains_host_path(&field.ty)
             }
             Target::Operator { .. } | Target::Consumer => false,
+            Target::Loop { var, read } => contains_host_path(&self.loop_ty(var, read)),
         }
     }
 
@@ -403,6 +422,7 @@ impl<'a> ModuleChecker<'a, '_> {
             Target::Operator { req } => self.scope.requirements[req].name().to_string(),
             Target::Consumer => "consumer".into(),
             Target::Given { field, .. } => format!("given.{}", field.name),
+            Target::Loop { var, read } => self.loop_name(var, read),
         }
     }
 
@@ -417,6 +437,7 @@ impl<'a> ModuleChecker<'a, '_> {
                 (self.cx.path.clone(), self.scope.requirements[req].ast.span)
             }
             Target::Consumer => (self.cx.path.clone(), self.module.name.span),
+            Target::Loop { var, read } => self.loop_secret_declared_at(var, read),
         }
     }
 
@@ -437,6 +458,11 @@ impl<'a> ModuleChecker<'a, '_> {
                 .as_ref()
                 .and_then(|o| o.constraint.range),
             Target::Consumer => None,
+            Target::Loop {
+                read: super::loops::LoopRead::Given(f) | super::loops::LoopRead::Answer(f),
+                ..
+            } => f.constraint.range,
+            Target::Loop { .. } => None,
         }
     }
 
@@ -521,6 +547,7 @@ impl<'a> ModuleChecker<'a, '_> {
                 );
                 Val::error()
             }
+            Expr::For(f) => self.eval_for(f, place, ctx),
             Expr::Error(_) => Val::error(),
         }
     }
@@ -596,6 +623,7 @@ impl<'a> ModuleChecker<'a, '_> {
                     self.eval_names(item, ctx);
                 }
             }
+            Expr::For(f) => self.eval_for_names(f, ctx),
             Expr::Int(_) | Expr::Bool(..) | Expr::Range(_) | Expr::Error(_) => {}
         }
     }

@@ -18,6 +18,7 @@ mod containers;
 mod contracts;
 mod definition_rules;
 mod expressions;
+pub(crate) mod loops;
 mod module;
 mod old_forms;
 mod provides;

@@ -39,6 +39,10 @@ pub(crate) struct ModuleChecker<'a, 'c> {
     pub when: Option<&'a str>,
     /// Optional requirements already told E0320, at a span, so one read is told once.
     pub told_optional: Vec<Span>,
+    /// Every loop variable met so far (LANGUAGE.md §12.3); targets name them by index.
+    pub loops: Vec<super::loops::LoopVar<'a>>,
+    /// The loops whose template is being checked, outermost first.
+    pub active_loops: Vec<usize>,
 }
 
 /// Checks one module.
@@ -65,6 +69,8 @@ pub(crate) fn check_module<'a>(cx: &mut Cx<'a>, module: &'a ast::Module) {
         edge_from: None,
         when: None,
         told_optional: Vec::new(),
+        loops: Vec::new(),
+        active_loops: Vec::new(),
     };
     m.check_slug();
     m.check_requirements();

@@ -24,7 +24,15 @@ use std::path::{Component, Path, PathBuf};
 const MAX_MANIFEST: u64 = 64 * 1024 * 1024;
 
 /// The top-level fields of a manifest this version writes.
-const FIELDS: &[&str] = &["mesh", "node", "digest", "instances", "left_out", "retired"];
+const FIELDS: &[&str] = &[
+    "mesh",
+    "node",
+    "digest",
+    "nodes",
+    "instances",
+    "left_out",
+    "retired",
+];
 
 #[derive(Deserialize)]
 struct Manifest {

@@ -42,9 +42,10 @@ impl Serialize for WithoutDigest<'_> {
     fn serialize<S: ser::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use ser::SerializeStruct;
         let m = self.0;
-        let mut st = s.serialize_struct("Manifest", 5)?;
+        let mut st = s.serialize_struct("Manifest", 6)?;
         st.serialize_field("mesh", &m.mesh)?;
         st.serialize_field("node", &m.node)?;
+        st.serialize_field("nodes", &m.nodes)?;
         st.serialize_field("instances", &m.instances)?;
         st.serialize_field("left_out", &m.left_out)?;
         st.serialize_field("retired", &m.retired)?;
@@ -534,6 +535,7 @@ mod tests {
             mesh: "lab".into(),
             node: "alpha".into(),
             digest: "sha256:x".into(),
+            nodes: Default::default(),
             instances: vec![],
             left_out: vec![crate::emit::LeftOut {
                 instance: "web".into(),
@@ -558,6 +560,7 @@ mod tests {
             mesh: "lab".into(),
             node: "alpha".into(),
             digest: String::new(),
+            nodes: Default::default(),
             instances: vec![],
             left_out: vec![],
             retired: vec![],

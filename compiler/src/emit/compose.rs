@@ -283,6 +283,7 @@ mod tests {
             mesh: "lab".into(),
             node: "alpha".into(),
             digest: "sha256:00".into(),
+            nodes: Default::default(),
             instances: vec![Instance {
                 instance: "web".into(),
                 module: "web".into(),

@@ -17,11 +17,20 @@ pub struct Manifest {
     pub node: String,
     /// `sha256:<hex>` over the canonical JSON of the manifest without this field.
     pub digest: String,
+    /// Every node this manifest refers to, its own included: node name → what a host
+    /// needs to reach it (LANGUAGE.md §12.3), so no host needs another node's manifest.
+    pub nodes: std::collections::BTreeMap<String, NodeAddress>,
     pub instances: Vec<Instance>,
     pub left_out: Vec<LeftOut>,
     /// What earlier builds wrote that this one no longer names, for the host to remove
     /// (LANGUAGE.md §13.4): never anything it found.
     pub retired: Vec<Retired>,
+}
+
+/// What a manifest says of a node it refers to.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct NodeAddress {
+    pub private_name: String,
 }
 
 /// A container, or a file of a container, that an earlier build of this node wrote and
@@ -322,6 +331,8 @@ pub struct Provided {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Consumer {
     pub node: String,
+    /// The private name of the consumer's node: where its requests come from.
+    pub private_name: String,
     pub instance: String,
     pub login: String,
     pub given: IndexMap<String, Json>,

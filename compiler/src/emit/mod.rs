@@ -41,10 +41,11 @@ impl serde::Serialize for WithDigest<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         let m = self.0;
-        let mut st = s.serialize_struct("Manifest", 6)?;
+        let mut st = s.serialize_struct("Manifest", 7)?;
         st.serialize_field("mesh", &m.mesh)?;
         st.serialize_field("node", &m.node)?;
         st.serialize_field("digest", self.1)?;
+        st.serialize_field("nodes", &m.nodes)?;
         st.serialize_field("instances", &m.instances)?;
         st.serialize_field("left_out", &m.left_out)?;
         st.serialize_field("retired", &m.retired)?;
@@ -62,6 +63,7 @@ mod tests {
             mesh: "lab".into(),
             node: "alpha".into(),
             digest: String::new(),
+            nodes: Default::default(),
             instances: vec![],
             left_out: vec![LeftOut {
                 instance: "web".into(),

@@ -530,6 +530,20 @@ impl<'a> Layout<'a> {
                 values: values.iter().collect(),
                 brackets: ("[", "]"),
             })),
+            Expr::For(f) => {
+                let iterable = match &f.iterable {
+                    Some(Iterable::Consumers {
+                        contract: Some(c), ..
+                    }) => format!("consumers {}", c.name),
+                    Some(Iterable::List(r)) => r.dotted(),
+                    _ => return p.text(self.slice(f.span)),
+                };
+                let Some(template) = &f.template else {
+                    return p.text(self.slice(f.span));
+                };
+                p.text(format!("for {} in {iterable} ", f.var.name));
+                p.string(template);
+            }
             Expr::Error(span) => p.text(self.slice(*span)),
         }
     }

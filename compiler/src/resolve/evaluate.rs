@@ -171,6 +171,7 @@ impl<'m> Resolver<'m> {
                 ))
             }
             Expr::Ref(r) => self.eval_ref(i, ctx, r),
+            Expr::For(f) => self.eval_for(i, ctx, f),
             Expr::Range(_) | Expr::Error(_) => None,
         }
     }
@@ -234,7 +235,7 @@ impl<'m> Resolver<'m> {
                         return None; // a host path is never a value (E0303, the checker's)
                     }
                     parts.push(TemplatePart::Ref {
-                        name: reference.dotted(),
+                        name: self.reference_name(i, &reference),
                         value,
                     });
                 }
@@ -252,6 +253,9 @@ impl<'m> Resolver<'m> {
         ctx: Ctx<'m>,
         reference: &Reference,
     ) -> Option<Resolved> {
+        if let Some(looped) = self.eval_loop_ref(i, reference) {
+            return looped;
+        }
         let m = self.module_of(i)?;
         let segs = &reference.segments;
         let first = segs.first()?;

@@ -63,8 +63,10 @@ impl<'m> Resolver<'m> {
             short: identity::short_form(&node.name.name, 6),
             adopted: false,
             instances: FxHashMap::default(),
+            errors: Vec::new(),
         };
         let name = &node.name.name;
+        let reported_before = self.mesh_diags.len();
         let mut seen: FxHashMap<&str, Span> = FxHashMap::default();
         let mut short_written = false;
         let mut private_written = false;
@@ -229,6 +231,13 @@ impl<'m> Resolver<'m> {
                 .with_help("write one: `short = \"n1\"`");
             self.mesh_diags.push(d);
         }
+        // A node in error lends nothing to a manifest: its assignments are left out,
+        // listing these (a wrong `root` is not replaced by the default).
+        info.errors = self.mesh_diags[reported_before..]
+            .iter()
+            .filter(|d| d.is_error())
+            .cloned()
+            .collect();
         info
     }
 

@@ -9,7 +9,8 @@ use crate::diagnostics::Diagnostic;
 use crate::emit::{
     self, AbsentRequirement, AccessRequirement, Consumer, DirectoryRequirement,
     IdentityRequirement, Instance, LeftOut, LeftOutDiagnostic, Manifest, ModuleRequirement,
-    NodeRequirement, OperatorRequirement, PortRequirement, Provided, Requirement, Retired,
+    NodeAddress, NodeRequirement, OperatorRequirement, PortRequirement, Provided, Requirement,
+    Retired,
 };
 use indexmap::IndexMap;
 
@@ -213,6 +214,10 @@ impl<'m> Resolver<'m> {
                     });
                     consumers.push(Consumer {
                         node: self.node_name(c).to_string(),
+                        private_name: self.nodes[self.instances[c].node]
+                            .private_name
+                            .clone()
+                            .unwrap_or_default(),
                         instance: self.instances[c].name.clone(),
                         login: login.clone(),
                         given,
@@ -239,6 +244,7 @@ impl<'m> Resolver<'m> {
             if let Some(m) = self.module_of(i) {
                 diagnostics.extend(m.errors().iter().cloned());
             }
+            diagnostics.extend(self.nodes[inst.node].errors.iter().cloned());
             left_out.push((
                 inst.assign.span.start,
                 Some(inst.node),
@@ -441,6 +447,7 @@ impl<'m> Resolver<'m> {
                         mesh: self.mesh.name.name.to_string(),
                         node: n.name.clone(),
                         digest: String::new(),
+                        nodes: Default::default(),
                         instances: Vec::new(),
                         left_out: Vec::new(),
                         retired: Vec::new(),
@@ -471,8 +478,41 @@ impl<'m> Resolver<'m> {
         for (n, r) in retired {
             manifests[n].retired.push(r);
         }
+        for m in manifests.values_mut() {
+            let mut named = std::collections::BTreeSet::new();
+            named.insert(m.node.clone());
+            if let Ok(json) = serde_json::to_value(&m.instances) {
+                nodes_named(&json, &mut named);
+            }
+            m.nodes = named
+                .into_iter()
+                .filter_map(|n| {
+                    let private_name = self.nodes.get(&n)?.private_name.clone()?;
+                    Some((n, NodeAddress { private_name }))
+                })
+                .collect();
+        }
         fill_digests(manifests.values_mut().collect());
         manifests
+    }
+}
+
+/// Every node an instance names: the `node` of every provider, consumer and sealed
+/// reference in it.
+fn nodes_named(json: &serde_json::Value, out: &mut std::collections::BTreeSet<String>) {
+    match json {
+        serde_json::Value::Object(map) => {
+            for (k, v) in map {
+                match (k.as_str(), v) {
+                    ("node", serde_json::Value::String(n)) => {
+                        out.insert(n.clone());
+                    }
+                    _ => nodes_named(v, out),
+                }
+            }
+        }
+        serde_json::Value::Array(items) => items.iter().for_each(|v| nodes_named(v, out)),
+        _ => {}
     }
 }
 

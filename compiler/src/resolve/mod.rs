@@ -30,6 +30,7 @@ mod host;
 mod identity;
 mod left_out;
 pub mod lock;
+mod loops;
 mod manifests;
 mod mesh_names;
 mod operator;
@@ -314,6 +315,8 @@ pub(crate) struct NodeInfo<'m> {
     pub adopted: bool,
     /// Instances on this node by name.
     pub instances: FxHashMap<String, usize>,
+    /// The errors of the node's own entries; its assignments are left out, listing them.
+    pub errors: Vec<Diagnostic>,
 }
 
 /// What an assignment writes in its braces, judged.
@@ -462,6 +465,8 @@ pub(crate) struct Resolver<'m> {
     pub deferred: Option<Key<'m>>,
     /// Values waiting on the heap for the ones they deferred.
     pub waiting: FxHashSet<Key<'m>>,
+    /// The loop variables bound while a `for` template renders, innermost last.
+    pub loop_bindings: Vec<loops::Binding<'m>>,
 }
 
 impl<'m> Resolver<'m> {
@@ -493,6 +498,7 @@ impl<'m> Resolver<'m> {
             waiting: FxHashSet::default(),
             mesh_names: Vec::new(),
             providers_on_node: FxHashMap::default(),
+            loop_bindings: Vec::new(),
         }
     }
 

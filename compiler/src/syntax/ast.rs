@@ -480,8 +480,36 @@ pub enum Expr {
     Ref(Reference),
     List(Vec<Expr>, Span),
     Range(RangeLit),
+    /// `for NAME in ITERABLE TEMPLATE` (LANGUAGE.md §12.3): a string.
+    For(Box<ForExpr>),
     /// Something that did not parse (already reported).
     Error(Span),
+}
+
+/// `for NAME in ITERABLE TEMPLATE`: TEMPLATE rendered once per element, concatenated.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ForExpr {
+    /// The loop variable.
+    pub var: Ident,
+    /// What the loop runs over; `None` when missing (already reported).
+    pub iterable: Option<Iterable>,
+    /// The template, a string literal; `None` when missing (already reported).
+    pub template: Option<StringLit>,
+    /// `for` to the end of the template.
+    pub span: Span,
+}
+
+/// What a `for` runs over.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Iterable {
+    /// `consumers CONTRACT`: the instances this module answers for CONTRACT. `keyword` is
+    /// the span of the word `consumers`; the contract is `None` when missing (reported).
+    Consumers {
+        keyword: Span,
+        contract: Option<Ident>,
+    },
+    /// A list-typed reference.
+    List(Reference),
 }
 
 impl Expr {
@@ -493,6 +521,7 @@ impl Expr {
             Expr::Bool(_, s) | Expr::List(_, s) | Expr::Error(s) => *s,
             Expr::Ref(r) => r.span,
             Expr::Range(r) => r.span,
+            Expr::For(f) => f.span,
         }
     }
 }

@@ -1267,6 +1267,9 @@ impl<'a> Parser<'a> {
                     self.bump();
                     return Expr::Bool(word == "true", t.span);
                 }
+                if word == "for" && self.peek_at(1).kind != TokenKind::Dot {
+                    return self.for_expr();
+                }
                 let mut segments = vec![self.ident("a name").expect("checked Ident")];
                 while self.kind() == TokenKind::Dot && self.peek_at(1).kind == TokenKind::Ident {
                     self.bump();
@@ -1288,6 +1291,85 @@ impl<'a> Parser<'a> {
                 Expr::Error(Span::new(t.span.start as usize, t.span.start as usize))
             }
         }
+    }
+
+    /// `for NAME in ITERABLE TEMPLATE` at the current `for` (LANGUAGE.md §12.3). What
+    /// parsed is kept; a missing part is reported once and left `None`.
+    fn for_expr(&mut self) -> Expr {
+        let start = self.bump().span;
+        let Some(var) = self.ident_same_line(
+            "the loop variable's name after `for`, as in `for c in consumers CONTRACT \"…\"`",
+        ) else {
+            return Expr::Error(self.span_from(start));
+        };
+        let mut f = ForExpr {
+            var,
+            iterable: None,
+            template: None,
+            span: start,
+        };
+        if self.eat_word("in").is_none() {
+            self.expected(&format!(
+                "`in` and what `{}` runs over (`consumers CONTRACT` or a list)",
+                f.var.name
+            ));
+            f.span = self.span_from(start);
+            return Expr::For(Box::new(f));
+        }
+        let t = self.peek();
+        if t.kind != TokenKind::Ident || t.newline_before {
+            self.error_here(
+                format!(
+                    "expected what `for {} in` runs over, found {}",
+                    f.var.name,
+                    self.found()
+                ),
+                Some("write `consumers CONTRACT` (the instances this module answers) or a list reference such as `c.given.extensions`".into()),
+            );
+            f.span = self.span_from(start);
+            return Expr::For(Box::new(f));
+        }
+        let word = self.slice(t.span);
+        if word == "consumers" && self.peek_at(1).kind != TokenKind::Dot {
+            let keyword = self.bump().span;
+            let contract = self.ident_same_line(
+                "the contract whose consumers the loop runs over, as in `consumers route`",
+            );
+            let found = contract.is_some();
+            f.iterable = Some(Iterable::Consumers { keyword, contract });
+            if !found {
+                f.span = self.span_from(start);
+                return Expr::For(Box::new(f));
+            }
+        } else {
+            match self.expr() {
+                Expr::Ref(r) => f.iterable = Some(Iterable::List(r)),
+                Expr::Error(_) => {
+                    f.span = self.span_from(start);
+                    return Expr::For(Box::new(f));
+                }
+                other => {
+                    self.diags.push(
+                        Diagnostic::new(
+                            Code::E0001,
+                            &self.path,
+                            other.span(),
+                            "a `for` runs over `consumers CONTRACT` or a list reference, not a value written here",
+                        )
+                        .with_help("name the list: a requirement's field such as `c.given.extensions`, or an operator requirement"),
+                    );
+                }
+            }
+        }
+        match self.kind() {
+            TokenKind::Str(_) | TokenKind::TripleStr(_) => f.template = Some(self.string_lit()),
+            _ => self.expected(&format!(
+                "the template, a string rendered once for every `{}`",
+                f.var.name
+            )),
+        }
+        f.span = self.span_from(start);
+        Expr::For(Box::new(f))
     }
 
     fn list(&mut self) -> Expr {

@@ -203,6 +203,26 @@ impl Eraser {
                 self.span(s);
             }
             Expr::Range(r) => self.range(r),
+            Expr::For(f) => {
+                self.ident(&mut f.var);
+                match &mut f.iterable {
+                    Some(Iterable::Consumers { keyword, contract }) => {
+                        self.span(keyword);
+                        self.opt_ident(contract);
+                    }
+                    Some(Iterable::List(r)) => {
+                        for seg in &mut r.segments {
+                            self.ident(seg);
+                        }
+                        self.span(&mut r.span);
+                    }
+                    None => {}
+                }
+                if let Some(t) = &mut f.template {
+                    self.string(t);
+                }
+                self.span(&mut f.span);
+            }
         }
     }
 

@@ -49,7 +49,15 @@
   "when"
   "absent"
   "keep_network"
+  "consumers"
 ] @keyword
+
+; `for c in …`: the loop variable, and its reads in the template.
+(for_expression
+  variable: (identifier) @variable)
+
+(consumers
+  contract: (identifier) @type)
 
 (genesis) @keyword
 

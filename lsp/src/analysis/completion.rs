@@ -79,6 +79,7 @@ pub fn complete(snap: &Snapshot, uri: &Uri, pos: Position) -> Option<Vec<Complet
         reg: &reg,
         file: &parsed.file,
         replace,
+        offset,
     };
     // Inside a string: only an open `${` interpolation completes.
     if let Some(last) = tokens.last()
@@ -198,6 +199,8 @@ struct Context<'a> {
     reg: &'a Registry,
     file: &'a ast::SourceFile,
     replace: tower_lsp_server::ls_types::Range,
+    /// The cursor's byte offset.
+    offset: usize,
 }
 
 impl Context<'_> {
@@ -323,7 +326,16 @@ impl Context<'_> {
         let Some((_, shape)) = self.module(stack) else {
             return Vec::new();
         };
+        let loops = self.loops_at(stack);
         match body.split_once('.') {
+            Some((var, rest)) if loops.iter().any(|f| f.var.name == var) => {
+                let f = loops
+                    .iter()
+                    .rev()
+                    .find(|f| f.var.name == var)
+                    .expect("found");
+                self.through_loop(f, rest)
+            }
             Some((req, _)) => {
                 if let Some(r) = shape.requirements.get(req) {
                     return match self.contract(r.contract.as_deref()) {
@@ -352,12 +364,88 @@ impl Context<'_> {
             }
             None => {
                 let mut items = self.requirement_names(&shape, |_, _| true);
+                for f in loops.iter().rev() {
+                    if items.iter().all(|i| i.label != f.var.name.as_str()) {
+                        items.push(self.item(
+                            &f.var.name,
+                            CompletionItemKind::VARIABLE,
+                            Some("loop variable".into()),
+                            None,
+                        ));
+                    }
+                }
                 if provides.is_some() {
                     items.extend(self.keywords(&["consumer", "given"]));
                 }
                 items
             }
         }
+    }
+
+    /// The `for` loops of the stack's module whose template holds the cursor, outermost
+    /// first, as this file last parsed.
+    fn loops_at(&self, stack: &[Block]) -> Vec<&ast::ForExpr> {
+        let Some(name) = stack.iter().find_map(|b| match b {
+            Block::Module(n) => Some(n.clone()),
+            _ => None,
+        }) else {
+            return Vec::new();
+        };
+        let Some(m) = self.file.items.iter().find_map(|i| match i {
+            Item::Module(m) if m.name.name == name => Some(m),
+            _ => None,
+        }) else {
+            return Vec::new();
+        };
+        super::index::module_fors(m)
+            .into_iter()
+            .filter(|f| {
+                f.template.as_ref().is_some_and(|t| {
+                    (t.span.start as usize) < self.offset && self.offset <= t.span.end as usize
+                })
+            })
+            .collect()
+    }
+
+    /// After `c.` (or `c.given.`) where `c` is a loop variable: what it reads.
+    fn through_loop(&self, f: &ast::ForExpr, rest: &str) -> Vec<CompletionItem> {
+        let Some(ast::Iterable::Consumers {
+            contract: Some(contract),
+            ..
+        }) = &f.iterable
+        else {
+            return Vec::new(); // a list's element has no fields
+        };
+        let Some(c) = self.contract(Some(&contract.name)) else {
+            return Vec::new();
+        };
+        if rest.starts_with("given.") {
+            return self.fields(c, |given| given);
+        }
+        if rest.contains('.') {
+            return Vec::new();
+        }
+        let mut items: Vec<CompletionItem> = [
+            ("login", "string", "The consumer's login."),
+            ("instance", "string", "The consumer's instance name."),
+            ("module", "string", "The consumer's module."),
+            (
+                "node",
+                "hostname",
+                "The private name of the consumer's node.",
+            ),
+        ]
+        .iter()
+        .map(|(w, ty, doc)| self.item(w, CompletionItemKind::FIELD, Some((*ty).into()), Some(doc)))
+        .collect();
+        items.push(self.item(
+            "given",
+            CompletionItemKind::KEYWORD,
+            None,
+            Some("What the consumer set: `given.FIELD`."),
+        ));
+        items.extend(self.fields(c, |given| !given));
+        items
     }
 
     /// At a word of an entry: what may stand there.

@@ -27,6 +27,7 @@ pub fn hover(snap: &Snapshot, uri: &Uri, pos: Position) -> Option<Hover> {
         Symbol::Node { mesh, node } => node_hover(snap, mesh, node),
         Symbol::Instance { mesh, node, name } => instance(snap, mesh, node, name),
         Symbol::Seat(name) => seat(snap, name),
+        Symbol::LoopVar { module, name, at } => loop_var(snap, module, name, *at),
     }?;
     Some(Hover {
         contents: HoverContents::Markup(MarkupContent {
@@ -385,5 +386,45 @@ fn seat(snap: &Snapshot, name: &str) -> Option<String> {
         ),
     );
     docs(&mut out, s.docs.text.as_deref());
+    Some(out)
+}
+
+/// A `for` loop's variable: what it runs over and what it reads.
+fn loop_var(snap: &Snapshot, module: &str, name: &str, at: u32) -> Option<String> {
+    let (_, file, _) = definitions(
+        snap,
+        &Symbol::LoopVar {
+            module: module.into(),
+            name: name.into(),
+            at,
+        },
+    )
+    .into_iter()
+    .next()?;
+    let parsed = parse_file(&snap.db, file);
+    let m = parsed.file.items.iter().find_map(|i| match i {
+        Item::Module(m) if m.name.name == module => Some(m),
+        _ => None,
+    })?;
+    let f = super::index::module_fors(m)
+        .into_iter()
+        .find(|f| f.var.span.start == at)?;
+    let mut out = String::new();
+    match f.iterable.as_ref()? {
+        ast::Iterable::Consumers { contract, .. } => {
+            let contract = contract.as_ref()?.name.as_str();
+            let _ = write!(
+                out,
+                "```mesh\nfor {name} in consumers {contract}\n```\n\nLoop variable: one consumer of `{contract}` at a time, every instance this module answers for it (by node, then instance).\n\nReads `{name}.login`, `{name}.instance`, `{name}.module`, `{name}.node` (the private name of the consumer's node), `{name}.given.FIELD` (what the consumer set) and `{name}.FIELD` (this module's answer to it)."
+            );
+        }
+        ast::Iterable::List(r) => {
+            let list = r.dotted();
+            let _ = write!(
+                out,
+                "```mesh\nfor {name} in {list}\n```\n\nLoop variable: one element of `{list}` at a time, in the list's order."
+            );
+        }
+    }
     Some(out)
 }

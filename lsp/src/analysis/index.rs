@@ -42,6 +42,13 @@ pub enum Symbol {
         name: String,
     },
     Seat(String),
+    /// The variable of a `for` loop in a module, named by where the loop declares it
+    /// (`at`, the byte offset of its name): two loops may use one name.
+    LoopVar {
+        module: String,
+        name: String,
+        at: u32,
+    },
 }
 
 impl Symbol {
@@ -50,7 +57,9 @@ impl Symbol {
         match self {
             Symbol::Contract(n) | Symbol::Module(n) | Symbol::Mesh(n) | Symbol::Seat(n) => n,
             Symbol::Field { field, .. } => field,
-            Symbol::Requirement { name, .. } | Symbol::Instance { name, .. } => name,
+            Symbol::Requirement { name, .. }
+            | Symbol::Instance { name, .. }
+            | Symbol::LoopVar { name, .. } => name,
             Symbol::Node { node, .. } => node,
         }
     }
@@ -66,6 +75,7 @@ impl Symbol {
             Symbol::Node { .. } => "node",
             Symbol::Instance { .. } => "instance",
             Symbol::Seat(_) => "seat",
+            Symbol::LoopVar { .. } => "loop variable",
         }
     }
 }
@@ -223,6 +233,7 @@ pub fn file_index(db: &dyn salsa::Database, ws: Workspace, file: SourceFile) -> 
 pub fn index_file(file: &ast::SourceFile, shapes: &ModuleShapes) -> FileIndex {
     let mut ix = Indexer {
         out: FileIndex::default(),
+        loops: Vec::new(),
     };
     for item in &file.items {
         match item {
@@ -246,6 +257,14 @@ pub fn index_file(file: &ast::SourceFile, shapes: &ModuleShapes) -> FileIndex {
 
 struct Indexer {
     out: FileIndex,
+    /// The `for` loops whose template is being indexed, outermost first.
+    loops: Vec<LoopScope>,
+}
+
+/// A loop variable in scope: its symbol, and the contract whose consumers it runs over.
+struct LoopScope {
+    symbol: Symbol,
+    consumers_of: Option<String>,
 }
 
 /// What a reference inside a module can read.
@@ -472,8 +491,90 @@ impl Indexer {
                     self.expr(i, ctx);
                 }
             }
+            Expr::For(f) => self.for_expr(f, ctx),
             Expr::Int(_) | Expr::Bool(..) | Expr::Range(_) | Expr::Error(_) => {}
         }
+    }
+
+    /// `for NAME in ITERABLE TEMPLATE`: the variable is declared at its name and read in
+    /// the template.
+    fn for_expr(&mut self, f: &ast::ForExpr, ctx: &ModuleCtx<'_>) {
+        let start = f.span.start as usize;
+        self.name(Span::new(start, start + "for".len()), NameClass::Keyword);
+        let symbol = Symbol::LoopVar {
+            module: ctx.module.to_string(),
+            name: f.var.name.to_string(),
+            at: f.var.span.start,
+        };
+        self.def(&f.var, symbol.clone());
+        let mut consumers_of = None;
+        match &f.iterable {
+            Some(ast::Iterable::Consumers { keyword, contract }) => {
+                self.name(*keyword, NameClass::Keyword);
+                if let Some(c) = contract {
+                    self.reference(c, Symbol::Contract(c.name.to_string()));
+                    consumers_of = Some(c.name.to_string());
+                }
+            }
+            Some(ast::Iterable::List(r)) => self.reference_expr(r, ctx),
+            None => {}
+        }
+        if let Some(t) = &f.template {
+            self.loops.push(LoopScope {
+                symbol,
+                consumers_of,
+            });
+            self.string(t, ctx);
+            self.loops.pop();
+        }
+    }
+
+    /// A reference through a loop variable in scope: `c.login`, `c.given.public_name`,
+    /// `c.password`. Returns whether the first word named one.
+    fn loop_reference(&mut self, r: &Reference) -> bool {
+        let Some(first) = r.segments.first() else {
+            return false;
+        };
+        let Some(scope) = self
+            .loops
+            .iter()
+            .rev()
+            .find(|l| l.symbol.name() == first.name.as_str())
+        else {
+            return false;
+        };
+        let symbol = scope.symbol.clone();
+        let contract = scope.consumers_of.clone();
+        self.reference(first, symbol);
+        let Some(contract) = contract else {
+            return true;
+        };
+        match r.segments.get(1).map(|s| (s, s.name.as_str())) {
+            Some((w, "given")) => {
+                self.name(w.span, NameClass::Keyword);
+                if let Some(field) = r.segments.get(2) {
+                    self.reference(
+                        field,
+                        Symbol::Field {
+                            contract,
+                            field: field.name.to_string(),
+                        },
+                    );
+                }
+            }
+            Some((w, "login" | "instance" | "module" | "node")) => {
+                self.name(w.span, NameClass::Property);
+            }
+            Some((field, _)) => self.reference(
+                field,
+                Symbol::Field {
+                    contract,
+                    field: field.name.to_string(),
+                },
+            ),
+            None => {}
+        }
+        true
     }
 
     fn string(&mut self, s: &StringLit, ctx: &ModuleCtx<'_>) {
@@ -502,6 +603,9 @@ impl Indexer {
         let Some(first) = r.segments.first() else {
             return;
         };
+        if self.loop_reference(r) {
+            return;
+        }
         if let Some(shape) = ctx.shape.requirements.get(first.name.as_str()) {
             self.reference(
                 first,
@@ -680,6 +784,55 @@ impl Indexer {
             }
         }
     }
+}
+
+/// Every `for` of a module, outermost first.
+pub fn module_fors(m: &ast::Module) -> Vec<&ast::ForExpr> {
+    fn walk<'a>(e: &'a Expr, out: &mut Vec<&'a ast::ForExpr>) {
+        match e {
+            Expr::For(f) => out.push(f),
+            Expr::List(items, _) => items.iter().for_each(|i| walk(i, out)),
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    for entry in &m.entries {
+        match entry {
+            ModuleEntry::Requires(r) => match &r.body {
+                RequirementBody::Operator { default, .. } => {
+                    if let Some(d) = default {
+                        walk(d, &mut out);
+                    }
+                }
+                RequirementBody::Contract { narrowing, .. } => {
+                    for n in narrowing {
+                        if let NarrowingKind::Set(e) = &n.kind {
+                            walk(e, &mut out);
+                        }
+                    }
+                }
+            },
+            ModuleEntry::Container(c) => {
+                for e in &c.entries {
+                    match &e.kind {
+                        ContainerEntryKind::Env(env) => {
+                            env.iter().for_each(|x| walk(&x.value, &mut out))
+                        }
+                        ContainerEntryKind::Command(v)
+                        | ContainerEntryKind::User(v)
+                        | ContainerEntryKind::ImagePaths(v)
+                        | ContainerEntryKind::Secret { value: v, .. }
+                        | ContainerEntryKind::File { value: v, .. }
+                        | ContainerEntryKind::Mount { source: v, .. } => walk(v, &mut out),
+                        ContainerEntryKind::Image(_) | ContainerEntryKind::Publish(_) => {}
+                    }
+                }
+            }
+            ModuleEntry::Provides(p) => p.answers.iter().for_each(|a| walk(&a.value, &mut out)),
+            ModuleEntry::Slug(..) => {}
+        }
+    }
+    out
 }
 
 #[cfg(test)]

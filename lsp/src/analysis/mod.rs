@@ -77,7 +77,9 @@ pub fn definitions(snap: &Snapshot, symbol: &Symbol) -> Vec<(FilePath, SourceFil
         Symbol::Contract(c) | Symbol::Field { contract: c, .. } => {
             reg.contracts.get(c).map(|c| c.file.clone())
         }
-        Symbol::Module(m) | Symbol::Requirement { module: m, .. } => {
+        Symbol::Module(m)
+        | Symbol::Requirement { module: m, .. }
+        | Symbol::LoopVar { module: m, .. } => {
             reg.modules.get(m).map(|at| reg.files[at.file].clone())
         }
         Symbol::Mesh(m) | Symbol::Node { mesh: m, .. } | Symbol::Instance { mesh: m, .. } => {

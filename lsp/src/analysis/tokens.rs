@@ -117,7 +117,7 @@ fn symbol_type(symbol: &Symbol) -> Ty {
         Symbol::Field { .. } => Ty::Property,
         Symbol::Module(_) | Symbol::Mesh(_) => Ty::Namespace,
         Symbol::Requirement { .. } => Ty::Requirement,
-        Symbol::Node { .. } | Symbol::Instance { .. } => Ty::Variable,
+        Symbol::Node { .. } | Symbol::Instance { .. } | Symbol::LoopVar { .. } => Ty::Variable,
         Symbol::Seat(_) => Ty::Seat,
     }
 }

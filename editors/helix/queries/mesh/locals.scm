@@ -7,7 +7,12 @@
   (module_definition)
   (mesh_definition)
   (contract_definition)
+  (for_expression)
 ] @local.scope
+
+; A `for` loop's variable, read in its template.
+(for_expression
+  variable: (identifier) @local.definition)
 
 ; A requirement, read as the root of a reference.
 (requirement

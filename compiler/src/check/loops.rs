@@ -1,0 +1,488 @@
+//! `for NAME in ITERABLE TEMPLATE` (LANGUAGE.md §12.3): the loop variable's scope, what
+//! it reads, and E0322.
+//!
+//! A loop over `consumers CONTRACT` stands only in a module that provides CONTRACT; its
+//! variable reads the consumer (`c.login`, `c.instance`, `c.module`, `c.node`), the given
+//! fields it set (`c.given.FIELD`) and this module's answer to it (`c.FIELD`). A loop over
+//! a list reads one element as its variable. The variable is known only inside the
+//! template; a loop variable named like a requirement, or like an enclosing loop's
+//! variable, is refused (E0102): one name would read two things.
+
+use super::expressions::{Place, Target, Val};
+use super::module::ModuleChecker;
+use super::registry::{ContractInfo, FieldInfo};
+use super::scope::RefContext;
+use super::types::Ty;
+use crate::diagnostics::{Code, Diagnostic};
+use crate::span::Span;
+use crate::syntax::ast::{self, Expr, ForExpr, Iterable, Reference};
+
+/// A loop variable met while checking the module. Kept after its loop (targets name it
+/// by index, and messages about a value are written once the value is evaluated).
+#[derive(Debug, Clone)]
+pub(crate) struct LoopVar<'a> {
+    pub name: ast::SmolStr,
+    pub span: Span,
+    pub kind: LoopKind<'a>,
+}
+
+/// What a loop variable stands for.
+#[derive(Debug, Clone)]
+pub(crate) enum LoopKind<'a> {
+    /// One consumer of this module's `contract`.
+    Consumer(&'a ContractInfo),
+    /// One element of a list.
+    Item { ty: Ty, secret: bool },
+}
+
+/// What a reference through a loop variable reads.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum LoopRead<'a> {
+    /// `c.login`, `c.instance`, `c.module`: text.
+    Meta(&'static str),
+    /// `c.node`: the private name of the consumer's node.
+    Node,
+    /// `c.given.FIELD`: what the consumer set.
+    Given(&'a FieldInfo),
+    /// `c.FIELD`: this module's answer to the consumer.
+    Answer(&'a FieldInfo),
+    /// `x`: the element of a list.
+    Item,
+}
+
+/// The words a consumer's loop variable reads besides the contract's fields.
+pub const CONSUMER_WORDS: &[&str] = &["login", "instance", "module", "node", "given"];
+
+impl<'a> ModuleChecker<'a, '_> {
+    /// A `for` expression going to `place`: a string, secret when its template reads a
+    /// secret.
+    pub(crate) fn eval_for(
+        &mut self,
+        f: &ForExpr,
+        place: Place<'_>,
+        ctx: RefContext<'a>,
+    ) -> Val<'a> {
+        let Some(kind) = self.loop_kind(f, place, ctx) else {
+            if let Some(t) = &f.template {
+                self.with_unknown_loop(f, |m| m.eval_names(&Expr::Str(t.clone()), ctx));
+            }
+            return Val::error();
+        };
+        let Some(template) = &f.template else {
+            return Val::error();
+        };
+        if self.enter_loop(f, kind).is_none() {
+            return Val::error();
+        }
+        let mut val = self.eval_string(template, place, ctx);
+        self.active_loops.pop();
+        val.interpolated = true;
+        val.target = None;
+        val
+    }
+
+    /// Evaluates `f` for its names only.
+    pub(crate) fn eval_for_names(&mut self, f: &ForExpr, ctx: RefContext<'a>) {
+        let kind = self.loop_kind(f, Place::FileBody, ctx);
+        let Some(template) = &f.template else { return };
+        match kind.and_then(|k| self.enter_loop(f, k)) {
+            Some(_) => {
+                for interp in template.interpolations() {
+                    self.resolve(&interp.reference, ctx);
+                }
+                self.active_loops.pop();
+            }
+            None => self.with_unknown_loop(f, |m| {
+                for interp in template.interpolations() {
+                    m.resolve(&interp.reference, ctx);
+                }
+            }),
+        }
+    }
+
+    /// Runs `body` with `f`'s variable known but reading nothing: its iterable was
+    /// refused, so what the template reads through it is not told again.
+    fn with_unknown_loop(&mut self, f: &ForExpr, body: impl FnOnce(&mut Self)) {
+        self.loops.push(LoopVar {
+            name: f.var.name.clone(),
+            span: f.var.span,
+            kind: LoopKind::Item {
+                ty: Ty::Error,
+                secret: false,
+            },
+        });
+        self.active_loops.push(self.loops.len() - 1);
+        body(self);
+        self.active_loops.pop();
+    }
+
+    /// Makes `f`'s variable known; refuses a name that would read two things (E0102).
+    fn enter_loop(&mut self, f: &ForExpr, kind: LoopKind<'a>) -> Option<usize> {
+        let name = f.var.name.as_str();
+        let clash = if let Some(r) = self.scope.requirements.get(name) {
+            Some((r.ast.name.span, "a requirement"))
+        } else {
+            self.active_loops
+                .iter()
+                .map(|&v| &self.loops[v])
+                .find(|l| l.name == name)
+                .map(|l| (l.span, "the variable of an enclosing `for`"))
+        };
+        if let Some((first, what)) = clash {
+            self.cx.report(
+                Diagnostic::new(
+                    Code::E0102,
+                    self.cx.path,
+                    f.var.span,
+                    format!("the loop variable `{name}` has the name of {what}"),
+                )
+                .with_label(first, "first here")
+                .with_help(format!(
+                    "name the loop variable differently, so `{name}.…` reads one thing"
+                )),
+            );
+            return None;
+        }
+        self.loops.push(LoopVar {
+            name: f.var.name.clone(),
+            span: f.var.span,
+            kind,
+        });
+        let v = self.loops.len() - 1;
+        self.active_loops.push(v);
+        Some(v)
+    }
+
+    /// What `f` runs over: a consumer of a contract this module provides (E0322 for
+    /// any other), or an element of a plain list.
+    fn loop_kind(
+        &mut self,
+        f: &ForExpr,
+        place: Place<'_>,
+        ctx: RefContext<'a>,
+    ) -> Option<LoopKind<'a>> {
+        match f.iterable.as_ref()? {
+            Iterable::Consumers { contract, .. } => {
+                let contract = contract.as_ref()?;
+                self.consumers_of(contract).map(LoopKind::Consumer)
+            }
+            Iterable::List(r) => {
+                let val = self.eval(&Expr::Ref(r.clone()), place, ctx);
+                if val.is_error() {
+                    return None;
+                }
+                if let Some(taint) = val.secret {
+                    let name = self.target_name(taint.target);
+                    self.cx.report(
+                        Diagnostic::new(
+                            Code::E0302,
+                            self.cx.path,
+                            r.span,
+                            format!("`{name}` is secret; a `for` cannot run over it"),
+                        )
+                        .with_help("a secret list is never known at build, so its elements cannot be counted into a template; deliver it whole as a `secret` file"),
+                    );
+                    return None;
+                }
+                match val.ty {
+                    Ty::List(inner) => Some(LoopKind::Item {
+                        ty: *inner,
+                        secret: false,
+                    }),
+                    other => {
+                        let name = r.dotted();
+                        self.cx.report(
+                            Diagnostic::new(
+                                Code::E0301,
+                                self.cx.path,
+                                r.span,
+                                format!(
+                                    "a `for` runs over a list; `{name}` is {}",
+                                    super::expressions::a_type(&other)
+                                ),
+                            )
+                            .with_help(
+                                "run over `consumers CONTRACT`, or a field whose type is `list<…>`",
+                            ),
+                        );
+                        None
+                    }
+                }
+            }
+        }
+    }
+
+    /// The contract `consumers CONTRACT` names, when this module provides it; else
+    /// E0322 (or E0103 for a contract that does not exist).
+    fn consumers_of(&mut self, contract: &ast::Ident) -> Option<&'a ContractInfo> {
+        let name = contract.name.as_str();
+        let provided: Vec<&'a str> = self
+            .module
+            .provides()
+            .map(|p| p.contract.name.as_str())
+            .collect();
+        let registry = self.cx.registry;
+        if provided.contains(&name) {
+            // An unknown contract in `provides` is told there.
+            return registry.contracts.get(name).map(|c| &**c);
+        }
+        let suggestion = crate::diagnostics::closest(name, provided.iter().copied());
+        if !registry.contracts.contains_key(name) {
+            let help = match suggestion {
+                Some(s) => format!("did you mean `{s}`?"),
+                None => "name a contract this module provides".into(),
+            };
+            self.cx.report(
+                Diagnostic::new(
+                    Code::E0103,
+                    self.cx.path,
+                    contract.span,
+                    format!("there is no contract `{name}`"),
+                )
+                .with_help(help),
+            );
+            return None;
+        }
+        let help = match (suggestion, provided.is_empty()) {
+            (Some(s), _) => format!(
+                "did you mean `{s}`? module `{}` provides {}",
+                self.module.name.name,
+                super::list_names(provided.iter().copied())
+            ),
+            (None, true) => format!(
+                "only a provider has consumers: add `provides {name} {{ … }}` to module `{}`, or loop over a list",
+                self.module.name.name
+            ),
+            (None, false) => format!(
+                "module `{}` provides only {}: loop over the consumers of one of those, or add `provides {name} {{ … }}`",
+                self.module.name.name,
+                super::list_names(provided.iter().copied())
+            ),
+        };
+        self.cx.report(
+            Diagnostic::new(
+                Code::E0322,
+                self.cx.path,
+                contract.span,
+                format!(
+                    "module `{}` does not provide `{name}`, so it has no consumers of it",
+                    self.module.name.name
+                ),
+            )
+            .with_help(help),
+        );
+        None
+    }
+
+    /// The loop variable a reference's first word names, innermost first.
+    pub(crate) fn active_loop(&self, name: &str) -> Option<usize> {
+        self.active_loops
+            .iter()
+            .rev()
+            .copied()
+            .find(|&v| self.loops[v].name == name)
+    }
+
+    /// What `reference` reads through loop variable `v`; reports why when it reads
+    /// nothing (E0105).
+    pub(crate) fn resolve_loop(&mut self, v: usize, reference: &Reference) -> Option<Target<'a>> {
+        let segs = &reference.segments;
+        let var = self.loops[v].name.clone();
+        let var = var.as_str();
+        let read = match &self.loops[v].kind {
+            LoopKind::Item { ty, .. } => {
+                if *ty == Ty::Error {
+                    return None;
+                }
+                if segs.len() == 1 {
+                    Some(LoopRead::Item)
+                } else {
+                    self.cx.report(
+                        Diagnostic::new(
+                            Code::E0105,
+                            self.cx.path,
+                            reference.span,
+                            format!("`{var}` is one element of a list of {ty}; it has no fields"),
+                        )
+                        .with_help(format!("read the element itself: `${{{var}}}`")),
+                    );
+                    return None;
+                }
+            }
+            LoopKind::Consumer(contract) => {
+                let contract: &'a ContractInfo = contract;
+                match segs.iter().map(|s| s.name.as_str()).collect::<Vec<_>>()[1..] {
+                    [w @ ("login" | "instance" | "module")] => Some(LoopRead::Meta(match w {
+                        "login" => "login",
+                        "instance" => "instance",
+                        _ => "module",
+                    })),
+                    ["node"] => Some(LoopRead::Node),
+                    ["given", field] => contract
+                        .fields
+                        .get(field)
+                        .filter(|f| f.given)
+                        .map(LoopRead::Given),
+                    [field] => contract
+                        .fields
+                        .get(field)
+                        .filter(|f| !f.given)
+                        .map(LoopRead::Answer),
+                    _ => None,
+                }
+                .or_else(|| {
+                    self.consumer_read_refused(var, contract, reference);
+                    None
+                })
+            }
+        }?;
+        Some(Target::Loop { var: v, read })
+    }
+
+    /// E0105: a consumer's loop variable read as something it does not have.
+    fn consumer_read_refused(&mut self, var: &str, contract: &ContractInfo, r: &Reference) {
+        let segs = &r.segments;
+        let words = segs[1..]
+            .iter()
+            .map(|s| s.name.as_str())
+            .collect::<Vec<_>>();
+        let (message, suggestion) = match words.as_slice() {
+            [] => (
+                format!(
+                    "`{var}` is a consumer of `{}`; read one of its fields",
+                    contract.name
+                ),
+                None,
+            ),
+            ["given", field] => (
+                format!("`{field}` is not a given field of `{}`", contract.name),
+                crate::diagnostics::closest(
+                    field,
+                    contract
+                        .fields
+                        .values()
+                        .filter(|f| f.given)
+                        .map(|f| f.name.as_str()),
+                )
+                .map(|s| format!("{var}.given.{s}")),
+            ),
+            [field] if contract.fields.get(*field).is_some_and(|f| f.given) => (
+                format!("`{field}` is a given field: the consumer sets it"),
+                Some(format!("{var}.given.{field}")),
+            ),
+            [field] => (
+                format!("a consumer of `{}` has no `{field}`", contract.name),
+                crate::diagnostics::closest(
+                    field,
+                    CONSUMER_WORDS[..4].iter().copied().chain(
+                        contract
+                            .fields
+                            .values()
+                            .filter(|f| !f.given)
+                            .map(|f| f.name.as_str()),
+                    ),
+                )
+                .map(|s| format!("{var}.{s}")),
+            ),
+            _ => (format!("`{}` reads too deep", r.dotted()), None),
+        };
+        let help = match suggestion {
+            Some(s) => format!("did you mean `{s}`?"),
+            None => format!(
+                "`{var}` reads `{var}.login`, `{var}.instance`, `{var}.module`, `{var}.node`, `{var}.given.FIELD` (what the consumer set) and `{var}.FIELD` (this module's answer to it)"
+            ),
+        };
+        self.cx
+            .report(Diagnostic::new(Code::E0105, self.cx.path, r.span, message).with_help(help));
+    }
+
+    /// The type of what loop variable `v` reads.
+    pub(crate) fn loop_ty(&self, v: usize, read: LoopRead<'a>) -> Ty {
+        match (read, &self.loops[v].kind) {
+            (LoopRead::Meta(_), _) => Ty::String,
+            (LoopRead::Node, _) => Ty::Hostname,
+            (LoopRead::Given(f) | LoopRead::Answer(f), _) => f.ty.clone(),
+            (LoopRead::Item, LoopKind::Item { ty, .. }) => ty.clone(),
+            (LoopRead::Item, _) => Ty::Error,
+        }
+    }
+
+    /// Whether what loop variable `v` reads is secret.
+    pub(crate) fn loop_is_secret(&self, v: usize, read: LoopRead<'a>) -> bool {
+        match (read, &self.loops[v].kind) {
+            (LoopRead::Answer(f), _) => f.secret,
+            (LoopRead::Item, LoopKind::Item { secret, .. }) => *secret,
+            _ => false,
+        }
+    }
+
+    /// The reference in its one form, for messages: `c.given.public_name`.
+    pub(crate) fn loop_name(&self, v: usize, read: LoopRead<'a>) -> String {
+        let var = &self.loops[v].name;
+        match read {
+            LoopRead::Meta(w) => format!("{var}.{w}"),
+            LoopRead::Node => format!("{var}.node"),
+            LoopRead::Given(f) => format!("{var}.given.{}", f.name),
+            LoopRead::Answer(f) => format!("{var}.{}", f.name),
+            LoopRead::Item => var.to_string(),
+        }
+    }
+
+    /// Where the secret loop variable `v` reads was declared.
+    pub(crate) fn loop_secret_declared_at(
+        &self,
+        v: usize,
+        read: LoopRead<'a>,
+    ) -> (crate::span::FilePath, Span) {
+        match (read, &self.loops[v].kind) {
+            (LoopRead::Answer(f) | LoopRead::Given(f), LoopKind::Consumer(c)) => {
+                (c.file.clone(), f.span)
+            }
+            _ => (self.cx.path.clone(), self.loops[v].span),
+        }
+    }
+}
+
+/// Where, in `module`, a loop names its variable `name`: for the help of a reference
+/// that reads a loop variable outside its loop.
+pub(crate) fn loop_declaring(module: &ast::Module, name: &str) -> Option<Span> {
+    let mut found = None;
+    let mut visit = |e: &Expr| {
+        walk_fors(e, &mut |f| {
+            if found.is_none() && f.var.name == name {
+                found = Some(f.var.span);
+            }
+        })
+    };
+    for entry in &module.entries {
+        match entry {
+            ast::ModuleEntry::Container(c) => {
+                for e in &c.entries {
+                    match &e.kind {
+                        ast::ContainerEntryKind::Env(env) => {
+                            env.iter().for_each(|x| visit(&x.value))
+                        }
+                        ast::ContainerEntryKind::Secret { value, .. }
+                        | ast::ContainerEntryKind::File { value, .. }
+                        | ast::ContainerEntryKind::Command(value)
+                        | ast::ContainerEntryKind::User(value)
+                        | ast::ContainerEntryKind::ImagePaths(value) => visit(value),
+                        _ => {}
+                    }
+                }
+            }
+            ast::ModuleEntry::Provides(p) => p.answers.iter().for_each(|a| visit(&a.value)),
+            _ => {}
+        }
+    }
+    found
+}
+
+/// Calls `f` on every `for` in `e`, outermost first.
+pub fn walk_fors<'e>(e: &'e Expr, f: &mut impl FnMut(&'e ForExpr)) {
+    match e {
+        Expr::For(x) => f(x),
+        Expr::List(items, _) => items.iter().for_each(|i| walk_fors(i, f)),
+        _ => {}
+    }
+}

@@ -1,0 +1,235 @@
+//! Rendering `for NAME in ITERABLE TEMPLATE` (LANGUAGE.md §12.3): the template once per
+//! consumer of the provider (by node name, then instance name, then requirement name) or
+//! per element of a list, concatenated.
+//!
+//! A template part that reads a secret keeps its reference, so the loop's result is then
+//! a template too; every reference read through a loop variable is named for its element
+//! (`c.alpha_forge.password`, `x.0`), so two elements never share a name in the
+//! template's references.
+
+use super::evaluate::{Ctx, Resolved, TemplatePart};
+use super::{Answer, Resolver};
+use crate::check::registry::ContractInfo;
+use crate::check::types::{Ty, Value};
+use crate::syntax::ast::{ForExpr, Iterable, Reference, SmolStr};
+
+/// A loop variable bound to one element while its template is rendered.
+#[derive(Debug, Clone)]
+pub(crate) struct Binding<'m> {
+    /// The instance whose definition holds the loop.
+    pub instance: usize,
+    pub name: SmolStr,
+    /// The element's name in template references: `c.alpha_forge`, `c.alpha_forge.n.0`.
+    pub label: String,
+    pub value: Bound<'m>,
+}
+
+/// What a loop variable stands for.
+#[derive(Debug, Clone)]
+pub(crate) enum Bound<'m> {
+    /// A consumer: the instance, its requirement answered by this provider, the contract.
+    Consumer {
+        consumer: usize,
+        requirement: &'m str,
+        contract: &'m ContractInfo,
+    },
+    /// An element of a list.
+    Item(Value, Ty),
+}
+
+impl<'m> Resolver<'m> {
+    /// The consumers instance `i` answers for `contract` and builds for: `(consumer,
+    /// requirement)` in a stable order (node name, instance name, requirement).
+    pub(crate) fn consumers_for(&self, i: usize, contract: &str) -> Vec<(usize, &'m str)> {
+        let mut out = Vec::new();
+        for (c, inst) in self.instances.iter().enumerate() {
+            if inst.left_out {
+                continue;
+            }
+            let Some(m) = self.module_of(c) else { continue };
+            for (&req, info) in &m.scope.requirements {
+                if let Some(Answer::Module { provider, .. }) = inst.answers.get(req)
+                    && *provider == i
+                    && info.contract_name() == Some(contract)
+                {
+                    out.push((c, req));
+                }
+            }
+        }
+        out.sort_by(|a, b| {
+            (self.node_name(a.0), &self.instances[a.0].name, a.1).cmp(&(
+                self.node_name(b.0),
+                &self.instances[b.0].name,
+                b.1,
+            ))
+        });
+        out
+    }
+
+    /// The binding of `name` in instance `i`'s loops, innermost first.
+    fn binding(&self, i: usize, name: &str) -> Option<&Binding<'m>> {
+        self.loop_bindings
+            .iter()
+            .rev()
+            .find(|b| b.instance == i && b.name == name)
+    }
+
+    /// The name a template gives `reference`: its dotted text, the loop variable it
+    /// starts with replaced by the element's label.
+    pub(crate) fn reference_name(&self, i: usize, reference: &Reference) -> String {
+        let dotted = reference.dotted();
+        let Some(first) = reference.segments.first() else {
+            return dotted;
+        };
+        match self.binding(i, &first.name) {
+            Some(b) => format!("{}{}", b.label, &dotted[first.name.len()..]),
+            None => dotted,
+        }
+    }
+
+    /// What `reference` reads through a loop variable of instance `i`, if its first word
+    /// names one.
+    pub(crate) fn eval_loop_ref(
+        &mut self,
+        i: usize,
+        reference: &Reference,
+    ) -> Option<Option<Resolved>> {
+        let segs = &reference.segments;
+        let b = self.binding(i, &segs.first()?.name)?.value.clone();
+        let words: Vec<&str> = segs[1..].iter().map(|s| s.name.as_str()).collect();
+        Some(match b {
+            Bound::Item(v, ty) => words.is_empty().then_some(Resolved::Plain(v, ty)),
+            Bound::Consumer {
+                consumer,
+                requirement,
+                contract,
+            } => {
+                let c = &self.instances[consumer];
+                let text = |s: &str| Some(Resolved::Plain(Value::Str(s.to_string()), Ty::String));
+                match words.as_slice() {
+                    ["login"] => text(&c.login),
+                    ["instance"] => text(&c.name),
+                    ["module"] => text(&c.module_name),
+                    ["node"] => self.nodes[c.node]
+                        .private_name
+                        .clone()
+                        .map(|n| Resolved::Plain(Value::Str(n), Ty::Hostname)),
+                    ["given", field] if contract.fields.get(*field).is_some_and(|f| f.given) => {
+                        self.given_value(consumer, requirement, field)
+                    }
+                    [field] if contract.fields.get(*field).is_some_and(|f| !f.given) => {
+                        self.module_answer(consumer, requirement, field)
+                    }
+                    _ => None,
+                }
+            }
+        })
+    }
+
+    /// Renders `f` in instance `i`'s scope.
+    pub(crate) fn eval_for(&mut self, i: usize, ctx: Ctx<'m>, f: &ForExpr) -> Option<Resolved> {
+        let template = f.template.as_ref()?;
+        let prefix = self
+            .loop_bindings
+            .iter()
+            .rev()
+            .find(|b| b.instance == i)
+            .map(|b| format!("{}.", b.label))
+            .unwrap_or_default();
+        let var = &f.var.name;
+        let elements: Vec<(String, Bound<'m>)> = match f.iterable.as_ref()? {
+            Iterable::Consumers { contract, .. } => {
+                let name = contract.as_ref()?.name.as_str();
+                let registry: &'m crate::check::registry::Registry = self.registry;
+                let contract: &'m ContractInfo = registry.contracts.get(name)?;
+                let consumers = self.consumers_for(i, name);
+                consumers
+                    .iter()
+                    .map(|&(c, req)| {
+                        let login = &self.instances[c].login;
+                        let twice = consumers
+                            .iter()
+                            .filter(|&&(o, _)| self.instances[o].login == *login)
+                            .count()
+                            > 1;
+                        let key = if twice {
+                            format!("{login}.{req}")
+                        } else {
+                            login.clone()
+                        };
+                        (
+                            format!("{prefix}{var}.{key}"),
+                            Bound::Consumer {
+                                consumer: c,
+                                requirement: req,
+                                contract,
+                            },
+                        )
+                    })
+                    .collect()
+            }
+            Iterable::List(r) => match self.eval_ref(i, ctx, r)? {
+                Resolved::Plain(Value::List(items), Ty::List(inner)) => items
+                    .into_iter()
+                    .enumerate()
+                    .map(|(k, v)| {
+                        (
+                            format!("{prefix}{var}.{k}"),
+                            Bound::Item(v, (*inner).clone()),
+                        )
+                    })
+                    .collect(),
+                Resolved::Plain(Value::List(items), _) => items
+                    .into_iter()
+                    .enumerate()
+                    .map(|(k, v)| {
+                        let ty = v.ty();
+                        (format!("{prefix}{var}.{k}"), Bound::Item(v, ty))
+                    })
+                    .collect(),
+                _ => return None, // a secret or a value that is not a list: the checker's
+            },
+        };
+        let mut parts = Vec::new();
+        for (label, value) in elements {
+            self.loop_bindings.push(Binding {
+                instance: i,
+                name: var.clone(),
+                label,
+                value,
+            });
+            let rendered = self.string_parts(i, ctx, template);
+            self.loop_bindings.pop();
+            parts.extend(rendered?);
+        }
+        Some(finish_parts(parts))
+    }
+}
+
+/// Parts joined into a value: a template when any part is sealed, else plain text.
+pub(crate) fn finish_parts(parts: Vec<TemplatePart>) -> Resolved {
+    let sealed = parts.iter().any(|p| {
+        matches!(
+            p,
+            TemplatePart::Ref {
+                value: Resolved::Sealed(_),
+                ..
+            }
+        )
+    });
+    if sealed {
+        return Resolved::Template(parts);
+    }
+    let mut text = String::new();
+    for p in &parts {
+        match p {
+            TemplatePart::Text(t) => text.push_str(t),
+            TemplatePart::Ref {
+                value: Resolved::Plain(v, ty),
+                ..
+            } => text.push_str(&super::evaluate::text_of(v, ty)),
+            TemplatePart::Ref { .. } => {}
+        }
+    }
+    Resolved::Plain(Value::Str(text), Ty::String)
+}
