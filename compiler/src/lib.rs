@@ -10,6 +10,7 @@ pub mod diagnostics;
 pub mod emit;
 pub mod fmt;
 pub mod fsio;
+pub mod functions;
 pub mod import;
 pub mod migrate;
 pub mod parallel;
