@@ -20,6 +20,8 @@
 //! Cases that expect what only resolution finds (E0106–E0109, E05xx) are the resolver's
 //! and are skipped here; the command-line tests run them whole.
 
+mod support;
+
 use meshc::db::{self, Database};
 use meshc::diagnostics::{Code, Diagnostic, Severity};
 use std::path::{Path, PathBuf};
@@ -103,8 +105,7 @@ fn header(text: &str, file: &Path) -> Header {
             }
         } else if let Some((key, _)) = rest.split_once(':') {
             assert!(
-                !key.starts_with(|c: char| c.is_ascii_lowercase())
-                    || !key.chars().all(|c| c.is_ascii_lowercase() || c == '-'),
+                !support::looks_like_key(key),
                 "{}: unknown header key `{key}:`",
                 file.display()
             );

@@ -3,7 +3,7 @@
 //! files aside first and renames them only when every write succeeded, under an exclusive
 //! lock on the output directory, so two racing builds never leave a mix.
 
-use std::fs::{self, File, OpenOptions};
+use std::fs::{self, File};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -16,18 +16,6 @@ fn refuse_link(path: &Path) -> Result<(), String> {
         ));
     }
     Ok(())
-}
-
-/// Opens (creating) the build's lock file in `dir`, never through a link.
-fn open_lock(path: &Path) -> std::io::Result<File> {
-    let mut options = OpenOptions::new();
-    options.create(true).truncate(false).write(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        options.custom_flags(libc::O_NOFOLLOW);
-    }
-    options.open(path)
 }
 
 /// Writes `files` (name → bytes) into `dir`, all or nothing. Nothing is written through
@@ -44,9 +32,8 @@ pub fn write_all(dir: &Path, files: &[(String, Vec<u8>)]) -> Result<(), String> 
             super::workspace::plain(&e)
         )
     })?;
-    let lock_path = dir.join(".meshc-build.lock");
-    refuse_link(&lock_path)?;
-    let lock = open_lock(&lock_path).map_err(|e| {
+    // The directory itself is locked (no lock file is left beside the manifests).
+    let lock = File::open(dir).map_err(|e| {
         format!(
             "cannot write into `{}`: {}",
             dir.display(),
@@ -56,10 +43,15 @@ pub fn write_all(dir: &Path, files: &[(String, Vec<u8>)]) -> Result<(), String> 
     lock.lock().map_err(|e| {
         format!(
             "cannot lock `{}`: {}",
-            lock_path.display(),
+            dir.display(),
             super::workspace::plain(&e)
         )
     })?;
+    // The lock file earlier versions left behind, if it is there and empty.
+    let old_lock = dir.join(".meshc-build.lock");
+    if fs::metadata(&old_lock).is_ok_and(|m| m.is_file() && m.len() == 0) {
+        let _ = fs::remove_file(&old_lock);
+    }
     for (name, _) in files {
         let target = dir.join(name);
         refuse_link(&target)?;
@@ -216,7 +208,6 @@ mod tests {
             .unwrap()
             .flatten()
             .map(|e| e.file_name().to_string_lossy().into_owned())
-            .filter(|n| n != ".meshc-build.lock")
             .collect();
         names.sort();
         names
@@ -236,11 +227,12 @@ mod tests {
         assert!(err.contains("is a symbolic link"), "{err}");
         assert_eq!(read(outside.path(), "victim"), "untouched");
         assert!(!dir.path().join("b.json").exists(), "all or nothing");
-        // The build's lock file is a link (dangling: opening it would create the victim).
+        // A link where earlier versions kept a lock file (dangling: opening it would
+        // create the victim) is never opened.
         let dir = tempfile::tempdir().unwrap();
         let created = outside.path().join("created");
         symlink(&created, dir.path().join(".meshc-build.lock")).unwrap();
-        assert!(write_all(dir.path(), &files("new", &["a.json"])).is_err());
+        let _ = write_all(dir.path(), &files("new", &["a.json"]));
         assert!(!created.exists());
         // `--out` itself is a link.
         let link = dir.path().join("out");
@@ -295,6 +287,14 @@ mod tests {
                 listing(dir.path())
             );
         }
+    }
+
+    #[test]
+    fn a_build_leaves_only_its_files_and_removes_an_old_empty_lock_file() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(dir.path().join(".meshc-build.lock"), "").unwrap();
+        write_all(dir.path(), &files("new", &["a.json"])).unwrap();
+        assert_eq!(listing(dir.path()), ["a.json"]);
     }
 
     #[test]

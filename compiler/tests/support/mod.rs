@@ -192,10 +192,33 @@ pub const HEADER_KEYS: &[&str] = &[
     "expect-in",
 ];
 
-/// Whether `key` is shaped like a header key (`expect-text`), not prose before a colon.
+/// Whether `key` reads as a header key someone meant to write (`expect-txt`, `expcet`,
+/// `flag`), not prose that wrapped before a colon (`// user: both are root's`): a
+/// hyphenated word, or one within two edits of a known key or starting like one.
 pub fn looks_like_key(key: &str) -> bool {
-    key.starts_with(|c: char| c.is_ascii_lowercase())
-        && key.chars().all(|c| c.is_ascii_lowercase() || c == '-')
+    let shaped = key.starts_with(|c: char| c.is_ascii_lowercase())
+        && key.chars().all(|c| c.is_ascii_lowercase() || c == '-');
+    shaped
+        && (key.contains('-')
+            || HEADER_KEYS
+                .iter()
+                .any(|k| edit_distance(k, key) <= 2 || key.starts_with(&k[..k.len().min(4)])))
+}
+
+/// The Levenshtein distance of two short words.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let cur = row[j + 1];
+            row[j + 1] = (prev + usize::from(ca != *cb)).min(row[j] + 1).min(cur + 1);
+            prev = cur;
+        }
+    }
+    row[b.len()]
 }
 
 /// Reads `// expect-count: E0514=2 E0501=1`.
