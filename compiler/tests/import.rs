@@ -849,3 +849,20 @@ configs:
         assert!(!said.contains(s), "a secret value was printed");
     }
 }
+
+#[test]
+fn a_service_named_like_the_vault_keeps_its_name() {
+    let src = tempfile::tempdir().unwrap();
+    std::fs::write(
+        src.path().join("compose.yaml"),
+        "name: bao\nservices:\n  openbao:\n    image: quay.io/openbao/openbao:2.1.0\n    environment:\n      BAO_DEV_ROOT_TOKEN_ID: ${ROOT_TOKEN}\n",
+    )
+    .unwrap();
+    std::fs::write(src.path().join(".env"), "ROOT_TOKEN=dev-root-token-value\n").unwrap();
+    let (tmp, said, _report, manifest) =
+        import_and_build(&src.path().join("compose.yaml"), "bao.mesh");
+    assert_eq!(instance(&manifest, "openbao")["module"], "openbao");
+    assert_eq!(instance(&manifest, "mesh-vault")["module"], "mesh-vault");
+    assert!(!all_text(tmp.path()).contains("dev-root-token-value"));
+    assert!(!said.contains("dev-root-token-value"));
+}

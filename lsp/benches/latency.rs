@@ -1,8 +1,13 @@
 //! Edit-to-diagnostics latency of the language server on a generated workspace.
 //!
 //! ```text
-//! cargo bench -p meshc-lsp --bench latency [-- --modules 1000 --edits 200]
+//! cargo bench -p meshc-lsp --bench latency [-- --modules 1000 --edits 200 --open 500 --mesh]
 //! ```
+//!
+//! `--open K` opens module K (by default the middle one); `--mesh` adds provider modules
+//! and a mesh of 20 nodes assigning every module, so each edit of a module also resolves
+//! the mesh again in the workspace pass, and adds a series that renames a requirement of
+//! the open module (and its reads).
 //!
 //! Writes a workspace of generated modules (about 1 KB each: six requirements, twelve env
 //! entries with interpolation, a port, a directory, secret files) to a temporary directory,
@@ -63,6 +68,75 @@ module svc{i:04} {{
 }}
 "#
     )
+}
+
+/// The providers of what the generated modules require, for `--mesh`.
+const PROVIDERS: &str = r#"module pg {
+  requires here: host node
+  requires p: host port { container = 5432 }
+  requires data: host directory { owner = 999  mode = 0o700 }
+  container pg {
+    image "postgres:16.4"
+    mount data.path -> "/var/lib/postgresql/data"
+    publish p
+  }
+  provides postgres {
+    host = here.private_name
+    port = p.host_port
+    database = consumer.login
+    user = consumer.login
+  }
+}
+
+module cache {
+  requires here: host node
+  requires p: host port { container = 6379 }
+  container cache {
+    image "redis:7.4"
+    publish p
+  }
+  provides redis {
+    host = here.private_name
+    port = p.host_port
+  }
+}
+
+module keeper {
+  requires api: host port { container = 8200 }
+  container keeper {
+    image "openbao/openbao:2.0.3"
+    publish api
+  }
+  provides secret { }
+}
+"#;
+
+/// Nodes the generated mesh spreads modules over.
+const NODES: usize = 20;
+
+/// A mesh assigning every generated module, with a database and a cache on every node.
+fn mesh(modules: usize) -> String {
+    use std::fmt::Write as _;
+    let mut s = String::from("mesh bench {\n");
+    for node in 0..NODES {
+        let _ = writeln!(
+            s,
+            "  node n{node} {{ private_name = \"n{node}.bench.internal\"  ports = 20000..29999 }}"
+        );
+    }
+    s.push_str("  seat vault = keeper on n0\n  assign keeper to n0\n");
+    for node in 0..NODES {
+        let _ = writeln!(s, "  assign pg to n{node}\n  assign cache to n{node}");
+    }
+    for i in 0..modules {
+        let _ = writeln!(s, "  assign svc{i:04} to n{}", i % NODES);
+    }
+    s.push_str("}\n");
+    s
+}
+
+fn flag(name: &str) -> bool {
+    std::env::args().any(|a| a == name)
 }
 
 fn arg(name: &str, default: usize) -> usize {
@@ -145,12 +219,16 @@ fn summary(name: &str, mut samples: Vec<Duration>) {
     );
 }
 
-fn write_workspace(root: &Path, modules: usize) -> usize {
+fn write_workspace(root: &Path, modules: usize, with_mesh: bool) -> usize {
     let mut bytes = 0;
     for i in 0..modules {
         let text = module(i);
         bytes += text.len();
         std::fs::write(root.join(format!("svc{i:04}.mesh")), text).expect("write a module");
+    }
+    if with_mesh {
+        std::fs::write(root.join("providers.mesh"), PROVIDERS).expect("write the providers");
+        std::fs::write(root.join("zz-bench.mesh"), mesh(modules)).expect("write the mesh");
     }
     bytes
 }
@@ -159,13 +237,20 @@ fn write_workspace(root: &Path, modules: usize) -> usize {
 async fn main() {
     let modules = arg("--modules", 1000);
     let edits = arg("--edits", 200);
+    let with_mesh = flag("--mesh");
+    let open = arg("--open", modules / 2).min(modules.saturating_sub(1));
     let dir = tempfile::tempdir().expect("a temporary directory");
     let root = dir.path().canonicalize().expect("canonical").join("ws");
     std::fs::create_dir_all(&root).expect("workspace folder");
-    let bytes = write_workspace(&root, modules);
+    let bytes = write_workspace(&root, modules, with_mesh);
     println!(
-        "workspace: {modules} modules, {:.1} KB per module on average",
-        bytes as f64 / modules as f64 / 1024.0
+        "workspace: {modules} modules, {:.1} KB per module on average{}; module {open} opened",
+        bytes as f64 / modules as f64 / 1024.0,
+        if with_mesh {
+            format!(", a mesh of {NODES} nodes assigning every module")
+        } else {
+            String::new()
+        }
     );
 
     let (service, socket) = LspService::new(Backend::new);
@@ -215,7 +300,7 @@ async fn main() {
         millis(loaded - started)
     );
 
-    let target = root.join(format!("svc{:04}.mesh", modules / 2));
+    let target = root.join(format!("svc{open:04}.mesh"));
     let uri = uri_of(&target);
     let text = std::fs::read_to_string(&target).expect("the opened file");
     let opened = Instant::now();
@@ -237,13 +322,26 @@ async fn main() {
     let mut version = 1;
     // Edits inside the module's body leave every global name where it was; an edit above
     // the module's name moves it, so the registry changes and every file is checked again.
-    for (idle, above) in [(true, false), (false, false), (true, true)] {
+    let mut series = vec![
+        (true, false, false),
+        (false, false, false),
+        (true, true, false),
+    ];
+    if with_mesh {
+        series.push((true, false, true));
+    }
+    for (idle, above, rename) in series {
         let mut samples = Vec::with_capacity(edits);
         let mut workspace_checks = Vec::new();
         let mut handlers = Vec::new();
         for k in 0..edits {
             version += 1;
-            let edited = if above {
+            let edited = if rename {
+                // A requirement renamed, and its read: no global name changes.
+                let name = format!("workers_{}", k % 2);
+                text.replace("requires workers:", &format!("requires {name}:"))
+                    .replace("${workers}", &format!("${{{name}}}"))
+            } else if above {
                 // A line of alternating length, so every edit moves the name again.
                 format!("//{}\n{text}", " edit".repeat(k % 2 + 1))
             } else {
@@ -265,9 +363,10 @@ async fn main() {
             }
         }
         futures::future::join_all(handlers).await;
-        let series = match (idle, above) {
-            (true, false) => "idle",
-            (false, false) => "back-to-back",
+        let series = match (idle, above, rename) {
+            (_, _, true) => "idle, renamed requirement",
+            (true, false, _) => "idle",
+            (false, false, _) => "back-to-back",
             _ => "idle, edit above the module's name",
         };
         summary(

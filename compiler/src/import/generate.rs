@@ -449,11 +449,10 @@ pub fn generate(project: &Project, shown: &str, vars: &Vars) -> Generated {
         let m = unique(&mut module_names, &s.name);
         module_of.insert(s.name.clone(), m);
     }
-    let vault_name = if module_names.contains("openbao") {
-        None
-    } else {
-        Some("openbao")
-    };
+    // The vault module: the catalogue's `openbao`, renamed when a service has that name.
+    let vault_name = ["openbao", "mesh-vault", "mesh-openbao"]
+        .into_iter()
+        .find(|n| !module_names.contains(*n));
     // Providers: depended on, and answering a standard contract.
     let depended: BTreeSet<&str> = project
         .services
@@ -1117,7 +1116,10 @@ pub fn generate(project: &Project, shown: &str, vars: &Vars) -> Generated {
         {
             mesh.push_str(&format!("  seat vault = {v} on {NODE}\n"));
             mesh.push_str(&format!("  assign {v} to {NODE}\n"));
-            files.push((format!("{v}.mesh"), VAULT_TEXT.to_string()));
+            files.push((
+                format!("{v}.mesh"),
+                VAULT_TEXT.replacen("module openbao {", &format!("module {v} {{"), 1),
+            ));
             notes.push(Note {
                     service: String::new(),
                     key: "secrets".into(),
