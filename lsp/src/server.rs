@@ -183,8 +183,10 @@ impl Inner {
                 let Some(uri) = snap.uri_of(&path) else {
                     continue;
                 };
-                let diags: Vec<Diagnostic> =
-                    diags.iter().flat_map(|d| to_lsp_all(snap, d, how)).collect();
+                let diags: Vec<Diagnostic> = diags
+                    .iter()
+                    .flat_map(|d| to_lsp_all(snap, d, how))
+                    .collect();
                 batch.push((uri, snap.version_of(&path), diags));
             }
             batch
