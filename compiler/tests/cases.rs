@@ -5,7 +5,11 @@
 //! - `// expect: ok` — no error at all (warnings allowed);
 //! - `// allow: E0005` — other error codes that may appear too;
 //! - `// expect-text: postgres` — a diagnostic with an expected code mentions this;
+//! - `// expect-count: E0514=2` — exactly that many diagnostics of the code;
+//! - `// expect-in: E0514 app` — a diagnostic of that code mentions the text;
 //! - `// flags: --deny warnings` and `// exit: N` — extra flags, and the exit status.
+//!
+//! Any other `// key:` line is refused, so a misspelt key never asserts nothing.
 //!
 //! The same harness runs the public conformance sample in `../shared/conformance/check`
 //! when it is present beside the project.
@@ -32,6 +36,9 @@ fn diag_text(d: &Value) -> String {
 fn run_case(path: &Path) -> Result<(), String> {
     let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
     let h = header(&text);
+    if !h.unknown.is_empty() {
+        return Err(h.unknown.join("; "));
+    }
     if h.expect.is_empty() {
         return Err("the case has no `// expect:` line".into());
     }
@@ -91,6 +98,23 @@ fn run_case(path: &Path) -> Result<(), String> {
                 .any(|d| diag_text(d).contains(t.as_str()));
             if !found {
                 problems.push(format!("no diagnostic of {:?} mentions {t:?}", h.expect));
+            }
+        }
+        for (code, want) in &h.counts {
+            let got = codes.iter().filter(|c| *c == code).count();
+            if got != *want {
+                problems.push(format!(
+                    "{got} diagnostics {code}, expected exactly {want}: {}",
+                    summary()
+                ));
+            }
+        }
+        for (code, t) in &h.code_texts {
+            let found = diags
+                .iter()
+                .any(|d| code_of(d) == *code && diag_text(d).contains(t.as_str()));
+            if !found {
+                problems.push(format!("no {code} diagnostic mentions {t:?}"));
             }
         }
         let has_error = h.expect.iter().any(|c| c.starts_with('E'));

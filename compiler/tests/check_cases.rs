@@ -11,7 +11,11 @@
 //!   in its message, help or labels;
 //! - `// flags: --deny warnings` / `--deny old-forms`: raise those warnings to errors;
 //!   any other flag is the command line's to test, and the case is skipped here;
-//! - `// exit: N`: 1 when an error remains, else 0.
+//! - `// exit: N`: 1 when an error remains, else 0;
+//! - `// expect-count: E0514=2`: exactly that many diagnostics of the code;
+//! - `// expect-in: E0514 app`: a diagnostic of that code mentions the text.
+//!
+//! Any other `// key:` line of the header is refused (a misspelt key asserts nothing).
 //!
 //! Cases that expect what only resolution finds (E0106–E0109, E05xx) are the resolver's
 //! and are skipped here; the command-line tests run them whole.
@@ -31,6 +35,8 @@ struct Header {
     deny_old_forms: bool,
     other_flags: bool,
     exit: Option<i32>,
+    counts: Vec<(Code, usize)>,
+    code_texts: Vec<(Code, String)>,
 }
 
 fn codes(list: &str, file: &Path) -> Vec<Code> {
@@ -77,6 +83,31 @@ fn header(text: &str, file: &Path) -> Header {
             }
         } else if let Some(v) = rest.strip_prefix("exit:") {
             h.exit = v.trim().parse().ok();
+        } else if let Some(v) = rest.strip_prefix("expect-count:") {
+            for w in v.split_whitespace() {
+                let (c, n) = w.split_once('=').unwrap_or_else(|| {
+                    panic!("{}: `expect-count: {w}` is not CODE=N", file.display())
+                });
+                let n = n.parse().unwrap_or_else(|_| {
+                    panic!("{}: `expect-count: {w}` is not CODE=N", file.display())
+                });
+                h.counts.extend(codes(c, file).into_iter().map(|c| (c, n)));
+            }
+        } else if let Some(v) = rest.strip_prefix("expect-in:") {
+            let (c, t) = v
+                .trim()
+                .split_once(char::is_whitespace)
+                .unwrap_or_else(|| panic!("{}: `expect-in:{v}` is not CODE TEXT", file.display()));
+            for c in codes(c, file) {
+                h.code_texts.push((c, t.trim().to_string()));
+            }
+        } else if let Some((key, _)) = rest.split_once(':') {
+            assert!(
+                !key.starts_with(|c: char| c.is_ascii_lowercase())
+                    || !key.chars().all(|c| c.is_ascii_lowercase() || c == '-'),
+                "{}: unknown header key `{key}:`",
+                file.display()
+            );
         }
     }
     h
@@ -147,6 +178,22 @@ fn run_case(path: &Path, h: &Header, text: &str) -> Result<(), String> {
             });
         if !found {
             problems.push(format!("no expected diagnostic mentions `{t}`"));
+        }
+    }
+    for (code, want) in &h.counts {
+        let got = diags.iter().filter(|d| d.code == *code).count();
+        if got != *want {
+            problems.push(format!("{got} diagnostics {code}, expected exactly {want}"));
+        }
+    }
+    for (code, t) in &h.code_texts {
+        let found = diags.iter().filter(|d| d.code == *code).any(|d| {
+            d.message.contains(t.as_str())
+                || d.help.as_deref().is_some_and(|x| x.contains(t.as_str()))
+                || d.labels.iter().any(|l| l.message.contains(t.as_str()))
+        });
+        if !found {
+            problems.push(format!("no {code} diagnostic mentions `{t}`"));
         }
     }
     if let Some(exit) = h.exit {

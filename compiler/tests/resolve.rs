@@ -36,7 +36,8 @@ fn run_dir(dir: &std::path::Path, filter: impl Fn(&str) -> bool) -> usize {
 #[test]
 fn fixture_cases() {
     let n = run_dir(&repo_root().join("tests/cases/resolve"), |_| true);
-    assert!(n > 0);
+    // 89 cases when this floor was set: a runner that finds far fewer lost its cases.
+    assert!(n >= 85, "only {n} resolution cases found");
 }
 
 #[test]
@@ -293,4 +294,33 @@ mesh lab {{
     let b = meshc::db::resolve_mesh(&db, ws, "lab".into(), meshc::resolve::Lock::default());
     assert_eq!(a, b);
     assert!(std::sync::Arc::ptr_eq(&a, &b));
+}
+
+#[test]
+fn a_misspelt_header_key_fails_the_case() {
+    let text = "// expect: ok\n// expect-txt: alpha\nmesh lab {\n  node alpha { private_name = \"alpha.lab.internal\" }\n}\n";
+    let err = run_check_case("case.mesh", text).unwrap_err();
+    assert!(err.contains("unknown header key `expect-txt:`"), "{err}");
+}
+
+#[test]
+fn expect_count_fails_on_one_more_or_one_fewer() {
+    let text = |n: usize| {
+        format!(
+            "// expect: E0106\n// expect-count: E0106={n}\nmesh lab {{\n  node alpha {{ private_name = \"alpha.lab.internal\" }}\n  assign nothing to alpha\n}}\n"
+        )
+    };
+    let once = run_check_case("case.mesh", &text(1));
+    assert!(once.is_ok(), "{once:?}");
+    for n in [0, 2] {
+        let err = run_check_case("case.mesh", &text(n)).unwrap_err();
+        assert!(err.contains(&format!("expected exactly {n}")), "{err}");
+    }
+}
+
+#[test]
+fn flags_the_in_process_runner_cannot_honour_fail_the_case() {
+    let text = "// expect: ok\n// flags: --deny warnings\nmesh lab {\n  node alpha { private_name = \"alpha.lab.internal\" }\n}\n";
+    let err = run_check_case("case.mesh", text).unwrap_err();
+    assert!(err.contains("cannot be honoured"), "{err}");
 }

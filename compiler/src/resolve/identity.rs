@@ -126,4 +126,17 @@ mod tests {
         assert!(!is_valid_login("1alpha"));
         assert!(!is_valid_login("alpha_forge_staging_x"));
     }
+
+    #[test]
+    fn a_login_of_exactly_20_is_valid_and_21_is_not() {
+        let twenty = "abcdef_abcdefgh_abcd";
+        assert_eq!(twenty.len(), LOGIN_MAX);
+        assert!(is_valid_login(twenty));
+        let twenty_one = format!("{twenty}e");
+        assert_eq!(twenty_one.len(), LOGIN_MAX + 1);
+        assert!(!is_valid_login(&twenty_one));
+        // The longest parts each form allows make a login of exactly 20: the limit
+        // is reachable, and a 21st character can only come from a part over its own.
+        assert_eq!(6 + 1 + 8 + 1 + 4, LOGIN_MAX);
+    }
 }

@@ -157,6 +157,45 @@ pub struct Header {
     pub expect_text: Vec<String>,
     pub flags: Vec<String>,
     pub exit: Option<i32>,
+    /// `// expect-count: E0514=2`: exactly this many diagnostics of the code.
+    pub counts: Vec<(String, usize)>,
+    /// `// expect-in: E0514 app`: a diagnostic of the code mentions the text.
+    pub code_texts: Vec<(String, String)>,
+    /// Header lines whose key is none of the known ones (a misspelling, never ignored).
+    pub unknown: Vec<String>,
+}
+
+/// The keys a case header may write; any other `// word:` line before the source is an
+/// error, so a misspelt key (`expect-txt:`) cannot silently assert nothing.
+pub const HEADER_KEYS: &[&str] = &[
+    "expect",
+    "allow",
+    "flags",
+    "expect-text",
+    "exit",
+    "expect-count",
+    "expect-in",
+];
+
+/// Whether `key` is shaped like a header key (`expect-text`), not prose before a colon.
+pub fn looks_like_key(key: &str) -> bool {
+    key.starts_with(|c: char| c.is_ascii_lowercase())
+        && key.chars().all(|c| c.is_ascii_lowercase() || c == '-')
+}
+
+/// Reads `// expect-count: E0514=2 E0501=1`.
+pub fn parse_counts(val: &str) -> Result<Vec<(String, usize)>, String> {
+    val.split_whitespace()
+        .map(|w| {
+            let (code, n) = w
+                .split_once('=')
+                .ok_or_else(|| format!("`expect-count: {w}` is not CODE=N"))?;
+            let n = n
+                .parse()
+                .map_err(|_| format!("`expect-count: {w}`: `{n}` is not a number"))?;
+            Ok((code.to_string(), n))
+        })
+        .collect()
 }
 
 /// Reads `// expect: …`, `// allow: …`, `// expect-text: …`, `// flags: …`, `// exit: N`.
@@ -177,6 +216,17 @@ pub fn header(text: &str) -> Header {
             "flags" => h.flags.extend(val.split_whitespace().map(String::from)),
             "expect-text" => h.expect_text.push(val.to_string()),
             "exit" => h.exit = val.parse().ok(),
+            "expect-count" => match parse_counts(val) {
+                Ok(c) => h.counts.extend(c),
+                Err(e) => h.unknown.push(e),
+            },
+            "expect-in" => match val.split_once(char::is_whitespace) {
+                Some((code, t)) => h.code_texts.push((code.to_string(), t.trim().to_string())),
+                None => h
+                    .unknown
+                    .push(format!("`expect-in: {val}` is not CODE TEXT")),
+            },
+            k if looks_like_key(k) => h.unknown.push(format!("unknown header key `{k}:`")),
             _ => {}
         }
     }
@@ -199,6 +249,15 @@ fn diag_text(d: &Diagnostic) -> String {
 /// Runs one check case as the conformance runner does; `Err` lists what failed.
 pub fn run_check_case(name: &str, text: &str) -> Result<(), String> {
     let h = header(text);
+    if !h.unknown.is_empty() {
+        return Err(h.unknown.join("; "));
+    }
+    if !h.flags.is_empty() {
+        return Err(format!(
+            "`// flags: {}` cannot be honoured in process; put the case where the command-line runner (tests/cases/check/) reads it",
+            h.flags.join(" ")
+        ));
+    }
     let diags = check_workspace(&one_file(name, text));
     let codes: Vec<&str> = diags.iter().map(|d| d.code.as_str()).collect();
     let errors: Vec<&str> = diags
@@ -245,6 +304,23 @@ pub fn run_check_case(name: &str, text: &str) -> Result<(), String> {
                 .any(|d| diag_text(d).contains(t.as_str()))
             {
                 problems.push(format!("no diagnostic of {:?} mentions {t:?}", h.expect));
+            }
+        }
+        for (code, want) in &h.counts {
+            let got = codes.iter().filter(|c| *c == code).count();
+            if got != *want {
+                problems.push(format!(
+                    "{got} diagnostics {code}, expected exactly {want}:\n    {}",
+                    summary()
+                ));
+            }
+        }
+        for (code, t) in &h.code_texts {
+            if !diags
+                .iter()
+                .any(|d| d.code.as_str() == code && diag_text(d).contains(t.as_str()))
+            {
+                problems.push(format!("no {code} diagnostic mentions {t:?}"));
             }
         }
         h.exit
