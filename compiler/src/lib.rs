@@ -9,6 +9,7 @@ pub mod db;
 pub mod diagnostics;
 pub mod emit;
 pub mod fmt;
+pub mod functions;
 pub mod import;
 pub mod migrate;
 pub mod parallel;

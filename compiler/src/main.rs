@@ -555,6 +555,11 @@ fn build(
         output::say(&e);
         return 2;
     }
+    // Every port the lock moved, and why (LANGUAGE.md §12.6), whatever the format:
+    // notes go to stderr.
+    for moved in &outcome.port_moves {
+        output::say(&format!("note: {moved}"));
+    }
     if flags.format == Format::Human {
         let nodes: Vec<&str> = manifests.iter().map(|(n, _)| n.as_str()).collect();
         let note = match outcome.left_out.len() {

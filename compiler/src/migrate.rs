@@ -200,11 +200,13 @@ pub fn migrate(files: &[(FilePath, Arc<str>)]) -> Result<Migration, Vec<Diagnost
             for s in module_strings(m) {
                 for part in &s.parts {
                     let StrPart::Interp(i) = part else { continue };
-                    let Some(kind) = &i.legacy else { continue };
-                    let new = match scope.legacy_replacement(&kind.name, &i.reference) {
+                    let (Some(kind), Some(reference)) = (&i.legacy, i.reference()) else {
+                        continue;
+                    };
+                    let new = match scope.legacy_replacement(&kind.name, reference) {
                         Some(new) => new,
                         None if kind.name == "machine" => {
-                            let fact = match i.reference.dotted().as_str() {
+                            let fact = match reference.dotted().as_str() {
                                 "hostname" | "name" | "private_name" => "private_name",
                                 "mesh_names" => "mesh_names",
                                 other => {
@@ -236,7 +238,7 @@ pub fn migrate(files: &[(FilePath, Arc<str>)]) -> Result<Migration, Vec<Diagnost
                                 format!(
                                     "`${{{}:{}}}` in module `{}` stands for no form that can be told",
                                     kind.name,
-                                    i.reference.dotted(),
+                                    reference.dotted(),
                                     m.name.name
                                 ),
                             ));

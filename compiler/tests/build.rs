@@ -451,7 +451,8 @@ mesh lab {
         file["references"]["db.password"]["sealed"]["key"],
         "alpha_old/password"
     );
-    assert_eq!(file["mode"], "0600");
+    // A sealed file is 0640 unless it says otherwise (LANGUAGE.md §12.1).
+    assert_eq!(file["mode"], "0640");
 }
 
 /// A secret value written anywhere a careless build could copy it from.
@@ -892,11 +893,11 @@ mesh lab {
     // The first is derivable from the login; the second says which requirement and key.
     assert_eq!(
         consumers[0],
-        serde_json::json!({"node": "alpha", "private_name": "alpha.lab.internal", "instance": "app", "login": "alpha_app", "given": {"length": 32}})
+        serde_json::json!({"node": "alpha", "private_name": "alpha.lab.internal", "instance": "app", "login": "alpha_app", "given": {"length": 32, "alphabet": "alnum"}})
     );
     assert_eq!(
         consumers[1],
-        serde_json::json!({"node": "alpha", "private_name": "alpha.lab.internal", "instance": "app", "login": "alpha_app", "given": {"length": 64},
+        serde_json::json!({"node": "alpha", "private_name": "alpha.lab.internal", "instance": "app", "login": "alpha_app", "given": {"length": 64, "alphabet": "alnum"},
                            "requirement": "signing", "keys": {"value": "alpha_app/signing/value"}})
     );
     assert_valid(&validator(), &alpha, "alpha");
@@ -945,6 +946,35 @@ mod recombined {
                 prop_assert_eq!(o.refused(), o.has_errors() || !o.left_out.is_empty());
             }
         }
+    }
+}
+
+/// The schema lists exactly the language's functions, each described as the compiler
+/// applies it, so a host that renders a sealed template reads the same behaviour.
+#[test]
+fn the_schema_documents_every_function_as_the_compiler_applies_it() {
+    let schema: Value = serde_json::from_str(
+        &std::fs::read_to_string(repo_root().join("schema/manifest.schema.json")).unwrap(),
+    )
+    .unwrap();
+    let listed = schema["$defs"]["functions"]["oneOf"].as_array().unwrap();
+    let names: Vec<&str> = listed
+        .iter()
+        .map(|f| f["const"].as_str().unwrap())
+        .collect();
+    let all: Vec<&str> = meshc::functions::Func::ALL
+        .iter()
+        .map(|f| f.name())
+        .collect();
+    assert_eq!(names, all);
+    for (f, entry) in meshc::functions::Func::ALL.iter().zip(listed) {
+        let text = entry["description"].as_str().unwrap();
+        assert!(
+            text.ends_with(&format!(": {}.", f.summary())),
+            "the schema describes `{}` as {text:?}, the compiler as {:?}",
+            f.name(),
+            f.summary()
+        );
     }
 }
 

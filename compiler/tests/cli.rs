@@ -535,3 +535,43 @@ fn a_manifest_that_cannot_be_replaced_leaves_the_previous_build_intact() {
     }
     assert_eq!(listing(&out_dir), NODES);
 }
+
+/// `meshc build` says, on stderr, every port the lock moved and why (LANGUAGE.md §12.6):
+/// placing one instance on the port the lock gave another moves that other.
+#[test]
+fn build_notes_every_port_the_lock_moved() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("web.mesh"),
+        "module web {\n  requires http: host port { container = 80 }\n  container web { image \"nginx:1.27\"  publish http }\n}\n",
+    )
+    .unwrap();
+    let mesh = |a_entries: &str| {
+        format!(
+            "mesh lab {{\n  node alpha {{ private_name = \"alpha.lab.internal\" }}\n  assign web to alpha as a{a_entries}\n  assign web to alpha as b\n}}\n"
+        )
+    };
+    std::fs::write(dir.path().join("lab.mesh"), mesh("")).unwrap();
+    let first = meshc(dir.path(), &["build", "lab.mesh", ".", "--out", "out"]);
+    assert_eq!(first.status.code(), Some(0));
+    assert!(
+        !String::from_utf8_lossy(&first.stderr).contains("note:"),
+        "a first build moves nothing"
+    );
+    // The lock gave a 20000 and b 20001; now a is placed on b's port.
+    std::fs::write(dir.path().join("lab.mesh"), mesh(" { http at 20001 }")).unwrap();
+    let second = meshc(dir.path(), &["build", "lab.mesh", ".", "--out", "out"]);
+    assert_eq!(second.status.code(), Some(0));
+    let err = String::from_utf8_lossy(&second.stderr);
+    assert!(
+        err.contains("note: port `http` of `b` on `alpha` was 20001 in the lock; moved to 20000: the mesh now places `http` of `a` on `alpha` there"),
+        "{err}"
+    );
+    assert!(
+        err.contains("note: port `http` of `a` on `alpha` was 20000 in the lock; moved to 20001: the mesh places it there"),
+        "{err}"
+    );
+    // Built again, nothing moves.
+    let third = meshc(dir.path(), &["build", "lab.mesh", ".", "--out", "out"]);
+    assert!(!String::from_utf8_lossy(&third.stderr).contains("note:"));
+}

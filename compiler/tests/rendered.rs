@@ -111,6 +111,26 @@ mesh lab {
 );
 
 case!(
+    function_unknown_and_wrong_arity,
+    "module a {\n  requires db: module postgres\n  container a {\n    image \"nginx:1.27\"\n    user 1000\n    env { NAME = lowr(db.database)  HOST = replace(db.host, \"-\") }\n  }\n}\n"
+);
+
+case!(
+    function_keeps_the_secret,
+    "module a {\n  requires db: module postgres\n  container a {\n    image \"nginx:1.27\"\n    user 1000\n    env { DB_URL = \"postgres://u:${url(db.password)}@h/\" }\n  }\n}\n"
+);
+
+case!(
+    port_nothing_publishes,
+    "module a {\n  requires http: host port { container = 80 }\n  requires route: module route { target = http.host_port }\n  container a { image \"nginx:1.27\"  env { URL = route.url } }\n}\n"
+);
+
+case!(
+    owner_missing_and_half_written,
+    "module a {\n  requires db: module postgres\n  container a {\n    image \"nginx:1.27\"\n    secret \"/run/secrets/db\" = db.password\n    file \"/etc/a.conf\" owner 1000: = \"a\\n\"\n    file \"/etc/b.conf\" owner -1 = \"b\\n\"\n  }\n}\n"
+);
+
+case!(
     consumers_of_a_contract_not_provided,
     "module proxy {\n  requires http: host port { container = 80 }\n  provides route { url = \"https://${given.public_name}\" }\n  container caddy {\n    image \"caddy:2.8\"\n    publish http\n    file \"/etc/caddy/Caddyfile\" = for c in consumers smtp \"${c.login}\\n\"\n  }\n}\n"
 );

@@ -234,6 +234,7 @@ module.exports = grammar({
     secret_entry: $ => seq(
       'secret',
       field('target', $.string),
+      repeat(choice($.owner, seq('mode', field('mode', $.integer)))),
       '=',
       field('value', $._expression),
     ),
@@ -241,10 +242,19 @@ module.exports = grammar({
     file_entry: $ => seq(
       'file',
       field('target', $.string),
-      optional(seq('mode', field('mode', $.integer))),
+      repeat(choice($.owner, seq('mode', field('mode', $.integer)))),
       '=',
       field('value', $._expression),
     ),
+
+    // `owner 991` or `owner 991:991` (LANGUAGE.md §12.1).
+    owner: $ => seq(
+      'owner',
+      field('uid', $.integer),
+      optional(seq(token.immediate(':'), field('gid', alias($._gid, $.integer)))),
+    ),
+
+    _gid: _ => token.immediate(/[0-9]+/),
 
     publish_entry: $ => seq('publish', field('requirement', $.identifier)),
 
@@ -375,7 +385,17 @@ module.exports = grammar({
       $.reference,
       $.list,
       $.range,
+      $.call,
       $.for_expression,
+    ),
+
+    // `url(db.password)`, `replace(x, "from", "to")`: one of the language's
+    // functions (LANGUAGE.md §12.4); the `(` follows the name directly.
+    call: $ => seq(
+      field('function', alias($.identifier, $.function_name)),
+      token.immediate('('),
+      optionalCommaList(field('argument', $._expression)),
+      ')',
     ),
 
     // `for c in consumers route "…"` or `for x in list "…"` (LANGUAGE.md
@@ -447,15 +467,27 @@ module.exports = grammar({
 
     escape_sequence: _ => token.immediate(/\\["\\nt$]/),
 
-    // `${req.field}`; `${binding:req.field}` and the other legacy kinds are
-    // old forms (W0402) the compiler still reads.
+    // `${req.field}`, or any expression (`${url(db.password)}`);
+    // `${binding:req.field}` and the other legacy kinds are old forms (W0402)
+    // the compiler still reads.
     interpolation: $ => seq(
       token.immediate(prec(3, '${')),
-      optional(seq(
-        field('legacy_kind', alias($.identifier, $.legacy_kind)),
-        ':',
-      )),
-      field('reference', $.reference),
+      choice(
+        seq(
+          optional(seq(
+            field('legacy_kind', alias($.identifier, $.legacy_kind)),
+            ':',
+          )),
+          field('reference', $.reference),
+        ),
+        field('value', choice(
+          $.string,
+          $.integer,
+          $.boolean,
+          $.list,
+          $.call,
+        )),
+      ),
       '}',
     ),
 

@@ -3,6 +3,9 @@
 
 use super::expressions::Target;
 use super::expressions::{Place, Slot, Val, What, a_type, check_mode_literal};
+
+/// The largest uid or gid (LANGUAGE.md §3, `uid`).
+const MAX_UID: i64 = 4_294_967_295;
 use super::module::{ModuleChecker, Seen, duplicate};
 use super::registry::ProviderKind;
 use super::scope::RefContext;
@@ -13,7 +16,7 @@ use super::types::{
 use crate::diagnostics::{Code, Diagnostic};
 use crate::span::Span;
 use crate::syntax::ast::{
-    Container, ContainerEntryKind, EnvEntry, Expr, Ident, StrPart, StringLit, When,
+    Container, ContainerEntryKind, EnvEntry, Expr, Ident, IntLit, Owner, StrPart, StringLit, When,
 };
 use std::borrow::Cow;
 
@@ -51,6 +54,52 @@ impl<'a> ModuleChecker<'a, '_> {
             }
             self.check_container(c, &mut published);
         }
+        self.check_unpublished_ports(&published);
+    }
+
+    /// E0323: a `host port` requirement no container publishes (a `publish` under `when`
+    /// counts). A route or a neighbour sent to it would find nothing listening.
+    fn check_unpublished_ports(&mut self, published: &Seen<'a>) {
+        if self.cx.is_broken(self.module.span) {
+            return; // the `publish` may sit in an entry that failed to parse
+        }
+        let mut unpublished = Vec::new();
+        for (name, req) in &self.scope.requirements {
+            if req.kind == Some(ProviderKind::Host)
+                && req.contract_name() == Some("port")
+                && !published.contains(name)
+            {
+                unpublished.push((*name, req.ast.name.span));
+            }
+        }
+        let containers: Vec<&str> = self
+            .module
+            .containers()
+            .map(|c| c.name.name.as_str())
+            .collect();
+        for (name, span) in unpublished {
+            let help = match containers.as_slice() {
+                [] => format!("add the container that listens on it, with `publish {name}`"),
+                [one] => {
+                    format!("add `publish {name}` to container `{one}`, or remove the requirement")
+                }
+                _ => format!(
+                    "add `publish {name}` to the container that listens on it, or remove the requirement"
+                ),
+            };
+            self.cx.report(
+                Diagnostic::new(
+                    Code::E0323,
+                    self.cx.path,
+                    span,
+                    format!(
+                        "host port `{name}` is published by no container of module `{}`: nothing would listen on it",
+                        self.module.name.name
+                    ),
+                )
+                .with_help(help),
+            );
+        }
     }
 
     fn check_container(&mut self, c: &'a Container, published: &mut Seen<'a>) {
@@ -64,6 +113,11 @@ impl<'a> ModuleChecker<'a, '_> {
         let mut envs: Vec<&'a EnvEntry> = Vec::new();
         let mut has_image = false;
         let mut whens: Vec<Span> = Vec::new();
+        // Who reads the container's files by default (LANGUAGE.md §12.1).
+        let has_user = c
+            .entries
+            .iter()
+            .any(|e| matches!(e.kind, ContainerEntryKind::User(_)));
         for entry in &c.entries {
             self.enter_when(entry.when.as_ref(), &mut whens);
             let keyword = match &entry.kind {
@@ -125,27 +179,32 @@ impl<'a> ModuleChecker<'a, '_> {
                         .and_then(|t| self.container_path(t, &mut paths, true));
                     self.check_mount_source(source, target_text.as_deref());
                 }
-                ContainerEntryKind::Secret { target, value } => {
-                    self.container_path(target, &mut paths, true);
-                    self.check_secret_file(value);
-                }
-                ContainerEntryKind::File {
+                ContainerEntryKind::Secret {
                     target,
+                    owner,
                     mode,
                     value,
                 } => {
                     self.container_path(target, &mut paths, true);
-                    if let Some(m) = mode {
-                        check_mode_literal(
-                            self.cx,
-                            m.value,
-                            m.radix,
-                            m.span,
-                            What::Text("the file's mode"),
-                        );
+                    self.check_owner_and_mode(owner.as_ref(), mode.as_ref(), "secret file");
+                    self.check_secret_file(value);
+                    if owner.is_none() && !has_user {
+                        self.unowned(c, target, entry.span, "secret file");
                     }
+                }
+                ContainerEntryKind::File {
+                    target,
+                    owner,
+                    mode,
+                    value,
+                } => {
+                    self.container_path(target, &mut paths, true);
+                    self.check_owner_and_mode(owner.as_ref(), mode.as_ref(), "file");
                     let val = self.eval(value, Place::FileBody, DEF);
                     self.refuse_list_content(value, &val, "a file's content");
+                    if val.secret.is_some() && owner.is_none() && !has_user {
+                        self.unowned(c, target, entry.span, "sealed file");
+                    }
                 }
                 ContainerEntryKind::Publish(ident) => self.check_publish(ident, published),
                 ContainerEntryKind::ImagePaths(e) => self.check_image_paths(e, &mut paths),
@@ -356,6 +415,64 @@ impl<'a> ModuleChecker<'a, '_> {
                 .with_help(help),
             );
         }
+    }
+
+    /// `owner UID[:GID]` (each in the uid range, E0304) and `mode` (E0314) on a file or
+    /// secret file.
+    fn check_owner_and_mode(&mut self, owner: Option<&Owner>, mode: Option<&IntLit>, what: &str) {
+        if let Some(o) = owner {
+            for (n, which) in
+                std::iter::once((&o.uid, "owner")).chain(o.gid.as_ref().map(|g| (g, "group")))
+            {
+                if !(0..=MAX_UID).contains(&n.value) {
+                    self.cx.report(
+                        Diagnostic::new(
+                            Code::E0304,
+                            self.cx.path,
+                            n.span,
+                            format!(
+                                "the {what}'s {which} must be a uid in 0..{MAX_UID}, found {}",
+                                n.value
+                            ),
+                        )
+                        .with_help("write the number the image's process runs as, like `owner 1000` or `owner 991:991`"),
+                    );
+                }
+            }
+        }
+        if let Some(m) = mode {
+            check_mode_literal(
+                self.cx,
+                m.value,
+                m.radix,
+                m.span,
+                What::Text(if what == "file" {
+                    "the file's mode"
+                } else {
+                    "the secret file's mode"
+                }),
+            );
+        }
+    }
+
+    /// W0004: a secret file or sealed file with no `owner` in a container with no `user`:
+    /// it is delivered owned by root and readable by its owner and group only.
+    fn unowned(&mut self, c: &Container, target: &StringLit, at: Span, what: &str) {
+        let path = plain_text(target);
+        self.cx.report(
+            Diagnostic::new(
+                Code::W0004,
+                self.cx.path,
+                at,
+                format!(
+                    "the {what} `{path}` is owned by root (0:0) with no one else able to read it: container `{}` declares no `user` and the entry no `owner`",
+                    c.name.name
+                ),
+            )
+            .with_help(
+                "say who reads it: `owner UID[:GID]` on the entry (the uid the image's process runs as), or `user UID` on the container; `owner 0` if root reads it",
+            ),
+        );
     }
 
     /// `user UID`: an int in the uid range.
@@ -688,6 +805,8 @@ impl<'a> ModuleChecker<'a, '_> {
                 && let Some(idx) = self.scope.requirements.get_index_of(meant)
             {
                 self.used[idx] = true;
+                // The typo stands for it: no E0323 on top.
+                published.insert(meant, ident.span);
             }
             self.cx.report(
                 Diagnostic::new(

@@ -298,7 +298,7 @@ fn literal_type(expr: &Expr) -> Ty {
             items.first().map(literal_type).unwrap_or(Ty::Error),
         )),
         Expr::For(_) => Ty::String,
-        Expr::Ref(_) | Expr::Range(_) | Expr::Error(_) => Ty::Error,
+        Expr::Ref(_) | Expr::Range(_) | Expr::Call(_) | Expr::Error(_) => Ty::Error,
     }
 }
 

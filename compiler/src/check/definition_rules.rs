@@ -191,7 +191,7 @@ pub(crate) fn check_module_literals(cx: &mut Cx<'_>, module: &Module) {
                                 rules.string(t);
                             }
                         }
-                        ContainerEntryKind::Secret { target, value } => {
+                        ContainerEntryKind::Secret { target, value, .. } => {
                             rules.string(target);
                             rules.secret_place(true, |r| r.expr(value));
                         }
@@ -261,6 +261,11 @@ impl Rules<'_, '_> {
                     self.string(t);
                 }
             }
+            Expr::Call(c) => {
+                for arg in &c.args {
+                    self.expr(arg);
+                }
+            }
             Expr::Int(_) | Expr::Bool(..) | Expr::Ref(_) | Expr::Range(_) | Expr::Error(_) => {}
         }
     }
@@ -280,6 +285,8 @@ impl Rules<'_, '_> {
         for (i, part) in s.parts.iter().enumerate() {
             match part {
                 StrPart::Interp(interp) => {
+                    // Strings inside `${replace(x, "…", "…")}` are a definition's too.
+                    self.expr(&interp.expr);
                     raw_start = interp.span.end as usize;
                     follows_interp = true;
                 }

@@ -60,6 +60,8 @@ pub(crate) struct Val<'a> {
     pub interpolated: bool,
     /// What the expression reads, when it is one reference.
     pub target: Option<Target<'a>>,
+    /// The function whose result carries the secret part, when a call does.
+    pub call: Option<&'static str>,
 }
 
 impl Val<'_> {
@@ -69,6 +71,7 @@ impl Val<'_> {
             secret: None,
             interpolated: false,
             target: None,
+            call: None,
         }
     }
 
@@ -489,6 +492,7 @@ impl<'a> ModuleChecker<'a, '_> {
                         .then_some(Taint { at: r.span, target }),
                     interpolated: false,
                     target: Some(target),
+                    call: None,
                 }
             }
             Expr::List(items, _) => {
@@ -533,8 +537,10 @@ impl<'a> ModuleChecker<'a, '_> {
                     secret,
                     interpolated: false,
                     target: None,
+                    call: None,
                 }
             }
+            Expr::Call(c) => self.eval_call(c, place, ctx),
             Expr::Range(r) => {
                 self.cx.report(
                     Diagnostic::new(
@@ -552,6 +558,93 @@ impl<'a> ModuleChecker<'a, '_> {
         }
     }
 
+    /// A call of one of the language's functions (LANGUAGE.md §12.4): a string with the
+    /// taint of its arguments. An unknown name or a wrong number of arguments is refused
+    /// (E0324); the arguments' names are still read.
+    fn eval_call(&mut self, c: &ast::Call, place: Place<'_>, ctx: RefContext<'a>) -> Val<'a> {
+        let Some(func) = crate::functions::Func::from_name(&c.name.name) else {
+            let names = crate::functions::Func::ALL.iter().map(|f| f.name());
+            let help = match crate::diagnostics::closest(&c.name.name, names) {
+                Some(near) => format!(
+                    "did you mean `{}`? ",
+                    crate::functions::Func::from_name(near).map_or(near, |f| f.signature())
+                ),
+                None => String::new(),
+            };
+            self.cx.report(
+                Diagnostic::new(
+                    Code::E0324,
+                    self.cx.path,
+                    c.name.span,
+                    format!("`{}` is not a function of the language", c.name.name),
+                )
+                .with_help(format!(
+                    "{help}the functions are url(x), json(x), yaml(x), lower(x), upper(x) and replace(x, \"from\", \"to\")"
+                )),
+            );
+            for arg in &c.args {
+                self.eval_names(arg, ctx);
+            }
+            return Val::error();
+        };
+        if c.args.len() != func.arity() {
+            let n = c.args.len();
+            self.cx.report(
+                Diagnostic::new(
+                    Code::E0324,
+                    self.cx.path,
+                    c.span,
+                    format!(
+                        "`{}` takes {} argument{}, found {n}",
+                        func.name(),
+                        func.arity(),
+                        if func.arity() == 1 { "" } else { "s" },
+                    ),
+                )
+                .with_help(format!("write `{}`", func.signature())),
+            );
+            for arg in &c.args {
+                self.eval_names(arg, ctx);
+            }
+            return Val::error();
+        }
+        let mut val = Val::of(Ty::String);
+        let mut broken = false;
+        for arg in &c.args {
+            let v = self.eval(arg, place, ctx);
+            if v.is_error() {
+                broken = true;
+            } else if v.secret.is_some() && matches!(arg, Expr::Str(_)) {
+                // The node applies the call to the secret itself: its argument must be
+                // the secret (a reference or a call), not text around it.
+                self.cx.report(
+                    Diagnostic::new(
+                        Code::E0324,
+                        self.cx.path,
+                        arg.span(),
+                        format!(
+                            "an argument of `{}(…)` that reads a secret is a reference or a call, not a string around it",
+                            func.name()
+                        ),
+                    )
+                    .with_help(format!(
+                        "call `{}` on the secret alone, and write the text around the call: `\"…${{{}(db.password)}}…\"`",
+                        func.name(),
+                        func.name()
+                    )),
+                );
+                broken = true;
+            } else if val.secret.is_none() && v.secret.is_some() {
+                val.secret = v.secret;
+                val.call = Some(func.name());
+            }
+        }
+        if broken {
+            return Val::error();
+        }
+        val
+    }
+
     /// A string: its interpolations are resolved; any secret part taints it, any host
     /// path in it is refused.
     pub(crate) fn eval_string(
@@ -567,15 +660,27 @@ impl<'a> ModuleChecker<'a, '_> {
                 continue;
             };
             val.interpolated = true;
-            let reference: Cow<'_, Reference> = match &interp.legacy {
-                None => Cow::Borrowed(&interp.reference),
-                Some(kind) => match self.legacy_reference(interp, kind) {
+            if interp.legacy.is_none() && interp.reference().is_none() {
+                // `${url(db.password)}`: any expression, its taint kept.
+                let v = self.eval(&interp.expr, place, ctx);
+                if v.is_error() {
+                    broken = true;
+                } else if val.secret.is_none() && v.secret.is_some() {
+                    val.secret = v.secret;
+                    val.call = v.call;
+                }
+                continue;
+            }
+            let reference: Cow<'_, Reference> = match (&interp.legacy, interp.reference()) {
+                (None, Some(r)) => Cow::Borrowed(r),
+                (Some(kind), _) => match self.legacy_reference(interp, kind) {
                     Some(r) => Cow::Owned(r),
                     None => {
                         broken = true;
                         continue;
                     }
                 },
+                (None, None) => continue,
             };
             let Some(target) = self.resolve(&reference, ctx) else {
                 broken = true;
@@ -609,7 +714,10 @@ impl<'a> ModuleChecker<'a, '_> {
             Expr::Str(s) => {
                 for interp in s.interpolations() {
                     let reference = match &interp.legacy {
-                        None => Cow::Borrowed(&interp.reference),
+                        None => {
+                            self.eval_names(&interp.expr, ctx);
+                            continue;
+                        }
                         Some(kind) => match self.legacy_reference(interp, kind) {
                             Some(r) => Cow::Owned(r),
                             None => continue,
@@ -621,6 +729,11 @@ impl<'a> ModuleChecker<'a, '_> {
             Expr::List(items, _) => {
                 for item in items {
                     self.eval_names(item, ctx);
+                }
+            }
+            Expr::Call(c) => {
+                for arg in &c.args {
+                    self.eval_names(arg, ctx);
                 }
             }
             Expr::For(f) => self.eval_for_names(f, ctx),
@@ -641,11 +754,11 @@ impl<'a> ModuleChecker<'a, '_> {
             Expr::Ref(r) if skipped(r) => {}
             Expr::Str(s) => {
                 for interp in s.interpolations() {
-                    if interp.legacy.is_none() && skipped(&interp.reference) {
-                        continue;
-                    }
                     let reference = match &interp.legacy {
-                        None => Cow::Borrowed(&interp.reference),
+                        None => {
+                            self.eval_names_skipping(&interp.expr, skip);
+                            continue;
+                        }
                         Some(kind) => match self.legacy_reference(interp, kind) {
                             Some(r) => Cow::Owned(r),
                             None => continue,
@@ -657,6 +770,11 @@ impl<'a> ModuleChecker<'a, '_> {
             Expr::List(items, _) => {
                 for item in items {
                     self.eval_names_skipping(item, skip);
+                }
+            }
+            Expr::Call(c) => {
+                for arg in &c.args {
+                    self.eval_names_skipping(arg, skip);
                 }
             }
             other => self.eval_names(other, RefContext::Definition),
@@ -704,10 +822,14 @@ impl<'a> ModuleChecker<'a, '_> {
             Place::Answer(_) => "a secret may answer only a secret field of the contract".into(),
             _ => format!("a secret reaches a process only through a `secret` file, a `file` body or an `exposed` env entry: `secret \"/run/secrets/…\" = {name}`"),
         };
-        let help = if val.interpolated {
-            format!("an interpolated string with any secret part is a secret string; {fix}")
-        } else {
-            fix
+        let help = match (val.call, val.interpolated) {
+            (Some(f), _) => format!(
+                "a function's result keeps the taint of its arguments, so `{f}(…)` of a secret is a secret; {fix}"
+            ),
+            (None, true) => {
+                format!("an interpolated string with any secret part is a secret string; {fix}")
+            }
+            (None, false) => fix,
         };
         self.cx.report(
             Diagnostic::new(

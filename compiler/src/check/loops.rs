@@ -88,13 +88,13 @@ impl<'a> ModuleChecker<'a, '_> {
         match kind.and_then(|k| self.enter_loop(f, k)) {
             Some(_) => {
                 for interp in template.interpolations() {
-                    self.resolve(&interp.reference, ctx);
+                    self.eval_names(&interp.expr, ctx);
                 }
                 self.active_loops.pop();
             }
             None => self.with_unknown_loop(f, |m| {
                 for interp in template.interpolations() {
-                    m.resolve(&interp.reference, ctx);
+                    m.eval_names(&interp.expr, ctx);
                 }
             }),
         }

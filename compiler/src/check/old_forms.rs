@@ -17,7 +17,9 @@ impl ModuleChecker<'_, '_> {
     /// The new-form reference a legacy placeholder stands for, after reporting it
     /// (W0402). `None` when it stands for nothing that can be told (reported too).
     pub(crate) fn legacy_reference(&mut self, interp: &Interp, kind: &Ident) -> Option<Reference> {
-        let old = format!("${{{}:{}}}", kind.name, interp.reference.dotted());
+        // A legacy placeholder always holds one reference (the decoder makes it so).
+        let reference = interp.reference()?;
+        let old = format!("${{{}:{}}}", kind.name, reference.dotted());
         if !LEGACY_KINDS.contains(&kind.name.as_str()) {
             self.cx.report(
                 Diagnostic::new(
@@ -28,12 +30,12 @@ impl ModuleChecker<'_, '_> {
                 )
                 .with_help(format!(
                     "write the reference in its one form, `${{{}}}`; the legacy kinds were binding, setting, port, machine and secret",
-                    interp.reference.dotted()
+                    reference.dotted()
                 )),
             );
             return None;
         }
-        match self.scope.legacy_replacement(&kind.name, &interp.reference) {
+        match self.scope.legacy_replacement(&kind.name, reference) {
             Some(new) => {
                 self.cx.report(
                     Diagnostic::new(
@@ -44,7 +46,7 @@ impl ModuleChecker<'_, '_> {
                     )
                     .with_help(format!("write `${{{new}}}`")),
                 );
-                self.scope.legacy_reference(&kind.name, &interp.reference)
+                self.scope.legacy_reference(&kind.name, reference)
             }
             None => {
                 // Only `${machine:fact}` lacks a replacement: there is no `host node`
@@ -58,7 +60,7 @@ impl ModuleChecker<'_, '_> {
                     )
                     .with_help(format!(
                         "require the node's facts (`requires here: host node`) and write `${{here.{}}}`",
-                        match interp.reference.dotted().as_str() {
+                        match reference.dotted().as_str() {
                             "hostname" | "name" => "private_name".to_string(),
                             other => other.to_string(),
                         }

@@ -177,7 +177,9 @@ impl Value {
                     .map(Value::from_literal)
                     .collect::<Option<_>>()?,
             ),
-            Expr::Ref(_) | Expr::Range(_) | Expr::For(_) | Expr::Error(_) => return None,
+            Expr::Ref(_) | Expr::Range(_) | Expr::Call(_) | Expr::For(_) | Expr::Error(_) => {
+                return None;
+            }
         })
     }
 }

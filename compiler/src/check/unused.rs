@@ -3,6 +3,9 @@
 //! marks its requirement used, in env, files, secrets, commands, narrowing of other
 //! requirements and `provides` answers, legacy placeholders included.
 //!
+//! A module requirement whose narrowing sets a given field is used (LANGUAGE.md §12.5):
+//! asking a proxy to route is its use. A host port nothing publishes is E0323's.
+//!
 //! A requirement whose narrowing reads another requirement of the module is used too:
 //! its provider acts on the module's behalf with what it reads (a route forwards the
 //! public name to `target = http.host_port`), so it is wanted even when nothing reads
@@ -28,6 +31,15 @@ impl ModuleChecker<'_, '_> {
         }
         for (idx, (name, req)) in self.scope.requirements.iter().enumerate() {
             if self.used[idx] {
+                continue;
+            }
+            // Asking a provider for something (a route for a public name) is its use
+            // (LANGUAGE.md §12.5).
+            if req.kind == Some(ProviderKind::Module) && !req.sets.is_empty() {
+                continue;
+            }
+            // A port nothing publishes is refused (E0323), not warned about.
+            if req.kind == Some(ProviderKind::Host) && req.contract_name() == Some("port") {
                 continue;
             }
             let known = match req.kind {

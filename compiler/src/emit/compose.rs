@@ -302,12 +302,17 @@ mod tests {
                     }],
                     secrets: vec![SecretFile {
                         target: "/run/secrets/db".into(),
+                        owner: 1000,
+                        group: 1000,
+                        mode: "0440".into(),
                         sealed: None,
                         template: None,
                         references: None,
                     }],
                     files: vec![File {
                         target: "/etc/web.conf".into(),
+                        owner: 1000,
+                        group: 1000,
                         mode: "0644".into(),
                         content: Some("x".into()),
                         template: None,

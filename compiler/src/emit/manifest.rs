@@ -286,6 +286,11 @@ pub struct Mount {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SecretFile {
     pub target: String,
+    /// Who owns the file: `owner UID[:GID]`, else the container's `user`, else 0:0.
+    pub owner: i64,
+    pub group: i64,
+    /// Four octal digits: `mode`, else `0440`.
+    pub mode: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sealed: Option<SealedRef>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -299,6 +304,10 @@ pub struct SecretFile {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct File {
     pub target: String,
+    /// Who owns the file: `owner UID[:GID]`, else the container's `user`, else 0:0.
+    pub owner: i64,
+    pub group: i64,
+    /// Four octal digits: `mode`, else `0644` (`0640` for a sealed file).
     pub mode: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub content: Option<String>,

@@ -349,22 +349,27 @@ impl<'a> Layout<'a> {
                         p.text(" read_only");
                     }
                 }
-                ContainerEntryKind::Secret { target, value } => {
+                ContainerEntryKind::Secret {
+                    target,
+                    owner,
+                    mode,
+                    value,
+                } => {
                     p.text("secret ");
                     p.string(target);
+                    self.owner_and_mode(&mut p, owner.as_ref(), mode.as_ref());
                     p.text(" = ");
                     self.expr(&mut p, value);
                 }
                 ContainerEntryKind::File {
                     target,
+                    owner,
                     mode,
                     value,
                 } => {
                     p.text("file ");
                     p.string(target);
-                    if let Some(m) = mode {
-                        p.text(format!(" mode {}", self.slice(m.span)));
-                    }
+                    self.owner_and_mode(&mut p, owner.as_ref(), mode.as_ref());
                     p.text(" = ");
                     self.expr(&mut p, value);
                 }
@@ -511,6 +516,19 @@ impl<'a> Layout<'a> {
         }
     }
 
+    /// ` owner UID[:GID] mode MODE`, numbers as written, owner first.
+    fn owner_and_mode(&self, p: &mut Parts<'a>, owner: Option<&Owner>, mode: Option<&IntLit>) {
+        if let Some(o) = owner {
+            p.text(format!(" owner {}", self.slice(o.uid.span)));
+            if let Some(g) = &o.gid {
+                p.text(format!(":{}", self.slice(g.span)));
+            }
+        }
+        if let Some(m) = mode {
+            p.text(format!(" mode {}", self.slice(m.span)));
+        }
+    }
+
     fn range_text(&self, r: &RangeLit) -> String {
         let lo = r.lo.as_ref().map(|i| self.slice(i.span)).unwrap_or("");
         let hi = r.hi.as_ref().map(|i| self.slice(i.span)).unwrap_or("");
@@ -530,6 +548,15 @@ impl<'a> Layout<'a> {
                 values: values.iter().collect(),
                 brackets: ("[", "]"),
             })),
+            Expr::Call(c) => {
+                p.text(c.name.name.to_string());
+                p.0.push(Part::Seq(Seq {
+                    open: c.parens.start + 1,
+                    close: c.parens.end.saturating_sub(1).max(c.parens.start + 1),
+                    values: c.args.iter().collect(),
+                    brackets: ("(", ")"),
+                }));
+            }
             Expr::For(f) => {
                 let iterable = match &f.iterable {
                     Some(Iterable::Consumers {

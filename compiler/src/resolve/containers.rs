@@ -16,7 +16,9 @@ use indexmap::IndexMap;
 /// The mode of a file that writes none and reads no secret.
 pub(crate) const DEFAULT_FILE_MODE: i64 = 0o644;
 /// The mode of a sealed file that writes none: readable by its owner only.
-pub(crate) const DEFAULT_SEALED_FILE_MODE: i64 = 0o600;
+pub(crate) const DEFAULT_SEALED_FILE_MODE: i64 = 0o640;
+/// A secret file's mode when the definition gives none (LANGUAGE.md §12.1).
+pub(crate) const DEFAULT_SECRET_FILE_MODE: i64 = 0o440;
 
 impl<'m> Resolver<'m> {
     /// Whether an entry under `when` is left out of instance `i`'s manifest: its
@@ -72,6 +74,10 @@ impl<'m> Resolver<'m> {
             .collect(),
         };
         let mut image_seen = false;
+        // Files and secret files that name no owner: the container's user owns them,
+        // once it is known (it may be declared after them).
+        let mut unowned_files = Vec::new();
+        let mut unowned_secrets = Vec::new();
         for entry in &c.entries {
             if self.left_out_by_when(i, entry.when.as_ref()) {
                 continue;
@@ -122,39 +128,58 @@ impl<'m> Resolver<'m> {
                         out.mounts.push(m);
                     }
                 }
-                ContainerEntryKind::Secret { target, value } => {
-                    let Some(target) = target.as_plain() else {
-                        continue;
-                    };
-                    match self.eval_expr(i, Ctx::Definition, value) {
-                        Some(Resolved::Sealed(s)) => out.secrets.push(SecretFile {
-                            target,
-                            sealed: Some(s),
-                            template: None,
-                            references: None,
-                        }),
-                        Some(Resolved::Template(parts)) => {
-                            let (template, references) = render_template(&parts);
-                            out.secrets.push(SecretFile {
-                                target,
-                                sealed: None,
-                                template: Some(template),
-                                references: Some(references),
-                            });
-                        }
-                        // A plain value in a secret file is refused by the checker (E0309).
-                        _ => {}
-                    }
-                }
-                ContainerEntryKind::File {
+                ContainerEntryKind::Secret {
                     target,
+                    owner,
                     mode,
                     value,
                 } => {
                     let Some(target) = target.as_plain() else {
                         continue;
                     };
-                    if let Some(f) = self.file(i, target, mode.as_ref().map(|m| m.value), value) {
+                    let (uid, gid) = owner_of(owner.as_ref());
+                    let mode = format!(
+                        "{:04o}",
+                        mode.as_ref().map_or(DEFAULT_SECRET_FILE_MODE, |m| m.value)
+                    );
+                    let (sealed, template, references) =
+                        match self.eval_expr(i, Ctx::Definition, value) {
+                            Some(Resolved::Sealed(s)) => (Some(s), None, None),
+                            Some(Resolved::Template(parts)) => {
+                                let (template, references) = render_template(&parts);
+                                (None, Some(template), Some(references))
+                            }
+                            // A plain value in a secret file is refused by the checker (E0309).
+                            _ => continue,
+                        };
+                    if owner.is_none() {
+                        unowned_secrets.push(out.secrets.len());
+                    }
+                    out.secrets.push(SecretFile {
+                        target,
+                        owner: uid,
+                        group: gid,
+                        mode,
+                        sealed,
+                        template,
+                        references,
+                    });
+                }
+                ContainerEntryKind::File {
+                    target,
+                    owner,
+                    mode,
+                    value,
+                } => {
+                    let Some(target) = target.as_plain() else {
+                        continue;
+                    };
+                    if let Some(mut f) = self.file(i, target, mode.as_ref().map(|m| m.value), value)
+                    {
+                        (f.owner, f.group) = owner_of(owner.as_ref());
+                        if owner.is_none() {
+                            unowned_files.push(out.files.len());
+                        }
                         out.files.push(f);
                     }
                 }
@@ -165,6 +190,13 @@ impl<'m> Resolver<'m> {
                 }
                 ContainerEntryKind::ImagePaths(_) => {}
             }
+        }
+        let user = out.user.unwrap_or(0);
+        for f in unowned_files {
+            (out.files[f].owner, out.files[f].group) = (user, user);
+        }
+        for s in unowned_secrets {
+            (out.secrets[s].owner, out.secrets[s].group) = (user, user);
         }
         out
     }
@@ -275,6 +307,8 @@ impl<'m> Resolver<'m> {
         };
         Some(File {
             target,
+            owner: 0,
+            group: 0,
             mode: format!("{:04o}", mode.unwrap_or(default_mode)),
             content,
             template,
@@ -305,5 +339,14 @@ impl<'m> Resolver<'m> {
             protocol,
             reach,
         })
+    }
+}
+
+/// The owner and group an `owner UID[:GID]` names (the group defaults to the uid's
+/// number); 0:0 when none is written, until the container's user is known.
+fn owner_of(owner: Option<&ast::Owner>) -> (i64, i64) {
+    match owner {
+        Some(o) => (o.uid.value, o.gid.as_ref().map_or(o.uid.value, |g| g.value)),
+        None => (0, 0),
     }
 }

@@ -16,7 +16,8 @@ use crate::check::registry::ContractInfo;
 use crate::check::types::{Ty, Value, validate_literal};
 use crate::diagnostics::Code;
 use crate::emit::{InstanceRef, SealedRef, TemplateRef};
-use crate::syntax::ast::{Expr, Reference, StrPart, StringLit};
+use crate::functions::Func;
+use crate::syntax::ast::{Call, Expr, Reference, StrPart, StringLit};
 use indexmap::IndexMap;
 
 /// A memoised value: being computed (a second visit is a cycle), or done.
@@ -47,6 +48,13 @@ pub(crate) enum TemplatePart {
     Ref {
         name: String,
         value: Resolved,
+    },
+    /// `${url(db.password)}`: a call that reads a secret, kept for the node host to apply
+    /// once it has the secret (LANGUAGE.md §12.4). Each argument is one reference, one
+    /// call, or plain text.
+    Call {
+        func: Func,
+        args: Vec<Vec<TemplatePart>>,
     },
 }
 
@@ -94,10 +102,23 @@ pub(crate) fn json_of(value: &Value, ty: &Ty) -> serde_json::Value {
 }
 
 /// A template's text and what each reference stands for. A literal `$` is written `$$`,
-/// so `${` always begins a reference.
+/// so `${` always begins a reference or a call.
+///
+/// A call is written `${FUNC(ARG, …)}`; an argument is a reference's name, a call, or a
+/// JSON string literal of plain text, as the node's renderer reads it
+/// ([`crate::emit::functions::render`]).
 pub(crate) fn render_template(parts: &[TemplatePart]) -> (String, IndexMap<String, TemplateRef>) {
     let mut text = String::new();
     let mut refs = IndexMap::new();
+    write_parts(parts, &mut text, &mut refs);
+    (text, refs)
+}
+
+fn write_parts(
+    parts: &[TemplatePart],
+    text: &mut String,
+    refs: &mut IndexMap<String, TemplateRef>,
+) {
     for part in parts {
         match part {
             TemplatePart::Text(t) => text.push_str(&t.replace('$', "$$")),
@@ -105,18 +126,59 @@ pub(crate) fn render_template(parts: &[TemplatePart]) -> (String, IndexMap<Strin
                 text.push_str("${");
                 text.push_str(name);
                 text.push('}');
-                let r = match value {
-                    Resolved::Sealed(s) => TemplateRef::Sealed { sealed: s.clone() },
-                    Resolved::Plain(v, ty) => TemplateRef::Value {
-                        value: text_of(v, ty),
-                    },
-                    _ => continue,
-                };
-                refs.entry(name.clone()).or_insert(r);
+                note_ref(name, value, refs);
+            }
+            TemplatePart::Call { func, args } => {
+                text.push_str("${");
+                write_call(*func, args, text, refs);
+                text.push('}');
             }
         }
     }
-    (text, refs)
+}
+
+fn write_call(
+    func: Func,
+    args: &[Vec<TemplatePart>],
+    text: &mut String,
+    refs: &mut IndexMap<String, TemplateRef>,
+) {
+    text.push_str(func.name());
+    text.push('(');
+    for (i, arg) in args.iter().enumerate() {
+        if i > 0 {
+            text.push_str(", ");
+        }
+        match arg.as_slice() {
+            [TemplatePart::Ref { name, value }] => {
+                text.push_str(name);
+                note_ref(name, value, refs);
+            }
+            [TemplatePart::Call { func, args }] => write_call(*func, args, text, refs),
+            parts => {
+                // Plain text (the evaluator keeps nothing else in an argument).
+                let mut plain = String::new();
+                for p in parts {
+                    if let TemplatePart::Text(t) = p {
+                        plain.push_str(t);
+                    }
+                }
+                text.push_str(&serde_json::Value::String(plain).to_string());
+            }
+        }
+    }
+    text.push(')');
+}
+
+fn note_ref(name: &str, value: &Resolved, refs: &mut IndexMap<String, TemplateRef>) {
+    let r = match value {
+        Resolved::Sealed(s) => TemplateRef::Sealed { sealed: s.clone() },
+        Resolved::Plain(v, ty) => TemplateRef::Value {
+            value: text_of(v, ty),
+        },
+        _ => return,
+    };
+    refs.entry(name.to_string()).or_insert(r);
 }
 
 impl<'m> Resolver<'m> {
@@ -154,9 +216,52 @@ impl<'m> Resolver<'m> {
                 ))
             }
             Expr::Ref(r) => self.eval_ref(i, ctx, r),
+            Expr::Call(c) => self.eval_call(i, ctx, c),
             Expr::For(f) => self.eval_for(i, ctx, f),
             Expr::Range(_) | Expr::Error(_) => None,
         }
+    }
+
+    /// A call: applied now when every argument is plain, else kept in a template for the
+    /// node host to apply to the secret values (LANGUAGE.md §12.4).
+    fn eval_call(&mut self, i: usize, ctx: Ctx<'m>, c: &Call) -> Option<Resolved> {
+        let func = Func::from_name(&c.name.name)?;
+        if c.args.len() != func.arity() {
+            return None; // E0324, the checker's
+        }
+        let mut args = Vec::with_capacity(c.args.len());
+        for arg in &c.args {
+            let value = self.eval_expr(i, ctx, arg)?;
+            let parts = match (arg, value) {
+                (_, Resolved::HostPath(_)) => return None, // E0303, the checker's
+                (_, Resolved::Plain(v, ty)) => vec![TemplatePart::Text(text_of(&v, &ty))],
+                (Expr::Ref(r), value @ Resolved::Sealed(_)) => vec![TemplatePart::Ref {
+                    name: r.dotted(),
+                    value,
+                }],
+                (_, Resolved::Sealed(_)) => return None,
+                // A nested call that reads a secret; a string mixing text and secrets is
+                // refused by the checker (E0324).
+                (_, Resolved::Template(parts))
+                    if matches!(parts.as_slice(), [TemplatePart::Call { .. }]) =>
+                {
+                    parts
+                }
+                (_, Resolved::Template(_)) => return None,
+            };
+            args.push(parts);
+        }
+        let plain: Option<Vec<String>> = args
+            .iter()
+            .map(|parts| match parts.as_slice() {
+                [TemplatePart::Text(t)] => Some(t.clone()),
+                _ => None,
+            })
+            .collect();
+        Some(match plain {
+            Some(texts) => Resolved::Plain(Value::Str(func.apply(&texts)), Ty::String),
+            None => Resolved::Template(vec![TemplatePart::Call { func, args }]),
+        })
     }
 
     /// Evaluates a string literal: plain text when no part is secret, else a template.
@@ -173,7 +278,7 @@ impl<'m> Resolver<'m> {
                 TemplatePart::Ref {
                     value: Resolved::Sealed(_),
                     ..
-                }
+                } | TemplatePart::Call { .. }
             )
         });
         if sealed {
@@ -187,7 +292,7 @@ impl<'m> Resolver<'m> {
                     value: Resolved::Plain(v, ty),
                     ..
                 } => text.push_str(&text_of(v, ty)),
-                TemplatePart::Ref { .. } => return None,
+                TemplatePart::Ref { .. } | TemplatePart::Call { .. } => return None,
             }
         }
         Some(Resolved::Plain(Value::Str(text), Ty::String))
@@ -206,12 +311,22 @@ impl<'m> Resolver<'m> {
             match p {
                 StrPart::Text(t) => parts.push(TemplatePart::Text(t.clone())),
                 StrPart::Interp(interp) => {
-                    let reference = match &interp.legacy {
-                        Some(kind) => self
-                            .module_of(i)?
-                            .scope
-                            .legacy_reference(&kind.name, &interp.reference)?,
-                        None => interp.reference.clone(),
+                    let reference = match (&interp.legacy, interp.reference()) {
+                        (Some(kind), Some(r)) => {
+                            self.module_of(i)?.scope.legacy_reference(&kind.name, r)?
+                        }
+                        (None, Some(r)) => r.clone(),
+                        (_, None) => {
+                            // Any other expression: a call, applied or kept.
+                            match self.eval_expr(i, ctx, &interp.expr)? {
+                                Resolved::Plain(v, ty) => {
+                                    parts.push(TemplatePart::Text(text_of(&v, &ty)))
+                                }
+                                Resolved::Template(inner) => parts.extend(inner),
+                                Resolved::HostPath(_) | Resolved::Sealed(_) => return None,
+                            }
+                            continue;
+                        }
                     };
                     let value = self.eval_ref(i, ctx, &reference)?;
                     if !matches!(value, Resolved::Plain(..) | Resolved::Sealed(_)) {

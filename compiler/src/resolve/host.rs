@@ -423,6 +423,8 @@ impl<'m> Resolver<'m> {
         // A host port is a number and a protocol: TCP 443 and UDP 443 are two sockets.
         let mut placed_by: FxHashMap<(i64, String), (usize, &'m str)> = FxHashMap::default();
         let mut chosen: Vec<Option<i64>> = vec![None; ports.len()];
+        // Lock entries that could not be kept: (port request, locked port, why).
+        let mut moved: Vec<(usize, i64, String)> = Vec::new();
         for (k, (i, req, place)) in ports.iter().enumerate() {
             let Some((p, span)) = place else { continue };
             let protocol = self
@@ -459,6 +461,20 @@ impl<'m> Resolver<'m> {
                 let p = i64::from(p);
                 if (lo..=hi).contains(&p) && used.insert(p) {
                     chosen[k] = Some(p);
+                } else {
+                    // Why the lock's number cannot be kept; where it went is known below.
+                    let why = if !(lo..=hi).contains(&p) {
+                        format!("it lies outside the node's range {lo}..{hi}")
+                    } else if let Some((j, other)) = placed_by
+                        .iter()
+                        .find(|((n, _), _)| *n == p)
+                        .map(|(_, &(j, other))| (j, other))
+                    {
+                        format!("the mesh now places `{other}` of {} there", self.who(j))
+                    } else {
+                        "another port of the lock holds it".to_string()
+                    };
+                    moved.push((k, p, why));
                 }
             }
         }
@@ -490,6 +506,30 @@ impl<'m> Resolver<'m> {
             }
             used.insert(cursor);
             chosen[k] = Some(cursor);
+        }
+        for (k, locked, why) in moved {
+            let (i, req, _) = &ports[k];
+            let to = match chosen[k] {
+                Some(p) => format!("moved to {p}"),
+                None => "left without a port".to_string(),
+            };
+            self.port_moves.push(format!(
+                "port `{req}` of {} was {locked} in the lock; {to}: {why}",
+                self.who(*i)
+            ));
+        }
+        // A placement that moves a port the lock held is the operator's move: said too.
+        for (i, req, place) in ports.iter() {
+            let Some((p, _)) = place else { continue };
+            let key = super::Lock::key(&node_name, &self.instances[*i].name, req);
+            if let Some(&locked) = self.input.lock.ports.get(&key)
+                && i64::from(locked) != *p
+            {
+                self.port_moves.push(format!(
+                    "port `{req}` of {} was {locked} in the lock; moved to {p}: the mesh places it there",
+                    self.who(*i)
+                ));
+            }
         }
         for (k, (i, req, place)) in ports.iter().enumerate() {
             let Some(p) = chosen[k] else { continue };

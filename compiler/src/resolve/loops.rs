@@ -214,7 +214,7 @@ pub(crate) fn finish_parts(parts: Vec<TemplatePart>) -> Resolved {
             TemplatePart::Ref {
                 value: Resolved::Sealed(_),
                 ..
-            }
+            } | TemplatePart::Call { .. }
         )
     });
     if sealed {
@@ -228,7 +228,7 @@ pub(crate) fn finish_parts(parts: Vec<TemplatePart>) -> Resolved {
                 value: Resolved::Plain(v, ty),
                 ..
             } => text.push_str(&super::evaluate::text_of(v, ty)),
-            TemplatePart::Ref { .. } => {}
+            TemplatePart::Ref { .. } | TemplatePart::Call { .. } => {}
         }
     }
     Resolved::Plain(Value::Str(text), Ty::String)

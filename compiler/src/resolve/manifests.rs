@@ -294,6 +294,7 @@ impl<'m> Resolver<'m> {
             lock: std::mem::take(&mut self.lock),
             written,
             left_out: left_out.into_iter().map(|(_, _, l)| l).collect(),
+            port_moves: std::mem::take(&mut self.port_moves),
             choices,
             nodes: self
                 .nodes

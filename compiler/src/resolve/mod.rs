@@ -99,6 +99,9 @@ pub struct MeshOutcome {
         std::collections::BTreeMap<String, std::collections::BTreeMap<String, Vec<String>>>,
     /// Every assignment left out, with why.
     pub left_out: Vec<LeftOutAssignment>,
+    /// Every port the lock held that this build moved, and why, in words
+    /// (LANGUAGE.md §12.6); `meshc build` prints each as a note.
+    pub port_moves: Vec<String>,
     /// How each module requirement of every built assignment is answered, node by node in
     /// the mesh's order and in source order within a node (the order of the manifests).
     /// Filled with or without manifests, so the editor's hovers and hints read
@@ -156,6 +159,7 @@ impl MeshOutcome {
             lock: Lock::default(),
             written: Default::default(),
             left_out: Vec::new(),
+            port_moves: Vec::new(),
             choices: Vec::new(),
             nodes: Vec::new(),
         }
@@ -443,6 +447,8 @@ pub(crate) struct Resolver<'m> {
     /// Diagnostics about the mesh itself (nodes, seats), in source order.
     pub mesh_diags: Vec<Diagnostic>,
     pub lock: Lock,
+    /// Ports of the given lock this build moved, with why (LANGUAGE.md §12.6).
+    pub port_moves: Vec<String>,
     /// Contract → workspace modules providing it, built on first need.
     pub workspace_providers: Option<FxHashMap<String, Vec<String>>>,
     pub operator_memo: FxHashMap<(usize, &'m str), Memo<Option<OperatorValue>>>,
@@ -476,6 +482,7 @@ impl<'m> Resolver<'m> {
             providers: FxHashMap::default(),
             mesh_diags: Vec::new(),
             lock: Lock::default(),
+            port_moves: Vec::new(),
             workspace_providers: None,
             operator_memo: FxHashMap::default(),
             given_memo: FxHashMap::default(),

@@ -287,15 +287,29 @@ pub enum ContainerEntryKind {
     },
     Secret {
         target: StringLit,
+        owner: Option<Owner>,
+        mode: Option<IntLit>,
         value: Expr,
     },
     File {
         target: StringLit,
+        owner: Option<Owner>,
         mode: Option<IntLit>,
         value: Expr,
     },
     Publish(Ident),
     ImagePaths(Expr),
+}
+
+/// `owner UID[:GID]` on a `file` or `secret` (LANGUAGE.md §12.1).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Owner {
+    pub uid: IntLit,
+    /// The group after `:`; `None` when not written (it defaults to the uid) or when the
+    /// number after `:` is missing (reported).
+    pub gid: Option<IntLit>,
+    /// `owner` to the last number.
+    pub span: Span,
 }
 
 /// `KEY = VALUE [exposed "reason"]`
@@ -480,10 +494,24 @@ pub enum Expr {
     Ref(Reference),
     List(Vec<Expr>, Span),
     Range(RangeLit),
+    /// `url(db.password)`: a function of the language applied to its arguments
+    /// (LANGUAGE.md §12.4).
+    Call(Call),
     /// `for NAME in ITERABLE TEMPLATE` (LANGUAGE.md §12.3): a string.
     For(Box<ForExpr>),
     /// Something that did not parse (already reported).
     Error(Span),
+}
+
+/// `NAME(ARG, …)`: a call of one of the language's functions.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Call {
+    pub name: Ident,
+    pub args: Vec<Expr>,
+    /// The parentheses, `(` to `)` (to the last argument when `)` is missing).
+    pub parens: Span,
+    /// `NAME` to `)`.
+    pub span: Span,
 }
 
 /// `for NAME in ITERABLE TEMPLATE`: TEMPLATE rendered once per element, concatenated.
@@ -521,6 +549,7 @@ impl Expr {
             Expr::Bool(_, s) | Expr::List(_, s) | Expr::Error(s) => *s,
             Expr::Ref(r) => r.span,
             Expr::Range(r) => r.span,
+            Expr::Call(c) => c.span,
             Expr::For(f) => f.span,
         }
     }
@@ -614,11 +643,22 @@ pub enum StrPart {
     Interp(Interp),
 }
 
-/// `${req.field}`, or a legacy `${binding:req.field}` (old form, W0402).
+/// `${EXPR}` (most often `${req.field}`, or a call `${url(db.password)}`), or a legacy
+/// `${binding:req.field}` (old form, W0402), whose expression is always a reference.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Interp {
     pub legacy: Option<Ident>,
-    pub reference: Reference,
+    pub expr: Expr,
     /// The whole `${…}`.
     pub span: Span,
+}
+
+impl Interp {
+    /// The reference inside, when the interpolation is one reference.
+    pub fn reference(&self) -> Option<&Reference> {
+        match &self.expr {
+            Expr::Ref(r) => Some(r),
+            _ => None,
+        }
+    }
 }

@@ -95,9 +95,21 @@ impl TokenKind {
 fn lex_string(lex: &mut logos::Lexer<TokenKind>) -> bool {
     let rest = lex.remainder().as_bytes();
     let mut i = 0;
+    let mut balanced = true;
     while i < rest.len() {
         match rest[i] {
             b'\\' if i + 1 < rest.len() && rest[i + 1] != b'\n' => i += 2,
+            b'$' if balanced && rest.get(i + 1) == Some(&b'{') => {
+                match interp_end(rest, i + 2, true) {
+                    Some(end) => i = end,
+                    None => {
+                        // Broken (E0005): the rest of the string is read as before, so
+                        // a line of unclosed `${` costs linear time.
+                        balanced = false;
+                        i += 2;
+                    }
+                }
+            }
             b'"' => {
                 lex.bump(i + 1);
                 return true;
@@ -116,9 +128,21 @@ fn lex_string(lex: &mut logos::Lexer<TokenKind>) -> bool {
 fn lex_triple_string(lex: &mut logos::Lexer<TokenKind>) -> bool {
     let rest = lex.remainder().as_bytes();
     let mut i = 0;
+    let mut balanced = true;
     while i < rest.len() {
         match rest[i] {
             b'\\' if i + 1 < rest.len() => i += 2,
+            b'$' if balanced && rest.get(i + 1) == Some(&b'{') => {
+                match interp_end(rest, i + 2, true) {
+                    Some(end) => i = end,
+                    None => {
+                        // Broken (E0005): the rest of the string is read as before, so
+                        // a line of unclosed `${` costs linear time.
+                        balanced = false;
+                        i += 2;
+                    }
+                }
+            }
             b'"' if rest[i..].starts_with(b"\"\"\"") => {
                 lex.bump(i + 3);
                 return true;
@@ -128,6 +152,57 @@ fn lex_triple_string(lex: &mut logos::Lexer<TokenKind>) -> bool {
     }
     lex.bump(rest.len());
     false
+}
+
+/// Where the interpolation whose body starts at `start` (just after `${`) ends: the
+/// index just after its closing `}`. Braces balance and strings inside it are skipped
+/// whole (`${replace(x, "}", "")}`), their own interpolations included. `None` when the
+/// text, or with `one_line` the line, ends first, or when strings and interpolations nest
+/// deeper than [`crate::syntax::parser::MAX_NESTING`] (the parser refuses those anyway):
+/// the caller then reads `${` as text. Iterative and bounded, so hostile nesting can
+/// neither overflow the stack nor make lexing quadratic.
+pub(crate) fn interp_end(text: &[u8], start: usize, one_line: bool) -> Option<usize> {
+    enum Mode {
+        Interp(u32),
+        Str,
+    }
+    let mut stack = vec![Mode::Interp(0)];
+    let mut i = start;
+    while i < text.len() {
+        let c = text[i];
+        if c == b'\n' && one_line {
+            return None;
+        }
+        match stack.last_mut()? {
+            Mode::Interp(depth) => match c {
+                b'{' => *depth += 1,
+                b'}' if *depth > 0 => *depth -= 1,
+                b'}' => {
+                    stack.pop();
+                    if stack.is_empty() {
+                        return Some(i + 1);
+                    }
+                }
+                b'"' if stack.len() >= 2 * super::parser::MAX_NESTING => return None,
+                b'"' => stack.push(Mode::Str),
+                _ => {}
+            },
+            Mode::Str => match c {
+                b'\\' if i + 1 < text.len() && text[i + 1] != b'\n' => i += 1,
+                b'"' => {
+                    stack.pop();
+                }
+                b'\n' => return None,
+                b'$' if text.get(i + 1) == Some(&b'{') => {
+                    stack.push(Mode::Interp(0));
+                    i += 1;
+                }
+                _ => {}
+            },
+        }
+        i += 1;
+    }
+    None
 }
 
 /// One token: its kind, where it is, and whether a line break precedes it (entries are
@@ -232,6 +307,29 @@ mod tests {
         );
         assert_eq!(l.comments.len(), 2);
         assert!(l.comments[0].doc && !l.comments[1].doc);
+    }
+
+    #[test]
+    fn strings_inside_an_interpolation_do_not_end_the_string() {
+        use TokenKind::*;
+        assert_eq!(
+            kinds(r#"x = "a ${replace(b.c, "}", "\"")} d" y"#),
+            vec![Ident, Eq, Str(true), Ident, Eof]
+        );
+        assert_eq!(
+            kinds(r#"x = "${f("${g("q")}")}" y"#),
+            vec![Ident, Eq, Str(true), Ident, Eof]
+        );
+        // An interpolation never closed is text: the string ends at its quote.
+        assert_eq!(
+            kinds(r#"x = "${" y"#),
+            vec![Ident, Eq, Str(true), Ident, Eof]
+        );
+        // Hostile nesting lexes in bounded time per string.
+        let deep = format!("\"{}\"", "${f(\"".repeat(100_000));
+        let started = std::time::Instant::now();
+        assert!(!kinds(&deep).is_empty());
+        assert!(started.elapsed() < std::time::Duration::from_secs(20));
     }
 
     #[test]

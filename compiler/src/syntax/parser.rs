@@ -34,6 +34,7 @@ pub fn parse(path: &FilePath, text: &str) -> Parsed {
         depth: 0,
         claimed: Vec::new(),
         in_when: false,
+        embedded: false,
     };
     let mut file = p.source_file();
     attach_inner_docs(&mut file, text, &comments, &p.claimed);
@@ -58,6 +59,60 @@ struct Parser<'a> {
     claimed: Vec<u32>,
     /// Whether a `when` block is being parsed.
     in_when: bool,
+    /// Whether these tokens are the body of one `${…}`, whose end is its `}`.
+    embedded: bool,
+}
+
+/// Parses the body of an interpolation, `text[start..end]` (between `${` and `}`), as one
+/// expression. `depth` is how deep this interpolation nests in others; deeper than
+/// [`MAX_NESTING`] is refused. `None` when nothing parsed (already reported).
+pub(crate) fn parse_embedded(
+    text: &str,
+    start: usize,
+    end: usize,
+    path: &FilePath,
+    depth: usize,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<Expr> {
+    let Lexed { mut tokens, .. } = lex(&text[start..end]);
+    for t in &mut tokens {
+        t.span = Span::new(t.span.start as usize + start, t.span.end as usize + start);
+        t.newline_before = false;
+    }
+    let mut p = Parser {
+        text,
+        tokens: &tokens,
+        comments: &[],
+        pos: 0,
+        path: path.clone(),
+        diags: Vec::new(),
+        last_error_at: None,
+        depth,
+        claimed: Vec::new(),
+        in_when: false,
+        embedded: true,
+    };
+    if depth >= MAX_NESTING {
+        p.error_here(
+            format!("interpolations nest deeper than {MAX_NESTING} levels"),
+            Some("write a flatter value".into()),
+        );
+        diags.append(&mut p.diags);
+        return None;
+    }
+    let e = p.expr();
+    if !matches!(e, Expr::Error(_)) && p.kind() != TokenKind::Eof {
+        p.error_here(
+            format!(
+                "expected `}}` after the value in `${{…}}`, found {}",
+                p.found()
+            ),
+            Some("an interpolation holds one value: a reference like `req.field` or a call like `url(req.field)`".into()),
+        );
+    }
+    let ok = p.diags.is_empty();
+    diags.append(&mut p.diags);
+    (ok || !matches!(e, Expr::Error(_))).then_some(e)
 }
 
 const ITEM_KEYWORDS: &[&str] = &["contract", "module", "mesh", "seat"];
@@ -139,6 +194,7 @@ impl<'a> Parser<'a> {
             TokenKind::Error => {
                 format!("the character `{}`", self.slice(t.span).escape_debug())
             }
+            TokenKind::Eof if self.embedded => "the `}` that ends the interpolation".into(),
             k => k.describe().to_string(),
         }
     }
@@ -798,28 +854,23 @@ impl<'a> Parser<'a> {
             "secret" => {
                 self.bump();
                 let target = self.string_expected("the secret file's container path, a string")?;
+                let (owner, mode) = self.owner_and_mode("secret file");
                 self.expect(TokenKind::Eq, "`=` and the secret's value")?;
                 ContainerEntryKind::Secret {
                     target,
+                    owner,
+                    mode,
                     value: self.expr(),
                 }
             }
             "file" => {
                 self.bump();
                 let target = self.string_expected("the file's container path, a string")?;
-                let mode = if self.eat_word("mode").is_some() {
-                    if self.kind() == TokenKind::Int {
-                        Some(self.int_lit())
-                    } else {
-                        self.expected("a file mode such as `0o640`");
-                        None
-                    }
-                } else {
-                    None
-                };
+                let (owner, mode) = self.owner_and_mode("file");
                 self.expect(TokenKind::Eq, "`=` and the file's content")?;
                 ContainerEntryKind::File {
                     target,
+                    owner,
                     mode,
                     value: self.expr(),
                 }
@@ -845,6 +896,82 @@ impl<'a> Parser<'a> {
             when: None,
             span: self.span_from(start),
         })
+    }
+
+    /// `[owner UID[:GID]] [mode MODE]`, in either order, after a file's or secret file's
+    /// path (LANGUAGE.md §12.1). A half-written one is reported and what parsed is kept.
+    fn owner_and_mode(&mut self, what: &str) -> (Option<Owner>, Option<IntLit>) {
+        let mut owner: Option<Owner> = None;
+        let mut mode: Option<IntLit> = None;
+        loop {
+            if self.at_word_same_line("owner") {
+                let start = self.bump().span;
+                if self.kind() != TokenKind::Int {
+                    self.error_here(
+                        format!("expected the {what}'s owner, a uid such as `1000` or `991:991`, found {}", self.found()),
+                        Some("write `owner UID` or `owner UID:GID`, numbers in 0..4294967295".into()),
+                    );
+                    continue;
+                }
+                let uid = self.int_lit();
+                let gid = if self.kind() == TokenKind::Colon
+                    && self.peek().span.start == uid.span.end
+                {
+                    self.bump();
+                    if self.kind() == TokenKind::Int && !self.peek().newline_before {
+                        Some(self.int_lit())
+                    } else {
+                        self.error_here(
+                            format!("expected a group id after `{}:`, found {}", self.slice(uid.span), self.found()),
+                            Some(format!("write `owner {0}:{0}`, or `owner {0}` for the group of the same number", self.slice(uid.span))),
+                        );
+                        None
+                    }
+                } else {
+                    None
+                };
+                let o = Owner {
+                    span: self.span_from(start),
+                    uid,
+                    gid,
+                };
+                if owner.is_some() {
+                    self.diags.push(
+                        Diagnostic::new(
+                            Code::E0001,
+                            &self.path,
+                            o.span,
+                            format!("this {what} names its owner twice"),
+                        )
+                        .with_help("keep one `owner`"),
+                    );
+                } else {
+                    owner = Some(o);
+                }
+            } else if self.at_word_same_line("mode") {
+                let start = self.bump().span;
+                if self.kind() != TokenKind::Int {
+                    self.expected("a file mode such as `0o640`");
+                    continue;
+                }
+                let m = self.int_lit();
+                if mode.is_some() {
+                    self.diags.push(
+                        Diagnostic::new(
+                            Code::E0001,
+                            &self.path,
+                            start.to(m.span),
+                            format!("this {what} names its mode twice"),
+                        )
+                        .with_help("keep one `mode`"),
+                    );
+                } else {
+                    mode = Some(m);
+                }
+            } else {
+                return (owner, mode);
+            }
+        }
     }
 
     fn env_entry(&mut self) -> Option<EnvEntry> {
@@ -1176,6 +1303,7 @@ impl<'a> Parser<'a> {
             triple,
             terminated,
             &self.path,
+            self.depth,
             &mut self.diags,
         )
     }
@@ -1267,6 +1395,11 @@ impl<'a> Parser<'a> {
                     self.bump();
                     return Expr::Bool(word == "true", t.span);
                 }
+                if self.peek_at(1).kind == TokenKind::LParen
+                    && self.peek_at(1).span.start == t.span.end
+                {
+                    return self.call();
+                }
                 if word == "for" && self.peek_at(1).kind != TokenKind::Dot {
                     return self.for_expr();
                 }
@@ -1291,6 +1424,82 @@ impl<'a> Parser<'a> {
                 Expr::Error(Span::new(t.span.start as usize, t.span.start as usize))
             }
         }
+    }
+
+    /// `NAME(ARG, …)`, the `(` right after the name. A missing `)` is reported where the
+    /// arguments stop; what parsed is kept.
+    fn call(&mut self) -> Expr {
+        let name = self.ident("a function name").expect("checked Ident");
+        let open = self.bump().span;
+        if self.depth >= MAX_NESTING {
+            self.error_here(
+                format!("calls nest deeper than {MAX_NESTING} levels"),
+                Some("write a flatter value".into()),
+            );
+            self.pos -= 1;
+            self.skip_balanced();
+            return Expr::Error(self.span_from(name.span));
+        }
+        self.depth += 1;
+        let mut args = Vec::new();
+        loop {
+            match self.kind() {
+                TokenKind::RParen => {
+                    self.bump();
+                    break;
+                }
+                TokenKind::Comma if !args.is_empty() => {
+                    self.bump();
+                }
+                TokenKind::Eof | TokenKind::RBrace | TokenKind::RBracket => {
+                    let at = self.peek().span;
+                    let d = Diagnostic::new(
+                        Code::E0005,
+                        &self.path,
+                        open,
+                        format!("this `(` of `{}(…)` is never closed", name.name),
+                    )
+                    .with_label(at, "the arguments stop here")
+                    .with_help("add the missing `)`");
+                    self.diags.push(d);
+                    break;
+                }
+                TokenKind::Ident
+                    if self.peek().newline_before && self.peek_at(1).kind == TokenKind::Eq =>
+                {
+                    // The next entry begins (`KEY = …`): the `)` is what is missing.
+                    let d = Diagnostic::new(
+                        Code::E0005,
+                        &self.path,
+                        open,
+                        format!("this `(` of `{}(…)` is never closed", name.name),
+                    )
+                    .with_help("add the missing `)`");
+                    self.diags.push(d);
+                    break;
+                }
+                _ => {
+                    if !args.is_empty() && self.tokens[self.pos - 1].kind != TokenKind::Comma {
+                        self.expected("`,` or `)` between the arguments");
+                    }
+                    let before = self.pos;
+                    let e = self.expr();
+                    let bad = matches!(e, Expr::Error(_));
+                    args.push(e);
+                    if bad && self.pos == before {
+                        self.bump();
+                    }
+                }
+            }
+        }
+        self.depth -= 1;
+        args.shrink_to_fit();
+        Expr::Call(Call {
+            parens: self.span_from(open),
+            span: self.span_from(name.span),
+            name,
+            args,
+        })
     }
 
     /// `for NAME in ITERABLE TEMPLATE` at the current `for` (LANGUAGE.md §12.3). What

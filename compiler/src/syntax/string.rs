@@ -1,7 +1,9 @@
 //! Decoding string literals: escapes, `${…}` interpolation, and the indentation of
 //! triple-quoted strings. Runs in linear time on any input (no recursion).
 
-use super::ast::{Ident, Interp, Reference, SmolStr, StrPart, StringLit};
+use super::ast::{Expr, Ident, Interp, Reference, SmolStr, StrPart, StringLit};
+use super::lexer::interp_end;
+use super::parser::parse_embedded;
 use crate::diagnostics::{Code, Diagnostic};
 use crate::span::{FilePath, Span};
 
@@ -15,6 +17,7 @@ pub(crate) fn decode(
     triple: bool,
     terminated: bool,
     file: &FilePath,
+    depth: usize,
     diags: &mut Vec<Diagnostic>,
 ) -> StringLit {
     let quote = if triple { 3 } else { 1 };
@@ -49,9 +52,9 @@ pub(crate) fn decode(
         );
     }
     if triple && terminated {
-        decode_triple(text, start, end, file, diags, &mut parts, &mut buf);
+        decode_triple(text, start, end, file, depth, diags, &mut parts, &mut buf);
     } else {
-        decode_segment(text, start, end, file, diags, &mut parts, &mut buf);
+        decode_segment(text, start, end, file, depth, diags, &mut parts, &mut buf);
     }
     if !buf.is_empty() || parts.is_empty() {
         parts.push(StrPart::Text(buf));
@@ -66,11 +69,13 @@ pub(crate) fn decode(
 }
 
 /// Removes the first newline and the closing line's indentation from every line.
+#[allow(clippy::too_many_arguments)]
 fn decode_triple(
     text: &str,
     mut start: usize,
     end: usize,
     file: &FilePath,
+    depth: usize,
     diags: &mut Vec<Diagnostic>,
     parts: &mut Vec<StrPart>,
     buf: &mut String,
@@ -101,16 +106,27 @@ fn decode_triple(
         } else {
             line.len() - line.trim_start_matches([' ', '\t']).len()
         };
-        decode_segment(text, line_start + strip, line_end, file, diags, parts, buf);
+        decode_segment(
+            text,
+            line_start + strip,
+            line_end,
+            file,
+            depth,
+            diags,
+            parts,
+            buf,
+        );
         line_start = line_end;
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn decode_segment(
     text: &str,
     start: usize,
     end: usize,
     file: &FilePath,
+    depth: usize,
     diags: &mut Vec<Diagnostic>,
     parts: &mut Vec<StrPart>,
     buf: &mut String,
@@ -155,7 +171,9 @@ fn decode_segment(
                 chars.next();
                 let open = start + i;
                 let inner_start = open + 2;
-                match text[inner_start..end].find('}') {
+                match interp_end(&text.as_bytes()[..end], inner_start, true)
+                    .map(|e| e - 1 - inner_start)
+                {
                     None => {
                         diags.push(
                             Diagnostic::new(
@@ -172,14 +190,16 @@ fn decode_segment(
                     Some(rel) => {
                         let inner_end = inner_start + rel;
                         let whole = Span::new(open, inner_end + 1);
-                        match parse_interp(text, inner_start, inner_end, whole) {
-                            Some(interp) => {
+                        match parse_interp(text, inner_start, inner_end, whole, file, depth, diags)
+                        {
+                            Ok(interp) => {
                                 if !buf.is_empty() {
                                     parts.push(StrPart::Text(std::mem::take(buf)));
                                 }
                                 parts.push(StrPart::Interp(interp));
                             }
-                            None => diags.push(
+                            Err(Reported::Yes) => {}
+                            Err(Reported::No) => diags.push(
                                 Diagnostic::new(
                                     Code::E0001,
                                     file,
@@ -204,24 +224,69 @@ fn decode_segment(
     }
 }
 
-fn parse_interp(text: &str, start: usize, end: usize, whole: Span) -> Option<Interp> {
+/// Whether a broken interpolation was already reported.
+enum Reported {
+    Yes,
+    No,
+}
+
+/// The body of `${…}`: a legacy `kind:req.field`, or any expression (LANGUAGE.md §12.3:
+/// a reference, a call, …), parsed by the parser itself.
+fn parse_interp(
+    text: &str,
+    start: usize,
+    end: usize,
+    whole: Span,
+    file: &FilePath,
+    depth: usize,
+    diags: &mut Vec<Diagnostic>,
+) -> Result<Interp, Reported> {
     let raw = &text[start..end];
     let lead = raw.len() - raw.trim_start().len();
     let mut pos = start + lead;
     // `${ }` holds only blanks: the body is empty, not negative.
     let body_end = (start + raw.trim_end().len()).max(pos);
-    let mut legacy = None;
-    if let Some(colon) = text[pos..body_end].find(':') {
-        let kind = &text[pos..pos + colon];
-        if !is_ident(kind) {
-            return None;
+    let body = &text[pos..body_end];
+    let legacy_colon = body
+        .find(':')
+        .filter(|&colon| is_ident(&body[..colon]) && !body[colon + 1..].starts_with(':'));
+    let Some(colon) = legacy_colon else {
+        if body.is_empty() || !body.contains(['(', '"', '[']) {
+            // The common case, and the message it has always had when broken.
+            let Some(reference) = dotted_reference(text, pos, body_end) else {
+                return Err(Reported::No);
+            };
+            return Ok(Interp {
+                legacy: None,
+                expr: Expr::Ref(reference),
+                span: whole,
+            });
         }
-        legacy = Some(Ident {
-            name: SmolStr::new(kind),
-            span: Span::new(pos, pos + colon),
-        });
-        pos += colon + 1;
-    }
+        return match parse_embedded(text, pos, body_end, file, depth + 1, diags) {
+            Some(expr) => Ok(Interp {
+                legacy: None,
+                expr,
+                span: whole,
+            }),
+            None => Err(Reported::Yes),
+        };
+    };
+    let kind = &body[..colon];
+    let legacy = Some(Ident {
+        name: SmolStr::new(kind),
+        span: Span::new(pos, pos + colon),
+    });
+    pos += colon + 1;
+    let reference = dotted_reference(text, pos, body_end).ok_or(Reported::No)?;
+    Ok(Interp {
+        legacy,
+        expr: Expr::Ref(reference),
+        span: whole,
+    })
+}
+
+/// `req.field` written at `text[pos..body_end]`.
+fn dotted_reference(text: &str, mut pos: usize, body_end: usize) -> Option<Reference> {
     let mut segments = Vec::new();
     let ref_start = pos;
     for piece in text[pos..body_end].split('.') {
@@ -234,13 +299,9 @@ fn parse_interp(text: &str, start: usize, end: usize, whole: Span) -> Option<Int
         });
         pos += piece.len() + 1;
     }
-    Some(Interp {
-        legacy,
-        reference: Reference {
-            segments,
-            span: Span::new(ref_start, body_end),
-        },
-        span: whole,
+    Some(Reference {
+        segments,
+        span: Span::new(ref_start, body_end),
     })
 }
 

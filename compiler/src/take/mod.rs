@@ -961,7 +961,10 @@ impl Template {
                 text.push('$');
                 rest = r;
             } else if let Some(inner) = after.strip_prefix('{')
-                && let Some(end) = inner.find('}')
+                // A call's string arguments may hold `}`: the balanced end, as meshc
+                // wrote it (LANGUAGE.md §12.4).
+                && let Some(end) = crate::syntax::lexer::interp_end(inner.as_bytes(), 0, false)
+                    .map(|e| e - 1)
             {
                 let name = &inner[..end];
                 match references.get(name) {
@@ -1177,6 +1180,8 @@ mod tests {
         );
         File {
             target: "/x".into(),
+            owner: 0,
+            group: 0,
             mode: "0640".into(),
             content: None,
             template: Some(template.into()),

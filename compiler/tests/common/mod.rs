@@ -171,12 +171,12 @@ impl Eraser {
                         value.push(':');
                         self.ident(l);
                     }
-                    value.push_str(&i.reference.dotted());
-                    value.push('}');
-                    for seg in &mut i.reference.segments {
-                        self.ident(seg);
+                    self.expr(&mut i.expr);
+                    match i.reference() {
+                        Some(r) => value.push_str(&r.dotted()),
+                        None => value.push_str(&format!("{:?}", i.expr)),
                     }
-                    self.span(&mut i.reference.span);
+                    value.push('}');
                     self.span(&mut i.span);
                 }
             }
@@ -203,6 +203,14 @@ impl Eraser {
                 self.span(s);
             }
             Expr::Range(r) => self.range(r),
+            Expr::Call(c) => {
+                self.ident(&mut c.name);
+                for a in &mut c.args {
+                    self.expr(a);
+                }
+                self.span(&mut c.parens);
+                self.span(&mut c.span);
+            }
             Expr::For(f) => {
                 self.ident(&mut f.var);
                 match &mut f.iterable {
@@ -328,16 +336,26 @@ impl Eraser {
                 }
                 self.opt_span(read_only);
             }
-            ContainerEntryKind::Secret { target, value } => {
-                self.string(target);
-                self.expr(value);
-            }
-            ContainerEntryKind::File {
+            ContainerEntryKind::Secret {
                 target,
+                owner,
+                mode,
+                value,
+            }
+            | ContainerEntryKind::File {
+                target,
+                owner,
                 mode,
                 value,
             } => {
                 self.string(target);
+                if let Some(o) = owner {
+                    self.span(&mut o.uid.span);
+                    if let Some(g) = &mut o.gid {
+                        self.span(&mut g.span);
+                    }
+                    self.span(&mut o.span);
+                }
                 if let Some(m) = mode {
                     self.span(&mut m.span);
                 }

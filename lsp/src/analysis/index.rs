@@ -111,6 +111,8 @@ pub enum NameClass {
     Container,
     /// A legacy placeholder's kind (`binding` in `${binding:db.host}`).
     Legacy,
+    /// One of the language's functions (`url` in `url(db.password)`).
+    Function,
 }
 
 /// A legacy placeholder `${kind:…}` in a module, with what it stands for.
@@ -464,7 +466,7 @@ impl Indexer {
                     self.string(t, ctx);
                 }
             }
-            ContainerEntryKind::Secret { target, value } => {
+            ContainerEntryKind::Secret { target, value, .. } => {
                 self.string(target, ctx);
                 self.expr(value, ctx);
             }
@@ -489,6 +491,14 @@ impl Indexer {
             Expr::List(items, _) => {
                 for i in items {
                     self.expr(i, ctx);
+                }
+            }
+            Expr::Call(c) => {
+                if meshc::functions::Func::from_name(&c.name.name).is_some() {
+                    self.name(c.name.span, NameClass::Function);
+                }
+                for arg in &c.args {
+                    self.expr(arg, ctx);
                 }
             }
             Expr::For(f) => self.for_expr(f, ctx),
@@ -580,19 +590,22 @@ impl Indexer {
     fn string(&mut self, s: &StringLit, ctx: &ModuleCtx<'_>) {
         for part in &s.parts {
             let StrPart::Interp(i) = part else { continue };
-            match &i.legacy {
-                None => self.reference_expr(&i.reference, ctx),
-                Some(kind) => {
+            let (Some(kind), Some(reference)) = (&i.legacy, i.reference()) else {
+                self.expr(&i.expr, ctx);
+                continue;
+            };
+            {
+                {
                     self.name(kind.span, NameClass::Legacy);
                     self.out.legacy.push(LegacyPlaceholder {
                         span: i.span,
                         module: ctx.module.to_string(),
                         kind: kind.name.to_string(),
-                        reference: i.reference.clone(),
+                        reference: reference.clone(),
                     });
                     // `${machine:fact}` names a fact, not a requirement.
                     if kind.name != "machine" {
-                        self.reference_expr(&i.reference, ctx);
+                        self.reference_expr(reference, ctx);
                     }
                 }
             }

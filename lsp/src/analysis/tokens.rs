@@ -29,6 +29,7 @@ pub const TOKEN_TYPES: &[SemanticTokenType] = &[
     SemanticTokenType::ENUM_MEMBER,
     SemanticTokenType::CLASS,
     SemanticTokenType::MACRO,
+    SemanticTokenType::FUNCTION,
 ];
 
 /// The token modifiers, in legend order (bit `i` is modifier `i`).
@@ -63,6 +64,7 @@ enum Ty {
     Seat,
     Container,
     Legacy,
+    Function,
 }
 
 const DECLARATION: u32 = 1;
@@ -107,6 +109,7 @@ const KEYWORDS: &[&str] = &[
     "len",
     "matches",
     "mode",
+    "owner",
     "true",
     "false",
 ];
@@ -129,6 +132,7 @@ fn name_type(class: NameClass) -> (Ty, u32) {
         NameClass::Property => (Ty::Property, 0),
         NameClass::Container => (Ty::Container, DECLARATION),
         NameClass::Legacy => (Ty::Legacy, DEPRECATED),
+        NameClass::Function => (Ty::Function, DEFAULT_LIBRARY),
     }
 }
 

@@ -35,6 +35,7 @@
   "read_only"
   "file"
   "mode"
+  "owner"
   "publish"
   "image_paths"
   "provides"
@@ -325,3 +326,6 @@
   "<"
   ">"
 ] @punctuation.bracket
+
+; A call of one of the language's functions: url, json, yaml, lower, upper, replace.
+(call function: (function_name) @function.builtin)
