@@ -625,9 +625,15 @@ impl LanguageServer for Backend {
     async fn formatting(&self, params: DocumentFormattingParams) -> Result<Option<Vec<TextEdit>>> {
         guard(async {
             let uri = params.text_document.uri;
-            self.inner
+            let answer = self
+                .inner
                 .compute(move |s| formatting::formatting(s, &uri))
-                .await
+                .await?;
+            answer.map_err(|why| Error {
+                code: ErrorCode::RequestFailed,
+                message: why.into(),
+                data: None,
+            })
         })
         .await
     }
