@@ -31,7 +31,8 @@ fn run_cases(dir: &std::path::Path) -> usize {
 
 #[test]
 fn fixture_cases() {
-    run_cases(&repo_root().join("tests/cases/build"));
+    let n = run_cases(&repo_root().join("tests/cases/build"));
+    assert!(n >= 4, "only {n} build cases found");
 }
 
 #[test]
@@ -40,7 +41,8 @@ fn conformance_build_cases() {
         eprintln!("shared conformance suite absent: skipped");
         return;
     };
-    run_cases(&dir.join("build"));
+    let n = run_cases(&dir.join("build"));
+    assert!(n >= 2, "only {n} conformance build cases found");
 }
 
 use meshc::resolve::Lock;

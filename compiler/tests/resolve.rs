@@ -324,3 +324,21 @@ fn flags_the_in_process_runner_cannot_honour_fail_the_case() {
     let err = run_check_case("case.mesh", text).unwrap_err();
     assert!(err.contains("cannot be honoured"), "{err}");
 }
+
+#[test]
+fn prose_wrapped_before_a_colon_is_not_a_header_key() {
+    for prose in ["user", "both", "note", "value"] {
+        assert!(!looks_like_key(prose), "{prose}");
+    }
+    for misspelt in [
+        "expect-txt",
+        "expct",
+        "expects",
+        "alow",
+        "flag",
+        "exits",
+        "expect-cnt",
+    ] {
+        assert!(looks_like_key(misspelt), "{misspelt}");
+    }
+}

@@ -21,10 +21,25 @@ pub fn repo_root() -> PathBuf {
         .to_path_buf()
 }
 
-/// The shared conformance suite, when it is beside the repository.
+/// Whether this is a CI run (`CI` set to anything but empty, `0` or `false`; `.ci/run`
+/// sets it): a sample a test cannot find is then an error, never a silent skip.
+pub fn in_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| !matches!(v.trim(), "" | "0" | "false"))
+}
+
+/// The shared conformance suite, when it is beside the repository. Absent, a plain
+/// `cargo test` skips what needs it (the caller says so); under CI it fails here.
 pub fn conformance_dir() -> Option<PathBuf> {
     let dir = repo_root().join("../shared/conformance");
-    dir.is_dir().then_some(dir)
+    if dir.is_dir() {
+        return Some(dir);
+    }
+    assert!(
+        !in_ci(),
+        "the shared conformance suite is absent at {}, and CI is set: a CI run never skips it",
+        dir.display()
+    );
+    None
 }
 
 /// A database holding `files` (name, text) and the standard library.
@@ -177,10 +192,33 @@ pub const HEADER_KEYS: &[&str] = &[
     "expect-in",
 ];
 
-/// Whether `key` is shaped like a header key (`expect-text`), not prose before a colon.
+/// Whether `key` reads as a header key someone meant to write (`expect-txt`, `expcet`,
+/// `flag`), not prose that wrapped before a colon (`// user: both are root's`): a
+/// hyphenated word, or one within two edits of a known key or starting like one.
 pub fn looks_like_key(key: &str) -> bool {
-    key.starts_with(|c: char| c.is_ascii_lowercase())
-        && key.chars().all(|c| c.is_ascii_lowercase() || c == '-')
+    let shaped = key.starts_with(|c: char| c.is_ascii_lowercase())
+        && key.chars().all(|c| c.is_ascii_lowercase() || c == '-');
+    shaped
+        && (key.contains('-')
+            || HEADER_KEYS
+                .iter()
+                .any(|k| edit_distance(k, key) <= 2 || key.starts_with(&k[..k.len().min(4)])))
+}
+
+/// The Levenshtein distance of two short words.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let cur = row[j + 1];
+            row[j + 1] = (prev + usize::from(ca != *cb)).min(row[j] + 1).min(cur + 1);
+            prev = cur;
+        }
+    }
+    row[b.len()]
 }
 
 /// Reads `// expect-count: E0514=2 E0501=1`.

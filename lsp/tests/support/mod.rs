@@ -429,6 +429,11 @@ impl Case {
             return;
         }
         if std::env::var_os("UPDATE_EXPECT").is_some() {
+            // Rewriting the expectation asserts nothing: never in CI.
+            assert!(
+                !std::env::var("CI").is_ok_and(|v| !matches!(v.trim(), "" | "0" | "false")),
+                "UPDATE_EXPECT rewrites expectations instead of asserting them; refused under CI"
+            );
             std::fs::write(&self.expected_path, actual).unwrap();
             return;
         }
