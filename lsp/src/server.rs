@@ -630,7 +630,7 @@ impl LanguageServer for Backend {
                 .compute(move |s| formatting::formatting(s, &uri))
                 .await?;
             answer.map_err(|why| Error {
-                code: ErrorCode::RequestFailed,
+                code: ErrorCode::ServerError(-32803), // RequestFailed (LSP 3.17)
                 message: why.into(),
                 data: None,
             })

@@ -54,7 +54,7 @@ pub fn formatting(snap: &Snapshot, uri: &Uri) -> Result<Option<Vec<TextEdit>>, S
                 None => String::new(),
             };
             return Err(format!(
-                "not formatted: `{path}` does not parse{why}; fix the syntax error first"
+                "not formatted: the file does not parse{why}; fix the syntax error first"
             ));
         }
     };

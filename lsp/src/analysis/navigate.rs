@@ -133,7 +133,7 @@ pub fn rename(
         && !definitions(snap, &taken).is_empty()
     {
         return Err(RenameRefused(format!(
-            "{} `{new_name}` already exists; renaming `{}` to it would make two of one name",
+            "`{new_name}` is already {}; renaming `{}` to it would make two of one name",
             what(&occ.symbol),
             occ.symbol.name()
         )));
@@ -236,12 +236,12 @@ fn renamed(symbol: &Symbol, new: &str) -> Option<Symbol> {
 fn what(symbol: &Symbol) -> String {
     match symbol {
         Symbol::Contract(_) => "a contract".into(),
-        Symbol::Field { contract, .. } => format!("contract `{contract}` has a field"),
+        Symbol::Field { contract, .. } => format!("a field of contract `{contract}`"),
         Symbol::Module(_) => "a module".into(),
-        Symbol::Requirement { module, .. } => format!("module `{module}` has a requirement"),
+        Symbol::Requirement { module, .. } => format!("a requirement of module `{module}`"),
         Symbol::Mesh(_) => "a mesh".into(),
-        Symbol::Node { mesh, .. } => format!("mesh `{mesh}` has a node"),
-        Symbol::Instance { mesh, .. } => format!("mesh `{mesh}` has an instance"),
+        Symbol::Node { mesh, .. } => format!("a node of mesh `{mesh}`"),
+        Symbol::Instance { mesh, .. } => format!("an instance of mesh `{mesh}`"),
         Symbol::Seat(_) => "a seat".into(),
         Symbol::LoopVar { .. } => "a loop variable".into(),
     }
