@@ -7,9 +7,11 @@
 pub mod check;
 pub mod db;
 pub mod diagnostics;
+pub mod doc;
 pub mod emit;
 pub mod fmt;
 pub mod functions;
+pub mod graph;
 pub mod import;
 pub mod migrate;
 pub mod parallel;

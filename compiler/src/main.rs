@@ -19,6 +19,10 @@ use std::sync::Arc;
 #[derive(Parser)]
 #[command(name = "meshc", version, about, long_about = None)]
 struct Cli {
+    /// Colour human diagnostics: auto (when stderr is a terminal and NO_COLOR is unset),
+    /// always or never.
+    #[arg(long, value_enum, global = true, default_value = "auto")]
+    color: output::ColorChoice,
     #[command(subcommand)]
     command: Command,
 }
@@ -52,7 +56,7 @@ enum Command {
     ///
     /// Exit status: 0 clean or warnings only, 1 errors, 2 usage or I/O problems.
     Check {
-        /// Files or directories (searched recursively for .mesh files). Default: the current directory.
+        /// Files or directories (searched recursively for .mesh files). Default: the workspace (the sources of the nearest mesh.toml, else the current directory).
         paths: Vec<PathBuf>,
         #[command(flatten)]
         flags: CheckFlags,
@@ -64,7 +68,7 @@ enum Command {
     Build {
         /// The file holding the mesh to build.
         mesh_file: PathBuf,
-        /// More files or directories of the workspace. Default: the current directory.
+        /// More files or directories of the workspace. Default: the workspace (the sources of the nearest mesh.toml, else the current directory).
         paths: Vec<PathBuf>,
         /// Where manifests are written.
         #[arg(long, default_value = "manifests")]
@@ -85,7 +89,7 @@ enum Command {
     /// standard input to standard output. Exit status: 0 done (or, with --check, nothing
     /// would change), 1 a file would change or has syntax errors, 2 usage or I/O problems.
     Fmt {
-        /// Files or directories, or `-` for standard input. Default: the current directory.
+        /// Files or directories, or `-` for standard input. Default: the workspace (the sources of the nearest mesh.toml, else the current directory).
         paths: Vec<PathBuf>,
         /// Change nothing; list the files that would change.
         #[arg(long)]
@@ -110,7 +114,7 @@ enum Command {
         node: String,
         /// The file holding the mesh.
         mesh_file: PathBuf,
-        /// More files or directories of the workspace. Default: the current directory.
+        /// More files or directories of the workspace. Default: the workspace (the sources of the nearest mesh.toml, else the current directory).
         paths: Vec<PathBuf>,
         /// The host report (JSON, schema/host-report.schema.json) of the node.
         #[arg(long)]
@@ -155,7 +159,7 @@ enum Command {
         node: String,
         /// The file holding the mesh.
         mesh_file: PathBuf,
-        /// More files or directories of the workspace. Default: the current directory.
+        /// More files or directories of the workspace. Default: the workspace (the sources of the nearest mesh.toml, else the current directory).
         paths: Vec<PathBuf>,
         /// The engine's API socket. Default: DOCKER_HOST when it is unix://…, else
         /// unix:///var/run/docker.sock.
@@ -172,7 +176,7 @@ enum Command {
     Genesis {
         /// The file holding the mesh.
         mesh_file: PathBuf,
-        /// More files or directories of the workspace. Default: the current directory.
+        /// More files or directories of the workspace. Default: the workspace (the sources of the nearest mesh.toml, else the current directory).
         paths: Vec<PathBuf>,
         /// The node whose genesis instances are planned.
         #[arg(long)]
@@ -211,7 +215,7 @@ enum Command {
     /// prints the unified diff. Exit status: 0 done, 1 an old form left as it is or syntax
     /// errors, 2 usage or I/O.
     Migrate {
-        /// Files or directories. Default: the current directory.
+        /// Files or directories. Default: the workspace (the sources of the nearest mesh.toml, else the current directory).
         paths: Vec<PathBuf>,
         /// Replace each changed file (atomically, formatted) instead of printing the diff.
         #[arg(long)]
@@ -220,10 +224,63 @@ enum Command {
     /// Turn what people run today into modules and a mesh.
     #[command(subcommand)]
     Import(ImportCommand),
+    /// Draw the mesh in MESH_FILE: nodes, their instances, and who answers whom.
+    ///
+    /// Nodes are boxes with their instances inside; an arrow goes from each consumer to
+    /// the provider of its module requirements, labelled with the requirements, their
+    /// contract and the rule that chose the provider (pin, seat, node, only); seat
+    /// holders are marked, and instances left out are drawn with why. Resolves as
+    /// `meshc build` does, reading MESH_FILE.lock and writing nothing else. Exit status:
+    /// 0 drawn, 2 usage or I/O.
+    Graph {
+        /// The file holding the mesh.
+        mesh_file: PathBuf,
+        /// More files or directories of the workspace. Default: the workspace (the sources of the nearest mesh.toml, else the current directory).
+        paths: Vec<PathBuf>,
+        /// svg (drawn by meshc), dot (Graphviz) or mermaid.
+        #[arg(long, value_enum, default_value = "svg")]
+        format: cli::graph::GraphFormat,
+        /// Write the drawing to this file (atomically) instead of standard output.
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
+    },
+    /// Write the browsable reference of a catalogue: every module, contract and seat.
+    ///
+    /// One page per module (its doc comments, requirements, containers and what it
+    /// provides) and per contract (its fields, the modules that provide it and those that
+    /// require it), and an index: HTML pages that link to each other, and the same pages
+    /// in Markdown. Written atomically into DIR. Exit status: 0 written, 1 a file does
+    /// not parse (nothing written), 2 usage or I/O.
+    Doc {
+        /// Files or directories. Default: the workspace (the sources of the nearest mesh.toml, else the current directory).
+        paths: Vec<PathBuf>,
+        /// Where the pages are written.
+        #[arg(long, value_name = "DIR", default_value = "doc")]
+        out: PathBuf,
+    },
     /// Print the long explanation of a diagnostic code, with an example.
     Explain {
         /// A code such as E0302.
-        code: String,
+        #[arg(required_unless_present = "list")]
+        code: Option<String>,
+        /// List every code with its one-line meaning instead.
+        #[arg(long, conflicts_with = "code")]
+        list: bool,
+    },
+    /// Print the completion script of a shell, generated from meshc's own definitions.
+    ///
+    /// bash: `meshc completions bash > ~/.local/share/bash-completion/completions/meshc`;
+    /// zsh: into a directory of your `fpath` as `_meshc`; fish:
+    /// `meshc completions fish > ~/.config/fish/completions/meshc.fish`.
+    Completions {
+        /// The shell.
+        shell: cli::manual::Shell,
+    },
+    /// Print the man page meshc(1), or write it and one page per command into DIR.
+    Man {
+        /// Write meshc.1 and meshc-COMMAND.1 into this directory instead of printing meshc.1.
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
     },
 }
 
@@ -249,6 +306,7 @@ enum ImportCommand {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    output::set_color(cli.color);
     let code = match cli.command {
         Command::Check { paths, flags } => check(paths, &flags),
         Command::Build {
@@ -264,7 +322,20 @@ fn main() -> ExitCode {
             check,
             format,
         } => fmt(paths, check, format),
-        Command::Explain { code } => explain(&code),
+        Command::Explain {
+            code: _,
+            list: true,
+        } => cli::manual::explain_list(),
+        Command::Explain { code, list: false } => explain(code.as_deref().unwrap_or_default()),
+        Command::Completions { shell } => cli::manual::completions::<Cli>(shell),
+        Command::Man { out } => cli::manual::man::<Cli>(out),
+        Command::Doc { paths, out } => cli::doc::run(paths, out),
+        Command::Graph {
+            mesh_file,
+            paths,
+            format,
+            out,
+        } => cli::graph::run(&mesh_file, paths, format, out),
         Command::Render {
             manifest,
             secrets,
@@ -363,15 +434,30 @@ struct Session {
     files_read: usize,
 }
 
-/// Reads the `.mesh` files under `paths` (the current directory when none is given);
-/// any path that cannot be read is said and ends the command with exit status 2.
+/// Reads the `.mesh` files under `paths`; with none given, the workspace's (the sources
+/// of the nearest `mesh.toml` at or above the current directory, else the current
+/// directory). Any path that cannot be read is said and ends the command with exit status 2.
 fn load(paths: Vec<PathBuf>) -> Result<cli::workspace::Loaded, u8> {
-    let paths = if paths.is_empty() {
-        vec![PathBuf::from(".")]
+    load_with(Vec::new(), paths)
+}
+
+/// As [`load`], with `first` always read (the mesh file of `build`, `take`, …).
+fn load_with(first: Vec<PathBuf>, paths: Vec<PathBuf>) -> Result<cli::workspace::Loaded, u8> {
+    let (paths, exclude) = if paths.is_empty() {
+        let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+        match cli::root::default_paths(&cwd) {
+            Ok(d) => (d.sources, d.exclude),
+            Err(e) => {
+                output::say(&e);
+                return Err(2);
+            }
+        }
     } else {
-        paths
+        (paths, Vec::new())
     };
-    let loaded = cli::workspace::load(&paths);
+    let mut all = first;
+    all.extend(paths);
+    let loaded = cli::workspace::load_excluding(&all, &exclude);
     if !loaded.io_errors.is_empty() {
         for e in &loaded.io_errors {
             output::say(e);
@@ -382,7 +468,16 @@ fn load(paths: Vec<PathBuf>) -> Result<cli::workspace::Loaded, u8> {
 }
 
 fn open(paths: Vec<PathBuf>) -> Result<Session, u8> {
-    let loaded = load(paths)?;
+    open_with(Vec::new(), paths)
+}
+
+/// The workspace of a command on one mesh: `mesh_file`, and `paths` or the workspace's.
+fn open_for_mesh(mesh_file: &std::path::Path, paths: Vec<PathBuf>) -> Result<Session, u8> {
+    open_with(vec![mesh_file.to_path_buf()], paths)
+}
+
+fn open_with(first: Vec<PathBuf>, paths: Vec<PathBuf>) -> Result<Session, u8> {
+    let loaded = load_with(first, paths)?;
     let mut sources: HashMap<FilePath, Arc<str>> = HashMap::new();
     sources.insert(
         FilePath::from(meshc::db::STDLIB_PATH),
@@ -439,13 +534,7 @@ fn build(
     target: Target,
     flags: &CheckFlags,
 ) -> u8 {
-    let mut all = vec![mesh_file.clone()];
-    all.extend(if paths.is_empty() {
-        vec![PathBuf::from(".")]
-    } else {
-        paths
-    });
-    let session = match open(all) {
+    let session = match open_for_mesh(&mesh_file, paths) {
         Ok(s) => s,
         Err(code) => return code,
     };
@@ -517,10 +606,35 @@ fn build(
     let refused_by_lock = !lock_refusals.is_empty();
     diags.extend(lock_refusals);
     let failed_checks = diags.iter().any(Diagnostic::is_error);
+    // A workspace that does not parse builds nothing: what a file with syntax errors
+    // meant to declare is unknown, so no manifest and no lock can be trusted.
+    let mut unparsed: Vec<String> = diags
+        .iter()
+        .filter(|d| {
+            matches!(
+                d.code,
+                Code::E0001 | Code::E0002 | Code::E0003 | Code::E0004 | Code::E0005
+            )
+        })
+        .map(|d| d.file.to_string())
+        .collect();
+    unparsed.sort();
+    unparsed.dedup();
     let code = report(diags, &session, flags);
     std::mem::forget(session);
     if refused_by_lock {
         output::say("nothing was written: the lock would change under --locked");
+        return 1;
+    }
+    if !unparsed.is_empty() {
+        let more = match unparsed.len() {
+            1 => String::new(),
+            n => format!(" and {} more", n - 1),
+        };
+        output::say(&format!(
+            "nothing was written: `{}`{more} does not parse",
+            unparsed[0]
+        ));
         return 1;
     }
     let manifests: Vec<(String, Vec<u8>)> = outcome

@@ -48,6 +48,19 @@ impl<'a> ModuleChecker<'a, '_> {
 
     fn check_requirement(&mut self, r: &'a Requirement, index: Option<usize>) {
         let Some(kind_ident) = &r.kind else {
+            // `requires db: postgres`: the kind forgotten (E0201, showing the line with it).
+            if let RequirementBody::Contract {
+                contract: Some(c), ..
+            } = &r.body
+            {
+                let info = self
+                    .cx
+                    .registry
+                    .contracts
+                    .get(c.name.as_str())
+                    .map(|c| &**c);
+                self.unknown_kind(r, info);
+            }
             return;
         };
         let kind = ProviderKind::from_name(&kind_ident.name);
@@ -174,10 +187,48 @@ impl<'a> ModuleChecker<'a, '_> {
 
     /// E0201: a provider kind outside the closed set.
     fn unknown_kind(&mut self, r: &Requirement, contract: Option<&ContractInfo>) {
+        let registry = self.cx.registry;
         let Some(kind) = &r.kind else {
+            // `requires db: postgres`: the kind forgotten.
+            let RequirementBody::Contract {
+                contract: Some(c), ..
+            } = &r.body
+            else {
+                return;
+            };
+            let answerer = contract
+                .and_then(|c| c.kind)
+                .unwrap_or(ProviderKind::Module);
+            let optional = if r.optional.is_some() { "?" } else { "" };
+            let help = if contract.is_none() && TYPE_NAMES.contains(&c.name.as_str()) {
+                format!(
+                    "an operator value is written with its kind: `requires {}: operator {}`",
+                    r.name.name, c.name
+                )
+            } else {
+                format!(
+                    "`{}` is answered by {}: write `requires {}{optional}: {} {}`",
+                    c.name,
+                    answerer.answerer(),
+                    r.name.name,
+                    answerer.as_str(),
+                    c.name
+                )
+            };
+            self.cx.report(
+                Diagnostic::new(
+                    Code::E0201,
+                    self.cx.path,
+                    c.span,
+                    format!(
+                        "`{}` names no provider kind before its contract `{}`: the provider kinds are `module`, `host`, `mesh` and `operator`",
+                        r.name.name, c.name
+                    ),
+                )
+                .with_help(help),
+            );
             return;
         };
-        let registry = self.cx.registry;
         let help = if let Some(seat) = registry.seats.get(kind.name.as_str()) {
             let answerer = registry
                 .contracts

@@ -3,7 +3,7 @@
 //! files aside first and renames them only when every write succeeded, under an exclusive
 //! lock on the output directory, so two racing builds never leave a mix.
 
-use std::fs::{self, File, OpenOptions};
+use std::fs::{self, File};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -17,26 +17,26 @@ pub fn write_all(dir: &Path, files: &[(String, Vec<u8>)]) -> Result<(), String> 
             super::workspace::plain(&e)
         )
     })?;
-    let lock_path = dir.join(".meshc-build.lock");
-    let lock = OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&lock_path)
-        .map_err(|e| {
-            format!(
-                "cannot write into `{}`: {}",
-                dir.display(),
-                super::workspace::plain(&e)
-            )
-        })?;
-    lock.lock().map_err(|e| {
+    // The directory itself is locked (no lock file is left beside the manifests).
+    let lock = File::open(dir).map_err(|e| {
         format!(
-            "cannot lock `{}`: {}",
-            lock_path.display(),
+            "cannot write into `{}`: {}",
+            dir.display(),
             super::workspace::plain(&e)
         )
     })?;
+    lock.lock().map_err(|e| {
+        format!(
+            "cannot lock `{}`: {}",
+            dir.display(),
+            super::workspace::plain(&e)
+        )
+    })?;
+    // The lock file earlier versions left behind, if it is there and empty.
+    let old_lock = dir.join(".meshc-build.lock");
+    if fs::metadata(&old_lock).is_ok_and(|m| m.is_file() && m.len() == 0) {
+        let _ = fs::remove_file(&old_lock);
+    }
     let mut staged: Vec<(PathBuf, PathBuf)> = Vec::new();
     let discard = |staged: &[(PathBuf, PathBuf)]| {
         for (a, _) in staged {
@@ -162,7 +162,6 @@ mod tests {
             .unwrap()
             .flatten()
             .map(|e| e.file_name().to_string_lossy().into_owned())
-            .filter(|n| n != ".meshc-build.lock")
             .collect();
         names.sort();
         names
@@ -192,6 +191,14 @@ mod tests {
                 listing(dir.path())
             );
         }
+    }
+
+    #[test]
+    fn a_build_leaves_only_its_files_and_removes_an_old_empty_lock_file() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(dir.path().join(".meshc-build.lock"), "").unwrap();
+        write_all(dir.path(), &files("new", &["a.json"])).unwrap();
+        assert_eq!(listing(dir.path()), ["a.json"]);
     }
 
     #[test]

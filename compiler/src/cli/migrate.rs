@@ -8,18 +8,11 @@ use std::path::{Path, PathBuf};
 /// Runs the migration; returns the exit status: 0 done (or nothing to change), 1 an old
 /// form could not be migrated or a file has syntax errors, 2 usage or I/O.
 pub fn run(paths: Vec<PathBuf>, write: bool) -> u8 {
-    let paths = if paths.is_empty() {
-        vec![PathBuf::from(".")]
-    } else {
-        paths
+    // No path: the workspace's (docs/workspace.md).
+    let loaded = match crate::load(paths) {
+        Ok(l) => l,
+        Err(code) => return code,
     };
-    let loaded = super::workspace::load(&paths);
-    if !loaded.io_errors.is_empty() {
-        for e in &loaded.io_errors {
-            output::say(e);
-        }
-        return 2;
-    }
     if let Some((_, p, _)) = loaded.unreadable.first() {
         output::say(&format!("`{p}` is not valid UTF-8: nothing was migrated"));
         return 2;

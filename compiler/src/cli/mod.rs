@@ -1,11 +1,15 @@
 //! The command line's I/O: reading workspaces, writing files, printing diagnostics.
 
 pub mod atomic;
+pub mod doc;
 pub mod engine;
+pub mod graph;
 pub mod import;
+pub mod manual;
 pub mod migrate;
 pub mod output;
 pub mod render;
+pub mod root;
 pub mod survey;
 pub mod take;
 pub mod workspace;

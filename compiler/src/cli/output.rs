@@ -47,6 +47,22 @@ pub fn finish(mut diags: Vec<Diagnostic>, deny: &[Deny]) -> Vec<Diagnostic> {
 }
 
 /// Prints `diags`; `files` is how many files were read (for the human summary).
+/// Whether human diagnostics are coloured (`--color`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug, clap::ValueEnum)]
+pub enum ColorChoice {
+    /// When standard error is a terminal and `NO_COLOR` is not set.
+    Auto,
+    Always,
+    Never,
+}
+
+static COLOR: std::sync::OnceLock<ColorChoice> = std::sync::OnceLock::new();
+
+/// Sets the colour choice for the rest of the process (once, from `--color`).
+pub fn set_color(choice: ColorChoice) {
+    let _ = COLOR.set(choice);
+}
+
 pub fn print(diags: &[Diagnostic], sources: &dyn SourceMap, format: Format, files: usize) {
     match format {
         Format::Json => {
@@ -59,7 +75,11 @@ pub fn print(diags: &[Diagnostic], sources: &dyn SourceMap, format: Format, file
         }
         Format::Human => {
             let stderr = std::io::stderr();
-            let color = stderr.is_terminal() && std::env::var_os("NO_COLOR").is_none();
+            let color = match COLOR.get().copied().unwrap_or(ColorChoice::Auto) {
+                ColorChoice::Always => true,
+                ColorChoice::Never => false,
+                ColorChoice::Auto => stderr.is_terminal() && std::env::var_os("NO_COLOR").is_none(),
+            };
             let text = render::to_human(diags, sources, color);
             let mut lock = stderr.lock();
             let _ = lock.write_all(text.as_bytes());

@@ -59,13 +59,7 @@ pub fn resolve(
     mesh_file: &Path,
     paths: Vec<PathBuf>,
 ) -> Result<(Session, std::sync::Arc<MeshOutcome>), u8> {
-    let mut all = vec![mesh_file.to_path_buf()];
-    all.extend(if paths.is_empty() {
-        vec![PathBuf::from(".")]
-    } else {
-        paths
-    });
-    let session = crate::open(all)?;
+    let session = crate::open_for_mesh(mesh_file, paths)?;
     let shown = super::workspace::display_path(mesh_file);
     let registry = meshc::db::registry(&session.db, session.ws);
     let meshes = meshc::resolve::meshes_in(&registry, &shown);

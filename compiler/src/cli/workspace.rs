@@ -23,8 +23,14 @@ pub struct Loaded {
 }
 
 /// Reads every `.mesh` file under `paths` (a file named directly is read whatever its
-/// extension). Symlink loops and unreadable directories are reported, not followed.
-pub fn load(paths: &[PathBuf]) -> Loaded {
+/// extension), leaving out every file at or under one of `exclude` (a workspace's
+/// excludes, see `mesh.toml`). Symlink loops and unreadable directories are reported,
+/// not followed.
+pub fn load_excluding(paths: &[PathBuf], exclude: &[PathBuf]) -> Loaded {
+    let exclude: Vec<PathBuf> = exclude
+        .iter()
+        .map(|p| std::fs::canonicalize(p).unwrap_or_else(|_| p.clone()))
+        .collect();
     let mut found: Vec<PathBuf> = Vec::new();
     let mut io_errors = Vec::new();
     let mut seen_dirs = HashSet::new();
@@ -38,7 +44,10 @@ pub fn load(paths: &[PathBuf]) -> Loaded {
     found.sort();
     // One file named twice (`lab.mesh` and `./lab.mesh`, or through a link) is read once.
     let mut seen_files = HashSet::new();
-    found.retain(|p| seen_files.insert(std::fs::canonicalize(p).unwrap_or_else(|_| p.clone())));
+    found.retain(|p| {
+        let canonical = std::fs::canonicalize(p).unwrap_or_else(|_| p.clone());
+        !exclude.iter().any(|x| canonical.starts_with(x)) && seen_files.insert(canonical)
+    });
     let mut loaded = Loaded {
         io_errors,
         ..Loaded::default()

@@ -244,8 +244,11 @@ pub fn to_human(diags: &[Diagnostic], sources: &dyn SourceMap, color: bool) -> S
         // ariadne names each excerpt's place from the masked text; a mask before it on
         // its line moves its column, so the true place is put back afterwards.
         let mut places: Vec<(String, String)> = Vec::new();
+        // Where the primary place and every label are: each excerpt's title is put right.
+        let mut labelled: Vec<(String, u32, u32)> = Vec::new();
         let mut place = |pos: &mut Positions<'_>, file: &FilePath, start: usize| {
             let (line, col) = pos.line_col(file, start as u32);
+            labelled.push((file.to_string(), line, col));
             if let Some(m) = shown.get(file) {
                 let (ml, mc) = m.line_col(m.offset(start));
                 if (ml, mc) != (line, col) {
@@ -287,9 +290,61 @@ pub fn to_human(diags: &[Diagnostic], sources: &dyn SourceMap, color: bool) -> S
         for (shown_place, true_place) in places {
             one = one.replacen(&shown_place, &true_place, 1);
         }
+        let one = retitle_excerpts(&one, &labelled);
         out.extend_from_slice(one.as_bytes());
     }
     String::from_utf8_lossy(&out).into_owned()
+}
+
+/// ariadne titles a second excerpt of a file with the report's own place
+/// (`├─[ lab.mesh:11:35 ]` above line 2). Each later excerpt is titled with the place of
+/// the first label on the first line it shows.
+fn retitle_excerpts(text: &str, labelled: &[(String, u32, u32)]) -> String {
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    let mut out = String::with_capacity(text.len());
+    for (k, line) in lines.iter().enumerate() {
+        let fixed = (|| {
+            let open = line.find("├─[ ")? + "├─[ ".len();
+            let close = open + line[open..].find(" ]")?;
+            let mut parts = line[open..close].rsplitn(3, ':');
+            let (_col, _line, file) = (parts.next()?, parts.next()?, parts.next()?);
+            // The first excerpt line below: `  2 │ …`, colour codes left aside.
+            let shown: u32 = lines[k + 1..].iter().find_map(|l| {
+                let plain: String = strip_ansi(l);
+                let (num, rest) = plain.trim_start().split_once(' ')?;
+                (rest.starts_with('│') && !num.is_empty()).then(|| num.parse().ok())?
+            })?;
+            let col = labelled
+                .iter()
+                .filter(|(f, l, _)| f == file && *l == shown)
+                .map(|(_, _, c)| *c)
+                .min()?;
+            Some(format!(
+                "{}{file}:{shown}:{col}{}",
+                &line[..open],
+                &line[close..]
+            ))
+        })();
+        out.push_str(fixed.as_deref().unwrap_or(line));
+    }
+    out
+}
+
+fn strip_ansi(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' {
+            for c in chars.by_ref() {
+                if c.is_ascii_alphabetic() {
+                    break;
+                }
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// What a masked secret is shown as, whatever its length: a mask of fixed width gives
@@ -427,6 +482,41 @@ fn clamp(r: std::ops::Range<usize>, text: &str) -> std::ops::Range<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// ariadne titles a second excerpt of the same file with the report's own place; the
+    /// title is that of the label the excerpt shows.
+    #[test]
+    fn a_second_excerpt_of_one_file_is_titled_with_its_own_place() {
+        let shown = "[E0513] Error: x\n    ╭─[ c.mesh:11:35 ]\n    │\n 11 │   assign\n    │\n    ├─[ c.mesh:11:35 ]\n    │\n  2 │   requires workers\n";
+        let labelled = vec![("c.mesh".to_string(), 11, 35), ("c.mesh".to_string(), 2, 3)];
+        let fixed = retitle_excerpts(shown, &labelled);
+        assert!(fixed.contains("╭─[ c.mesh:11:35 ]"), "{fixed}");
+        assert!(fixed.contains("├─[ c.mesh:2:3 ]"), "{fixed}");
+        // Another file's excerpt keeps its title.
+        let other = shown.replace("├─[ c.mesh:11:35 ]", "├─[ <std>/std.mesh:66:3 ]");
+        assert_eq!(retitle_excerpts(&other, &labelled), other);
+    }
+
+    #[test]
+    fn the_rendered_excerpt_of_a_label_in_the_same_file_names_its_line() {
+        struct One(String);
+        impl SourceMap for One {
+            fn text(&self, f: &FilePath) -> Option<&str> {
+                (&**f == "c.mesh").then_some(self.0.as_str())
+            }
+            fn secrets(&self) -> HashMap<FilePath, Vec<Span>> {
+                HashMap::new()
+            }
+        }
+        let text = "module app {\n  requires workers: operator int in 1..8\n}\n\n\n\n\n\n\n\nassign app to alpha { workers = 100 }\n";
+        let at = text.find("100").unwrap();
+        let file = FilePath::from("c.mesh");
+        let d = Diagnostic::new(Code::E0513, &file, Span::new(at, at + 3), "does not fit")
+            .with_label(Span::new(15, 52), "declared here");
+        let out = to_human(&[d], &One(text.to_string()), false);
+        assert!(out.contains("╭─[ c.mesh:11:"), "{out}");
+        assert!(out.contains("├─[ c.mesh:2:3 ]"), "{out}");
+    }
 
     #[test]
     fn a_mask_has_one_width_and_positions_follow_it() {

@@ -336,7 +336,16 @@ impl<'m> Resolver<'m> {
     }
 
     /// A diagnostic naming node, instance and key for a value that does not fit (E0513).
-    fn does_not_fit(&self, i: usize, key: &str, span: Span, why: &str) -> Diagnostic {
+    /// `default`: whether leaving the entry out takes a default, so the help offers it
+    /// only where there is one.
+    fn does_not_fit(
+        &self,
+        i: usize,
+        key: &str,
+        span: Span,
+        why: &str,
+        default: bool,
+    ) -> Diagnostic {
         self.diag(
             Code::E0513,
             span,
@@ -346,9 +355,15 @@ impl<'m> Resolver<'m> {
                 self.node_name(i)
             ),
         )
-        .with_help(format!(
-            "write a literal that fits `{key}` as the module declares it (see the label), or leave it out to take the default"
-        ))
+        .with_help(if default {
+            format!(
+                "write a literal that fits `{key}` as the module declares it (see the label), or leave it out to take the default"
+            )
+        } else {
+            format!(
+                "write a literal that fits `{key}` as the module declares it (see the label); it has no default, so the assignment must give one"
+            )
+        })
     }
 
     fn judge_operator_value(
@@ -407,11 +422,16 @@ impl<'m> Resolver<'m> {
             }
             Err(why) => {
                 let why = why.unwrap_or_else(|| "the value did not parse".into());
-                let d = self.does_not_fit(i, key, value.span(), &why).with_label_in(
-                    &self.module_of(i).expect("known module").path,
-                    req.ast.span,
-                    format!("`{key}` is an operator {}", op.ty),
-                );
+                let mut d = self
+                    .does_not_fit(i, key, value.span(), &why, op.default.is_some())
+                    .with_label_in(
+                        &self.module_of(i).expect("known module").path,
+                        req.ast.span,
+                        format!("`{key}` is an operator {}", op.ty),
+                    );
+                if let Some(help) = quoted_bool_help(key, &op.ty, value) {
+                    d = d.with_help(help);
+                }
                 self.refuse(i, d);
                 self.instances[i].settings.values.insert(key, None);
             }
@@ -495,6 +515,7 @@ impl<'m> Resolver<'m> {
                     &key,
                     value.span(),
                     "the definition already sets it; an assignment sets only given fields the definition left open",
+                    true,
                 )
                 .with_label_in(&path, set.span(), "set by the definition here");
             self.refuse(i, d);
@@ -510,13 +531,16 @@ impl<'m> Resolver<'m> {
             Ok(v) => Some(v),
             Err(why) => {
                 let why = why.unwrap_or_else(|| "the value did not parse".into());
-                let d = self
-                    .does_not_fit(i, &key, value.span(), &why)
+                let mut d = self
+                    .does_not_fit(i, &key, value.span(), &why, info.default.is_some())
                     .with_label_in(
                         &contract.file,
                         info.span,
                         format!("`{}` is declared here", field.name),
                     );
+                if let Some(help) = quoted_bool_help(&key, &info.ty, value) {
+                    d = d.with_help(help);
+                }
                 self.refuse(i, d);
                 None
             }
@@ -670,7 +694,7 @@ impl<'m> Resolver<'m> {
             Ok(p) => places(self, p),
             Err(why) => {
                 let why = why.unwrap_or_else(|| "the placement did not parse".into());
-                let d = self.does_not_fit(i, key, at.span(), &why);
+                let d = self.does_not_fit(i, key, at.span(), &why, contract != Some("access"));
                 self.refuse(i, d);
                 places(self, Placement::Refused);
             }
@@ -718,4 +742,25 @@ pub(crate) fn is_network_name(name: &str) -> bool {
     chars.next().is_some_and(|c| c.is_ascii_alphanumeric())
         && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'))
         && name.len() <= 128
+}
+
+/// For a bool written as text (`debug = "no"`): how a bool is written.
+fn quoted_bool_help(key: &str, ty: &Ty, value: &Expr) -> Option<String> {
+    if *ty != Ty::Bool {
+        return None;
+    }
+    let Expr::Str(s) = value else { return None };
+    let text = s.as_plain()?;
+    let meant = match text.trim().to_ascii_lowercase().as_str() {
+        "true" | "yes" | "on" | "1" | "y" | "enabled" => "true",
+        "false" | "no" | "off" | "0" | "n" | "disabled" => "false",
+        _ => {
+            return Some(format!(
+                "a bool is `true` or `false`, without quotes: `{key} = true`"
+            ));
+        }
+    };
+    Some(format!(
+        "a bool is `true` or `false`, without quotes: write `{key} = {meant}`"
+    ))
 }

@@ -226,7 +226,10 @@ impl<'m> Resolver<'m> {
 
     /// What would answer a contract nobody in the mesh provides.
     fn no_provider_help(&mut self, i: usize, contract: &str) -> String {
-        let modules = self.workspace_modules_providing(contract);
+        let mut modules = self.workspace_modules_providing(contract);
+        // The module named like the contract (the standard provider: `postgres` for
+        // `postgres`) first; the others in name order.
+        modules.sort_by(|a, b| (a != contract, a).cmp(&(b != contract, b)));
         if modules.is_empty() {
             format!(
                 "no module of the workspace provides `{contract}`; write one with `provides {contract} {{ … }}` and assign it"

@@ -694,6 +694,31 @@ impl<'a> Parser<'a> {
         self.expect(TokenKind::Colon, "`:` and a provider kind")?;
         let kind =
             self.ident_same_line("a provider kind (`module`, `host`, `mesh` or `operator`)")?;
+        // `requires db: postgres`: a contract with its kind forgotten. It is kept as a
+        // requirement with no kind, so the checker can name the kinds and show the line
+        // with the one the contract takes (E0201).
+        if !["module", "host", "mesh", "operator"].contains(&kind.name.as_str())
+            && (self.kind() != TokenKind::Ident || self.peek().newline_before)
+        {
+            let (narrowing, block) = if self.kind() == TokenKind::LBrace {
+                let (n, s) = self.block("the narrowing", |p| p.narrowing());
+                (n, Some(s))
+            } else {
+                (Vec::new(), None)
+            };
+            return Some(Requirement {
+                docs,
+                name,
+                optional,
+                kind: None,
+                body: RequirementBody::Contract {
+                    contract: Some(kind),
+                    narrowing,
+                    block,
+                },
+                span: self.span_from(start),
+            });
+        }
         let body = if kind.name == "operator" {
             let ty = self.type_expr();
             let refinements = self.refinements();

@@ -6,7 +6,8 @@
 //! JSON document, run the same number of times, and prints each command's median as a
 //! ratio of the floor's, since wall times on a shared machine swing more than ratios.
 //!
-//! Run: `cargo run --release --bin meshc-bench` (options: `--sizes 100,1000,10000`,
+//! Run: `cargo build --release -p meshc --examples`, then
+//! `target/release/examples/meshc-bench` (options: `--sizes 100,1000,10000`,
 //! `--runs 5`, `--meshc target/release/meshc`, `--keep DIR`, `--python python3`; the
 //! floor is left out when python does not run).
 
@@ -223,7 +224,7 @@ fn main() {
     }
     let meshc = std::fs::canonicalize(&meshc).unwrap_or_else(|_| {
         eprintln!(
-            "meshc-bench: no meshc at `{}`; build it with `cargo build --release`",
+            "meshc-bench: no meshc at `{}`; build it with `cargo build --release -p meshc`",
             meshc.display()
         );
         std::process::exit(2);

@@ -1,0 +1,168 @@
+//! `meshc doc` on the catalogue: a page per module and contract in HTML and Markdown,
+//! every link leading to a page that exists, and for each contract the modules that
+//! provide it and those that require it, as the definitions say.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+fn meshc(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_meshc"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("meshc runs")
+}
+
+/// `(keyword, name)` of every item the catalogue's files declare, read from the text.
+fn declared(keyword: &str) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    for e in std::fs::read_dir(repo().join("catalogue")).unwrap() {
+        let text = std::fs::read_to_string(e.unwrap().path()).unwrap();
+        for line in text.lines() {
+            if let Some(rest) = line.strip_prefix(&format!("{keyword} ")) {
+                out.insert(rest.split_whitespace().next().unwrap().to_string());
+            }
+        }
+    }
+    out
+}
+
+fn links(page: &str, open: &str, close: char) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = page;
+    while let Some(i) = rest.find(open) {
+        rest = &rest[i + open.len()..];
+        out.push(rest[..rest.find(close).unwrap()].to_string());
+    }
+    out
+}
+
+#[test]
+fn the_catalogue_has_a_page_per_item_and_every_link_leads_somewhere() {
+    let out = tempfile::tempdir().unwrap();
+    let dir = out.path().join("reference");
+    let run = meshc(
+        &repo(),
+        &["doc", "catalogue", "--out", dir.to_str().unwrap()],
+    );
+    assert_eq!(
+        run.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let modules = declared("module");
+    assert!(modules.len() > 20);
+    let mut contracts = declared("contract");
+    let std = std::fs::read_to_string(repo().join("stdlib-contracts/std.mesh")).unwrap();
+    for line in std.lines() {
+        if let Some(rest) = line.strip_prefix("contract ") {
+            contracts.insert(rest.split_whitespace().next().unwrap().to_string());
+        }
+    }
+    let index = std::fs::read_to_string(dir.join("index.html")).unwrap();
+    for m in &modules {
+        for ext in ["html", "md"] {
+            assert!(
+                dir.join(format!("module.{m}.{ext}")).is_file(),
+                "no page for module {m}"
+            );
+        }
+        assert!(
+            index.contains(&format!("href=\"module.{m}.html\"")),
+            "index lacks {m}"
+        );
+    }
+    for c in &contracts {
+        for ext in ["html", "md"] {
+            assert!(
+                dir.join(format!("contract.{c}.{ext}")).is_file(),
+                "no page for contract {c}"
+            );
+        }
+    }
+    let pages: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(pages.len(), 2 * (1 + modules.len() + contracts.len()));
+    for page in &pages {
+        let text = std::fs::read_to_string(page).unwrap();
+        let targets = if page.extension().unwrap() == "html" {
+            assert!(text.starts_with("<!doctype html>"));
+            links(&text, "href=\"", '"')
+        } else {
+            links(&text, "](", ')')
+        };
+        for t in targets {
+            assert!(
+                dir.join(&t).is_file(),
+                "{}: `{t}` leads nowhere",
+                page.display()
+            );
+        }
+    }
+    // Providers and consumers, as the definitions say.
+    let postgres = std::fs::read_to_string(dir.join("contract.postgres.md")).unwrap();
+    let provided_by = postgres
+        .split("## Provided by")
+        .nth(1)
+        .unwrap()
+        .split("## Required by")
+        .next()
+        .unwrap();
+    let mut providers = BTreeSet::new();
+    for e in std::fs::read_dir(repo().join("catalogue")).unwrap() {
+        let text = std::fs::read_to_string(e.unwrap().path()).unwrap();
+        if text.contains("provides postgres {") {
+            let name = text
+                .lines()
+                .find_map(|l| l.strip_prefix("module "))
+                .unwrap();
+            providers.insert(name.split_whitespace().next().unwrap().to_string());
+        }
+    }
+    assert!(providers.len() >= 2);
+    for p in &providers {
+        assert!(
+            provided_by.contains(&format!("[{p}](module.{p}.md)")),
+            "{postgres}"
+        );
+    }
+    assert!(
+        postgres.contains("- [forgejo](module.forgejo.md) (`db`)"),
+        "{postgres}"
+    );
+    let route = std::fs::read_to_string(dir.join("contract.route.md")).unwrap();
+    assert!(route.contains("the holder of the seat `proxy`"), "{route}");
+    assert!(
+        route.contains("`public_name` — given: the consumer sets it"),
+        "{route}"
+    );
+    // A module's page holds its doc comments, requirements as written and containers.
+    let forgejo = std::fs::read_to_string(dir.join("module.forgejo.html")).unwrap();
+    assert!(forgejo.contains("Forgejo, a self-hosted software forge"));
+    assert!(forgejo.contains("requires db: module postgres { password len 32.. }"));
+    assert!(forgejo.contains("<a href=\"contract.postgres.html\">postgres</a>"));
+    assert!(forgejo.contains("<code>codeberg.org/forgejo/forgejo:9.0.3</code>"));
+}
+
+#[test]
+fn a_file_that_does_not_parse_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("bad.mesh"), "module broken {\n").unwrap();
+    let run = meshc(dir.path(), &["doc", "--out", "reference"]);
+    assert_eq!(run.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&run.stderr);
+    assert!(err.contains("E0005"), "{err}");
+    assert!(err.contains("nothing was written"), "{err}");
+    assert!(!dir.path().join("reference").exists());
+}

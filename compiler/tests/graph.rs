@@ -1,0 +1,359 @@
+//! `meshc graph` on the catalogue's meshes: the drawing's structure matches what `meshc
+//! build` resolves (every node, every instance, an arrow per consumer and provider with
+//! the rule that chose it, seats marked, instances left out shown with why), in SVG, DOT
+//! and Mermaid; and the SVG is opened in headless Chromium, whose screenshot is kept in
+//! target/graph-artefacts/ for a person to look at.
+
+use serde_json::Value;
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+fn meshc(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_meshc"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("meshc runs")
+}
+
+fn text(out: &Output) -> String {
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout.clone()).unwrap()
+}
+
+/// The manifests `meshc build` writes for `mesh` (a file of the catalogue).
+fn manifests(mesh: &str) -> Vec<Value> {
+    let out = tempfile::tempdir().unwrap();
+    let built = meshc(
+        &repo(),
+        &[
+            "build",
+            &format!("catalogue/{mesh}"),
+            "catalogue",
+            "--out",
+            out.path().to_str().unwrap(),
+            "--locked",
+        ],
+    );
+    assert_eq!(built.status.code(), Some(0));
+    let mut all: Vec<Value> = std::fs::read_dir(out.path())
+        .unwrap()
+        .map(|e| {
+            serde_json::from_str(&std::fs::read_to_string(e.unwrap().path()).unwrap()).unwrap()
+        })
+        .collect();
+    all.sort_by_key(|m: &Value| m["node"].as_str().unwrap().to_string());
+    all
+}
+
+/// Every value of attribute `attr` on the groups whose class is `class`.
+fn attrs(svg: &str, class: &str, attr: &str) -> Vec<String> {
+    svg.split("<g class=\"")
+        .skip(1)
+        .filter(|g| g.starts_with(class) && g[class.len()..].starts_with('"'))
+        .filter_map(|g| {
+            let head = &g[..g.find('>').unwrap()];
+            let at = head.find(&format!(" {attr}=\""))? + attr.len() + 3;
+            Some(head[at..at + head[at..].find('"').unwrap()].to_string())
+        })
+        .collect()
+}
+
+/// Tags open and close in order: the SVG is well formed as far as a browser cares.
+fn balanced(svg: &str) {
+    let mut stack: Vec<String> = Vec::new();
+    let mut rest = svg;
+    while let Some(i) = rest.find('<') {
+        rest = &rest[i + 1..];
+        let end = rest.find('>').expect("a tag ends");
+        let tag = &rest[..end];
+        rest = &rest[end + 1..];
+        if tag.ends_with('/') {
+            continue;
+        }
+        let name: String = tag
+            .trim_start_matches('/')
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '-')
+            .collect();
+        if tag.starts_with('/') {
+            assert_eq!(
+                stack.pop().as_deref(),
+                Some(name.as_str()),
+                "</{name}> closes another tag"
+            );
+        } else {
+            stack.push(name);
+        }
+    }
+    assert!(stack.is_empty(), "unclosed: {stack:?}");
+}
+
+#[test]
+fn the_lab_is_drawn_as_it_resolves() {
+    let svg = text(&meshc(
+        &repo(),
+        &["graph", "catalogue/lab.mesh", "catalogue"],
+    ));
+    assert!(svg.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\""));
+    balanced(&svg);
+    let built = manifests("lab.mesh");
+    // Every node is a box, in the mesh's order.
+    assert_eq!(attrs(&svg, "node", "data-node"), ["alpha", "beta", "gamma"]);
+    // Every instance sits in its node's box.
+    let drawn: BTreeSet<String> = ["instance", "instance seat", "instance left-out"]
+        .iter()
+        .flat_map(|class| {
+            attrs(&svg, class, "data-node")
+                .into_iter()
+                .zip(attrs(&svg, class, "data-instance"))
+        })
+        .map(|(n, i)| format!("{n}/{i}"))
+        .collect();
+    let mut expected_instances = BTreeSet::new();
+    // Every module requirement is an arrow from its consumer to its provider, with the
+    // rule that chose it.
+    let mut expected_edges = BTreeSet::new();
+    for m in &built {
+        let node = m["node"].as_str().unwrap();
+        for inst in m["instances"].as_array().unwrap() {
+            let name = inst["instance"].as_str().unwrap();
+            expected_instances.insert(format!("{node}/{name}"));
+            for (req, r) in inst["requirements"].as_object().unwrap() {
+                if r["kind"] == "module" && r.get("provider").is_some() {
+                    expected_edges.insert(format!(
+                        "{node}/{name} {req} -> {}/{} {}",
+                        r["provider"]["node"].as_str().unwrap(),
+                        r["provider"]["instance"].as_str().unwrap(),
+                        r["by"].as_str().unwrap()
+                    ));
+                }
+            }
+        }
+        assert!(m["left_out"].as_array().unwrap().is_empty());
+    }
+    assert_eq!(drawn, expected_instances);
+    let from = attrs(&svg, "edge", "data-from");
+    let to = attrs(&svg, "edge", "data-to");
+    let by = attrs(&svg, "edge", "data-by");
+    let reqs = attrs(&svg, "edge", "data-requirements");
+    let mut edges = BTreeSet::new();
+    for k in 0..from.len() {
+        for req in reqs[k].split(' ') {
+            assert!(
+                edges.insert(format!("{} {req} -> {} {}", from[k], to[k], by[k])),
+                "drawn twice"
+            );
+        }
+    }
+    assert_eq!(edges, expected_edges);
+    // All four rules appear in the lab, each in its colour and in the legend.
+    for rule in ["pin", "seat", "node", "only"] {
+        assert!(by.iter().any(|b| b == rule), "no `{rule}` arrow");
+        assert!(svg.contains(&format!("{rule}: ")), "legend lacks {rule}");
+    }
+    // An arrow's label names the contract: forgejo's database is pinned to postgres.
+    assert!(svg.contains("db: postgres · pin"));
+    // The seats are marked on their holders.
+    let seats: BTreeSet<String> = attrs(&svg, "instance seat", "data-instance")
+        .into_iter()
+        .collect();
+    let expected: BTreeSet<String> = ["openbao", "caddy", "rabbitmq", "powerdns"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    assert_eq!(seats, expected);
+    assert!(svg.contains("★ seat vault"));
+    assert!(attrs(&svg, "instance left-out", "data-instance").is_empty());
+}
+
+#[test]
+fn dot_and_mermaid_say_the_same() {
+    let svg = text(&meshc(
+        &repo(),
+        &["graph", "catalogue/single.mesh", "catalogue"],
+    ));
+    let arrows = attrs(&svg, "edge", "data-from").len();
+    assert!(arrows > 5);
+    let dot = text(&meshc(
+        &repo(),
+        &[
+            "graph",
+            "catalogue/single.mesh",
+            "catalogue",
+            "--format",
+            "dot",
+        ],
+    ));
+    assert!(dot.starts_with("digraph \"single\" {"), "{dot}");
+    assert_eq!(dot.matches("subgraph \"cluster_").count(), 1);
+    assert_eq!(dot.matches(" -> ").count(), arrows);
+    assert!(dot.contains("seat: vault"));
+    let mermaid = text(&meshc(
+        &repo(),
+        &[
+            "graph",
+            "catalogue/single.mesh",
+            "catalogue",
+            "--format",
+            "mermaid",
+        ],
+    ));
+    assert!(mermaid.starts_with("flowchart LR\n"));
+    assert_eq!(mermaid.matches("  subgraph ").count(), 1);
+    assert_eq!(mermaid.matches(" -->|").count(), arrows);
+    assert_eq!(mermaid.matches("  linkStyle ").count(), arrows);
+}
+
+#[test]
+fn an_instance_left_out_is_drawn_with_why() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("m.mesh"),
+        r#"module app {
+  requires workers: operator int in 1..8
+  container app {
+    image "busybox:1.36.1"
+    env { WORKERS = workers }
+  }
+}
+module web {
+  container web { image "busybox:1.36.1" }
+}
+mesh tiny {
+  node alpha { private_name = "alpha.internal" }
+  assign app to alpha
+  assign web to alpha
+}
+"#,
+    )
+    .unwrap();
+    let out = meshc(dir.path(), &["graph", "m.mesh", "--out", "tiny.svg"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("1 assignment is left out"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let svg = std::fs::read_to_string(dir.path().join("tiny.svg")).unwrap();
+    balanced(&svg);
+    assert_eq!(attrs(&svg, "instance left-out", "data-instance"), ["app"]);
+    assert_eq!(attrs(&svg, "instance", "data-instance"), ["web"]);
+    assert!(svg.contains("E0501"), "the reason is shown");
+    // Nothing but the drawing was written.
+    let mut names: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["m.mesh", "tiny.svg"]);
+}
+
+#[test]
+fn a_file_with_no_mesh_is_said() {
+    let out = meshc(&repo(), &["graph", "catalogue/postgres.mesh", "catalogue"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("declares no mesh"));
+}
+
+fn chromium() -> Option<PathBuf> {
+    ["chromium", "chromium-browser", "google-chrome"]
+        .iter()
+        .find_map(|name| {
+            std::env::var_os("PATH").and_then(|paths| {
+                std::env::split_paths(&paths)
+                    .map(|p| p.join(name))
+                    .find(|p| p.is_file())
+            })
+        })
+}
+
+/// The lab's SVG opened in a real browser: the screenshot is a PNG of the drawing's
+/// size, kept in target/graph-artefacts/lab.png for a person to look at.
+#[test]
+fn a_browser_draws_the_lab() {
+    let Some(browser) = chromium() else {
+        assert!(
+            std::env::var_os("MESHC_REQUIRE_BROWSER").is_none(),
+            "MESHC_REQUIRE_BROWSER is set and no chromium is on PATH"
+        );
+        eprintln!("skipped: no chromium on PATH (Debian: apt-get install chromium)");
+        return;
+    };
+    let svg = text(&meshc(
+        &repo(),
+        &["graph", "catalogue/lab.mesh", "catalogue"],
+    ));
+    let size = |attr: &str| -> u32 {
+        let at = svg.find(&format!(" {attr}=\"")).unwrap() + attr.len() + 3;
+        svg[at..at + svg[at..].find('"').unwrap()].parse().unwrap()
+    };
+    let (w, h) = (size("width"), size("height"));
+    let artefacts = repo().join("target/graph-artefacts");
+    std::fs::create_dir_all(&artefacts).unwrap();
+    let svg_path = artefacts.join("lab.svg");
+    let png = artefacts.join("lab.png");
+    std::fs::write(&svg_path, &svg).unwrap();
+    let _ = std::fs::remove_file(&png);
+    let profile = tempfile::tempdir().unwrap();
+    let out = Command::new(browser)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--hide-scrollbars",
+        ])
+        .arg(format!("--user-data-dir={}", profile.path().display()))
+        .arg(format!("--window-size={w},{h}"))
+        .arg(format!("--screenshot={}", png.display()))
+        .arg(format!("file://{}", svg_path.display()))
+        .output()
+        .expect("chromium runs");
+    assert!(
+        png.is_file(),
+        "no screenshot: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let bytes = std::fs::read(&png).unwrap();
+    assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n");
+    let width = u32::from_be_bytes(bytes[16..20].try_into().unwrap());
+    let height = u32::from_be_bytes(bytes[20..24].try_into().unwrap());
+    assert_eq!((width, height), (w, h));
+    // A drawing, not a blank page: the PNG of a white page of this size is a few KB.
+    assert!(bytes.len() > 100_000, "{} bytes", bytes.len());
+    eprintln!("screenshot: {}", png.display());
+}
+
+/// The picture in docs/graph.md is what this meshc draws (`MESHC_BLESS=1` redraws it).
+#[test]
+fn the_picture_in_the_docs_is_current() {
+    let svg = text(&meshc(
+        &repo(),
+        &["graph", "catalogue/lab.mesh", "catalogue"],
+    ));
+    let shipped = repo().join("docs/images/lab.svg");
+    if std::env::var_os("MESHC_BLESS").is_some() {
+        std::fs::write(&shipped, &svg).unwrap();
+    }
+    assert!(
+        std::fs::read_to_string(&shipped).unwrap() == svg,
+        "docs/images/lab.svg is not what `meshc graph catalogue/lab.mesh catalogue` draws; \
+         MESHC_BLESS=1 redraws it"
+    );
+    let doc = std::fs::read_to_string(repo().join("docs/graph.md")).unwrap();
+    assert!(doc.contains("](images/lab.svg)"));
+}

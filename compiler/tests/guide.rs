@@ -1,0 +1,420 @@
+//! The language guide (docs/guide/src) is tested as a user reads it:
+//!
+//! - every ```mesh block is checked: alone (`mesh`), with the catalogue beside it
+//!   (`mesh,catalogue`), or as a deliberate error whose code is named
+//!   (`mesh,error=E0302`: that code must be reported); a block that is a file of a
+//!   page's workspace (`file=PATH`) is checked by the page's replay;
+//! - a page with ```console blocks is replayed in a temporary folder holding a copy of
+//!   the catalogue: blocks marked `file=PATH` write PATH, and each `$ COMMAND` runs with
+//!   this meshc first on PATH and must print exactly the lines below it.
+//!   `MESHC_BLESS=1` rewrites those lines from what the commands print instead;
+//! - every link between pages leads to a page that exists, and SUMMARY.md lists every
+//!   page;
+//! - no page points outside the repository's guide for what it explains.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+fn guide() -> PathBuf {
+    repo().join("docs/guide/src")
+}
+
+fn pages() -> Vec<PathBuf> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                walk(&p, out);
+            } else if p.extension().is_some_and(|x| x == "md") {
+                out.push(p);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(&guide(), &mut out);
+    out.sort();
+    assert!(out.len() > 5, "the guide has pages");
+    out
+}
+
+/// A fenced block: its info string, its text, and the byte range of the text.
+struct Block {
+    info: String,
+    text: String,
+    line: usize,
+    range: std::ops::Range<usize>,
+}
+
+fn blocks(page: &str) -> Vec<Block> {
+    let mut out = Vec::new();
+    let mut at = 0;
+    let mut open: Option<(String, usize, usize)> = None;
+    for (n, line) in page.split_inclusive('\n').enumerate() {
+        let trimmed = line.trim_end();
+        match &open {
+            None if trimmed.starts_with("```") => {
+                open = Some((trimmed[3..].trim().to_string(), at + line.len(), n + 1));
+            }
+            Some((info, start, first)) if trimmed == "```" => {
+                out.push(Block {
+                    info: info.clone(),
+                    text: page[*start..at].to_string(),
+                    line: *first,
+                    range: *start..at,
+                });
+                open = None;
+            }
+            _ => {}
+        }
+        at += line.len();
+    }
+    assert!(open.is_none(), "a fenced block is not closed");
+    out
+}
+
+fn words(info: &str) -> Vec<&str> {
+    info.split([',', ' ']).filter(|w| !w.is_empty()).collect()
+}
+
+fn attr<'a>(info: &'a str, key: &str) -> Option<&'a str> {
+    words(info)
+        .into_iter()
+        .find_map(|w| w.strip_prefix(key).and_then(|r| r.strip_prefix('=')))
+}
+
+fn meshc_json(dir: &Path, args: &[&str]) -> (Option<i32>, serde_json::Value, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_meshc"))
+        .args(args)
+        .args(["--format", "json"])
+        .current_dir(dir)
+        .output()
+        .expect("meshc runs");
+    let v = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "meshc printed no JSON ({e}): {}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    (
+        out.status.code(),
+        v,
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn error_codes(v: &serde_json::Value) -> Vec<String> {
+    v["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["severity"] == "error")
+        .map(|d| d["code"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn every_mesh_example_checks_or_fails_as_it_says() {
+    let catalogue = repo().join("catalogue");
+    let mut checked = 0;
+    for page in pages() {
+        let text = std::fs::read_to_string(&page).unwrap();
+        let name = page.strip_prefix(guide()).unwrap().display().to_string();
+        for b in blocks(&text) {
+            let w = words(&b.info);
+            if w.first() != Some(&"mesh") {
+                assert!(
+                    !b.info.starts_with("mesh"),
+                    "{name}:{}: unknown block kind `{}`",
+                    b.line,
+                    b.info
+                );
+                continue;
+            }
+            for word in &w[1..] {
+                assert!(
+                    *word == "catalogue" || word.starts_with("error=") || word.starts_with("file="),
+                    "{name}:{}: unknown mark `{word}` (mesh, catalogue, error=CODE, file=PATH)",
+                    b.line
+                );
+            }
+            if attr(&b.info, "file").is_some() {
+                // A file of a page's workspace: the page's replay checks it with the
+                // rest of that workspace (see the next test).
+                assert!(
+                    text.contains("\n$ meshc check"),
+                    "{name}:{}: a `file=` block on a page that never runs `meshc check`",
+                    b.line
+                );
+                continue;
+            }
+            let dir = tempfile::tempdir().unwrap();
+            std::fs::write(dir.path().join("example.mesh"), &b.text).unwrap();
+            let mut args = vec!["check", "example.mesh"];
+            let cat = catalogue.to_str().unwrap();
+            if w.contains(&"catalogue") {
+                args.push(cat);
+            }
+            let (code, v, stderr) = meshc_json(dir.path(), &args);
+            let errors = error_codes(&v);
+            match attr(&b.info, "error") {
+                Some(expected) => {
+                    assert!(
+                        errors.iter().any(|c| c == expected),
+                        "{name}:{}: the example should be refused with {expected}, got {errors:?}\n{}",
+                        b.line,
+                        b.text
+                    );
+                    assert_eq!(code, Some(1), "{name}:{}", b.line);
+                }
+                None => {
+                    assert!(
+                        errors.is_empty(),
+                        "{name}:{}: the example is refused: {v}\n{stderr}\n{}",
+                        b.line,
+                        b.text
+                    );
+                    assert_eq!(code, Some(0), "{name}:{}", b.line);
+                }
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked >= 20, "only {checked} examples");
+}
+
+/// Trailing spaces are not part of what a reader sees (ariadne pads some lines).
+fn shown(s: &str) -> String {
+    s.lines().map(|l| format!("{}\n", l.trim_end())).collect()
+}
+
+#[test]
+fn the_pages_with_commands_print_what_they_show() {
+    let bless = std::env::var_os("MESHC_BLESS").is_some();
+    let bin_dir = Path::new(env!("CARGO_BIN_EXE_meshc")).parent().unwrap();
+    let path = format!(
+        "{}:{}",
+        bin_dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let mut replayed = 0;
+    for page in pages() {
+        let text = std::fs::read_to_string(&page).unwrap();
+        let all = blocks(&text);
+        if !all.iter().any(|b| b.info == "console") {
+            continue;
+        }
+        let name = page.strip_prefix(guide()).unwrap().display().to_string();
+        let root = tempfile::tempdir().unwrap();
+        copy_dir(&repo().join("catalogue"), &root.path().join("catalogue"));
+        let mut cwd = root.path().to_path_buf();
+        let mut rewritten = text.clone();
+        // Replacements are applied from the end so earlier ranges stay valid.
+        let mut replacements: Vec<(std::ops::Range<usize>, String)> = Vec::new();
+        for b in &all {
+            if let Some(file) = attr(&b.info, "file") {
+                std::fs::write(cwd.join(file), &b.text).unwrap();
+                continue;
+            }
+            if b.info != "console" {
+                continue;
+            }
+            let mut printed_block = String::new();
+            let mut expected_block = String::new();
+            let mut commands: Vec<(String, String)> = Vec::new();
+            for line in b.text.lines() {
+                if let Some(cmd) = line.strip_prefix("$ ") {
+                    commands.push((cmd.to_string(), String::new()));
+                } else {
+                    let last = commands
+                        .last_mut()
+                        .unwrap_or_else(|| panic!("{name}:{}: output before a `$`", b.line));
+                    last.1.push_str(line);
+                    last.1.push('\n');
+                }
+            }
+            for (cmd, expected) in commands {
+                let printed = if let Some(dir) = cmd.strip_prefix("cd ") {
+                    cwd = cwd.join(dir.trim());
+                    assert!(cwd.is_dir(), "{name}: `{cmd}`: no such folder");
+                    String::new()
+                } else {
+                    // The commands are meant to succeed, but for a `meshc check` showing an
+                    // error on purpose: the comparison of the output judges both.
+                    let out = Command::new("sh")
+                        .arg("-c")
+                        .arg(format!("{cmd} 2>&1"))
+                        .current_dir(&cwd)
+                        .env("PATH", &path)
+                        .env("NO_COLOR", "1")
+                        .output()
+                        .expect("sh runs");
+                    String::from_utf8_lossy(&out.stdout).into_owned()
+                };
+                printed_block.push_str(&format!("$ {cmd}\n{}", shown(&printed)));
+                expected_block.push_str(&format!("$ {cmd}\n{expected}"));
+                replayed += 1;
+                if !bless {
+                    assert_eq!(
+                        shown(&printed),
+                        shown(&expected),
+                        "{name}:{}: `{cmd}` prints something else than the page shows \
+                         (MESHC_BLESS=1 rewrites the page)",
+                        b.line
+                    );
+                }
+            }
+            if printed_block != expected_block {
+                replacements.push((b.range.clone(), printed_block));
+            }
+        }
+        if bless && !replacements.is_empty() {
+            for (range, new) in replacements.into_iter().rev() {
+                rewritten.replace_range(range, &new);
+            }
+            std::fs::write(&page, rewritten).unwrap();
+        }
+    }
+    assert!(replayed >= 5, "only {replayed} commands replayed");
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let p = e.path();
+        if p.is_dir() {
+            copy_dir(&p, &to.join(e.file_name()));
+        } else {
+            std::fs::copy(&p, to.join(e.file_name())).unwrap();
+        }
+    }
+}
+
+#[test]
+fn links_lead_to_pages_and_the_summary_lists_every_page() {
+    let summary = std::fs::read_to_string(guide().join("SUMMARY.md")).unwrap();
+    for page in pages() {
+        let rel = page.strip_prefix(guide()).unwrap().display().to_string();
+        if rel != "SUMMARY.md" {
+            assert!(
+                summary.contains(&format!("]({rel})")),
+                "SUMMARY.md does not list {rel}"
+            );
+        }
+        let text = std::fs::read_to_string(&page).unwrap();
+        for target in links(&text) {
+            if target.starts_with("http://") || target.starts_with("https://") {
+                continue;
+            }
+            let file = target.split('#').next().unwrap();
+            if file.is_empty() {
+                continue;
+            }
+            let resolved = page.parent().unwrap().join(file);
+            assert!(
+                resolved.exists(),
+                "{rel}: the link `{target}` leads nowhere"
+            );
+            // Nothing a reader needs lives outside the repository.
+            let canonical = std::fs::canonicalize(&resolved).unwrap();
+            assert!(
+                canonical.starts_with(std::fs::canonicalize(repo()).unwrap()),
+                "{rel}: `{target}` is outside the repository"
+            );
+        }
+        for outside in ["LANGUAGE.md", "../shared", "seeds/", "ADR "] {
+            assert!(
+                !text.contains(outside),
+                "{rel}: names `{outside}`, which a user of the repository does not have"
+            );
+        }
+    }
+}
+
+/// The targets of Markdown links `[text](target)`.
+fn links(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(i) = rest.find("](") {
+        rest = &rest[i + 2..];
+        if let Some(end) = rest.find(')') {
+            out.push(rest[..end].to_string());
+        }
+    }
+    out
+}
+
+#[test]
+fn explain_texts_cite_the_guide_and_nothing_a_user_lacks() {
+    let dir = repo().join("compiler/src/diagnostics/explain");
+    let mut cited = 0;
+    for e in std::fs::read_dir(&dir).unwrap() {
+        let p = e.unwrap().path();
+        let text = std::fs::read_to_string(&p).unwrap();
+        let name = p.file_name().unwrap().to_string_lossy().into_owned();
+        for outside in ["ADR ", "LANGUAGE.md", "seeds/", "issue 0", "issue 1"] {
+            assert!(
+                !text.contains(outside),
+                "{name}: cites `{outside}`, which a user does not have"
+            );
+        }
+        let mut rest = text.as_str();
+        while let Some(i) = rest.find("docs/guide/") {
+            let tail = &rest[i..];
+            let end = tail
+                .find(|c: char| c.is_whitespace() || c == ')' || c == ',' || c == '`')
+                .unwrap_or(tail.len());
+            let path = tail[..end].trim_end_matches('.');
+            let file = path.split('#').next().unwrap();
+            assert!(
+                repo().join(file).is_file(),
+                "{name}: `{path}` does not exist"
+            );
+            cited += 1;
+            rest = &tail[end..];
+        }
+    }
+    assert!(cited >= 10, "explain texts cite the guide {cited} times");
+}
+
+#[test]
+fn every_check_is_listed_with_the_page_that_explains_it() {
+    let checks = std::fs::read_to_string(guide().join("reference/checks.md")).unwrap();
+    let dir = repo().join("compiler/src/diagnostics/explain");
+    let mut codes: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| {
+            e.unwrap()
+                .file_name()
+                .to_string_lossy()
+                .trim_end_matches(".md")
+                .to_string()
+        })
+        .collect();
+    codes.sort();
+    assert!(codes.len() > 50);
+    for code in &codes {
+        let row = checks
+            .lines()
+            .find(|l| l.starts_with(&format!("| {code} |")))
+            .unwrap_or_else(|| panic!("reference/checks.md does not list {code}"));
+        let explain = std::fs::read_to_string(dir.join(format!("{code}.md"))).unwrap();
+        let page = row
+            .rsplit("](")
+            .next()
+            .unwrap()
+            .trim_end_matches(" |")
+            .trim_end_matches(')');
+        assert!(
+            explain.contains(&format!("docs/guide/src/reference/{page}")),
+            "{code}: `meshc explain` should cite the page reference/checks.md gives ({page})"
+        );
+    }
+}
