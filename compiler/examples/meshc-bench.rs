@@ -10,6 +10,12 @@
 //! `target/release/examples/meshc-bench` (options: `--sizes 100,1000,10000`,
 //! `--runs 5`, `--meshc target/release/meshc`, `--keep DIR`, `--python python3`; the
 //! floor is left out when python does not run).
+//!
+//! `--adversarial` runs the hostile generators instead, each at every size: colliding
+//! logins (`assign app to alpha as xxxx0` … one login for all), a chain of narrowings
+//! (`requires p0: host port { container = p1.container }` … in one module) and a chain
+//! of providers (module `mK` answers by reading what `m(K+1)` answers). Time and memory
+//! must stay linear in the size.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -121,6 +127,128 @@ fn generate(dir: &Path, n: usize) -> std::io::Result<u64> {
     Ok(bytes)
 }
 
+/// The hostile workloads: (name, files) for a size `n`.
+fn adversarial(n: usize) -> Vec<(&'static str, Vec<(String, String)>)> {
+    let node = "  node alpha { private_name = \"alpha.internal\"  ports = 10000..65000 }\n";
+    // Colliding logins: every instance's short form is `xxxx`.
+    let mut logins = String::from("mesh m {\n");
+    logins.push_str(node);
+    for i in 0..n {
+        let _ = writeln!(logins, "  assign app to alpha as xxxx{i}");
+    }
+    logins.push_str("}\n");
+    let app = "module app {\n  requires http: host port { container = 80 }\n  container app {\n    image \"busybox:1.36\"\n    publish http\n  }\n}\n";
+    // A chain of narrowings, each reading the next.
+    let mut chain = String::from("module chain {\n");
+    for i in 0..n.saturating_sub(1) {
+        let _ = writeln!(
+            chain,
+            "  requires p{i}: host port {{ container = p{}.container }}",
+            i + 1
+        );
+    }
+    let _ = writeln!(
+        chain,
+        "  requires p{}: host port {{ container = 8080 }}\n}}",
+        n.saturating_sub(1)
+    );
+    let chain_mesh = format!("mesh m {{\n{node}  assign chain to alpha\n}}\n");
+    // A chain of providers.
+    let mut providers = String::new();
+    let mut providers_mesh = format!("mesh m {{\n{node}");
+    for k in 0..n {
+        let _ = writeln!(providers, "contract c{k} for module {{\n  v: string\n}}");
+        match k + 1 < n {
+            true => {
+                let _ = writeln!(
+                    providers,
+                    "module m{k} {{\n  requires up: module c{}\n  provides c{k} {{ v = up.v }}\n}}",
+                    k + 1
+                );
+            }
+            false => {
+                let _ = writeln!(
+                    providers,
+                    "module m{k} {{\n  provides c{k} {{ v = \"end\" }}\n}}"
+                );
+            }
+        }
+        let _ = writeln!(providers_mesh, "  assign m{k} to alpha");
+    }
+    providers_mesh.push_str("}\n");
+    vec![
+        (
+            "colliding logins",
+            vec![("app.mesh".into(), app.into()), ("m.mesh".into(), logins)],
+        ),
+        (
+            "narrowing chain",
+            vec![("chain.mesh".into(), chain), ("m.mesh".into(), chain_mesh)],
+        ),
+        (
+            "provider chain",
+            vec![
+                ("providers.mesh".into(), providers),
+                ("m.mesh".into(), providers_mesh),
+            ],
+        ),
+    ]
+}
+
+/// Runs the hostile workloads: `check` and `build` of each, at each size.
+fn run_adversarial(meshc: &Path, root: &Path, sizes: &[usize], runs: usize) {
+    println!("| workload | size | command | median wall | peak memory | exit | diagnostics |");
+    println!("| --- | ---: | --- | ---: | ---: | ---: | ---: |");
+    for &n in sizes {
+        for (name, files) in adversarial(n) {
+            let dir = root.join(format!("{}-{n}", name.replace(' ', "-")));
+            let _ = std::fs::remove_dir_all(&dir);
+            std::fs::create_dir_all(&dir).expect("workload directory");
+            for (file, text) in &files {
+                std::fs::write(dir.join(file), text).expect("workload written");
+            }
+            let out_dir = dir.join("out");
+            let out_arg = out_dir.to_string_lossy().into_owned();
+            let commands: Vec<(&str, Vec<&str>)> = vec![
+                (
+                    "check --format json",
+                    vec!["check", "--format", "json", "."],
+                ),
+                ("build", vec!["build", "m.mesh", ".", "--out", &out_arg]),
+            ];
+            for (command, argv) in commands {
+                let mut times = Vec::new();
+                let mut peak = 0;
+                let mut status = 0;
+                for _ in 0..runs {
+                    let s = run(meshc, &dir, &argv);
+                    times.push(s.seconds);
+                    peak = peak.max(s.peak_kib);
+                    status = s.status;
+                }
+                let count = if command.starts_with("check") {
+                    let out = Command::new(meshc)
+                        .args(&argv)
+                        .current_dir(&dir)
+                        .output()
+                        .expect("meshc runs");
+                    serde_json::from_slice::<serde_json::Value>(&out.stdout)
+                        .ok()
+                        .and_then(|v| v["diagnostics"].as_array().map(Vec::len))
+                        .map_or("?".to_string(), |n| n.to_string())
+                } else {
+                    "".to_string()
+                };
+                println!(
+                    "| {name} | {n} | `meshc {command}` | {:.3} s | {:.0} MB | {status} | {count} |",
+                    median(times),
+                    peak as f64 / 1024.0
+                );
+            }
+        }
+    }
+}
+
 struct Sample {
     seconds: f64,
     peak_kib: u64,
@@ -194,6 +322,7 @@ fn main() {
     let mut runs = 5usize;
     let mut meshc = PathBuf::from("target/release/meshc");
     let mut keep: Option<PathBuf> = None;
+    let mut hostile = false;
     let mut python = String::from("python3");
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -209,10 +338,11 @@ fn main() {
             "--runs" => runs = args.next().and_then(|s| s.parse().ok()).unwrap_or(5).max(1),
             "--meshc" => meshc = PathBuf::from(args.next().unwrap_or_default()),
             "--keep" => keep = args.next().map(PathBuf::from),
+            "--adversarial" => hostile = true,
             "--python" => python = args.next().unwrap_or_default(),
             "-h" | "--help" => {
                 println!(
-                    "meshc-bench [--sizes 100,1000,10000] [--runs 5] [--meshc PATH] [--keep DIR] [--python python3]"
+                    "meshc-bench [--sizes 100,1000,10000] [--runs 5] [--meshc PATH] [--keep DIR] [--python python3] [--adversarial]"
                 );
                 return;
             }
@@ -233,6 +363,13 @@ fn main() {
     let root = keep.unwrap_or_else(|| {
         std::env::temp_dir().join(format!("meshc-bench-{}", std::process::id()))
     });
+    if hostile {
+        run_adversarial(&meshc, &root, &sizes, runs);
+        if !keep_dir {
+            let _ = std::fs::remove_dir_all(&root);
+        }
+        return;
+    }
     let _ = std::fs::create_dir_all(&root);
     let doc = root.join("floor.json");
     let floor = std::fs::write(&doc, floor_document(9_000_000))

@@ -10,6 +10,7 @@ pub mod diagnostics;
 pub mod doc;
 pub mod emit;
 pub mod fmt;
+pub mod fsio;
 pub mod functions;
 pub mod graph;
 pub mod import;

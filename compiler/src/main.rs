@@ -458,6 +458,9 @@ fn load_with(first: Vec<PathBuf>, paths: Vec<PathBuf>) -> Result<cli::workspace:
     let mut all = first;
     all.extend(paths);
     let loaded = cli::workspace::load_excluding(&all, &exclude);
+    for s in &loaded.skipped {
+        output::say(&format!("warning: {s}"));
+    }
     if !loaded.io_errors.is_empty() {
         for e in &loaded.io_errors {
             output::say(e);
@@ -558,8 +561,8 @@ fn build(
         }
     };
     let lock_path = PathBuf::from(format!("{}.lock", mesh_file.display()));
-    let previous = match std::fs::read_to_string(&lock_path) {
-        Ok(text) => match meshc::resolve::Lock::parse(&text) {
+    let previous = match cli::workspace::read_lock(&lock_path) {
+        Ok(Some(text)) => match meshc::resolve::Lock::parse(&text) {
             Ok(lock) => lock,
             Err(e) => {
                 output::say(&format!(
@@ -569,13 +572,9 @@ fn build(
                 return 2;
             }
         },
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => meshc::resolve::Lock::default(),
+        Ok(None) => meshc::resolve::Lock::default(),
         Err(e) => {
-            output::say(&format!(
-                "cannot read `{}`: {}",
-                lock_path.display(),
-                cli::workspace::plain(&e)
-            ));
+            output::say(&e);
             return 2;
         }
     };
@@ -662,7 +661,7 @@ fn build(
         return 2;
     }
     let lock_text = outcome.lock_to_write().to_text();
-    let lock_on_disk = std::fs::read_to_string(&lock_path).ok();
+    let lock_on_disk = cli::workspace::read_lock(&lock_path).ok().flatten();
     if lock_on_disk.as_deref() != Some(lock_text.as_str())
         && let Err(e) = cli::atomic::replace_file(&lock_path, lock_text.as_bytes())
     {

@@ -7,6 +7,7 @@
 pub mod analysis;
 mod convert;
 pub mod diagnostics;
+pub mod frames;
 mod scan;
 pub mod server;
 pub mod state;
@@ -28,7 +29,23 @@ pub async fn run_stdio() {
         eprintln!("meshc-lsp: internal error at {at}; the request failed, the server goes on");
     }));
     let (service, socket) = LspService::new(Backend::new);
-    Server::new(tokio::io::stdin(), tokio::io::stdout(), socket)
+    // Every frame passes the guard first (see `frames`): a malformed one is answered
+    // with its JSON-RPC error instead of ending the server.
+    let (to_server, server_in) = tokio::io::duplex(1 << 16);
+    let (server_out, from_server) = tokio::io::duplex(1 << 16);
+    let stdout = std::sync::Arc::new(tokio::sync::Mutex::new(tokio::io::stdout()));
+    tokio::spawn(frames::guard_input(
+        tokio::io::stdin(),
+        to_server,
+        stdout.clone(),
+    ));
+    let forward = tokio::spawn(frames::forward_output(from_server, stdout));
+    Server::new(server_in, server_out, socket)
         .serve(service)
         .await;
+    // The server's last answers (to `shutdown`) are written before the process ends;
+    // then it ends at once, without waiting for the guard's read of stdin (a blocking
+    // read the runtime would otherwise wait for).
+    let _ = tokio::time::timeout(std::time::Duration::from_secs(2), forward).await;
+    std::process::exit(0);
 }

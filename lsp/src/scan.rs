@@ -9,12 +9,18 @@ use std::sync::Arc;
 /// Files larger than this are left out, as `meshc check` refuses them.
 const MAX_FILE_BYTES: u64 = 32 * 1024 * 1024;
 
-/// Every `.mesh` file under `roots`, with its text, in path order.
+/// Every `.mesh` file under `roots`, with its text, in path order. A link is followed
+/// only while it stays inside the roots (a link to `/` never walks the file system), and
+/// only regular files are read.
 pub fn scan(roots: &[PathBuf]) -> Vec<(PathBuf, Arc<str>)> {
     let mut found = Vec::new();
     let mut seen = HashSet::new();
+    let inside: Vec<PathBuf> = roots
+        .iter()
+        .filter_map(|r| std::fs::canonicalize(r).ok())
+        .collect();
     for r in roots {
-        walk(r, &mut found, &mut seen);
+        walk(r, &inside, &mut found, &mut seen);
     }
     found.sort();
     found.dedup();
@@ -24,14 +30,12 @@ pub fn scan(roots: &[PathBuf]) -> Vec<(PathBuf, Arc<str>)> {
         .collect()
 }
 
-/// The text of one file, when it is a readable UTF-8 file of reasonable size.
+/// The text of one file, when it is a readable UTF-8 regular file of reasonable size (a
+/// UTF-8 byte order mark left out).
 pub fn read(path: &Path) -> Option<Arc<str>> {
-    let meta = std::fs::metadata(path).ok()?;
-    if !meta.is_file() || meta.len() > MAX_FILE_BYTES {
-        return None;
-    }
-    let bytes = std::fs::read(path).ok()?;
-    String::from_utf8(bytes).ok().map(Arc::from)
+    let bytes = meshc::fsio::read_regular(path, MAX_FILE_BYTES).ok()?;
+    let text = String::from_utf8(bytes).ok()?;
+    Some(Arc::from(text.strip_prefix('\u{feff}').unwrap_or(&text)))
 }
 
 /// Whether `path` names a mesh source file.
@@ -39,28 +43,39 @@ pub fn is_mesh(path: &Path) -> bool {
     path.extension().is_some_and(|e| e == "mesh")
 }
 
-fn walk(dir: &Path, out: &mut Vec<PathBuf>, seen: &mut HashSet<PathBuf>) {
-    // A directory reached twice (a symlink loop) is read once.
-    let Ok(canonical) = std::fs::canonicalize(dir) else {
-        return;
-    };
-    if !seen.insert(canonical) {
-        return;
-    }
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        let name = entry.file_name();
-        let name = name.to_string_lossy();
-        if name.starts_with('.') || name == "target" || name == "node_modules" {
+/// Walks `start` with a stack on the heap: a directory tree's depth is the user's.
+fn walk(start: &Path, inside: &[PathBuf], out: &mut Vec<PathBuf>, seen: &mut HashSet<PathBuf>) {
+    let mut pending = vec![start.to_path_buf()];
+    while let Some(dir) = pending.pop() {
+        // A directory reached twice (a symlink loop) is read once.
+        let Ok(canonical) = std::fs::canonicalize(&dir) else {
+            continue;
+        };
+        if !inside.iter().any(|r| canonical.starts_with(r)) || !seen.insert(canonical) {
             continue;
         }
-        match std::fs::metadata(&path) {
-            Ok(m) if m.is_dir() => walk(&path, out, seen),
-            Ok(m) if m.is_file() && is_mesh(&path) => out.push(path),
-            _ => {}
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            if name.starts_with('.') || name == "target" || name == "node_modules" {
+                continue;
+            }
+            let is_link = entry.file_type().is_ok_and(|t| t.is_symlink());
+            if is_link
+                && !std::fs::canonicalize(&path)
+                    .is_ok_and(|c| inside.iter().any(|r| c.starts_with(r)))
+            {
+                continue; // a link leading out of the roots is not followed
+            }
+            match std::fs::metadata(&path) {
+                Ok(m) if m.is_dir() => pending.push(path),
+                Ok(m) if m.is_file() && is_mesh(&path) => out.push(path),
+                _ => {}
+            }
         }
     }
 }

@@ -8,7 +8,6 @@
 
 use meshc::db::STDLIB_TEXT;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use tower_lsp_server::ls_types::Uri;
 
 /// The URI used when no cache file could be written.
@@ -45,15 +44,20 @@ fn write_std(dir: &Path) -> std::io::Result<PathBuf> {
         std::env::current_dir()?.join(dir)
     };
     let path = dir.join(format!("std-{:016x}.mesh", fnv1a(STDLIB_TEXT.as_bytes())));
-    if std::fs::read(&path).is_ok_and(|b| b == STDLIB_TEXT.as_bytes()) {
+    if meshc::fsio::read_regular(&path, STDLIB_TEXT.len() as u64)
+        .is_ok_and(|b| b == STDLIB_TEXT.as_bytes())
+    {
         return Ok(path);
     }
     std::fs::create_dir_all(&dir)?;
     // Write aside, then rename: two servers starting together never show a half file.
-    static WRITES: AtomicUsize = AtomicUsize::new(0);
-    let n = WRITES.fetch_add(1, Ordering::Relaxed);
-    let aside = dir.join(format!(".std-{}-{n}.tmp", std::process::id()));
-    std::fs::write(&aside, STDLIB_TEXT)?;
+    // The aside name is fresh and created exclusively, never through a planted link.
+    let (aside, mut file) = meshc::fsio::create_aside(&dir, "std", "tmp")?;
+    if let Err(e) = std::io::Write::write_all(&mut file, STDLIB_TEXT.as_bytes()) {
+        let _ = std::fs::remove_file(&aside);
+        return Err(e);
+    }
+    drop(file);
     let mut perms = std::fs::metadata(&aside)?.permissions();
     perms.set_readonly(true);
     std::fs::set_permissions(&aside, perms)?;

@@ -716,7 +716,15 @@ impl<'a> ModuleChecker<'a, '_> {
             }
             Expr::Str(s) if s.interpolations().next().is_none() => {
                 let text = plain_text(s);
-                if text.starts_with('/') {
+                if text == "/" {
+                    self.mount_source_refused(s.span, "the host's root `/`");
+                } else if text.starts_with('/') && validate_container_path(&text).is_err() {
+                    // Used as written, `/srv/../etc/shadow` would mount `/etc/shadow`.
+                    self.mount_source_refused(
+                        s.span,
+                        "a host path that climbs with `..` or is not normalised",
+                    );
+                } else if text.starts_with('/') {
                     self.literal_mount_source(s.span, &text, target);
                 } else {
                     self.mount_source_refused(source.span(), "a relative host path");
@@ -945,6 +953,11 @@ impl<'p> HeldPaths<'p> {
 
     /// Whether `path` is a held path or lies under one.
     fn holds(&self, path: &str) -> bool {
+        // `/data/../etc/shadow` starts with a held `/data` but leads elsewhere: a path
+        // that climbs (or is not normalised) is held by nothing.
+        if path.split('/').any(|seg| seg == ".." || seg == ".") || path.contains("//") {
+            return false;
+        }
         let Some(set) = &self.many else {
             return self.few.iter().any(|h| path_is_under(path, h));
         };

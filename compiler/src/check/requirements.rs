@@ -560,10 +560,17 @@ impl<'a> ModuleChecker<'a, '_> {
         for (i, e) in self.edges.iter().enumerate() {
             out[e.from].push(i);
         }
+        // Known once, not searched for per component: 50,000 requirements are 50,000
+        // components, and a search each would be quadratic.
+        let mut reads_itself = vec![false; n];
+        for e in &self.edges {
+            if e.from == e.to {
+                reads_itself[e.from] = true;
+            }
+        }
         for component in strongly_connected(n, &self.edges, &out) {
             let first = *component.iter().min().expect("non-empty component");
-            let cyclic =
-                component.len() > 1 || self.edges.iter().any(|e| e.from == first && e.to == first);
+            let cyclic = component.len() > 1 || reads_itself[first];
             if !cyclic {
                 continue;
             }
@@ -575,11 +582,16 @@ impl<'a> ModuleChecker<'a, '_> {
             let message = if names.len() == 1 {
                 format!("requirement `{}` reads itself in its narrowing", names[0])
             } else {
+                // A cycle through thousands of requirements is named by its first ones
+                // only: a diagnostic stays short whatever the input's size.
                 let mut chain = String::new();
-                for name in &names {
+                for name in names.iter().take(CYCLE_NAMED) {
                     chain.push('`');
                     chain.push_str(name);
                     chain.push_str("` reads ");
+                }
+                if names.len() > CYCLE_NAMED {
+                    chain.push_str(&format!("{} more, which read ", names.len() - CYCLE_NAMED));
                 }
                 chain.push('`');
                 chain.push_str(names[0]);
@@ -589,7 +601,7 @@ impl<'a> ModuleChecker<'a, '_> {
             let first_edge = self.edges[path[0]];
             let mut d = Diagnostic::new(Code::E0313, self.cx.path, first_edge.at, message)
                 .with_help("a requirement can be answered only after what its narrowing reads: set one of these fields from an operator value or a literal instead");
-            for &e in &path[1..] {
+            for &e in path.iter().skip(1).take(CYCLE_NAMED) {
                 let edge = self.edges[e];
                 d = d.with_label(
                     edge.at,
@@ -604,6 +616,9 @@ impl<'a> ModuleChecker<'a, '_> {
         }
     }
 }
+
+/// How many requirements of a cycle E0313 names (and labels); the rest are counted.
+const CYCLE_NAMED: usize = 8;
 
 fn given_help(contract: &ContractInfo) -> String {
     let given: Vec<&str> = contract
@@ -697,10 +712,9 @@ fn cycle_through(
     edges: &[super::module::Edge],
     out: &[Vec<usize>],
 ) -> Vec<usize> {
-    let mut member = vec![false; out.len()];
-    for &v in component {
-        member[v] = true;
-    }
+    // A set of the component's size, not of the module's: many small cycles in a large
+    // module stay linear.
+    let member: std::collections::HashSet<usize> = component.iter().copied().collect();
     // The edge that reached each node.
     let mut reached_by: std::collections::HashMap<usize, usize> = std::collections::HashMap::new();
     let mut queue = std::collections::VecDeque::new();
@@ -708,7 +722,7 @@ fn cycle_through(
     while let Some(v) = queue.pop_front() {
         for &e in &out[v] {
             let w = edges[e].to;
-            if !member[w] {
+            if !member.contains(&w) {
                 continue;
             }
             if w == start {

@@ -429,40 +429,52 @@ impl Constraint {
     }
 }
 
+/// The most memory one `matches` pattern may take once compiled. Real patterns take a
+/// few kilobytes; `\w{250}N` (a Unicode class repeated) would take megabytes and tens
+/// of milliseconds to build, on every check. Compiling stops as soon as a pattern
+/// passes the limit.
+pub const PATTERN_SIZE_LIMIT: usize = 256 * 1024;
+
 /// The regex of a `matches "…"` refinement, anchored so it must match the whole value.
-/// Each pattern is compiled once per thread and kept, shared (a cloned `Regex` would
+/// Each pattern is compiled once per process and kept, shared (a cloned `Regex` would
 /// build its matching cache anew): a catalogue repeats its patterns across thousands of
-/// modules, and the checker runs on every keystroke.
+/// modules, and the language server checks on every keystroke, on whichever worker
+/// thread is free. A pattern over [`PATTERN_SIZE_LIMIT`] is refused with a sentence.
 pub fn whole_match_regex(pattern: &str) -> Result<std::sync::Arc<regex::Regex>, String> {
-    use std::cell::RefCell;
     use std::collections::HashMap;
-    thread_local! {
-        static CACHE: RefCell<HashMap<String, Result<std::sync::Arc<regex::Regex>, String>>> =
-            RefCell::new(HashMap::new());
+    use std::sync::{Arc, Mutex, OnceLock};
+    type Compiled = Result<Arc<regex::Regex>, String>;
+    static CACHE: OnceLock<Mutex<HashMap<String, Compiled>>> = OnceLock::new();
+    let cache = CACHE.get_or_init(Default::default);
+    if let Some(hit) = cache.lock().unwrap_or_else(|e| e.into_inner()).get(pattern) {
+        return hit.clone();
     }
-    CACHE.with(|cache| {
-        if let Some(hit) = cache.borrow().get(pattern) {
-            return hit.clone();
-        }
-        let compiled = regex::Regex::new(&format!("^(?:{pattern})$"))
-            .map(std::sync::Arc::new)
-            .map_err(|e| match e {
-                regex::Error::Syntax(text) => text
-                    .lines()
-                    .rev()
-                    .find(|l| l.starts_with("error:"))
-                    .map(|l| l.trim_start_matches("error:").trim().to_string())
-                    .unwrap_or(text),
-                other => other.to_string(),
-            });
-        let mut cache = cache.borrow_mut();
-        // An editor session types many patterns on the way to one; keep the cache small.
-        if cache.len() >= 4096 {
-            cache.clear();
-        }
-        cache.insert(pattern.to_string(), compiled.clone());
-        compiled
-    })
+    // Compiled outside the lock: other threads keep reading the cache meanwhile.
+    let compiled = regex::RegexBuilder::new(&format!("^(?:{pattern})$"))
+        .size_limit(PATTERN_SIZE_LIMIT)
+        .dfa_size_limit(PATTERN_SIZE_LIMIT)
+        .build()
+        .map(Arc::new)
+        .map_err(|e| match e {
+            regex::Error::Syntax(text) => text
+                .lines()
+                .rev()
+                .find(|l| l.starts_with("error:"))
+                .map(|l| l.trim_start_matches("error:").trim().to_string())
+                .unwrap_or(text),
+            regex::Error::CompiledTooBig(limit) => format!(
+                "the pattern is too large once compiled (over {} KiB); write it smaller (`\\w` is every letter of Unicode: `[A-Za-z0-9_]` is far smaller)",
+                limit / 1024
+            ),
+            other => other.to_string(),
+        });
+    let mut cache = cache.lock().unwrap_or_else(|e| e.into_inner());
+    // An editor session types many patterns on the way to one; keep the cache small.
+    if cache.len() >= 4096 {
+        cache.clear();
+    }
+    cache.insert(pattern.to_string(), compiled.clone());
+    compiled
 }
 
 /// Checks that `value` is a valid literal of textual or mode type `ty` (E0314).
@@ -548,6 +560,12 @@ pub fn validate_container_path(s: &str) -> Result<(), String> {
     }
     if s.split('/').any(|seg| seg == "..") {
         return Err("a container path has no `..` segment".into());
+    }
+    if s == "/" {
+        return Err(
+            "the container's root `/` cannot be written over: name a directory or file under it"
+                .into(),
+        );
     }
     if s.contains("//") || s.split('/').any(|seg| seg == ".") || (s.len() > 1 && s.ends_with('/')) {
         return Err(format!(
@@ -646,6 +664,7 @@ mod tests {
         assert!(validate_container_path("data").is_err());
         assert!(validate_container_path("/a/../b").is_err());
         assert!(validate_container_path("/a//b").is_err());
+        assert!(validate_container_path("/").is_err());
         assert!(validate_image("codeberg.org/forgejo/forgejo:9.0.3").is_ok());
         assert!(validate_image("minio/minio:RELEASE.2024-10-13T13-34-11Z").is_ok());
         assert!(validate_image("registry.lab.internal:5000/team/app").is_ok());

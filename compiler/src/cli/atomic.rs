@@ -7,9 +7,24 @@ use std::fs::{self, File};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-/// Writes `files` (name → bytes) into `dir`, all or nothing. A name may be a relative path
-/// into a folder of `dir` (`alpha/compose.yaml`); the folder is created.
+/// The sentence refusing to write at `path` because it is a link.
+fn refuse_link(path: &Path) -> Result<(), String> {
+    if meshc::fsio::is_link(path) {
+        return Err(format!(
+            "`{}` is a symbolic link; meshc writes no file through a link (remove the link, or write elsewhere)",
+            path.display()
+        ));
+    }
+    Ok(())
+}
+
+/// Writes `files` (name → bytes) into `dir`, all or nothing. Nothing is written through
+/// a link: `dir`, the lock file and every target that is a link are refused, and each
+/// file is written aside under a fresh random name created exclusively. A name may be
+/// a relative path into a folder of `dir` (`alpha/compose.yaml`); the folder is created
+/// (and refused if it is a link).
 pub fn write_all(dir: &Path, files: &[(String, Vec<u8>)]) -> Result<(), String> {
+    refuse_link(dir)?;
     fs::create_dir_all(dir).map_err(|e| {
         format!(
             "cannot create `{}`: {}",
@@ -37,6 +52,13 @@ pub fn write_all(dir: &Path, files: &[(String, Vec<u8>)]) -> Result<(), String> 
     if fs::metadata(&old_lock).is_ok_and(|m| m.is_file() && m.len() == 0) {
         let _ = fs::remove_file(&old_lock);
     }
+    for (name, _) in files {
+        let target = dir.join(name);
+        refuse_link(&target)?;
+        if let Some(folder) = target.parent().filter(|f| *f != dir) {
+            refuse_link(folder)?;
+        }
+    }
     let mut staged: Vec<(PathBuf, PathBuf)> = Vec::new();
     let discard = |staged: &[(PathBuf, PathBuf)]| {
         for (a, _) in staged {
@@ -49,28 +71,39 @@ pub fn write_all(dir: &Path, files: &[(String, Vec<u8>)]) -> Result<(), String> 
         let target = dir.join(name);
         let folder = target.parent().unwrap_or(dir);
         let base = target.file_name().unwrap_or_default().to_string_lossy();
-        let aside = folder.join(format!(".{base}.tmp-{}", std::process::id()));
-        if let Err(e) = fs::create_dir_all(folder).and_then(|_| write_aside(&aside, bytes)) {
-            let _ = fs::remove_file(&aside);
-            discard(&staged);
-            return Err(format!(
-                "cannot write `{}`: {}",
-                target.display(),
-                super::workspace::plain(&e)
-            ));
+        let written = fs::create_dir_all(folder)
+            .map_err(|e| {
+                format!(
+                    "cannot write `{}`: {}",
+                    target.display(),
+                    super::workspace::plain(&e)
+                )
+            })
+            .and_then(|_| refuse_link(folder))
+            .and_then(|_| refuse_link(&target))
+            .and_then(|_| {
+                write_aside(folder, &base, bytes).map_err(|e| {
+                    format!(
+                        "cannot write `{}`: {}",
+                        target.display(),
+                        super::workspace::plain(&e)
+                    )
+                })
+            });
+        match written {
+            Ok(aside) => staged.push((aside, target)),
+            Err(e) => {
+                discard(&staged);
+                return Err(e);
+            }
         }
-        staged.push((aside, target));
     }
     // Each file the build replaces is kept aside (a hard link, no copy) until every rename
     // succeeded, so a failure halfway puts the previous files back: all or nothing.
     let mut done: Vec<(&PathBuf, Option<PathBuf>)> = Vec::new();
     for (aside, target) in &staged {
-        let previous = target.with_file_name(format!(
-            ".{}.old-{}",
-            target.file_name().unwrap_or_default().to_string_lossy(),
-            std::process::id()
-        ));
-        let _ = fs::remove_file(&previous);
+        let stem = target.file_name().unwrap_or_default().to_string_lossy();
+        let previous = meshc::fsio::aside_name(target.parent().unwrap_or(dir), &stem, "old");
         let kept = fs::hard_link(target, &previous).is_ok().then_some(previous);
         if let Err(e) = fs::rename(aside, target) {
             if let Some(p) = &kept {
@@ -107,15 +140,25 @@ pub fn write_all(dir: &Path, files: &[(String, Vec<u8>)]) -> Result<(), String> 
     Ok(())
 }
 
-/// Writes one file aside and flushes it to disk.
-fn write_aside(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let mut f = File::create(path)?;
-    f.write_all(bytes)?;
-    f.sync_all()
+/// Writes `bytes` into a new aside file for `name` in `dir` and flushes it to disk;
+/// returns its path. The file is removed again when writing fails.
+fn write_aside(dir: &Path, name: &str, bytes: &[u8]) -> std::io::Result<PathBuf> {
+    let (path, mut f) = meshc::fsio::create_aside(dir, name, "tmp")?;
+    let result = f.write_all(bytes).and_then(|_| f.sync_all());
+    match result {
+        Ok(()) => Ok(path),
+        Err(e) => {
+            let _ = fs::remove_file(&path);
+            Err(e)
+        }
+    }
 }
 
-/// Replaces one file atomically (for `meshc fmt` and the lock file).
+/// Replaces one file atomically (for `meshc fmt` and the lock file). A path that is a
+/// link is refused: the link would be replaced by a file, or, written through, lead the
+/// write out of the directory it is in.
 pub fn replace_file(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    refuse_link(path)?;
     let dir = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
@@ -124,20 +167,23 @@ pub fn replace_file(path: &Path, bytes: &[u8]) -> Result<(), String> {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let aside = dir.join(format!(".{name}.tmp-{}", std::process::id()));
-    let result = write_aside(&aside, bytes).and_then(|_| {
-        if let Ok(meta) = fs::metadata(path) {
-            let _ = fs::set_permissions(&aside, meta.permissions());
-        }
-        fs::rename(&aside, path)
-    });
-    result.map_err(|e| {
-        let _ = fs::remove_file(&aside);
+    let failed = |e: std::io::Error| {
         format!(
             "cannot write `{}`: {}",
             path.display(),
             super::workspace::plain(&e)
         )
+    };
+    let aside = write_aside(dir, &name, bytes).map_err(failed)?;
+    let result = (|| {
+        if let Ok(meta) = fs::symlink_metadata(path) {
+            fs::set_permissions(&aside, meta.permissions())?;
+        }
+        fs::rename(&aside, path)
+    })();
+    result.map_err(|e| {
+        let _ = fs::remove_file(&aside);
+        failed(e)
     })
 }
 
@@ -165,6 +211,56 @@ mod tests {
             .collect();
         names.sort();
         names
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn links_in_the_output_are_refused_and_nothing_is_written_outside() {
+        use std::os::unix::fs::symlink;
+        let outside = tempfile::tempdir().unwrap();
+        let victim = outside.path().join("victim");
+        fs::write(&victim, "untouched").unwrap();
+        // A manifest's name is a link to a file elsewhere.
+        let dir = tempfile::tempdir().unwrap();
+        symlink(&victim, dir.path().join("a.json")).unwrap();
+        let err = write_all(dir.path(), &files("new", &["a.json", "b.json"])).unwrap_err();
+        assert!(err.contains("is a symbolic link"), "{err}");
+        assert_eq!(read(outside.path(), "victim"), "untouched");
+        assert!(!dir.path().join("b.json").exists(), "all or nothing");
+        // A link where earlier versions kept a lock file (dangling: opening it would
+        // create the victim) is never opened.
+        let dir = tempfile::tempdir().unwrap();
+        let created = outside.path().join("created");
+        symlink(&created, dir.path().join(".meshc-build.lock")).unwrap();
+        let _ = write_all(dir.path(), &files("new", &["a.json"]));
+        assert!(!created.exists());
+        // `--out` itself is a link.
+        let link = dir.path().join("out");
+        symlink(outside.path(), &link).unwrap();
+        assert!(write_all(&link, &files("new", &["victim"])).is_err());
+        assert_eq!(read(outside.path(), "victim"), "untouched");
+        // The old predictable aside names are planted: they are never used.
+        let dir = tempfile::tempdir().unwrap();
+        for n in ["a.json", "lock"] {
+            let aside = format!(".{n}.tmp-{}", std::process::id());
+            symlink(&victim, dir.path().join(aside)).unwrap();
+        }
+        write_all(dir.path(), &files("new", &["a.json"])).unwrap();
+        replace_file(&dir.path().join("lock"), b"lock").unwrap();
+        assert_eq!(read(dir.path(), "a.json"), "new:a.json");
+        assert_eq!(read(dir.path(), "lock"), "lock");
+        assert_eq!(read(outside.path(), "victim"), "untouched");
+        // `meshc fmt` and the lock never replace a link.
+        symlink(&victim, dir.path().join("f.mesh")).unwrap();
+        let err = replace_file(&dir.path().join("f.mesh"), b"x").unwrap_err();
+        assert!(err.contains("is a symbolic link"), "{err}");
+        assert_eq!(read(outside.path(), "victim"), "untouched");
+        assert!(
+            fs::symlink_metadata(dir.path().join("f.mesh"))
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
     }
 
     #[test]

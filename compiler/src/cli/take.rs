@@ -79,15 +79,19 @@ pub fn resolve(
         }
     };
     let lock_path = PathBuf::from(format!("{}.lock", mesh_file.display()));
-    let lock = match std::fs::read_to_string(&lock_path) {
-        Ok(text) => meshc::resolve::Lock::parse(&text).map_err(|e| {
+    let lock = match super::workspace::read_lock(&lock_path) {
+        Ok(Some(text)) => meshc::resolve::Lock::parse(&text).map_err(|e| {
             output::say(&format!(
                 "`{}` is not a lock file meshc can read: {e}",
                 lock_path.display()
             ));
             2u8
         })?,
-        Err(_) => meshc::resolve::Lock::default(),
+        Ok(None) => meshc::resolve::Lock::default(),
+        Err(e) => {
+            output::say(&e);
+            return Err(2);
+        }
     };
     let outcome = meshc::db::resolve_mesh(&session.db, session.ws, mesh, lock);
     Ok((session, outcome))

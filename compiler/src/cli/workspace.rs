@@ -20,12 +20,16 @@ pub struct Loaded {
     pub unreadable: Vec<(Diagnostic, FilePath, Arc<str>)>,
     /// Sentences for paths that could not be read at all (exit 2).
     pub io_errors: Vec<String>,
+    /// Sentences for what was skipped on purpose: links leading out of the given paths,
+    /// and files that are not regular files (said as warnings; the rest is read).
+    pub skipped: Vec<String>,
 }
 
 /// Reads every `.mesh` file under `paths` (a file named directly is read whatever its
 /// extension), leaving out every file at or under one of `exclude` (a workspace's
 /// excludes, see `mesh.toml`). Symlink loops and unreadable directories are reported,
-/// not followed.
+/// not followed; a link that leads out of every given path is not followed either
+/// (said, and skipped), so a link to `/` never walks the file system.
 pub fn load_excluding(paths: &[PathBuf], exclude: &[PathBuf]) -> Loaded {
     let exclude: Vec<PathBuf> = exclude
         .iter()
@@ -33,10 +37,31 @@ pub fn load_excluding(paths: &[PathBuf], exclude: &[PathBuf]) -> Loaded {
         .collect();
     let mut found: Vec<PathBuf> = Vec::new();
     let mut io_errors = Vec::new();
+    let mut skipped = Vec::new();
     let mut seen_dirs = HashSet::new();
+    // Where links may lead: inside one of the directories given (a file given directly
+    // is read where it is, and lets its own directory be read).
+    let roots: Vec<PathBuf> = paths
+        .iter()
+        .filter_map(|p| {
+            let c = std::fs::canonicalize(p).ok()?;
+            if c.is_dir() {
+                Some(c)
+            } else {
+                c.parent().map(Path::to_path_buf)
+            }
+        })
+        .collect();
     for p in paths {
         match std::fs::metadata(p) {
-            Ok(m) if m.is_dir() => walk(p, &mut found, &mut io_errors, &mut seen_dirs),
+            Ok(m) if m.is_dir() => walk(
+                p,
+                &roots,
+                &mut found,
+                &mut io_errors,
+                &mut skipped,
+                &mut seen_dirs,
+            ),
             Ok(_) => found.push(p.clone()),
             Err(e) => io_errors.push(format!("cannot read `{}`: {}", p.display(), plain(&e))),
         }
@@ -50,6 +75,7 @@ pub fn load_excluding(paths: &[PathBuf], exclude: &[PathBuf]) -> Loaded {
     });
     let mut loaded = Loaded {
         io_errors,
+        skipped,
         ..Loaded::default()
     };
     // Reading is mostly waiting on the kernel: spread it over the cores.
@@ -70,41 +96,19 @@ pub fn load_excluding(paths: &[PathBuf], exclude: &[PathBuf]) -> Loaded {
 
 fn read_one(path: &Path, loaded: &mut Loaded) {
     let shown: FilePath = display_path(path).into();
-    let mut file = match std::fs::File::open(path) {
-        Ok(f) => f,
+    // Only a regular file is read, and at most one byte past the limit: a link to
+    // `/dev/zero` or a named pipe is refused, never read forever.
+    let bytes = match meshc::fsio::read_regular(path, MAX_FILE_BYTES) {
+        Ok(b) => b,
         Err(e) => {
-            loaded
-                .io_errors
-                .push(format!("cannot read `{shown}`: {}", plain(&e)));
+            loaded.io_errors.push(e.sentence(&shown));
             return;
         }
     };
-    match file.metadata() {
-        Ok(m) if m.len() > MAX_FILE_BYTES => {
-            loaded.io_errors.push(format!(
-                "`{shown}` is {} MiB; files above {} MiB are refused (split it into several files)",
-                m.len() / (1024 * 1024),
-                MAX_FILE_BYTES / (1024 * 1024)
-            ));
-            return;
-        }
-        Err(e) => {
-            loaded
-                .io_errors
-                .push(format!("cannot read `{shown}`: {}", plain(&e)));
-            return;
-        }
-        _ => {}
-    }
-    let mut bytes = Vec::new();
-    let bytes = match std::io::Read::read_to_end(&mut file, &mut bytes) {
-        Ok(_) => bytes,
-        Err(e) => {
-            loaded
-                .io_errors
-                .push(format!("cannot read `{shown}`: {}", plain(&e)));
-            return;
-        }
+    // A UTF-8 byte order mark is no part of the text (editors on Windows write one).
+    let bytes = match bytes.strip_prefix(b"\xEF\xBB\xBF") {
+        Some(rest) => rest.to_vec(),
+        None => bytes,
     };
     match String::from_utf8(bytes) {
         Ok(text) => loaded.files.push((shown, Arc::from(text))),
@@ -131,7 +135,34 @@ fn read_one(path: &Path, loaded: &mut Loaded) {
     }
 }
 
-fn walk(dir: &Path, out: &mut Vec<PathBuf>, errors: &mut Vec<String>, seen: &mut HashSet<PathBuf>) {
+/// Walks `start` with a stack on the heap (a directory tree's depth is the user's).
+fn walk(
+    start: &Path,
+    roots: &[PathBuf],
+    out: &mut Vec<PathBuf>,
+    errors: &mut Vec<String>,
+    skipped: &mut Vec<String>,
+    seen: &mut HashSet<PathBuf>,
+) {
+    let mut pending: Vec<PathBuf> = vec![start.to_path_buf()];
+    while let Some(dir) = pending.pop() {
+        let mut subdirs = Vec::new();
+        walk_one(&dir, roots, out, errors, skipped, seen, &mut subdirs);
+        // Reversed, so the first in path order is walked first.
+        pending.extend(subdirs.into_iter().rev());
+    }
+}
+
+/// Reads one directory: its `.mesh` files into `out`, its directories into `subdirs`.
+fn walk_one(
+    dir: &Path,
+    roots: &[PathBuf],
+    out: &mut Vec<PathBuf>,
+    errors: &mut Vec<String>,
+    skipped: &mut Vec<String>,
+    seen: &mut HashSet<PathBuf>,
+    subdirs: &mut Vec<PathBuf>,
+) {
     // A directory reached twice (a symlink loop, or two links to one place) is read once.
     let canonical = match std::fs::canonicalize(dir) {
         Ok(c) => c,
@@ -172,17 +203,40 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>, errors: &mut Vec<String>, seen: &mut
             // Not a link: the directory listing already knows the type.
             Some(t) if !t.is_symlink() => {
                 if t.is_dir() {
-                    walk(&child, out, errors, seen);
+                    subdirs.push(child);
                 } else if t.is_file() && name.ends_with(".mesh") {
                     out.push(child);
+                } else if name.ends_with(".mesh") {
+                    skipped.push(format!(
+                        "`{}` is not a regular file; skipped",
+                        display_path(&child)
+                    ));
                 }
                 continue;
             }
             _ => std::fs::metadata(&child),
         };
         match meta {
-            Ok(m) if m.is_dir() => walk(&child, out, errors, seen),
-            Ok(_) if name.ends_with(".mesh") => out.push(child),
+            Ok(m) if m.is_dir() || name.ends_with(".mesh") => {
+                // A link: followed only while it stays inside the given paths.
+                let inside = std::fs::canonicalize(&child)
+                    .is_ok_and(|c| roots.iter().any(|r| c.starts_with(r)));
+                if !inside {
+                    skipped.push(format!(
+                        "`{}` is a link leading out of the paths given; not followed",
+                        display_path(&child)
+                    ));
+                } else if m.is_dir() {
+                    subdirs.push(child);
+                } else if m.is_file() {
+                    out.push(child);
+                } else {
+                    skipped.push(format!(
+                        "`{}` is not a regular file; skipped",
+                        display_path(&child)
+                    ));
+                }
+            }
             Ok(_) => {}
             // A dangling link or a loop the OS refuses to follow.
             Err(e) if name.ends_with(".mesh") => {
@@ -210,5 +264,18 @@ pub fn plain(e: &std::io::Error) -> String {
     match c.next() {
         Some(f) => f.to_lowercase().chain(c).collect(),
         None => s,
+    }
+}
+
+/// The text of the lock file at `path`, `None` when there is none. Only a regular file
+/// is read, and at most [`MAX_FILE_BYTES`] of it.
+pub fn read_lock(path: &Path) -> Result<Option<String>, String> {
+    let shown = display_path(path);
+    match meshc::fsio::read_regular(path, MAX_FILE_BYTES) {
+        Ok(bytes) => String::from_utf8(bytes)
+            .map(Some)
+            .map_err(|_| format!("`{shown}` is not a lock file meshc can read: not UTF-8")),
+        Err(meshc::fsio::ReadFailure::NotFound) => Ok(None),
+        Err(e) => Err(e.sentence(&shown)),
     }
 }

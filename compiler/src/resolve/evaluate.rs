@@ -27,6 +27,23 @@ pub(crate) enum Memo<T> {
     Done(T),
 }
 
+/// A memoised value of the resolver: an operator value, a given field, or a provider's
+/// answer to a consumer's field.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum Key<'m> {
+    /// Operator requirement `req` of instance `i`.
+    Operator(usize, &'m str),
+    /// Given field `field` of requirement `req` of instance `i`.
+    Given(usize, &'m str, &'m str),
+    /// Field `field` of module requirement `req` of consumer `c`, as its provider answers.
+    Answer(usize, &'m str, &'m str),
+}
+
+/// How many memoised values may be under way on the call stack at once (see
+/// [`Resolver::demand`]). Each takes a handful of frames; 32 of them stay far below the
+/// smallest stack a thread is given (the language server's workers have 2 MiB).
+const STACK_DEPTH: usize = 32;
+
 /// What an expression evaluates to.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Resolved {
@@ -462,33 +479,39 @@ impl<'m> Resolver<'m> {
         let provider = *provider;
         let info = self.requirement(consumer, req)?;
         let contract: &'m ContractInfo = info.contract.as_deref()?;
-        let fi = contract.fields.get(field)?;
+        let (field, fi): (&'m String, _) = contract.fields.get_key_value(field)?;
         if fi.secret {
             let key = self.instances[consumer]
                 .secret_keys
                 .get(req)?
-                .get(field)?
+                .get(field.as_str())?
                 .clone();
             return Some(Resolved::Sealed(SealedRef {
                 by: self.instance_ref(provider),
                 key,
             }));
         }
-        let (field, _): (&'m String, _) = contract.fields.get_key_value(field)?;
-        let memo_key = (consumer, req, field.as_str());
-        match self.answer_memo.get(&memo_key) {
-            Some(Memo::Done(v)) => return v.clone(),
-            Some(Memo::InProgress) => {
-                self.report_cycle(consumer, &format!("{req}.{field}"));
-                return None;
-            }
-            None => {}
+        self.demand(Key::Answer(consumer, req, field.as_str()));
+        match self.answer_memo.get(&(consumer, req, field.as_str())) {
+            Some(Memo::Done(v)) => v.clone(),
+            _ => None,
         }
-        self.answer_memo.insert(memo_key, Memo::InProgress);
+    }
+
+    /// The provider's `provides` answer to field `field` of `consumer`'s module
+    /// requirement `req`, evaluated for this consumer, else the contract's default.
+    fn compute_answer(&mut self, consumer: usize, req: &'m str, field: &str) -> Option<Resolved> {
+        let Some(Answer::Module { provider, .. }) = self.instances[consumer].answers.get(req)
+        else {
+            return None;
+        };
+        let provider = *provider;
+        let contract: &'m ContractInfo = self.requirement(consumer, req)?.contract.as_deref()?;
+        let fi = contract.fields.get(field)?;
         let provides = self
             .module_of(provider)
             .and_then(|pm| pm.provides.get(contract.name.as_str()).copied());
-        let value = match provides {
+        match provides {
             Some(p) => match p.answers.iter().find(|a| a.field.name == *field) {
                 Some(answer) => self
                     .eval_expr(
@@ -510,9 +533,7 @@ impl<'m> Resolver<'m> {
                     .map(|d| Resolved::Plain(d, fi.ty.clone())),
             },
             None => None,
-        };
-        self.answer_memo.insert(memo_key, Memo::Done(value.clone()));
-        value
+        }
     }
 
     /// Given field `field` of contract requirement `req` of instance `i`: the
@@ -529,19 +550,122 @@ impl<'m> Resolver<'m> {
         if fi.secret {
             return None;
         }
-        let memo_key = (i, req, field.as_str());
-        match self.given_memo.get(&memo_key) {
-            Some(Memo::Done(v)) => return v.clone(),
-            Some(Memo::InProgress) => {
-                self.report_cycle(i, &format!("{req}.{field}"));
-                return None;
-            }
+        self.demand(Key::Given(i, req, field.as_str()));
+        match self.given_memo.get(&(i, req, field.as_str())) {
+            Some(Memo::Done(v)) => v.clone(),
+            _ => None,
+        }
+    }
+
+    /// Whether `key` is being computed (`Some(false)`), done (`Some(true)`) or not yet
+    /// asked for (`None`).
+    fn memo_done(&self, key: Key<'m>) -> Option<bool> {
+        let done = |m: Option<&Memo<_>>| m.map(|m| matches!(m, Memo::Done(_)));
+        match key {
+            Key::Operator(i, r) => self
+                .operator_memo
+                .get(&(i, r))
+                .map(|m| matches!(m, Memo::Done(_))),
+            Key::Given(i, r, f) => done(self.given_memo.get(&(i, r, f))),
+            Key::Answer(i, r, f) => done(self.answer_memo.get(&(i, r, f))),
+        }
+    }
+
+    /// E0313 for `key`, once.
+    fn report_cycle_of(&mut self, key: Key<'m>) {
+        if !self.told_cycle.insert(key) {
+            return;
+        }
+        match key {
+            Key::Operator(i, r) => self.report_cycle(i, r),
+            Key::Given(i, r, f) | Key::Answer(i, r, f) => self.report_cycle(i, &format!("{r}.{f}")),
+        }
+    }
+
+    /// Computes `key` into its memo unless it is there. Values read one another to any
+    /// depth a definition writes (a chain of 50,000 requirements, each narrowed by the
+    /// next), so the call stack is never that deep: past [`STACK_DEPTH`] nested values
+    /// the innermost is deferred, everything under way is unwound (its memo entries
+    /// dropped, nothing reported), and the outermost call computes the deferred value
+    /// first, then asks again. Each value is still computed once in the end, and the
+    /// stack holds at most [`STACK_DEPTH`] values at any time; the deferred ones wait on
+    /// a stack on the heap. A value that reads one of those waiting values reads itself
+    /// (E0313), exactly as one found under way on the call stack does.
+    pub(super) fn demand(&mut self, key: Key<'m>) {
+        match self.memo_done(key) {
+            Some(true) => return,
+            Some(false) => return self.report_cycle_of(key),
             None => {}
         }
-        self.given_memo.insert(memo_key, Memo::InProgress);
-        let value = self.compute_given(i, req, field);
-        self.given_memo.insert(memo_key, Memo::Done(value.clone()));
-        value
+        if self.deferred.is_some() {
+            return; // unwinding: the outermost call asks again
+        }
+        if self.eval_depth == 0 {
+            return self.drive(key);
+        }
+        if self.waiting.contains(&key) {
+            return self.report_cycle_of(key);
+        }
+        if self.eval_depth >= STACK_DEPTH {
+            self.deferred = Some(key);
+            return;
+        }
+        self.compute_key(key);
+    }
+
+    /// The outermost demand: computes `root`, and first whatever it had to defer.
+    fn drive(&mut self, root: Key<'m>) {
+        let mut stack = vec![root];
+        self.waiting.insert(root);
+        while let Some(&top) = stack.last() {
+            if self.memo_done(top) == Some(true) || self.compute_key(top) {
+                stack.pop();
+                self.waiting.remove(&top);
+            } else if let Some(deeper) = self.deferred.take() {
+                self.waiting.insert(deeper);
+                stack.push(deeper);
+            }
+        }
+    }
+
+    /// Computes `key` one level deeper; false when something under it was deferred
+    /// (its memo entry is dropped again, to be computed once that is known).
+    fn compute_key(&mut self, key: Key<'m>) -> bool {
+        self.eval_depth += 1;
+        let done = match key {
+            Key::Operator(i, r) => {
+                self.operator_memo.insert((i, r), Memo::InProgress);
+                let v = self.compute_operator_value(i, r);
+                let done = self.deferred.is_none();
+                match done {
+                    true => self.operator_memo.insert((i, r), Memo::Done(v)),
+                    false => self.operator_memo.remove(&(i, r)),
+                };
+                done
+            }
+            Key::Given(i, r, f) => {
+                self.given_memo.insert((i, r, f), Memo::InProgress);
+                let v = self.compute_given(i, r, f);
+                let done = self.deferred.is_none();
+                match done {
+                    true => self.given_memo.insert((i, r, f), Memo::Done(v)),
+                    false => self.given_memo.remove(&(i, r, f)),
+                };
+                done
+            }
+            Key::Answer(c, r, f) => {
+                self.answer_memo.insert((c, r, f), Memo::InProgress);
+                let v = self.compute_answer(c, r, f);
+                let done = self.deferred.is_none();
+                match done {
+                    true => self.answer_memo.insert((c, r, f), Memo::Done(v)),
+                    false => self.answer_memo.remove(&(c, r, f)),
+                };
+                done
+            }
+        };
+        self.eval_depth -= 1;
+        done
     }
 
     fn compute_given(&mut self, i: usize, req: &'m str, field: &str) -> Option<Resolved> {
@@ -657,7 +781,7 @@ impl<'m> Resolver<'m> {
         let provider_clean = self
             .module_of(provider)
             .is_some_and(|pm| pm.errors().is_empty())
-            && self.instances[provider].refusals.is_empty();
+            && !self.is_refused(provider);
         if !provider_clean {
             return; // the provider is left out; this consumer waits for it (E0514)
         }

@@ -39,7 +39,7 @@ pub(crate) fn is_valid_login(login: &str) -> bool {
 
 impl<'m> Resolver<'m> {
     /// Gives every instance of a known module its login, refusing one that does not fit
-    /// (E0513) and every pair alike (E0509, each naming the others).
+    /// (E0513) and every group alike (E0509, once per group, naming its members).
     pub(super) fn assign_logins(&mut self) {
         let mut by_login: FxHashMap<String, Vec<usize>> = FxHashMap::default();
         let mut order: Vec<String> = Vec::new();
@@ -80,36 +80,58 @@ impl<'m> Resolver<'m> {
             }
             entry.push(i);
         }
+        // One diagnostic per group, at its first member, naming the others up to
+        // [`GROUP_NAMED`] and counting the rest: a thousand instances alike are one
+        // diagnostic of bounded size, not a thousand naming a thousand each. Every other
+        // member is refused by that same diagnostic (it is listed where they are left
+        // out).
         for login in order {
             let group = &by_login[&login];
             if group.len() < 2 {
                 continue;
             }
             let group = group.clone();
-            for &i in &group {
-                let others: Vec<String> = group
-                    .iter()
-                    .filter(|&&j| j != i)
-                    .map(|&j| self.who(j))
-                    .collect();
-                let mut d = self.diag(
-                    Code::E0509,
-                    self.head(i),
-                    format!(
-                        "the login `{login}` of {} is alike the login of {}",
-                        self.who(i),
-                        others.join(", ")
-                    ),
-                );
-                for &j in group.iter().filter(|&&j| j != i) {
-                    d = d.with_label(self.head(j), format!("also `{login}`"));
-                }
-                d = d.with_help(
-                    "a login is keyed by every provider: give one instance a `short = \"…\"` of its own, or its node a `short`",
-                );
-                self.refuse(i, d);
+            let first = group[0];
+            let mut named: Vec<String> = group[1..]
+                .iter()
+                .take(GROUP_NAMED)
+                .map(|&j| self.who(j))
+                .collect();
+            if group.len() - 1 > GROUP_NAMED {
+                named.push(format!("{} more", group.len() - 1 - GROUP_NAMED));
+            }
+            let mut d = self.diag(
+                Code::E0509,
+                self.head(first),
+                format!(
+                    "the login `{login}` of {} is alike the login of {}",
+                    self.who(first),
+                    and_list(&named)
+                ),
+            );
+            for &j in group[1..].iter().take(GROUP_NAMED) {
+                d = d.with_label(self.head(j), format!("also `{login}`"));
+            }
+            d = d.with_help(
+                "a login is keyed by every provider: give one instance a `short = \"…\"` of its own, or its node a `short`",
+            );
+            self.refuse(first, d);
+            for &j in &group[1..] {
+                self.instances[j].refused_with = Some(first);
             }
         }
+    }
+}
+
+/// How many other members of a group of alike logins E0509 names; the rest are counted.
+const GROUP_NAMED: usize = 8;
+
+/// `a`, `a and b`, `a, b and c`.
+fn and_list(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        [init @ .., last] => format!("{} and {last}", init.join(", ")),
     }
 }
 

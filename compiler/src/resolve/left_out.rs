@@ -12,7 +12,7 @@ impl<'m> Resolver<'m> {
     /// Whether instance `i` is refused by itself: a refusal, an unknown module, a
     /// module with errors, or a node with errors.
     fn refused_by_itself(&self, i: usize) -> bool {
-        !self.instances[i].refusals.is_empty()
+        self.is_refused(i)
             || self.module_of(i).is_none_or(|m| !m.errors().is_empty())
             || !self.nodes[self.instances[i].node].errors.is_empty()
     }

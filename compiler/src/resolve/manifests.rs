@@ -240,7 +240,7 @@ impl<'m> Resolver<'m> {
             if !inst.left_out {
                 continue;
             }
-            let mut diagnostics = inst.refusals.clone();
+            let mut diagnostics = self.refusals_of(i);
             if let Some(m) = self.module_of(i) {
                 diagnostics.extend(m.errors().iter().cloned());
             }

@@ -26,6 +26,21 @@ impl<'m> Resolver<'m> {
                 self.mesh_diags.push(d);
                 continue;
             }
+            // A node's manifest is written as `<node>.json`: a name a file system cannot
+            // hold is refused here, at check, not by the file system at build.
+            if node.name.name.len() > NODE_NAME_MAX {
+                let d = self
+                    .diag(
+                        Code::E0314,
+                        node.name.span,
+                        format!(
+                            "the name of a node is at most {NODE_NAME_MAX} bytes (its manifest is `<node>.json`); this one is {}",
+                            node.name.name.len()
+                        ),
+                    )
+                    .with_help("give the node a shorter name");
+                self.mesh_diags.push(d);
+            }
             let info = self.read_node(node);
             self.nodes.insert(node.name.name.to_string(), info);
         }
@@ -92,6 +107,7 @@ impl<'m> Resolver<'m> {
                 login: String::new(),
                 secret_keys: FxHashMap::default(),
                 refusals: Vec::new(),
+                refused_with: None,
                 waits_for: Vec::new(),
                 left_out: false,
             };
@@ -360,3 +376,7 @@ impl<'m> Resolver<'m> {
             .unwrap_or_default()
     }
 }
+
+/// The longest node name, in bytes: `<node>.json` and the aside files written beside it
+/// (`.<node>.json.tmp-<16 hex digits>`) stay within the 255 bytes of a file name.
+const NODE_NAME_MAX: usize = 200;

@@ -48,7 +48,7 @@ use crate::diagnostics::{Code, Diagnostic, Severity};
 use crate::emit::{By, Manifest};
 use crate::span::{FilePath, Span};
 use crate::syntax::ast;
-use evaluate::{Memo, Resolved};
+use evaluate::{Key, Memo, Resolved};
 use fx_hash::{FxHashMap, FxHashSet};
 use indexmap::IndexMap;
 
@@ -403,6 +403,9 @@ pub(crate) struct InstanceState<'m> {
     pub secret_keys: FxHashMap<&'m str, IndexMap<String, String>>,
     /// The mesh's refusals of this assignment.
     pub refusals: Vec<Diagnostic>,
+    /// Refused by a diagnostic another instance holds: the first of a group of alike
+    /// logins (E0509), reported once for the whole group.
+    pub refused_with: Option<usize>,
     /// Instances whose answers this one waits for (providers, seat holders).
     pub waits_for: Vec<usize>,
     pub left_out: bool,
@@ -460,6 +463,14 @@ pub(crate) struct Resolver<'m> {
     pub providers_on_node: FxHashMap<(&'m str, usize), Vec<usize>>,
     /// (consumer, provider) pairs already told E0514.
     pub told_waiting: FxHashSet<(usize, usize)>,
+    /// Values already told E0313.
+    pub told_cycle: FxHashSet<Key<'m>>,
+    /// Memoised values under way on the call stack (see [`Resolver::demand`]).
+    pub eval_depth: usize,
+    /// The value deferred because the call stack held too many under way.
+    pub deferred: Option<Key<'m>>,
+    /// Values waiting on the heap for the ones they deferred.
+    pub waiting: FxHashSet<Key<'m>>,
     /// The loop variables bound while a `for` template renders, innermost last.
     pub loop_bindings: Vec<loops::Binding<'m>>,
 }
@@ -488,6 +499,10 @@ impl<'m> Resolver<'m> {
             given_memo: FxHashMap::default(),
             answer_memo: FxHashMap::default(),
             told_waiting: FxHashSet::default(),
+            told_cycle: FxHashSet::default(),
+            eval_depth: 0,
+            deferred: None,
+            waiting: FxHashSet::default(),
             mesh_names: Vec::new(),
             providers_on_node: FxHashMap::default(),
             loop_bindings: Vec::new(),
@@ -537,6 +552,26 @@ impl<'m> Resolver<'m> {
     /// The node name of instance `i`.
     pub fn node_name(&self, i: usize) -> &str {
         &self.nodes[self.instances[i].node].name
+    }
+
+    /// Whether instance `i` is refused by the mesh (its own refusals, or its group's).
+    pub fn is_refused(&self, i: usize) -> bool {
+        !self.instances[i].refusals.is_empty() || self.instances[i].refused_with.is_some()
+    }
+
+    /// Every refusal of instance `i`: its own, then the one it shares with its group.
+    pub fn refusals_of(&self, i: usize) -> Vec<Diagnostic> {
+        let mut all = self.instances[i].refusals.clone();
+        if let Some(j) = self.instances[i].refused_with {
+            all.extend(
+                self.instances[j]
+                    .refusals
+                    .iter()
+                    .filter(|d| d.code == Code::E0509)
+                    .cloned(),
+            );
+        }
+        all
     }
 
     /// Records a refusal of instance `i`.

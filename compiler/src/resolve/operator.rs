@@ -2,7 +2,7 @@
 //! requirement's default, else refused (E0501). A secret operator value is never written
 //! in a mesh: the vault keeps it, and the instance reads a sealed reference.
 
-use super::evaluate::{Ctx, Memo, Resolved};
+use super::evaluate::{Ctx, Key, Memo, Resolved};
 use super::{Answer, Resolver};
 use crate::diagnostics::Code;
 use crate::emit::SealedRef;
@@ -15,21 +15,14 @@ impl<'m> Resolver<'m> {
         i: usize,
         req: &'m str,
     ) -> Option<(Resolved, &'static str)> {
+        self.demand(Key::Operator(i, req));
         match self.operator_memo.get(&(i, req)) {
-            Some(Memo::Done(v)) => return v.clone(),
-            Some(Memo::InProgress) => {
-                self.report_cycle(i, req);
-                return None;
-            }
-            None => {}
+            Some(Memo::Done(v)) => v.clone(),
+            _ => None,
         }
-        self.operator_memo.insert((i, req), Memo::InProgress);
-        let v = self.compute_operator_value(i, req);
-        self.operator_memo.insert((i, req), Memo::Done(v.clone()));
-        v
     }
 
-    fn compute_operator_value(
+    pub(super) fn compute_operator_value(
         &mut self,
         i: usize,
         req: &'m str,

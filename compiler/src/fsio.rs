@@ -1,0 +1,214 @@
+//! Reading input files defensively, for the command line and the language server alike.
+//!
+//! A path may name anything: a link to `/dev/zero`, a named pipe, a file growing while it
+//! is read. Only regular files are read, and never more than the limit plus one byte, so
+//! neither memory nor time depends on what the path turns out to be.
+
+use std::fs::{File, OpenOptions};
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+/// Why a file was not read.
+#[derive(Debug)]
+pub enum ReadFailure {
+    /// The path (or what its link leads to) does not exist.
+    NotFound,
+    /// A directory, a device, a pipe or a socket: only regular files are read.
+    NotRegular(&'static str),
+    /// More bytes than the limit.
+    TooLarge { limit: u64 },
+    /// Any other error of the operating system.
+    Io(std::io::Error),
+}
+
+impl ReadFailure {
+    /// The failure as one sentence about `shown`.
+    pub fn sentence(&self, shown: &str) -> String {
+        match self {
+            ReadFailure::NotFound => format!("cannot read `{shown}`: no such file or directory"),
+            ReadFailure::NotRegular(what) => {
+                format!("`{shown}` is {what}, not a regular file; it is not read")
+            }
+            ReadFailure::TooLarge { limit } => format!(
+                "`{shown}` is over {} MiB; files above {} MiB are refused (split it into several files)",
+                limit / (1024 * 1024),
+                limit / (1024 * 1024)
+            ),
+            ReadFailure::Io(e) => format!("cannot read `{shown}`: {}", plain(e)),
+        }
+    }
+}
+
+/// An I/O error as a lowercase phrase without the OS error number.
+fn plain(e: &std::io::Error) -> String {
+    let s = e.to_string();
+    let s = s.find(" (os error").map_or(s.as_str(), |i| &s[..i]);
+    let mut c = s.chars();
+    match c.next() {
+        Some(first) => first.to_lowercase().chain(c).collect(),
+        None => String::new(),
+    }
+}
+
+/// What kind of file `meta` describes, in words.
+fn kind(meta: &std::fs::Metadata) -> &'static str {
+    let t = meta.file_type();
+    if t.is_dir() {
+        return "a directory";
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if t.is_char_device() || t.is_block_device() {
+            return "a device";
+        }
+        if t.is_fifo() {
+            return "a named pipe";
+        }
+        if t.is_socket() {
+            return "a socket";
+        }
+    }
+    "not a regular file"
+}
+
+/// The bytes of the regular file at `path` (links followed), at most `limit` of them.
+/// The type is asked before opening (opening a named pipe would wait for a writer) and
+/// again of the open file; at most `limit + 1` bytes are read whatever the file claims.
+pub fn read_regular(path: &Path, limit: u64) -> Result<Vec<u8>, ReadFailure> {
+    let failure = |e: std::io::Error| match e.kind() {
+        std::io::ErrorKind::NotFound => ReadFailure::NotFound,
+        _ => ReadFailure::Io(e),
+    };
+    let meta = std::fs::metadata(path).map_err(failure)?;
+    if !meta.is_file() {
+        return Err(ReadFailure::NotRegular(kind(&meta)));
+    }
+    if meta.len() > limit {
+        return Err(ReadFailure::TooLarge { limit });
+    }
+    let file = std::fs::File::open(path).map_err(failure)?;
+    let meta = file.metadata().map_err(failure)?;
+    if !meta.is_file() {
+        return Err(ReadFailure::NotRegular(kind(&meta)));
+    }
+    let mut bytes = Vec::with_capacity(meta.len().min(limit) as usize);
+    file.take(limit + 1)
+        .read_to_end(&mut bytes)
+        .map_err(failure)?;
+    if bytes.len() as u64 > limit {
+        return Err(ReadFailure::TooLarge { limit });
+    }
+    Ok(bytes)
+}
+
+/// 64 bits no other process can guess: std's hasher keys are random per process and
+/// per call, mixed with the time and the process id.
+fn unguessable() -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    h.write_u128(nanos);
+    h.write_u32(std::process::id());
+    h.finish()
+}
+
+/// Creates a new file in `dir` named `.<stem>.<tag>-<random>`, exclusively: `O_EXCL`
+/// never follows a link planted at the name, and a name that exists is never reused
+/// (another random name is tried). Returns the path and the open file.
+pub fn create_aside(dir: &Path, stem: &str, tag: &str) -> std::io::Result<(PathBuf, File)> {
+    let mut last = None;
+    for _ in 0..16 {
+        let path = dir.join(format!(".{stem}.{tag}-{:016x}", unguessable()));
+        match OpenOptions::new().write(true).create_new(true).open(&path) {
+            Ok(f) => return Ok((path, f)),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => last = Some(e),
+            Err(e) => return Err(e),
+        }
+    }
+    Err(last.unwrap_or_else(|| std::io::Error::other("no free temporary name")))
+}
+
+/// A name in `dir` for a hard link to an existing file, chosen as [`create_aside`]
+/// chooses (`link` itself refuses a name that exists, link or not).
+pub fn aside_name(dir: &Path, stem: &str, tag: &str) -> PathBuf {
+    dir.join(format!(".{stem}.{tag}-{:016x}", unguessable()))
+}
+
+/// Whether `path` itself is a symbolic link (a missing path is not).
+pub fn is_link(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[cfg(unix)]
+    #[test]
+    fn devices_and_links_to_them_are_refused_without_reading() {
+        let dir = tempfile::tempdir().unwrap();
+        for dev in ["/dev/zero", "/dev/urandom"] {
+            let link = dir.path().join("x.mesh");
+            let _ = std::fs::remove_file(&link);
+            std::os::unix::fs::symlink(dev, &link).unwrap();
+            let err = read_regular(&link, 1024).unwrap_err();
+            assert!(
+                matches!(err, ReadFailure::NotRegular("a device")),
+                "{err:?}"
+            );
+            assert!(err.sentence("x.mesh").contains("not a regular file"));
+        }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn an_aside_file_never_follows_a_planted_link() {
+        let dir = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        let (a, mut f) = create_aside(dir.path(), "n.json", "tmp").unwrap();
+        std::io::Write::write_all(&mut f, b"x").unwrap();
+        let (b, _) = create_aside(dir.path(), "n.json", "tmp").unwrap();
+        assert_ne!(a, b, "two asides never share a name");
+        assert!(
+            a.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with(".n.json.tmp-")
+        );
+        // Opening exclusively at a name that is a link fails instead of following it.
+        let victim = outside.path().join("victim");
+        std::os::unix::fs::symlink(&victim, dir.path().join("planted")).unwrap();
+        let err = OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(dir.path().join("planted"))
+            .unwrap_err();
+        assert_eq!(err.kind(), std::io::ErrorKind::AlreadyExists);
+        assert!(!victim.exists());
+        assert!(is_link(&dir.path().join("planted")));
+        assert!(!is_link(&a) && !is_link(&dir.path().join("missing")));
+    }
+
+    #[test]
+    fn at_most_the_limit_is_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("big");
+        std::fs::write(&p, vec![b'a'; 100]).unwrap();
+        assert_eq!(read_regular(&p, 100).unwrap().len(), 100);
+        assert!(matches!(
+            read_regular(&p, 99),
+            Err(ReadFailure::TooLarge { limit: 99 })
+        ));
+        assert!(matches!(
+            read_regular(&dir.path().join("none"), 9),
+            Err(ReadFailure::NotFound)
+        ));
+        assert!(matches!(
+            read_regular(dir.path(), 9),
+            Err(ReadFailure::NotRegular("a directory"))
+        ));
+    }
+}
