@@ -300,6 +300,7 @@ fn built_nodes_run_on_the_engine_as_their_manifests_say() {
     if !engine_or_skip(test) || !compose_or_skip(test) {
         return;
     }
+    let _engine = engine::exclusive();
     let started = Instant::now();
     // Node A declares no private_address (private ports on the bridge gateway); node B
     // declares the address of a network made for the test.

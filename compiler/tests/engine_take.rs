@@ -191,6 +191,7 @@ fn survey_and_take_an_existing_installation() {
     if !engine_or_skip("survey_and_take_an_existing_installation") {
         return;
     }
+    let _engine = engine::exclusive();
     images();
     let _cleanup = Cleanup::new(&["take-app", "take-neighbour"], &["take-legacy"]);
     let (dir, data) = workspace(
@@ -393,6 +394,7 @@ fn genesis_raises_what_the_module_then_takes_without_a_difference() {
     if !engine_or_skip("genesis_raises_what_the_module_then_takes_without_a_difference") {
         return;
     }
+    let _engine = engine::exclusive();
     images();
     let (dir, _data) = workspace(
         r#"

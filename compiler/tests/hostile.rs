@@ -42,9 +42,14 @@ fn narrowing_chain(n: usize, cycle: bool) -> Vec<(String, String)> {
             n - 1
         )),
     }
+    // Every host port is published (E0323: a port nothing listens on is refused).
     m.push_str(
-        "  container chain {\n    image \"busybox:1.36\"\n    env { LAST = \"${p0.container}\" }\n    publish p0\n  }\n}\n",
+        "  container chain {\n    image \"busybox:1.36\"\n    env { LAST = \"${p0.container}\" }\n",
     );
+    for i in 0..n {
+        m.push_str(&format!("    publish p{i}\n"));
+    }
+    m.push_str("  }\n}\n");
     let mesh = "mesh m {\n  node a { private_name = \"a.internal\"  ports = 10000..65000 }\n  assign chain to a\n}\n";
     vec![
         ("chain.mesh".to_string(), m),

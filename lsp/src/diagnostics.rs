@@ -55,7 +55,42 @@ fn order(list: &mut Vec<Diagnostic>) {
     list.dedup();
 }
 
-/// One compiler diagnostic as the protocol's.
+/// The longest help line also written at the end of the message itself.
+const SHORT_HELP: usize = 80;
+
+/// One compiler diagnostic as the protocol carries it: the diagnostic itself and, when it
+/// has a help line and the client shows related information, a diagnostic of severity
+/// Hint at the same range whose message is the help (as rust-analyzer sends hints). Many
+/// clients (Neovim among them) never show related information; they show a Hint.
+pub fn to_lsp_all(snap: &Snapshot, d: &Diagnostic, how: Presentation) -> Vec<lsp::Diagnostic> {
+    let Some(main) = to_lsp(snap, d, how) else {
+        return Vec::new();
+    };
+    let hint = match (&d.help, how.related_information) {
+        (Some(help), true) => Some(lsp::Diagnostic {
+            range: main.range,
+            severity: Some(DiagnosticSeverity::HINT),
+            code: main.code.clone(),
+            code_description: None,
+            source: main.source.clone(),
+            message: format!("help: {help}"),
+            related_information: snap.uri_of(&d.file).map(|uri| {
+                vec![DiagnosticRelatedInformation {
+                    location: Location::new(uri, main.range),
+                    message: "original diagnostic".into(),
+                }]
+            }),
+            tags: None,
+            data: None,
+        }),
+        _ => None,
+    };
+    let mut out = vec![main];
+    out.extend(hint);
+    out
+}
+
+/// One compiler diagnostic as the protocol's (without the separate Hint of its help).
 pub fn to_lsp(snap: &Snapshot, d: &Diagnostic, how: Presentation) -> Option<lsp::Diagnostic> {
     let file = snap.file_at(&d.file)?;
     let lines = Lines::of(&snap.db, file, snap.unit);
@@ -88,6 +123,11 @@ pub fn to_lsp(snap: &Snapshot, d: &Diagnostic, how: Presentation) -> Option<lsp:
     }
     if let Some(help) = &d.help {
         if how.related_information {
+            // A short help also ends the message: clients that show neither related
+            // information nor hints still show the fix.
+            if help.chars().count() <= SHORT_HELP && !help.contains('\n') {
+                message.push_str(&format!(" (help: {help})"));
+            }
             if let Some(uri) = snap.uri_of(&d.file) {
                 related.push(DiagnosticRelatedInformation {
                     location: Location::new(uri, range),

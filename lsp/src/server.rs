@@ -16,7 +16,7 @@
 //! error and the server goes on.
 
 use crate::analysis::{actions, completion, formatting, hints, hover, navigate, outline, tokens};
-use crate::diagnostics::{Presentation, all_diagnostics, file_diagnostics, to_lsp};
+use crate::diagnostics::{Presentation, all_diagnostics, file_diagnostics, to_lsp_all};
 use crate::scan;
 use crate::state::{Snapshot, State};
 use crate::stdlib;
@@ -147,7 +147,7 @@ impl Inner {
             let uri = snap.uri_of(&path)?;
             let diags = file_diagnostics(snap, file)
                 .iter()
-                .filter_map(|d| to_lsp(snap, d, how))
+                .flat_map(|d| to_lsp_all(snap, d, how))
                 .collect();
             Some(vec![(uri, snap.version_of(&path), diags)])
         })
@@ -183,8 +183,10 @@ impl Inner {
                 let Some(uri) = snap.uri_of(&path) else {
                     continue;
                 };
-                let diags: Vec<Diagnostic> =
-                    diags.iter().filter_map(|d| to_lsp(snap, d, how)).collect();
+                let diags: Vec<Diagnostic> = diags
+                    .iter()
+                    .flat_map(|d| to_lsp_all(snap, d, how))
+                    .collect();
                 batch.push((uri, snap.version_of(&path), diags));
             }
             batch
@@ -623,9 +625,15 @@ impl LanguageServer for Backend {
     async fn formatting(&self, params: DocumentFormattingParams) -> Result<Option<Vec<TextEdit>>> {
         guard(async {
             let uri = params.text_document.uri;
-            self.inner
+            let answer = self
+                .inner
                 .compute(move |s| formatting::formatting(s, &uri))
-                .await
+                .await?;
+            answer.map_err(|why| Error {
+                code: ErrorCode::ServerError(-32803), // RequestFailed (LSP 3.17)
+                message: why.into(),
+                data: None,
+            })
         })
         .await
     }

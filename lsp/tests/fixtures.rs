@@ -155,6 +155,11 @@ async fn run(case: &Case) -> String {
                 Ok(Value::Array(edits)) if edits.is_empty() => "no edits".into(),
                 Ok(Value::Array(edits)) => apply(&text, &edits, utf8),
                 Ok(Value::Null) => "no edits".into(),
+                Err(e) => format!(
+                    "refused ({}): {}",
+                    e["code"],
+                    e["message"].as_str().unwrap_or("?")
+                ),
                 other => format!("{other:?}"),
             }
         }

@@ -47,6 +47,24 @@ pub fn engine_or_skip(test: &str) -> bool {
     false
 }
 
+/// Holds the engine for one test: the engine tests name their containers, networks and
+/// images after the mesh's instances (survey and take compare by name, so the names are
+/// fixed by the mesh), and two runs at once — two test binaries, two checkouts on one
+/// machine — would meet on the same names. An exclusive lock on a file in the temporary
+/// directory serialises them; it is released when the guard drops (or the process ends).
+pub fn exclusive() -> std::fs::File {
+    let path = std::env::temp_dir().join("meshc-engine-tests.lock");
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    file.lock()
+        .unwrap_or_else(|e| panic!("locking {}: {e}", path.display()));
+    file
+}
+
 /// Imports a busybox root file system as `reference` (its creation date is now), with
 /// `tools` linked to busybox in `/bin` and `CMD ["/bin/sleep", "3600"]`.
 pub fn import_busybox(reference: &str, tools: &[&str]) {

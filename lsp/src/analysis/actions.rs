@@ -38,7 +38,12 @@ pub fn code_actions(
         return Vec::new();
     };
     let lines = &cursor.lines;
-    let wanted = lines.span(range);
+    // A fix is offered anywhere on the lines of its diagnostic, not only inside its span:
+    // editors ask with the cursor's position, which is rarely on the misspelt word.
+    let wanted = lines.span(Range::new(
+        Position::new(range.start.line, 0),
+        Position::new(range.end.line, u32::MAX),
+    ));
     let text = cursor.text();
     let mut out = Vec::new();
     let diags = file_diagnostics(snap, cursor.file);

@@ -4,6 +4,7 @@
 
 use crate::convert::Lines;
 use crate::state::Snapshot;
+use meshc::diagnostics::Diagnostic;
 use meshc::span::Span;
 use tower_lsp_server::ls_types::{TextEdit, Uri};
 
@@ -12,31 +13,52 @@ pub enum Formatted {
     /// The canonical layout.
     Text(String),
     /// The text does not parse; nothing is changed (its syntax errors are already shown).
-    Refused,
+    Refused(Vec<Diagnostic>),
 }
 
 /// The adapter around the compiler's formatter: the one place that calls it.
 pub fn format_text(path: &str, text: &str) -> Formatted {
     match meshc::fmt::format(&path.into(), text) {
         Ok(t) => Formatted::Text(t),
-        Err(_) => Formatted::Refused,
+        Err(d) => Formatted::Refused(d),
     }
 }
 
-/// The edits that format the file `uri` names; `None` when nothing can be said (no such
-/// file, or a text that does not parse).
-pub fn formatting(snap: &Snapshot, uri: &Uri) -> Option<Vec<TextEdit>> {
-    let (path, file) = snap.file(uri)?;
+/// The edits that format the file `uri` names; `None` when there is no such file. A text
+/// that does not parse is refused with the reason (its first syntax error), so the editor
+/// says why nothing changed.
+pub fn formatting(snap: &Snapshot, uri: &Uri) -> Result<Option<Vec<TextEdit>>, String> {
+    let Some((path, file)) = snap.file(uri) else {
+        return Ok(None);
+    };
     if file == snap.std_file {
-        return None;
+        return Ok(None);
     }
     let text = file.text(&snap.db);
+    let lines = Lines::of(&snap.db, file, snap.unit);
     let formatted = match format_text(&path, text) {
         Formatted::Text(t) => t,
-        Formatted::Refused => return None,
+        Formatted::Refused(diags) => {
+            let first = diags.iter().min_by_key(|d| d.span.start);
+            let why = match first {
+                Some(d) => {
+                    let at = lines.position(d.span.start);
+                    format!(
+                        ": {} at {}:{}: {}",
+                        d.code.as_str(),
+                        at.line + 1,
+                        at.character + 1,
+                        d.message
+                    )
+                }
+                None => String::new(),
+            };
+            return Err(format!(
+                "not formatted: the file does not parse{why}; fix the syntax error first"
+            ));
+        }
     };
-    let lines = Lines::of(&snap.db, file, snap.unit);
-    Some(minimal_edit(&lines, &formatted).into_iter().collect())
+    Ok(Some(minimal_edit(&lines, &formatted).into_iter().collect()))
 }
 
 /// One edit replacing the part of `lines.text` that differs from `new`, or none.

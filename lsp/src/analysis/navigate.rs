@@ -128,6 +128,16 @@ pub fn rename(
             "`{new_name}` is not a name of the language (letters, digits, `_`, inner single `-`)"
         )));
     }
+    if new_name != occ.symbol.name()
+        && let Some(taken) = renamed(&occ.symbol, new_name)
+        && !definitions(snap, &taken).is_empty()
+    {
+        return Err(RenameRefused(format!(
+            "`{new_name}` is already {}; renaming `{}` to it would make two of one name",
+            what(&occ.symbol),
+            occ.symbol.name()
+        )));
+    }
     let mut edits: BTreeMap<FilePath, (SourceFile, Vec<(Span, String)>)> = BTreeMap::new();
     let mut add = |path: FilePath, file: SourceFile, span: Span, text: String| {
         edits
@@ -189,6 +199,52 @@ pub fn rename(
         );
     }
     Ok(Some(WorkspaceEdit::new(changes)))
+}
+
+/// The symbol `symbol` would become under the name `new`, in the same scope (a
+/// requirement of the same module, a field of the same contract, a node of the same
+/// mesh…); `None` for a loop variable, whose declaration is its own scope.
+fn renamed(symbol: &Symbol, new: &str) -> Option<Symbol> {
+    let new = new.to_string();
+    Some(match symbol {
+        Symbol::Contract(_) => Symbol::Contract(new),
+        Symbol::Field { contract, .. } => Symbol::Field {
+            contract: contract.clone(),
+            field: new,
+        },
+        Symbol::Module(_) => Symbol::Module(new),
+        Symbol::Requirement { module, .. } => Symbol::Requirement {
+            module: module.clone(),
+            name: new,
+        },
+        Symbol::Mesh(_) => Symbol::Mesh(new),
+        Symbol::Node { mesh, .. } => Symbol::Node {
+            mesh: mesh.clone(),
+            node: new,
+        },
+        Symbol::Instance { mesh, node, .. } => Symbol::Instance {
+            mesh: mesh.clone(),
+            node: node.clone(),
+            name: new,
+        },
+        Symbol::Seat(_) => Symbol::Seat(new),
+        Symbol::LoopVar { .. } => return None,
+    })
+}
+
+/// What kind of name `symbol` is, and where, for a refusal.
+fn what(symbol: &Symbol) -> String {
+    match symbol {
+        Symbol::Contract(_) => "a contract".into(),
+        Symbol::Field { contract, .. } => format!("a field of contract `{contract}`"),
+        Symbol::Module(_) => "a module".into(),
+        Symbol::Requirement { module, .. } => format!("a requirement of module `{module}`"),
+        Symbol::Mesh(_) => "a mesh".into(),
+        Symbol::Node { mesh, .. } => format!("a node of mesh `{mesh}`"),
+        Symbol::Instance { mesh, .. } => format!("an instance of mesh `{mesh}`"),
+        Symbol::Seat(_) => "a seat".into(),
+        Symbol::LoopVar { .. } => "a loop variable".into(),
+    }
 }
 
 /// Where ` as NAME` goes in the assignment whose module name is at `module_span`: after
