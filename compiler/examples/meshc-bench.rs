@@ -149,9 +149,15 @@ fn adversarial(n: usize) -> Vec<(&'static str, Vec<(String, String)>)> {
     }
     let _ = writeln!(
         chain,
-        "  requires p{}: host port {{ container = 8080 }}\n}}",
+        "  requires p{}: host port {{ container = 8080 }}",
         n.saturating_sub(1)
     );
+    // Every host port is published: a port nothing listens on is refused (E0323).
+    chain.push_str("  container chain {\n    image \"busybox:1.36\"\n");
+    for i in 0..n {
+        let _ = writeln!(chain, "    publish p{i}");
+    }
+    chain.push_str("  }\n}\n");
     let chain_mesh = format!("mesh m {{\n{node}  assign chain to alpha\n}}\n");
     // A chain of providers.
     let mut providers = String::new();
