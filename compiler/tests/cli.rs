@@ -5,13 +5,9 @@ use serde_json::Value;
 use std::path::Path;
 use std::process::{Command, Output};
 
-fn meshc(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_meshc"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("meshc runs")
-}
+#[path = "support/command.rs"]
+mod command;
+use command::meshc;
 
 fn json(out: &Output) -> Value {
     serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {

@@ -4,13 +4,9 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
-fn meshc(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_meshc"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("meshc runs")
-}
+#[path = "support/command.rs"]
+mod command;
+use command::meshc;
 
 fn stdout(out: &Output) -> String {
     assert_eq!(

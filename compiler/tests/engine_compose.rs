@@ -19,13 +19,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
-fn meshc(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_meshc"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("meshc runs")
-}
+#[path = "support/command.rs"]
+mod command;
+use command::meshc;
 
 fn ok(out: &Output, what: &str) {
     assert_eq!(

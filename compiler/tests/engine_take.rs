@@ -15,15 +15,10 @@ mod engine;
 use engine::{docker, docker_ok, engine_or_skip};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
-fn meshc(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_meshc"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("meshc runs")
-}
+#[path = "support/command.rs"]
+mod command;
+use command::meshc;
 
 /// Removes the named containers and networks when dropped (and before use).
 struct Cleanup {

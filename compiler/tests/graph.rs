@@ -16,13 +16,9 @@ fn repo() -> PathBuf {
         .to_path_buf()
 }
 
-fn meshc(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_meshc"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("meshc runs")
-}
+#[path = "support/command.rs"]
+mod command;
+use command::meshc;
 
 fn text(out: &Output) -> String {
     assert_eq!(

@@ -4,15 +4,11 @@
 
 use serde_json::Value;
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
-fn meshc(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_meshc"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("meshc runs")
-}
+#[path = "support/command.rs"]
+mod command;
+use command::meshc;
 
 fn text(out: &Output) -> String {
     format!(

@@ -28,13 +28,9 @@ fn workspace() -> tempfile::TempDir {
     dir
 }
 
-fn meshc(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_meshc"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("meshc runs")
-}
+#[path = "support/command.rs"]
+mod command;
+use command::meshc;
 
 /// Every line of `bytes` holding a marker.
 fn leaks(bytes: &[u8]) -> Vec<String> {
