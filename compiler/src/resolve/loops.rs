@@ -7,7 +7,7 @@
 //! (`c.alpha_forge.password`, `x.0`), so two elements never share a name in the
 //! template's references.
 
-use super::evaluate::{Ctx, Resolved, TemplatePart};
+use super::evaluate::{Ctx, Resolved};
 use super::{Answer, Resolver};
 use crate::check::registry::ContractInfo;
 use crate::check::types::{Ty, Value};
@@ -202,34 +202,6 @@ impl<'m> Resolver<'m> {
             self.loop_bindings.pop();
             parts.extend(rendered?);
         }
-        Some(finish_parts(parts))
+        super::evaluate::finish_parts(parts)
     }
-}
-
-/// Parts joined into a value: a template when any part is sealed, else plain text.
-pub(crate) fn finish_parts(parts: Vec<TemplatePart>) -> Resolved {
-    let sealed = parts.iter().any(|p| {
-        matches!(
-            p,
-            TemplatePart::Ref {
-                value: Resolved::Sealed(_),
-                ..
-            } | TemplatePart::Call { .. }
-        )
-    });
-    if sealed {
-        return Resolved::Template(parts);
-    }
-    let mut text = String::new();
-    for p in &parts {
-        match p {
-            TemplatePart::Text(t) => text.push_str(t),
-            TemplatePart::Ref {
-                value: Resolved::Plain(v, ty),
-                ..
-            } => text.push_str(&super::evaluate::text_of(v, ty)),
-            TemplatePart::Ref { .. } | TemplatePart::Call { .. } => {}
-        }
-    }
-    Resolved::Plain(Value::Str(text), Ty::String)
 }
