@@ -831,6 +831,35 @@ impl<'m> Resolver<'m> {
     }
 }
 
+/// Parts joined into a value: a template when any part is sealed or a call kept for the
+/// node, else plain text. A part that is neither (a host path) makes no value.
+pub(super) fn finish_parts(parts: Vec<TemplatePart>) -> Option<Resolved> {
+    let sealed = parts.iter().any(|p| {
+        matches!(
+            p,
+            TemplatePart::Ref {
+                value: Resolved::Sealed(_),
+                ..
+            } | TemplatePart::Call { .. }
+        )
+    });
+    if sealed {
+        return Some(Resolved::Template(parts));
+    }
+    let mut text = String::new();
+    for p in &parts {
+        match p {
+            TemplatePart::Text(t) => text.push_str(t),
+            TemplatePart::Ref {
+                value: Resolved::Plain(v, ty),
+                ..
+            } => text.push_str(&text_of(v, ty)),
+            TemplatePart::Ref { .. } | TemplatePart::Call { .. } => return None,
+        }
+    }
+    Some(Resolved::Plain(Value::Str(text), Ty::String))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -864,33 +893,4 @@ mod tests {
             }
         );
     }
-}
-
-/// Parts joined into a value: a template when any part is sealed or a call kept for the
-/// node, else plain text. A part that is neither (a host path) makes no value.
-pub(super) fn finish_parts(parts: Vec<TemplatePart>) -> Option<Resolved> {
-    let sealed = parts.iter().any(|p| {
-        matches!(
-            p,
-            TemplatePart::Ref {
-                value: Resolved::Sealed(_),
-                ..
-            } | TemplatePart::Call { .. }
-        )
-    });
-    if sealed {
-        return Some(Resolved::Template(parts));
-    }
-    let mut text = String::new();
-    for p in &parts {
-        match p {
-            TemplatePart::Text(t) => text.push_str(t),
-            TemplatePart::Ref {
-                value: Resolved::Plain(v, ty),
-                ..
-            } => text.push_str(&text_of(v, ty)),
-            TemplatePart::Ref { .. } | TemplatePart::Call { .. } => return None,
-        }
-    }
-    Some(Resolved::Plain(Value::Str(text), Ty::String))
 }
