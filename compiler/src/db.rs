@@ -504,7 +504,8 @@ mod incrementality {
 
     const RES_STORE: &str = "contract store for module {\n  url: string\n}\n\nmodule storage {\n  container storage {\n    image \"minio:1.0\"\n  }\n  provides store {\n    url = \"http://storage:9000\"\n  }\n}\n";
     const RES_WEB: &str = "module web {\n  requires store: module store\n  container web {\n    image \"web:1.0\"\n    env {\n      URL = store.url\n      MODE = \"fast\"\n    }\n  }\n}\n";
-    const RES_OTHER: &str = "module other {\n  container other {\n    image \"other:1.0\"\n  }\n}\n";
+    const RES_OTHER: &str =
+        "module other {\n  container other {\n    image \"other:1.0\"\n  }\n}\n";
     const RES_MESH: &str = "mesh lab {\n  node alpha { private_name = \"alpha.internal\"  ports = 20000..20999 }\n  assign storage to alpha\n  assign web to alpha\n}\n";
 
     /// The outcome a database that never saw an edit gives for the same texts.
