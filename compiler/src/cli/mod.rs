@@ -7,6 +7,7 @@ pub mod graph;
 pub mod import;
 pub mod manual;
 pub mod migrate;
+pub mod owned;
 pub mod output;
 pub mod render;
 pub mod root;
