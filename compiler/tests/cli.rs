@@ -470,7 +470,10 @@ fn files_of_nodes_removed_from_the_mesh_are_removed_and_nothing_else() {
     assert!(!out.join("gamma.json").exists(), "{err}");
     assert!(!out.join("gamma/compose.yaml").exists(), "{err}");
     assert!(err.contains("removed `out/gamma.json`"), "{err}");
-    assert!(err.contains("node `gamma` is no longer in the mesh"), "{err}");
+    assert!(
+        err.contains("node `gamma` is no longer in the mesh"),
+        "{err}"
+    );
     // gamma's folder holds a file meshc did not write: it stays, with that file.
     assert_eq!(
         std::fs::read_to_string(out.join("gamma/extra.txt")).unwrap(),
