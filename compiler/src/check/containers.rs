@@ -718,8 +718,7 @@ impl<'a> ModuleChecker<'a, '_> {
                 let text = plain_text(s);
                 if text == "/" {
                     self.mount_source_refused(s.span, "the host's root `/`");
-                } else if text.starts_with('/') && super::types::invisible_in_path(&text).is_err()
-                {
+                } else if text.starts_with('/') && super::types::invisible_in_path(&text).is_err() {
                     self.mount_source_refused(
                         s.span,
                         "a host path holding a control or bidirectional formatting character",

@@ -436,8 +436,8 @@ fn ipv4_in_token(text: &str, start: usize, end: usize) -> Option<(usize, &str)> 
     let octets = ip.octets();
     let mask = u32::from(ip);
     let is_mask = mask != 0 && mask.leading_ones() + mask.trailing_zeros() == 32;
-    let cidr = text[end..].starts_with('/')
-        && text[end + 1..].starts_with(|c: char| c.is_ascii_digit());
+    let cidr =
+        text[end..].starts_with('/') && text[end + 1..].starts_with(|c: char| c.is_ascii_digit());
     // A version number is no address: `v1.2.3.4`, `24.3.3.102-alpine` are other tokens.
     if ip.is_unspecified() || octets[0] == 127 || is_mask || cidr {
         return None;
@@ -581,7 +581,10 @@ mod tests {
 
     #[test]
     fn finds_fullwidth_dots_and_ip_literals() {
-        assert_eq!(names("api\u{FF0E}example\u{FF0E}com"), ["api\u{FF0E}example\u{FF0E}com"]);
+        assert_eq!(
+            names("api\u{FF0E}example\u{FF0E}com"),
+            ["api\u{FF0E}example\u{FF0E}com"]
+        );
         assert_eq!(names("db\u{3002}corp"), ["db\u{3002}corp"]);
         assert_eq!(names("x\u{FF61}example.org:443"), ["x\u{FF61}example.org"]);
         assert_eq!(names("10.20.0.11"), ["10.20.0.11"]);
