@@ -138,9 +138,7 @@ pub fn check_file(
     let path = file.path(db);
     let mut out = parsed.diagnostics.clone();
     let files = ws.files(db);
-    out.extend(reg.diagnostics_in(path, &|index| {
-        files.get(index).map(|f| parse_file(db, *f))
-    }));
+    out.extend(reg.diagnostics_in(path, &|index| files.get(index).map(|f| parse_file(db, *f))));
     out.extend(crate::check::check_items_in(
         path,
         &parsed.file,
@@ -517,7 +515,11 @@ mod incrementality {
         // A renamed requirement is no global name: the registry is kept, only its file
         // re-checks (and the mesh that assigns the module resolves again).
         let renamed_req = spaced
-            .replacen("requires store: module store", "requires storage: module store", 1)
+            .replacen(
+                "requires store: module store",
+                "requires storage: module store",
+                1,
+            )
             .replacen("URL = store.url", "URL = storage.url", 1);
         apps.set_text(&mut db).to(Arc::from(renamed_req.as_str()));
         let after = workspace_diagnostics(&db, ws);

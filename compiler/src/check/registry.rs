@@ -380,9 +380,7 @@ impl Registry {
                                 mesh: name.clone(),
                                 node: node.clone(),
                             };
-                            reg.node_names
-                                .entry(node.clone())
-                                .or_insert(entry.clone());
+                            reg.node_names.entry(node.clone()).or_insert(entry.clone());
                             if let Some(pn) = private {
                                 reg.node_names.entry(pn.clone()).or_insert(entry);
                             }
