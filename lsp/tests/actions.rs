@@ -63,7 +63,9 @@ async fn fix(text: &str, line_has: &str, code: &str, title: &str) -> (String, Ve
     let mut client = TestClient::start(&[(rel.to_string(), text.to_string())], false).await;
     client.open(rel, text, 1).await;
     let uri = client.uri(rel);
-    let line = text[..text.find(line_has).expect("the line")].matches('\n').count();
+    let line = text[..text.find(line_has).expect("the line")]
+        .matches('\n')
+        .count();
     let diag = client.diagnostics[&uri]
         .iter()
         .find(|d| d["code"] == code && d["severity"] != 4)
@@ -120,7 +122,13 @@ const SECRET_IN_ENV: &str = "module app {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn e0302_moves_the_secret_into_a_secret_file() {
-    let (fixed, after) = fix(SECRET_IN_ENV, "PASSWORD =", "E0302", "Deliver `db.password`").await;
+    let (fixed, after) = fix(
+        SECRET_IN_ENV,
+        "PASSWORD =",
+        "E0302",
+        "Deliver `db.password`",
+    )
+    .await;
     assert!(!after.contains(&"E0302".to_string()), "{after:?}\n{fixed}");
     assert!(after.is_empty(), "{after:?}\n{fixed}");
     assert!(
@@ -129,7 +137,10 @@ async fn e0302_moves_the_secret_into_a_secret_file() {
     );
     assert!(!fixed.contains("PASSWORD"), "{fixed}");
     // The edit is in the formatter's layout: formatting the result changes nothing.
-    assert_eq!(meshc::fmt::format(&"fix.mesh".into(), &fixed).unwrap(), fixed);
+    assert_eq!(
+        meshc::fmt::format(&"fix.mesh".into(), &fixed).unwrap(),
+        fixed
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -138,15 +149,27 @@ async fn e0302_of_the_only_env_entry_replaces_the_env_block() {
     let (fixed, after) = fix(&text, "PASSWORD =", "E0302", "Deliver `db.password`").await;
     assert!(after.is_empty(), "{after:?}\n{fixed}");
     assert!(!fixed.contains("env"), "{fixed}");
-    assert_eq!(meshc::fmt::format(&"fix.mesh".into(), &fixed).unwrap(), fixed);
+    assert_eq!(
+        meshc::fmt::format(&"fix.mesh".into(), &fixed).unwrap(),
+        fixed
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn e0302_marks_the_entry_exposed() {
-    let (fixed, after) = fix(SECRET_IN_ENV, "PASSWORD =", "E0302", "Mark `PASSWORD` exposed").await;
+    let (fixed, after) = fix(
+        SECRET_IN_ENV,
+        "PASSWORD =",
+        "E0302",
+        "Mark `PASSWORD` exposed",
+    )
+    .await;
     assert!(!after.contains(&"E0302".to_string()), "{after:?}\n{fixed}");
     assert!(after.is_empty(), "{after:?}\n{fixed}");
-    assert!(fixed.contains("PASSWORD = db.password exposed \""), "{fixed}");
+    assert!(
+        fixed.contains("PASSWORD = db.password exposed \""),
+        "{fixed}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -185,7 +208,13 @@ mesh lab {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn did_you_mean_replaces_the_name() {
     let text = SECRET_IN_ENV.replace("HOST = db.host", "HOST = db.hots");
-    let (fixed, after) = fix(&text, "HOST = db.hots", "E0105", "Replace `hots` with `host`").await;
+    let (fixed, after) = fix(
+        &text,
+        "HOST = db.hots",
+        "E0105",
+        "Replace `hots` with `host`",
+    )
+    .await;
     assert!(!after.contains(&"E0105".to_string()), "{after:?}\n{fixed}");
     assert!(fixed.contains("HOST = db.host\n"), "{fixed}");
 }

@@ -9,8 +9,7 @@
 
 use meshc::span::{FilePath, Span};
 use meshc::syntax::ast::{
-    AssignEntryKind, ContainerEntryKind, EnvEntry, Expr, Item, MeshEntry, ModuleEntry,
-    SourceFile,
+    AssignEntryKind, ContainerEntryKind, EnvEntry, Expr, Item, MeshEntry, ModuleEntry, SourceFile,
 };
 
 /// A fix: its title and the replacement of `span` of the file's text.
@@ -285,7 +284,10 @@ mod tests {
         let at = APP.find("db.password").unwrap();
         let span = Span::new(at, at + "db.password".len());
         let fixes = secret_in_env(&"t.mesh".into(), APP, &parse(APP), span);
-        let moved = fixes.iter().find(|f| f.title.starts_with("Deliver")).unwrap();
+        let moved = fixes
+            .iter()
+            .find(|f| f.title.starts_with("Deliver"))
+            .unwrap();
         let fixed = apply(APP, moved);
         assert!(
             fixed.contains("    env { HOST = db.host }\n    secret \"/run/secrets/db_password\" = db.password\n")
@@ -311,7 +313,10 @@ mod tests {
         let at = text.rfind("db.password").unwrap();
         let span = Span::new(at, at + "db.password".len());
         let fixes = secret_in_env(&"t.mesh".into(), &text, &parse(&text), span);
-        let moved = fixes.iter().find(|f| f.title.starts_with("Deliver")).unwrap();
+        let moved = fixes
+            .iter()
+            .find(|f| f.title.starts_with("Deliver"))
+            .unwrap();
         assert!(
             apply(&text, moved).contains("\"/run/secrets/db_password_2\" = db.password"),
             "{}",
