@@ -80,7 +80,7 @@ impl<'m> Resolver<'m> {
             .find(|d| d.code != Code::E0514)
         {
             return Some((
-                format!("refused here ({})", d.code.as_str()),
+                format!("it was refused ({})", d.code.as_str()),
                 Some((d.file.clone(), d.span)),
             ));
         }
