@@ -2,7 +2,7 @@
 //! workspace are inputs; parsing, the registry, checking and resolution are tracked
 //! queries, so an edit re-runs only what depends on the edited file.
 
-use crate::check::registry::{Registry, RegistryInput};
+use crate::check::registry::{FileSummary, Registry, SummaryInput};
 use crate::diagnostics::Diagnostic;
 use crate::span::FilePath;
 use crate::syntax::{Parsed, ast};
@@ -50,12 +50,12 @@ impl Database {
         files: impl IntoIterator<Item = (FilePath, Arc<str>)>,
     ) -> (Database, Workspace) {
         let db = Database::default();
-        let mut inputs = vec![SourceFile::new(
-            &db,
-            FilePath::from(STDLIB_PATH),
-            Arc::from(STDLIB_TEXT),
-            true,
-        )];
+        // The standard library never changes: what reads only it is never revalidated.
+        let mut inputs = vec![
+            SourceFile::builder(FilePath::from(STDLIB_PATH), Arc::from(STDLIB_TEXT), true)
+                .durability(salsa::Durability::HIGH)
+                .new(&db),
+        ];
         for (path, text) in files {
             inputs.push(SourceFile::new(&db, path, text, false));
         }
@@ -70,16 +70,28 @@ pub fn parse_file(db: &dyn salsa::Database, file: SourceFile) -> Arc<Parsed> {
     Arc::new(crate::syntax::parse(file.path(db), file.text(db)))
 }
 
-/// The workspace's global names.
+/// What the registry needs of one file: its items' names, kinds and what resolution
+/// reads of them, with no position of modules and meshes (rust-analyzer's item tree).
+/// It compares equal across an edit that renames nothing, so salsa keeps the registry
+/// and every query that reads it.
+#[salsa::tracked(returns(clone))]
+pub fn file_summary(db: &dyn salsa::Database, file: SourceFile) -> Arc<FileSummary> {
+    let parsed = parse_file(db, file);
+    Arc::new(FileSummary::of(&parsed.file, file.path(db), file.std(db)))
+}
+
+/// The workspace's global names, built from the files' summaries only.
 #[salsa::tracked(returns(clone))]
 pub fn registry(db: &dyn salsa::Database, ws: Workspace) -> Arc<Registry> {
     let files = ws.files(db);
-    let parsed: Vec<(SourceFile, Arc<Parsed>)> =
-        files.iter().map(|f| (*f, parse_file(db, *f))).collect();
-    Arc::new(Registry::build(parsed.iter().map(|(f, p)| RegistryInput {
-        path: f.path(db),
-        file: &p.file,
-        std: f.std(db),
+    let summaries: Vec<(SourceFile, Arc<FileSummary>)> =
+        files.iter().map(|f| (*f, file_summary(db, *f))).collect();
+    Arc::new(Registry::from_summaries(summaries.iter().map(|(f, s)| {
+        SummaryInput {
+            path: f.path(db),
+            summary: s,
+            std: f.std(db),
+        }
     })))
 }
 
@@ -125,7 +137,8 @@ pub fn check_file(
     let reg = registry(db, ws);
     let path = file.path(db);
     let mut out = parsed.diagnostics.clone();
-    out.extend(reg.diagnostics_in(path).cloned());
+    let files = ws.files(db);
+    out.extend(reg.diagnostics_in(path, &|index| files.get(index).map(|f| parse_file(db, *f))));
     out.extend(crate::check::check_items_in(
         path,
         &parsed.file,
@@ -204,11 +217,11 @@ pub fn workspace_diagnostics(db: &Database, ws: Workspace) -> Vec<Diagnostic> {
     out
 }
 
-/// Parses every file of `files` on every core, so the registry (which reads every
-/// file's tree) does not parse them one by one.
+/// Parses and summarises every file of `files` on every core, so the registry (which
+/// reads every file's summary) does not parse them one by one.
 pub fn parse_all(db: &Database, files: &[SourceFile]) {
     parallel_map(db, files, |db, file| {
-        parse_file(db, file);
+        file_summary(db, file);
     });
 }
 
@@ -461,13 +474,15 @@ mod incrementality {
         assert_eq!(count(&cold, "check_mesh"), 1, "{cold:?}");
 
         // A space inside the file's first module moves the second module's name: the
-        // registry holds no position, so it comes out equal and no other file re-checks.
+        // file's summary holds no position, so it comes out equal, the registry is kept
+        // and no other file re-checks.
         let spaced = APPS.replacen("  container web", "   container web", 1);
         apps.set_text(&mut db).to(Arc::from(spaced.as_str()));
         let after = workspace_diagnostics(&db, ws);
         let warm = ran(&log);
         assert_eq!(count(&warm, "parse_file"), 1, "{warm:?}");
-        assert_eq!(count(&warm, "registry"), 1, "{warm:?}");
+        assert_eq!(count(&warm, "file_summary"), 1, "{warm:?}");
+        assert_eq!(count(&warm, "registry"), 0, "{warm:?}");
         assert_eq!(count(&warm, "check_file"), 1, "{warm:?}");
         // The mesh reads the edited module's tree, so it resolves again.
         assert_eq!(count(&warm, "check_mesh"), 1, "{warm:?}");
@@ -479,12 +494,58 @@ mod incrementality {
         workspace_diagnostics(&db, ws);
         let warm = ran(&log);
         assert_eq!(count(&warm, "parse_file"), 1, "{warm:?}");
+        assert_eq!(count(&warm, "registry"), 0, "{warm:?}");
         assert_eq!(count(&warm, "check_file"), 1, "{warm:?}");
+
+        // An env value: the same, and the diagnostics are those of before.
+        let valued = spaced.replacen("URL = store.url", "URL = \"http://other:9000\"", 1);
+        apps.set_text(&mut db).to(Arc::from(valued.as_str()));
+        let after = workspace_diagnostics(&db, ws);
+        let warm = ran(&log);
+        assert_eq!(count(&warm, "parse_file"), 1, "{warm:?}");
+        assert_eq!(count(&warm, "registry"), 0, "{warm:?}");
+        assert_eq!(count(&warm, "check_file"), 1, "{warm:?}");
+        assert!(!after.iter().any(Diagnostic::is_error), "{after:?}");
 
         // Nothing changed: nothing runs.
         workspace_diagnostics(&db, ws);
         let idle = ran(&log);
         assert!(idle.is_empty(), "{idle:?}");
+
+        // A renamed requirement is no global name: the registry is kept, only its file
+        // re-checks (and the mesh that assigns the module resolves again).
+        let renamed_req = spaced
+            .replacen(
+                "requires store: module store",
+                "requires storage: module store",
+                1,
+            )
+            .replacen("URL = store.url", "URL = storage.url", 1);
+        apps.set_text(&mut db).to(Arc::from(renamed_req.as_str()));
+        let after = workspace_diagnostics(&db, ws);
+        let warm = ran(&log);
+        assert_eq!(count(&warm, "parse_file"), 1, "{warm:?}");
+        assert_eq!(count(&warm, "registry"), 0, "{warm:?}");
+        assert_eq!(count(&warm, "check_file"), 1, "{warm:?}");
+        assert_eq!(count(&warm, "check_mesh"), 1, "{warm:?}");
+        assert!(!after.iter().any(Diagnostic::is_error), "{after:?}");
+
+        // A renamed requirement whose read is left behind: the file's check says so.
+        let broken = renamed_req.replacen("URL = storage.url", "URL = store.url", 1);
+        apps.set_text(&mut db).to(Arc::from(broken.as_str()));
+        let after = workspace_diagnostics(&db, ws);
+        let warm = ran(&log);
+        assert_eq!(count(&warm, "registry"), 0, "{warm:?}");
+        assert_eq!(count(&warm, "check_file"), 1, "{warm:?}");
+        assert!(
+            after
+                .iter()
+                .any(|d| d.is_error() && &*d.file == "apps.mesh"),
+            "{after:?}"
+        );
+        apps.set_text(&mut db).to(Arc::from(APPS));
+        workspace_diagnostics(&db, ws);
+        ran(&log);
 
         // A renamed contract field changes a global name: every file is checked again,
         // and the modules reading the old name are told.
@@ -494,11 +555,30 @@ mod incrementality {
         let renamed = workspace_diagnostics(&db, ws);
         let warm = ran(&log);
         assert_eq!(count(&warm, "parse_file"), 1, "{warm:?}");
+        assert_eq!(count(&warm, "registry"), 1, "{warm:?}");
         assert_eq!(count(&warm, "check_file"), files, "{warm:?}");
         let in_apps = renamed
             .iter()
             .filter(|d| d.is_error() && &*d.file == "apps.mesh")
             .count();
         assert_eq!(in_apps, 2, "{renamed:?}");
+
+        // A module defined twice: the registry is built again and the second definition
+        // is told where the first is, which it reads from the first file's tree.
+        cron.set_text(&mut db)
+            .to(Arc::from(format!("{CRON}\nmodule web {{\n}}\n").as_str()));
+        let twice = workspace_diagnostics(&db, ws);
+        let dup: Vec<&Diagnostic> = twice
+            .iter()
+            .filter(|d| d.code == crate::diagnostics::Code::E0101)
+            .collect();
+        assert_eq!(dup.len(), 1, "{twice:?}");
+        assert_eq!(&*dup[0].file, "cron.mesh");
+        assert_eq!(&*dup[0].labels[0].file, "apps.mesh");
+        assert_eq!(
+            &APPS[dup[0].labels[0].span.range()],
+            "web",
+            "the label points at the first definition's name"
+        );
     }
 }

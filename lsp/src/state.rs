@@ -10,7 +10,7 @@
 use meshc::db::{Database, STDLIB_PATH, SourceFile, Workspace};
 use meshc::span::FilePath;
 use meshc::syntax::line_index::ColumnUnit;
-use salsa::Setter as _;
+use salsa::{Durability, Setter as _};
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -156,7 +156,11 @@ impl State {
             Some(entry) => {
                 entry.version = Some(version);
                 if **entry.input.text(&self.db) != *text {
-                    entry.input.set_text(&mut self.db).to(Arc::from(text));
+                    entry
+                        .input
+                        .set_text(&mut self.db)
+                        .with_durability(Durability::LOW)
+                        .to(Arc::from(text));
                 }
             }
             None => {
@@ -186,7 +190,11 @@ impl State {
             return None;
         }
         entry.version = Some(version);
-        entry.input.set_text(&mut self.db).to(Arc::from(text));
+        entry
+            .input
+            .set_text(&mut self.db)
+            .with_durability(Durability::LOW)
+            .to(Arc::from(text));
         self.changed();
         Some(path)
     }
@@ -204,7 +212,11 @@ impl State {
             Some(text) if entry.on_disk || under_roots => {
                 entry.on_disk = true;
                 if **entry.input.text(&self.db) != *text {
-                    entry.input.set_text(&mut self.db).to(text);
+                    entry
+                        .input
+                        .set_text(&mut self.db)
+                        .with_durability(Durability::MEDIUM)
+                        .to(text);
                 }
                 false
             }
@@ -237,13 +249,17 @@ impl State {
                 if entry.version.is_some() || *entry.input.text(&self.db) == text {
                     return false;
                 }
-                entry.input.set_text(&mut self.db).to(text);
+                entry
+                    .input
+                    .set_text(&mut self.db)
+                    .with_durability(Durability::MEDIUM)
+                    .to(text);
             }
             None => {
                 let Some(uri) = Uri::from_file_path(path) else {
                     return false;
                 };
-                let input = SourceFile::new(&self.db, key.clone(), text, false);
+                let input = disk_input(&self.db, key.clone(), text);
                 self.files.insert(
                     key,
                     FileEntry {
@@ -271,14 +287,18 @@ impl State {
             if let Some(entry) = self.files.get_mut(&key) {
                 entry.on_disk = true;
                 if entry.version.is_none() && *entry.input.text(&self.db) != text {
-                    entry.input.set_text(&mut self.db).to(text);
+                    entry
+                        .input
+                        .set_text(&mut self.db)
+                        .with_durability(Durability::MEDIUM)
+                        .to(text);
                 }
                 continue;
             }
             let Some(uri) = Uri::from_file_path(&path) else {
                 continue;
             };
-            let input = SourceFile::new(&self.db, key.clone(), text, false);
+            let input = disk_input(&self.db, key.clone(), text);
             self.files.insert(
                 key,
                 FileEntry {
@@ -354,7 +374,10 @@ impl State {
         let mut inputs = Vec::with_capacity(self.files.len() + 1);
         inputs.push(self.std_file);
         inputs.extend(self.files.values().map(|e| e.input));
-        self.ws.set_files(&mut self.db).to(inputs);
+        self.ws
+            .set_files(&mut self.db)
+            .with_durability(Durability::MEDIUM)
+            .to(inputs);
         self.map_stale = true;
     }
 
@@ -378,4 +401,13 @@ impl State {
             self.map_stale = false;
         }
     }
+}
+
+/// A file read from disk. Its text is of medium durability, an open document's of low:
+/// an edit in the editor then revalidates what reads only files on disk (every other
+/// file's summary, say) without walking their inputs (salsa's durability).
+fn disk_input(db: &Database, path: FilePath, text: Arc<str>) -> SourceFile {
+    SourceFile::builder(path, text, false)
+        .durability(Durability::MEDIUM)
+        .new(db)
 }

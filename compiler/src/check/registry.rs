@@ -6,6 +6,7 @@ use super::types::{Constraint, Ty, Value};
 use crate::diagnostics::{Code, Diagnostic};
 use crate::resolve::fx_hash::FxIndexMap;
 use crate::span::{FilePath, Span};
+use crate::syntax::Parsed;
 use crate::syntax::ast::{self, Item};
 use indexmap::IndexMap;
 use std::sync::Arc;
@@ -186,8 +187,107 @@ pub struct Registry {
     pub node_names: IndexMap<String, NodeName>,
     /// File paths by index, as `ItemRef::file` counts them.
     pub files: Vec<FilePath>,
-    /// Duplicates and misplaced declarations (E0101, E0110, E0204), each in its own file.
-    pub diagnostics: Vec<Diagnostic>,
+    /// Duplicates and misplaced declarations (E0101, E0110, E0204), by item and without
+    /// position: [`Registry::diagnostics_in`] places them when a file is checked.
+    pub problems: Vec<NameProblem>,
+}
+
+/// A global name declared where it may not be, found without reading any position.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NameProblem {
+    /// `at` declares a contract, module or mesh (`what`) that `first` declared before
+    /// (E0101).
+    Duplicate {
+        what: &'static str,
+        at: ItemRef,
+        first: ItemRef,
+    },
+    /// `at` declares a contract the standard library declares (E0110).
+    StandardContract { at: ItemRef },
+    /// `at` declares a seat outside the standard library (E0204).
+    MisplacedSeat { at: ItemRef },
+}
+
+impl NameProblem {
+    /// The item the problem is reported at.
+    pub fn at(&self) -> ItemRef {
+        match self {
+            NameProblem::Duplicate { at, .. }
+            | NameProblem::StandardContract { at }
+            | NameProblem::MisplacedSeat { at } => *at,
+        }
+    }
+}
+
+/// What the registry needs of one top-level item, with no position of modules, meshes and
+/// seats: an edit that leaves every name in place (a space, a comment, a value) leaves the
+/// summary equal, so salsa keeps the registry and everything that reads it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ItemSummary {
+    /// A contract, its fields resolved. Contracts keep the spans of their fields, which
+    /// checks label; an edit that moves a contract's fields changes its summary.
+    Contract(Arc<ContractInfo>),
+    Module {
+        name: String,
+    },
+    Mesh {
+        name: String,
+        /// Each node's name and its private name, when written as a plain string.
+        nodes: Vec<(String, Option<String>)>,
+    },
+    Seat {
+        name: String,
+        /// The contract the seat delivers; the seat's place is kept only for the standard
+        /// library's (whose text never changes).
+        contract: Option<(String, Span)>,
+    },
+}
+
+/// The summaries of one file's items, in source order (an item's index is its index in
+/// the file's tree).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct FileSummary {
+    pub items: Vec<ItemSummary>,
+}
+
+impl FileSummary {
+    /// The summary of a parsed file.
+    pub fn of(file: &ast::SourceFile, path: &FilePath, std: bool) -> FileSummary {
+        let items = file
+            .items
+            .iter()
+            .map(|item| match item {
+                Item::Contract(c) => {
+                    ItemSummary::Contract(Arc::new(ContractInfo::from_ast(c, path, std)))
+                }
+                Item::Module(m) => ItemSummary::Module {
+                    name: m.name.name.to_string(),
+                },
+                Item::Mesh(m) => ItemSummary::Mesh {
+                    name: m.name.name.to_string(),
+                    nodes: m
+                        .nodes()
+                        .map(|node| {
+                            let private = match node.prop("private_name").map(|p| &p.value) {
+                                Some(ast::Expr::Str(s)) => s.as_plain(),
+                                _ => None,
+                            };
+                            (node.name.name.to_string(), private)
+                        })
+                        .collect(),
+                },
+                Item::Seat(s) => ItemSummary::Seat {
+                    name: s.name.name.to_string(),
+                    contract: s
+                        .contract
+                        .as_ref()
+                        .filter(|_| std)
+                        .map(|c| (c.name.to_string(), s.span)),
+                },
+            })
+            .collect();
+        FileSummary { items }
+    }
 }
 
 /// One parsed file of the workspace, as the registry reads it.
@@ -198,121 +298,107 @@ pub struct RegistryInput<'a> {
     pub std: bool,
 }
 
+/// One file's summary, as the registry reads it.
+pub struct SummaryInput<'a> {
+    pub path: &'a FilePath,
+    pub summary: &'a FileSummary,
+    /// The standard library's own file.
+    pub std: bool,
+}
+
 impl Registry {
     /// Builds the registry from every parsed file, the standard library first.
     pub fn build<'a>(inputs: impl IntoIterator<Item = RegistryInput<'a>>) -> Registry {
+        let inputs: Vec<(&FilePath, FileSummary, bool)> = inputs
+            .into_iter()
+            .map(|i| (i.path, FileSummary::of(i.file, i.path, i.std), i.std))
+            .collect();
+        Registry::from_summaries(inputs.iter().map(|(path, summary, std)| SummaryInput {
+            path,
+            summary,
+            std: *std,
+        }))
+    }
+
+    /// Builds the registry from every file's summary, the standard library first. Reads no
+    /// tree and no position.
+    pub fn from_summaries<'a>(inputs: impl IntoIterator<Item = SummaryInput<'a>>) -> Registry {
         let mut reg = Registry::default();
-        // Where each module and mesh is named, for the label of a duplicate; kept out of
-        // the registry, which holds no position of them.
-        let mut module_spans: std::collections::HashMap<String, Span> = Default::default();
-        let mut mesh_spans: std::collections::HashMap<String, Span> = Default::default();
+        // Where each contract is declared, for the label of a duplicate.
+        let mut contract_at: std::collections::HashMap<String, ItemRef> = Default::default();
         for (file_index, input) in inputs.into_iter().enumerate() {
             reg.files.push(input.path.clone());
-            for (item_index, item) in input.file.items.iter().enumerate() {
-                let name = item.name();
+            for (item_index, item) in input.summary.items.iter().enumerate() {
                 let here = ItemRef {
                     file: file_index,
                     item: item_index,
                 };
                 match item {
-                    Item::Contract(c) => {
-                        if let Some(prev) = reg.contracts.get(name.name.as_str()) {
-                            let d = if prev.std {
-                                Diagnostic::new(
-                                    Code::E0110,
-                                    input.path,
-                                    name.span,
-                                    format!(
-                                        "`{}` is a standard contract and cannot be redefined",
-                                        name.name
-                                    ),
-                                )
-                                .with_help("choose another name for your contract")
+                    ItemSummary::Contract(info) => {
+                        if let Some(prev) = reg.contracts.get(info.name.as_str()) {
+                            let problem = if prev.std {
+                                NameProblem::StandardContract { at: here }
                             } else {
-                                duplicate(input.path, name, "contract", &prev.file, prev.name_span)
+                                NameProblem::Duplicate {
+                                    what: "contract",
+                                    at: here,
+                                    first: contract_at
+                                        .get(info.name.as_str())
+                                        .copied()
+                                        .unwrap_or(here),
+                                }
                             };
-                            reg.diagnostics.push(d);
+                            reg.problems.push(problem);
                             continue;
                         }
-                        reg.contracts.insert(
-                            name.name.to_string(),
-                            Arc::new(ContractInfo::from_ast(c, input.path, input.std)),
-                        );
+                        reg.contracts.insert(info.name.clone(), info.clone());
+                        contract_at.insert(info.name.clone(), here);
                     }
-                    Item::Module(_) => {
-                        if let Some(prev) = reg.modules.get(name.name.as_str()) {
-                            let d = duplicate(
-                                input.path,
-                                name,
-                                "module",
-                                &reg.files[prev.file],
-                                module_spans
-                                    .get(name.name.as_str())
-                                    .copied()
-                                    .unwrap_or_default(),
-                            );
-                            reg.diagnostics.push(d);
+                    ItemSummary::Module { name } => {
+                        if let Some(prev) = reg.modules.get(name.as_str()) {
+                            reg.problems.push(NameProblem::Duplicate {
+                                what: "module",
+                                at: here,
+                                first: *prev,
+                            });
                             continue;
                         }
-                        reg.modules.insert(name.name.to_string(), here);
-                        module_spans.insert(name.name.to_string(), name.span);
+                        reg.modules.insert(name.clone(), here);
                     }
-                    Item::Mesh(m) => {
-                        if let Some(prev) = reg.meshes.get(name.name.as_str()) {
-                            let d = duplicate(
-                                input.path,
-                                name,
-                                "mesh",
-                                &reg.files[prev.file],
-                                mesh_spans
-                                    .get(name.name.as_str())
-                                    .copied()
-                                    .unwrap_or_default(),
-                            );
-                            reg.diagnostics.push(d);
+                    ItemSummary::Mesh { name, nodes } => {
+                        if let Some(prev) = reg.meshes.get(name.as_str()) {
+                            reg.problems.push(NameProblem::Duplicate {
+                                what: "mesh",
+                                at: here,
+                                first: *prev,
+                            });
                             continue;
                         }
-                        reg.meshes.insert(name.name.to_string(), here);
-                        mesh_spans.insert(name.name.to_string(), name.span);
-                        for node in m.nodes() {
+                        reg.meshes.insert(name.clone(), here);
+                        for (node, private) in nodes {
                             let entry = NodeName {
-                                mesh: m.name.name.to_string(),
-                                node: node.name.name.to_string(),
+                                mesh: name.clone(),
+                                node: node.clone(),
                             };
-                            reg.node_names
-                                .entry(node.name.name.to_string())
-                                .or_insert(entry.clone());
-                            if let Some(ast::Expr::Str(s)) =
-                                node.prop("private_name").map(|p| &p.value)
-                                && let Some(pn) = s.as_plain()
-                            {
-                                reg.node_names.entry(pn).or_insert(entry);
+                            reg.node_names.entry(node.clone()).or_insert(entry.clone());
+                            if let Some(pn) = private {
+                                reg.node_names.entry(pn.clone()).or_insert(entry);
                             }
                         }
                     }
-                    Item::Seat(s) => {
+                    ItemSummary::Seat { name, contract } => {
                         if !input.std {
-                            reg.diagnostics.push(
-                                Diagnostic::new(
-                                    Code::E0204,
-                                    input.path,
-                                    s.span,
-                                    format!("seat `{}` is declared outside the standard library", name.name),
-                                )
-                                .with_help(
-                                    "the seats are a closed set: vault, proxy, dns and broker; a mesh holds one with `seat NAME = INSTANCE on NODE`",
-                                ),
-                            );
+                            reg.problems.push(NameProblem::MisplacedSeat { at: here });
                             continue;
                         }
-                        if let Some(contract) = &s.contract {
+                        if let Some((contract, span)) = contract {
                             reg.seats.insert(
-                                name.name.to_string(),
+                                name.clone(),
                                 SeatInfo {
-                                    name: name.name.to_string(),
-                                    contract: contract.name.to_string(),
+                                    name: name.clone(),
+                                    contract: contract.clone(),
                                     file: input.path.clone(),
-                                    span: s.span,
+                                    span: *span,
                                 },
                             );
                         }
@@ -328,12 +414,58 @@ impl Registry {
         self.seats.values().find(|s| s.contract == contract)
     }
 
-    /// The diagnostics of the registry that belong to `file`.
-    pub fn diagnostics_in<'a>(
-        &'a self,
-        file: &'a FilePath,
-    ) -> impl Iterator<Item = &'a Diagnostic> {
-        self.diagnostics.iter().filter(move |d| d.file == *file)
+    /// The diagnostics of the registry that belong to `file`, placed by reading the trees
+    /// of the files involved (`tree_of` gives a file's tree by its index).
+    pub fn diagnostics_in(
+        &self,
+        file: &FilePath,
+        tree_of: &dyn Fn(usize) -> Option<Arc<Parsed>>,
+    ) -> Vec<Diagnostic> {
+        let item_of = |at: ItemRef| -> Option<(Arc<Parsed>, usize)> {
+            let tree = tree_of(at.file)?;
+            (at.item < tree.file.items.len()).then_some((tree, at.item))
+        };
+        let mut out = Vec::new();
+        for problem in &self.problems {
+            let at = problem.at();
+            if self.files.get(at.file) != Some(file) {
+                continue;
+            }
+            let Some((tree, index)) = item_of(at) else {
+                continue;
+            };
+            let item = &tree.file.items[index];
+            let name = item.name();
+            out.push(match problem {
+                NameProblem::StandardContract { .. } => Diagnostic::new(
+                    Code::E0110,
+                    file,
+                    name.span,
+                    format!(
+                        "`{}` is a standard contract and cannot be redefined",
+                        name.name
+                    ),
+                )
+                .with_help("choose another name for your contract"),
+                NameProblem::Duplicate { what, first, .. } => {
+                    let prev = item_of(*first)
+                        .map(|(t, i)| t.file.items[i].name().span)
+                        .unwrap_or_default();
+                    let prev_file = self.files.get(first.file).cloned().unwrap_or_default();
+                    duplicate(file, name, what, &prev_file, prev)
+                }
+                NameProblem::MisplacedSeat { .. } => Diagnostic::new(
+                    Code::E0204,
+                    file,
+                    item.span(),
+                    format!("seat `{}` is declared outside the standard library", name.name),
+                )
+                .with_help(
+                    "the seats are a closed set: vault, proxy, dns and broker; a mesh holds one with `seat NAME = INSTANCE on NODE`",
+                ),
+            });
+        }
+        out
     }
 }
 
