@@ -94,7 +94,16 @@ pub fn code_actions(
                     .into_iter()
                     .collect(),
             };
-            for (n, fix) in found.into_iter().enumerate() {
+            // An edit laid out by the formatter may carry neighbouring text again: never
+            // one that holds a secret written in the file.
+            let holds_secret = |new: &str| {
+                secret.iter().any(|s| {
+                    text.get(s.range())
+                        .is_some_and(|t| !t.is_empty() && new.contains(t))
+                })
+            };
+            let found = found.into_iter().filter(|f| !holds_secret(&f.new_text));
+            for (n, fix) in found.enumerate() {
                 out.push(CodeActionOrCommand::CodeAction(CodeAction {
                     title: fix.title,
                     kind: Some(CodeActionKind::QUICKFIX),

@@ -137,25 +137,50 @@ pub fn secret_operator_value(
             let AssignEntryKind::Value { name, .. } = &found.kind else {
                 return None;
             };
-            let edits = match a.block {
+            // A deletion only, never laid out again: the other entries of the assignment
+            // may be secret values written in the mesh too (each its own E0512), and an
+            // edit must not carry them.
+            let span = match a.block {
                 Some(block) if a.entries.len() == 1 => {
                     // `assign app to alpha { api_key = … }` → `assign app to alpha`
                     let before = text[..block.start as usize].trim_end().len();
-                    vec![(Span::new(before, block.end as usize), String::new())]
+                    Span::new(before, block.end as usize)
                 }
-                _ => vec![(whole_lines(text, found.span), String::new())],
+                _ => entry_with_its_spacing(text, found.span),
             };
-            let fix = fixed_item(path, text, item.span(), &edits)?;
             return Some(Fix {
                 title: format!(
                     "Remove `{}` from the mesh (the vault's holder delivers it)",
                     name.name
                 ),
-                ..fix
+                span,
+                new_text: String::new(),
             });
         }
     }
     None
+}
+
+/// An entry's span with the spacing that goes with it: its whole lines when it stands
+/// alone; else the blanks after it (`{ a = 1  b = 2 }` → `{ b = 2 }`), or, when it ends
+/// its line, the blanks before it (`{ a = 1  b = 2 }` → `{ a = 1 }`).
+fn entry_with_its_spacing(text: &str, span: Span) -> Span {
+    let lines = whole_lines(text, span);
+    if lines != span {
+        return lines;
+    }
+    let blank = |c: char| c == ' ' || c == '\t';
+    let start = span.start as usize;
+    let end = span.end as usize;
+    let after = text[end..].len() - text[end..].trim_start_matches(blank).len();
+    let next = text[end + after..].chars().next();
+    if matches!(next, Some('}') | Some('\n') | Some('\r') | None) {
+        // The blank after it (before `}`) stays and separates what precedes.
+        let before = text[..start].len() - text[..start].trim_end_matches(blank).len();
+        Span::new(start - before, end)
+    } else {
+        Span::new(start, end + after)
+    }
 }
 
 fn covers(outer: Span, inner: Span) -> bool {
@@ -322,6 +347,24 @@ mod tests {
             "{}",
             apply(&text, moved)
         );
+    }
+
+    #[test]
+    fn removes_one_entry_of_several_on_a_line_with_its_spacing() {
+        let text = "mesh lab {\n  node alpha { private_name = \"alpha.lab.internal\" }\n  assign app to alpha { a = \"x1\"  b = \"x2\" }\n}\n";
+        for (name, left) in [("a", "{ b = \"x2\" }"), ("b", "{ a = \"x1\" }")] {
+            let at = text.find(&format!("{name} = ")).unwrap();
+            let fix =
+                secret_operator_value(&"t.mesh".into(), text, &parse(text), Span::new(at, at + 8))
+                    .unwrap();
+            assert!(fix.new_text.is_empty());
+            let fixed = apply(text, &fix);
+            assert!(
+                fixed.contains(&format!("assign app to alpha {left}\n")),
+                "{fixed}"
+            );
+            assert_eq!(meshc::fmt::format(&"t.mesh".into(), &fixed).unwrap(), fixed);
+        }
     }
 
     #[test]
