@@ -90,7 +90,7 @@ pub fn code_actions(
         for d in structural {
             let found = match d.code {
                 Code::E0302 => fixes::secret_in_env(&cursor.path, text, &parsed.file, d.span),
-                _ => fixes::secret_operator_value(&cursor.path, text, &parsed.file, d.span)
+                _ => fixes::secret_operator_value(text, &parsed.file, d.span)
                     .into_iter()
                     .collect(),
             };

@@ -116,12 +116,7 @@ pub fn secret_in_env(path: &FilePath, text: &str, file: &SourceFile, at: Span) -
 
 /// The fix of an E0512 at `at` (the assignment entry): the entry leaves the mesh (the
 /// value is delivered to the vault), and braces left empty go with it.
-pub fn secret_operator_value(
-    path: &FilePath,
-    text: &str,
-    file: &SourceFile,
-    at: Span,
-) -> Option<Fix> {
+pub fn secret_operator_value(text: &str, file: &SourceFile, at: Span) -> Option<Fix> {
     for item in &file.items {
         let Item::Mesh(mesh) = item else { continue };
         if !covers(mesh.span, at) {
@@ -354,9 +349,7 @@ mod tests {
         let text = "mesh lab {\n  node alpha { private_name = \"alpha.lab.internal\" }\n  assign app to alpha { a = \"x1\"  b = \"x2\" }\n}\n";
         for (name, left) in [("a", "{ b = \"x2\" }"), ("b", "{ a = \"x1\" }")] {
             let at = text.find(&format!("{name} = ")).unwrap();
-            let fix =
-                secret_operator_value(&"t.mesh".into(), text, &parse(text), Span::new(at, at + 8))
-                    .unwrap();
+            let fix = secret_operator_value(text, &parse(text), Span::new(at, at + 8)).unwrap();
             assert!(fix.new_text.is_empty());
             let fixed = apply(text, &fix);
             assert!(
@@ -372,8 +365,7 @@ mod tests {
         let text = "mesh lab {\n  node alpha { private_name = \"alpha.lab.internal\" }\n  assign app to alpha { api_key = \"s3cr3t-value\" }\n}\n";
         let at = text.find("api_key").unwrap();
         let end = text.find("\" }").unwrap() + 1;
-        let fix = secret_operator_value(&"t.mesh".into(), text, &parse(text), Span::new(at, end))
-            .unwrap();
+        let fix = secret_operator_value(text, &parse(text), Span::new(at, end)).unwrap();
         assert!(!fix.title.contains("s3cr3t"));
         assert_eq!(
             apply(text, &fix),
