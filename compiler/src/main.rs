@@ -655,10 +655,22 @@ fn build(
             ));
         }
     }
-    if let Err(e) = cli::atomic::write_all(&out, &files) {
-        output::say(&e);
-        output::say("nothing was written");
-        return 2;
+    let built: Vec<String> = outcome.manifests.keys().cloned().collect();
+    let owned = cli::atomic::Build {
+        mesh: &mesh,
+        nodes: &built,
+    };
+    match cli::atomic::write_build(&out, &owned, &files) {
+        Ok(said) => {
+            for line in said {
+                output::say(&line);
+            }
+        }
+        Err(e) => {
+            output::say(&e);
+            output::say("nothing was written");
+            return 2;
+        }
     }
     let lock_text = outcome.lock_to_write().to_text();
     let lock_on_disk = cli::workspace::read_lock(&lock_path).ok().flatten();

@@ -422,10 +422,118 @@ fn listing(dir: &Path) -> Vec<String> {
         .unwrap()
         .flatten()
         .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| n != ".meshc-build.lock")
+        .filter(|n| n != ".meshc-build.lock" && n != ".meshc-build.json")
         .collect();
     names.sort();
     names
+}
+
+/// A node removed from the mesh: the next build removes the manifest and compose folder
+/// meshc wrote for it, and says so on stderr. A file meshc did not write (another name,
+/// one changed since, a link planted at a removed node's name, a manifest of another
+/// mesh) is never removed, and nothing outside `--out` is touched.
+#[test]
+fn files_of_nodes_removed_from_the_mesh_are_removed_and_nothing_else() {
+    let dir = tempfile::tempdir().unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    three_node_workspace(dir.path(), "nginx:1.27");
+    let first = meshc(
+        dir.path(),
+        &["build", "lab.mesh", "--out", "out", "--target", "compose"],
+    );
+    assert_eq!(
+        first.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&first.stderr)
+    );
+    let out = dir.path().join("out");
+    assert!(out.join("gamma/compose.yaml").is_file());
+    // Files meshc did not write, beside and inside what it did.
+    std::fs::write(out.join("notes.txt"), "mine").unwrap();
+    std::fs::write(out.join("gamma/extra.txt"), "mine").unwrap();
+    // beta's manifest is changed by hand: no longer what meshc wrote.
+    std::fs::write(out.join("beta.json"), "{\"edited\": true}\n").unwrap();
+    // A file outside `--out`, that a link planted at a removed node's name leads to.
+    let victim = outside.path().join("victim.json");
+    std::fs::write(&victim, "outside").unwrap();
+    // Only alpha stays.
+    std::fs::write(
+        dir.path().join("lab.mesh"),
+        "mesh lab {\n  node alpha { private_name = \"alpha\" }\n  assign web to alpha\n}\n",
+    )
+    .unwrap();
+    let second = meshc(dir.path(), &["build", "lab.mesh", "--out", "out"]);
+    no_panic(&second);
+    let err = String::from_utf8_lossy(&second.stderr);
+    assert_eq!(second.status.code(), Some(0), "{err}");
+    assert!(!out.join("gamma.json").exists(), "{err}");
+    assert!(!out.join("gamma/compose.yaml").exists(), "{err}");
+    assert!(err.contains("removed `out/gamma.json`"), "{err}");
+    assert!(
+        err.contains("node `gamma` is no longer in the mesh"),
+        "{err}"
+    );
+    // gamma's folder holds a file meshc did not write: it stays, with that file.
+    assert_eq!(
+        std::fs::read_to_string(out.join("gamma/extra.txt")).unwrap(),
+        "mine"
+    );
+    // beta's manifest changed: kept, and said.
+    assert!(out.join("beta.json").is_file());
+    assert!(err.contains("kept `out/beta.json`"), "{err}");
+    // beta's compose file is still meshc's: removed, and its emptied folder with it.
+    assert!(!out.join("beta").exists(), "{err}");
+    assert_eq!(
+        std::fs::read_to_string(out.join("notes.txt")).unwrap(),
+        "mine"
+    );
+    assert!(out.join("alpha.json").is_file());
+    // alpha's compose file (from the compose build) is still recorded and kept.
+    assert!(out.join("alpha/compose.yaml").is_file());
+
+    // A link planted where a removed node's manifest was, and an index edited by hand to
+    // name files outside: nothing outside is removed.
+    std::fs::write(
+        dir.path().join("lab.mesh"),
+        "mesh lab {\n  node alpha { private_name = \"alpha\" }\n  node delta { private_name = \"delta\" }\n  assign web to alpha\n  assign web to delta\n}\n",
+    )
+    .unwrap();
+    let third = meshc(dir.path(), &["build", "lab.mesh", "--out", "out"]);
+    assert_eq!(third.status.code(), Some(0));
+    std::fs::remove_file(out.join("delta.json")).unwrap();
+    std::os::unix::fs::symlink(&victim, out.join("delta.json")).unwrap();
+    let index_path = out.join(".meshc-build.json");
+    let mut index: Value =
+        serde_json::from_str(&std::fs::read_to_string(&index_path).unwrap()).unwrap();
+    let victim_sha = index["meshes"]["lab"]["alpha"]["alpha.json"].clone();
+    index["meshes"]["lab"]["../escape"] = serde_json::json!({
+        "../escape.json": victim_sha,
+        format!("{}", victim.display()): victim_sha,
+    });
+    std::fs::write(&index_path, serde_json::to_vec(&index).unwrap()).unwrap();
+    std::fs::write(
+        dir.path().join("lab.mesh"),
+        "mesh lab {\n  node alpha { private_name = \"alpha\" }\n  assign web to alpha\n}\n",
+    )
+    .unwrap();
+    let fourth = meshc(dir.path(), &["build", "lab.mesh", "--out", "out"]);
+    let err = String::from_utf8_lossy(&fourth.stderr);
+    assert_eq!(fourth.status.code(), Some(0), "{err}");
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "outside");
+    assert!(meshc::fsio::is_link(&out.join("delta.json")), "{err}");
+    assert!(err.contains("kept `out/delta.json`: a link"), "{err}");
+
+    // Another mesh built into the same directory never removes this one's files.
+    std::fs::write(
+        dir.path().join("other.mesh"),
+        "mesh other {\n  node omega { private_name = \"omega\" }\n  assign web to omega\n}\n",
+    )
+    .unwrap();
+    let fifth = meshc(dir.path(), &["build", "other.mesh", "--out", "out"]);
+    assert_eq!(fifth.status.code(), Some(0));
+    assert!(out.join("alpha.json").is_file());
+    assert!(out.join("omega.json").is_file());
 }
 
 /// Two builds of different workspaces write into one directory at once, many times: each

@@ -718,6 +718,11 @@ impl<'a> ModuleChecker<'a, '_> {
                 let text = plain_text(s);
                 if text == "/" {
                     self.mount_source_refused(s.span, "the host's root `/`");
+                } else if text.starts_with('/') && super::types::invisible_in_path(&text).is_err() {
+                    self.mount_source_refused(
+                        s.span,
+                        "a host path holding a control or bidirectional formatting character",
+                    );
                 } else if text.starts_with('/') && validate_container_path(&text).is_err() {
                     // Used as written, `/srv/../etc/shadow` would mount `/etc/shadow`.
                     self.mount_source_refused(

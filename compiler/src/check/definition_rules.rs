@@ -312,10 +312,17 @@ impl Rules<'_, '_> {
                         } else {
                             whole
                         };
-                        let message = if self.quote {
-                            format!("`{domain}` is a domain name; a definition never names one")
+                        let what = if domain.starts_with('[')
+                            || domain.parse::<std::net::Ipv4Addr>().is_ok()
+                        {
+                            "an IP address"
                         } else {
-                            "a domain name is written here; a definition never names one".into()
+                            "a domain name"
+                        };
+                        let message = if self.quote {
+                            format!("`{domain}` is {what}; a definition never names one")
+                        } else {
+                            format!("{what} is written here; a definition never names one")
                         };
                         self.cx.report(
                             Diagnostic::new(
@@ -381,29 +388,83 @@ pub fn names_a_domain(text: &str) -> bool {
     !domains(text, false).is_empty()
 }
 
-/// The domain names in `text`, with their byte offsets.
+/// The dots a domain name may be written with: the full stop, and the fullwidth and
+/// ideographic ones that resolvers read as full stops (IDNA maps them to `.`).
+fn is_dot(c: char) -> bool {
+    matches!(c, '.' | '\u{FF0E}' | '\u{3002}' | '\u{FF61}')
+}
+
+/// The domain names and IP literals in `text`, with their byte offsets.
 fn domains(text: &str, follows_interp: bool) -> Vec<(usize, &str)> {
-    let bytes = text.as_bytes();
     let mut found = Vec::new();
-    let mut i = 0;
-    while i < bytes.len() {
-        if !is_token_byte(bytes[i]) {
-            i += 1;
+    let mut chars = text.char_indices().peekable();
+    while let Some(&(start, c)) = chars.peek() {
+        if !is_token_char(c) {
+            chars.next();
             continue;
         }
-        let start = i;
-        while i < bytes.len() && is_token_byte(bytes[i]) {
-            i += 1;
+        let mut end = start;
+        while let Some(&(i, c)) = chars.peek() {
+            if !is_token_char(c) {
+                break;
+            }
+            end = i + c.len_utf8();
+            chars.next();
         }
-        if let Some((offset, domain)) = domain_in_token(text, start, i, follows_interp) {
-            found.push((offset, domain));
+        if let Some(found_here) = domain_in_token(text, start, end, follows_interp)
+            .or_else(|| ipv4_in_token(text, start, end))
+        {
+            found.push(found_here);
         }
     }
+    found.extend(ipv6_literals(text));
+    found.sort_by_key(|(at, _)| *at);
     found
 }
 
-fn is_token_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_')
+fn is_token_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, '-' | '_') || is_dot(c)
+}
+
+/// An IPv4 literal naming a host (`10.20.0.11`, `192.168.1.10:5432`): a fixed address is
+/// a node's, as a domain name is. The unspecified address and loopback (`0.0.0.0`,
+/// `127.0.0.1`, what a process binds to), a netmask (`255.255.255.0`) and a network
+/// written with its prefix (`10.0.0.0/8`) name no host and are left alone.
+fn ipv4_in_token(text: &str, start: usize, end: usize) -> Option<(usize, &str)> {
+    let token = &text[start..end];
+    let ip: std::net::Ipv4Addr = token.parse().ok()?;
+    let octets = ip.octets();
+    let mask = u32::from(ip);
+    let is_mask = mask != 0 && mask.leading_ones() + mask.trailing_zeros() == 32;
+    let cidr =
+        text[end..].starts_with('/') && text[end + 1..].starts_with(|c: char| c.is_ascii_digit());
+    // A version number is no address: `v1.2.3.4`, `24.3.3.102-alpine` are other tokens.
+    if ip.is_unspecified() || octets[0] == 127 || is_mask || cidr {
+        return None;
+    }
+    Some((start, token))
+}
+
+/// IPv6 literals in brackets (`[2001:db8::1]`, `http://[fd00::5]:8080/`); the
+/// unspecified address and loopback (`[::]`, `[::1]`) are left alone.
+fn ipv6_literals(text: &str) -> Vec<(usize, &str)> {
+    let mut found = Vec::new();
+    let mut from = 0;
+    while let Some(open) = text[from..].find('[').map(|i| from + i) {
+        let Some(close) = text[open..].find(']').map(|i| open + i) else {
+            break;
+        };
+        let inner = &text[open + 1..close];
+        let addr = inner.split('%').next().unwrap_or(inner);
+        if let Ok(ip) = addr.parse::<std::net::Ipv6Addr>()
+            && !ip.is_unspecified()
+            && !ip.is_loopback()
+        {
+            found.push((open, &text[open..=close]));
+        }
+        from = open + 1;
+    }
+    found
 }
 
 fn domain_in_token(
@@ -414,15 +475,15 @@ fn domain_in_token(
 ) -> Option<(usize, &str)> {
     let bytes = text.as_bytes();
     let mut token = &text[start..end];
-    if !token.contains('.') {
+    if !token.contains(is_dot) {
         return None;
     }
     let mut offset = start;
-    if token.starts_with('.') {
+    if token.starts_with(is_dot) {
         if !(follows_interp && start == 0) {
             return None;
         }
-        let trimmed = token.trim_start_matches('.');
+        let trimmed = token.trim_start_matches(is_dot);
         offset += token.len() - trimmed.len();
         token = trimmed;
     }
@@ -430,8 +491,8 @@ fn domain_in_token(
     if start > 0 && bytes[start - 1] == b'/' && !(start > 1 && bytes[start - 2] == b'/') {
         return None;
     }
-    let token = token.trim_end_matches(['.', '-']);
-    let mut labels = token.split('.');
+    let token = token.trim_end_matches(|c: char| is_dot(c) || c == '-');
+    let mut labels = token.split(is_dot);
     let last = labels.next_back()?;
     let mut count = 1;
     for label in labels {
@@ -502,8 +563,33 @@ mod tests {
             "System.Io",
             "main.rs",
             "install.sh",
+            "127.0.0.1:8080",
+            "listen [::]:80",
+            "http://[::1]:9000/",
+            "255.255.255.0",
+            "allow 10.0.0.0/8;",
+            "1.2.3",
+            "v1.2.3.4",
+            "24.3.3.102-alpine",
+            "300.1.1.1",
+            "a[1]",
+            "\u{3002}",
         ] {
             assert!(names(text).is_empty(), "{text}");
         }
+    }
+
+    #[test]
+    fn finds_fullwidth_dots_and_ip_literals() {
+        assert_eq!(
+            names("api\u{FF0E}example\u{FF0E}com"),
+            ["api\u{FF0E}example\u{FF0E}com"]
+        );
+        assert_eq!(names("db\u{3002}corp"), ["db\u{3002}corp"]);
+        assert_eq!(names("x\u{FF61}example.org:443"), ["x\u{FF61}example.org"]);
+        assert_eq!(names("10.20.0.11"), ["10.20.0.11"]);
+        assert_eq!(names("postgres://192.168.1.10:5432/app"), ["192.168.1.10"]);
+        assert_eq!(names("http://[2001:db8::1]:8080/"), ["[2001:db8::1]"]);
+        assert_eq!(names("[fd00::5%eth0]"), ["[fd00::5%eth0]"]);
     }
 }

@@ -555,6 +555,7 @@ pub fn validate_email(s: &str) -> Result<(), String> {
 
 /// An absolute, normalised container path with no `..` segment.
 pub fn validate_container_path(s: &str) -> Result<(), String> {
+    invisible_in_path(s)?;
     if !s.starts_with('/') {
         return Err("a container path is absolute (starts with `/`)".into());
     }
@@ -574,6 +575,21 @@ pub fn validate_container_path(s: &str) -> Result<(), String> {
         ));
     }
     Ok(())
+}
+
+/// A path holds no control character (tab and new line included) and no bidirectional
+/// formatting character: what it names would not be what a reader sees.
+pub fn invisible_in_path(s: &str) -> Result<(), String> {
+    match s
+        .chars()
+        .find(|&c| c.is_control() || crate::syntax::string::invisible_char(c).is_some())
+    {
+        Some(c) => Err(format!(
+            "a path holds no control or bidirectional formatting character; this one holds U+{:04X}",
+            c as u32
+        )),
+        None => Ok(()),
+    }
 }
 
 /// `/a//b/./c/` → `/a/b/c`.

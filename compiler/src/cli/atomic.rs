@@ -24,6 +24,34 @@ fn refuse_link(path: &Path) -> Result<(), String> {
 /// a relative path into a folder of `dir` (`alpha/compose.yaml`); the folder is created
 /// (and refused if it is a link).
 pub fn write_all(dir: &Path, files: &[(String, Vec<u8>)]) -> Result<(), String> {
+    write_locked(dir, files, None).map(|_| ())
+}
+
+/// What a build owns in its output directory: the mesh built and, per node, the files
+/// written for it (`alpha.json`, `alpha/compose.yaml`).
+pub struct Build<'a> {
+    pub mesh: &'a str,
+    pub nodes: &'a [String],
+}
+
+/// Writes a build's `files` as [`write_all`] does, and records them in the directory's
+/// index ([`super::owned::INDEX`]), written in the same all-or-nothing step. The files
+/// an earlier build of this mesh wrote for nodes no longer in it are removed afterwards,
+/// each only if it is still the regular file meshc wrote (same bytes, no link). Returns
+/// the sentences saying what was removed or kept.
+pub fn write_build(
+    dir: &Path,
+    build: &Build<'_>,
+    files: &[(String, Vec<u8>)],
+) -> Result<Vec<String>, String> {
+    write_locked(dir, files, Some(build))
+}
+
+fn write_locked(
+    dir: &Path,
+    files: &[(String, Vec<u8>)],
+    build: Option<&Build<'_>>,
+) -> Result<Vec<String>, String> {
     refuse_link(dir)?;
     fs::create_dir_all(dir).map_err(|e| {
         format!(
@@ -51,6 +79,21 @@ pub fn write_all(dir: &Path, files: &[(String, Vec<u8>)]) -> Result<(), String> 
     let old_lock = dir.join(".meshc-build.lock");
     if fs::metadata(&old_lock).is_ok_and(|m| m.is_file() && m.len() == 0) {
         let _ = fs::remove_file(&old_lock);
+    }
+    // A build also writes its index, and learns from the old one what it may remove.
+    let with_index;
+    let mut files = files;
+    let mut plan = None;
+    if let Some(build) = build {
+        refuse_link(&dir.join(super::owned::INDEX))?;
+        let (stale, index, notes) = super::owned::plan(dir, build.mesh, build.nodes, files);
+        with_index = files
+            .iter()
+            .cloned()
+            .chain([(super::owned::INDEX.to_string(), index)])
+            .collect::<Vec<_>>();
+        files = &with_index;
+        plan = Some((stale, notes));
     }
     for (name, _) in files {
         let target = dir.join(name);
@@ -133,11 +176,16 @@ pub fn write_all(dir: &Path, files: &[(String, Vec<u8>)]) -> Result<(), String> 
             let _ = fs::remove_file(p);
         }
     }
+    let mut said = Vec::new();
+    if let Some((stale, notes)) = plan {
+        said = notes;
+        said.extend(super::owned::remove(dir, &stale));
+    }
     if let Ok(d) = File::open(dir) {
         let _ = d.sync_all();
     }
     drop(lock);
-    Ok(())
+    Ok(said)
 }
 
 /// Writes `bytes` into a new aside file for `name` in `dir` and flushes it to disk;

@@ -8,6 +8,7 @@ pub mod import;
 pub mod manual;
 pub mod migrate;
 pub mod output;
+pub mod owned;
 pub mod render;
 pub mod root;
 pub mod survey;

@@ -12,7 +12,7 @@ use crate::check::scope::ReqInfo;
 use crate::check::types::{Constraint, Ty, Value, validate_literal};
 use crate::diagnostics::{Code, Diagnostic, closest};
 use crate::span::Span;
-use crate::syntax::ast::{AssignEntryKind, Expr, Ident};
+use crate::syntax::ast::{AssignEntryKind, Expr, Ident, StrPart};
 
 /// Why a mesh value does not fit, in words; `None` when the value did not parse (the
 /// parser said so).
@@ -43,6 +43,12 @@ fn literal_of_type(expr: &Expr, ty: &Ty) -> Result<Value, Option<String>> {
             ));
         }
         Expr::Range(_) => return Err(Some(format!("a range is not a {ty}"))),
+        // Refused where it is written (E0314); a value in error is no value.
+        Expr::Str(s) if s.parts.iter().any(|p| matches!(p, StrPart::Text(t) if t.chars().any(|c| crate::syntax::string::invisible_char(c).is_some()))) => {
+            return Err(Some(
+                "the text holds a control or bidirectional formatting character".into(),
+            ));
+        }
         _ => {}
     }
     let value = Value::from_literal(expr).ok_or_else(|| Some(format!("not a {ty}")))?;

@@ -34,6 +34,7 @@ pub(crate) const DEFAULT_PORTS: (i64, i64) = (20000, 29999);
 
 /// Checks a host path: absolute, normalised, with no `.` or `..` segment.
 pub(crate) fn validate_host_path(s: &str) -> Result<(), String> {
+    crate::check::types::invisible_in_path(s)?;
     if !s.starts_with('/') {
         return Err("a host path is absolute (starts with `/`)".into());
     }

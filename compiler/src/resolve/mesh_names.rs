@@ -9,6 +9,8 @@ impl<'m> Resolver<'m> {
     /// Reads every node; a second node of one name is refused (E0101) and ignored.
     pub(super) fn collect_nodes(&mut self) {
         let mesh = self.mesh;
+        let mut private_names: FxHashMap<String, (String, crate::span::Span)> =
+            FxHashMap::default();
         for node in mesh.nodes() {
             if let Some(first) = self.nodes.get(node.name.name.as_str()) {
                 let first_span = first.ast.name.span;
@@ -41,7 +43,40 @@ impl<'m> Resolver<'m> {
                     .with_help("give the node a shorter name");
                 self.mesh_diags.push(d);
             }
-            let info = self.read_node(node);
+            let mut info = self.read_node(node);
+            // Two nodes with one private name: which machine a name reaches is unknown,
+            // so both are in error (E0101: one item, the node's address, declared twice).
+            if let Some(private) = &info.private_name {
+                let key = private.trim_end_matches('.').to_ascii_lowercase();
+                let span = node
+                    .props
+                    .iter()
+                    .find(|p| p.key.name == "private_name")
+                    .map_or(node.name.span, |p| p.value.span());
+                match private_names.get(&key) {
+                    Some((first_node, first_span)) => {
+                        let d = self
+                            .diag(
+                                Code::E0101,
+                                span,
+                                format!(
+                                    "nodes `{first_node}` and `{}` of mesh `{}` have one private name",
+                                    node.name.name, mesh.name.name
+                                ),
+                            )
+                            .with_label(*first_span, "first written here")
+                            .with_help("a private name reaches one machine: give each node its own");
+                        self.mesh_diags.push(d.clone());
+                        info.errors.push(d.clone());
+                        if let Some(first) = self.nodes.get_mut(first_node.as_str()) {
+                            first.errors.push(d);
+                        }
+                    }
+                    None => {
+                        private_names.insert(key, (node.name.name.to_string(), span));
+                    }
+                }
+            }
             self.nodes.insert(node.name.name.to_string(), info);
         }
     }

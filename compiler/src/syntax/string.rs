@@ -51,11 +51,20 @@ pub(crate) fn decode(
             .with_help(help),
         );
     }
+    let before = diags.len();
     if triple && terminated {
         decode_triple(text, start, end, file, depth, diags, &mut parts, &mut buf);
     } else {
         decode_segment(text, start, end, file, depth, diags, &mut parts, &mut buf);
     }
+    // One literal is refused once for what it holds (E0314), at its first such character.
+    let mut held = false;
+    let mut k = 0;
+    diags.retain(|d| {
+        let keep = k < before || d.code != Code::E0314 || !std::mem::replace(&mut held, true);
+        k += 1;
+        keep
+    });
     if !buf.is_empty() || parts.is_empty() {
         parts.push(StrPart::Text(buf));
     }
@@ -219,8 +228,40 @@ fn decode_segment(
                     }
                 }
             }
-            _ => buf.push(c),
+            _ => {
+                if let Some(what) = invisible_char(c) {
+                    let sp = Span::new(start + i, start + i + c.len_utf8());
+                    diags.push(
+                        Diagnostic::new(
+                            Code::E0314,
+                            file,
+                            sp,
+                            format!(
+                                "this string holds U+{:04X} ({what}); no literal holds a control or bidirectional formatting character",
+                                c as u32
+                            ),
+                        )
+                        .with_help("remove it: it is invisible, or reorders what a reader sees; a tab and a new line are written `\\t` and `\\n`"),
+                    );
+                }
+                buf.push(c);
+            }
         }
+    }
+}
+
+/// What `c` is when a literal may not hold it: a control character other than tab, line
+/// feed and carriage return (U+0000–U+001F, U+007F, U+0080–U+009F), or a bidirectional
+/// formatting character (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069), which
+/// reorders the text a reader sees ("Trojan Source").
+pub fn invisible_char(c: char) -> Option<&'static str> {
+    match c {
+        '\t' | '\n' | '\r' => None,
+        '\u{0}'..='\u{1F}' | '\u{7F}'..='\u{9F}' => Some("a control character"),
+        '\u{202A}'..='\u{202E}' => Some("a bidirectional embedding or override"),
+        '\u{2066}'..='\u{2069}' => Some("a bidirectional isolate"),
+        '\u{200E}' | '\u{200F}' | '\u{061C}' => Some("a bidirectional mark"),
+        _ => None,
     }
 }
 
@@ -251,7 +292,10 @@ fn parse_interp(
         .find(':')
         .filter(|&colon| is_ident(&body[..colon]) && !body[colon + 1..].starts_with(':'));
     let Some(colon) = legacy_colon else {
-        if body.is_empty() || !body.contains(['(', '"', '[']) {
+        // A loop (`${for n in names "…"}`) goes to the parser even half-written, so
+        // `${for n in names}` is told what is missing rather than "expected a reference".
+        let is_loop = body.split([' ', '\t']).next() == Some("for");
+        if body.is_empty() || (!is_loop && !body.contains(['(', '"', '['])) {
             // The common case, and the message it has always had when broken.
             let Some(reference) = dotted_reference(text, pos, body_end) else {
                 return Err(Reported::No);

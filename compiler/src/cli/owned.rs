@@ -1,0 +1,203 @@
+//! What `meshc build` owns in its output directory. Each build records, in an index file
+//! in `--out` written with the manifests (all or nothing), the files it wrote per mesh
+//! and node, with the SHA-256 of their bytes. A later build of the same mesh removes the
+//! files of nodes no longer in it — only a regular file (never a link, never through
+//! one) whose bytes are still those meshc wrote; anything else is kept and said.
+
+use indexmap::IndexMap;
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use std::fs;
+use std::path::Path;
+
+/// The index's name in `--out`.
+pub const INDEX: &str = ".meshc-build.json";
+
+/// The index: `{"meshc_build_index": 1, "meshes": {mesh: {node: {file: sha256}}}}`.
+#[derive(Default, Serialize, Deserialize)]
+struct Index {
+    meshc_build_index: u32,
+    meshes: IndexMap<String, IndexMap<String, IndexMap<String, String>>>,
+}
+
+/// The largest file the removal reads to compare (a manifest is far smaller).
+const READ_LIMIT: u64 = 1 << 30;
+
+/// A file an earlier build wrote for a node no longer in the mesh.
+pub struct Stale {
+    node: String,
+    name: String,
+    sha256: String,
+}
+
+fn digest(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(64);
+    for b in Sha256::digest(bytes) {
+        out.push_str(&format!("{b:02x}"));
+    }
+    out
+}
+
+/// The node a build file belongs to: `alpha.json` and `alpha/compose.yaml` are `alpha`'s.
+fn node_of(name: &str) -> Option<&str> {
+    match name.split_once('/') {
+        Some((node, "compose.yaml")) => Some(node),
+        Some(_) => None,
+        None => name.strip_suffix(".json"),
+    }
+}
+
+/// Whether `name` is one a build writes for `node`: an index edited by hand never leads a
+/// removal anywhere else (`..`, an absolute path, another folder).
+fn is_build_file(node: &str, name: &str) -> bool {
+    let plain_node = !node.is_empty()
+        && node != "."
+        && node != ".."
+        && !node.contains(['/', '\0'])
+        && !node.starts_with('.');
+    plain_node && (name == format!("{node}.json") || name == format!("{node}/compose.yaml"))
+}
+
+/// Reads the index of `dir`, or none (missing, not a regular file, or not an index).
+fn read(dir: &Path) -> (Index, Option<String>) {
+    let path = dir.join(INDEX);
+    if fs::symlink_metadata(&path).is_err() {
+        return (Index::default(), None);
+    }
+    let parsed = meshc::fsio::read_regular(&path, 64 << 20)
+        .ok()
+        .and_then(|bytes| serde_json::from_slice::<Index>(&bytes).ok())
+        .filter(|i| i.meshc_build_index == 1);
+    match parsed {
+        Some(index) => (index, None),
+        None => (
+            Index::default(),
+            Some(format!(
+                "warning: `{}` is not an index meshc can read; it is replaced, and no file of an earlier build is removed",
+                path.display()
+            )),
+        ),
+    }
+}
+
+/// What to remove, the new index's bytes, and warnings. `files` are this build's files.
+pub fn plan(
+    dir: &Path,
+    mesh: &str,
+    nodes: &[String],
+    files: &[(String, Vec<u8>)],
+) -> (Vec<Stale>, Vec<u8>, Vec<String>) {
+    let (mut index, warning) = read(dir);
+    let before = index.meshes.shift_remove(mesh).unwrap_or_default();
+    let mut now: IndexMap<String, IndexMap<String, String>> = IndexMap::new();
+    for node in nodes {
+        // Files an earlier build wrote for a node still built (its compose file, when
+        // this build writes none) stay recorded: they are still meshc's.
+        let mut entry = before.get(node).cloned().unwrap_or_default();
+        entry.retain(|name, _| is_build_file(node, name));
+        now.insert(node.clone(), entry);
+    }
+    for (name, bytes) in files {
+        if let Some(node) = node_of(name)
+            && let Some(entry) = now.get_mut(node)
+        {
+            entry.insert(name.clone(), digest(bytes));
+        }
+    }
+    let mut stale = Vec::new();
+    for (node, entry) in &before {
+        if now.contains_key(node) {
+            continue;
+        }
+        for (name, sha256) in entry {
+            if is_build_file(node, name) {
+                stale.push(Stale {
+                    node: node.clone(),
+                    name: name.clone(),
+                    sha256: sha256.clone(),
+                });
+            }
+        }
+    }
+    index.meshc_build_index = 1;
+    index.meshes.insert(mesh.to_string(), now);
+    let mut bytes = serde_json::to_vec_pretty(&index).unwrap_or_default();
+    bytes.push(b'\n');
+    (stale, bytes, warning.into_iter().collect())
+}
+
+/// Removes each stale file that is still the regular file meshc wrote; returns what it
+/// says about each. Called with the output directory locked.
+pub fn remove(dir: &Path, stale: &[Stale]) -> Vec<String> {
+    let mut said = Vec::new();
+    for s in stale {
+        let path = dir.join(&s.name);
+        let shown = path.display();
+        let folder = path.parent().filter(|f| *f != dir);
+        if let Some(folder) = folder
+            && !fs::symlink_metadata(folder).is_ok_and(|m| m.is_dir())
+        {
+            if meshc::fsio::is_link(folder) {
+                said.push(format!(
+                    "kept `{}`: a link, not the folder meshc wrote",
+                    folder.display()
+                ));
+            }
+            continue;
+        }
+        match is_ours(&path, &s.sha256) {
+            Ours::Yes => match fs::remove_file(&path) {
+                Ok(()) => {
+                    said.push(format!(
+                        "removed `{shown}`: node `{}` is no longer in the mesh",
+                        s.node
+                    ));
+                    if let Some(folder) = folder {
+                        // Only an empty folder goes.
+                        let _ = fs::remove_dir(folder);
+                    }
+                }
+                Err(e) => said.push(format!(
+                    "kept `{shown}` of node `{}`, no longer in the mesh: {}",
+                    s.node,
+                    super::workspace::plain(&e)
+                )),
+            },
+            Ours::Gone => {}
+            Ours::Link => said.push(format!(
+                "kept `{shown}`: a link, not the file meshc wrote for node `{}`",
+                s.node
+            )),
+            Ours::Changed => said.push(format!(
+                "kept `{shown}` of node `{}`, no longer in the mesh: it changed since meshc wrote it",
+                s.node
+            )),
+        }
+    }
+    said
+}
+
+enum Ours {
+    Yes,
+    Gone,
+    Link,
+    Changed,
+}
+
+/// Whether `path` is a regular file (not a link) holding the bytes meshc wrote.
+fn is_ours(path: &Path, sha256: &str) -> Ours {
+    let Ok(meta) = fs::symlink_metadata(path) else {
+        return Ours::Gone;
+    };
+    if meta.file_type().is_symlink() {
+        return Ours::Link;
+    }
+    if !meta.is_file() {
+        return Ours::Changed;
+    }
+    match meshc::fsio::read_regular(path, READ_LIMIT) {
+        // `read_regular` refuses anything but a regular file, of the open file too.
+        Ok(bytes) if digest(&bytes) == sha256 => Ours::Yes,
+        _ => Ours::Changed,
+    }
+}
