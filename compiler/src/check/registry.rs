@@ -3,8 +3,8 @@
 //! by the checker, the resolver and the language server.
 
 use super::types::{Constraint, Ty, Value};
-use crate::diagnostics::{Code, Diagnostic};
 use crate::base::fx_hash::FxIndexMap;
+use crate::diagnostics::{Code, Diagnostic};
 use crate::span::{FilePath, Span};
 use crate::syntax::Parsed;
 use crate::syntax::ast::{self, Item};

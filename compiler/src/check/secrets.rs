@@ -15,8 +15,8 @@
 //! refinements masked are those that say what a value is (`in {…}`, `matches`); a
 //! length or range says only its shape.
 
-use super::registry::{Registry, RegistryInput};
 use super::registry::ModuleSource;
+use super::registry::{Registry, RegistryInput};
 use crate::diagnostics::{Code, Diagnostic};
 use crate::span::{FilePath, Span};
 use crate::syntax::Parsed;

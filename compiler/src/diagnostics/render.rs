@@ -2,8 +2,8 @@
 //! LANGUAGE.md §11, and SARIF 2.1.0. Pure: takes the texts, returns strings.
 
 use super::{Code, Diagnostic, Severity};
-use crate::span::{FilePath, Span};
 use crate::base::line_index::{ColumnUnit, LineIndex};
+use crate::span::{FilePath, Span};
 use serde_json::{Value as Json, json};
 use std::collections::HashMap;
 

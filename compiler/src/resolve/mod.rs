@@ -40,10 +40,10 @@ mod public_names;
 pub(crate) use host::DEFAULT_ROOT;
 pub use lock::Lock;
 
+use crate::check::registry::ModuleSource;
 use crate::check::registry::Registry;
 use crate::check::scope::ModuleScope;
 use crate::check::types::Value;
-use crate::check::registry::ModuleSource;
 use crate::diagnostics::{Code, Diagnostic, Severity};
 use crate::emit::{By, Manifest};
 use crate::span::{FilePath, Span};
