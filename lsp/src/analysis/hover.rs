@@ -358,7 +358,7 @@ fn instance(snap: &Snapshot, mesh_name: &str, node: &str, name: &str) -> Option<
     code(&mut out, header.trim_end());
     let _ = writeln!(
         out,
-        "\nInstance `{name}` of module `{}` on node `{node}`.",
+        "\nInstance `{name}` of module `{}` on node `{node}`, in mesh `{mesh_name}`.",
         a.module.name
     );
     docs(&mut out, a.docs.text.as_deref());
