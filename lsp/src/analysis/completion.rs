@@ -313,7 +313,10 @@ impl Context<'_> {
                 return Vec::new();
             };
             let shape = super::index::module_shapes(&self.snap.db, self.snap.ws);
-            let Some(r) = shape.modules.get(module).and_then(|m| m.requirements.get(req))
+            let Some(r) = shape
+                .modules
+                .get(module)
+                .and_then(|m| m.requirements.get(req))
             else {
                 return Vec::new();
             };
@@ -617,7 +620,8 @@ impl Context<'_> {
 
     /// The container whose block holds the cursor, as this file last parsed.
     fn container_at(&self) -> Option<&ast::Container> {
-        let at = |span: Span| (span.start as usize) < self.offset && self.offset < span.end as usize;
+        let at =
+            |span: Span| (span.start as usize) < self.offset && self.offset < span.end as usize;
         self.file.items.iter().find_map(|i| match i {
             Item::Module(m) if at(m.span) => m.entries.iter().find_map(|e| match e {
                 ast::ModuleEntry::Container(c) if at(c.span) => Some(c),
@@ -784,7 +788,10 @@ impl Context<'_> {
                 // given a value, a pin, a placement or `absent` (a given field leaves
                 // its requirement open for the next field), `short`, `keep_network`,
                 // `genesis`.
-                let set = self.assign_at(stack).map(assign_entries).unwrap_or_default();
+                let set = self
+                    .assign_at(stack)
+                    .map(assign_entries)
+                    .unwrap_or_default();
                 let mut items = match shapes.modules.get(module) {
                     Some(shape) => self.requirement_names(shape, |_, _| true),
                     None => Vec::new(),

@@ -119,7 +119,11 @@ fn loop_hints(snap: &Snapshot, cursor: &Cursor<'_>, wanted: meshc::span::Span) -
                 continue;
             }
             let label = by_mesh(counts.iter().map(|c| {
-                let noun = if c.count == 1 { "consumer" } else { "consumers" };
+                let noun = if c.count == 1 {
+                    "consumer"
+                } else {
+                    "consumers"
+                };
                 (
                     c.mesh.as_str(),
                     format!("{}@{} {} {noun}", c.instance, c.node, c.count),
