@@ -401,6 +401,7 @@ impl Context<'_> {
                 if provides.is_some() {
                     items.extend(self.keywords(&["consumer", "given"]));
                 }
+                items.extend(self.functions());
                 items
             }
         }
@@ -575,7 +576,22 @@ impl Context<'_> {
                         .collect()
                 }
                 [I("mount"), ..] if words.contains(&P(TokenKind::Arrow)) => Vec::new(),
-                [I("file"), Word::Literal] => self.keywords(&["mode"]),
+                // `file "/x" owner 1000:1000 mode 0o640 = …`: owner, then mode.
+                [I("file" | "secret"), Word::Literal] => self.ownership(true, true),
+                [
+                    I("file" | "secret"),
+                    Word::Literal,
+                    I("owner"),
+                    Word::Literal,
+                ]
+                | [
+                    I("file" | "secret"),
+                    Word::Literal,
+                    I("owner"),
+                    Word::Literal,
+                    P(TokenKind::Colon),
+                    Word::Literal,
+                ] => self.ownership(false, true),
                 _ => Vec::new(),
             },
             Some(Block::Env) => match words {
@@ -616,6 +632,46 @@ impl Context<'_> {
             Some(Block::Assign(module)) => self.in_assign(stack, module, words),
             Some(Block::Other) => Vec::new(),
         }
+    }
+
+    /// The language's functions, where an expression may start.
+    fn functions(&self) -> Vec<CompletionItem> {
+        meshc::functions::Func::ALL
+            .iter()
+            .map(|f| {
+                let mut item = self.item(
+                    f.name(),
+                    CompletionItemKind::FUNCTION,
+                    Some(f.signature().to_string()),
+                    Some(&format!("{}.", f.summary())),
+                );
+                // Functions after the requirements and loop variables.
+                item.sort_text = Some(format!("2{}", f.name()));
+                item
+            })
+            .collect()
+    }
+
+    /// `owner` and `mode` of a `file` or `secret` entry.
+    fn ownership(&self, owner: bool, mode: bool) -> Vec<CompletionItem> {
+        let mut out = Vec::new();
+        if owner {
+            out.push(self.item(
+                "owner",
+                CompletionItemKind::KEYWORD,
+                Some("owner UID[:GID]".into()),
+                Some("Who owns the file on the host. Default: the container's `user`, else `0:0`; the group defaults to the owner's number."),
+            ));
+        }
+        if mode {
+            out.push(self.item(
+                "mode",
+                CompletionItemKind::KEYWORD,
+                Some("mode 0o640".into()),
+                Some("The file's permissions. Default: `0o644` for a plain file, `0o640` for a sealed one, `0o440` for a secret file."),
+            ));
+        }
+        out
     }
 
     /// The container whose block holds the cursor, as this file last parsed.
