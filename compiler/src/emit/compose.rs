@@ -463,7 +463,10 @@ mod tests {
         assert!(!y.contains("environment"), "{y}");
         // Both: both.
         let y = compose_yaml(&manifest(), &nodes);
-        assert!(y.contains(env_file) && y.contains("    environment:\n"), "{y}");
+        assert!(
+            y.contains(env_file) && y.contains("    environment:\n"),
+            "{y}"
+        );
         // None at all: neither.
         let mut none = manifest();
         none.instances[0].containers[0].env.clear();
