@@ -355,6 +355,16 @@ impl State {
         gone
     }
 
+    /// The files found on disk under the workspace folders (open or not), as a rescan
+    /// compares them with what the folders hold now.
+    pub fn disk_paths_under_roots(&self) -> Vec<PathBuf> {
+        self.files
+            .iter()
+            .filter(|(p, e)| e.on_disk && self.under_roots(p))
+            .map(|(p, _)| PathBuf::from(&**p))
+            .collect()
+    }
+
     fn under_roots(&self, path: &str) -> bool {
         self.roots.iter().any(|r| Path::new(path).starts_with(r))
     }
