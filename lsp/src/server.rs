@@ -21,6 +21,8 @@ use crate::scan;
 use crate::state::{Snapshot, State};
 use crate::stdlib;
 use futures::FutureExt as _;
+use meshc::db::{check_mesh, registry};
+use meshc::resolve::MeshOutcome;
 use meshc::span::FilePath;
 use meshc::syntax::line_index::ColumnUnit;
 use std::collections::{HashMap, HashSet};
@@ -176,7 +178,7 @@ impl Inner {
             state.snapshot()
         };
         let how = self.caps().presentation;
-        let all = run_on(snap, move |snap| -> Batch {
+        let all = run_on(snap, move |snap| -> (Batch, Vec<Arc<MeshOutcome>>) {
             let mut batch = Vec::new();
             for (path, diags) in all_diagnostics(snap) {
                 salsa::Database::unwind_if_revision_cancelled(&snap.db);
@@ -189,10 +191,18 @@ impl Inner {
                     .collect();
                 batch.push((uri, snap.version_of(&path), diags));
             }
-            batch
+            // The meshes' outcomes, held beside salsa's memos so that freeing them
+            // happens off the next edit's path (see `State::retain`).
+            let outcomes = registry(&snap.db, snap.ws)
+                .meshes
+                .keys()
+                .map(|mesh| check_mesh(&snap.db, snap.ws, mesh.clone()))
+                .collect();
+            (batch, outcomes)
         })
         .await;
-        if let Ok(batch) = all {
+        if let Ok((batch, outcomes)) = all {
+            self.lock().retain(outcomes);
             self.publish(generation, batch, true).await;
         }
     }
