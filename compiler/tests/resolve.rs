@@ -374,3 +374,27 @@ fn a_public_name_taken_points_at_both_entries() {
         "the holder's entry"
     );
 }
+
+#[test]
+fn an_instance_waiting_for_itself_is_left_out_for_its_own_reason_only() {
+    // The vault's holder keeps its own secret operator value, so it waits for itself;
+    // left out for a missing value, its manifest entry lists that refusal and no E0514.
+    let text = std::fs::read_to_string(
+        repo_root().join("tests/cases/resolve/waits_for_itself_is_not_told.mesh"),
+    )
+    .unwrap();
+    let b = build(&one_file("case.mesh", &text), "case.mesh");
+    let alpha = b.json("alpha").unwrap();
+    let codes: Vec<&str> = lookup(&alpha, "left_out[instance=keeper].diagnostics")
+        .and_then(|d| d.as_array())
+        .unwrap()
+        .iter()
+        .map(|d| d["code"].as_str().unwrap())
+        .collect();
+    assert_eq!(codes, ["E0501"], "{alpha}");
+    let beta = b.json("beta").unwrap();
+    assert_eq!(
+        lookup(&beta, "left_out[instance=api].diagnostics[0].code").unwrap(),
+        "E0514"
+    );
+}
