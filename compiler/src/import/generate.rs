@@ -1028,14 +1028,10 @@ pub fn generate(project: &Project, shown: &str, vars: &Vars) -> Generated {
                     Action::Guessed,
                     format!(
                         "reads {}",
-                        parts
-                            .iter()
-                            .filter_map(|p| match p {
-                                Part::Ref(r) => Some(format!("`{r}`")),
-                                _ => None,
-                            })
-                            .collect::<Vec<_>>()
-                            .join(", ")
+                        crate::diagnostics::capped_list(parts.iter().filter_map(|p| match p {
+                            Part::Ref(r) => Some(format!("`{r}`")),
+                            _ => None,
+                        }))
                     ),
                 );
                 m.env.push(format!("{} = {}", e.key, parts_expr(&parts)));
