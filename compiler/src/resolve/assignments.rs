@@ -31,11 +31,12 @@ pub(crate) fn judge_literal(
 fn literal_of_type(expr: &Expr, ty: &Ty) -> Result<Value, Option<String>> {
     match expr {
         Expr::Error(_) => return Err(None),
-        Expr::Ref(r) => {
-            return Err(Some(format!(
-                "a value in a mesh is a literal; `{}` reads nothing here",
-                r.dotted()
-            )));
+        // The word is not quoted: a value written without its quotes may be a secret.
+        Expr::Ref(_) => {
+            return Err(Some(
+                "a value in a mesh is a literal, written in quotes; a bare word reads nothing here"
+                    .into(),
+            ));
         }
         Expr::Str(s) if s.as_plain().is_none() => {
             return Err(Some(
