@@ -45,11 +45,12 @@ fn manifests(mesh: &str) -> Vec<Value> {
         ],
     );
     assert_eq!(built.status.code(), Some(0));
+    // Every `<node>.json`; the build's own index (`.meshc-build.json`) is no manifest.
     let mut all: Vec<Value> = std::fs::read_dir(out.path())
         .unwrap()
-        .map(|e| {
-            serde_json::from_str(&std::fs::read_to_string(e.unwrap().path()).unwrap()).unwrap()
-        })
+        .map(|e| e.unwrap().path())
+        .filter(|p| !p.file_name().unwrap().to_string_lossy().starts_with('.'))
+        .map(|p| serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap())
         .collect();
     all.sort_by_key(|m: &Value| m["node"].as_str().unwrap().to_string());
     all
