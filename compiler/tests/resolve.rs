@@ -273,30 +273,6 @@ fn a_mesh_the_workspace_does_not_declare_gives_an_empty_outcome() {
 }
 
 #[test]
-fn resolution_is_incremental_and_stable() {
-    // The salsa query gives the same outcome for the same inputs, and an edit to a file
-    // the mesh does not read leaves it equal.
-    let text = format!(
-        r#"{PG}
-mesh lab {{
-  node alpha {{ private_name = "alpha.lab.internal" }}
-  assign pg to alpha
-}}"#
-    );
-    let (db, ws) = workspace(&[
-        ("lab.mesh".to_string(), text),
-        (
-            "other.mesh".to_string(),
-            "module other { container o { image \"nginx:1.27\" } }".to_string(),
-        ),
-    ]);
-    let a = meshc::db::resolve_mesh(&db, ws, "lab".into(), meshc::resolve::Lock::default());
-    let b = meshc::db::resolve_mesh(&db, ws, "lab".into(), meshc::resolve::Lock::default());
-    assert_eq!(a, b);
-    assert!(std::sync::Arc::ptr_eq(&a, &b));
-}
-
-#[test]
 fn a_misspelt_header_key_fails_the_case() {
     let text = "// expect: ok\n// expect-txt: alpha\nmesh lab {\n  node alpha { private_name = \"alpha.lab.internal\" }\n}\n";
     let err = run_check_case("case.mesh", text).unwrap_err();

@@ -467,7 +467,8 @@ module.exports = grammar({
 
     escape_sequence: _ => token.immediate(/\\["\\nt$]/),
 
-    // `${req.field}`, or any expression (`${url(db.password)}`);
+    // `${req.field}`, or any expression (`${url(db.password)}`, a loop
+    // `${for n in c.given.extensions "…${n}…"}`);
     // `${binding:req.field}` and the other legacy kinds are old forms (W0402)
     // the compiler still reads.
     interpolation: $ => seq(
@@ -486,6 +487,7 @@ module.exports = grammar({
           $.boolean,
           $.list,
           $.call,
+          $.for_expression,
         )),
       ),
       '}',

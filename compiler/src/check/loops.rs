@@ -478,11 +478,23 @@ pub(crate) fn loop_declaring(module: &ast::Module, name: &str) -> Option<Span> {
     found
 }
 
-/// Calls `f` on every `for` in `e`, outermost first.
+/// Calls `f` on every `for` in `e`, a loop before those inside it: a whole value, an element of a
+/// list, an argument of a call, and a loop inside an interpolation (`"${for n in …}"`),
+/// also inside another loop's template. Iterative: an expression nests to any depth.
 pub fn walk_fors<'e>(e: &'e Expr, f: &mut impl FnMut(&'e ForExpr)) {
-    match e {
-        Expr::For(x) => f(x),
-        Expr::List(items, _) => items.iter().for_each(|i| walk_fors(i, f)),
-        _ => {}
+    let mut stack = vec![e];
+    while let Some(e) = stack.pop() {
+        match e {
+            Expr::For(x) => {
+                f(x);
+                if let Some(t) = &x.template {
+                    stack.extend(t.interpolations().map(|i| &i.expr));
+                }
+            }
+            Expr::List(items, _) => stack.extend(items.iter().rev()),
+            Expr::Call(c) => stack.extend(c.args.iter().rev()),
+            Expr::Str(s) => stack.extend(s.interpolations().map(|i| &i.expr)),
+            _ => {}
+        }
     }
 }

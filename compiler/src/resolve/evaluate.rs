@@ -253,8 +253,10 @@ impl<'m> Resolver<'m> {
             let parts = match (arg, value) {
                 (_, Resolved::HostPath(_)) => return None, // E0303, the checker's
                 (_, Resolved::Plain(v, ty)) => vec![TemplatePart::Text(text_of(&v, &ty))],
+                // Named like any reference of a template: through a loop variable, for
+                // its element, so two consumers' arguments never share a name.
                 (Expr::Ref(r), value @ Resolved::Sealed(_)) => vec![TemplatePart::Ref {
-                    name: r.dotted(),
+                    name: self.reference_name(i, r),
                     value,
                 }],
                 (_, Resolved::Sealed(_)) => return None,

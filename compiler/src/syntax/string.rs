@@ -292,7 +292,10 @@ fn parse_interp(
         .find(':')
         .filter(|&colon| is_ident(&body[..colon]) && !body[colon + 1..].starts_with(':'));
     let Some(colon) = legacy_colon else {
-        if body.is_empty() || !body.contains(['(', '"', '[']) {
+        // A loop (`${for n in names "…"}`) goes to the parser even half-written, so
+        // `${for n in names}` is told what is missing rather than "expected a reference".
+        let is_loop = body.split([' ', '\t']).next() == Some("for");
+        if body.is_empty() || (!is_loop && !body.contains(['(', '"', '['])) {
             // The common case, and the message it has always had when broken.
             let Some(reference) = dotted_reference(text, pos, body_end) else {
                 return Err(Reported::No);

@@ -799,13 +799,25 @@ impl Indexer {
     }
 }
 
-/// Every `for` of a module, outermost first.
+/// Every `for` of a module, a loop before the loops inside it: whole values, list
+/// elements, call arguments and loops inside interpolations (`"${for n in …}"`), also
+/// inside another loop's template.
 pub fn module_fors(m: &ast::Module) -> Vec<&ast::ForExpr> {
     fn walk<'a>(e: &'a Expr, out: &mut Vec<&'a ast::ForExpr>) {
-        match e {
-            Expr::For(f) => out.push(f),
-            Expr::List(items, _) => items.iter().for_each(|i| walk(i, out)),
-            _ => {}
+        let mut stack = vec![e];
+        while let Some(e) = stack.pop() {
+            match e {
+                Expr::For(f) => {
+                    out.push(f);
+                    if let Some(t) = &f.template {
+                        stack.extend(t.interpolations().map(|i| &i.expr));
+                    }
+                }
+                Expr::List(items, _) => stack.extend(items.iter()),
+                Expr::Call(c) => stack.extend(c.args.iter()),
+                Expr::Str(s) => stack.extend(s.interpolations().map(|i| &i.expr)),
+                _ => {}
+            }
         }
     }
     let mut out = Vec::new();
