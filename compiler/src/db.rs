@@ -8,11 +8,8 @@ use crate::span::FilePath;
 use crate::syntax::{Parsed, ast};
 use std::sync::Arc;
 
-/// The standard contracts and seats, embedded in the binary.
-pub const STDLIB_TEXT: &str = include_str!("../../stdlib-contracts/std.mesh");
-
-/// The path the standard library's diagnostics and locations name.
-pub const STDLIB_PATH: &str = "<std>/std.mesh";
+pub use crate::base::{STDLIB_PATH, STDLIB_TEXT};
+pub use crate::check::registry::ModuleSource;
 
 /// One source text of the workspace.
 #[salsa::input]
@@ -93,24 +90,6 @@ pub fn registry(db: &dyn salsa::Database, ws: Workspace) -> Arc<Registry> {
             std: f.std(db),
         }
     })))
-}
-
-/// A module's definition, wherever in the workspace it is.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ModuleSource {
-    pub path: FilePath,
-    pub parsed: Arc<Parsed>,
-    pub item: usize,
-}
-
-impl ModuleSource {
-    /// The module's tree.
-    pub fn module(&self) -> &ast::Module {
-        match &self.parsed.file.items[self.item] {
-            ast::Item::Module(m) => m,
-            _ => unreachable!("registry points at a module"),
-        }
-    }
 }
 
 /// The definition of module `name`.
