@@ -133,7 +133,10 @@ fn the_main_job_runs_as_written_in_a_fresh_clone() {
         .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
         .collect();
     written.sort();
-    let expected: Vec<String> = nodes.iter().map(|n| format!("{n}.json")).collect();
+    // One manifest per node, and the build's index of what it wrote (README.md).
+    let expected: Vec<String> = std::iter::once(".meshc-build.json".to_string())
+        .chain(nodes.iter().map(|n| format!("{n}.json")))
+        .collect();
     assert_eq!(written, expected);
     for node in &nodes {
         let text = std::fs::read_to_string(clone.join(format!("manifests/{node}.json"))).unwrap();
