@@ -8,11 +8,8 @@ use crate::span::FilePath;
 use crate::syntax::{Parsed, ast};
 use std::sync::Arc;
 
-/// The standard contracts and seats, embedded in the binary.
-pub const STDLIB_TEXT: &str = include_str!("../../stdlib-contracts/std.mesh");
-
-/// The path the standard library's diagnostics and locations name.
-pub const STDLIB_PATH: &str = "<std>/std.mesh";
+pub use crate::base::{STDLIB_PATH, STDLIB_TEXT};
+pub use crate::check::registry::ModuleSource;
 
 /// One source text of the workspace.
 #[salsa::input]
@@ -93,24 +90,6 @@ pub fn registry(db: &dyn salsa::Database, ws: Workspace) -> Arc<Registry> {
             std: f.std(db),
         }
     })))
-}
-
-/// A module's definition, wherever in the workspace it is.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ModuleSource {
-    pub path: FilePath,
-    pub parsed: Arc<Parsed>,
-    pub item: usize,
-}
-
-impl ModuleSource {
-    /// The module's tree.
-    pub fn module(&self) -> &ast::Module {
-        match &self.parsed.file.items[self.item] {
-            ast::Item::Module(m) => m,
-            _ => unreachable!("registry points at a module"),
-        }
-    }
 }
 
 /// The definition of module `name`.
@@ -580,5 +559,184 @@ mod incrementality {
             "web",
             "the label points at the first definition's name"
         );
+    }
+
+    const RES_STORE: &str = "contract store for module {\n  url: string\n}\n\nmodule storage {\n  container storage {\n    image \"minio:1.0\"\n  }\n  provides store {\n    url = \"http://storage:9000\"\n  }\n}\n";
+    const RES_WEB: &str = "module web {\n  requires store: module store\n  container web {\n    image \"web:1.0\"\n    env {\n      URL = store.url\n      MODE = \"fast\"\n    }\n  }\n}\n";
+    const RES_OTHER: &str =
+        "module other {\n  container other {\n    image \"other:1.0\"\n  }\n}\n";
+    const RES_MESH: &str = "mesh lab {\n  node alpha { private_name = \"alpha.internal\"  ports = 20000..20999 }\n  assign storage to alpha\n  assign web to alpha\n}\n";
+
+    /// The outcome a database that never saw an edit gives for the same texts.
+    fn fresh(texts: &[(&str, &str)]) -> Arc<crate::resolve::MeshOutcome> {
+        let (db, ws) = Database::with_files(
+            texts
+                .iter()
+                .map(|(path, text)| (FilePath::from(*path), Arc::from(*text))),
+        );
+        resolve_mesh(&db, ws, "lab".into(), crate::resolve::Lock::default())
+    }
+
+    /// The manifest bytes of every node of an outcome, as text.
+    fn manifests_text(outcome: &crate::resolve::MeshOutcome) -> String {
+        outcome
+            .manifests
+            .values()
+            .map(|m| String::from_utf8(crate::emit::manifest_bytes(m)).unwrap_or_default())
+            .collect()
+    }
+
+    #[test]
+    fn resolution_is_incremental_and_stable() {
+        let (mut db, log) = logged();
+        let std_file = SourceFile::new(
+            &db,
+            FilePath::from(STDLIB_PATH),
+            Arc::from(STDLIB_TEXT),
+            true,
+        );
+        let file = |db: &Database, path: &str, text: &str| {
+            SourceFile::new(db, FilePath::from(path), Arc::from(text), false)
+        };
+        let store = file(&db, "store.mesh", RES_STORE);
+        let web = file(&db, "web.mesh", RES_WEB);
+        let other = file(&db, "other.mesh", RES_OTHER);
+        let lab = file(&db, "lab.mesh", RES_MESH);
+        let ws = Workspace::new(&db, vec![std_file, store, web, other, lab]);
+        let files = ws.files(&db).len();
+        let lock = crate::resolve::Lock::default;
+        let resolve = |db: &Database| resolve_mesh(db, ws, "lab".into(), lock());
+        let mut texts = [
+            ("store.mesh", RES_STORE.to_string()),
+            ("web.mesh", RES_WEB.to_string()),
+            ("other.mesh", RES_OTHER.to_string()),
+            ("lab.mesh", RES_MESH.to_string()),
+        ];
+        let now = |texts: &[(&str, String)]| {
+            fresh(
+                &texts
+                    .iter()
+                    .map(|(p, t)| (*p, t.as_str()))
+                    .collect::<Vec<_>>(),
+            )
+        };
+
+        let first = resolve(&db);
+        assert!(!first.refused(), "the mesh builds: {first:?}");
+        assert!(manifests_text(&first).contains("fast"), "{first:?}");
+        let cold = ran(&log);
+        assert_eq!(count(&cold, "resolve_mesh"), 1, "{cold:?}");
+        assert_eq!(count(&cold, "registry"), 1, "{cold:?}");
+        // The resolution reads the checks of the files of the modules it assigns, and of
+        // the contract they use, but not those of a file it never reads.
+        assert_eq!(count(&cold, "check_file"), 2, "{cold:?}");
+        assert_eq!(first, now(&texts));
+
+        // Asked again: the memo, not a new outcome.
+        let again = resolve(&db);
+        assert!(Arc::ptr_eq(&first, &again));
+        assert!(ran(&log).is_empty());
+
+        // A space in a module the mesh does not assign: the file parses again, its
+        // summary comes out equal, the registry is kept, and the mesh does not resolve
+        // again.
+        texts[2].1 = RES_OTHER.replacen("  container other", "   container other", 1);
+        other.set_text(&mut db).to(Arc::from(texts[2].1.as_str()));
+        let after = resolve(&db);
+        let warm = ran(&log);
+        assert_eq!(count(&warm, "parse_file"), 1, "{warm:?}");
+        assert_eq!(count(&warm, "file_summary"), 1, "{warm:?}");
+        assert_eq!(count(&warm, "registry"), 0, "{warm:?}");
+        assert_eq!(count(&warm, "resolve_mesh"), 0, "{warm:?}");
+        assert_eq!(count(&warm, "check_file"), 0, "{warm:?}");
+        assert!(Arc::ptr_eq(&first, &after));
+
+        // A space in the first module of the workspace, which the mesh assigns: its file
+        // parses and checks again and the mesh resolves again, to the same outcome; the
+        // other files' checks stand.
+        texts[0].1 = RES_STORE.replacen("  container storage", "   container storage", 1);
+        store.set_text(&mut db).to(Arc::from(texts[0].1.as_str()));
+        let spaced = resolve(&db);
+        let warm = ran(&log);
+        assert_eq!(count(&warm, "registry"), 0, "{warm:?}");
+        assert_eq!(count(&warm, "parse_file"), 1, "{warm:?}");
+        assert_eq!(count(&warm, "resolve_mesh"), 1, "{warm:?}");
+        assert_eq!(count(&warm, "check_file"), 1, "{warm:?}");
+        assert_eq!(spaced, first);
+        assert_eq!(spaced, now(&texts));
+
+        // A comment above the mesh moves the mesh's own positions: it resolves again,
+        // to what a fresh database gives, and no module's file is checked again.
+        texts[3].1 = format!("// the lab\n{RES_MESH}");
+        lab.set_text(&mut db).to(Arc::from(texts[3].1.as_str()));
+        let commented = resolve(&db);
+        let warm = ran(&log);
+        assert_eq!(count(&warm, "registry"), 0, "{warm:?}");
+        assert_eq!(count(&warm, "parse_file"), 1, "{warm:?}");
+        assert_eq!(count(&warm, "resolve_mesh"), 1, "{warm:?}");
+        assert_eq!(count(&warm, "check_file"), 0, "{warm:?}");
+        assert_ne!(commented.span, first.span);
+        assert_eq!(manifests_text(&commented), manifests_text(&first));
+        assert_eq!(commented, now(&texts));
+
+        // A changed env value: the manifest carries the new value, as a fresh database's.
+        texts[1].1 = RES_WEB.replace("\"fast\"", "\"slow\"");
+        web.set_text(&mut db).to(Arc::from(texts[1].1.as_str()));
+        let slow = resolve(&db);
+        let warm = ran(&log);
+        assert_eq!(count(&warm, "registry"), 0, "{warm:?}");
+        assert_eq!(count(&warm, "parse_file"), 1, "{warm:?}");
+        assert_eq!(count(&warm, "resolve_mesh"), 1, "{warm:?}");
+        assert_eq!(count(&warm, "check_file"), 1, "{warm:?}");
+        let manifest = manifests_text(&slow);
+        assert!(
+            manifest.contains("slow") && !manifest.contains("fast"),
+            "{manifest}"
+        );
+        assert!(!slow.refused(), "{slow:?}");
+        assert_eq!(slow, now(&texts));
+
+        // A contract field renamed where it is declared only: a global name changes, so
+        // every file checks again, and both the provider and the consumer are left out.
+        texts[0].1 = texts[0].1.replacen("  url: string", "  address: string", 1);
+        store.set_text(&mut db).to(Arc::from(texts[0].1.as_str()));
+        let renamed = resolve(&db);
+        let warm = ran(&log);
+        assert_eq!(count(&warm, "registry"), 1, "{warm:?}");
+        assert_eq!(count(&warm, "resolve_mesh"), 1, "{warm:?}");
+        let left: Vec<&str> = renamed
+            .left_out
+            .iter()
+            .map(|l| l.instance.as_str())
+            .collect();
+        assert_eq!(left, ["storage", "web"], "{renamed:?}");
+        assert!(renamed.manifests.values().all(|m| {
+            let text = String::from_utf8(crate::emit::manifest_bytes(m)).unwrap_or_default();
+            !text.contains("web:1.0")
+        }));
+        assert_eq!(renamed, now(&texts));
+        // Every file's own check ran again (the registry changed); the workspace's
+        // diagnostics say why.
+        let all = workspace_diagnostics(&db, ws);
+        let warm = ran(&log);
+        assert_eq!(
+            count(&warm, "check_file"),
+            files - 2,
+            "the two read by the resolution already ran: {warm:?}"
+        );
+        assert!(all.iter().any(|d| d.is_error() && &*d.file == "web.mesh"));
+
+        // The uses renamed too: the mesh builds again, equal to a fresh database's.
+        texts[0].1 = texts[0].1.replacen("    url =", "    address =", 1);
+        texts[1].1 = texts[1].1.replacen("store.url", "store.address", 1);
+        store.set_text(&mut db).to(Arc::from(texts[0].1.as_str()));
+        web.set_text(&mut db).to(Arc::from(texts[1].1.as_str()));
+        let whole = resolve(&db);
+        let warm = ran(&log);
+        assert_eq!(count(&warm, "parse_file"), 2, "{warm:?}");
+        assert_eq!(count(&warm, "resolve_mesh"), 1, "{warm:?}");
+        assert!(!whole.refused(), "{whole:?}");
+        assert_eq!(manifests_text(&whole), manifests_text(&slow));
+        assert_eq!(whole, now(&texts));
     }
 }

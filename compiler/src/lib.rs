@@ -4,6 +4,7 @@
 //! manifests. It reads no file, writes no file and prints nothing; the `meshc` binary
 //! and the language server do the I/O.
 
+pub mod base;
 pub mod check;
 pub mod db;
 pub mod diagnostics;

@@ -735,6 +735,114 @@ fn a_lock_port_outside_the_range_or_placed_by_another_is_chosen_again() {
     );
 }
 
+/// A lock of `alpha/NAME/http` and `alpha/NAME/admin` for each name, in turn from 20000.
+fn lock_of(names: &[&str]) -> Lock {
+    let mut lock = Lock::default();
+    let mut port = 20000;
+    for name in names {
+        for req in ["http", "admin"] {
+            lock.ports.insert(format!("alpha/{name}/{req}"), port);
+            port += 1;
+        }
+    }
+    lock
+}
+
+#[test]
+fn a_placement_on_a_locked_port_moves_its_holder_in_either_order() {
+    // The lock gave a 20000/20001 and b 20002/20003.
+    let lock = lock_of(&["a", "b"]);
+    // The earlier assignment placed on the later one's port.
+    let earlier = build_with_lock(
+        &web_mesh("  assign web to alpha as a { http at 20002 }\n  assign web to alpha as b"),
+        "all.mesh",
+        &lock,
+    );
+    // The later assignment placed on the earlier one's port.
+    let later = build_with_lock(
+        &web_mesh("  assign web to alpha as a\n  assign web to alpha as b { http at 20000 }"),
+        "all.mesh",
+        &lock,
+    );
+    for (b, placed, holder, free) in [(&earlier, "a", "b", 20000), (&later, "b", "a", 20002)] {
+        assert_eq!(b.exit, 0, "{:?}", b.diagnostics());
+        let ports = ports_of(b);
+        let placed_on = if placed == "a" { 20002 } else { 20000 };
+        let held_before = i64::from(lock.ports[&format!("alpha/{placed}/http")]);
+        assert_eq!(ports[&format!("alpha/{placed}/http")], placed_on);
+        // The holder moves to the lowest port nobody holds: the one the placed
+        // assignment left.
+        assert_eq!(ports[&format!("alpha/{holder}/http")], free, "{ports:?}");
+        assert_eq!(held_before, free);
+        // The other ports of the lock stay.
+        for k in ["alpha/a/admin", "alpha/b/admin"] {
+            assert_eq!(ports[k], i64::from(lock.ports[k]), "{k} moved");
+        }
+        let moves = &b.outcomes[0].port_moves;
+        assert_eq!(moves.len(), 2, "{moves:?}");
+        assert_eq!(
+            moves[0],
+            format!(
+                "port `http` of `{holder}` on `alpha` was {placed_on} in the lock; moved to {free}: the mesh now places `http` of `{placed}` on `alpha` there"
+            )
+        );
+        assert_eq!(
+            moves[1],
+            format!(
+                "port `http` of `{placed}` on `alpha` was {held_before} in the lock; moved to {placed_on}: the mesh places it there"
+            )
+        );
+    }
+}
+
+#[test]
+fn a_lock_move_takes_the_lowest_free_port_and_moves_nothing_else() {
+    // Three holders; the last is placed on the first one's port. The first moves, to
+    // the lowest port left free (the last one's), and the middle one keeps its own.
+    let lock = lock_of(&["a", "b", "c"]);
+    let b = build_with_lock(
+        &web_mesh(
+            "  assign web to alpha as a\n  assign web to alpha as b\n  assign web to alpha as c { http at 20000 }",
+        ),
+        "all.mesh",
+        &lock,
+    );
+    assert_eq!(b.exit, 0, "{:?}", b.diagnostics());
+    let ports = ports_of(&b);
+    assert_eq!(ports["alpha/c/http"], 20000);
+    assert_eq!(ports["alpha/a/http"], 20004);
+    for k in [
+        "alpha/a/admin",
+        "alpha/b/http",
+        "alpha/b/admin",
+        "alpha/c/admin",
+    ] {
+        assert_eq!(ports[k], i64::from(lock.ports[k]), "{k} moved");
+    }
+    let moves = &b.outcomes[0].port_moves;
+    assert_eq!(
+        moves,
+        &vec![
+            "port `http` of `a` on `alpha` was 20000 in the lock; moved to 20004: the mesh now places `http` of `c` on `alpha` there".to_string(),
+            "port `http` of `c` on `alpha` was 20004 in the lock; moved to 20000: the mesh places it there".to_string(),
+        ]
+    );
+    // Built again with the lock it wrote, nothing moves.
+    let again = build_with_lock(
+        &web_mesh(
+            "  assign web to alpha as a\n  assign web to alpha as b\n  assign web to alpha as c { http at 20000 }",
+        ),
+        "all.mesh",
+        &b.outcomes[0].lock,
+    );
+    assert!(
+        again.outcomes[0].port_moves.is_empty(),
+        "{:?}",
+        again.outcomes[0].port_moves
+    );
+    assert_eq!(ports_of(&again), ports);
+}
+
 fn validator() -> jsonschema::Validator {
     let schema: Value = serde_json::from_str(
         &std::fs::read_to_string(repo_root().join("schema/manifest.schema.json")).unwrap(),

@@ -273,30 +273,6 @@ fn a_mesh_the_workspace_does_not_declare_gives_an_empty_outcome() {
 }
 
 #[test]
-fn resolution_is_incremental_and_stable() {
-    // The salsa query gives the same outcome for the same inputs, and an edit to a file
-    // the mesh does not read leaves it equal.
-    let text = format!(
-        r#"{PG}
-mesh lab {{
-  node alpha {{ private_name = "alpha.lab.internal" }}
-  assign pg to alpha
-}}"#
-    );
-    let (db, ws) = workspace(&[
-        ("lab.mesh".to_string(), text),
-        (
-            "other.mesh".to_string(),
-            "module other { container o { image \"nginx:1.27\" } }".to_string(),
-        ),
-    ]);
-    let a = meshc::db::resolve_mesh(&db, ws, "lab".into(), meshc::resolve::Lock::default());
-    let b = meshc::db::resolve_mesh(&db, ws, "lab".into(), meshc::resolve::Lock::default());
-    assert_eq!(a, b);
-    assert!(std::sync::Arc::ptr_eq(&a, &b));
-}
-
-#[test]
 fn a_misspelt_header_key_fails_the_case() {
     let text = "// expect: ok\n// expect-txt: alpha\nmesh lab {\n  node alpha { private_name = \"alpha.lab.internal\" }\n}\n";
     let err = run_check_case("case.mesh", text).unwrap_err();
@@ -340,5 +316,39 @@ fn prose_wrapped_before_a_colon_is_not_a_header_key() {
         "expect-cnt",
     ] {
         assert!(looks_like_key(misspelt), "{misspelt}");
+    }
+}
+
+#[test]
+fn a_group_of_alike_logins_names_eight_others_and_counts_the_rest() {
+    // `webo1`, `webo2`, … all cut to the short form `webo`: one group of alike logins.
+    for others in [7usize, 8, 9, 10] {
+        let assigns: String = (1..=others + 1)
+            .map(|k| format!("  assign web to alpha as webo{k}\n"))
+            .collect();
+        let text = format!(
+            "module web {{\n  container web {{ image \"nginx:1.27\" }}\n}}\nmesh lab {{\n  node alpha {{ private_name = \"alpha.lab.internal\" }}\n{assigns}}}\n"
+        );
+        let d = diagnostics_of(&text);
+        let alike: Vec<_> = d.iter().filter(|d| d.code.as_str() == "E0509").collect();
+        assert_eq!(alike.len(), 1, "{others} others: {d:?}");
+        let message = &alike[0].message;
+        assert!(
+            message.starts_with("the login `alpha_web_webo` of `webo1` on `alpha` is alike"),
+            "{message}"
+        );
+        let named = (2..=others + 1)
+            .filter(|k| message.contains(&format!("`webo{k}` on `alpha`")))
+            .count();
+        assert_eq!(named, others.min(8), "{others} others: {message}");
+        assert_eq!(alike[0].labels.len(), others.min(8), "{others} others");
+        if others > 8 {
+            assert!(
+                message.ends_with(&format!("and {} more", others - 8)),
+                "{others} others: {message}"
+            );
+        } else {
+            assert!(!message.contains("more"), "{others} others: {message}");
+        }
     }
 }

@@ -13,6 +13,17 @@ const MAX_FILE_BYTES: u64 = 32 * 1024 * 1024;
 /// only while it stays inside the roots (a link to `/` never walks the file system), and
 /// only regular files are read.
 pub fn scan(roots: &[PathBuf]) -> Vec<(PathBuf, Arc<str>)> {
+    paths(roots)
+        .into_iter()
+        .filter_map(|p| read(&p).map(|t| (p, t)))
+        .collect()
+}
+
+/// The paths of every `.mesh` file under `roots`, in path order, without reading any:
+/// the same walk as [`scan`] (the same links followed, the same directories skipped),
+/// cheap enough to repeat on every save to notice files created or deleted outside the
+/// editor.
+pub fn paths(roots: &[PathBuf]) -> Vec<PathBuf> {
     let mut found = Vec::new();
     let mut seen = HashSet::new();
     let inside: Vec<PathBuf> = roots
@@ -25,9 +36,6 @@ pub fn scan(roots: &[PathBuf]) -> Vec<(PathBuf, Arc<str>)> {
     found.sort();
     found.dedup();
     found
-        .into_iter()
-        .filter_map(|p| read(&p).map(|t| (p, t)))
-        .collect()
 }
 
 /// The text of one file, when it is a readable UTF-8 regular file of reasonable size (a

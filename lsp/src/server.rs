@@ -21,9 +21,11 @@ use crate::scan;
 use crate::state::{Snapshot, State};
 use crate::stdlib;
 use futures::FutureExt as _;
+use meshc::db::{check_mesh, registry};
+use meshc::resolve::MeshOutcome;
 use meshc::span::FilePath;
 use meshc::syntax::line_index::ColumnUnit;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::path::PathBuf;
@@ -176,7 +178,7 @@ impl Inner {
             state.snapshot()
         };
         let how = self.caps().presentation;
-        let all = run_on(snap, move |snap| -> Batch {
+        let all = run_on(snap, move |snap| -> (Batch, Vec<Arc<MeshOutcome>>) {
             let mut batch = Vec::new();
             for (path, diags) in all_diagnostics(snap) {
                 salsa::Database::unwind_if_revision_cancelled(&snap.db);
@@ -189,10 +191,18 @@ impl Inner {
                     .collect();
                 batch.push((uri, snap.version_of(&path), diags));
             }
-            batch
+            // The meshes' outcomes, held beside salsa's memos so that freeing them
+            // happens off the next edit's path (see `State::retain`).
+            let outcomes = registry(&snap.db, snap.ws)
+                .meshes
+                .keys()
+                .map(|mesh| check_mesh(&snap.db, snap.ws, mesh.clone()))
+                .collect();
+            (batch, outcomes)
         })
         .await;
-        if let Ok(batch) = all {
+        if let Ok((batch, outcomes)) = all {
+            self.lock().retain(outcomes);
             self.publish(generation, batch, true).await;
         }
     }
@@ -256,6 +266,52 @@ impl Inner {
                 format!("meshc-lsp: read and checked {count} .mesh files of the workspace folders"),
             )
             .await;
+    }
+
+    /// Without the client's file watcher: walks the workspace folders (paths only), reads
+    /// the `.mesh` files that appeared, drops the ones that went, and checks again when
+    /// anything changed. Returns whether it did.
+    async fn rescan(self: &Arc<Self>) -> bool {
+        if self.caps().watch_files {
+            return false; // the client's watcher reports created and deleted files
+        }
+        let (roots, known) = {
+            let state = self.lock();
+            (state.roots.clone(), state.disk_paths_under_roots())
+        };
+        if roots.is_empty() {
+            return false;
+        }
+        let found = tokio::task::spawn_blocking(move || {
+            let now: HashSet<PathBuf> = scan::paths(&roots).into_iter().collect();
+            let known: HashSet<PathBuf> = known.into_iter().collect();
+            let added: Vec<(PathBuf, Arc<str>)> = now
+                .iter()
+                .filter(|p| !known.contains(*p))
+                .filter_map(|p| scan::read(p).map(|t| (p.clone(), t)))
+                .collect();
+            let gone: Vec<PathBuf> = known.into_iter().filter(|p| !now.contains(p)).collect();
+            (added, gone)
+        })
+        .await;
+        let Ok((added, gone)) = found else {
+            return false;
+        };
+        if added.is_empty() && gone.is_empty() {
+            return false;
+        }
+        let generation = {
+            let mut state = self.lock();
+            for path in &gone {
+                state.disk_deleted(path);
+            }
+            if !added.is_empty() {
+                state.disk_files(added);
+            }
+            state.generation
+        };
+        self.check_workspace(generation).await;
+        true
     }
 
     async fn register_watchers(&self) {
@@ -393,6 +449,16 @@ impl LanguageServer for Backend {
             if let Some((path, snap)) = applied {
                 self.inner.check_after_edit(path, snap).await;
             }
+            // A file created or deleted outside the editor is noticed on open and on save
+            // when the client watches no files for the server.
+            self.inner.rescan().await;
+        })
+        .await
+    }
+
+    async fn did_save(&self, _: DidSaveTextDocumentParams) {
+        guard_notification(async {
+            self.inner.rescan().await;
         })
         .await
     }
@@ -689,6 +755,9 @@ fn capabilities(utf8: bool) -> ServerCapabilities {
             TextDocumentSyncOptions {
                 open_close: Some(true),
                 change: Some(TextDocumentSyncKind::FULL),
+                // Saves are when files created or deleted outside the editor are noticed
+                // (without the client's file watcher); the text is the open document's.
+                save: Some(TextDocumentSyncSaveOptions::Supported(true)),
                 ..TextDocumentSyncOptions::default()
             },
         )),

@@ -8,6 +8,7 @@
 //! queuing behind it.
 
 use meshc::db::{Database, STDLIB_PATH, SourceFile, Workspace};
+use meshc::resolve::MeshOutcome;
 use meshc::span::FilePath;
 use meshc::syntax::line_index::ColumnUnit;
 use salsa::{Durability, Setter as _};
@@ -98,6 +99,13 @@ pub struct State {
     map: Arc<FileMap>,
     map_stale: bool,
     versions: Arc<HashMap<FilePath, i32>>,
+    /// The meshes' outcomes of the last workspace pass, and of the one before. Salsa frees
+    /// a result it replaced when the next input is set, that is inside the next edit; a
+    /// mesh of 10,000 assignments takes long to free. Holding them here makes salsa's
+    /// free a count decrement, and [`State::changed`] drops them on a thread of their own
+    /// once salsa has let go.
+    retained: Vec<Arc<MeshOutcome>>,
+    retained_before: Vec<Arc<MeshOutcome>>,
 }
 
 impl State {
@@ -117,6 +125,8 @@ impl State {
             map: Arc::new(FileMap::default()),
             map_stale: false,
             versions: Arc::new(HashMap::new()),
+            retained: Vec::new(),
+            retained_before: Vec::new(),
         }
     }
 
@@ -355,6 +365,16 @@ impl State {
         gone
     }
 
+    /// The files found on disk under the workspace folders (open or not), as a rescan
+    /// compares them with what the folders hold now.
+    pub fn disk_paths_under_roots(&self) -> Vec<PathBuf> {
+        self.files
+            .iter()
+            .filter(|(p, e)| e.on_disk && self.under_roots(p))
+            .map(|(p, _)| PathBuf::from(&**p))
+            .collect()
+    }
+
     fn under_roots(&self, path: &str) -> bool {
         self.roots.iter().any(|r| Path::new(path).starts_with(r))
     }
@@ -371,10 +391,25 @@ impl State {
         self.map_stale = true;
     }
 
+    /// Holds the meshes' outcomes of a finished workspace pass (see `retained`).
+    pub fn retain(&mut self, outcomes: Vec<Arc<MeshOutcome>>) {
+        self.retained.extend(outcomes);
+    }
+
     /// Records that an input changed: a new generation, the open versions, and a fresh
     /// file map when the set of files changed.
     fn changed(&mut self) {
         self.generation += 1;
+        // Salsa has just freed the results replaced before this change; what the pass
+        // before last computed is now held by nothing else (or is still current, and
+        // dropping it only counts down).
+        let old = std::mem::replace(
+            &mut self.retained_before,
+            std::mem::take(&mut self.retained),
+        );
+        if !old.is_empty() {
+            std::thread::spawn(move || drop(old));
+        }
         self.versions = Arc::new(
             self.files
                 .iter()

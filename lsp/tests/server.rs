@@ -308,3 +308,97 @@ async fn unused_and_old_forms_are_tagged_by_their_codes() {
     assert_eq!(tags_of("W0002"), Value::Null);
     client.shutdown().await;
 }
+
+const MESH_WITH_HELLO: &str =
+    "mesh lab {\n  node beta { private_name = \"beta.lab.internal\" }\n  assign hello to beta\n}\n";
+const HELLO: &str = "module hello {\n  container hello {\n    image \"nginx:1.27\"\n  }\n}\n";
+
+/// Whether the mesh's diagnostics say `hello` is an unknown module.
+fn says_unknown_hello(client: &TestClient) -> bool {
+    client
+        .diagnostics_of("lab.mesh")
+        .iter()
+        .any(|d| d.contains("E0106") && d.contains("unknown module `hello`"))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_a_file_watcher_files_made_outside_the_editor_are_noticed_on_save() {
+    // The test client announces no `didChangeWatchedFiles` dynamic registration.
+    let mut client = TestClient::start(&files(&[("lab.mesh", MESH_WITH_HELLO)]), false).await;
+    assert!(
+        client
+            .server_requests
+            .iter()
+            .all(|(m, _)| m != "client/registerCapability")
+    );
+    client.open("lab.mesh", MESH_WITH_HELLO, 1).await;
+    assert!(
+        says_unknown_hello(&client),
+        "{:?}",
+        client.diagnostics_of("lab.mesh")
+    );
+
+    // Made on disk, behind the server's back: nothing is noticed until a save or open.
+    std::fs::create_dir_all(client.root.join("mods")).unwrap();
+    std::fs::write(client.root.join("mods/hello.mesh"), HELLO).unwrap();
+    let uri = client.uri("lab.mesh");
+    let save = json!({"textDocument": {"uri": uri}});
+    client.notify("textDocument/didSave", save.clone()).await;
+    assert!(
+        !says_unknown_hello(&client),
+        "{:?}",
+        client.diagnostics_of("lab.mesh")
+    );
+    assert!(
+        client.diagnostics_of("lab.mesh").is_empty(),
+        "{:?}",
+        client.diagnostics_of("lab.mesh")
+    );
+
+    // Deleted behind its back: the next save notices, and the mesh's error comes back.
+    std::fs::remove_file(client.root.join("mods/hello.mesh")).unwrap();
+    client.notify("textDocument/didSave", save).await;
+    assert!(
+        says_unknown_hello(&client),
+        "{:?}",
+        client.diagnostics_of("lab.mesh")
+    );
+    client.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_a_file_watcher_files_made_outside_the_editor_are_noticed_on_open() {
+    let mut client = TestClient::start(&files(&[("lab.mesh", MESH_WITH_HELLO)]), false).await;
+    assert!(says_unknown_hello(&client));
+    std::fs::write(client.root.join("hello.mesh"), HELLO).unwrap();
+    client.open("lab.mesh", MESH_WITH_HELLO, 1).await;
+    assert!(
+        !says_unknown_hello(&client),
+        "{:?}",
+        client.diagnostics_of("lab.mesh")
+    );
+    client.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_a_file_watcher_the_server_leaves_it_to_the_client() {
+    let mut caps = support::capabilities(false);
+    caps["workspace"]["didChangeWatchedFiles"] = json!({"dynamicRegistration": true});
+    let mut client =
+        TestClient::start_with(&files(&[("lab.mesh", MESH_WITH_HELLO)]), caps, false, None).await;
+    std::fs::write(client.root.join("hello.mesh"), HELLO).unwrap();
+    let uri = client.uri("lab.mesh");
+    client
+        .notify(
+            "textDocument/didSave",
+            json!({"textDocument": {"uri": uri}}),
+        )
+        .await;
+    // The client's watcher would report the file; the server does not walk for it.
+    assert!(
+        says_unknown_hello(&client),
+        "{:?}",
+        client.diagnostics_of("lab.mesh")
+    );
+    client.shutdown().await;
+}

@@ -3,8 +3,8 @@
 //! by the checker, the resolver and the language server.
 
 use super::types::{Constraint, Ty, Value};
+use crate::base::fx_hash::FxIndexMap;
 use crate::diagnostics::{Code, Diagnostic};
-use crate::resolve::fx_hash::FxIndexMap;
 use crate::span::{FilePath, Span};
 use crate::syntax::Parsed;
 use crate::syntax::ast::{self, Item};
@@ -486,4 +486,23 @@ fn duplicate(
     .with_help(format!(
         "rename one of them; {what} names are global to the workspace"
     ))
+}
+
+/// A module's definition, wherever in the workspace it is: its file's tree and its index
+/// there (what [`Registry::modules`] points at, with the tree read).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ModuleSource {
+    pub path: FilePath,
+    pub parsed: Arc<Parsed>,
+    pub item: usize,
+}
+
+impl ModuleSource {
+    /// The module's tree.
+    pub fn module(&self) -> &ast::Module {
+        match &self.parsed.file.items[self.item] {
+            ast::Item::Module(m) => m,
+            _ => unreachable!("registry points at a module"),
+        }
+    }
 }

@@ -4,7 +4,7 @@
 
 use super::registry::{ContractInfo, FieldInfo, ProviderKind, Registry};
 use super::types::{Constraint, Ty, Value};
-use crate::resolve::fx_hash::FxIndexMap;
+use crate::base::fx_hash::FxIndexMap;
 use crate::span::{FilePath, Span};
 use crate::syntax::ast::{self, Expr, NarrowingKind, Reference, Requirement, RequirementBody};
 use std::sync::Arc;

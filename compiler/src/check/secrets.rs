@@ -15,8 +15,8 @@
 //! refinements masked are those that say what a value is (`in {…}`, `matches`); a
 //! length or range says only its shape.
 
+use super::registry::ModuleSource;
 use super::registry::{Registry, RegistryInput};
-use crate::db::ModuleSource;
 use crate::diagnostics::{Code, Diagnostic};
 use crate::span::{FilePath, Span};
 use crate::syntax::Parsed;
@@ -77,11 +77,11 @@ pub fn is_inside(secret: &[Span], span: Span) -> bool {
 pub fn secret_spans_of_texts<'a>(
     texts: impl IntoIterator<Item = (&'a FilePath, &'a str)>,
 ) -> HashMap<FilePath, Vec<Span>> {
-    let std_path = FilePath::from(crate::db::STDLIB_PATH);
+    let std_path = FilePath::from(crate::base::STDLIB_PATH);
     let mut files: Vec<(FilePath, &str, Arc<Parsed>, bool)> = vec![(
         std_path.clone(),
-        crate::db::STDLIB_TEXT,
-        Arc::new(crate::syntax::parse(&std_path, crate::db::STDLIB_TEXT)),
+        crate::base::STDLIB_TEXT,
+        Arc::new(crate::syntax::parse(&std_path, crate::base::STDLIB_TEXT)),
         true,
     )];
     for (path, text) in texts {
@@ -350,5 +350,20 @@ fn syntax_lines(text: &str, syntax: &[Diagnostic], out: &mut Vec<Span>) {
         if merged.get(first).is_some_and(|&(a, _)| a <= e) {
             out.push(t.span);
         }
+    }
+}
+
+/// The texts are read as one workspace: what a value in one file is for may be declared
+/// in another. A declaration not among them is unknown, and so masked. (Here rather than
+/// beside [`SourceMap`], which sits below the checks and may not call them.)
+impl crate::diagnostics::render::SourceMap
+    for std::collections::HashMap<FilePath, std::sync::Arc<str>>
+{
+    fn text(&self, path: &FilePath) -> Option<&str> {
+        self.get(path).map(|t| &**t)
+    }
+
+    fn secrets(&self) -> std::collections::HashMap<FilePath, Vec<crate::span::Span>> {
+        secret_spans_of_texts(self.iter().map(|(p, t)| (p, &**t)))
     }
 }

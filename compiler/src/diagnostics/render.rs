@@ -2,8 +2,8 @@
 //! LANGUAGE.md §11, and SARIF 2.1.0. Pure: takes the texts, returns strings.
 
 use super::{Code, Diagnostic, Severity};
+use crate::base::line_index::{ColumnUnit, LineIndex};
 use crate::span::{FilePath, Span};
-use crate::syntax::line_index::{ColumnUnit, LineIndex};
 use serde_json::{Value as Json, json};
 use std::collections::HashMap;
 
@@ -15,18 +15,6 @@ pub trait SourceMap {
     /// The places of every known file that may hold a secret (`check::secrets`): source
     /// excerpts show them masked.
     fn secrets(&self) -> HashMap<FilePath, Vec<Span>>;
-}
-
-impl SourceMap for HashMap<FilePath, std::sync::Arc<str>> {
-    fn text(&self, path: &FilePath) -> Option<&str> {
-        self.get(path).map(|t| &**t)
-    }
-
-    /// The texts are read as one workspace: what a value in one file is for may be
-    /// declared in another. A declaration not among them is unknown, and so masked.
-    fn secrets(&self) -> HashMap<FilePath, Vec<Span>> {
-        crate::check::secrets::secret_spans_of_texts(self.iter().map(|(p, t)| (p, &**t)))
-    }
 }
 
 /// Line indexes built on demand, one per file.

@@ -1,11 +1,14 @@
 //! What is left out (LANGUAGE.md §7, ADR 0163 rule 6): an assignment with any refusal,
 //! or whose module has errors, is left out of its node's manifest; a consumer whose
 //! provider (or seat holder) was left out is left out too, saying it waits for that
-//! provider (E0514), transitively.
+//! provider (E0514), transitively. Each waiting instance keeps its own E0514 (its manifest
+//! entry says why it was left out), while the diagnostics show one E0514 per left-out
+//! provider, at its assignment, listing everyone who waits for it.
 
 use super::Resolver;
 use super::fx_hash::FxHashSet;
-use crate::diagnostics::Code;
+use crate::diagnostics::{Code, Diagnostic};
+use crate::span::{FilePath, Span};
 use std::collections::VecDeque;
 
 impl<'m> Resolver<'m> {
@@ -65,5 +68,146 @@ impl<'m> Resolver<'m> {
                 }
             }
         }
+    }
+
+    /// Why instance `i` was left out by itself (not for waiting), in words, with the place
+    /// of the first reason (file and span); `None` when it was not.
+    fn own_reason(&self, i: usize) -> Option<(String, Option<(FilePath, Span)>)> {
+        let inst = &self.instances[i];
+        if let Some(d) = self
+            .refusals_of(i)
+            .into_iter()
+            .find(|d| d.code != Code::E0514)
+        {
+            return Some((
+                format!("it was refused ({})", d.code.as_str()),
+                Some((d.file.clone(), d.span)),
+            ));
+        }
+        match self.module_of(i) {
+            None => {
+                return Some((
+                    format!("its module `{}` is unknown", inst.module_name),
+                    None,
+                ));
+            }
+            Some(m) => {
+                if let Some(d) = m.errors().first() {
+                    return Some((
+                        format!(
+                            "its module `{}` has errors (the first: {})",
+                            inst.module_name,
+                            d.code.as_str()
+                        ),
+                        Some((d.file.clone(), d.span)),
+                    ));
+                }
+            }
+        }
+        let node = &self.nodes[inst.node];
+        node.errors.first().map(|d| {
+            (
+                format!(
+                    "its node `{}` has errors (the first: {})",
+                    node.name,
+                    d.code.as_str()
+                ),
+                Some((d.file.clone(), d.span)),
+            )
+        })
+    }
+
+    /// One E0514 per instance left out by itself that others wait for, at its assignment:
+    /// why it was left out (with the first reason as a label), how many wait for it and
+    /// which, consumers of consumers included. Each waiting instance keeps its own E0514
+    /// among its refusals (the manifests' `left_out` says it), but the diagnostics show
+    /// one per left-out provider, so one mistake is one error and not one per consumer.
+    pub(super) fn waiting_groups(&self) -> Vec<Diagnostic> {
+        let n = self.instances.len();
+        // provider → its consumers (direct), in instance order.
+        let mut dependents: Vec<Vec<usize>> = vec![Vec::new(); n];
+        for (c, inst) in self.instances.iter().enumerate() {
+            let mut seen = FxHashSet::default();
+            for &p in &inst.waits_for {
+                if p != c && seen.insert(p) {
+                    dependents[p].push(c);
+                }
+            }
+        }
+        let mut out = Vec::new();
+        for p in 0..n {
+            if !self.instances[p].left_out || dependents[p].is_empty() {
+                continue;
+            }
+            let Some((why, place)) = self.own_reason(p) else {
+                continue; // waiting itself: its waiters are counted under the root
+            };
+            // Breadth first: direct consumers, then theirs, each once, with what it
+            // waits through.
+            let mut reached: Vec<(usize, Option<usize>)> = Vec::new();
+            let mut seen = FxHashSet::default();
+            seen.insert(p);
+            let mut queue: VecDeque<usize> = VecDeque::from([p]);
+            while let Some(q) = queue.pop_front() {
+                for &c in &dependents[q] {
+                    if self.instances[c].left_out && seen.insert(c) {
+                        reached.push((c, (q != p).then_some(q)));
+                        queue.push_back(c);
+                    }
+                }
+            }
+            if reached.is_empty() {
+                continue;
+            }
+            let message = match reached.as_slice() {
+                [(c, _)] => format!(
+                    "{} waits for {}, which was left out: {why}",
+                    self.who(*c),
+                    self.who(p)
+                ),
+                _ => format!(
+                    "{} instances wait for {}, which was left out: {why}",
+                    reached.len(),
+                    self.who(p)
+                ),
+            };
+            let list: Vec<String> = reached
+                .iter()
+                .map(|(c, through)| match through {
+                    None => self.who(*c),
+                    Some(t) => format!("{} (through {})", self.who(*c), self.who(*t)),
+                })
+                .collect();
+            let (waiting, they) = if reached.len() == 1 {
+                ("1 instance waits".to_string(), "is left out with it")
+            } else {
+                (
+                    format!("{} instances wait", reached.len()),
+                    "are left out with it",
+                )
+            };
+            let built = if reached.len() == 1 {
+                "it is"
+            } else {
+                "they are"
+            };
+            let mut d = self
+                .diag(Code::E0514, self.head(p), message)
+                .with_help(format!(
+                    "{waiting} for {} and {they}: {}; fix what left {} out and {built} built",
+                    self.who(p),
+                    list.join(", "),
+                    self.who(p)
+                ));
+            if let Some((file, span)) = place {
+                d = d.with_label_in(
+                    &file,
+                    span,
+                    format!("{} was left out for this", self.who(p)),
+                );
+            }
+            out.push(d);
+        }
+        out
     }
 }

@@ -5,7 +5,7 @@
 use super::evaluate::{Resolved, json_of, text_of};
 use super::{Answer, LeftOutAssignment, MeshOutcome, ProviderChoice, Resolver};
 use crate::check::types::Value;
-use crate::diagnostics::Diagnostic;
+use crate::diagnostics::{Code, Diagnostic};
 use crate::emit::{
     self, AbsentRequirement, AccessRequirement, Consumer, DirectoryRequirement,
     IdentityRequirement, Instance, LeftOut, LeftOutDiagnostic, Manifest, ModuleRequirement,
@@ -280,9 +280,17 @@ impl<'m> Resolver<'m> {
         };
 
         let mut diagnostics: Vec<Diagnostic> = self.mesh_diags.clone();
+        // Each waiting instance's own E0514 stays in its `left_out` entry; the diagnostics
+        // carry one E0514 per left-out provider instead (see `waiting_groups`).
         for inst in &self.instances {
-            diagnostics.extend(inst.refusals.iter().cloned());
+            diagnostics.extend(
+                inst.refusals
+                    .iter()
+                    .filter(|d| d.code != Code::E0514)
+                    .cloned(),
+            );
         }
+        diagnostics.extend(self.waiting_groups());
         diagnostics.sort_by_key(|d| d.span.start);
 
         MeshOutcome {

@@ -25,7 +25,7 @@
 mod assignments;
 mod containers;
 mod evaluate;
-pub mod fx_hash;
+pub use crate::base::fx_hash;
 mod host;
 mod identity;
 mod left_out;
@@ -40,10 +40,10 @@ mod public_names;
 pub(crate) use host::DEFAULT_ROOT;
 pub use lock::Lock;
 
+use crate::check::registry::ModuleSource;
 use crate::check::registry::Registry;
 use crate::check::scope::ModuleScope;
 use crate::check::types::Value;
-use crate::db::ModuleSource;
 use crate::diagnostics::{Code, Diagnostic, Severity};
 use crate::emit::{By, Manifest};
 use crate::span::{FilePath, Span};
@@ -105,7 +105,7 @@ pub struct MeshOutcome {
     /// How each module requirement of every built assignment is answered, node by node in
     /// the mesh's order and in source order within a node (the order of the manifests).
     /// Filled with or without manifests, so the editor's hovers and hints read
-    /// [`crate::db::check_mesh`] instead of building manifests.
+    /// `db::check_mesh` (above this layer) instead of building manifests.
     pub choices: Vec<ProviderChoice>,
     /// The facts of every node of the mesh, in its order (for `--target compose`).
     pub nodes: Vec<NodeFacts>,

@@ -2,7 +2,7 @@
 
 pub mod ast;
 pub mod lexer;
-pub mod line_index;
+pub use crate::base::line_index;
 pub mod parser;
 pub mod string;
 

@@ -18,5 +18,13 @@ vim.bo.smartindent = true
 vim.opt_local.iskeyword:append('-')
 vim.bo.suffixesadd = '.mesh'
 
+-- Tree-sitter highlighting when the `mesh` parser is installed (Neovim 0.7 and
+-- newer); `vim.g.mesh_treesitter = false` leaves it to you.
+if vim.g.mesh_treesitter ~= false then
+  pcall(function()
+    require('mesh').start_treesitter(0)
+  end)
+end
+
 vim.b.undo_ftplugin = 'setlocal commentstring< comments< formatoptions< expandtab< autoindent< smartindent< '
   .. 'shiftwidth< softtabstop< iskeyword< suffixesadd<'

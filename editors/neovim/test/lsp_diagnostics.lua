@@ -1,8 +1,10 @@
 -- Headless check of the language server through Neovim's own client:
--- opens a temporary copy of a module whose env reads a secret, starts
--- meshc-lsp (the path in $MESHC_LSP) with this plugin's set-up, waits up to
--- 10 s for diagnostics, prints every one that arrived, and exits 0 only if
--- one with code E0302 arrived for that file.
+-- opens a temporary copy of a module whose env reads a secret and misspells a
+-- field, starts meshc-lsp (the path in $MESHC_LSP) with this plugin's set-up,
+-- waits up to 10 s for diagnostics, prints every one that arrived and what
+-- Neovim holds for the buffer (vim.diagnostic.get: what it shows), and exits 0
+-- only if one with code E0302 arrived for that file and the did-you-mean hint
+-- is among what Neovim shows (a Hint diagnostic, or the help in a message).
 --
 -- Run by run.sh; works on Neovim 0.7 and newer.
 
@@ -105,7 +107,7 @@ local function is_our_file(item_uri)
   return item_uri == uri or (ok and real(name) == real_file)
 end
 
-local function has_expected()
+local function has_code()
   for _, item in ipairs(received) do
     if is_our_file(item.uri) and tostring(item.diagnostic.code) == expected_code then
       return true
@@ -114,7 +116,28 @@ local function has_expected()
   return false
 end
 
--- Wait for the expected code, then a moment more for the rest to arrive.
+-- The did-you-mean as Neovim shows it: among the buffer's diagnostics (what
+-- the virtual text, signs and :lua vim.diagnostic.open_float() show), a Hint
+-- whose message is the help, or any diagnostic whose message ends with it.
+local hint_text = 'did you mean `host`?'
+local function shown_hint()
+  local in_message = nil
+  for _, d in ipairs(vim.diagnostic.get(bufnr)) do
+    if (d.message or ''):find(hint_text, 1, true) then
+      if d.severity == vim.diagnostic.severity.HINT then
+        return 'as a Hint diagnostic: ' .. d.message
+      end
+      in_message = in_message or ('in the message: ' .. d.message)
+    end
+  end
+  return in_message
+end
+
+local function has_expected()
+  return has_code() and shown_hint() ~= nil
+end
+
+-- Wait for the expected code and the hint, then a moment more for the rest.
 local found = vim.wait(timeout_ms, has_expected, 50)
 if found then
   vim.wait(200)
@@ -133,11 +156,57 @@ for _, item in ipairs(received) do
   ))
 end
 
+-- The fixes offered with the cursor at the start of each diagnostic's line (as
+-- `vim.lsp.buf.code_action()` asks), printed for the record; the server's own
+-- tests assert them.
+local function offers_code_actions()
+  local clients = (vim.lsp.get_clients or vim.lsp.get_active_clients)()
+  for _, client in pairs(clients) do
+    local caps = client.server_capabilities or {}
+    if caps.codeActionProvider then
+      return true
+    end
+  end
+  return false
+end
+if found and offers_code_actions() then
+  local lines_seen = {}
+  for _, d in ipairs(vim.diagnostic.get(bufnr)) do
+    if not lines_seen[d.lnum] then
+      lines_seen[d.lnum] = true
+      local at = { line = d.lnum, character = 0 }
+      local answers = vim.lsp.buf_request_sync(bufnr, 'textDocument/codeAction', {
+        textDocument = { uri = uri },
+        range = { start = at, ['end'] = at },
+        context = { diagnostics = {} },
+      }, 2000) or {}
+      for _, answer in pairs(answers) do
+        for _, action in ipairs(answer.result or {}) do
+          say(('  code action on line %d: %s'):format(d.lnum + 1, action.title))
+        end
+      end
+    end
+  end
+end
+
+local severities = { 'ERROR', 'WARN', 'INFO', 'HINT' }
+say('as Neovim shows them (vim.diagnostic.get):')
+for _, d in ipairs(vim.diagnostic.get(bufnr)) do
+  say(('  %d:%d %s %s'):format(d.lnum + 1, d.col + 1, severities[d.severity] or '?',
+    (d.message or ''):gsub('\n', ' ')))
+end
+
 if found then
   say('ok: ' .. expected_code .. ' arrived')
+  say('ok: the did-you-mean hint is shown, ' .. shown_hint())
   finish(0)
 else
-  say(('FAILED: no %s diagnostic for %s within %d ms'):format(expected_code, file, timeout_ms))
+  if not has_code() then
+    say(('FAILED: no %s diagnostic for %s within %d ms'):format(expected_code, file, timeout_ms))
+  end
+  if not shown_hint() then
+    say(('FAILED: Neovim shows no %q for %s within %d ms'):format(hint_text, file, timeout_ms))
+  end
   -- The log lives in run.sh's private state directory: show its end here.
   local log = vim.lsp.get_log_path()
   if vim.fn.filereadable(log) == 1 then

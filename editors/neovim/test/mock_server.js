@@ -2,7 +2,9 @@
 // A stand-in for meshc-lsp that checks the Neovim test harness: it answers
 // initialize and shutdown and, for every opened document that reads
 // `db.password` into env, publishes one diagnostic with the code in
-// $MOCK_LSP_CODE (E0302 by default). Not a language server of any use.
+// $MOCK_LSP_CODE (E0302 by default), and for one that reads `db.hots` the
+// hint "help: did you mean `host`?" (severity Hint) unless MOCK_LSP_NO_HINT is
+// set. Not a language server of any use.
 
 'use strict';
 
@@ -23,22 +25,31 @@ function handle(message) {
     case 'textDocument/didOpen': {
       const { uri, text } = message.params.textDocument;
       const lines = text.split('\n');
+      const diagnostics = [];
       const line = lines.findIndex((l) => l.includes('db.password'));
       if (line >= 0) {
         const character = lines[line].indexOf('db.password');
-        send({
-          method: 'textDocument/publishDiagnostics',
-          params: {
-            uri,
-            diagnostics: [{
-              range: { start: { line, character }, end: { line, character: character + 11 } },
-              severity: 1,
-              code,
-              source: 'meshc',
-              message: 'secret `db.password` read into a plain env value',
-            }],
-          },
+        diagnostics.push({
+          range: { start: { line, character }, end: { line, character: character + 11 } },
+          severity: 1,
+          code,
+          source: 'meshc',
+          message: 'secret `db.password` read into a plain env value',
         });
+      }
+      const typo = lines.findIndex((l) => l.includes('db.hots'));
+      if (typo >= 0 && !process.env.MOCK_LSP_NO_HINT) {
+        const character = lines[typo].indexOf('hots');
+        diagnostics.push({
+          range: { start: { line: typo, character }, end: { line: typo, character: character + 4 } },
+          severity: 4,
+          code: 'E0105',
+          source: 'meshc',
+          message: 'help: did you mean `host`?',
+        });
+      }
+      if (diagnostics.length > 0) {
+        send({ method: 'textDocument/publishDiagnostics', params: { uri, diagnostics } });
       }
       break;
     }

@@ -96,9 +96,60 @@ end
 -- `#not-any-of?` keeps built-in type names out of @type.
 check(not (seen['string'] and seen['string']['type']), '"string" captured as @type')
 
+-- Highlighting starts as a user gets it: the plugin on the runtime path, the
+-- parser where Neovim looks for it (parser/mesh.so on the runtime path, as
+-- $MESH_SITE holds it), `filetype plugin on`, and a .mesh file opened. The
+-- ftplugin starts the highlighter (vim.treesitter.start on 0.8+, the
+-- highlighter API on 0.7); drawing the screen must then colour the file's
+-- first line (a doc comment) and, with the highlighter stopped, not.
+local highlighted = false
+if vim.env.MESH_SITE and vim.env.MESH_SITE ~= '' then
+  vim.opt.runtimepath:prepend(vim.env.MESH_SITE)
+end
+vim.opt.runtimepath:prepend(plugin)
+vim.cmd('filetype plugin on')
+vim.cmd('edit ' .. vim.fn.fnameescape(samples .. '/forge.mesh'))
+local buf = vim.api.nvim_get_current_buf()
+check(vim.bo[buf].filetype == 'mesh', 'forge.mesh did not get the mesh filetype')
+check(vim.fn.getline(1):sub(1, 3) == '///', 'forge.mesh no longer starts with a doc comment')
+local active = ts.highlighter and ts.highlighter.active and ts.highlighter.active[buf]
+check(active ~= nil, 'no tree-sitter highlighter is attached to the mesh buffer')
+check(vim.bo[buf].syntax == '', 'the regex syntax is still on: ' .. vim.bo[buf].syntax)
+vim.cmd('redraw!')
+local function first_line_attrs()
+  local width = math.min(#vim.fn.getline(1), vim.o.columns)
+  local coloured = 0
+  for col = 1, width do
+    if vim.fn.screenattr(1, col) ~= 0 then
+      coloured = coloured + 1
+    end
+  end
+  return coloured, width
+end
+local coloured, width = first_line_attrs()
+check(coloured == width and width > 0,
+  ('the doc comment on line 1 is drawn plain: %d of %d cells coloured'):format(coloured, width))
+if active then
+  if active.redraw_count ~= nil then -- Neovim 0.7's highlighter counts its redraws
+    check(active.redraw_count > 0, 'the highlighter never drew')
+  end
+  -- The control: with the highlighter stopped, the same line is plain.
+  if ts.stop then
+    ts.stop(buf)
+  else
+    active:destroy()
+  end
+  vim.cmd('redraw!')
+  local after = first_line_attrs()
+  check(after == 0, ('line 1 is still coloured with the highlighter stopped (%d cells)'):format(after))
+  highlighted = coloured == width and width > 0 and after == 0
+end
+
 if failures == 0 then
   say(('ok: queries compile and capture as expected on %d samples (Neovim %d.%d)'):format(
     #files, vim.version().major, vim.version().minor))
+  say(('ok: highlighting started on a .mesh buffer (%s)'):format(
+    highlighted and 'drawn by tree-sitter' or 'not drawn'))
   finish(0)
 else
   finish(1)

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Headless Neovim test of the tree-sitter queries: builds the parser from the
 # committed grammar/tree-sitter-mesh/src/parser.c with cc, loads it into
-# Neovim, and checks that the queries compile and capture as they should.
+# Neovim, checks that the queries compile and capture as they should, and that
+# opening a .mesh file with the plugin starts tree-sitter highlighting (drawn on
+# the screen, gone when the highlighter stops).
 #
 #   editors/neovim/test/treesitter.sh
 #
@@ -21,6 +23,9 @@ trap 'rm -rf "$work"' EXIT
 export XDG_STATE_HOME="$work" XDG_CACHE_HOME="$work" XDG_DATA_HOME="$work" XDG_CONFIG_HOME="$work"
 
 "${CC:-cc}" -O2 -shared -fPIC -std=c11 -I "$src" "$src/parser.c" -o "$work/mesh.so"
+# Where a user's Neovim finds it: parser/mesh.so on the runtime path.
+mkdir -p "$work/site/parser"
+cp "$work/mesh.so" "$work/site/parser/mesh.so"
 
-MESH_PARSER="$work/mesh.so" timeout 60 nvim --headless -u NONE -i NONE -n \
+MESH_PARSER="$work/mesh.so" MESH_SITE="$work/site" timeout 60 nvim --headless -u NONE -i NONE -n \
   -c "luafile $here/treesitter.lua" </dev/null

@@ -1,9 +1,10 @@
-//! Code actions: a quick fix for every "did you mean `x`?" the checker suggests, and the
-//! rewrite of a legacy placeholder (`${binding:db.host}`) into the form it stands for.
+//! Code actions: a quick fix for every "did you mean `x`?" the checker suggests, the
+//! structural fixes of E0302 and E0512 (`fixes.rs`), and the rewrite of a legacy
+//! placeholder (`${binding:db.host}`) into the form it stands for.
 //! Both are computed from the server's own diagnostics and tree, never from text the client
 //! sends back, so they work with any client.
 
-use super::Cursor;
+use super::{Cursor, fixes};
 use crate::diagnostics::{Presentation, file_diagnostics, to_lsp};
 use crate::state::Snapshot;
 use meshc::check::scope::ModuleScope;
@@ -58,6 +59,12 @@ pub fn code_actions(
         let Some(fix) = d.help.as_deref().and_then(suggestion) else {
             continue;
         };
+        // E0324 suggests a function as called, `lower(x)`, at the misspelt name: the fix
+        // writes the name and keeps the arguments written.
+        let fix = match d.code {
+            Code::E0324 => fix.split('(').next().unwrap_or(fix),
+            _ => fix,
+        };
         if secret.iter().any(|s| overlaps(*s, d.span)) {
             continue;
         }
@@ -76,6 +83,43 @@ pub fn code_actions(
             is_preferred: Some(true),
             ..CodeAction::default()
         }));
+    }
+    // Structural fixes: E0302 (deliver as a secret file, or mark `exposed`) and E0512
+    // (take the secret operator value out of the mesh). Titles name keys and references,
+    // never a value.
+    let structural: Vec<_> = diags
+        .iter()
+        .filter(|d| matches!(d.code, Code::E0302 | Code::E0512) && overlaps(d.span, wanted))
+        .collect();
+    if !structural.is_empty() {
+        let parsed = parse_file(&snap.db, cursor.file);
+        for d in structural {
+            let found = match d.code {
+                Code::E0302 => fixes::secret_in_env(&cursor.path, text, &parsed.file, d.span),
+                _ => fixes::secret_operator_value(text, &parsed.file, d.span)
+                    .into_iter()
+                    .collect(),
+            };
+            // An edit laid out by the formatter may carry neighbouring text again: never
+            // one that holds a secret written in the file.
+            let holds_secret = |new: &str| {
+                secret.iter().any(|s| {
+                    text.get(s.range())
+                        .is_some_and(|t| !t.is_empty() && new.contains(t))
+                })
+            };
+            let found = found.into_iter().filter(|f| !holds_secret(&f.new_text));
+            for (n, fix) in found.enumerate() {
+                out.push(CodeActionOrCommand::CodeAction(CodeAction {
+                    title: fix.title,
+                    kind: Some(CodeActionKind::QUICKFIX),
+                    diagnostics: to_lsp(snap, d, how).map(|d| vec![d]),
+                    edit: edit(fix.span, fix.new_text),
+                    is_preferred: Some(n == 0 && d.code == Code::E0512),
+                    ..CodeAction::default()
+                }));
+            }
+        }
     }
     let rewrites = legacy_rewrites(snap, &cursor);
     for (span, new) in rewrites.iter().filter(|(s, _)| overlaps(*s, wanted)) {

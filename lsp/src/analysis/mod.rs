@@ -3,6 +3,7 @@
 
 pub mod actions;
 pub mod completion;
+pub mod fixes;
 pub mod formatting;
 pub mod hints;
 pub mod hover;

@@ -113,6 +113,29 @@ function M.setup(opts)
   end
 end
 
+--- Starts tree-sitter highlighting of a mesh buffer, when Neovim can load the
+--- `mesh` parser (`parser/mesh.so` on the runtime path, as nvim-treesitter's
+--- `:TSInstall mesh` or a hand-compiled parser puts it). Neovim 0.8 and newer:
+--- `vim.treesitter.start`; Neovim 0.7, which has no `vim.treesitter.start`: the
+--- highlighter API it has (`vim.treesitter.highlighter.new`). The queries come
+--- from `queries/mesh/` on the runtime path. Returns true when highlighting
+--- runs; without a parser, false, and the buffer is left as it was.
+function M.start_treesitter(bufnr)
+  bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
+  local ts = vim.treesitter
+  if ts.highlighter and ts.highlighter.active and ts.highlighter.active[bufnr] then
+    return true -- already highlighted (by nvim-treesitter, or an earlier call)
+  end
+  local ok, parser = pcall(ts.get_parser, bufnr, 'mesh')
+  if not ok or not parser then
+    return false
+  end
+  if ts.start then
+    return (pcall(ts.start, bufnr, 'mesh'))
+  end
+  return (pcall(ts.highlighter.new, parser))
+end
+
 --- Registers the tree-sitter parser with nvim-treesitter (when installed), so
 --- `:TSInstall mesh` builds it from this repository's grammar.
 ---   require('mesh').register_treesitter('/path/to/meshc/grammar/tree-sitter-mesh')

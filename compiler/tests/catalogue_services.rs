@@ -1,0 +1,309 @@
+//! The catalogue's services as built: each module assigned in a small mesh of the test's
+//! own, next to the catalogue's files, so the built manifests can be asserted where a
+//! snapshot would only show them. Each mesh is built twice over: once with every optional
+//! provider present, once with none, so both sides of every `when` are seen.
+
+use meshc::db::{self, Database};
+use meshc::resolve::Lock;
+use meshc::span::FilePath;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+fn catalogue_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../catalogue")
+}
+
+/// Everything a node of the full mesh needs: every optional provider of the services
+/// under test is assigned, so every `when` holds.
+const FULL: &str = r#"
+mesh services_full {
+  node one { private_name = "one.services.internal"  private_address = "10.1.0.1"  ports = 21000..21999 }
+  node two { private_name = "two.services.internal"  private_address = "10.1.0.2"  ports = 21000..21999 }
+
+  seat vault = openbao on one
+  seat proxy = caddy on one
+  seat dns = powerdns on two
+
+  assign openbao to one
+  assign caddy to one { acme_email = "hostmaster@example.org"  http at 80  https at 443  h3 at 443 }
+  assign powerdns to two { dns_udp at 53  dns_tcp at 53 }
+  assign postfix to two {
+    mail_domain = "example.org"
+    spf_policy = "v=spf1 -all"
+    relay_host = "smtp.example.net"
+    relay_user = "services@example.org"
+  }
+  assign postgres to two
+  assign valkey to two
+  assign paperless-ngx to two { route.public_name = "docs.example.org"  consume at "/srv/scans" }
+  assign gotenberg to two
+  assign tika to two
+  assign alertmanager to two { alert_to = "ops@example.org" }
+  assign loki to two
+  assign ntfy to one { route.public_name = "ntfy.example.org" }
+  assign home-assistant to one {
+    route.public_name = "home.example.org"
+    trusted_proxies = ["10.1.0.1", "172.16.0.0/12"]
+  }
+  assign jellyfin to one { route.public_name = "media.example.org"  media at "/srv/media" }
+  assign adguard-home to one { route.public_name = "dns.example.org"  dns_udp at 53  dns_tcp at 53 }
+  assign node-exporter to one { host_root at "/" }
+  assign node-exporter to two { host_root at "/" }
+  assign syncthing to two { folders at "/srv/sync" }
+  assign borgmatic to two { source at "/srv/sync"  repository at "/mnt/backup/borg" }
+}
+"#;
+
+/// The same services with no relay, no Alertmanager, no Tika and no Gotenberg: every
+/// optional requirement is absent.
+const BARE: &str = r#"
+mesh services_bare {
+  node solo { private_name = "solo.services.internal"  ports = 22000..22999 }
+
+  seat vault = openbao on solo
+  seat proxy = caddy on solo
+
+  assign openbao to solo
+  assign caddy to solo { acme_email = "hostmaster@example.org"  http at 80  https at 443  h3 at 443 }
+  assign postgres to solo
+  assign valkey to solo
+  assign paperless-ngx to solo { route.public_name = "docs.example.org"  consume at "/srv/scans" }
+  assign loki to solo
+  assign ntfy to solo { route.public_name = "ntfy.example.org" }
+}
+"#;
+
+/// The catalogue's files plus one mesh of the test's, named as `meshc check` names them.
+fn workspace(extra: &str) -> (Database, db::Workspace) {
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(catalogue_dir())
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "mesh"))
+        .collect();
+    paths.sort();
+    let mut files: Vec<(FilePath, Arc<str>)> = Vec::new();
+    for p in paths {
+        let name = format!("catalogue/{}", p.file_name().unwrap().to_string_lossy());
+        let text = std::fs::read_to_string(&p).unwrap();
+        files.push((name.as_str().into(), Arc::from(text)));
+    }
+    files.push(("tests/services.mesh".into(), Arc::from(extra)));
+    Database::with_files(files)
+}
+
+/// Builds `mesh` whole (nothing refused, nothing left out) and returns each node's
+/// manifest as JSON.
+fn build(extra: &str, mesh: &str) -> Vec<(String, Value)> {
+    let (database, ws) = workspace(extra);
+    let diags = db::workspace_diagnostics(&database, ws);
+    let listed: Vec<String> = diags
+        .iter()
+        .map(|d| format!("{} {}:{} {}", d.code, d.file, d.span.start, d.message))
+        .collect();
+    assert!(
+        listed.is_empty(),
+        "the workspace is not clean:\n{}",
+        listed.join("\n")
+    );
+    let outcome = db::resolve_mesh(&database, ws, mesh.to_string(), Lock::new());
+    assert!(
+        !outcome.refused(),
+        "mesh `{mesh}` does not build whole: {:?} {:?}",
+        outcome.diagnostics,
+        outcome.left_out
+    );
+    outcome
+        .manifests
+        .iter()
+        .map(|(node, m)| {
+            let bytes = meshc::emit::manifest_bytes(m);
+            (node.clone(), serde_json::from_slice(&bytes).unwrap())
+        })
+        .collect()
+}
+
+/// The instance `name` on `node`.
+fn instance<'a>(manifests: &'a [(String, Value)], node: &str, name: &str) -> &'a Value {
+    let (_, m) = manifests
+        .iter()
+        .find(|(n, _)| n == node)
+        .unwrap_or_else(|| panic!("no manifest for node `{node}`"));
+    m["instances"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["instance"] == name)
+        .unwrap_or_else(|| panic!("no instance `{name}` on `{node}`"))
+}
+
+/// The only container of an instance.
+fn container(instance: &Value) -> &Value {
+    let containers = instance["containers"].as_array().unwrap();
+    assert_eq!(containers.len(), 1, "{}", instance["instance"]);
+    &containers[0]
+}
+
+fn env<'a>(container: &'a Value, key: &str) -> Option<&'a str> {
+    container["env"].get(key).and_then(Value::as_str)
+}
+
+fn entry<'a>(container: &'a Value, list: &str, target: &str) -> Option<&'a Value> {
+    container[list]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["target"] == target)
+}
+
+/// `http://<private name>:<host port>` of a port requirement of an instance.
+fn endpoint(instance: &Value, node_name: &str, port: &str) -> String {
+    let host_port = &instance["requirements"][port]["host_port"];
+    assert!(host_port.is_u64(), "{port} of {}", instance["instance"]);
+    format!("http://{node_name}:{host_port}")
+}
+
+#[test]
+fn paperless_takes_office_documents_through_tika_and_gotenberg_when_the_mesh_runs_them() {
+    let full = build(FULL, "services_full");
+    let paperless = instance(&full, "two", "paperless-ngx");
+    let app = container(paperless);
+    let tika = endpoint(
+        instance(&full, "two", "tika"),
+        "two.services.internal",
+        "api",
+    );
+    let gotenberg = endpoint(
+        instance(&full, "two", "gotenberg"),
+        "two.services.internal",
+        "api",
+    );
+    assert_eq!(env(app, "PAPERLESS_TIKA_ENABLED"), Some("true"));
+    assert_eq!(env(app, "PAPERLESS_TIKA_ENDPOINT"), Some(tika.as_str()));
+    assert_eq!(
+        env(app, "PAPERLESS_TIKA_GOTENBERG_ENDPOINT"),
+        Some(gotenberg.as_str())
+    );
+    assert_ne!(tika, gotenberg);
+
+    let bare = build(BARE, "services_bare");
+    let paperless = instance(&bare, "solo", "paperless-ngx");
+    for requirement in ["tika", "gotenberg"] {
+        assert_eq!(
+            paperless["requirements"][requirement]["absent"],
+            Value::Bool(true),
+            "{requirement}"
+        );
+    }
+    let app = container(paperless);
+    let keys: Vec<&String> = app["env"].as_object().unwrap().keys().collect();
+    assert!(
+        keys.iter().all(|k| !k.starts_with("PAPERLESS_TIKA")),
+        "{keys:?}"
+    );
+}
+
+#[test]
+fn loki_hands_its_alerts_to_the_alertmanager_only_where_one_runs() {
+    let full = build(FULL, "services_full");
+    let alertmanager = instance(&full, "two", "alertmanager");
+    let url = endpoint(alertmanager, "two.services.internal", "http");
+    let loki = container(instance(&full, "two", "loki"));
+    assert_eq!(env(loki, "ALERTMANAGER_URL"), Some(url.as_str()));
+    let config = entry(loki, "files", "/etc/loki/loki.yaml").unwrap();
+    assert!(
+        config["content"]
+            .as_str()
+            .unwrap()
+            .contains("alertmanager_url: ${ALERTMANAGER_URL:-}")
+    );
+
+    let bare = build(BARE, "services_bare");
+    let loki = instance(&bare, "solo", "loki");
+    assert_eq!(loki["requirements"]["alerts"]["absent"], Value::Bool(true));
+    assert_eq!(env(container(loki), "ALERTMANAGER_URL"), None);
+}
+
+#[test]
+fn ntfy_seals_its_configuration_for_its_own_uid_only_where_a_relay_answers() {
+    let full = build(FULL, "services_full");
+    let ntfy = container(instance(&full, "one", "ntfy"));
+    assert_eq!(ntfy["user"], Value::from(1000));
+    let server = entry(ntfy, "files", "/etc/ntfy/server.yml").expect("server.yml");
+    assert_eq!(server["owner"], Value::from(1000));
+    assert_eq!(server["mode"], "0640");
+    assert!(server.get("content").is_none(), "a sealed file has no text");
+    let template = server["template"].as_str().unwrap();
+    assert!(
+        template.contains("smtp-sender-pass: ${yaml(mail.password)}"),
+        "{template}"
+    );
+    assert!(server["references"]["mail.password"]["sealed"].is_object());
+
+    let bare = build(BARE, "services_bare");
+    let ntfy = container(instance(&bare, "solo", "ntfy"));
+    assert!(entry(ntfy, "files", "/etc/ntfy/server.yml").is_none());
+    assert_eq!(env(ntfy, "NTFY_LISTEN_HTTP"), Some(":8080"));
+}
+
+#[test]
+fn every_file_the_new_services_read_names_the_uid_their_image_runs_as() {
+    let full = build(FULL, "services_full");
+    // (node, instance, the uid that reads the module's secret and sealed files)
+    for (node, name, uid) in [
+        ("two", "alertmanager", 65534),
+        ("one", "ntfy", 1000),
+        ("two", "borgmatic", 0),
+    ] {
+        let c = container(instance(&full, node, name));
+        let sealed = c["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f.get("template").is_some());
+        let secrets = c["secrets"].as_array().unwrap().iter();
+        let mut seen = 0;
+        for f in sealed.chain(secrets) {
+            assert_eq!(f["owner"], Value::from(uid), "{name} {}", f["target"]);
+            seen += 1;
+        }
+        assert!(seen > 0, "{name} reads no secret");
+    }
+    let alertmanager = container(instance(&full, "two", "alertmanager"));
+    let config = entry(alertmanager, "files", "/etc/alertmanager/alertmanager.yml").unwrap();
+    let text = config["content"].as_str().unwrap();
+    assert!(text.contains("smtp_auth_password_file: /run/secrets/smtp_password"));
+    assert!(text.contains("smtp_require_tls: true"));
+    assert!(entry(alertmanager, "secrets", "/run/secrets/smtp_password").is_some());
+}
+
+#[test]
+fn home_assistant_trusts_exactly_the_proxies_the_operator_lists() {
+    let full = build(FULL, "services_full");
+    let hass = container(instance(&full, "one", "home-assistant"));
+    let proxies = entry(hass, "files", "/config/trusted_proxies.yaml").unwrap();
+    assert_eq!(
+        proxies["content"].as_str().unwrap(),
+        "- \"10.1.0.1\"\n- \"172.16.0.0/12\"\n"
+    );
+    let config = entry(hass, "files", "/config/configuration.yaml").unwrap();
+    let text = config["content"].as_str().unwrap();
+    assert!(text.contains("use_x_forwarded_for: true"));
+    assert!(text.contains("trusted_proxies: !include trusted_proxies.yaml"));
+    assert!(text.contains("external_url: \"https://home.example.org\""));
+}
+
+#[test]
+fn node_exporter_reads_the_host_root_read_only_on_every_node() {
+    let full = build(FULL, "services_full");
+    for node in ["one", "two"] {
+        let exporter = container(instance(&full, node, "node-exporter"));
+        let mounts = exporter["mounts"].as_array().unwrap();
+        assert_eq!(mounts.len(), 1);
+        assert_eq!(mounts[0]["host"], "/");
+        assert_eq!(mounts[0]["container"], "/host");
+        assert_eq!(mounts[0]["read_only"], Value::Bool(true));
+        assert_eq!(exporter["command"][0], "--path.rootfs=/host");
+    }
+}
