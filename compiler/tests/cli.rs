@@ -679,3 +679,87 @@ fn build_notes_every_port_the_lock_moved() {
     let third = meshc(dir.path(), &["build", "lab.mesh", ".", "--out", "out"]);
     assert!(!String::from_utf8_lossy(&third.stderr).contains("note:"));
 }
+
+/// One mistake in a provider's `provides` is one E0514 per mesh in every format: at the
+/// provider's assignment, pointing back at the mistake, naming each waiting instance; the
+/// consumers get none of their own, and the secret literal of the mistake is never shown.
+#[test]
+fn a_left_out_provider_is_one_e0514_in_every_format() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("pg.mesh"),
+        "module pg {\n  requires here: host node\n  requires p: host port { container = 5432 }\n  container pg {\n    image \"postgres:16.4\"\n    publish p\n  }\n  provides postgres {\n    host = here.private_name\n    port = p.host_port\n    database = consumer.login\n    user = consumer.login\n    password = \"W4ITING-marker-secret\"\n  }\n}\n",
+    )
+    .unwrap();
+    let mut apps = String::new();
+    let mut assigns = String::new();
+    for i in 0..6 {
+        apps.push_str(&format!(
+            "module app{i} {{\n  requires db: module postgres\n  container app {{\n    image \"nginx:1.27\"\n    user 1000\n    env {{ H = db.host }}\n  }}\n}}\n"
+        ));
+        assigns.push_str(&format!("  assign app{i} to alpha\n"));
+    }
+    std::fs::write(dir.path().join("apps.mesh"), apps).unwrap();
+    std::fs::write(
+        dir.path().join("lab.mesh"),
+        format!("mesh lab {{\n  node alpha {{ private_name = \"alpha.lab.internal\" }}\n  assign pg to alpha\n{assigns}}}\n"),
+    )
+    .unwrap();
+
+    let out = meshc(dir.path(), &["check", "--format", "json"]);
+    no_panic(&out);
+    let v = json(&out);
+    let e0514: Vec<&Value> = v["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["code"] == "E0514")
+        .collect();
+    assert_eq!(e0514.len(), 1, "{v}");
+    let d = e0514[0];
+    assert_eq!(d["file"], "lab.mesh");
+    assert_eq!(d["line"], 3, "at `assign pg to alpha`: {d}");
+    assert!(
+        d["message"].as_str().unwrap().starts_with(
+            "6 instances wait for `pg` on `alpha`, which was left out: its module `pg` has errors"
+        ),
+        "{d}"
+    );
+    let help = d["help"].as_str().unwrap();
+    for i in 0..6 {
+        assert!(help.contains(&format!("`app{i}` on `alpha`")), "{help}");
+    }
+    assert_eq!(d["labels"][0]["file"], "pg.mesh", "{d}");
+    assert_eq!(d["labels"][0]["line"], 13, "the E0311 line: {d}");
+    assert_eq!(v["errors"], 2, "E0311 and one E0514: {v}");
+
+    let out = meshc(dir.path(), &["check", "--format", "sarif"]);
+    let v = json(&out);
+    let results: Vec<&Value> = v["runs"][0]["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["ruleId"] == "E0514")
+        .collect();
+    assert_eq!(results.len(), 1, "{v}");
+    assert_eq!(
+        results[0]["locations"][0]["physicalLocation"]["region"]["startLine"],
+        3
+    );
+    assert!(
+        results[0]["relatedLocations"]
+            .as_array()
+            .is_some_and(|r| !r.is_empty()),
+        "{}",
+        results[0]
+    );
+
+    let out = meshc(dir.path(), &["check"]);
+    let human = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(human.matches("[E0514]").count(), 1, "{human}");
+    assert!(
+        human.contains("6 instances wait for `pg` on `alpha`"),
+        "{human}"
+    );
+    assert!(!human.contains("W4ITING-marker"), "{human}");
+}

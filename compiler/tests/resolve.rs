@@ -318,3 +318,37 @@ fn prose_wrapped_before_a_colon_is_not_a_header_key() {
         assert!(looks_like_key(misspelt), "{misspelt}");
     }
 }
+
+#[test]
+fn a_group_of_alike_logins_names_eight_others_and_counts_the_rest() {
+    // `webo1`, `webo2`, … all cut to the short form `webo`: one group of alike logins.
+    for others in [7usize, 8, 9, 10] {
+        let assigns: String = (1..=others + 1)
+            .map(|k| format!("  assign web to alpha as webo{k}\n"))
+            .collect();
+        let text = format!(
+            "module web {{\n  container web {{ image \"nginx:1.27\" }}\n}}\nmesh lab {{\n  node alpha {{ private_name = \"alpha.lab.internal\" }}\n{assigns}}}\n"
+        );
+        let d = diagnostics_of(&text);
+        let alike: Vec<_> = d.iter().filter(|d| d.code.as_str() == "E0509").collect();
+        assert_eq!(alike.len(), 1, "{others} others: {d:?}");
+        let message = &alike[0].message;
+        assert!(
+            message.starts_with("the login `alpha_web_webo` of `webo1` on `alpha` is alike"),
+            "{message}"
+        );
+        let named = (2..=others + 1)
+            .filter(|k| message.contains(&format!("`webo{k}` on `alpha`")))
+            .count();
+        assert_eq!(named, others.min(8), "{others} others: {message}");
+        assert_eq!(alike[0].labels.len(), others.min(8), "{others} others");
+        if others > 8 {
+            assert!(
+                message.ends_with(&format!("and {} more", others - 8)),
+                "{others} others: {message}"
+            );
+        } else {
+            assert!(!message.contains("more"), "{others} others: {message}");
+        }
+    }
+}

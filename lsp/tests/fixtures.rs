@@ -108,8 +108,13 @@ async fn run(case: &Case) -> String {
                 let mut lines: Vec<String> = items
                     .iter()
                     .map(|i| {
+                        // An item that asks for its own place in the list shows it.
+                        let sort = i["sortText"]
+                            .as_str()
+                            .map(|s| format!("[sort {s}] "))
+                            .unwrap_or_default();
                         format!(
-                            "{} ({}) {}",
+                            "{} ({}) {sort}{}",
                             i["label"].as_str().unwrap_or_default(),
                             i["kind"],
                             i["detail"].as_str().unwrap_or_default()

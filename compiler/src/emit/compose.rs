@@ -444,4 +444,33 @@ mod tests {
             Some(true)
         );
     }
+
+    #[test]
+    fn an_env_file_is_bound_exactly_when_a_container_has_a_sealed_value() {
+        let env_file = "    env_file:\n      - \"/srv/mesh/.mesh/files/alpha_web/web.env\"\n";
+        let nodes = [node("alpha", Some("10.0.0.11"))];
+        // Plain values only: no env file, the values in `environment`.
+        let mut plain = manifest();
+        plain.instances[0].containers[0].env.shift_remove("TOKEN");
+        let y = compose_yaml(&plain, &nodes);
+        assert!(!y.contains("env_file"), "{y}");
+        assert!(y.contains("    environment:\n"), "{y}");
+        // A sealed value only: the env file, and no `environment`.
+        let mut sealed = manifest();
+        sealed.instances[0].containers[0].env.shift_remove("PLAIN");
+        let y = compose_yaml(&sealed, &nodes);
+        assert!(y.contains(env_file), "{y}");
+        assert!(!y.contains("environment"), "{y}");
+        // Both: both.
+        let y = compose_yaml(&manifest(), &nodes);
+        assert!(
+            y.contains(env_file) && y.contains("    environment:\n"),
+            "{y}"
+        );
+        // None at all: neither.
+        let mut none = manifest();
+        none.instances[0].containers[0].env.clear();
+        let y = compose_yaml(&none, &nodes);
+        assert!(!y.contains("env_file") && !y.contains("environment"), "{y}");
+    }
 }

@@ -59,6 +59,12 @@ pub fn code_actions(
         let Some(fix) = d.help.as_deref().and_then(suggestion) else {
             continue;
         };
+        // E0324 suggests a function as called, `lower(x)`, at the misspelt name: the fix
+        // writes the name and keeps the arguments written.
+        let fix = match d.code {
+            Code::E0324 => fix.split('(').next().unwrap_or(fix),
+            _ => fix,
+        };
         if secret.iter().any(|s| overlaps(*s, d.span)) {
             continue;
         }

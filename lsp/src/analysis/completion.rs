@@ -313,15 +313,35 @@ impl Context<'_> {
                 return Vec::new();
             };
             let shape = super::index::module_shapes(&self.snap.db, self.snap.ws);
-            let contract = shape
+            let Some(r) = shape
                 .modules
                 .get(module)
                 .and_then(|m| m.requirements.get(req))
-                .and_then(|r| r.contract.clone());
-            return match self.contract(contract.as_deref()) {
+            else {
+                return Vec::new();
+            };
+            // Never a field the definition fixed (`route { target = … }`, E0513), nor
+            // one this assignment already sets.
+            let set: Vec<String> = self
+                .assign_at(stack)
+                .map(|a| {
+                    a.entries
+                        .iter()
+                        .filter_map(|e| match &e.kind {
+                            ast::AssignEntryKind::Given {
+                                requirement, field, ..
+                            } if requirement.name == req => Some(field.name.to_string()),
+                            _ => None,
+                        })
+                        .collect()
+                })
+                .unwrap_or_default();
+            let mut items = match self.contract(r.contract.as_deref()) {
                 Some(c) => self.fields(c, |given| given),
                 None => Vec::new(),
             };
+            items.retain(|i| !r.fixed.contains(&i.label) && !set.contains(&i.label));
+            return items;
         }
         let Some((_, shape)) = self.module(stack) else {
             return Vec::new();
@@ -338,10 +358,14 @@ impl Context<'_> {
             }
             Some((req, _)) => {
                 if let Some(r) = shape.requirements.get(req) {
-                    return match self.contract(r.contract.as_deref()) {
-                        Some(c) => self.fields(c, |_| true),
-                        None => Vec::new(),
+                    let Some(c) = self.contract(r.contract.as_deref()) else {
+                        return Vec::new();
                     };
+                    let mut items = self.fields(c, |_| true);
+                    if stack.contains(&Block::Env) {
+                        mark_secrets_in_env(&mut items, c, req);
+                    }
+                    return items;
                 }
                 match (req, provides) {
                     ("consumer", Some(_)) => ["login", "instance", "module"]
@@ -377,6 +401,7 @@ impl Context<'_> {
                 if provides.is_some() {
                     items.extend(self.keywords(&["consumer", "given"]));
                 }
+                items.extend(self.functions());
                 items
             }
         }
@@ -505,18 +530,26 @@ impl Context<'_> {
                 _ => Vec::new(),
             },
             Some(Block::Container) => match words {
-                [] => self.keywords(&[
-                    "image",
-                    "command",
-                    "user",
-                    "env",
-                    "mount",
-                    "secret",
-                    "file",
-                    "publish",
-                    "image_paths",
-                    "when",
-                ]),
+                [] => {
+                    // An entry a container holds once is not offered a second time.
+                    let written = self.container_at().map(once_entries).unwrap_or_default();
+                    let words: Vec<&str> = [
+                        "image",
+                        "command",
+                        "user",
+                        "env",
+                        "mount",
+                        "secret",
+                        "file",
+                        "publish",
+                        "image_paths",
+                        "when",
+                    ]
+                    .into_iter()
+                    .filter(|w| !written.contains(w))
+                    .collect();
+                    self.keywords(&words)
+                }
                 [I("when")] => self.optional_requirements(stack),
                 [I("publish")] => {
                     self.module_requirements(stack, |kind, c| kind == "host" && c == Some("port"))
@@ -543,7 +576,22 @@ impl Context<'_> {
                         .collect()
                 }
                 [I("mount"), ..] if words.contains(&P(TokenKind::Arrow)) => Vec::new(),
-                [I("file"), Word::Literal] => self.keywords(&["mode"]),
+                // `file "/x" owner 1000:1000 mode 0o640 = …`: owner, then mode.
+                [I("file" | "secret"), Word::Literal] => self.ownership(true, true),
+                [
+                    I("file" | "secret"),
+                    Word::Literal,
+                    I("owner"),
+                    Word::Literal,
+                ]
+                | [
+                    I("file" | "secret"),
+                    Word::Literal,
+                    I("owner"),
+                    Word::Literal,
+                    P(TokenKind::Colon),
+                    Word::Literal,
+                ] => self.ownership(false, true),
                 _ => Vec::new(),
             },
             Some(Block::Env) => match words {
@@ -584,6 +632,66 @@ impl Context<'_> {
             Some(Block::Assign(module)) => self.in_assign(stack, module, words),
             Some(Block::Other) => Vec::new(),
         }
+    }
+
+    /// The language's functions, where an expression may start.
+    fn functions(&self) -> Vec<CompletionItem> {
+        meshc::functions::Func::ALL
+            .iter()
+            .map(|f| {
+                let mut item = self.item(
+                    f.name(),
+                    CompletionItemKind::FUNCTION,
+                    Some(f.signature().to_string()),
+                    Some(&format!("{}.", f.summary())),
+                );
+                // Functions after the requirements and loop variables.
+                item.sort_text = Some(format!("2{}", f.name()));
+                item
+            })
+            .collect()
+    }
+
+    /// `owner` and `mode` of a `file` or `secret` entry.
+    fn ownership(&self, owner: bool, mode: bool) -> Vec<CompletionItem> {
+        let mut out = Vec::new();
+        if owner {
+            out.push(self.item(
+                "owner",
+                CompletionItemKind::KEYWORD,
+                Some("owner UID[:GID]".into()),
+                Some("Who owns the file on the host. Default: the container's `user`, else `0:0`; the group defaults to the owner's number."),
+            ));
+        }
+        if mode {
+            out.push(self.item(
+                "mode",
+                CompletionItemKind::KEYWORD,
+                Some("mode 0o640".into()),
+                Some("The file's permissions. Default: `0o644` for a plain file, `0o640` for a sealed one, `0o440` for a secret file."),
+            ));
+        }
+        out
+    }
+
+    /// The container whose block holds the cursor, as this file last parsed.
+    fn container_at(&self) -> Option<&ast::Container> {
+        let at =
+            |span: Span| (span.start as usize) < self.offset && self.offset < span.end as usize;
+        self.file.items.iter().find_map(|i| match i {
+            Item::Module(m) if at(m.span) => m.entries.iter().find_map(|e| match e {
+                ast::ModuleEntry::Container(c) if at(c.span) => Some(c),
+                _ => None,
+            }),
+            _ => None,
+        })
+    }
+
+    /// The assignment whose block holds the cursor, as this file last parsed.
+    fn assign_at(&self, stack: &[Block]) -> Option<&ast::Assign> {
+        self.mesh(stack)?
+            .assigns()
+            .find(|a| (a.span.start as usize) < self.offset && self.offset < a.span.end as usize)
     }
 
     /// The module's optional requirements, what `when` tests.
@@ -732,12 +840,28 @@ impl Context<'_> {
         let shapes = super::index::module_shapes(&self.snap.db, self.snap.ws);
         match words {
             [] => {
+                // What this assignment already says is not offered again: a requirement
+                // given a value, a pin, a placement or `absent` (a given field leaves
+                // its requirement open for the next field), `short`, `keep_network`,
+                // `genesis`.
+                let set = self
+                    .assign_at(stack)
+                    .map(assign_entries)
+                    .unwrap_or_default();
                 let mut items = match shapes.modules.get(module) {
                     Some(shape) => self.requirement_names(shape, |_, _| true),
                     None => Vec::new(),
                 };
-                items.push(self.item("short", CompletionItemKind::PROPERTY, None, None));
-                items.extend(self.keywords(&["keep_network", "genesis"]));
+                items.retain(|i| !set.contains(&i.label));
+                for (w, kind) in [
+                    ("short", CompletionItemKind::PROPERTY),
+                    ("keep_network", CompletionItemKind::KEYWORD),
+                    ("genesis", CompletionItemKind::KEYWORD),
+                ] {
+                    if !set.iter().any(|s| s == w) {
+                        items.push(self.item(w, kind, None, None));
+                    }
+                }
                 items
             }
             [I(_)] => self.keywords(&["from", "at"]),
@@ -747,5 +871,57 @@ impl Context<'_> {
             [I(_), I("at"), L] => self.keywords(&["on"]),
             _ => Vec::new(),
         }
+    }
+}
+
+/// The entries a container holds at most once that `c` already has.
+fn once_entries(c: &ast::Container) -> Vec<&'static str> {
+    c.entries
+        .iter()
+        .filter_map(|e| match e.kind {
+            ast::ContainerEntryKind::Image(_) => Some("image"),
+            ast::ContainerEntryKind::Command(_) => Some("command"),
+            ast::ContainerEntryKind::User(_) => Some("user"),
+            ast::ContainerEntryKind::ImagePaths(_) => Some("image_paths"),
+            _ => None,
+        })
+        .collect()
+}
+
+/// What assignment `a` already says, by the name an entry starts with: the requirements
+/// given a value, pinned, placed or declined, and `short`, `keep_network`, `genesis`.
+fn assign_entries(a: &ast::Assign) -> Vec<String> {
+    use ast::AssignEntryKind as K;
+    a.entries
+        .iter()
+        .filter_map(|e| match &e.kind {
+            K::Value { name, .. } => Some(name.name.to_string()),
+            K::Pin { requirement, .. }
+            | K::Absent { requirement }
+            | K::Place { requirement, .. } => Some(requirement.name.to_string()),
+            K::KeepNetwork { .. } => Some("keep_network".into()),
+            K::Genesis { .. } => Some("genesis".into()),
+            K::Given { .. } => None,
+        })
+        .collect()
+}
+
+/// In an env block, a secret field may not be read as a plain value (E0302): its item
+/// says so and how to deliver it, and it comes after every other field.
+fn mark_secrets_in_env(items: &mut [CompletionItem], contract: &ContractInfo, req: &str) {
+    for item in items.iter_mut() {
+        let secret = contract
+            .fields
+            .get(item.label.as_str())
+            .is_some_and(|f| f.secret);
+        if secret {
+            item.detail = Some(format!(
+                "{} — not a plain env value (E0302); deliver it as a file: `secret \"/run/secrets/{}\" = {req}.{}`",
+                item.detail.as_deref().unwrap_or("secret"),
+                item.label,
+                item.label
+            ));
+        }
+        item.sort_text = Some(format!("{}{}", if secret { "1" } else { "0" }, item.label));
     }
 }

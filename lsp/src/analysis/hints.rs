@@ -1,10 +1,12 @@
 //! Inlay hints: beside each module requirement, the provider that answers it on each
-//! assignment and by which rule. They come from mesh resolution ([`provider_info`]); a
-//! workspace that resolves nothing shows none.
+//! assignment and by which rule, grouped by mesh; after `consumers CONTRACT` of a `for`,
+//! how many consumers each instance of the module answers, mesh by mesh. They come from
+//! mesh resolution ([`provider_info`], [`consumer_counts`]); a workspace that resolves
+//! nothing shows none.
 
 use super::Cursor;
 use super::index::{Role, Symbol};
-use super::resolution::{Answer, provider_info};
+use super::resolution::{Answer, consumer_counts, provider_info};
 use crate::state::Snapshot;
 use meshc::db::module_source;
 use meshc::syntax::ast::RequirementBody;
@@ -42,9 +44,8 @@ pub fn inlay_hints(snap: &Snapshot, uri: &Uri, range: Range) -> Vec<InlayHint> {
                 })
             })
             .unwrap_or(o.span.end);
-        let label = answers
-            .iter()
-            .map(|a| match &a.answer {
+        let label = by_mesh(answers.iter().map(|a| {
+            let text = match &a.answer {
                 Answer::Provided {
                     provider_instance,
                     provider_node,
@@ -55,9 +56,9 @@ pub fn inlay_hints(snap: &Snapshot, uri: &Uri, range: Range) -> Vec<InlayHint> {
                 ),
                 Answer::LeftOut { .. } => format!("{}: left out", a.instance),
                 Answer::Absent => format!("{}: absent", a.instance),
-            })
-            .collect::<Vec<_>>()
-            .join(", ");
+            };
+            (a.mesh.as_str(), text)
+        }));
         out.push(InlayHint {
             position: cursor.lines.position(end),
             label: InlayHintLabel::String(format!("← {label}")),
@@ -68,6 +69,77 @@ pub fn inlay_hints(snap: &Snapshot, uri: &Uri, range: Range) -> Vec<InlayHint> {
             padding_right: None,
             data: None,
         });
+    }
+    out.extend(loop_hints(snap, &cursor, wanted));
+    out
+}
+
+/// `mesh lab: a, b; mesh fleet: c`: texts grouped under the mesh they are in, in order.
+fn by_mesh<'a>(texts: impl Iterator<Item = (&'a str, String)>) -> String {
+    let mut groups: Vec<(&str, Vec<String>)> = Vec::new();
+    for (mesh, text) in texts {
+        match groups.last_mut() {
+            Some((m, list)) if *m == mesh => list.push(text),
+            _ => groups.push((mesh, vec![text])),
+        }
+    }
+    groups
+        .into_iter()
+        .map(|(mesh, list)| format!("mesh {mesh}: {}", list.join(", ")))
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// After `consumers CONTRACT` of a `for`: how many consumers each instance of the module
+/// answers for CONTRACT, mesh by mesh (`mesh lab: proxy@alpha 2 consumers`). A loop over
+/// a list gets none: its length is the list's, which the value beside it shows.
+fn loop_hints(snap: &Snapshot, cursor: &Cursor<'_>, wanted: meshc::span::Span) -> Vec<InlayHint> {
+    let mut out = Vec::new();
+    let parsed = meshc::db::parse_file(&snap.db, cursor.file);
+    for item in &parsed.file.items {
+        let meshc::syntax::ast::Item::Module(m) = item else {
+            continue;
+        };
+        if m.span.end < wanted.start || m.span.start > wanted.end {
+            continue;
+        }
+        for f in super::index::module_fors(m) {
+            let Some(meshc::syntax::ast::Iterable::Consumers {
+                contract: Some(contract),
+                ..
+            }) = &f.iterable
+            else {
+                continue;
+            };
+            if contract.span.end < wanted.start || contract.span.start > wanted.end {
+                continue;
+            }
+            let counts = consumer_counts(snap, &m.name.name, &contract.name);
+            if counts.is_empty() {
+                continue;
+            }
+            let label = by_mesh(counts.iter().map(|c| {
+                let noun = if c.count == 1 {
+                    "consumer"
+                } else {
+                    "consumers"
+                };
+                (
+                    c.mesh.as_str(),
+                    format!("{}@{} {} {noun}", c.instance, c.node, c.count),
+                )
+            }));
+            out.push(InlayHint {
+                position: cursor.lines.position(contract.span.end),
+                label: InlayHintLabel::String(label),
+                kind: None,
+                text_edits: None,
+                tooltip: None,
+                padding_left: Some(true),
+                padding_right: None,
+                data: None,
+            });
+        }
     }
     out
 }

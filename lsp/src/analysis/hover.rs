@@ -14,7 +14,9 @@ use tower_lsp_server::ls_types::{Hover, HoverContents, MarkupContent, MarkupKind
 /// The hover at `pos` of `uri`.
 pub fn hover(snap: &Snapshot, uri: &Uri, pos: Position) -> Option<Hover> {
     let cursor = Cursor::new(snap, uri, pos)?;
-    let occ = cursor.occurrence()?.clone();
+    let Some(occ) = cursor.occurrence().cloned() else {
+        return word_hover(snap, &cursor);
+    };
     let text = match &occ.symbol {
         Symbol::Requirement { module, name } => requirement(snap, module, name),
         Symbol::Field { contract, field } => {
@@ -358,7 +360,7 @@ fn instance(snap: &Snapshot, mesh_name: &str, node: &str, name: &str) -> Option<
     code(&mut out, header.trim_end());
     let _ = writeln!(
         out,
-        "\nInstance `{name}` of module `{}` on node `{node}`.",
+        "\nInstance `{name}` of module `{}` on node `{node}`, in mesh `{mesh_name}`.",
         a.module.name
     );
     docs(&mut out, a.docs.text.as_deref());
@@ -427,4 +429,119 @@ fn loop_var(snap: &Snapshot, module: &str, name: &str, at: u32) -> Option<String
         }
     }
     Some(out)
+}
+
+/// A word that names no symbol: a function of the language (`url` in `url(db.password)`)
+/// or `owner`/`mode` on a `file` or `secret` entry.
+fn word_hover(snap: &Snapshot, cursor: &Cursor<'_>) -> Option<Hover> {
+    let offset = cursor.offset;
+    if let Some((span, _)) = cursor.index.names.iter().find(|(span, class)| {
+        *class == super::index::NameClass::Function && span.start <= offset && offset < span.end
+    }) {
+        let name = cursor.text().get(span.range())?;
+        let f = meshc::functions::Func::from_name(name)?;
+        let args = if f.arity() == 1 {
+            "one argument, any expression".to_string()
+        } else {
+            format!("{} arguments, each any expression", f.arity())
+        };
+        let value = format!(
+            "```mesh\n{}\n```\n\nFunction of the language: {}.\n\nTakes {args}; the result is a string, secret when an argument is. In a sealed template the call is kept (`${{{}}}`) and the node applies it when it renders the file, with the same implementation as `meshc`.",
+            f.signature(),
+            f.summary(),
+            f.signature()
+        );
+        return Some(markdown(value, cursor.lines.range(*span)));
+    }
+    let text = cursor.text();
+    let start = text[..offset as usize]
+        .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .map_or(0, |i| i + 1);
+    let end = text[offset as usize..]
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .map_or(text.len(), |i| offset as usize + i);
+    let word = &text[start..end];
+    if word != "owner" && word != "mode" {
+        return None;
+    }
+    let word_span = Span::new(start, end);
+    let parsed = parse_file(&snap.db, cursor.file);
+    for item in &parsed.file.items {
+        let Item::Module(m) = item else { continue };
+        for entry in &m.entries {
+            let ast::ModuleEntry::Container(c) = entry else {
+                continue;
+            };
+            let user = c.entries.iter().find_map(|e| match &e.kind {
+                ast::ContainerEntryKind::User(v) => Some(v),
+                _ => None,
+            });
+            for e in &c.entries {
+                let (what, owner, mode) = match &e.kind {
+                    ast::ContainerEntryKind::File { owner, mode, .. } => ("file", owner, mode),
+                    ast::ContainerEntryKind::Secret { owner, mode, .. } => {
+                        ("secret file", owner, mode)
+                    }
+                    _ => continue,
+                };
+                if word == "owner"
+                    && let Some(o) = owner
+                    && o.span.start as usize == start
+                {
+                    let gid = o.gid.as_ref().map_or(o.uid.value, |g| g.value);
+                    let user_text = match user {
+                        Some(ast::Expr::Int(i)) => format!("`user {}`", i.value),
+                        Some(_) => "its `user`".into(),
+                        None => "none here".into(),
+                    };
+                    let value = format!(
+                        "```mesh\nowner {}:{gid}\n```\n\nWho owns the {what} on the host: uid {}, group {gid}{}. The manifest writes `owner` and `group` as numbers.\n\nWithout `owner`, the owner is the container's `user` ({user_text}), else `0:0`; the group is the owner's number. A uid or gid lies in 0..4294967295 (E0304).",
+                        o.uid.value,
+                        o.uid.value,
+                        if o.gid.is_none() {
+                            " (the group defaults to the uid)"
+                        } else {
+                            ""
+                        },
+                    );
+                    return Some(markdown(value, cursor.lines.range(word_span)));
+                }
+                if word == "mode"
+                    && let Some(md) = mode
+                    && md.span.start as usize >= end
+                    && text[end..md.span.start as usize].trim().is_empty()
+                {
+                    let bits = md.value;
+                    let value = format!(
+                        "```mesh\nmode 0o{bits:o}\n```\n\nThe {what}'s permissions: `{bits:04o}` ({}). The manifest writes `mode` as four octal digits, `\"{bits:04o}\"`.\n\nWithout `mode`: `0o644` for a plain file, `0o640` for a sealed one (a file that reads a secret), `0o440` for a secret file.",
+                        rwx(bits)
+                    );
+                    return Some(markdown(value, cursor.lines.range(word_span)));
+                }
+            }
+        }
+    }
+    None
+}
+
+/// `0o640` as `rw-r-----`.
+fn rwx(mode: i64) -> String {
+    let mut out = String::new();
+    for shift in [6, 3, 0] {
+        let b = (mode >> shift) & 7;
+        out.push(if b & 4 != 0 { 'r' } else { '-' });
+        out.push(if b & 2 != 0 { 'w' } else { '-' });
+        out.push(if b & 1 != 0 { 'x' } else { '-' });
+    }
+    out
+}
+
+fn markdown(value: String, range: tower_lsp_server::ls_types::Range) -> Hover {
+    Hover {
+        contents: HoverContents::Markup(MarkupContent {
+            kind: MarkupKind::Markdown,
+            value,
+        }),
+        range: Some(range),
+    }
 }

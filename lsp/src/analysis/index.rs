@@ -165,6 +165,9 @@ pub struct ModuleShape {
 pub struct RequirementShape {
     pub kind: Option<String>,
     pub contract: Option<String>,
+    /// The given fields the definition's narrowing sets (`route { target = … }`): an
+    /// assignment may not set them again.
+    pub fixed: Vec<String>,
 }
 
 /// Every module's requirements, by module name (the first definition of a name wins, as in
@@ -181,17 +184,27 @@ pub fn module_shape(module: &ast::Module) -> ModuleShape {
         if requirements.contains_key(r.name.name.as_str()) {
             continue;
         }
-        let contract = match &r.body {
-            RequirementBody::Contract { contract, .. } => {
-                contract.as_ref().map(|c| c.name.to_string())
-            }
-            RequirementBody::Operator { .. } => None,
+        let (contract, fixed) = match &r.body {
+            RequirementBody::Contract {
+                contract,
+                narrowing,
+                ..
+            } => (
+                contract.as_ref().map(|c| c.name.to_string()),
+                narrowing
+                    .iter()
+                    .filter(|n| matches!(n.kind, NarrowingKind::Set(_)))
+                    .map(|n| n.field.name.to_string())
+                    .collect(),
+            ),
+            RequirementBody::Operator { .. } => (None, Vec::new()),
         };
         requirements.insert(
             r.name.name.to_string(),
             RequirementShape {
                 kind: r.kind.as_ref().map(|k| k.name.to_string()),
                 contract,
+                fixed,
             },
         );
     }

@@ -102,3 +102,66 @@ pub fn mesh_diagnostics_of(snap: &Snapshot, path: &str) -> Vec<Diagnostic> {
     }
     out
 }
+
+/// How many consumers each instance of module `module` answers for `contract`, mesh by
+/// mesh: what `for c in consumers CONTRACT` runs over on that instance. Counted from the
+/// provider choices of the mesh (a consumer asking twice counts twice, as the loop
+/// renders it twice); instances left out of their manifest are not counted.
+pub fn consumer_counts(snap: &Snapshot, module: &str, contract: &str) -> Vec<ConsumerCount> {
+    let reg = registry(&snap.db, snap.ws);
+    let shapes = super::index::module_shapes(&snap.db, snap.ws);
+    let files = snap.ws.files(&snap.db);
+    let mut out = Vec::new();
+    for (mesh, at) in reg.meshes.iter() {
+        salsa::Database::unwind_if_revision_cancelled(&snap.db);
+        let parsed = meshc::db::parse_file(&snap.db, files[at.file]);
+        let Some(meshc::syntax::ast::Item::Mesh(m)) = parsed.file.items.get(at.item) else {
+            continue;
+        };
+        let outcome = check_mesh(&snap.db, snap.ws, mesh.clone());
+        for a in m.assigns().filter(|a| a.module.name == module) {
+            let (Some(node), instance) = (&a.node, a.instance_name().name.as_str()) else {
+                continue;
+            };
+            let node = node.name.as_str();
+            if outcome
+                .left_out
+                .iter()
+                .any(|l| l.instance == instance && l.node == node)
+            {
+                continue;
+            }
+            let count = outcome
+                .choices
+                .iter()
+                .filter(|c| {
+                    c.provider
+                        .as_ref()
+                        .is_some_and(|(p, _)| p.instance == instance && p.node == node)
+                        && shapes
+                            .modules
+                            .get(&c.module)
+                            .and_then(|s| s.requirements.get(&c.requirement))
+                            .and_then(|r| r.contract.as_deref())
+                            == Some(contract)
+                })
+                .count();
+            out.push(ConsumerCount {
+                mesh: mesh.clone(),
+                instance: instance.to_string(),
+                node: node.to_string(),
+                count,
+            });
+        }
+    }
+    out
+}
+
+/// The consumers one provider instance answers for a contract.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConsumerCount {
+    pub mesh: String,
+    pub instance: String,
+    pub node: String,
+    pub count: usize,
+}
