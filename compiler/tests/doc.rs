@@ -147,7 +147,7 @@ fn the_catalogue_has_a_page_per_item_and_every_link_leads_somewhere() {
     assert!(forgejo.contains("Forgejo, a self-hosted software forge"));
     assert!(forgejo.contains("requires db: module postgres { password len 32.. }"));
     assert!(forgejo.contains("<a href=\"contract.postgres.html\">postgres</a>"));
-    assert!(forgejo.contains("<code>codeberg.org/forgejo/forgejo:9.0.3</code>"));
+    assert!(forgejo.contains("<code>codeberg.org/forgejo/forgejo:15.0</code>"));
 }
 
 #[test]

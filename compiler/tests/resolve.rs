@@ -352,3 +352,25 @@ fn a_group_of_alike_logins_names_eight_others_and_counts_the_rest() {
         }
     }
 }
+
+#[test]
+fn a_public_name_taken_points_at_both_entries() {
+    let text =
+        std::fs::read_to_string(repo_root().join("tests/cases/resolve/public_name_taken.mesh"))
+            .unwrap();
+    let at = |span: meshc::span::Span| &text[span.start as usize..span.end as usize];
+    let d = diagnostics_of(&text);
+    let taken: Vec<_> = d.iter().filter(|d| d.code.as_str() == "E0507").collect();
+    assert_eq!(taken.len(), 1, "{d:?}");
+    assert_eq!(
+        at(taken[0].span),
+        "route.public_name = \"WWW.example.org\"",
+        "the refused entry"
+    );
+    assert_eq!(taken[0].labels.len(), 1);
+    assert_eq!(
+        at(taken[0].labels[0].span),
+        "route.public_name = \"www.example.org\"",
+        "the holder's entry"
+    );
+}
