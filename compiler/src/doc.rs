@@ -71,12 +71,24 @@ pub struct RequirementDoc {
     pub docs: String,
 }
 
-/// The text of `span`, its whitespace runs made single spaces.
-fn written(text: &str, span: Span) -> String {
-    let s = text
-        .get(span.start as usize..span.end as usize)
-        .unwrap_or_default();
-    s.split_whitespace().collect::<Vec<_>>().join(" ")
+/// The text of `span`, its whitespace runs made single spaces, every place of `secret`
+/// (sorted by start) in it shown as a mask: a reference page, like an excerpt, never
+/// shows a value written for a secret.
+fn written(text: &str, span: Span, secret: &[Span]) -> String {
+    let (a, b) = (span.start as usize, span.end as usize);
+    let mut shown = String::new();
+    let mut at = a;
+    for s in secret {
+        let (sa, sb) = ((s.start as usize).max(at), (s.end as usize).min(b));
+        if sa >= sb {
+            continue;
+        }
+        shown.push_str(text.get(at..sa).unwrap_or_default());
+        shown.push_str(crate::diagnostics::render::MASK);
+        at = sb;
+    }
+    shown.push_str(text.get(at..b.max(at)).unwrap_or_default());
+    shown.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 fn docs(d: &ast::Docs) -> String {
@@ -89,7 +101,12 @@ impl Catalogue {
         let mut contracts: BTreeMap<String, ContractDoc> = BTreeMap::new();
         let mut seats = Vec::new();
         let mut modules: BTreeMap<String, ModuleDoc> = BTreeMap::new();
+        let secret = crate::check::secrets::secret_spans_of_texts(
+            inputs.iter().filter(|i| !i.std).map(|i| (i.path, i.text)),
+        );
+        let none = Vec::new();
         for input in inputs {
+            let secret = secret.get(input.path).unwrap_or(&none);
             for item in &input.file.items {
                 match item {
                     ast::Item::Contract(c) => {
@@ -111,7 +128,7 @@ impl Catalogue {
                                     .map(|f| {
                                         (
                                             f.name.name.to_string(),
-                                            written(input.text, f.span),
+                                            written(input.text, f.span, secret),
                                             docs(&f.docs),
                                             f.given.is_some(),
                                         )
@@ -134,7 +151,7 @@ impl Catalogue {
                     ast::Item::Module(m) if !input.std => {
                         modules
                             .entry(m.name.name.to_string())
-                            .or_insert_with(|| module_doc(m, input));
+                            .or_insert_with(|| module_doc(m, input, secret));
                     }
                     _ => {}
                 }
@@ -267,7 +284,7 @@ impl Catalogue {
     }
 }
 
-fn module_doc(m: &ast::Module, input: &Input<'_>) -> ModuleDoc {
+fn module_doc(m: &ast::Module, input: &Input<'_>, secret: &[Span]) -> ModuleDoc {
     ModuleDoc {
         name: m.name.name.to_string(),
         docs: docs(&m.docs),
@@ -290,7 +307,7 @@ fn module_doc(m: &ast::Module, input: &Input<'_>) -> ModuleDoc {
                     name: r.name.name.to_string(),
                     kind,
                     contract,
-                    decl: written(input.text, r.span),
+                    decl: written(input.text, r.span, secret),
                     docs: docs(&r.docs),
                 }
             })

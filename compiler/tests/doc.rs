@@ -161,3 +161,49 @@ fn a_file_that_does_not_parse_writes_nothing() {
     assert!(err.contains("nothing was written"), "{err}");
     assert!(!dir.path().join("reference").exists());
 }
+
+/// The reference shows a requirement or field as written, with every value written for a
+/// secret masked as in an excerpt: a secret default and its set, a narrowing of a secret
+/// field, a secret field's pattern and default. Plain values stay shown.
+#[test]
+fn the_reference_shows_no_secret() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("a.mesh"),
+        r#"/// A documented app.
+module app {
+  /// The token.
+  requires tok: operator secret string in {"Q9SECRETqD1", "Q9SECRETqD2"} = "Q9SECRETqD3"
+  requires up: module sealed { tok = "Q9SECRETqD6" }
+  requires level: operator string = "plainvalue"
+  container app {
+    image "nginx:1.27"
+    secret "/run/secrets/t" = tok
+    secret "/run/secrets/u" = up.tok
+    env { LEVEL = level }
+  }
+}
+
+/// Sealed.
+contract sealed for module {
+  tok: secret string matches "Q9SECRETqD7.*" = "Q9SECRETqD8"
+}
+"#,
+    )
+    .unwrap();
+    let run = meshc(dir.path(), &["doc", ".", "--out", "reference"]);
+    assert_eq!(
+        run.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let mut all = String::from_utf8_lossy(&run.stdout).into_owned();
+    all.push_str(&String::from_utf8_lossy(&run.stderr));
+    for e in std::fs::read_dir(dir.path().join("reference")).unwrap() {
+        all.push_str(&std::fs::read_to_string(e.unwrap().path()).unwrap());
+    }
+    assert!(!all.contains("Q9SECRETq"), "{all}");
+    assert!(all.contains("‹secret›"), "{all}");
+    assert!(all.contains("plainvalue"), "{all}");
+}

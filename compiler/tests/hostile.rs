@@ -359,3 +359,92 @@ fn a_byte_order_mark_is_accepted() {
     assert_eq!(out.status.code(), Some(0), "{err}");
     assert!(err.contains("no problems"), "{err}");
 }
+
+/// A workspace where one diagnostic of `code` would list `n` names: a mesh of `n` nodes
+/// and an assignment to an unknown one (E0107), a module of `n` requirements and an
+/// assignment setting an unknown one (E0517), a node of `n` instances and a seat held by
+/// an unknown one (E0109), a contract's set of `n` values and a narrowing outside it
+/// (E0305).
+fn listing_family(code: Code, n: usize) -> Vec<(String, String)> {
+    let web = "module web {\n  container web { image \"nginx:1.27\" }\n}\n".to_string();
+    let mut files = vec![("web.mesh".to_string(), web)];
+    let mut mesh = String::from("mesh m {\n");
+    match code {
+        Code::E0107 => {
+            for i in 0..n {
+                mesh.push_str(&format!(
+                    "  node alpha{i} {{ private_name = \"alpha{i}\" }}\n"
+                ));
+            }
+            mesh.push_str("  assign web to qqqqqqqqqqqqqqqq\n");
+        }
+        Code::E0517 => {
+            let mut m = String::from("module many {\n");
+            for i in 0..n {
+                m.push_str(&format!("  requires r{i}: operator int = 1\n"));
+            }
+            m.push_str("  container many { image \"nginx:1.27\" }\n}\n");
+            files.push(("many.mesh".to_string(), m));
+            mesh.push_str("  node alpha { private_name = \"alpha\" }\n");
+            mesh.push_str("  assign many to alpha { qqqqqqqqqqqqqqqq = 1 }\n");
+        }
+        Code::E0109 => {
+            mesh.push_str("  node alpha { private_name = \"alpha\" }\n");
+            for i in 0..n {
+                mesh.push_str(&format!("  assign web to alpha as w{i}\n"));
+            }
+            mesh.push_str("  seat vault = qqqqqqqqqqqqqqqq on alpha\n");
+        }
+        Code::E0305 => {
+            let values: Vec<String> = (0..n).map(|i| format!("\"v{i}\"")).collect();
+            files.push((
+                "c.mesh".to_string(),
+                format!(
+                    "contract wide for module {{\n  mode: string in {{{}}}\n}}\nmodule user {{\n  requires w: module wide {{ mode in {{\"qqqqqqqqqqqqqqqq\"}} }}\n  container user {{ image \"nginx:1.27\"  env {{ MODE = w.mode }} }}\n}}\n",
+                    values.join(", ")
+                ),
+            ));
+        }
+        _ => unreachable!(),
+    }
+    mesh.push_str("}\n");
+    files.push(("m.mesh".to_string(), mesh));
+    files
+}
+
+/// Every diagnostic that lists names names at most a few and counts the rest: with
+/// thousands of members, each family's diagnostic stays short (under 1,000 bytes, where
+/// the whole list is 30,000), and the whole output grows linearly with the members.
+#[test]
+fn every_list_in_a_diagnostic_is_capped() {
+    for code in [Code::E0107, Code::E0517, Code::E0109, Code::E0305] {
+        let size = |n: usize| -> usize {
+            let files = listing_family(code, n);
+            let b = build(&files, "m.mesh");
+            let all = b.diagnostics();
+            let found: Vec<&&Diagnostic> = all.iter().filter(|d| d.code == code).collect();
+            assert!(!found.is_empty(), "{code:?} with {n} members: {all:?}");
+            for d in &found {
+                let text = format!("{} {}", d.message, d.help.as_deref().unwrap_or(""));
+                assert!(
+                    text.len() < 1_000,
+                    "{code:?} with {n} members: {} bytes: {}",
+                    text.len(),
+                    &text[..300]
+                );
+                assert!(text.contains("more"), "{code:?}: {text}");
+            }
+            all.iter()
+                .map(|d| d.message.len() + d.help.as_deref().map_or(0, str::len))
+                .sum()
+        };
+        // Linear: other diagnostics may be one per member, none grows with the list.
+        for n in [300, 3_000] {
+            let total = size(n);
+            assert!(
+                total <= 200 * n + 10_000,
+                "{code:?}: {total} bytes of diagnostics for {n} members"
+            );
+        }
+    }
+}

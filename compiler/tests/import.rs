@@ -617,6 +617,49 @@ fn a_directory_that_is_not_empty_is_never_written_into() {
     );
 }
 
+/// A secret given on a command line as a flag's value (`--password X`, `--api-token=X`)
+/// is never written into the modules, the report, the output or the manifest: the command
+/// is dropped, saying why. A flag that names no secret keeps its command.
+#[test]
+fn a_secret_given_to_a_flag_on_the_command_line_is_not_imported() {
+    let tmp = tempfile::tempdir().unwrap();
+    for (i, command) in [
+        r#"["--password", "Q9SECRETqA1"]"#,
+        r#"["serve", "--api-token=Q9SECRETqA2"]"#,
+        r#"["-secret", "Q9SECRETqA3"]"#,
+    ]
+    .iter()
+    .enumerate()
+    {
+        std::fs::create_dir_all(tmp.path().join(format!("p{i}"))).unwrap();
+        let compose = tmp.path().join(format!("p{i}/compose.yaml"));
+        std::fs::write(
+            &compose,
+            format!("services:\n  app:\n    image: nginx:1.27\n    command: {command}\n"),
+        )
+        .unwrap();
+        let (dir, said, report, manifest) = import_and_build(&compose, &format!("p{i}.mesh"));
+        let everything = format!("{said}{report}{manifest}{}", all_text(dir.path()));
+        assert!(!everything.contains("Q9SECRETq"), "{command}: {everything}");
+        assert!(
+            has(&notes(&report, "app"), "command", "dropped"),
+            "{report}"
+        );
+    }
+    std::fs::create_dir_all(tmp.path().join("plain")).unwrap();
+    let compose = tmp.path().join("plain/compose.yaml");
+    std::fs::write(
+        &compose,
+        "services:\n  app:\n    image: nginx:1.27\n    command: [\"--port\", \"8080\", \"--log-level=debug\"]\n",
+    )
+    .unwrap();
+    let (_dir, _, _, manifest) = import_and_build(&compose, "plain.mesh");
+    assert_eq!(
+        container(&manifest, "app")["command"],
+        serde_json::json!(["--port", "8080", "--log-level=debug"])
+    );
+}
+
 #[test]
 fn deep_nesting_is_refused_without_a_crash() {
     let deep = format!(

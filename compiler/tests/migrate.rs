@@ -222,3 +222,34 @@ fn a_file_with_syntax_errors_is_not_migrated() {
         broken
     );
 }
+
+/// The diff `meshc migrate` prints shows every place that may hold a secret masked, as an
+/// excerpt does, in the old lines and the new: a secret default, a secret file's value
+/// next to a placeholder being migrated, an `exposed` env value. `--write` writes the
+/// file itself, literals and all.
+#[test]
+fn the_diff_shows_no_secret() {
+    let tmp = tempfile::tempdir().unwrap();
+    let source = r#"module app {
+  requires key: module secret
+  requires workers: operator int = 2
+  requires tok: operator secret string = "Q9SECRETqM1"
+  container app {
+    image "nginx:1.27"
+    secret "/run/secrets/x" = "${secret:key}Q9SECRETqM2"
+    env { W = "${setting:workers}"  T = "Q9SECRETqM3" exposed "reads it" }
+    mount "/srv/data" -> "/data"
+  }
+}
+"#;
+    std::fs::write(tmp.path().join("app.mesh"), source).unwrap();
+    let out = meshc(tmp.path(), &["migrate", "."]);
+    let said = text(&out);
+    assert!(said.contains("${workers}"), "the diff is shown: {said}");
+    assert!(said.contains("‹secret›"), "{said}");
+    assert!(!said.contains("Q9SECRETq"), "{said}");
+    let written = meshc(tmp.path(), &["migrate", "--write", "."]);
+    assert!(!text(&written).contains("Q9SECRETq"));
+    let file = std::fs::read_to_string(tmp.path().join("app.mesh")).unwrap();
+    assert!(file.contains("\"${key.value}Q9SECRETqM2\""), "{file}");
+}

@@ -71,9 +71,14 @@ impl Hasher for FxHasher {
         self.add(i as u64);
     }
 
+    /// The last multiply leaves the low bits depending on the low bits of what was mixed
+    /// in alone (`p12345` and `p12399` share theirs), and a table picks its bucket from
+    /// the low bits: the well-mixed high bits are rotated down, as rustc's hasher does
+    /// since 2.0. Without it, a chain of 50,000 requirements `p0`…`p49999` probed long
+    /// runs of one bucket on every lookup.
     #[inline]
     fn finish(&self) -> u64 {
-        self.hash
+        self.hash.rotate_left(26)
     }
 }
 
@@ -90,5 +95,28 @@ mod tests {
         m.insert((1, "dbh", "ost"), 4);
         assert_eq!(m.len(), 4);
         assert_eq!(m[&(1, "db", "port")], 2);
+    }
+
+    /// The bucket a table picks is the hash's low bits: names alike but for their last
+    /// characters, as a generated chain's are, spread over the buckets as random hashes
+    /// would (about 63% of 65,536 buckets for 65,536 keys), not into a few.
+    #[test]
+    fn names_alike_spread_over_the_low_bits() {
+        use std::hash::BuildHasher;
+        let build = FxBuildHasher::default();
+        let n = 1usize << 16;
+        let names: Vec<String> = (0..n).map(|i| format!("p{i}")).collect();
+        for key_of in [
+            (|i: usize, s: &str| (i % 3, s.to_string())) as fn(usize, &str) -> (usize, String),
+            |_, s| (0, s.to_string()),
+        ] {
+            let mut seen = vec![false; n];
+            for (i, name) in names.iter().enumerate() {
+                let h = build.hash_one(key_of(i, name));
+                seen[(h as usize) & (n - 1)] = true;
+            }
+            let used = seen.iter().filter(|b| **b).count();
+            assert!(used > n / 2, "{used} of {n} buckets used");
+        }
     }
 }

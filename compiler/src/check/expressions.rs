@@ -251,16 +251,21 @@ impl<'a> ModuleChecker<'a, '_> {
                     (None, Some(s)) => format!("did you mean `{s}`?"),
                     (None, None) => self.unknown_requirement_help(&name),
                 };
-                let d = Diagnostic::new(
-                    Code::E0104,
-                    self.cx.path,
-                    span,
+                // A word naming nothing (`secret "/p" = hunter2`) may be a value written
+                // without its quotes, a secret even: it is never quoted (the excerpt
+                // points at it, masked where a secret is written). A loop's variable is.
+                let message = if looped.is_none() {
+                    format!(
+                        "module `{}` has no requirement of the name written here (a value is written in quotes)",
+                        self.module.name.name
+                    )
+                } else {
                     format!(
                         "module `{}` has no requirement `{name}`",
                         self.module.name.name
-                    ),
-                )
-                .with_help(help);
+                    )
+                };
+                let d = Diagnostic::new(Code::E0104, self.cx.path, span, message).with_help(help);
                 match looped {
                     Some(at) => d.with_label(at, "a loop variable, known only in its template"),
                     None => d,
@@ -334,8 +339,9 @@ impl<'a> ModuleChecker<'a, '_> {
             return format!("did you mean `{s}`?");
         }
         if self.scope.requirements.is_empty() {
+            // The name is not repeated: it may be a value written without quotes.
             format!(
-                "module `{}` has no requirements; declare one with `requires {name}: …`",
+                "module `{}` has no requirements; declare one with `requires NAME: …`, or write a value in quotes",
                 self.module.name.name
             )
         } else {

@@ -113,9 +113,13 @@ impl Cx<'_> {
     }
 }
 
-/// `a`, `a and b`, `a, b and c`, each name in backticks.
+/// `a`, `a and b`, `a, b and c`, each name in backticks. More than [`crate::diagnostics::LIST_SHOWN`] names: the first ones, then
+/// `and N more`.
 pub(crate) fn list_names<'s>(names: impl IntoIterator<Item = &'s str>) -> String {
     let names: Vec<&str> = names.into_iter().collect();
+    if names.len() > crate::diagnostics::LIST_SHOWN {
+        return crate::diagnostics::capped_list(names.iter().map(|n| format!("`{n}`")));
+    }
     let mut out = String::new();
     for (i, n) in names.iter().enumerate() {
         if i > 0 {

@@ -481,11 +481,7 @@ impl<'a> ModuleChecker<'a, '_> {
                     } else {
                         (
                             format!("`{value}`"),
-                            allowed
-                                .iter()
-                                .map(ToString::to_string)
-                                .collect::<Vec<_>>()
-                                .join(", "),
+                            crate::diagnostics::capped_list(allowed.iter()),
                         )
                     };
                     let mut d = Diagnostic::new(

@@ -118,17 +118,28 @@ pub fn secret_spans_of_texts<'a>(
         .collect()
 }
 
-/// The literal parts of a value: everything but references (names, never values).
-fn literals(e: &Expr, out: &mut Vec<Span>) {
+/// The literal parts of a value: everything but references to what `known` names (names,
+/// never values). A bare word that names nothing known (`= hunter2`, a secret written
+/// without its quotes) may be the secret itself, and is a literal part too.
+fn literals(e: &Expr, known: &dyn Fn(&str) -> bool, out: &mut Vec<Span>) {
     match e {
-        Expr::Ref(_) => {}
+        Expr::Ref(r) => {
+            if !r.segments.first().is_some_and(|s| known(&s.name)) {
+                out.push(r.span);
+            }
+        }
         Expr::List(items, _) => {
             for i in items {
-                literals(i, out);
+                literals(i, known, out);
             }
         }
         other => out.push(other.span()),
     }
+}
+
+/// Nothing is known: a contract's default or a mesh's value reads no name.
+fn nothing(_: &str) -> bool {
+    false
 }
 
 /// The refinements that say what a value is (`in {…}`, `matches`); a length or a range
@@ -150,7 +161,7 @@ fn contract(c: &ast::Contract, out: &mut Vec<Span>) {
     for f in &c.fields {
         if type_is_secret(f.ty.as_ref()) {
             if let Some(d) = &f.default {
-                literals(d, out);
+                literals(d, &nothing, out);
             }
             refinements(&f.refinements, out);
         }
@@ -166,6 +177,12 @@ fn field_is_secret(registry: &Registry, contract: Option<&str>, field: &str) -> 
 }
 
 fn module_spans(m: &ast::Module, registry: &Registry, out: &mut Vec<Span>) {
+    // What a value of the module may read: its requirements, and what `provides` reads.
+    let known = |name: &str| {
+        matches!(name, "consumer" | "given" | "here")
+            || m.requirements().any(|r| r.name.name == name)
+    };
+    let known: &dyn Fn(&str) -> bool = &known;
     for entry in &m.entries {
         match entry {
             ast::ModuleEntry::Requires(r) => match &r.body {
@@ -176,7 +193,7 @@ fn module_spans(m: &ast::Module, registry: &Registry, out: &mut Vec<Span>) {
                 } => {
                     if type_is_secret(ty.as_ref()) {
                         if let Some(d) = default {
-                            literals(d, out);
+                            literals(d, known, out);
                         }
                         refinements(refs, out);
                     }
@@ -190,7 +207,7 @@ fn module_spans(m: &ast::Module, registry: &Registry, out: &mut Vec<Span>) {
                     for n in narrowing {
                         if field_is_secret(registry, contract, &n.field.name) {
                             match &n.kind {
-                                NarrowingKind::Set(e) => literals(e, out),
+                                NarrowingKind::Set(e) => literals(e, known, out),
                                 NarrowingKind::Refine(refs) => refinements(refs, out),
                             }
                         }
@@ -200,10 +217,10 @@ fn module_spans(m: &ast::Module, registry: &Registry, out: &mut Vec<Span>) {
             ast::ModuleEntry::Container(c) => {
                 for e in &c.entries {
                     match &e.kind {
-                        ContainerEntryKind::Secret { value, .. } => literals(value, out),
+                        ContainerEntryKind::Secret { value, .. } => literals(value, known, out),
                         ContainerEntryKind::Env(entries) => {
                             for env in entries.iter().filter(|env| env.exposed.is_some()) {
-                                literals(&env.value, out);
+                                literals(&env.value, known, out);
                             }
                         }
                         _ => {}
@@ -213,7 +230,7 @@ fn module_spans(m: &ast::Module, registry: &Registry, out: &mut Vec<Span>) {
             ast::ModuleEntry::Provides(p) => {
                 for a in &p.answers {
                     if field_is_secret(registry, Some(p.contract.name.as_str()), &a.field.name) {
-                        literals(&a.value, out);
+                        literals(&a.value, known, out);
                     }
                 }
             }
@@ -271,7 +288,7 @@ fn mesh(
                         continue;
                     }
                     if matches!(target(def, &name.name), Target::Secret) {
-                        literals(value, out);
+                        literals(value, &nothing, out);
                     }
                 }
                 AssignEntryKind::Given {
@@ -285,14 +302,14 @@ fn mesh(
                         Target::Contract(c) => field_is_secret(registry, c.as_deref(), &field.name),
                     };
                     if secret {
-                        literals(value, out);
+                        literals(value, &nothing, out);
                     }
                 }
                 AssignEntryKind::Place {
                     requirement, at, ..
                 } => {
                     if matches!(target(def, &requirement.name), Target::Secret) {
-                        literals(at, out);
+                        literals(at, &nothing, out);
                     }
                 }
                 AssignEntryKind::Pin { .. }
@@ -316,10 +333,17 @@ fn syntax_lines(text: &str, syntax: &[Diagnostic], out: &mut Vec<Span>) {
         let end = text[o..].find('\n').map_or(text.len(), |i| o + i);
         (start, end)
     };
+    let tokens: Vec<_> = lex(text)
+        .tokens
+        .into_iter()
+        .filter(|t| !matches!(t.kind, TokenKind::LineComment | TokenKind::DocComment))
+        .collect();
     let mut lines: Vec<(usize, usize)> = Vec::new();
     // A line the parser could not read: an unexpected token, an unclosed delimiter. (A
     // bad escape, number or unclosed string still parses into the tree, where what the
-    // value is for decides.)
+    // value is for decides.) The line of the token before the unexpected one is too: a
+    // word there may have begun what the parser could not finish (`op = a b` ends a
+    // line, and the `=` that `b` lacks is missed on the next).
     for d in syntax
         .iter()
         .filter(|d| matches!(d.code, Code::E0001 | Code::E0005))
@@ -330,6 +354,15 @@ fn syntax_lines(text: &str, syntax: &[Diagnostic], out: &mut Vec<Span>) {
             let (a, _) = line_of(s.start);
             let (_, b) = line_of(s.end.max(s.start));
             lines.push((a, b));
+            let before = tokens.partition_point(|t| t.span.start < s.start);
+            if let Some(prev) = before
+                .checked_sub(1)
+                .and_then(|i| tokens.get(i))
+                .filter(|t| t.kind == TokenKind::Ident)
+            {
+                let (a, b) = line_of(prev.span.start);
+                lines.push((a, b));
+            }
         }
     }
     lines.sort_unstable();
@@ -341,11 +374,29 @@ fn syntax_lines(text: &str, syntax: &[Diagnostic], out: &mut Vec<Span>) {
             _ => merged.push((a, b)),
         }
     }
-    for t in lex(text).tokens {
-        if !matches!(t.kind, TokenKind::Str(_) | TokenKind::TripleStr(_)) {
+    // Strings, and on such a line the words, numbers and stray characters after an `=`
+    // (or a placement's `at`): a value written without quotes.
+    let mut after_eq_until = 0usize;
+    for t in tokens {
+        let (s, e) = (t.span.start as usize, t.span.end as usize);
+        let opens_value = t.kind == TokenKind::Eq
+            || (t.kind == TokenKind::Ident && text.get(s..e) == Some("at") && s >= after_eq_until);
+        if opens_value {
+            after_eq_until = text[e..].find('\n').map_or(text.len(), |i| e + i);
             continue;
         }
-        let (s, e) = (t.span.start as usize, t.span.end as usize);
+        // The language's own words in a value are shown.
+        let keyword = t.kind == TokenKind::Ident
+            && matches!(
+                &text[s..e],
+                "for" | "in" | "consumers" | "exposed" | "true" | "false"
+            );
+        let word = matches!(t.kind, TokenKind::Ident | TokenKind::Int | TokenKind::Error)
+            && s < after_eq_until
+            && !keyword;
+        if !word && !matches!(t.kind, TokenKind::Str(_) | TokenKind::TripleStr(_)) {
+            continue;
+        }
         let first = merged.partition_point(|&(_, b)| b < s);
         if merged.get(first).is_some_and(|&(a, _)| a <= e) {
             out.push(t.span);

@@ -32,6 +32,44 @@ pub fn run(paths: Vec<PathBuf>, write: bool) -> u8 {
             return 1;
         }
     };
+    // The diff shows each line as an excerpt does: what may be a secret masked, in the
+    // old text and in the new (a CI log is no place for a secret either way).
+    let masked = |texts: Vec<(meshc::span::FilePath, &str)>| {
+        let spans =
+            meshc::check::secrets::secret_spans_of_texts(texts.iter().map(|(p, t)| (p, *t)));
+        texts
+            .iter()
+            .map(|(p, t)| {
+                let s = spans.get(p).map(Vec::as_slice).unwrap_or_default();
+                (
+                    p.clone(),
+                    meshc::diagnostics::render::Masked::new(t, s.iter().copied()).text,
+                )
+            })
+            .collect::<std::collections::HashMap<_, _>>()
+    };
+    let (old_shown, new_shown) = if write {
+        Default::default()
+    } else {
+        let old: Vec<(meshc::span::FilePath, &str)> = loaded
+            .files
+            .iter()
+            .map(|(p, t)| (p.clone(), &**t))
+            .collect();
+        let new: Vec<(meshc::span::FilePath, &str)> = loaded
+            .files
+            .iter()
+            .map(|(p, t)| {
+                let text = migration
+                    .changed
+                    .iter()
+                    .find(|c| c.path == *p)
+                    .map_or(&**t, |c| c.new.as_str());
+                (p.clone(), text)
+            })
+            .collect();
+        (masked(old), masked(new))
+    };
     let mut failed = false;
     for c in &migration.changed {
         if write {
@@ -43,8 +81,10 @@ pub fn run(paths: Vec<PathBuf>, write: bool) -> u8 {
             print!(
                 "{}",
                 meshc::take::diff::unified(
-                    &c.old,
-                    &c.new,
+                    old_shown.get(&c.path).map_or(&*c.old, String::as_str),
+                    new_shown
+                        .get(&c.path)
+                        .map_or(c.new.as_str(), String::as_str),
                     &format!("a/{}", c.path),
                     &format!("b/{}", c.path)
                 )

@@ -168,12 +168,12 @@ fn read_manifest(path: &Path) -> Result<Manifest, Fail> {
             if unknown.is_empty() {
                 "none".to_string()
             } else {
-                unknown.join(", ")
+                meshc::diagnostics::capped_list(&unknown)
             },
             if missing.is_empty() {
                 "none".to_string()
             } else {
-                missing.join(", ")
+                meshc::diagnostics::capped_list(&missing)
             },
         )));
     }
@@ -514,7 +514,7 @@ fn render(manifest_path: &Path, secrets: &Path, root: &Path) -> Result<usize, Fa
             "no value for the secret{} of node `{}`: {}",
             if expected.len() == 1 { "" } else { "s" },
             manifest.node,
-            expected.join(", ")
+            meshc::diagnostics::capped_list(&expected)
         )));
     }
     let mut seen = std::collections::BTreeSet::new();
@@ -526,7 +526,7 @@ fn render(manifest_path: &Path, secrets: &Path, root: &Path) -> Result<usize, Fa
         } else {
             format!(
                 "{first} (and {more} more: {})",
-                values.refused[1..].join("; ")
+                meshc::diagnostics::capped_join(&values.refused[1..], "; ")
             )
         }));
     }

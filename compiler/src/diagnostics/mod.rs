@@ -125,6 +125,60 @@ impl Sink {
     }
 }
 
+/// How many items a list in a diagnostic names; the rest are counted (`… and 12 more`), so
+/// no diagnostic grows with the input.
+pub const LIST_SHOWN: usize = 8;
+
+/// `a, b, c`: at most [`LIST_SHOWN`] items, in the order given, joined by `sep`, then
+/// ` and N more` for the rest. Only the items shown are formatted.
+pub fn capped_join<I>(items: I, sep: &str) -> String
+where
+    I: IntoIterator,
+    I::Item: std::fmt::Display,
+{
+    use std::fmt::Write;
+    let mut out = String::new();
+    let mut count = 0usize;
+    for item in items {
+        if count < LIST_SHOWN {
+            if count > 0 {
+                out.push_str(sep);
+            }
+            let _ = write!(out, "{item}");
+        }
+        count += 1;
+    }
+    if count > LIST_SHOWN {
+        let _ = write!(out, " and {} more", count - LIST_SHOWN);
+    }
+    out
+}
+
+/// [`capped_join`] with `, `.
+pub fn capped_list<I>(items: I) -> String
+where
+    I: IntoIterator,
+    I::Item: std::fmt::Display,
+{
+    capped_join(items, ", ")
+}
+
+/// The smallest [`LIST_SHOWN`] items in order, then ` and N more`: a sorted list without
+/// sorting all of it (linear in the items).
+pub fn capped_sorted<T: Ord + std::fmt::Display>(mut items: Vec<T>) -> String {
+    let total = items.len();
+    if total > LIST_SHOWN {
+        items.select_nth_unstable(LIST_SHOWN);
+        items.truncate(LIST_SHOWN);
+    }
+    items.sort_unstable();
+    let mut out = capped_list(&items);
+    if total > LIST_SHOWN {
+        out.push_str(&format!(" and {} more", total - LIST_SHOWN));
+    }
+    out
+}
+
 /// "did you mean `x`?" for the closest candidate, if any is close enough.
 pub fn did_you_mean<'a>(
     name: &str,
@@ -170,6 +224,24 @@ fn edit_distance(a: &str, b: &str) -> usize {
         std::mem::swap(&mut prev, &mut cur);
     }
     prev[b.len()]
+}
+
+#[cfg(test)]
+mod list_tests {
+    use super::*;
+
+    #[test]
+    fn lists_are_capped_and_counted() {
+        assert_eq!(capped_list(["a", "b"]), "a, b");
+        let many: Vec<String> = (0..1000).map(|i| format!("n{i:04}")).collect();
+        let shown = capped_list(&many);
+        assert!(shown.ends_with("n0007 and 992 more"), "{shown}");
+        let mut reversed = many.clone();
+        reversed.reverse();
+        assert_eq!(capped_sorted(reversed), shown);
+        assert_eq!(capped_join(["x", "y"], "; "), "x; y");
+        assert_eq!(capped_sorted(vec![3, 1, 2]), "1, 2, 3");
+    }
 }
 
 #[cfg(test)]

@@ -314,7 +314,7 @@ fn extend_one(
                     ext.line,
                     format!(
                         "`extends` makes a cycle: {} → {base_name}",
-                        seen.join(" → ")
+                        crate::diagnostics::capped_join(seen.iter(), " → ")
                     ),
                 );
                 return node.clone();

@@ -904,6 +904,7 @@ pub fn generate(project: &Project, shown: &str, vars: &Vars) -> Generated {
         if let Some(cmd) = &s.command {
             let secretish = s.command_secret
                 || cmd.iter().any(|w| looks_random(w) || url_with_password(w))
+                || secret_flag_value(cmd)
                 || providers.get(&s.name).is_some_and(|p| {
                     p.fields
                         .iter()
@@ -1028,14 +1029,10 @@ pub fn generate(project: &Project, shown: &str, vars: &Vars) -> Generated {
                     Action::Guessed,
                     format!(
                         "reads {}",
-                        parts
-                            .iter()
-                            .filter_map(|p| match p {
-                                Part::Ref(r) => Some(format!("`{r}`")),
-                                _ => None,
-                            })
-                            .collect::<Vec<_>>()
-                            .join(", ")
+                        crate::diagnostics::capped_list(parts.iter().filter_map(|p| match p {
+                            Part::Ref(r) => Some(format!("`{r}`")),
+                            _ => None,
+                        }))
                     ),
                 );
                 m.env.push(format!("{} = {}", e.key, parts_expr(&parts)));
@@ -1305,4 +1302,18 @@ fn deliver_secret(
             String::new()
         }
     }
+}
+
+/// Whether a command line gives a secret as a flag's value: `--password X`,
+/// `--api-token=X` (a flag whose name says it holds a secret, with a value).
+fn secret_flag_value(cmd: &[String]) -> bool {
+    cmd.iter().enumerate().any(|(i, w)| {
+        let Some(flag) = w.strip_prefix('-').map(|f| f.trim_start_matches('-')) else {
+            return false;
+        };
+        match flag.split_once('=') {
+            Some((name, value)) => secret_name(name) && !value.is_empty(),
+            None => secret_name(flag) && cmd.get(i + 1).is_some_and(|v| !v.starts_with('-')),
+        }
+    })
 }

@@ -31,11 +31,12 @@ pub(crate) fn judge_literal(
 fn literal_of_type(expr: &Expr, ty: &Ty) -> Result<Value, Option<String>> {
     match expr {
         Expr::Error(_) => return Err(None),
-        Expr::Ref(r) => {
-            return Err(Some(format!(
-                "a value in a mesh is a literal; `{}` reads nothing here",
-                r.dotted()
-            )));
+        // The word is not quoted: a value written without its quotes may be a secret.
+        Expr::Ref(_) => {
+            return Err(Some(
+                "a value in a mesh is a literal, written in quotes; a bare word reads nothing here"
+                    .into(),
+            ));
         }
         Expr::Str(s) if s.as_plain().is_none() => {
             return Err(Some(
@@ -160,22 +161,17 @@ impl<'m> Resolver<'m> {
                 continue; // unknown module: refused once (E0106)
             };
             let Some(req) = m.scope.requirements.get(name.name.as_str()) else {
-                let mut names: Vec<&str> = m.scope.requirements.keys().copied().collect();
+                let names: Vec<&str> = m.scope.requirements.keys().copied().collect();
                 let help = match closest(&name.name, names.iter().copied()) {
                     Some(c) => format!("did you mean `{c}`?"),
                     None if names.is_empty() => format!("module `{}` has no requirement", m.name),
-                    None => {
-                        names.sort_unstable();
-                        format!(
-                            "the requirements of `{}` are {}",
-                            m.name,
-                            names
-                                .iter()
-                                .map(|n| format!("`{n}`"))
-                                .collect::<Vec<_>>()
-                                .join(", ")
+                    None => format!(
+                        "the requirements of `{}` are {}",
+                        m.name,
+                        crate::diagnostics::capped_sorted(
+                            names.iter().map(|n| format!("`{n}`")).collect()
                         )
-                    }
+                    ),
                 };
                 let d = self
                     .diag(
@@ -737,7 +733,7 @@ fn given_fields_help(contract: &crate::check::registry::ContractInfo) -> String 
         format!(
             "the given fields of `{}` are {}",
             contract.name,
-            given.join(", ")
+            crate::diagnostics::capped_list(&given)
         )
     }
 }

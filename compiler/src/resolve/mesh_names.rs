@@ -192,7 +192,10 @@ impl<'m> Resolver<'m> {
                 if names.is_empty() {
                     format!("mesh `{}` declares no node", self.mesh.name.name)
                 } else {
-                    format!("the nodes of this mesh are {}", names.join(", "))
+                    format!(
+                        "the nodes of this mesh are {}",
+                        crate::diagnostics::capped_list(&names)
+                    )
                 }
             });
         self.diag(
@@ -230,23 +233,19 @@ impl<'m> Resolver<'m> {
             format!(
                 "`{}` is assigned to {}; name its node",
                 instance.name,
-                elsewhere.join(", ")
+                crate::diagnostics::capped_list(&elsewhere)
             )
         } else if let Some(c) = closest(&instance.name, n.instances.keys().map(String::as_str)) {
             format!("did you mean `{c}`?")
         } else if n.instances.is_empty() {
             format!("nothing is assigned to node `{}`", node.name)
         } else {
-            let mut names: Vec<&str> = n.instances.keys().map(String::as_str).collect();
-            names.sort_unstable();
             format!(
                 "the instances on `{}` are {}",
                 node.name,
-                names
-                    .iter()
-                    .map(|s| format!("`{s}`"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                crate::diagnostics::capped_sorted(
+                    n.instances.keys().map(|s| format!("`{s}`")).collect()
+                )
             )
         };
         Err(self
@@ -274,11 +273,7 @@ impl<'m> Resolver<'m> {
                 let help = did_you_mean(&s.seat.name, known.iter().copied()).unwrap_or_else(|| {
                     format!(
                         "the seats are a closed set: {}",
-                        known
-                            .iter()
-                            .map(|k| format!("`{k}`"))
-                            .collect::<Vec<_>>()
-                            .join(", ")
+                        crate::diagnostics::capped_list(known.iter().map(|k| format!("`{k}`")))
                     )
                 });
                 let d = self
@@ -357,7 +352,7 @@ impl<'m> Resolver<'m> {
             let names: Vec<String> = in_mesh.iter().map(|&i| self.who(i)).collect();
             return format!(
                 "instances that could hold it: {}; hold it with `seat {seat} = {} on {}`",
-                names.join(", "),
+                crate::diagnostics::capped_list(&names),
                 self.instances[first].name,
                 self.node_name(first)
             );
@@ -370,11 +365,7 @@ impl<'m> Resolver<'m> {
         } else {
             format!(
                 "modules that could hold it: {}; assign one and hold the seat with `seat {seat} = {} on NODE`",
-                modules
-                    .iter()
-                    .map(|m| format!("`{m}`"))
-                    .collect::<Vec<_>>()
-                    .join(", "),
+                crate::diagnostics::capped_list(modules.iter().map(|m| format!("`{m}`"))),
                 modules[0]
             )
         }

@@ -197,7 +197,7 @@ impl MeshOutcome {
                 format!(
                     "`--locked` forbids changing the lock of mesh `{}`: {}",
                     self.mesh,
-                    changes.join("; ")
+                    crate::diagnostics::capped_join(&changes, "; ")
                 ),
             )
             .with_help(

@@ -91,7 +91,11 @@ impl<'m> Resolver<'m> {
                         .with_help(if provided.is_empty() {
                             format!("`{}` provides nothing; {others}", pm.name)
                         } else {
-                            format!("`{}` provides {}; {others}", pm.name, provided.join(", "))
+                            format!(
+                                "`{}` provides {}; {others}",
+                                pm.name,
+                                crate::diagnostics::capped_list(&provided)
+                            )
                         });
                     self.refuse(i, d);
                     Answer::Unresolved
@@ -186,15 +190,8 @@ impl<'m> Resolver<'m> {
         candidates: &[usize],
         on_own_node: bool,
     ) {
-        const SHOWN: usize = 12;
-        let mut names: Vec<String> = candidates
-            .iter()
-            .take(SHOWN)
-            .map(|&p| self.who(p))
-            .collect();
-        if candidates.len() > SHOWN {
-            names.push(format!("and {} more", candidates.len() - SHOWN));
-        }
+        const SHOWN: usize = crate::diagnostics::LIST_SHOWN;
+        let names = crate::diagnostics::capped_list(candidates.iter().map(|&p| self.who(p)));
         let first = candidates[0];
         let where_ = if on_own_node {
             "on the consumer's own node".to_string()
@@ -210,7 +207,7 @@ impl<'m> Resolver<'m> {
             format!(
                 "several providers for `{req}` (contract `{contract}`) of {}, {where_}: {}",
                 self.who(i),
-                names.join(", ")
+                names
             ),
         );
         for &p in candidates.iter().take(SHOWN) {
@@ -237,11 +234,7 @@ impl<'m> Resolver<'m> {
         } else {
             format!(
                 "assign a module that provides it ({}), e.g. `assign {} to {}`",
-                modules
-                    .iter()
-                    .map(|m| format!("`{m}`"))
-                    .collect::<Vec<_>>()
-                    .join(", "),
+                crate::diagnostics::capped_list(modules.iter().map(|m| format!("`{m}`"))),
                 modules[0],
                 self.node_name(i)
             )
@@ -263,7 +256,10 @@ impl<'m> Resolver<'m> {
         if names.is_empty() {
             format!("no instance of this mesh provides `{contract}`")
         } else {
-            format!("`{contract}` is provided by {}", names.join(", "))
+            format!(
+                "`{contract}` is provided by {}",
+                crate::diagnostics::capped_list(&names)
+            )
         }
     }
 

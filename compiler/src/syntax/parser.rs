@@ -188,6 +188,20 @@ impl<'a> Parser<'a> {
 
     fn found(&self) -> String {
         let t = self.peek();
+        // After an `=` on its line, a word is a value written without quotes, which may
+        // be a secret: it is named by its kind, never quoted.
+        let line_start = self.text[..t.span.start as usize]
+            .rfind('\n')
+            .map_or(0, |i| i + 1);
+        if matches!(t.kind, TokenKind::Ident | TokenKind::Int | TokenKind::Error)
+            && self.text[line_start..t.span.start as usize].contains('=')
+        {
+            return match t.kind {
+                TokenKind::Ident => "a word".into(),
+                TokenKind::Int => "a number".into(),
+                _ => "an unexpected character".into(),
+            };
+        }
         match t.kind {
             TokenKind::Ident => format!("`{}`", self.slice(t.span)),
             TokenKind::Int => format!("the number `{}`", self.slice(t.span)),
@@ -1382,7 +1396,8 @@ impl<'a> Parser<'a> {
                         Code::E0004,
                         &self.path,
                         t.span,
-                        format!("`{raw}` is not a valid number"),
+                        // Not quoted: a value written without quotes may be a secret.
+                        "this is not a valid number",
                     )
                     .with_help(why),
                 );

@@ -538,7 +538,7 @@ impl<'a> Comparison<'a> {
                         "container port {}/{} moves from host port {} to {}",
                         p.container,
                         p.protocol,
-                        was.join(", "),
+                        crate::diagnostics::capped_list(&was),
                         p.host
                     ),
                 );
@@ -647,7 +647,7 @@ impl<'a> Comparison<'a> {
                         format!(
                             "`{name}` leaves the found network `{}`; {} on it may reach `{}` by name and will not",
                             n.name,
-                            others.iter().map(|m| format!("`{m}`")).collect::<Vec<_>>().join(", "),
+                            crate::diagnostics::capped_list(others.iter().map(|m| format!("`{m}`"))),
                             found.name
                         ),
                     );
@@ -793,10 +793,7 @@ impl<'a> Comparison<'a> {
                 let note = format!(
                     "`{req}` of `{}` would be minted by `{provider}`, but the service's data was found at {}: it already has a value",
                     instance.instance,
-                    data.iter()
-                        .map(|p| format!("`{p}`"))
-                        .collect::<Vec<_>>()
-                        .join(", ")
+                    crate::diagnostics::capped_list(data.iter().map(|p| format!("`{p}`")))
                 );
                 if self.options.mint.contains(&req) {
                     self.row(
@@ -888,11 +885,7 @@ fn members_phrase(others: &[&str]) -> String {
     } else {
         format!(
             "; {} on it keep reaching it by name",
-            others
-                .iter()
-                .map(|m| format!("`{m}`"))
-                .collect::<Vec<_>>()
-                .join(", ")
+            crate::diagnostics::capped_list(others.iter().map(|m| format!("`{m}`")))
         )
     }
 }

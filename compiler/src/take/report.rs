@@ -213,11 +213,7 @@ fn describe(error: &jsonschema::ValidationError<'_>) -> String {
         K::Required { property } => format!("the required field {property} is missing"),
         K::AdditionalProperties { unexpected } => format!(
             "{} not a field of a host report here",
-            unexpected
-                .iter()
-                .map(|u| format!("`{u}`"))
-                .collect::<Vec<_>>()
-                .join(", ")
+            crate::diagnostics::capped_list(unexpected.iter().map(|u| format!("`{u}`")))
                 + if unexpected.len() == 1 { " is" } else { " are" }
         ),
         K::Type { kind } => format!("the value is not of the expected type ({kind:?})")

@@ -50,10 +50,19 @@ impl Gen {
     /// A fresh marker literal, quoted.
     fn secret(&mut self) -> String {
         self.markers += 1;
-        match self.rng.below(6) {
+        match self.rng.below(9) {
             0 => format!("\"\"\"\n      {MARKER}{}\n      \"\"\"", self.markers),
             1 => format!("[\"{MARKER}{}\"]", self.markers),
             2 => format!("\"{MARKER}{}${{here.private_name}}\"", self.markers),
+            // Written as bare words, not in quotes: one word, several, a dotted one, one
+            // that starts like a number, in a list.
+            3 => format!("{MARKER}{}", self.markers),
+            4 => format!("{MARKER}{n} {MARKER}{n}b", n = self.markers),
+            5 => match self.rng.below(3) {
+                0 => format!("{MARKER}{n}.{MARKER}{n}b", n = self.markers),
+                1 => format!("9{MARKER}{}", self.markers),
+                _ => format!("[{MARKER}{}]", self.markers),
+            },
             _ => format!("\"{MARKER}{}\"", self.markers),
         }
     }
