@@ -170,6 +170,12 @@ impl Inner {
     /// Checks the whole workspace as of `generation` and publishes what changed; does
     /// nothing when a newer change has come (it checks again itself).
     async fn check_workspace(self: &Arc<Self>, generation: u64) {
+        // What earlier passes computed and nothing reads any more is freed here, on a
+        // thread of its own, rather than inside the edit that replaced it.
+        let garbage = self.lock().take_garbage();
+        if !garbage.is_empty() {
+            tokio::task::spawn_blocking(move || drop(garbage));
+        }
         let snap = {
             let state = self.lock();
             if state.generation != generation {

@@ -102,10 +102,12 @@ pub struct State {
     /// The meshes' outcomes of the last workspace pass, and of the one before. Salsa frees
     /// a result it replaced when the next input is set, that is inside the next edit; a
     /// mesh of 10,000 assignments takes long to free. Holding them here makes salsa's
-    /// free a count decrement, and [`State::changed`] drops them on a thread of their own
-    /// once salsa has let go.
+    /// free a count decrement; once salsa has let go, [`State::changed`] moves them to
+    /// `garbage`, which the workspace pass drops on a thread of its own, after the edited
+    /// file's diagnostics are out.
     retained: Vec<Arc<MeshOutcome>>,
     retained_before: Vec<Arc<MeshOutcome>>,
+    garbage: Vec<Arc<MeshOutcome>>,
 }
 
 impl State {
@@ -127,6 +129,7 @@ impl State {
             versions: Arc::new(HashMap::new()),
             retained: Vec::new(),
             retained_before: Vec::new(),
+            garbage: Vec::new(),
         }
     }
 
@@ -396,6 +399,11 @@ impl State {
         self.retained.extend(outcomes);
     }
 
+    /// The outcomes nothing needs any more (see `retained`), for the caller to drop.
+    pub fn take_garbage(&mut self) -> Vec<Arc<MeshOutcome>> {
+        std::mem::take(&mut self.garbage)
+    }
+
     /// Records that an input changed: a new generation, the open versions, and a fresh
     /// file map when the set of files changed.
     fn changed(&mut self) {
@@ -407,9 +415,7 @@ impl State {
             &mut self.retained_before,
             std::mem::take(&mut self.retained),
         );
-        if !old.is_empty() {
-            std::thread::spawn(move || drop(old));
-        }
+        self.garbage.extend(old);
         self.versions = Arc::new(
             self.files
                 .iter()
