@@ -56,11 +56,6 @@ impl ModuleChecker<'_, '_> {
                 (Some(ProviderKind::Host), Some("directory" | "access")) => {
                     format!("mount it (`mount {name}.path -> \"/data\"`), or remove it")
                 }
-                (Some(ProviderKind::Host), Some("port")) => {
-                    format!(
-                        "publish it from the container that listens on it (`publish {name}`), or remove it"
-                    )
-                }
                 (Some(ProviderKind::Operator), _) => {
                     format!(
                         "read it (`ENV = {name}` in env, `${{{name}}}` in a string), or remove it"
