@@ -2,11 +2,11 @@
 //! included), every mesh builds whole with its committed lock, and the manifests are
 //! snapshots, so a change in resolution shows as a reviewable diff.
 
+mod common;
+
 use meshc::db::{self, Database};
 use meshc::resolve::Lock;
-use meshc::span::FilePath;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 fn catalogue_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../catalogue")
@@ -14,20 +14,7 @@ fn catalogue_dir() -> PathBuf {
 
 /// The catalogue's files as a workspace, named as `meshc check catalogue` names them.
 fn workspace() -> (Database, db::Workspace) {
-    let mut files: Vec<(FilePath, Arc<str>)> = Vec::new();
-    let mut paths: Vec<PathBuf> = std::fs::read_dir(catalogue_dir())
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|e| e == "mesh"))
-        .collect();
-    paths.sort();
-    for p in paths {
-        let name = format!("catalogue/{}", p.file_name().unwrap().to_string_lossy());
-        let text = std::fs::read_to_string(&p).unwrap();
-        files.push((name.as_str().into(), Arc::from(text)));
-    }
-    Database::with_files(files)
+    Database::with_files(common::catalogue_files())
 }
 
 #[test]

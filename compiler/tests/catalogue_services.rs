@@ -3,16 +3,12 @@
 //! snapshot would only show them. Each mesh is built twice over: once with every optional
 //! provider present, once with none, so both sides of every `when` are seen.
 
+mod common;
+
 use meshc::db::{self, Database};
 use meshc::resolve::Lock;
-use meshc::span::FilePath;
 use serde_json::Value;
-use std::path::{Path, PathBuf};
 use std::sync::Arc;
-
-fn catalogue_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../catalogue")
-}
 
 /// Everything a node of the full mesh needs: every optional provider of the services
 /// under test is assigned, so every `when` holds.
@@ -76,19 +72,7 @@ mesh services_bare {
 
 /// The catalogue's files plus one mesh of the test's, named as `meshc check` names them.
 fn workspace(extra: &str) -> (Database, db::Workspace) {
-    let mut paths: Vec<PathBuf> = std::fs::read_dir(catalogue_dir())
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|e| e == "mesh"))
-        .collect();
-    paths.sort();
-    let mut files: Vec<(FilePath, Arc<str>)> = Vec::new();
-    for p in paths {
-        let name = format!("catalogue/{}", p.file_name().unwrap().to_string_lossy());
-        let text = std::fs::read_to_string(&p).unwrap();
-        files.push((name.as_str().into(), Arc::from(text)));
-    }
+    let mut files = common::catalogue_files();
     files.push(("tests/services.mesh".into(), Arc::from(extra)));
     Database::with_files(files)
 }

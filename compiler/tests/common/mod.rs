@@ -587,3 +587,24 @@ pub fn mesh_files(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     out.sort();
     out
 }
+
+/// The catalogue's `.mesh` files in name order, each named as `meshc check catalogue`
+/// names it (`catalogue/<file>`), with its text.
+pub fn catalogue_files() -> Vec<(FilePath, std::sync::Arc<str>)> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../catalogue");
+    let mut paths: Vec<std::path::PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "mesh"))
+        .collect();
+    paths.sort();
+    paths
+        .into_iter()
+        .map(|p| {
+            let name = format!("catalogue/{}", p.file_name().unwrap().to_string_lossy());
+            let text = std::fs::read_to_string(&p).unwrap();
+            (name.as_str().into(), std::sync::Arc::from(text))
+        })
+        .collect()
+}
