@@ -7,7 +7,8 @@ use super::expressions::{Slot, What, a_type, check_literal, contains_host_path};
 use super::module::{Seen, duplicate};
 use super::registry::{PROVIDER_KINDS, ProviderKind};
 use super::types::{Constraint, TYPE_NAMES, Ty, Value, whole_match_regex};
-use crate::diagnostics::{Code, Diagnostic, closest};
+use crate::diagnostics::rules::{InvalidLiteral, TypeMismatch};
+use crate::diagnostics::{Code, Diagnostic, Rule, closest};
 use crate::span::Span;
 use crate::syntax::ast::{self, Expr, Refinement, TypeExpr};
 
@@ -151,15 +152,7 @@ pub(crate) fn check_declaration(
         }
     };
     if let Some(inner) = inner_secret(ty_expr) {
-        cx.report(
-            Diagnostic::new(
-                Code::E0301,
-                cx.path,
-                inner,
-                "`secret` marks a whole value, not the elements of a list",
-            )
-            .with_help(format!("write `secret {ty}`")),
-        );
+        cx.report(TypeMismatch::SecretElements { ty: &ty }.at(cx.path, inner));
         return;
     }
     if contains_host_path(&ty) {
@@ -216,15 +209,8 @@ pub(crate) fn check_declaration(
     let secret = ty_expr.secret.is_some();
     if Value::from_literal(default).is_none() {
         if !matches!(default, Expr::Error(_)) {
-            cx.report(
-                Diagnostic::new(
-                    Code::E0301,
-                    cx.path,
-                    default.span(),
-                    format!("the default of `{}` must be a literal value", name.name),
-                )
-                .with_help("a default is written out: a string, a number, `true`, `false` or a list of them"),
-            );
+            let rule = TypeMismatch::DefaultNotLiteral { name: &name.name };
+            cx.report(rule.at(cx.path, default.span()));
         }
         return;
     }
@@ -246,19 +232,14 @@ pub(crate) fn check_declaration(
     let found = literal_type(default);
     let what = What::Default(&name.name);
     if !found.fits(&ty) {
-        cx.report(
-            Diagnostic::new(
-                Code::E0301,
-                cx.path,
-                default.span(),
-                format!(
-                    "expected {} for {what}, found {}",
-                    a_type(&ty),
-                    a_type(&found)
-                ),
-            )
-            .with_label(ty_expr.span, format!("declared `{ty}` here")),
-        );
+        let rule = TypeMismatch::Declared {
+            expected: a_type(&ty),
+            what: &what,
+            found: a_type(&found),
+            ty: &ty,
+            decl: ty_expr.span,
+        };
+        cx.report(rule.at(cx.path, default.span()));
         return;
     }
     if sound {
@@ -326,15 +307,11 @@ fn unknown_type(cx: &mut Cx<'_>, ident: &ast::Ident, owner: Owner) {
             super::list_names(TYPE_NAMES.iter().copied())
         )
     };
-    cx.report(
-        Diagnostic::new(
-            Code::E0301,
-            cx.path,
-            ident.span,
-            format!("unknown type `{}`", ident.name),
-        )
-        .with_help(help),
-    );
+    let rule = TypeMismatch::UnknownType {
+        name: &ident.name,
+        help,
+    };
+    cx.report(rule.at(cx.path, ident.span));
 }
 
 /// Whether a refinement applies to values of `ty` (E0301), and is well written: set
@@ -362,15 +339,12 @@ pub(crate) fn check_refinement_applies(
         return false;
     }
     if !applies {
-        cx.report(
-            Diagnostic::new(
-                Code::E0301,
-                cx.path,
-                r.span(),
-                format!("this refinement does not apply to `{name}`, {}", a_type(ty)),
-            )
-            .with_help(what),
-        );
+        let rule = TypeMismatch::RefinementDoesNotApply {
+            name,
+            a_type: a_type(ty),
+            what: what.into(),
+        };
+        cx.report(rule.at(cx.path, r.span()));
         return false;
     }
     match r {
@@ -397,25 +371,17 @@ pub(crate) fn check_set_value(
 ) -> bool {
     if Value::from_literal(v).is_none() {
         if !matches!(v, Expr::Error(_)) {
-            cx.report(
-                Diagnostic::new(Code::E0301, cx.path, v.span(), "a set holds literal values")
-                    .with_help("write each value out: a string, a number, `true` or `false`"),
-            );
+            cx.report(TypeMismatch::SetNotLiteral.at(cx.path, v.span()));
         }
         return false;
     }
     let found = literal_type(v);
     if !found.fits(ty) {
-        cx.report(Diagnostic::new(
-            Code::E0301,
-            cx.path,
-            v.span(),
-            format!(
-                "expected {} in this set, found {}",
-                a_type(ty),
-                a_type(&found)
-            ),
-        ));
+        let rule = TypeMismatch::SetElement {
+            expected: a_type(ty),
+            found: a_type(&found),
+        };
+        cx.report(rule.at(cx.path, v.span()));
         return false;
     }
     check_literal(
@@ -434,29 +400,13 @@ pub(crate) fn check_set_value(
 /// A `matches` pattern: plain text that compiles as a regular expression (E0314).
 pub(crate) fn check_pattern(cx: &mut Cx<'_>, s: &ast::StringLit) -> bool {
     let Some(pattern) = s.as_plain() else {
-        cx.report(
-            Diagnostic::new(
-                Code::E0314,
-                cx.path,
-                s.span,
-                "a `matches` pattern cannot interpolate",
-            )
-            .with_help("write the pattern out; `\\$` stands for a dollar sign"),
-        );
+        cx.report(InvalidLiteral::PatternInterpolates.at(cx.path, s.span));
         return false;
     };
     match whole_match_regex(&pattern) {
         Ok(_) => true,
         Err(why) => {
-            cx.report(
-                Diagnostic::new(
-                    Code::E0314,
-                    cx.path,
-                    s.span,
-                    "this `matches` pattern is not a valid regular expression",
-                )
-                .with_help(why),
-            );
+            cx.report(InvalidLiteral::PatternNotRegex { why }.at(cx.path, s.span));
             false
         }
     }

@@ -11,7 +11,8 @@ use super::module::{Edge, ModuleChecker};
 use super::registry::{ContractInfo, FieldInfo};
 use super::scope::{RefContext, RefError};
 use super::types::{Bounds, Constraint, Ty, Value, validate_literal};
-use crate::diagnostics::{Code, Diagnostic};
+use crate::diagnostics::rules::{InvalidLiteral, TypeMismatch};
+use crate::diagnostics::{Code, Diagnostic, Rule};
 use crate::span::{FilePath, Span};
 use crate::syntax::ast::{self, Expr, Radix, Reference, StrPart, StringLit};
 use std::borrow::Cow;
@@ -518,19 +519,11 @@ impl<'a> ModuleChecker<'a, '_> {
                         None => elem_ty = Some(v.ty),
                         Some(t) if v.ty.fits(t) || t.fits(&v.ty) => {}
                         Some(t) => {
-                            self.cx.report(
-                                Diagnostic::new(
-                                    Code::E0301,
-                                    self.cx.path,
-                                    item.span(),
-                                    format!(
-                                        "a list holds values of one type: this is {}, the first is {}",
-                                        a_type(&v.ty),
-                                        a_type(t)
-                                    ),
-                                )
-                                .with_help("write every element of the same type"),
-                            );
+                            let rule = TypeMismatch::MixedList {
+                                this: a_type(&v.ty),
+                                first: a_type(t),
+                            };
+                            self.cx.report(rule.at(self.cx.path, item.span()));
                             broken = true;
                         }
                     }
@@ -548,15 +541,10 @@ impl<'a> ModuleChecker<'a, '_> {
             }
             Expr::Call(c) => self.eval_call(c, place, ctx),
             Expr::Range(r) => {
-                self.cx.report(
-                    Diagnostic::new(
-                        Code::E0301,
-                        self.cx.path,
-                        r.span,
-                        format!("a range is not a value {} can hold", place.describe()),
-                    )
-                    .with_help("a range belongs after `in` or `len`, as a refinement"),
-                );
+                let rule = TypeMismatch::Range {
+                    place: place.describe().to_string(),
+                };
+                self.cx.report(rule.at(self.cx.path, r.span));
                 Val::error()
             }
             Expr::For(f) => self.eval_for(f, place, ctx),
@@ -865,22 +853,16 @@ impl<'a> ModuleChecker<'a, '_> {
                 None if val.interpolated => "an interpolated string".into(),
                 None => a_type(&val.ty),
             };
-            let help = mismatch_help(expr, &val.ty, slot);
-            let mut d = Diagnostic::new(
-                Code::E0301,
-                self.cx.path,
-                expr.span(),
-                format!(
-                    "expected {} for {}, found {found}",
-                    a_type(slot.ty),
-                    slot.what
-                ),
-            )
-            .with_help_opt(help);
-            if let Some((file, span)) = slot.decl {
-                d = d.with_label_in(file, span, format!("declared `{}` here", slot.ty));
-            }
-            self.cx.report(d);
+            let rule = TypeMismatch::Expected {
+                expected: a_type(slot.ty),
+                what: &slot.what,
+                found,
+                help: mismatch_help(expr, &val.ty, slot),
+                decl: slot
+                    .decl
+                    .map(|(file, span)| (file, span, slot.ty as &dyn std::fmt::Display)),
+            };
+            self.cx.report(rule.at(self.cx.path, expr.span()));
             return;
         }
         if check_literal(self.cx, expr, slot) {
@@ -1036,13 +1018,17 @@ pub(crate) fn check_literal(cx: &mut Cx<'_>, expr: &Expr, slot: &Slot<'_>) -> bo
     if !matches!(slot.ty, Ty::List(_))
         && let Err(why) = validate_literal(slot.ty, &value)
     {
-        let message = match (&value, slot.secret) {
-            (Value::Str(s), false) => {
-                format!("`{s}` is not a valid {} for {}", slot.ty, slot.what)
-            }
-            _ => format!("this is not a valid {} for {}", slot.ty, slot.what),
+        let text = match (&value, slot.secret) {
+            (Value::Str(s), false) => Some(s.as_str()),
+            _ => None,
         };
-        cx.report(Diagnostic::new(Code::E0314, cx.path, expr.span(), message).with_help(why));
+        let rule = InvalidLiteral::Value {
+            text,
+            ty: slot.ty,
+            what: &slot.what,
+            why,
+        };
+        cx.report(rule.at(cx.path, expr.span()));
         return false;
     }
     if let Some(breach) = slot.constraint.check(&value) {
@@ -1082,33 +1068,18 @@ pub(crate) fn check_mode_literal(
 ) -> bool {
     if radix != Radix::Octal && value != 0 {
         let digits = value.to_string();
-        let help = if radix == Radix::Decimal && digits.bytes().all(|b| (b'0'..=b'7').contains(&b))
-        {
-            format!("did you mean `0o{digits}`?")
-        } else {
-            "write the mode in octal, like `0o750`".into()
+        let decimal_digits = (radix == Radix::Decimal
+            && digits.bytes().all(|b| (b'0'..=b'7').contains(&b)))
+        .then_some(digits);
+        let rule = InvalidLiteral::ModeNotOctal {
+            what: &what,
+            decimal_digits,
         };
-        cx.report(
-            Diagnostic::new(
-                Code::E0314,
-                cx.path,
-                span,
-                format!("{what} is a file mode, written in octal"),
-            )
-            .with_help(help),
-        );
+        cx.report(rule.at(cx.path, span));
         return false;
     }
     if !(0..=0o7777).contains(&value) {
-        cx.report(
-            Diagnostic::new(
-                Code::E0314,
-                cx.path,
-                span,
-                format!("{what} is not a file mode: a mode has at most four octal digits"),
-            )
-            .with_help("a mode lies in 0o0..0o7777, like `0o750` or `0o2775`"),
-        );
+        cx.report(InvalidLiteral::ModeTooLarge { what: &what }.at(cx.path, span));
         return false;
     }
     true

@@ -13,7 +13,8 @@ use super::module::ModuleChecker;
 use super::registry::{ContractInfo, FieldInfo};
 use super::scope::RefContext;
 use super::types::Ty;
-use crate::diagnostics::{Code, Diagnostic};
+use crate::diagnostics::rules::TypeMismatch;
+use crate::diagnostics::{Code, Diagnostic, Rule};
 use crate::span::Span;
 use crate::syntax::ast::{self, Expr, ForExpr, Iterable, Reference};
 
@@ -191,20 +192,11 @@ impl<'a> ModuleChecker<'a, '_> {
                     }),
                     other => {
                         let name = r.dotted();
-                        self.cx.report(
-                            Diagnostic::new(
-                                Code::E0301,
-                                self.cx.path,
-                                r.span,
-                                format!(
-                                    "a `for` runs over a list; `{name}` is {}",
-                                    super::expressions::a_type(&other)
-                                ),
-                            )
-                            .with_help(
-                                "run over `consumers CONTRACT`, or a field whose type is `list<…>`",
-                            ),
-                        );
+                        let rule = TypeMismatch::ForOverNonList {
+                            name: &name,
+                            a_type: super::expressions::a_type(&other),
+                        };
+                        self.cx.report(rule.at(self.cx.path, r.span));
                         None
                     }
                 }

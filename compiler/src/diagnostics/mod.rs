@@ -3,8 +3,10 @@
 
 mod code;
 pub mod render;
+pub mod rules;
 
 pub use code::{Code, Severity};
+pub use rules::Rule;
 
 use crate::span::{FilePath, Span};
 
