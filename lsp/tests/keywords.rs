@@ -61,8 +61,7 @@ const PROPERTY: u64 = 10;
 async fn completion_offers_the_tables_words_in_each_place() {
     let rel = "k.mesh";
     let mut client = TestClient::start(&[(rel.to_string(), String::new())], false).await;
-    let mut version = 1;
-    for &place in Place::ALL {
+    for (version, &place) in (1..).zip(Place::ALL) {
         let marked = document(place);
         let offset = marked.find("$0").expect("a cursor");
         let text = marked.replace("$0", "");
@@ -71,7 +70,6 @@ async fn completion_offers_the_tables_words_in_each_place() {
         } else {
             client.change(rel, &text, version).await;
         }
-        version += 1;
         let at = json!({
             "textDocument": {"uri": client.uri(rel)},
             "position": position(&text, offset, false),
