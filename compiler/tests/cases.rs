@@ -150,6 +150,89 @@ fn every_case_snapshot_has_its_case() {
     );
 }
 
+/// Whether a case's file name agrees with its header: it starts with the code it is about
+/// (`e0514_waits_transitively.mesh`, one of its `expect:` codes), or with `ok_` for a case
+/// that expects no error, or with a code and `_ok` for that code's near miss
+/// (`e0102_ok_one_key_per_container.mesh`, which expects no error).
+fn name_agrees(name: &str, h: &CaseHeader) -> Result<(), String> {
+    let stem = name.strip_suffix(".mesh").unwrap_or(name);
+    let (first, rest) = stem.split_once('_').unwrap_or((stem, ""));
+    if first == "ok" {
+        return if h.ok {
+            Ok(())
+        } else {
+            Err("named `ok_` but expects codes".into())
+        };
+    }
+    let code = Some(first)
+        .filter(|f| {
+            f.chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
+        })
+        .and_then(|f| meshc::diagnostics::Code::parse(&f.to_ascii_uppercase()))
+        .ok_or("starts with neither a code (`e0514_`, `w0001_`) nor `ok_`")?;
+    if rest == "ok" || rest.starts_with("ok_") {
+        return if h.ok {
+            Ok(())
+        } else {
+            Err(format!("named a near miss of {code} but expects codes"))
+        };
+    }
+    if h.expect.contains(&code) {
+        Ok(())
+    } else if h.ok {
+        Err(format!(
+            "named after {code} but expects no error (name it `{first}_ok_…`)"
+        ))
+    } else {
+        Err(format!(
+            "named after {code}, which its `expect:` does not list"
+        ))
+    }
+}
+
+/// Every case's file name carries the code it is about, as its header says.
+#[test]
+fn every_case_name_carries_its_code() {
+    let header = |text: &str| case_header(text).unwrap();
+    let ok = header("// expect: ok\n");
+    let e0514 = header("// expect: E0501 E0514\n");
+    assert_eq!(name_agrees("ok_placed.mesh", &ok), Ok(()));
+    assert_eq!(name_agrees("e0514_ok_placed.mesh", &ok), Ok(()));
+    assert_eq!(name_agrees("e0514_waits.mesh", &e0514), Ok(()));
+    assert_eq!(name_agrees("e0501_waits.mesh", &e0514), Ok(()));
+    for (name, h) in [
+        ("ok_waits.mesh", &e0514),
+        ("e0514_ok_waits.mesh", &e0514),
+        ("e0502_waits.mesh", &e0514),
+        ("waits_transitively.mesh", &e0514),
+        ("chk_e0514_waits.mesh", &e0514),
+        ("E0514_waits.mesh", &e0514),
+        ("e0514_placed.mesh", &ok),
+    ] {
+        assert!(name_agrees(name, h).is_err(), "{name}");
+    }
+    let mut wrong = Vec::new();
+    for (folder, _) in FOLDERS {
+        for path in case_files(&cases_dir().join(folder)) {
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            // A header that does not read fails in the runners, which say why.
+            let Ok(h) = case_header(&std::fs::read_to_string(&path).unwrap()) else {
+                continue;
+            };
+            if let Err(why) = name_agrees(&name, &h) {
+                wrong.push(format!("{folder}/{name}: {why}"));
+            }
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "{} cases are misnamed (docs/testing.md, Writing a fixture case):\n{}",
+        wrong.len(),
+        wrong.join("\n")
+    );
+}
+
 /// Runs one case through `meshc check --format json` in a folder of its own.
 fn run_command_line(path: &Path, text: &str) -> Result<bool, String> {
     let h = case_header(text)?;

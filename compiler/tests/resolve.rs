@@ -354,9 +354,10 @@ fn a_group_of_alike_logins_names_eight_others_and_counts_the_rest() {
 
 #[test]
 fn a_public_name_taken_points_at_both_entries() {
-    let text =
-        std::fs::read_to_string(repo_root().join("tests/cases/resolve/public_name_taken.mesh"))
-            .unwrap();
+    let text = std::fs::read_to_string(
+        repo_root().join("tests/cases/resolve/e0507_public_name_taken.mesh"),
+    )
+    .unwrap();
     let at = |span: meshc::span::Span| &text[span.start as usize..span.end as usize];
     let d = diagnostics_of(&text);
     let taken: Vec<_> = d.iter().filter(|d| d.code.as_str() == "E0507").collect();
@@ -379,7 +380,7 @@ fn an_instance_waiting_for_itself_is_left_out_for_its_own_reason_only() {
     // The vault's holder keeps its own secret operator value, so it waits for itself;
     // left out for a missing value, its manifest entry lists that refusal and no E0514.
     let text = std::fs::read_to_string(
-        repo_root().join("tests/cases/resolve/waits_for_itself_is_not_told.mesh"),
+        repo_root().join("tests/cases/resolve/e0514_waits_for_itself_is_not_told.mesh"),
     )
     .unwrap();
     let b = build(&one_file("case.mesh", &text), "case.mesh");
