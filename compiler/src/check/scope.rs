@@ -638,7 +638,7 @@ module b {
 }
 
 #[cfg(test)]
-mod tests {
+mod head_tests {
     use super::*;
 
     #[test]
