@@ -334,7 +334,10 @@ fn run_floor(python: &str, doc: &Path) -> Option<(f64, f64)> {
         .output()
         .ok()?;
     let seconds = start.elapsed().as_secs_f64();
-    let cpu = String::from_utf8_lossy(&output.stdout).trim().parse().ok()?;
+    let cpu = String::from_utf8_lossy(&output.stdout)
+        .trim()
+        .parse()
+        .ok()?;
     output.status.success().then_some((seconds, cpu))
 }
 
