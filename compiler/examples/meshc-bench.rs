@@ -288,8 +288,7 @@ fn run(meshc: &Path, dir: &Path, args: &[&str]) -> Sample {
     };
     let summary = stderr
         .lines()
-        .filter(|l| l.starts_with("meshc: "))
-        .last()
+        .rfind(|l| l.starts_with("meshc: "))
         .unwrap_or_default()
         .to_string();
     Sample {
