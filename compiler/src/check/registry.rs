@@ -583,5 +583,23 @@ mod tests {
         assert_eq!(in_b[1].0, Code::E0204);
         let app = db::module_source(&database, ws, "app").expect("module app");
         assert_eq!(app.module().name.name, "app");
+        // Built from the trees (`meshc migrate`, the secrets sweep) or from the files'
+        // summaries (the database), the registry is the same.
+        let parsed: Vec<(FilePath, Arc<Parsed>, bool)> = files
+            .iter()
+            .map(|f| {
+                (
+                    f.path(&database).clone(),
+                    db::parse_file(&database, *f),
+                    f.std(&database),
+                )
+            })
+            .collect();
+        let built = Registry::build(parsed.iter().map(|(path, p, std)| RegistryInput {
+            path,
+            file: &p.file,
+            std: *std,
+        }));
+        assert_eq!(built, *reg);
     }
 }
