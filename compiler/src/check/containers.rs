@@ -14,7 +14,7 @@ use super::types::{
     validate_image,
 };
 use crate::diagnostics::rules::{InvalidLiteral, TypeMismatch};
-use crate::diagnostics::{Code, Diagnostic, Rule};
+use crate::diagnostics::{Code, Diagnostic, Reported, Rule};
 use crate::span::Span;
 use crate::syntax::ast::{
     Container, ContainerEntryKind, EnvEntry, Expr, Ident, IntLit, Owner, StrPart, StringLit, When,
@@ -202,7 +202,8 @@ impl<'a> ModuleChecker<'a, '_> {
                     self.container_path(target, &mut paths, true);
                     self.check_owner_and_mode(owner.as_ref(), mode.as_ref(), "file");
                     let val = self.eval(value, Place::FileBody, DEF);
-                    self.refuse_list_content(value, &val, "a file's content");
+                    // Refused with its diagnostic; the entry's other checks go on.
+                    let _ = self.refuse_list_content(value, &val, "a file's content");
                     if val.secret.is_some() && owner.is_none() && !has_user {
                         self.unowned(c, target, entry.span, "sealed file");
                     }
@@ -416,7 +417,8 @@ impl<'a> ModuleChecker<'a, '_> {
             }
         }
         if let Some(m) = mode {
-            check_mode_literal(
+            // A refused mode is reported; the entry's other checks go on.
+            let _ = check_mode_literal(
                 self.cx,
                 m.value,
                 m.radix,
@@ -736,7 +738,10 @@ impl<'a> ModuleChecker<'a, '_> {
     /// `secret "/path" = VALUE`: the value must be secret (E0309).
     fn check_secret_file(&mut self, value: &'a Expr) {
         let val = self.eval(value, Place::SecretFile, DEF);
-        if self.refuse_list_content(value, &val, "a secret file's content") {
+        if self
+            .refuse_list_content(value, &val, "a secret file's content")
+            .is_err()
+        {
             return;
         }
         if val.is_error() || val.secret.is_some() {
@@ -765,18 +770,22 @@ impl<'a> ModuleChecker<'a, '_> {
     }
 
     /// E0301 for a list as a file's content: a file holds text (any one value converts
-    /// to it). Returns whether it was refused.
-    fn refuse_list_content(&mut self, value: &Expr, val: &Val<'a>, what: &str) -> bool {
+    /// to it). Refuses a list with what it reported.
+    fn refuse_list_content(
+        &mut self,
+        value: &Expr,
+        val: &Val<'a>,
+        what: &str,
+    ) -> Result<(), Reported> {
         if !matches!(val.ty, Ty::List(_)) {
-            return false;
+            return Ok(());
         }
         // A file's content may be sealed like a secret: the excerpt does not show it.
         let rule = TypeMismatch::FileContent {
             what: &what,
             a_type: a_type(&val.ty),
         };
-        self.cx.report(rule.at(self.cx.path, value.span()));
-        true
+        Err(self.cx.refuse(rule.at(self.cx.path, value.span())))
     }
 
     /// `publish REQ`: a `host port` requirement (E0316), published once.

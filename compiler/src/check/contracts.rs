@@ -8,7 +8,7 @@ use super::module::{Seen, duplicate};
 use super::registry::{PROVIDER_KINDS, ProviderKind};
 use super::types::{Constraint, TYPE_NAMES, Ty, Value, whole_match_regex};
 use crate::diagnostics::rules::{InvalidLiteral, TypeMismatch};
-use crate::diagnostics::{Code, Diagnostic, Rule, closest};
+use crate::diagnostics::{Code, Diagnostic, Reported, Rule, closest};
 use crate::span::Span;
 use crate::syntax::ast::{self, Expr, Refinement, TypeExpr};
 
@@ -243,7 +243,8 @@ pub(crate) fn check_declaration(
         return;
     }
     if sound {
-        check_literal(
+        // The default is refused with its diagnostic; the declaration stands.
+        let _ = check_literal(
             cx,
             default,
             &Slot {
@@ -348,7 +349,7 @@ pub(crate) fn check_refinement_applies(
         return false;
     }
     match r {
-        Refinement::Matches(s) => check_pattern(cx, s),
+        Refinement::Matches(s) => check_pattern(cx, s).is_ok(),
         Refinement::InSet(set) => {
             let mut ok = true;
             let plain = Constraint::of_type(ty);
@@ -395,20 +396,17 @@ pub(crate) fn check_set_value(
             decl: None,
         },
     )
+    .is_ok()
 }
 
 /// A `matches` pattern: plain text that compiles as a regular expression (E0314).
-pub(crate) fn check_pattern(cx: &mut Cx<'_>, s: &ast::StringLit) -> bool {
+pub(crate) fn check_pattern(cx: &mut Cx<'_>, s: &ast::StringLit) -> Result<(), Reported> {
     let Some(pattern) = s.as_plain() else {
-        cx.report(InvalidLiteral::PatternInterpolates.at(cx.path, s.span));
-        return false;
+        return Err(cx.refuse(InvalidLiteral::PatternInterpolates.at(cx.path, s.span)));
     };
     match whole_match_regex(&pattern) {
-        Ok(_) => true,
-        Err(why) => {
-            cx.report(InvalidLiteral::PatternNotRegex { why }.at(cx.path, s.span));
-            false
-        }
+        Ok(_) => Ok(()),
+        Err(why) => Err(cx.refuse(InvalidLiteral::PatternNotRegex { why }.at(cx.path, s.span))),
     }
 }
 

@@ -12,7 +12,7 @@ use super::registry::{ContractInfo, FieldInfo};
 use super::scope::{RefContext, RefError};
 use super::types::{Bounds, Constraint, Ty, Value, validate_literal};
 use crate::diagnostics::rules::{InvalidLiteral, TypeMismatch};
-use crate::diagnostics::{Code, Diagnostic, Rule};
+use crate::diagnostics::{Code, Diagnostic, Reported, Rule};
 use crate::span::{FilePath, Span};
 use crate::syntax::ast::{self, Expr, Radix, Reference, StrPart, StringLit};
 use std::borrow::Cow;
@@ -865,7 +865,7 @@ impl<'a> ModuleChecker<'a, '_> {
             self.cx.report(rule.at(self.cx.path, expr.span()));
             return;
         }
-        if check_literal(self.cx, expr, slot) {
+        if check_literal(self.cx, expr, slot).is_ok() {
             self.check_reference_range(expr, val, slot);
         }
     }
@@ -986,14 +986,13 @@ fn mismatch_help(expr: &Expr, found: &Ty, slot: &Slot<'_>) -> Option<String> {
 }
 
 /// Checks a literal written into `slot`: validity for its type (E0314), then the slot's
-/// constraint (E0304). Returns false when something was reported. A value that is not a
-/// literal (a reference, an interpolation) passes: it is checked once resolved.
-pub(crate) fn check_literal(cx: &mut Cx<'_>, expr: &Expr, slot: &Slot<'_>) -> bool {
+/// constraint (E0304). Refuses with what it reported. A value that is not a literal (a
+/// reference, an interpolation) passes: it is checked once resolved.
+pub(crate) fn check_literal(cx: &mut Cx<'_>, expr: &Expr, slot: &Slot<'_>) -> Result<(), Reported> {
     if *slot.ty == Ty::Mode
         && let Expr::Int(i) = expr
-        && !check_mode_literal(cx, i.value, i.radix, i.span, slot.what)
     {
-        return false;
+        check_mode_literal(cx, i.value, i.radix, i.span, slot.what)?;
     }
     if let (Ty::List(inner), Expr::List(items, _)) = (slot.ty, expr) {
         let elem = Constraint::of_type(inner);
@@ -1004,16 +1003,16 @@ pub(crate) fn check_literal(cx: &mut Cx<'_>, expr: &Expr, slot: &Slot<'_>) -> bo
             secret: slot.secret,
             decl: slot.decl,
         };
-        let mut ok = true;
+        // Every element is checked; the first refusal is passed on.
+        let mut refused = Ok(());
         for item in items {
-            ok &= check_literal(cx, item, &elem_slot);
+            let checked = check_literal(cx, item, &elem_slot);
+            refused = refused.and(checked);
         }
-        if !ok {
-            return false;
-        }
+        refused?;
     }
     let Some(value) = Value::from_literal(expr) else {
-        return true;
+        return Ok(());
     };
     if !matches!(slot.ty, Ty::List(_))
         && let Err(why) = validate_literal(slot.ty, &value)
@@ -1028,8 +1027,7 @@ pub(crate) fn check_literal(cx: &mut Cx<'_>, expr: &Expr, slot: &Slot<'_>) -> bo
             what: &slot.what,
             why,
         };
-        cx.report(rule.at(cx.path, expr.span()));
-        return false;
+        return Err(cx.refuse(rule.at(cx.path, expr.span())));
     }
     if let Some(breach) = slot.constraint.check(&value) {
         let mut d = Diagnostic::new(
@@ -1042,10 +1040,9 @@ pub(crate) fn check_literal(cx: &mut Cx<'_>, expr: &Expr, slot: &Slot<'_>) -> bo
         if let Some((file, span)) = slot.decl {
             d = d.with_label_in(file, span, "the refinement is declared here");
         }
-        cx.report(d);
-        return false;
+        return Err(cx.refuse(d));
     }
-    true
+    Ok(())
 }
 
 fn breach_help(breach: &super::types::Breach, slot: &Slot<'_>) -> String {
@@ -1065,7 +1062,7 @@ pub(crate) fn check_mode_literal(
     radix: Radix,
     span: Span,
     what: What<'_>,
-) -> bool {
+) -> Result<(), Reported> {
     if radix != Radix::Octal && value != 0 {
         let digits = value.to_string();
         let decimal_digits = (radix == Radix::Decimal
@@ -1075,14 +1072,12 @@ pub(crate) fn check_mode_literal(
             what: &what,
             decimal_digits,
         };
-        cx.report(rule.at(cx.path, span));
-        return false;
+        return Err(cx.refuse(rule.at(cx.path, span)));
     }
     if !(0..=0o7777).contains(&value) {
-        cx.report(InvalidLiteral::ModeTooLarge { what: &what }.at(cx.path, span));
-        return false;
+        return Err(cx.refuse(InvalidLiteral::ModeTooLarge { what: &what }.at(cx.path, span)));
     }
-    true
+    Ok(())
 }
 
 /// Whether `inner` lies inside `outer` (an open end of `inner` lies inside only an open
