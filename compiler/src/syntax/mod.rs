@@ -4,6 +4,7 @@ pub mod ast;
 pub mod lexer;
 pub use crate::base::line_index;
 pub mod parser;
+pub mod spans;
 pub mod string;
 
 pub use parser::{Parsed, parse};
