@@ -414,3 +414,36 @@ pub(crate) fn check_pattern(cx: &mut Cx<'_>, s: &ast::StringLit) -> Result<(), R
 pub(crate) fn refinements_span(rs: &[Refinement]) -> Option<Span> {
     Some(rs.first()?.span().to(rs.last()?.span()))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// E0306 of a narrowing points at its refinements, from the first to the last.
+    #[test]
+    fn refinements_span_runs_from_the_first_refinement_to_the_last() {
+        let text =
+            "module a {\n  requires n: operator string len 1..5 matches \"[a-z]+\" = \"x\"\n}\n";
+        let parsed = crate::syntax::parse(&crate::span::FilePath::from("case.mesh"), text);
+        assert!(parsed.diagnostics.is_empty(), "{:?}", parsed.diagnostics);
+        let Some(ast::Item::Module(m)) = parsed.file.items.first() else {
+            panic!("no module parsed");
+        };
+        let r = m.requirements().next().expect("one requirement");
+        let ast::RequirementBody::Operator { refinements, .. } = &r.body else {
+            panic!("not an operator requirement");
+        };
+        assert_eq!(refinements.len(), 2);
+        let span = refinements_span(refinements).expect("a span");
+        assert_eq!(
+            &text[span.start as usize..span.end as usize],
+            "len 1..5 matches \"[a-z]+\""
+        );
+        let one = refinements_span(&refinements[1..]).expect("a span");
+        assert_eq!(
+            &text[one.start as usize..one.end as usize],
+            "matches \"[a-z]+\""
+        );
+        assert_eq!(refinements_span(&[]), None);
+    }
+}
