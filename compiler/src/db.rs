@@ -1001,13 +1001,13 @@ mod incrementality {
         let file = |db: &Database, path: &str, text: &str| {
             SourceFile::new(db, FilePath::from(path), Arc::from(text), false)
         };
-        let store = file(&db, "store.mesh", RES_STORE);
+        let store = file(&db, "store.mesh", STORE);
         let web = file(&db, "web.mesh", REUSE_WEB);
         let lab = file(&db, "lab.mesh", REUSE_MESH);
         let ws = Workspace::new(&db, vec![std_file, store, web, lab]);
         ws.set_reuse_resolution(&mut db).to(true);
         let mut texts = [
-            ("store.mesh", RES_STORE.to_string()),
+            ("store.mesh", STORE.to_string()),
             ("web.mesh", REUSE_WEB.to_string()),
             ("lab.mesh", REUSE_MESH.to_string()),
         ];
@@ -1065,7 +1065,7 @@ mod incrementality {
 
         // A space in the module the mesh reads nothing of by place (storage): the mesh
         // does not resolve again, and nothing is placed again either.
-        texts[0].1 = RES_STORE.replacen("  container storage", "   container storage", 1);
+        texts[0].1 = STORE.replacen("  container storage", "   container storage", 1);
         store.set_text(&mut db).to(Arc::from(texts[0].1.as_str()));
         let kept = check_mesh(&db, ws, "lab".into());
         let warm = ran(&log);
