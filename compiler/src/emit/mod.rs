@@ -9,6 +9,7 @@ pub mod canonical;
 pub mod compose;
 pub mod functions;
 pub mod manifest;
+pub mod node_names;
 
 pub use canonical::{canonical_json, digest_of};
 pub use manifest::*;

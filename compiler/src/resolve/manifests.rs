@@ -490,8 +490,11 @@ impl<'m> Resolver<'m> {
         for m in manifests.values_mut() {
             let mut named = std::collections::BTreeSet::new();
             named.insert(m.node.clone());
-            if let Ok(json) = serde_json::to_value(&m.instances) {
-                nodes_named(&json, &mut named);
+            // Read from the instances as their JSON would read, without building it. A
+            // failure (no JSON could be made) leaves the node's own name alone.
+            let mut found = std::collections::BTreeSet::new();
+            if emit::node_names::nodes_named(&m.instances, &mut found).is_ok() {
+                named.extend(found);
             }
             m.nodes = named
                 .into_iter()
@@ -503,25 +506,6 @@ impl<'m> Resolver<'m> {
         }
         fill_digests(manifests.values_mut().collect());
         manifests
-    }
-}
-
-/// Every node an instance names: the `node` of every provider, consumer and sealed
-/// reference in it.
-fn nodes_named(json: &serde_json::Value, out: &mut std::collections::BTreeSet<String>) {
-    match json {
-        serde_json::Value::Object(map) => {
-            for (k, v) in map {
-                match (k.as_str(), v) {
-                    ("node", serde_json::Value::String(n)) => {
-                        out.insert(n.clone());
-                    }
-                    _ => nodes_named(v, out),
-                }
-            }
-        }
-        serde_json::Value::Array(items) => items.iter().for_each(|v| nodes_named(v, out)),
-        _ => {}
     }
 }
 
