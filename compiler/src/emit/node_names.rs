@@ -410,11 +410,7 @@ impl ser::Serializer for Text {
     fn serialize_map(self, _: Option<usize>) -> Result<Self::SerializeMap, Error> {
         Err(Error("not text".into()))
     }
-    fn serialize_struct(
-        self,
-        _: &'static str,
-        _: usize,
-    ) -> Result<Self::SerializeStruct, Error> {
+    fn serialize_struct(self, _: &'static str, _: usize) -> Result<Self::SerializeStruct, Error> {
         Err(Error("not text".into()))
     }
     fn serialize_struct_variant(
@@ -487,7 +483,10 @@ mod tests {
     fn the_walk_reads_what_the_json_tree_reads() {
         let mut env = indexmap::IndexMap::new();
         env.insert("node".to_string(), json!("from-env"));
-        env.insert("other".to_string(), json!({"node": "deep", "list": [{"node": 3}]}));
+        env.insert(
+            "other".to_string(),
+            json!({"node": "deep", "list": [{"node": 3}]}),
+        );
         let value = Holder {
             node: Some("alpha".into()),
             by: Where::Node,
