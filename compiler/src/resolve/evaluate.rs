@@ -11,8 +11,9 @@
 //! `consumer.*` and `given.*` reading who asks. Every value is memoised, and a value that
 //! reads itself is refused (E0313). What does not resolve evaluates to nothing.
 
-use super::{Answer, Resolver};
+use super::{Answer, InstanceId, KnownInstance, Resolver};
 use crate::check::registry::ContractInfo;
+use crate::check::scope::ReqInfo;
 use crate::check::types::{Ty, Value, validate_literal};
 use crate::diagnostics::Code;
 use crate::emit::{InstanceRef, SealedRef, TemplateRef};
@@ -32,11 +33,11 @@ pub(crate) enum Memo<T> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) enum Key<'m> {
     /// Operator requirement `req` of instance `i`.
-    Operator(usize, &'m str),
+    Operator(InstanceId, &'m str),
     /// Given field `field` of requirement `req` of instance `i`.
-    Given(usize, &'m str, &'m str),
+    Given(InstanceId, &'m str, &'m str),
     /// Field `field` of module requirement `req` of consumer `c`, as its provider answers.
-    Answer(usize, &'m str, &'m str),
+    Answer(InstanceId, &'m str, &'m str),
 }
 
 /// How many memoised values may be under way on the call stack at once (see
@@ -82,7 +83,7 @@ pub(crate) enum Ctx<'m> {
     Definition,
     /// In the `provides` block answering `consumer`'s requirement `requirement`.
     Provides {
-        consumer: usize,
+        consumer: InstanceId,
         requirement: &'m str,
         contract: &'m ContractInfo,
     },
@@ -123,7 +124,7 @@ pub(crate) fn json_of(value: &Value, ty: &Ty) -> serde_json::Value {
 ///
 /// A call is written `${FUNC(ARG, …)}`; an argument is a reference's name, a call, or a
 /// JSON string literal of plain text, as the node's renderer reads it
-/// ([`crate::emit::functions::render`]).
+/// ([`crate::base::template_functions::render`]).
 pub(crate) fn render_template(parts: &[TemplatePart]) -> (String, IndexMap<String, TemplateRef>) {
     let mut text = String::new();
     let mut refs = IndexMap::new();
@@ -201,7 +202,7 @@ fn note_ref(name: &str, value: &Resolved, refs: &mut IndexMap<String, TemplateRe
 
 impl<'m> Resolver<'m> {
     /// The node and instance name of instance `i`.
-    pub(super) fn instance_ref(&self, i: usize) -> InstanceRef {
+    pub(super) fn instance_ref(&self, i: InstanceId) -> InstanceRef {
         InstanceRef {
             node: self.node_name(i).to_string(),
             instance: self.instances[i].name.clone(),
@@ -209,7 +210,12 @@ impl<'m> Resolver<'m> {
     }
 
     /// Evaluates `expr` in instance `i`'s scope.
-    pub(super) fn eval_expr(&mut self, i: usize, ctx: Ctx<'m>, expr: &Expr) -> Option<Resolved> {
+    pub(super) fn eval_expr(
+        &mut self,
+        i: InstanceId,
+        ctx: Ctx<'m>,
+        expr: &Expr,
+    ) -> Option<Resolved> {
         match expr {
             Expr::Str(s) => self.eval_string(i, ctx, s),
             Expr::Int(n) => Some(Resolved::Plain(Value::Int(n.value), Ty::Int)),
@@ -242,7 +248,7 @@ impl<'m> Resolver<'m> {
 
     /// A call: applied now when every argument is plain, else kept in a template for the
     /// node host to apply to the secret values (LANGUAGE.md §12.4).
-    fn eval_call(&mut self, i: usize, ctx: Ctx<'m>, c: &Call) -> Option<Resolved> {
+    fn eval_call(&mut self, i: InstanceId, ctx: Ctx<'m>, c: &Call) -> Option<Resolved> {
         let func = Func::from_name(&c.name.name)?;
         if c.args.len() != func.arity() {
             return None; // E0324, the checker's
@@ -287,7 +293,7 @@ impl<'m> Resolver<'m> {
     /// Evaluates a string literal: plain text when no part is secret, else a template.
     pub(super) fn eval_string(
         &mut self,
-        i: usize,
+        i: InstanceId,
         ctx: Ctx<'m>,
         s: &StringLit,
     ) -> Option<Resolved> {
@@ -299,7 +305,7 @@ impl<'m> Resolver<'m> {
     /// read as the new form they stand for).
     pub(super) fn string_parts(
         &mut self,
-        i: usize,
+        i: InstanceId,
         ctx: Ctx<'m>,
         s: &StringLit,
     ) -> Option<Vec<TemplatePart>> {
@@ -344,7 +350,7 @@ impl<'m> Resolver<'m> {
     /// A requirement's name comes first, as in the checker's scope.
     pub(super) fn eval_ref(
         &mut self,
-        i: usize,
+        i: InstanceId,
         ctx: Ctx<'m>,
         reference: &Reference,
     ) -> Option<Resolved> {
@@ -397,7 +403,12 @@ impl<'m> Resolver<'m> {
     }
 
     /// Field `field` of contract requirement `req` of instance `i`.
-    pub(super) fn field_value(&mut self, i: usize, req: &'m str, field: &str) -> Option<Resolved> {
+    pub(super) fn field_value(
+        &mut self,
+        i: InstanceId,
+        req: &'m str,
+        field: &str,
+    ) -> Option<Resolved> {
         let info = self.requirement(i, req)?;
         let contract = info.contract.as_deref()?;
         let fi = contract.fields.get(field)?;
@@ -448,7 +459,7 @@ impl<'m> Resolver<'m> {
     /// this consumer, else the contract's default.
     pub(super) fn module_answer(
         &mut self,
-        consumer: usize,
+        consumer: InstanceId,
         req: &'m str,
         field: &str,
     ) -> Option<Resolved> {
@@ -480,7 +491,12 @@ impl<'m> Resolver<'m> {
 
     /// The provider's `provides` answer to field `field` of `consumer`'s module
     /// requirement `req`, evaluated for this consumer, else the contract's default.
-    fn compute_answer(&mut self, consumer: usize, req: &'m str, field: &str) -> Option<Resolved> {
+    fn compute_answer(
+        &mut self,
+        consumer: InstanceId,
+        req: &'m str,
+        field: &str,
+    ) -> Option<Resolved> {
         let Some(Answer::Module { provider, .. }) = self.instances[consumer].answers.get(req)
         else {
             return None;
@@ -520,7 +536,12 @@ impl<'m> Resolver<'m> {
     /// assignment's value, else the definition's, else the contract's default, else
     /// refused (E0501). A definition's value that reads a requirement is checked once
     /// resolved (E0304, E0314).
-    pub(super) fn given_value(&mut self, i: usize, req: &'m str, field: &str) -> Option<Resolved> {
+    pub(super) fn given_value(
+        &mut self,
+        i: InstanceId,
+        req: &'m str,
+        field: &str,
+    ) -> Option<Resolved> {
         let contract: &'m ContractInfo = self.requirement(i, req)?.contract.as_deref()?;
         let (field, fi): (&'m String, _) = contract.fields.get_key_value(field)?;
         // One notion of taint: a field declared `secret` is secret here as it is to the
@@ -648,7 +669,7 @@ impl<'m> Resolver<'m> {
         done
     }
 
-    fn compute_given(&mut self, i: usize, req: &'m str, field: &str) -> Option<Resolved> {
+    fn compute_given(&mut self, i: InstanceId, req: &'m str, field: &str) -> Option<Resolved> {
         let m = self.module_of(i)?;
         let info = self.requirement(i, req)?;
         let contract = info.contract.as_deref()?;
@@ -716,7 +737,7 @@ impl<'m> Resolver<'m> {
     pub(super) fn evaluate_requirements(&mut self) {
         // Every instance's own values first, so a provider's refusals are known before
         // its answers are checked for its consumers.
-        for i in 0..self.instances.len() {
+        for i in self.instances.ids() {
             let Some(m) = self.module_of(i) else { continue };
             for (&req, info) in &m.scope.requirements {
                 if info.operator.is_some() {
@@ -731,9 +752,9 @@ impl<'m> Resolver<'m> {
                 }
             }
         }
-        for i in 0..self.instances.len() {
-            let Some(m) = self.module_of(i) else { continue };
-            for (&req, info) in &m.scope.requirements {
+        for i in self.instances.ids() {
+            let Some(k) = self.known(i) else { continue };
+            for (&req, info) in &k.module.scope.requirements {
                 let Some(contract) = info.contract.as_deref() else {
                     continue;
                 };
@@ -743,7 +764,7 @@ impl<'m> Resolver<'m> {
                     continue;
                 };
                 for fi in contract.fields.values().filter(|f| !f.given && !f.secret) {
-                    self.check_answer(i, req, provider, contract, fi);
+                    self.check_answer(k, req, info, provider, contract, fi);
                 }
             }
         }
@@ -751,24 +772,23 @@ impl<'m> Resolver<'m> {
 
     fn check_answer(
         &mut self,
-        i: usize,
+        k: KnownInstance<'m>,
         req: &'m str,
-        provider: usize,
+        info: &'m ReqInfo<'m>,
+        provider: InstanceId,
         contract: &'m ContractInfo,
         fi: &'m crate::check::registry::FieldInfo,
     ) {
+        let i = k.id;
         let value = self.module_answer(i, req, &fi.name);
-        let provider_clean = self
+        let clean_provider = self
             .module_of(provider)
-            .is_some_and(|pm| pm.errors().is_empty())
-            && !self.is_refused(provider);
-        if !provider_clean {
+            .filter(|pm| pm.errors().is_empty() && !self.is_refused(provider));
+        let Some(pm) = clean_provider else {
             return; // the provider is left out; this consumer waits for it (E0514)
-        }
-        let info = self.requirement(i, req).expect("known requirement");
+        };
         match value {
             None => {
-                let pm = self.module_of(provider).expect("clean provider");
                 let answered = pm
                     .provides
                     .get(contract.name.as_str())
@@ -817,11 +837,7 @@ impl<'m> Resolver<'m> {
                             ),
                         )
                         .with_label(self.head(provider), "the provider")
-                        .with_label_in(
-                            &self.module_of(i).expect("known module").path,
-                            info.ast.span,
-                            "required here",
-                        )
+                        .with_label_in(&k.module.path, info.ast.span, "required here")
                         .with_help(
                             "the answer must satisfy the contract and the consumer's narrowing: change the provider's answer, or the narrowing",
                         );

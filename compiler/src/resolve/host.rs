@@ -5,16 +5,17 @@
 //! node (E0519).
 
 use super::fx_hash::{FxHashMap, FxHashSet};
-use super::{Answer, NodeInfo, Placement, Resolver, identity};
+use super::{Answer, IdVec, InstanceId, NodeId, NodeInfo, Placement, Resolver, identity};
 use crate::check::registry::ProviderKind;
 use crate::check::types::validate_hostname;
 use crate::diagnostics::{Code, closest};
+use crate::emit::DEFAULT_ROOT;
 use crate::span::Span;
 use crate::syntax::ast::{self, Expr};
 use std::collections::BTreeMap;
 
 /// A port requirement of a node: instance, requirement, and its placement if any.
-type PortRequest<'m> = (usize, &'m str, Option<(i64, Span)>);
+type PortRequest<'m> = (InstanceId, &'m str, Option<(i64, Span)>);
 
 /// The properties a node may write.
 const NODE_PROPS: &[&str] = &[
@@ -25,9 +26,6 @@ const NODE_PROPS: &[&str] = &[
     "short",
     "adopted",
 ];
-
-/// A node's root when it writes none.
-pub(crate) const DEFAULT_ROOT: &str = "/srv/mesh";
 
 /// A node's port range when it writes none.
 pub(crate) const DEFAULT_PORTS: (i64, i64) = (20000, 29999);
@@ -257,12 +255,13 @@ impl<'m> Resolver<'m> {
     /// node's range. Module requirements are [`Resolver::choose_providers`]'.
     pub(super) fn place_host_requirements(&mut self) {
         // Instances per node, in source order.
-        let mut per_node: Vec<Vec<usize>> = vec![Vec::new(); self.nodes.len()];
-        for (i, inst) in self.instances.iter().enumerate() {
+        let mut per_node: IdVec<NodeId, Vec<InstanceId>> =
+            IdVec::filled(self.nodes.len(), Vec::new());
+        for (i, inst) in self.instances.iter_enumerated() {
             per_node[inst.node].push(i);
         }
-        for (node, members) in per_node.iter().enumerate() {
-            let mut directories: Vec<(usize, &'m str, String, Span)> = Vec::new();
+        for (node, members) in per_node.iter_enumerated() {
+            let mut directories: Vec<(InstanceId, &'m str, String, Span)> = Vec::new();
             let mut ports: Vec<PortRequest<'m>> = Vec::new();
             for &i in members {
                 let Some(m) = self.module_of(i) else { continue };
@@ -365,8 +364,8 @@ impl<'m> Resolver<'m> {
 
     /// E0511: two directories of one node at the same or nested host paths. The later one
     /// (in source order) is refused, naming the earlier.
-    fn check_nested_directories(&mut self, directories: &[(usize, &'m str, String, Span)]) {
-        let mut earlier: BTreeMap<String, (usize, &'m str)> = BTreeMap::new();
+    fn check_nested_directories(&mut self, directories: &[(InstanceId, &'m str, String, Span)]) {
+        let mut earlier: BTreeMap<String, (InstanceId, &'m str)> = BTreeMap::new();
         for (i, req, path, span) in directories {
             let clash = if let Some(&hit) = earlier.get(path) {
                 Some((hit, "the same path"))
@@ -417,12 +416,12 @@ impl<'m> Resolver<'m> {
     /// Chooses the host port of every port requirement of node `node`: placed ones first
     /// (E0519 for one placed twice), then the lock's (when still free and in range), then
     /// the lowest free port in the node's range (E0510 when none is left).
-    fn allocate_ports(&mut self, node: usize, ports: &[PortRequest<'m>]) {
+    fn allocate_ports(&mut self, node: NodeId, ports: &[PortRequest<'m>]) {
         let (lo, hi) = self.nodes[node].ports;
         let node_name = self.nodes[node].name.clone();
         let mut used: FxHashSet<i64> = FxHashSet::default();
         // A host port is a number and a protocol: TCP 443 and UDP 443 are two sockets.
-        let mut placed_by: FxHashMap<(i64, String), (usize, &'m str)> = FxHashMap::default();
+        let mut placed_by: FxHashMap<(i64, String), (InstanceId, &'m str)> = FxHashMap::default();
         let mut chosen: Vec<Option<i64>> = vec![None; ports.len()];
         // Lock entries that could not be kept: (port request, locked port, why).
         let mut moved: Vec<(usize, i64, String)> = Vec::new();

@@ -2,7 +2,7 @@
 //! and seats (E0102, E0107, E0108, E0109, E0515).
 
 use super::fx_hash::{FxHashMap, FxHashSet};
-use super::{Dropped, InstanceState, Resolver, SeatState, Settings, assign_head};
+use super::{Dropped, InstanceId, InstanceState, Resolver, SeatState, Settings, assign_head};
 use crate::diagnostics::{Code, Diagnostic, closest, did_you_mean};
 
 impl<'m> Resolver<'m> {
@@ -77,7 +77,7 @@ impl<'m> Resolver<'m> {
                     }
                 }
             }
-            self.nodes.insert(node.name.name.to_string(), info);
+            self.nodes.insert(info);
         }
     }
 
@@ -91,7 +91,7 @@ impl<'m> Resolver<'m> {
                 continue; // a syntax error, reported by the parser
             };
             let instance = a.instance_name().name.to_string();
-            let Some(node_index) = self.nodes.get_index_of(node_ident.name.as_str()) else {
+            let Some(node_index) = self.nodes.id_of(node_ident.name.as_str()) else {
                 let d = self.unknown_node(node_ident, "the assignment's node");
                 self.mesh_diags.push(d.clone());
                 self.dropped.push(Dropped {
@@ -129,8 +129,9 @@ impl<'m> Resolver<'m> {
                 });
                 continue;
             }
-            let id = self.instances.len();
-            let module = self.modules.get_index_of(a.module.name.as_str());
+            let id = self.instances.next_id();
+            let modules: &'m indexmap::IndexMap<String, super::LoadedModule<'m>> = self.modules;
+            let module = modules.get(a.module.name.as_str());
             let mut state = InstanceState {
                 assign: a,
                 name: instance.clone(),
@@ -168,8 +169,7 @@ impl<'m> Resolver<'m> {
             }
             self.nodes[node_index].instances.insert(instance, id);
             if let Some(m) = module {
-                let modules: &'m indexmap::IndexMap<String, super::LoadedModule<'m>> = self.modules;
-                for &contract in modules[m].provides.keys() {
+                for &contract in m.provides.keys() {
                     self.providers
                         .entry(contract.to_string())
                         .or_default()
@@ -216,7 +216,7 @@ impl<'m> Resolver<'m> {
         instance: &crate::syntax::ast::Ident,
         node: &crate::syntax::ast::Ident,
         what: &str,
-    ) -> Result<usize, Diagnostic> {
+    ) -> Result<InstanceId, Diagnostic> {
         let Some(n) = self.nodes.get(node.name.as_str()) else {
             return Err(self.unknown_node(node, what));
         };
@@ -347,7 +347,7 @@ impl<'m> Resolver<'m> {
     /// "hold it with `seat vault = keeper on alpha`", naming what could hold the seat:
     /// instances of this mesh providing the contract, else workspace modules that do.
     pub(super) fn could_hold_help(&mut self, seat: &str, contract: &str) -> String {
-        let in_mesh: Vec<usize> = self.providers.get(contract).cloned().unwrap_or_default();
+        let in_mesh: Vec<InstanceId> = self.providers.get(contract).cloned().unwrap_or_default();
         if let Some(&first) = in_mesh.first() {
             let names: Vec<String> = in_mesh.iter().map(|&i| self.who(i)).collect();
             return format!(
