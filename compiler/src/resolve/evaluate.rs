@@ -11,6 +11,7 @@
 //! `consumer.*` and `given.*` reading who asks. Every value is memoised, and a value that
 //! reads itself is refused (E0313). What does not resolve evaluates to nothing.
 
+use super::fx_hash::{FxHashMap, FxHashSet};
 use super::{Answer, InstanceId, KnownInstance, Resolver};
 use crate::check::registry::ContractInfo;
 use crate::check::scope::ReqInfo;
@@ -20,6 +21,39 @@ use crate::emit::{InstanceRef, SealedRef, TemplateRef};
 use crate::functions::Func;
 use crate::syntax::ast::{Call, Expr, Reference, StrPart, StringLit};
 use indexmap::IndexMap;
+
+/// An operator value and where it came from (`assignment`, `default`, `vault`).
+pub(crate) type OperatorValue = (Resolved, &'static str);
+
+/// The evaluator's state: every memoised value, and the values under way.
+#[derive(Default)]
+pub(crate) struct Eval<'m> {
+    pub operator_memo: FxHashMap<(InstanceId, &'m str), Memo<Option<OperatorValue>>>,
+    pub given_memo: FxHashMap<(InstanceId, &'m str, &'m str), Memo<Option<Resolved>>>,
+    pub answer_memo: FxHashMap<(InstanceId, &'m str, &'m str), Memo<Option<Resolved>>>,
+    /// Values already told E0313.
+    pub told_cycle: FxHashSet<Key<'m>>,
+    /// Memoised values under way on the call stack (see [`Resolver::demand`]).
+    pub depth: usize,
+    /// The value deferred because the call stack held too many under way.
+    pub deferred: Option<Key<'m>>,
+    /// Values waiting on the heap for the ones they deferred.
+    pub waiting: FxHashSet<Key<'m>>,
+    /// The loop variables bound while a `for` template renders, innermost last.
+    pub loop_bindings: Vec<super::loops::Binding<'m>>,
+}
+
+impl Eval<'_> {
+    /// An evaluator for `instances` instances, its tables sized once: a large mesh would
+    /// otherwise rehash them again and again.
+    pub fn sized(instances: usize) -> Self {
+        let mut eval = Eval::default();
+        eval.given_memo.reserve(instances * 8);
+        eval.answer_memo.reserve(instances * 4);
+        eval.operator_memo.reserve(instances);
+        eval
+    }
+}
 
 /// A memoised value: being computed (a second visit is a cycle), or done.
 #[derive(Debug, Clone)]
@@ -483,7 +517,7 @@ impl<'m> Resolver<'m> {
             }));
         }
         self.demand(Key::Answer(consumer, req, field.as_str()));
-        match self.answer_memo.get(&(consumer, req, field.as_str())) {
+        match self.eval.answer_memo.get(&(consumer, req, field.as_str())) {
             Some(Memo::Done(v)) => v.clone(),
             _ => None,
         }
@@ -552,7 +586,7 @@ impl<'m> Resolver<'m> {
             return None;
         }
         self.demand(Key::Given(i, req, field.as_str()));
-        match self.given_memo.get(&(i, req, field.as_str())) {
+        match self.eval.given_memo.get(&(i, req, field.as_str())) {
             Some(Memo::Done(v)) => v.clone(),
             _ => None,
         }
@@ -564,17 +598,18 @@ impl<'m> Resolver<'m> {
         let done = |m: Option<&Memo<_>>| m.map(|m| matches!(m, Memo::Done(_)));
         match key {
             Key::Operator(i, r) => self
+                .eval
                 .operator_memo
                 .get(&(i, r))
                 .map(|m| matches!(m, Memo::Done(_))),
-            Key::Given(i, r, f) => done(self.given_memo.get(&(i, r, f))),
-            Key::Answer(i, r, f) => done(self.answer_memo.get(&(i, r, f))),
+            Key::Given(i, r, f) => done(self.eval.given_memo.get(&(i, r, f))),
+            Key::Answer(i, r, f) => done(self.eval.answer_memo.get(&(i, r, f))),
         }
     }
 
     /// E0313 for `key`, once.
     fn report_cycle_of(&mut self, key: Key<'m>) {
-        if !self.told_cycle.insert(key) {
+        if !self.eval.told_cycle.insert(key) {
             return;
         }
         match key {
@@ -598,17 +633,17 @@ impl<'m> Resolver<'m> {
             Some(false) => return self.report_cycle_of(key),
             None => {}
         }
-        if self.deferred.is_some() {
+        if self.eval.deferred.is_some() {
             return; // unwinding: the outermost call asks again
         }
-        if self.eval_depth == 0 {
+        if self.eval.depth == 0 {
             return self.drive(key);
         }
-        if self.waiting.contains(&key) {
+        if self.eval.waiting.contains(&key) {
             return self.report_cycle_of(key);
         }
-        if self.eval_depth >= STACK_DEPTH {
-            self.deferred = Some(key);
+        if self.eval.depth >= STACK_DEPTH {
+            self.eval.deferred = Some(key);
             return;
         }
         self.compute_key(key);
@@ -617,13 +652,13 @@ impl<'m> Resolver<'m> {
     /// The outermost demand: computes `root`, and first whatever it had to defer.
     fn drive(&mut self, root: Key<'m>) {
         let mut stack = vec![root];
-        self.waiting.insert(root);
+        self.eval.waiting.insert(root);
         while let Some(&top) = stack.last() {
             if self.memo_done(top) == Some(true) || self.compute_key(top) {
                 stack.pop();
-                self.waiting.remove(&top);
-            } else if let Some(deeper) = self.deferred.take() {
-                self.waiting.insert(deeper);
+                self.eval.waiting.remove(&top);
+            } else if let Some(deeper) = self.eval.deferred.take() {
+                self.eval.waiting.insert(deeper);
                 stack.push(deeper);
             }
         }
@@ -632,40 +667,40 @@ impl<'m> Resolver<'m> {
     /// Computes `key` one level deeper; false when something under it was deferred
     /// (its memo entry is dropped again, to be computed once that is known).
     fn compute_key(&mut self, key: Key<'m>) -> bool {
-        self.eval_depth += 1;
+        self.eval.depth += 1;
         let done = match key {
             Key::Operator(i, r) => {
-                self.operator_memo.insert((i, r), Memo::InProgress);
+                self.eval.operator_memo.insert((i, r), Memo::InProgress);
                 let v = self.compute_operator_value(i, r);
-                let done = self.deferred.is_none();
+                let done = self.eval.deferred.is_none();
                 match done {
-                    true => self.operator_memo.insert((i, r), Memo::Done(v)),
-                    false => self.operator_memo.remove(&(i, r)),
+                    true => self.eval.operator_memo.insert((i, r), Memo::Done(v)),
+                    false => self.eval.operator_memo.remove(&(i, r)),
                 };
                 done
             }
             Key::Given(i, r, f) => {
-                self.given_memo.insert((i, r, f), Memo::InProgress);
+                self.eval.given_memo.insert((i, r, f), Memo::InProgress);
                 let v = self.compute_given(i, r, f);
-                let done = self.deferred.is_none();
+                let done = self.eval.deferred.is_none();
                 match done {
-                    true => self.given_memo.insert((i, r, f), Memo::Done(v)),
-                    false => self.given_memo.remove(&(i, r, f)),
+                    true => self.eval.given_memo.insert((i, r, f), Memo::Done(v)),
+                    false => self.eval.given_memo.remove(&(i, r, f)),
                 };
                 done
             }
             Key::Answer(c, r, f) => {
-                self.answer_memo.insert((c, r, f), Memo::InProgress);
+                self.eval.answer_memo.insert((c, r, f), Memo::InProgress);
                 let v = self.compute_answer(c, r, f);
-                let done = self.deferred.is_none();
+                let done = self.eval.deferred.is_none();
                 match done {
-                    true => self.answer_memo.insert((c, r, f), Memo::Done(v)),
-                    false => self.answer_memo.remove(&(c, r, f)),
+                    true => self.eval.answer_memo.insert((c, r, f), Memo::Done(v)),
+                    false => self.eval.answer_memo.remove(&(c, r, f)),
                 };
                 done
             }
         };
-        self.eval_depth -= 1;
+        self.eval.depth -= 1;
         done
     }
 

@@ -5,7 +5,7 @@
 //! node (E0519).
 
 use super::fx_hash::{FxHashMap, FxHashSet};
-use super::{Answer, IdVec, InstanceId, NodeId, NodeInfo, Placement, Resolver, identity};
+use super::{Answer, IdVec, InstanceId, NodeId, NodeInfo, Placement, Ports, Resolver, identity};
 use crate::check::registry::ProviderKind;
 use crate::check::types::validate_hostname;
 use crate::diagnostics::{Code, closest};
@@ -253,7 +253,8 @@ impl<'m> Resolver<'m> {
     /// Answers the host, mesh and operator requirements of every instance: directories
     /// and accesses where they are placed, ports from placements, the lock and the
     /// node's range. Module requirements are [`Resolver::choose_providers`]'.
-    pub(super) fn place_host_requirements(&mut self) {
+    pub(super) fn place_host_requirements(&mut self) -> Ports {
+        let mut out = Ports::default();
         // Instances per node, in source order.
         let mut per_node: IdVec<NodeId, Vec<InstanceId>> =
             IdVec::filled(self.nodes.len(), Vec::new());
@@ -358,8 +359,9 @@ impl<'m> Resolver<'m> {
                 }
             }
             self.check_nested_directories(&directories);
-            self.allocate_ports(node, &ports);
+            self.allocate_ports(node, &ports, &mut out);
         }
+        out
     }
 
     /// E0511: two directories of one node at the same or nested host paths. The later one
@@ -416,7 +418,7 @@ impl<'m> Resolver<'m> {
     /// Chooses the host port of every port requirement of node `node`: placed ones first
     /// (E0519 for one placed twice), then the lock's (when still free and in range), then
     /// the lowest free port in the node's range (E0510 when none is left).
-    fn allocate_ports(&mut self, node: NodeId, ports: &[PortRequest<'m>]) {
+    fn allocate_ports(&mut self, node: NodeId, ports: &[PortRequest<'m>], out: &mut Ports) {
         let (lo, hi) = self.nodes[node].ports;
         let node_name = self.nodes[node].name.clone();
         let mut used: FxHashSet<i64> = FxHashSet::default();
@@ -513,7 +515,7 @@ impl<'m> Resolver<'m> {
                 Some(p) => format!("moved to {p}"),
                 None => "left without a port".to_string(),
             };
-            self.port_moves.push(format!(
+            out.moves.push(format!(
                 "port `{req}` of {} was {locked} in the lock; {to}: {why}",
                 self.who(*i)
             ));
@@ -525,7 +527,7 @@ impl<'m> Resolver<'m> {
             if let Some(&locked) = self.input.lock.ports.get(&key)
                 && i64::from(locked) != *p
             {
-                self.port_moves.push(format!(
+                out.moves.push(format!(
                     "port `{req}` of {} was {locked} in the lock; moved to {p}: the mesh places it there",
                     self.who(*i)
                 ));
@@ -535,7 +537,7 @@ impl<'m> Resolver<'m> {
             let Some(p) = chosen[k] else { continue };
             if place.is_none() {
                 let key = super::Lock::key(&node_name, &self.instances[*i].name, req);
-                self.lock.ports.insert(key, p as u16);
+                out.lock.ports.insert(key, p as u16);
             }
             self.instances[*i].answers.insert(
                 req,

@@ -72,7 +72,8 @@ impl<'m> Resolver<'m> {
 
     /// The binding of `name` in instance `i`'s loops, innermost first.
     fn binding(&self, i: InstanceId, name: &str) -> Option<&Binding<'m>> {
-        self.loop_bindings
+        self.eval
+            .loop_bindings
             .iter()
             .rev()
             .find(|b| b.instance == i && b.name == name)
@@ -139,6 +140,7 @@ impl<'m> Resolver<'m> {
     ) -> Option<Resolved> {
         let template = f.template.as_ref()?;
         let prefix = self
+            .eval
             .loop_bindings
             .iter()
             .rev()
@@ -201,14 +203,14 @@ impl<'m> Resolver<'m> {
         };
         let mut parts = Vec::new();
         for (label, value) in elements {
-            self.loop_bindings.push(Binding {
+            self.eval.loop_bindings.push(Binding {
                 instance: i,
                 name: var.clone(),
                 label,
                 value,
             });
             let rendered = self.string_parts(i, ctx, template);
-            self.loop_bindings.pop();
+            self.eval.loop_bindings.pop();
             parts.extend(rendered?);
         }
         super::evaluate::finish_parts(parts)

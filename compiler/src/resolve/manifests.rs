@@ -5,7 +5,8 @@
 use super::evaluate::{Resolved, json_of, text_of};
 use super::ids::Id;
 use super::{
-    Answer, IdVec, InstanceId, LeftOutAssignment, MeshOutcome, NodeId, ProviderChoice, Resolver,
+    Answer, IdVec, InstanceId, LeftOutAssignment, MeshOutcome, NodeId, Ports, ProviderChoice,
+    Resolver,
 };
 use crate::check::types::Value;
 use crate::emit::{
@@ -176,6 +177,7 @@ impl<'m> Resolver<'m> {
     pub(super) fn assemble(
         &mut self,
         mut built: Vec<(InstanceId, Option<Instance>)>,
+        ports: Ports,
     ) -> MeshOutcome {
         // provider → (consumer, requirement), for built consumers, in source order.
         let mut consumers_of: IdVec<InstanceId, Vec<(InstanceId, &'m str)>> =
@@ -287,7 +289,8 @@ impl<'m> Resolver<'m> {
         left_out.sort_by_key(|(at, _, _)| *at);
 
         let choices = self.provider_choices(&built);
-        self.lock.written = self.input.lock.written.clone();
+        let mut lock = ports.lock;
+        lock.written = self.input.lock.written.clone();
         let (manifests, written) = if self.input.manifests {
             let (retired, written) = self.remember_written(&built);
             (self.manifests(built, &left_out, retired), written)
@@ -307,10 +310,10 @@ impl<'m> Resolver<'m> {
             span: self.mesh.name.span,
             diagnostics,
             manifests,
-            lock: std::mem::take(&mut self.lock),
+            lock,
             written,
             left_out: left_out.into_iter().map(|(_, _, l)| l).collect(),
-            port_moves: std::mem::take(&mut self.port_moves),
+            port_moves: ports.moves,
             choices,
             nodes: self
                 .nodes

@@ -346,7 +346,7 @@ impl<'m> Resolver<'m> {
 
     /// "hold it with `seat vault = keeper on alpha`", naming what could hold the seat:
     /// instances of this mesh providing the contract, else workspace modules that do.
-    pub(super) fn could_hold_help(&mut self, seat: &str, contract: &str) -> String {
+    pub(super) fn could_hold_help(&self, seat: &str, contract: &str) -> String {
         let in_mesh: Vec<InstanceId> = self.providers.get(contract).cloned().unwrap_or_default();
         if let Some(&first) = in_mesh.first() {
             let names: Vec<String> = in_mesh.iter().map(|&i| self.who(i)).collect();
@@ -373,8 +373,8 @@ impl<'m> Resolver<'m> {
 
     /// The workspace's modules that provide `contract`, in workspace order. Reads every
     /// module once, on first need.
-    pub(super) fn workspace_modules_providing(&mut self, contract: &str) -> Vec<String> {
-        if self.workspace_providers.is_none() {
+    pub(super) fn workspace_modules_providing(&self, contract: &str) -> Vec<String> {
+        let map = self.workspace_providers.get_or_init(|| {
             let mut map: FxHashMap<String, Vec<String>> = FxHashMap::default();
             for name in self.registry.modules.keys() {
                 let Some(src) = (self.input.module)(name) else {
@@ -393,13 +393,9 @@ impl<'m> Resolver<'m> {
                     }
                 }
             }
-            self.workspace_providers = Some(map);
-        }
-        self.workspace_providers
-            .as_ref()
-            .and_then(|m| m.get(contract))
-            .cloned()
-            .unwrap_or_default()
+            map
+        });
+        map.get(contract).cloned().unwrap_or_default()
     }
 }
 

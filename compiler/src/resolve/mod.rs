@@ -50,7 +50,6 @@ use crate::diagnostics::{Code, Diagnostic, Severity};
 use crate::emit::{By, Manifest};
 use crate::span::{FilePath, Span};
 use crate::syntax::ast;
-use evaluate::{Key, Memo, Resolved};
 use fx_hash::{FxHashMap, FxHashSet};
 use indexmap::IndexMap;
 
@@ -215,8 +214,7 @@ pub fn resolve_mesh(input: &ResolveInput<'_>) -> MeshOutcome {
         .iter()
         .map(|(name, src)| (name.clone(), LoadedModule::new(name, src, input)))
         .collect();
-    let mut resolver = Resolver::new(input, &modules);
-    resolver.run()
+    Resolver::new(input, &modules).run()
 }
 
 /// The meshes declared in the file `path`, in source order: what `meshc build FILE`
@@ -429,15 +427,25 @@ pub(crate) enum SeatState {
     Broken { code: Code, span: Span, why: String },
 }
 
-/// An operator value and where it came from (`assignment`, `default`, `vault`).
-pub(crate) type OperatorValue = (Resolved, &'static str);
-
+/// A mesh being resolved. Its phases run in the one order [`Resolver::run`] writes;
+/// each fills what the next reads (see docs/resolution.md, "Order of work"):
+///
+/// 1. names: [`Resolver::nodes`], [`Resolver::instances`], [`Resolver::seats`], the
+///    providers of each contract, and the mesh's own diagnostics;
+/// 2. entries and identities: each instance's [`Settings`] and login;
+/// 3. placements: host answers, and the lock's ports ([`Ports`], returned);
+/// 4. provider choice: module answers and the keys of sealed secrets;
+/// 5. values: evaluated on demand through [`evaluate::Eval`], each once;
+/// 6. what is left out, then the manifests, built from the products above.
 pub(crate) struct Resolver<'m> {
+    /// What resolution reads; never changed.
     pub input: &'m ResolveInput<'m>,
     pub mesh: &'m ast::Mesh,
     pub path: &'m FilePath,
     pub registry: &'m Registry,
     pub modules: &'m IndexMap<String, LoadedModule<'m>>,
+    /// Contract → workspace modules providing it, read from the workspace on first need.
+    workspace_providers: std::cell::OnceCell<FxHashMap<String, Vec<String>>>,
     pub nodes: Nodes<'m>,
     pub instances: IdVec<InstanceId, InstanceState<'m>>,
     pub dropped: Vec<Dropped>,
@@ -445,32 +453,25 @@ pub(crate) struct Resolver<'m> {
     pub seats: FxHashMap<String, SeatState>,
     /// Contract → instances whose module provides it, in source order.
     pub providers: FxHashMap<String, Vec<InstanceId>>,
-    /// Diagnostics about the mesh itself (nodes, seats), in source order.
-    pub mesh_diags: Vec<Diagnostic>,
-    pub lock: Lock,
-    /// Ports of the given lock this build moved, with why (LANGUAGE.md §12.6).
-    pub port_moves: Vec<String>,
-    /// Contract → workspace modules providing it, built on first need.
-    pub workspace_providers: Option<FxHashMap<String, Vec<String>>>,
-    pub operator_memo: FxHashMap<(InstanceId, &'m str), Memo<Option<OperatorValue>>>,
-    pub given_memo: FxHashMap<(InstanceId, &'m str, &'m str), Memo<Option<Resolved>>>,
-    pub answer_memo: FxHashMap<(InstanceId, &'m str, &'m str), Memo<Option<Resolved>>>,
-    /// The private name of every node, in node order (the `mesh_names` fact).
-    pub mesh_names: Vec<String>,
     /// (contract, node) → instances on that node whose module provides the contract.
     pub providers_on_node: FxHashMap<(&'m str, NodeId), Vec<InstanceId>>,
+    /// The private name of every node, in node order (the `mesh_names` fact).
+    pub mesh_names: Vec<String>,
+    /// Diagnostics about the mesh itself (nodes, seats), in source order.
+    pub mesh_diags: Vec<Diagnostic>,
     /// (consumer, provider) pairs already told E0514.
     pub told_waiting: FxHashSet<(InstanceId, InstanceId)>,
-    /// Values already told E0313.
-    pub told_cycle: FxHashSet<Key<'m>>,
-    /// Memoised values under way on the call stack (see [`Resolver::demand`]).
-    pub eval_depth: usize,
-    /// The value deferred because the call stack held too many under way.
-    pub deferred: Option<Key<'m>>,
-    /// Values waiting on the heap for the ones they deferred.
-    pub waiting: FxHashSet<Key<'m>>,
-    /// The loop variables bound while a `for` template renders, innermost last.
-    pub loop_bindings: Vec<loops::Binding<'m>>,
+    /// The evaluator's memo and stack.
+    pub eval: evaluate::Eval<'m>,
+}
+
+/// The placements phase's product: the ports this build chose, for the lock, and the
+/// lock's ports it moved.
+#[derive(Default)]
+pub(crate) struct Ports {
+    pub lock: Lock,
+    /// Ports of the given lock this build moved, with why (LANGUAGE.md §12.6).
+    pub moves: Vec<String>,
 }
 
 impl<'m> Resolver<'m> {
@@ -484,30 +485,23 @@ impl<'m> Resolver<'m> {
             path: input.path,
             registry: input.registry,
             modules,
+            workspace_providers: std::cell::OnceCell::new(),
             nodes: Nodes::default(),
             instances: IdVec::default(),
             dropped: Vec::new(),
             seats: FxHashMap::default(),
             providers: FxHashMap::default(),
-            mesh_diags: Vec::new(),
-            lock: Lock::default(),
-            port_moves: Vec::new(),
-            workspace_providers: None,
-            operator_memo: FxHashMap::default(),
-            given_memo: FxHashMap::default(),
-            answer_memo: FxHashMap::default(),
-            told_waiting: FxHashSet::default(),
-            told_cycle: FxHashSet::default(),
-            eval_depth: 0,
-            deferred: None,
-            waiting: FxHashSet::default(),
-            mesh_names: Vec::new(),
             providers_on_node: FxHashMap::default(),
-            loop_bindings: Vec::new(),
+            mesh_names: Vec::new(),
+            mesh_diags: Vec::new(),
+            told_waiting: FxHashSet::default(),
+            eval: evaluate::Eval::default(),
         }
     }
 
-    fn run(&mut self) -> MeshOutcome {
+    /// Every phase, in order.
+    fn run(mut self) -> MeshOutcome {
+        // 1. Names.
         self.collect_nodes();
         self.mesh_names = self
             .nodes
@@ -515,24 +509,25 @@ impl<'m> Resolver<'m> {
             .filter_map(|n| n.private_name.clone())
             .collect();
         self.collect_instances();
-        // Sized once: a large mesh would otherwise rehash its tables again and again.
-        let n = self.instances.len();
-        self.given_memo.reserve(n * 8);
-        self.answer_memo.reserve(n * 4);
-        self.operator_memo.reserve(n);
+        self.eval = evaluate::Eval::sized(self.instances.len());
         self.collect_seats();
+        // 2. Entries and identities.
         for i in self.instances.ids() {
             self.judge_entries(i);
         }
         self.assign_logins();
-        self.place_host_requirements();
+        // 3. Placements.
+        let ports = self.place_host_requirements();
+        // 4. Provider choice.
         self.choose_providers();
         self.allocate_secret_keys();
+        // 5. Values.
         self.evaluate_requirements();
         self.check_public_names();
+        // 6. What is left out, and the manifests.
         self.leave_out_refused();
         let built = self.build_instances();
-        self.assemble(built)
+        self.assemble(built, ports)
     }
 
     /// The loaded module of instance `i`, if its module is known.

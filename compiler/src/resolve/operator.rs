@@ -16,7 +16,7 @@ impl<'m> Resolver<'m> {
         req: &'m str,
     ) -> Option<(Resolved, &'static str)> {
         self.demand(Key::Operator(i, req));
-        match self.operator_memo.get(&(i, req)) {
+        match self.eval.operator_memo.get(&(i, req)) {
             Some(Memo::Done(v)) => v.clone(),
             _ => None,
         }

@@ -221,7 +221,7 @@ impl<'m> Resolver<'m> {
     }
 
     /// What would answer a contract nobody in the mesh provides.
-    fn no_provider_help(&mut self, i: InstanceId, contract: &str) -> String {
+    fn no_provider_help(&self, i: InstanceId, contract: &str) -> String {
         let mut modules = self.workspace_modules_providing(contract);
         // The module named like the contract (the standard provider: `postgres` for
         // `postgres`) first; the others in name order.
