@@ -5,7 +5,8 @@
 use super::Cx;
 use super::registry::ContractInfo;
 use super::scope::ModuleScope;
-use crate::diagnostics::{Code, Diagnostic};
+use crate::diagnostics::rules::InvalidLiteral;
+use crate::diagnostics::{Code, Diagnostic, Rule};
 use crate::span::Span;
 use crate::syntax::ast::{self, ModuleEntry};
 use std::collections::HashMap;
@@ -109,17 +110,8 @@ impl<'a> ModuleChecker<'a, '_> {
                         .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
             });
             if !ok {
-                self.cx.report(
-                    Diagnostic::new(
-                        Code::E0314,
-                        self.cx.path,
-                        s.span,
-                        "a slug is 1 to 8 lowercase letters and digits",
-                    )
-                    .with_help(
-                        "write it like `slug \"forge\"`; it becomes part of every login of the module",
-                    ),
-                );
+                self.cx
+                    .report(InvalidLiteral::Slug.at(self.cx.path, s.span));
             }
         }
     }
@@ -181,4 +173,38 @@ pub(crate) fn duplicate(cx: &mut Cx<'_>, span: Span, first: Span, message: Strin
             .with_label(first, "first here")
             .with_help(help),
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `Seen` scans up to [`SEEN_SCAN_LIMIT`] names and builds a map past that; either
+    /// way it keeps the first place of each name.
+    #[test]
+    fn seen_switches_to_a_map_past_the_scan_limit_and_keeps_first_places() {
+        let names: Vec<String> = (0..=SEEN_SCAN_LIMIT).map(|i| format!("n{i}")).collect();
+        let mut seen = Seen::new();
+        for (i, n) in names.iter().enumerate() {
+            assert!(!seen.contains(n));
+            assert_eq!(seen.insert(n, Span::new(i, i + 1)), None);
+            assert!(seen.contains(n));
+            // Scanned while it holds at most the limit; a map once it holds more.
+            assert_eq!(
+                seen.large.is_some(),
+                i + 1 > SEEN_SCAN_LIMIT,
+                "after {} names",
+                i + 1
+            );
+        }
+        for (i, n) in names.iter().enumerate() {
+            assert_eq!(
+                seen.insert(n, Span::new(99, 100)),
+                Some(Span::new(i, i + 1))
+            );
+        }
+        assert!(!seen.contains("n99"));
+        assert_eq!(seen.insert("n99", Span::new(7, 8)), None);
+        assert_eq!(seen.insert("n99", Span::new(9, 10)), Some(Span::new(7, 8)));
+    }
 }
