@@ -9,6 +9,43 @@ use crate::span::{FilePath, Span};
 use crate::syntax::ast::{self, Expr, NarrowingKind, Reference, Requirement, RequirementBody};
 use std::sync::Arc;
 
+/// What the first word of a reference names. This is the one rule every reader of a
+/// reference follows (the checker's [`ModuleScope::lookup`] and its fast path, the
+/// language server's index and completion): a requirement of the module first, so a
+/// requirement may be called `consumer`; then, inside `provides` only, `consumer` and
+/// `given`; anything else names nothing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Head {
+    /// A requirement of the module.
+    Requirement,
+    /// `consumer`, inside `provides`: the consumer being answered.
+    Consumer,
+    /// `given`, inside `provides`: what the consumer gave.
+    Given,
+    /// `consumer` or `given` outside `provides` (E0318).
+    OutsideProvides,
+    /// No requirement of that name (E0104).
+    Unknown,
+}
+
+/// The fields of `consumer` inside `provides`, all strings.
+pub const CONSUMER_FIELDS: &[&str] = &["login", "instance", "module"];
+
+/// What `first`, the first word of a reference, names in a module whose requirements
+/// `is_requirement` tells, inside a `provides` block or not. Needs no registry, so the
+/// language server's index asks it without depending on any contract.
+pub fn head(first: &str, is_requirement: impl FnOnce(&str) -> bool, in_provides: bool) -> Head {
+    if is_requirement(first) {
+        return Head::Requirement;
+    }
+    match (first, in_provides) {
+        ("consumer", true) => Head::Consumer,
+        ("given", true) => Head::Given,
+        ("consumer" | "given", false) => Head::OutsideProvides,
+        _ => Head::Unknown,
+    }
+}
+
 /// An operator requirement's type, refinements and default.
 #[derive(Debug, Clone)]
 pub struct OperatorInfo<'a> {
@@ -227,13 +264,21 @@ impl<'a> ModuleScope<'a> {
     ) -> Result<RefTarget, RefError> {
         let segs = &reference.segments;
         let first = &segs[0];
-        if let Some(req) = self.requirements.get(first.name.as_str()) {
+        let in_provides = matches!(ctx, RefContext::Provides(_));
+        let head = head(
+            &first.name,
+            |w| self.requirements.contains_key(w),
+            in_provides,
+        );
+        if head == Head::Requirement
+            && let Some(req) = self.requirements.get(first.name.as_str())
+        {
             return self.lookup_requirement(req, reference);
         }
-        match (first.name.as_str(), ctx) {
-            ("consumer", RefContext::Provides(_)) => {
+        match (head, ctx) {
+            (Head::Consumer, _) => {
                 return match segs.get(1).map(|s| s.name.as_str()) {
-                    Some(w @ ("login" | "instance" | "module")) if segs.len() == 2 => {
+                    Some(w) if segs.len() == 2 && CONSUMER_FIELDS.contains(&w) => {
                         Ok(RefTarget::Consumer(w.to_string()))
                     }
                     Some(other) if segs.len() == 2 => Err(RefError::UnknownField {
@@ -243,7 +288,7 @@ impl<'a> ModuleScope<'a> {
                         span: segs[1].span,
                         suggestion: crate::diagnostics::closest(
                             other,
-                            ["login", "instance", "module"],
+                            CONSUMER_FIELDS.iter().copied(),
                         )
                         .map(str::to_string),
                     }),
@@ -253,7 +298,7 @@ impl<'a> ModuleScope<'a> {
                     }),
                 };
             }
-            ("given", RefContext::Provides(contract)) => {
+            (Head::Given, RefContext::Provides(contract)) => {
                 let Some(field) = segs.get(1) else {
                     return Err(RefError::TooDeep {
                         span: reference.span,
@@ -283,7 +328,7 @@ impl<'a> ModuleScope<'a> {
                     }),
                 };
             }
-            ("consumer" | "given", RefContext::Definition) => {
+            (Head::OutsideProvides, _) => {
                 return Err(RefError::OutsideProvides {
                     span: first.span,
                     word: first.name.to_string(),
@@ -589,5 +634,23 @@ module b {
                 None
             );
         });
+    }
+}
+
+#[cfg(test)]
+mod head_tests {
+    use super::*;
+
+    #[test]
+    fn a_requirement_comes_first_then_consumer_and_given_inside_provides() {
+        let reqs = |w: &str| matches!(w, "db" | "consumer");
+        assert_eq!(head("db", reqs, false), Head::Requirement);
+        // A requirement may be called `consumer`: it wins, inside `provides` too.
+        assert_eq!(head("consumer", reqs, true), Head::Requirement);
+        assert_eq!(head("consumer", |_| false, true), Head::Consumer);
+        assert_eq!(head("given", reqs, true), Head::Given);
+        assert_eq!(head("given", reqs, false), Head::OutsideProvides);
+        assert_eq!(head("consumer", |_| false, false), Head::OutsideProvides);
+        assert_eq!(head("dbx", reqs, true), Head::Unknown);
     }
 }

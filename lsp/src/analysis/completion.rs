@@ -8,6 +8,7 @@ use super::index::{ModuleShape, module_shape};
 use crate::convert::Lines;
 use crate::state::Snapshot;
 use meshc::check::registry::{ContractInfo, ProviderKind, Registry};
+use meshc::check::scope::{self, CONSUMER_FIELDS, Head};
 use meshc::check::types::TYPE_NAMES;
 use meshc::db::{parse_file, registry};
 use meshc::span::Span;
@@ -375,8 +376,9 @@ impl Context<'_> {
                     }
                     return items;
                 }
-                match (req, provides) {
-                    ("consumer", Some(_)) => ["login", "instance", "module"]
+                // Not a requirement (above): `consumer` or `given` by the checker's rule.
+                match (scope::head(req, |_| false, provides.is_some()), provides) {
+                    (Head::Consumer, Some(_)) => CONSUMER_FIELDS
                         .iter()
                         .map(|w| {
                             self.item(
@@ -387,7 +389,7 @@ impl Context<'_> {
                             )
                         })
                         .collect(),
-                    ("given", Some(c)) => match self.contract(Some(c)) {
+                    (Head::Given, Some(c)) => match self.contract(Some(c)) {
                         Some(c) => self.fields(c, |given| given),
                         None => Vec::new(),
                     },
