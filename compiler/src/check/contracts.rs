@@ -7,7 +7,7 @@ use super::expressions::{Slot, What, a_type, check_literal, contains_host_path};
 use super::module::{Seen, duplicate};
 use super::registry::{PROVIDER_KINDS, ProviderKind};
 use super::types::{Constraint, TYPE_NAMES, Ty, Value, whole_match_regex};
-use crate::diagnostics::rules::{InvalidLiteral, TypeMismatch};
+use crate::diagnostics::rules::{Duplicate, InvalidLiteral, TypeMismatch};
 use crate::diagnostics::{Code, Diagnostic, Reported, Rule, closest};
 use crate::span::Span;
 use crate::syntax::ast::{self, Expr, Refinement, TypeExpr};
@@ -19,16 +19,12 @@ pub(crate) fn check_contract(cx: &mut Cx<'_>, contract: &ast::Contract) {
     let mut seen = Seen::new();
     for field in &contract.fields {
         if let Some(first) = seen.insert(&field.name.name, field.name.span) {
-            duplicate(
-                cx,
-                field.name.span,
+            let rule = Duplicate::Field {
+                field: &field.name.name,
+                contract: &contract.name.name,
                 first,
-                format!(
-                    "field `{}` is declared twice in contract `{}`",
-                    field.name.name, contract.name.name
-                ),
-                "rename or remove one of them",
-            );
+            };
+            duplicate(cx, field.name.span, rule);
             continue;
         }
         if let (Some(given), Some(secret)) = (field.given, field.ty.as_ref().and_then(|t| t.secret))

@@ -5,8 +5,8 @@
 use super::Cx;
 use super::registry::ContractInfo;
 use super::scope::ModuleScope;
-use crate::diagnostics::rules::InvalidLiteral;
-use crate::diagnostics::{Code, Diagnostic, Rule};
+use crate::diagnostics::Rule;
+use crate::diagnostics::rules::{Duplicate, InvalidLiteral};
 use crate::span::Span;
 use crate::syntax::ast::{self, ModuleEntry};
 use std::collections::HashMap;
@@ -90,16 +90,11 @@ impl<'a> ModuleChecker<'a, '_> {
                 continue;
             };
             if let Some(prev) = first {
-                self.cx.report(
-                    Diagnostic::new(
-                        Code::E0102,
-                        self.cx.path,
-                        *whole,
-                        format!("module `{}` declares its slug twice", self.module.name.name),
-                    )
-                    .with_label(prev, "first here")
-                    .with_help("keep one `slug`"),
-                );
+                let rule = Duplicate::Slug {
+                    module: &self.module.name.name,
+                    first: prev,
+                };
+                self.cx.report(rule.at(self.cx.path, *whole));
                 continue;
             }
             first = Some(*whole);
@@ -166,13 +161,9 @@ impl<'a> Seen<'a> {
     }
 }
 
-/// An E0102 diagnostic: `what` `name` is written twice in `scope`.
-pub(crate) fn duplicate(cx: &mut Cx<'_>, span: Span, first: Span, message: String, help: &str) {
-    cx.report(
-        Diagnostic::new(Code::E0102, cx.path, span, message)
-            .with_label(first, "first here")
-            .with_help(help),
-    );
+/// An E0102 diagnostic at `span`, the second place of a name.
+pub(crate) fn duplicate(cx: &mut Cx<'_>, span: Span, rule: Duplicate<'_>) {
+    cx.report(rule.at(cx.path, span));
 }
 
 #[cfg(test)]

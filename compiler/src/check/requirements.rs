@@ -8,6 +8,8 @@ use super::module::{ModuleChecker, Seen, duplicate};
 use super::registry::{ContractInfo, FieldInfo, PROVIDER_KINDS, ProviderKind};
 use super::scope::RefContext;
 use super::types::{Bounds, Constraint, TYPE_NAMES, Value};
+use crate::diagnostics::Rule;
+use crate::diagnostics::rules::{Duplicate, UnknownField};
 use crate::diagnostics::{Code, Diagnostic, closest};
 use crate::span::Span;
 use crate::syntax::ast::{Narrowing, NarrowingKind, Refinement, Requirement, RequirementBody};
@@ -28,16 +30,12 @@ impl<'a> ModuleChecker<'a, '_> {
         for r in module.requirements() {
             let index = match seen.insert(&r.name.name, r.name.span) {
                 Some(first) => {
-                    duplicate(
-                        self.cx,
-                        r.name.span,
+                    let rule = Duplicate::Requirement {
+                        requirement: &r.name.name,
+                        module: &module.name.name,
                         first,
-                        format!(
-                            "requirement `{}` is declared twice in module `{}`",
-                            r.name.name, module.name.name
-                        ),
-                        "rename one of them; every reference names one requirement",
-                    );
+                    };
+                    duplicate(self.cx, r.name.span, rule);
                     None
                 }
                 None => self.scope.requirements.get_index_of(r.name.name.as_str()),
@@ -281,37 +279,26 @@ impl<'a> ModuleChecker<'a, '_> {
         let mut seen = Seen::new();
         for n in entries {
             let Some(field) = contract.fields.get(n.field.name.as_str()) else {
-                let help = closest(&n.field.name, contract.fields.keys().map(String::as_str))
-                    .map(|s| format!("did you mean `{s}`?"))
-                    .unwrap_or_else(|| {
-                        format!(
-                            "the fields of `{}` are {}",
-                            contract.name,
-                            super::list_names(contract.fields.keys().map(String::as_str))
-                        )
-                    });
-                self.cx.report(
-                    Diagnostic::new(
-                        Code::E0105,
-                        self.cx.path,
-                        n.field.span,
-                        format!("`{}` has no field `{}`", contract.name, n.field.name),
-                    )
-                    .with_help(help),
-                );
+                let names = || contract.fields.keys().map(String::as_str);
+                let rule = UnknownField::OfContract {
+                    contract: &contract.name,
+                    field: &n.field.name,
+                    suggestion: closest(&n.field.name, names()),
+                    fields: super::list_names(names()),
+                };
+                self.cx.report(rule.at(self.cx.path, n.field.span));
                 if let NarrowingKind::Set(e) = &n.kind {
                     self.eval_names(e, RefContext::Definition);
                 }
                 continue;
             };
             if let Some(first) = seen.insert(&n.field.name, n.field.span) {
-                duplicate(
-                    self.cx,
-                    n.field.span,
+                let rule = Duplicate::Narrowed {
+                    requirement: &r.name.name,
+                    field: &n.field.name,
                     first,
-                    format!("`{}.{}` is narrowed twice", r.name.name, n.field.name),
-                    "write every refinement of a field in one entry: `password len 32..64`",
-                );
+                };
+                duplicate(self.cx, n.field.span, rule);
                 if let NarrowingKind::Set(e) = &n.kind {
                     self.eval_names(e, RefContext::Definition);
                 }
