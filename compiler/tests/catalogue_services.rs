@@ -48,11 +48,15 @@ mesh services_full {
   assign node-exporter to two { host_root at "/" }
   assign syncthing to two { folders at "/srv/sync" }
   assign borgmatic to two { source at "/srv/sync"  repository at "/mnt/backup/borg" }
+  assign prometheus to one { targets at "/srv/prometheus-targets" }
+  assign keycloak to two { route.public_name = "id.example.org" }
+  assign grafana to one { route.public_name = "dash.example.org" }
+  assign gotosocial to two { route.public_name = "social.example.org" }
 }
 "#;
 
 /// The same services with no relay, no Alertmanager, no Tika and no Gotenberg: every
-/// optional requirement is absent.
+/// optional requirement is absent (Grafana declines the Prometheus that runs here).
 const BARE: &str = r#"
 mesh services_bare {
   node solo { private_name = "solo.services.internal"  ports = 22000..22999 }
@@ -67,6 +71,13 @@ mesh services_bare {
   assign paperless-ngx to solo { route.public_name = "docs.example.org"  consume at "/srv/scans" }
   assign loki to solo
   assign ntfy to solo { route.public_name = "ntfy.example.org" }
+  assign prometheus to solo { targets at "/srv/prometheus-targets" }
+  assign keycloak to solo { route.public_name = "id.example.org" }
+  assign grafana to solo {
+    route.public_name = "dash.example.org"
+    metrics absent
+  }
+  assign gotosocial to solo { route.public_name = "social.example.org" }
 }
 "#;
 
@@ -290,4 +301,120 @@ fn node_exporter_reads_the_host_root_read_only_on_every_node() {
         assert_eq!(mounts[0]["read_only"], Value::Bool(true));
         assert_eq!(exporter["command"][0], "--path.rootfs=/host");
     }
+}
+
+/// The text of a plain file, or the template of a sealed one.
+fn text<'a>(container: &'a Value, target: &str) -> &'a str {
+    let file = entry(container, "files", target).unwrap_or_else(|| panic!("no file {target}"));
+    file.get("content")
+        .or_else(|| file.get("template"))
+        .and_then(Value::as_str)
+        .unwrap()
+}
+
+/// The `host_port` of a port requirement, as a number.
+fn host_port(instance: &Value, port: &str) -> u64 {
+    instance["requirements"][port]["host_port"]
+        .as_u64()
+        .unwrap_or_else(|| panic!("{port} of {}", instance["instance"]))
+}
+
+#[test]
+fn prometheus_scrapes_every_exporter_and_alerts_the_alertmanager_where_one_runs() {
+    let full = build(FULL, "services_full");
+    let prometheus = instance(&full, "one", "prometheus");
+    let config = text(container(prometheus), "/etc/prometheus/prometheus.yml");
+    // (node, private name, instance, its metrics port, the job's name: the login)
+    for (node, private, name, port, job) in [
+        ("one", "one.services.internal", "node-exporter", "metrics", "one_nodeexp"),
+        ("two", "two.services.internal", "node-exporter", "metrics", "two_nodeexp"),
+        ("two", "two.services.internal", "alertmanager", "http", "two_alertman"),
+        ("two", "two.services.internal", "loki", "http", "two_loki"),
+        ("one", "one.services.internal", "grafana", "http", "one_grafana"),
+    ] {
+        let scraped = instance(&full, node, name);
+        assert_eq!(
+            scraped["requirements"]["scraped"]["provider"]["instance"], "prometheus",
+            "{node} {name}"
+        );
+        let job = format!(
+            "  - job_name: \"{job}\"\n    metrics_path: \"/metrics\"\n    static_configs:\n      - targets: ['{private}:{}']\n",
+            host_port(scraped, port)
+        );
+        assert!(config.contains(&job), "{job}\nnot in\n{config}");
+    }
+    assert!(config.contains("- /etc/prometheus/alertmanager_*.yml"));
+    let alertmanager = instance(&full, "two", "alertmanager");
+    assert_eq!(
+        text(container(prometheus), "/etc/prometheus/alertmanager_mesh.yml"),
+        format!(
+            "- targets: [\"two.services.internal:{}\"]\n",
+            host_port(alertmanager, "http")
+        )
+    );
+
+    let bare = build(BARE, "services_bare");
+    let prometheus = instance(&bare, "solo", "prometheus");
+    assert_eq!(prometheus["requirements"]["alerts"]["absent"], Value::Bool(true));
+    let c = container(prometheus);
+    assert!(entry(c, "files", "/etc/prometheus/alertmanager_mesh.yml").is_none());
+    // Loki is still scraped; the glob matches nothing, so alerts go nowhere.
+    let config = text(c, "/etc/prometheus/prometheus.yml");
+    assert!(config.contains("job_name: \"solo_loki\""), "{config}");
+    assert!(config.contains("- /etc/prometheus/alertmanager_*.yml"));
+}
+
+#[test]
+fn grafana_reads_prometheus_and_loki_as_data_sources_only_where_they_answer() {
+    let full = build(FULL, "services_full");
+    let grafana = container(instance(&full, "one", "grafana"));
+    let prometheus = instance(&full, "one", "prometheus");
+    let loki = instance(&full, "two", "loki");
+    let sources = text(grafana, "/etc/grafana/provisioning/datasources/prometheus.yaml");
+    assert!(sources.contains("type: prometheus"));
+    assert!(sources.contains(&format!(
+        "url: {}\n",
+        endpoint(prometheus, "one.services.internal", "http")
+    )));
+    assert!(sources.contains("isDefault: true"));
+    let sources = text(grafana, "/etc/grafana/provisioning/datasources/loki.yaml");
+    assert!(sources.contains("type: loki"));
+    assert!(sources.contains(&format!(
+        "url: {}\n",
+        endpoint(loki, "two.services.internal", "http")
+    )));
+
+    // The bare mesh runs Loki, and Grafana declines its Prometheus.
+    let bare = build(BARE, "services_bare");
+    let grafana = instance(&bare, "solo", "grafana");
+    assert_eq!(grafana["requirements"]["metrics"]["absent"], Value::Bool(true));
+    let c = container(grafana);
+    assert!(entry(c, "files", "/etc/grafana/provisioning/datasources/prometheus.yaml").is_none());
+    assert!(entry(c, "files", "/etc/grafana/provisioning/datasources/loki.yaml").is_some());
+}
+
+#[test]
+fn gotosocial_reads_the_relays_password_from_a_sealed_file_never_the_environment() {
+    let full = build(FULL, "services_full");
+    let gts = container(instance(&full, "two", "gotosocial"));
+    assert_eq!(
+        gts["command"],
+        serde_json::json!(["--config-path", "/gotosocial/config-mail.yaml"])
+    );
+    let with_mail = entry(gts, "files", "/gotosocial/config-mail.yaml").unwrap();
+    assert_eq!(with_mail["owner"], Value::from(1000));
+    let template = with_mail["template"].as_str().unwrap();
+    assert!(template.contains("smtp-password: ${yaml(mail.password)}"), "{template}");
+    assert!(template.contains("db-password: ${yaml(db.password)}"), "{template}");
+    assert_eq!(env(gts, "GTS_SMTP_HOST"), Some("two.services.internal"));
+    for (key, value) in gts["env"].as_object().unwrap() {
+        assert!(value.is_string(), "{key} is not a plain value: {value}");
+    }
+
+    let bare = build(BARE, "services_bare");
+    let gts = container(instance(&bare, "solo", "gotosocial"));
+    assert_eq!(gts["command"], serde_json::json!([]));
+    assert!(entry(gts, "files", "/gotosocial/config-mail.yaml").is_none());
+    assert_eq!(env(gts, "GTS_CONFIG_PATH"), Some("/gotosocial/config.yaml"));
+    assert_eq!(env(gts, "GTS_SMTP_HOST"), None);
 }
