@@ -326,11 +326,35 @@ fn prometheus_scrapes_every_exporter_and_alerts_the_alertmanager_where_one_runs(
     let config = text(container(prometheus), "/etc/prometheus/prometheus.yml");
     // (node, private name, instance, its metrics port, the job's name: the login)
     for (node, private, name, port, job) in [
-        ("one", "one.services.internal", "node-exporter", "metrics", "one_nodeexp"),
-        ("two", "two.services.internal", "node-exporter", "metrics", "two_nodeexp"),
-        ("two", "two.services.internal", "alertmanager", "http", "two_alertman"),
+        (
+            "one",
+            "one.services.internal",
+            "node-exporter",
+            "metrics",
+            "one_nodeexp",
+        ),
+        (
+            "two",
+            "two.services.internal",
+            "node-exporter",
+            "metrics",
+            "two_nodeexp",
+        ),
+        (
+            "two",
+            "two.services.internal",
+            "alertmanager",
+            "http",
+            "two_alertman",
+        ),
         ("two", "two.services.internal", "loki", "http", "two_loki"),
-        ("one", "one.services.internal", "grafana", "http", "one_grafana"),
+        (
+            "one",
+            "one.services.internal",
+            "grafana",
+            "http",
+            "one_grafana",
+        ),
     ] {
         let scraped = instance(&full, node, name);
         assert_eq!(
@@ -346,7 +370,10 @@ fn prometheus_scrapes_every_exporter_and_alerts_the_alertmanager_where_one_runs(
     assert!(config.contains("- /etc/prometheus/alertmanager_*.yml"));
     let alertmanager = instance(&full, "two", "alertmanager");
     assert_eq!(
-        text(container(prometheus), "/etc/prometheus/alertmanager_mesh.yml"),
+        text(
+            container(prometheus),
+            "/etc/prometheus/alertmanager_mesh.yml"
+        ),
         format!(
             "- targets: [\"two.services.internal:{}\"]\n",
             host_port(alertmanager, "http")
@@ -355,7 +382,10 @@ fn prometheus_scrapes_every_exporter_and_alerts_the_alertmanager_where_one_runs(
 
     let bare = build(BARE, "services_bare");
     let prometheus = instance(&bare, "solo", "prometheus");
-    assert_eq!(prometheus["requirements"]["alerts"]["absent"], Value::Bool(true));
+    assert_eq!(
+        prometheus["requirements"]["alerts"]["absent"],
+        Value::Bool(true)
+    );
     let c = container(prometheus);
     assert!(entry(c, "files", "/etc/prometheus/alertmanager_mesh.yml").is_none());
     // Loki is still scraped; the glob matches nothing, so alerts go nowhere.
@@ -370,7 +400,10 @@ fn grafana_reads_prometheus_and_loki_as_data_sources_only_where_they_answer() {
     let grafana = container(instance(&full, "one", "grafana"));
     let prometheus = instance(&full, "one", "prometheus");
     let loki = instance(&full, "two", "loki");
-    let sources = text(grafana, "/etc/grafana/provisioning/datasources/prometheus.yaml");
+    let sources = text(
+        grafana,
+        "/etc/grafana/provisioning/datasources/prometheus.yaml",
+    );
     assert!(sources.contains("type: prometheus"));
     assert!(sources.contains(&format!(
         "url: {}\n",
@@ -387,10 +420,27 @@ fn grafana_reads_prometheus_and_loki_as_data_sources_only_where_they_answer() {
     // The bare mesh runs Loki, and Grafana declines its Prometheus.
     let bare = build(BARE, "services_bare");
     let grafana = instance(&bare, "solo", "grafana");
-    assert_eq!(grafana["requirements"]["metrics"]["absent"], Value::Bool(true));
+    assert_eq!(
+        grafana["requirements"]["metrics"]["absent"],
+        Value::Bool(true)
+    );
     let c = container(grafana);
-    assert!(entry(c, "files", "/etc/grafana/provisioning/datasources/prometheus.yaml").is_none());
-    assert!(entry(c, "files", "/etc/grafana/provisioning/datasources/loki.yaml").is_some());
+    assert!(
+        entry(
+            c,
+            "files",
+            "/etc/grafana/provisioning/datasources/prometheus.yaml"
+        )
+        .is_none()
+    );
+    assert!(
+        entry(
+            c,
+            "files",
+            "/etc/grafana/provisioning/datasources/loki.yaml"
+        )
+        .is_some()
+    );
 }
 
 #[test]
@@ -404,8 +454,14 @@ fn gotosocial_reads_the_relays_password_from_a_sealed_file_never_the_environment
     let with_mail = entry(gts, "files", "/gotosocial/config-mail.yaml").unwrap();
     assert_eq!(with_mail["owner"], Value::from(1000));
     let template = with_mail["template"].as_str().unwrap();
-    assert!(template.contains("smtp-password: ${yaml(mail.password)}"), "{template}");
-    assert!(template.contains("db-password: ${yaml(db.password)}"), "{template}");
+    assert!(
+        template.contains("smtp-password: ${yaml(mail.password)}"),
+        "{template}"
+    );
+    assert!(
+        template.contains("db-password: ${yaml(db.password)}"),
+        "{template}"
+    );
     assert_eq!(env(gts, "GTS_SMTP_HOST"), Some("two.services.internal"));
     for (key, value) in gts["env"].as_object().unwrap() {
         assert!(value.is_string(), "{key} is not a plain value: {value}");
