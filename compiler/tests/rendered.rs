@@ -1,6 +1,9 @@
 //! Snapshots of rendered human diagnostics, the input above the output: the best review
 //! of an error message is reading it beside the source it points into.
 
+#[path = "support/ci.rs"]
+mod ci;
+
 use meshc::db::{self, Database};
 use meshc::diagnostics::render;
 use meshc::span::FilePath;
@@ -25,6 +28,7 @@ macro_rules! case {
     ($name:ident, $text:expr) => {
         #[test]
         fn $name() {
+            ci::refuse_update_modes_in_ci();
             insta::assert_snapshot!(render_case($text));
         }
     };

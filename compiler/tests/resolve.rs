@@ -1,53 +1,11 @@
-//! Resolution fixtures: every `tests/cases/resolve/*.mesh` (and the shared conformance
-//! suite's `check/res_*.mesh`) is a workspace of one file whose header says which codes
-//! `meshc check` reports.
+//! Resolution: hand-written cases of what a fixture header cannot say (which manifest
+//! holds what, which span a diagnostic points at), and the header reader's own tests.
+//! The fixture cases of `tests/cases/resolve/` run in `tests/cases.rs`.
 
 mod support;
 use support as common;
 
 use common::*;
-
-fn run_dir(dir: &std::path::Path, filter: impl Fn(&str) -> bool) -> usize {
-    let mut names: Vec<_> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "mesh"))
-        .filter(|p| filter(&p.file_name().unwrap().to_string_lossy()))
-        .collect();
-    names.sort();
-    let mut failures = Vec::new();
-    for p in &names {
-        let text = std::fs::read_to_string(p).unwrap();
-        let name = p.file_name().unwrap().to_string_lossy().into_owned();
-        if let Err(e) = run_check_case(&name, &text) {
-            failures.push(format!("{name}: {e}"));
-        }
-    }
-    assert!(
-        failures.is_empty(),
-        "{} of {} cases failed:\n{}",
-        failures.len(),
-        names.len(),
-        failures.join("\n")
-    );
-    names.len()
-}
-
-#[test]
-fn fixture_cases() {
-    let n = run_dir(&repo_root().join("tests/cases/resolve"), |_| true);
-    // 89 cases when this floor was set: a runner that finds far fewer lost its cases.
-    assert!(n >= 85, "only {n} resolution cases found");
-}
-
-#[test]
-fn conformance_resolution_cases() {
-    let Some(dir) = conformance_dir() else {
-        eprintln!("shared conformance suite absent: skipped");
-        return;
-    };
-    run_dir(&dir.join("check"), |n| n.starts_with("res_"));
-}
 
 /// The diagnostics `meshc check` reports for one file.
 fn diagnostics_of(text: &str) -> Vec<meshc::diagnostics::Diagnostic> {
@@ -296,15 +254,56 @@ fn expect_count_fails_on_one_more_or_one_fewer() {
 
 #[test]
 fn flags_the_in_process_runner_cannot_honour_fail_the_case() {
-    let text = "// expect: ok\n// flags: --deny warnings\nmesh lab {\n  node alpha { private_name = \"alpha.lab.internal\" }\n}\n";
+    let text = "// expect: ok\n// flags: --format sarif\nmesh lab {\n  node alpha { private_name = \"alpha.lab.internal\" }\n}\n";
     let err = run_check_case("case.mesh", text).unwrap_err();
     assert!(err.contains("cannot be honoured"), "{err}");
 }
 
 #[test]
+fn deny_flags_are_honoured_in_process() {
+    // An unused requirement is W0001: a warning, an error under `--deny warnings`, and
+    // still a warning under `--deny old-forms` (it is no old form).
+    let case = |flags: &str, expect: &str| {
+        format!(
+            "// expect: {expect}\n{flags}module web {{\n  requires title: operator string\n  container web {{ image \"nginx:1.27\" }}\n}}\n"
+        )
+    };
+    assert_eq!(run_check_case("case.mesh", &case("", "ok")), Ok(()));
+    let denied = case("// flags: --deny warnings\n", "ok");
+    let err = run_check_case("case.mesh", &denied).unwrap_err();
+    assert!(err.contains("expected no errors"), "{err}");
+    let denied = case("// flags: --deny warnings\n// exit: 1\n", "W0001");
+    assert_eq!(run_check_case("case.mesh", &denied), Ok(()));
+    let old_forms = case("// flags: --deny old-forms\n", "ok");
+    assert_eq!(run_check_case("case.mesh", &old_forms), Ok(()));
+}
+
+#[test]
+fn malformed_header_values_fail_the_case() {
+    let body = "mesh lab {\n  node alpha { private_name = \"alpha.lab.internal\" }\n}\n";
+    for (header, why) in [
+        ("// allow: E0005\n", "no `// expect:` line"),
+        ("// expect: E9999\n", "unknown code `E9999`"),
+        (
+            "// expect: ok E0106\n",
+            "`expect: ok` beside expected codes",
+        ),
+        ("// expect: ok\n// exit: one\n", "is not a number"),
+        ("// expect: ok\n// expect-count: E0106\n", "is not CODE=N"),
+        ("// expect: ok\n// expect-in: E0106\n", "is not CODE TEXT"),
+    ] {
+        let err = run_check_case("case.mesh", &format!("{header}{body}")).unwrap_err();
+        assert!(err.contains(why), "{header:?}: {err}");
+    }
+    // A directive after the first line of source is no header line.
+    let late = format!("// expect: ok\n{body}// expect: E0106\n");
+    assert_eq!(run_check_case("case.mesh", &late), Ok(()));
+}
+
+#[test]
 fn prose_wrapped_before_a_colon_is_not_a_header_key() {
     for prose in ["user", "both", "note", "value"] {
-        assert!(!looks_like_key(prose), "{prose}");
+        assert!(!looks_like_key(prose, CASE_KEYS), "{prose}");
     }
     for misspelt in [
         "expect-txt",
@@ -315,7 +314,7 @@ fn prose_wrapped_before_a_colon_is_not_a_header_key() {
         "exits",
         "expect-cnt",
     ] {
-        assert!(looks_like_key(misspelt), "{misspelt}");
+        assert!(looks_like_key(misspelt, CASE_KEYS), "{misspelt}");
     }
 }
 
@@ -355,9 +354,10 @@ fn a_group_of_alike_logins_names_eight_others_and_counts_the_rest() {
 
 #[test]
 fn a_public_name_taken_points_at_both_entries() {
-    let text =
-        std::fs::read_to_string(repo_root().join("tests/cases/resolve/public_name_taken.mesh"))
-            .unwrap();
+    let text = std::fs::read_to_string(
+        repo_root().join("tests/cases/resolve/e0507_public_name_taken.mesh"),
+    )
+    .unwrap();
     let at = |span: meshc::span::Span| &text[span.start as usize..span.end as usize];
     let d = diagnostics_of(&text);
     let taken: Vec<_> = d.iter().filter(|d| d.code.as_str() == "E0507").collect();
@@ -380,7 +380,7 @@ fn an_instance_waiting_for_itself_is_left_out_for_its_own_reason_only() {
     // The vault's holder keeps its own secret operator value, so it waits for itself;
     // left out for a missing value, its manifest entry lists that refusal and no E0514.
     let text = std::fs::read_to_string(
-        repo_root().join("tests/cases/resolve/waits_for_itself_is_not_told.mesh"),
+        repo_root().join("tests/cases/resolve/e0514_waits_for_itself_is_not_told.mesh"),
     )
     .unwrap();
     let b = build(&one_file("case.mesh", &text), "case.mesh");

@@ -13,7 +13,8 @@ use super::types::{
     Constraint, Ty, image_has_digest, image_tag, path_is_under, validate_container_path,
     validate_image,
 };
-use crate::diagnostics::{Code, Diagnostic};
+use crate::diagnostics::rules::{InvalidLiteral, TypeMismatch};
+use crate::diagnostics::{Code, Diagnostic, Reported, Rule};
 use crate::span::Span;
 use crate::syntax::ast::{
     Container, ContainerEntryKind, EnvEntry, Expr, Ident, IntLit, Owner, StrPart, StringLit, When,
@@ -201,7 +202,8 @@ impl<'a> ModuleChecker<'a, '_> {
                     self.container_path(target, &mut paths, true);
                     self.check_owner_and_mode(owner.as_ref(), mode.as_ref(), "file");
                     let val = self.eval(value, Place::FileBody, DEF);
-                    self.refuse_list_content(value, &val, "a file's content");
+                    // Refused with its diagnostic; the entry's other checks go on.
+                    let _ = self.refuse_list_content(value, &val, "a file's content");
                     if val.secret.is_some() && owner.is_none() && !has_user {
                         self.unowned(c, target, entry.span, "sealed file");
                     }
@@ -212,15 +214,10 @@ impl<'a> ModuleChecker<'a, '_> {
         }
         self.when = None;
         if !has_image && !self.cx.is_broken(c.span) {
-            self.cx.report(
-                Diagnostic::new(
-                    Code::E0314,
-                    self.cx.path,
-                    c.name.span,
-                    format!("container `{}` has no image", c.name.name),
-                )
-                .with_help("every container names its image, pinned to a tag or digest: `image \"nginx:1.27\"`"),
-            );
+            let rule = InvalidLiteral::NoImage {
+                container: &c.name.name,
+            };
+            self.cx.report(rule.at(self.cx.path, c.name.span));
         }
         if !envs.is_empty() {
             let held = HeldPaths::new(&paths.held);
@@ -305,15 +302,8 @@ impl<'a> ModuleChecker<'a, '_> {
         }
         let text = plain_text(s);
         if let Err(why) = validate_image(&text) {
-            self.cx.report(
-                Diagnostic::new(
-                    Code::E0314,
-                    self.cx.path,
-                    s.span,
-                    format!("`{text}` is not a valid image reference"),
-                )
-                .with_help(format!("{why}: `[registry/]name[:tag][@digest]`")),
-            );
+            let rule = InvalidLiteral::Image { text: &text, why };
+            self.cx.report(rule.at(self.cx.path, s.span));
             return;
         }
         if image_has_digest(&text) {
@@ -369,18 +359,11 @@ impl<'a> ModuleChecker<'a, '_> {
                     (_, Ty::List(_)) => "interpolate each value into a string",
                     _ => "write the command as a list: `command [\"app\", \"--flag\"]`",
                 };
-                self.cx.report(
-                    Diagnostic::new(
-                        Code::E0301,
-                        self.cx.path,
-                        e.span(),
-                        format!(
-                            "the command is a list of strings; this is {}",
-                            a_type(&val.ty)
-                        ),
-                    )
-                    .with_help(help),
-                );
+                let rule = TypeMismatch::Command {
+                    a_type: a_type(&val.ty),
+                    help: help.into(),
+                };
+                self.cx.report(rule.at(self.cx.path, e.span()));
             }
             return;
         };
@@ -402,18 +385,11 @@ impl<'a> ModuleChecker<'a, '_> {
                 Expr::Bool(b, _) => format!("write it as text: `\"{b}\"`"),
                 _ => "write each argument as a string".into(),
             };
-            self.cx.report(
-                Diagnostic::new(
-                    Code::E0301,
-                    self.cx.path,
-                    item.span(),
-                    format!(
-                        "each argument of the command is a string; this is {}",
-                        a_type(&val.ty)
-                    ),
-                )
-                .with_help(help),
-            );
+            let rule = TypeMismatch::CommandArgument {
+                a_type: a_type(&val.ty),
+                help,
+            };
+            self.cx.report(rule.at(self.cx.path, item.span()));
         }
     }
 
@@ -441,7 +417,8 @@ impl<'a> ModuleChecker<'a, '_> {
             }
         }
         if let Some(m) = mode {
-            check_mode_literal(
+            // A refused mode is reported; the entry's other checks go on.
+            let _ = check_mode_literal(
                 self.cx,
                 m.value,
                 m.radix,
@@ -761,7 +738,10 @@ impl<'a> ModuleChecker<'a, '_> {
     /// `secret "/path" = VALUE`: the value must be secret (E0309).
     fn check_secret_file(&mut self, value: &'a Expr) {
         let val = self.eval(value, Place::SecretFile, DEF);
-        if self.refuse_list_content(value, &val, "a secret file's content") {
+        if self
+            .refuse_list_content(value, &val, "a secret file's content")
+            .is_err()
+        {
             return;
         }
         if val.is_error() || val.secret.is_some() {
@@ -790,23 +770,22 @@ impl<'a> ModuleChecker<'a, '_> {
     }
 
     /// E0301 for a list as a file's content: a file holds text (any one value converts
-    /// to it). Returns whether it was refused.
-    fn refuse_list_content(&mut self, value: &Expr, val: &Val<'a>, what: &str) -> bool {
+    /// to it). Refuses a list with what it reported.
+    fn refuse_list_content(
+        &mut self,
+        value: &Expr,
+        val: &Val<'a>,
+        what: &str,
+    ) -> Result<(), Reported> {
         if !matches!(val.ty, Ty::List(_)) {
-            return false;
+            return Ok(());
         }
         // A file's content may be sealed like a secret: the excerpt does not show it.
-        self.cx.report(
-            Diagnostic::new(
-                Code::E0301,
-                self.cx.path,
-                value.span(),
-                format!("{what} is text; this is {}", a_type(&val.ty)),
-            )
-            .with_redacted(value.span())
-            .with_help("write the content as a string; `\"\"\"…\"\"\"` spans lines and interpolates values"),
-        );
-        true
+        let rule = TypeMismatch::FileContent {
+            what: &what,
+            a_type: a_type(&val.ty),
+        };
+        Err(self.cx.refuse(rule.at(self.cx.path, value.span())))
     }
 
     /// `publish REQ`: a `host port` requirement (E0316), published once.
@@ -914,21 +893,11 @@ impl<'a> ModuleChecker<'a, '_> {
             Ty::Path
         };
         if !val.ty.fits(&want) {
-            self.cx.report(
-                Diagnostic::new(
-                    Code::E0301,
-                    self.cx.path,
-                    e.span(),
-                    format!(
-                        "expected {} in `image_paths`, found {}",
-                        a_type(&want),
-                        a_type(&val.ty)
-                    ),
-                )
-                .with_help(
-                    "`image_paths` lists container paths: `image_paths [\"/usr/share/app\"]`",
-                ),
-            );
+            let rule = TypeMismatch::ImagePaths {
+                expected: a_type(&want),
+                found: a_type(&val.ty),
+            };
+            self.cx.report(rule.at(self.cx.path, e.span()));
         }
     }
 

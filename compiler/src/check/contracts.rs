@@ -7,7 +7,8 @@ use super::expressions::{Slot, What, a_type, check_literal, contains_host_path};
 use super::module::{Seen, duplicate};
 use super::registry::{PROVIDER_KINDS, ProviderKind};
 use super::types::{Constraint, TYPE_NAMES, Ty, Value, whole_match_regex};
-use crate::diagnostics::{Code, Diagnostic, closest};
+use crate::diagnostics::rules::{InvalidLiteral, TypeMismatch};
+use crate::diagnostics::{Code, Diagnostic, Reported, Rule, closest};
 use crate::span::Span;
 use crate::syntax::ast::{self, Expr, Refinement, TypeExpr};
 
@@ -151,15 +152,7 @@ pub(crate) fn check_declaration(
         }
     };
     if let Some(inner) = inner_secret(ty_expr) {
-        cx.report(
-            Diagnostic::new(
-                Code::E0301,
-                cx.path,
-                inner,
-                "`secret` marks a whole value, not the elements of a list",
-            )
-            .with_help(format!("write `secret {ty}`")),
-        );
+        cx.report(TypeMismatch::SecretElements { ty: &ty }.at(cx.path, inner));
         return;
     }
     if contains_host_path(&ty) {
@@ -216,15 +209,8 @@ pub(crate) fn check_declaration(
     let secret = ty_expr.secret.is_some();
     if Value::from_literal(default).is_none() {
         if !matches!(default, Expr::Error(_)) {
-            cx.report(
-                Diagnostic::new(
-                    Code::E0301,
-                    cx.path,
-                    default.span(),
-                    format!("the default of `{}` must be a literal value", name.name),
-                )
-                .with_help("a default is written out: a string, a number, `true`, `false` or a list of them"),
-            );
+            let rule = TypeMismatch::DefaultNotLiteral { name: &name.name };
+            cx.report(rule.at(cx.path, default.span()));
         }
         return;
     }
@@ -246,23 +232,19 @@ pub(crate) fn check_declaration(
     let found = literal_type(default);
     let what = What::Default(&name.name);
     if !found.fits(&ty) {
-        cx.report(
-            Diagnostic::new(
-                Code::E0301,
-                cx.path,
-                default.span(),
-                format!(
-                    "expected {} for {what}, found {}",
-                    a_type(&ty),
-                    a_type(&found)
-                ),
-            )
-            .with_label(ty_expr.span, format!("declared `{ty}` here")),
-        );
+        let rule = TypeMismatch::Declared {
+            expected: a_type(&ty),
+            what: &what,
+            found: a_type(&found),
+            ty: &ty,
+            decl: ty_expr.span,
+        };
+        cx.report(rule.at(cx.path, default.span()));
         return;
     }
     if sound {
-        check_literal(
+        // The default is refused with its diagnostic; the declaration stands.
+        let _ = check_literal(
             cx,
             default,
             &Slot {
@@ -326,15 +308,11 @@ fn unknown_type(cx: &mut Cx<'_>, ident: &ast::Ident, owner: Owner) {
             super::list_names(TYPE_NAMES.iter().copied())
         )
     };
-    cx.report(
-        Diagnostic::new(
-            Code::E0301,
-            cx.path,
-            ident.span,
-            format!("unknown type `{}`", ident.name),
-        )
-        .with_help(help),
-    );
+    let rule = TypeMismatch::UnknownType {
+        name: &ident.name,
+        help,
+    };
+    cx.report(rule.at(cx.path, ident.span));
 }
 
 /// Whether a refinement applies to values of `ty` (E0301), and is well written: set
@@ -362,19 +340,16 @@ pub(crate) fn check_refinement_applies(
         return false;
     }
     if !applies {
-        cx.report(
-            Diagnostic::new(
-                Code::E0301,
-                cx.path,
-                r.span(),
-                format!("this refinement does not apply to `{name}`, {}", a_type(ty)),
-            )
-            .with_help(what),
-        );
+        let rule = TypeMismatch::RefinementDoesNotApply {
+            name,
+            a_type: a_type(ty),
+            what: what.into(),
+        };
+        cx.report(rule.at(cx.path, r.span()));
         return false;
     }
     match r {
-        Refinement::Matches(s) => check_pattern(cx, s),
+        Refinement::Matches(s) => check_pattern(cx, s).is_ok(),
         Refinement::InSet(set) => {
             let mut ok = true;
             let plain = Constraint::of_type(ty);
@@ -397,25 +372,17 @@ pub(crate) fn check_set_value(
 ) -> bool {
     if Value::from_literal(v).is_none() {
         if !matches!(v, Expr::Error(_)) {
-            cx.report(
-                Diagnostic::new(Code::E0301, cx.path, v.span(), "a set holds literal values")
-                    .with_help("write each value out: a string, a number, `true` or `false`"),
-            );
+            cx.report(TypeMismatch::SetNotLiteral.at(cx.path, v.span()));
         }
         return false;
     }
     let found = literal_type(v);
     if !found.fits(ty) {
-        cx.report(Diagnostic::new(
-            Code::E0301,
-            cx.path,
-            v.span(),
-            format!(
-                "expected {} in this set, found {}",
-                a_type(ty),
-                a_type(&found)
-            ),
-        ));
+        let rule = TypeMismatch::SetElement {
+            expected: a_type(ty),
+            found: a_type(&found),
+        };
+        cx.report(rule.at(cx.path, v.span()));
         return false;
     }
     check_literal(
@@ -429,36 +396,17 @@ pub(crate) fn check_set_value(
             decl: None,
         },
     )
+    .is_ok()
 }
 
 /// A `matches` pattern: plain text that compiles as a regular expression (E0314).
-pub(crate) fn check_pattern(cx: &mut Cx<'_>, s: &ast::StringLit) -> bool {
+pub(crate) fn check_pattern(cx: &mut Cx<'_>, s: &ast::StringLit) -> Result<(), Reported> {
     let Some(pattern) = s.as_plain() else {
-        cx.report(
-            Diagnostic::new(
-                Code::E0314,
-                cx.path,
-                s.span,
-                "a `matches` pattern cannot interpolate",
-            )
-            .with_help("write the pattern out; `\\$` stands for a dollar sign"),
-        );
-        return false;
+        return Err(cx.refuse(InvalidLiteral::PatternInterpolates.at(cx.path, s.span)));
     };
     match whole_match_regex(&pattern) {
-        Ok(_) => true,
-        Err(why) => {
-            cx.report(
-                Diagnostic::new(
-                    Code::E0314,
-                    cx.path,
-                    s.span,
-                    "this `matches` pattern is not a valid regular expression",
-                )
-                .with_help(why),
-            );
-            false
-        }
+        Ok(_) => Ok(()),
+        Err(why) => Err(cx.refuse(InvalidLiteral::PatternNotRegex { why }.at(cx.path, s.span))),
     }
 }
 

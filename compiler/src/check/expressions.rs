@@ -11,7 +11,8 @@ use super::module::{Edge, ModuleChecker};
 use super::registry::{ContractInfo, FieldInfo};
 use super::scope::{RefContext, RefError};
 use super::types::{Bounds, Constraint, Ty, Value, validate_literal};
-use crate::diagnostics::{Code, Diagnostic};
+use crate::diagnostics::rules::{InvalidLiteral, TypeMismatch};
+use crate::diagnostics::{Code, Diagnostic, Reported, Rule};
 use crate::span::{FilePath, Span};
 use crate::syntax::ast::{self, Expr, Radix, Reference, StrPart, StringLit};
 use std::borrow::Cow;
@@ -518,19 +519,11 @@ impl<'a> ModuleChecker<'a, '_> {
                         None => elem_ty = Some(v.ty),
                         Some(t) if v.ty.fits(t) || t.fits(&v.ty) => {}
                         Some(t) => {
-                            self.cx.report(
-                                Diagnostic::new(
-                                    Code::E0301,
-                                    self.cx.path,
-                                    item.span(),
-                                    format!(
-                                        "a list holds values of one type: this is {}, the first is {}",
-                                        a_type(&v.ty),
-                                        a_type(t)
-                                    ),
-                                )
-                                .with_help("write every element of the same type"),
-                            );
+                            let rule = TypeMismatch::MixedList {
+                                this: a_type(&v.ty),
+                                first: a_type(t),
+                            };
+                            self.cx.report(rule.at(self.cx.path, item.span()));
                             broken = true;
                         }
                     }
@@ -548,15 +541,10 @@ impl<'a> ModuleChecker<'a, '_> {
             }
             Expr::Call(c) => self.eval_call(c, place, ctx),
             Expr::Range(r) => {
-                self.cx.report(
-                    Diagnostic::new(
-                        Code::E0301,
-                        self.cx.path,
-                        r.span,
-                        format!("a range is not a value {} can hold", place.describe()),
-                    )
-                    .with_help("a range belongs after `in` or `len`, as a refinement"),
-                );
+                let rule = TypeMismatch::Range {
+                    place: place.describe().to_string(),
+                };
+                self.cx.report(rule.at(self.cx.path, r.span));
                 Val::error()
             }
             Expr::For(f) => self.eval_for(f, place, ctx),
@@ -865,25 +853,19 @@ impl<'a> ModuleChecker<'a, '_> {
                 None if val.interpolated => "an interpolated string".into(),
                 None => a_type(&val.ty),
             };
-            let help = mismatch_help(expr, &val.ty, slot);
-            let mut d = Diagnostic::new(
-                Code::E0301,
-                self.cx.path,
-                expr.span(),
-                format!(
-                    "expected {} for {}, found {found}",
-                    a_type(slot.ty),
-                    slot.what
-                ),
-            )
-            .with_help_opt(help);
-            if let Some((file, span)) = slot.decl {
-                d = d.with_label_in(file, span, format!("declared `{}` here", slot.ty));
-            }
-            self.cx.report(d);
+            let rule = TypeMismatch::Expected {
+                expected: a_type(slot.ty),
+                what: &slot.what,
+                found,
+                help: mismatch_help(expr, &val.ty, slot),
+                decl: slot
+                    .decl
+                    .map(|(file, span)| (file, span, slot.ty as &dyn std::fmt::Display)),
+            };
+            self.cx.report(rule.at(self.cx.path, expr.span()));
             return;
         }
-        if check_literal(self.cx, expr, slot) {
+        if check_literal(self.cx, expr, slot).is_ok() {
             self.check_reference_range(expr, val, slot);
         }
     }
@@ -1004,14 +986,13 @@ fn mismatch_help(expr: &Expr, found: &Ty, slot: &Slot<'_>) -> Option<String> {
 }
 
 /// Checks a literal written into `slot`: validity for its type (E0314), then the slot's
-/// constraint (E0304). Returns false when something was reported. A value that is not a
-/// literal (a reference, an interpolation) passes: it is checked once resolved.
-pub(crate) fn check_literal(cx: &mut Cx<'_>, expr: &Expr, slot: &Slot<'_>) -> bool {
+/// constraint (E0304). Refuses with what it reported. A value that is not a literal (a
+/// reference, an interpolation) passes: it is checked once resolved.
+pub(crate) fn check_literal(cx: &mut Cx<'_>, expr: &Expr, slot: &Slot<'_>) -> Result<(), Reported> {
     if *slot.ty == Ty::Mode
         && let Expr::Int(i) = expr
-        && !check_mode_literal(cx, i.value, i.radix, i.span, slot.what)
     {
-        return false;
+        check_mode_literal(cx, i.value, i.radix, i.span, slot.what)?;
     }
     if let (Ty::List(inner), Expr::List(items, _)) = (slot.ty, expr) {
         let elem = Constraint::of_type(inner);
@@ -1022,28 +1003,31 @@ pub(crate) fn check_literal(cx: &mut Cx<'_>, expr: &Expr, slot: &Slot<'_>) -> bo
             secret: slot.secret,
             decl: slot.decl,
         };
-        let mut ok = true;
+        // Every element is checked; the first refusal is passed on.
+        let mut refused = Ok(());
         for item in items {
-            ok &= check_literal(cx, item, &elem_slot);
+            let checked = check_literal(cx, item, &elem_slot);
+            refused = refused.and(checked);
         }
-        if !ok {
-            return false;
-        }
+        refused?;
     }
     let Some(value) = Value::from_literal(expr) else {
-        return true;
+        return Ok(());
     };
     if !matches!(slot.ty, Ty::List(_))
         && let Err(why) = validate_literal(slot.ty, &value)
     {
-        let message = match (&value, slot.secret) {
-            (Value::Str(s), false) => {
-                format!("`{s}` is not a valid {} for {}", slot.ty, slot.what)
-            }
-            _ => format!("this is not a valid {} for {}", slot.ty, slot.what),
+        let text = match (&value, slot.secret) {
+            (Value::Str(s), false) => Some(s.as_str()),
+            _ => None,
         };
-        cx.report(Diagnostic::new(Code::E0314, cx.path, expr.span(), message).with_help(why));
-        return false;
+        let rule = InvalidLiteral::Value {
+            text,
+            ty: slot.ty,
+            what: &slot.what,
+            why,
+        };
+        return Err(cx.refuse(rule.at(cx.path, expr.span())));
     }
     if let Some(breach) = slot.constraint.check(&value) {
         let mut d = Diagnostic::new(
@@ -1056,10 +1040,9 @@ pub(crate) fn check_literal(cx: &mut Cx<'_>, expr: &Expr, slot: &Slot<'_>) -> bo
         if let Some((file, span)) = slot.decl {
             d = d.with_label_in(file, span, "the refinement is declared here");
         }
-        cx.report(d);
-        return false;
+        return Err(cx.refuse(d));
     }
-    true
+    Ok(())
 }
 
 fn breach_help(breach: &super::types::Breach, slot: &Slot<'_>) -> String {
@@ -1079,39 +1062,22 @@ pub(crate) fn check_mode_literal(
     radix: Radix,
     span: Span,
     what: What<'_>,
-) -> bool {
+) -> Result<(), Reported> {
     if radix != Radix::Octal && value != 0 {
         let digits = value.to_string();
-        let help = if radix == Radix::Decimal && digits.bytes().all(|b| (b'0'..=b'7').contains(&b))
-        {
-            format!("did you mean `0o{digits}`?")
-        } else {
-            "write the mode in octal, like `0o750`".into()
+        let decimal_digits = (radix == Radix::Decimal
+            && digits.bytes().all(|b| (b'0'..=b'7').contains(&b)))
+        .then_some(digits);
+        let rule = InvalidLiteral::ModeNotOctal {
+            what: &what,
+            decimal_digits,
         };
-        cx.report(
-            Diagnostic::new(
-                Code::E0314,
-                cx.path,
-                span,
-                format!("{what} is a file mode, written in octal"),
-            )
-            .with_help(help),
-        );
-        return false;
+        return Err(cx.refuse(rule.at(cx.path, span)));
     }
     if !(0..=0o7777).contains(&value) {
-        cx.report(
-            Diagnostic::new(
-                Code::E0314,
-                cx.path,
-                span,
-                format!("{what} is not a file mode: a mode has at most four octal digits"),
-            )
-            .with_help("a mode lies in 0o0..0o7777, like `0o750` or `0o2775`"),
-        );
-        return false;
+        return Err(cx.refuse(InvalidLiteral::ModeTooLarge { what: &what }.at(cx.path, span)));
     }
-    true
+    Ok(())
 }
 
 /// Whether `inner` lies inside `outer` (an open end of `inner` lies inside only an open

@@ -13,7 +13,8 @@ use super::module::ModuleChecker;
 use super::registry::{ContractInfo, FieldInfo};
 use super::scope::RefContext;
 use super::types::Ty;
-use crate::diagnostics::{Code, Diagnostic};
+use crate::diagnostics::rules::TypeMismatch;
+use crate::diagnostics::{Code, Diagnostic, Reported, Rule};
 use crate::span::Span;
 use crate::syntax::ast::{self, Expr, ForExpr, Iterable, Reference};
 
@@ -71,7 +72,7 @@ impl<'a> ModuleChecker<'a, '_> {
         let Some(template) = &f.template else {
             return Val::error();
         };
-        if self.enter_loop(f, kind).is_none() {
+        if self.enter_loop(f, kind).is_err() {
             return Val::error();
         }
         let mut val = self.eval_string(template, place, ctx);
@@ -85,7 +86,7 @@ impl<'a> ModuleChecker<'a, '_> {
     pub(crate) fn eval_for_names(&mut self, f: &ForExpr, ctx: RefContext<'a>) {
         let kind = self.loop_kind(f, Place::FileBody, ctx);
         let Some(template) = &f.template else { return };
-        match kind.and_then(|k| self.enter_loop(f, k)) {
+        match kind.and_then(|k| self.enter_loop(f, k).ok()) {
             Some(_) => {
                 for interp in template.interpolations() {
                     self.eval_names(&interp.expr, ctx);
@@ -117,7 +118,7 @@ impl<'a> ModuleChecker<'a, '_> {
     }
 
     /// Makes `f`'s variable known; refuses a name that would read two things (E0102).
-    fn enter_loop(&mut self, f: &ForExpr, kind: LoopKind<'a>) -> Option<usize> {
+    fn enter_loop(&mut self, f: &ForExpr, kind: LoopKind<'a>) -> Result<usize, Reported> {
         let name = f.var.name.as_str();
         let clash = if let Some(r) = self.scope.requirements.get(name) {
             Some((r.ast.name.span, "a requirement"))
@@ -129,7 +130,7 @@ impl<'a> ModuleChecker<'a, '_> {
                 .map(|l| (l.span, "the variable of an enclosing `for`"))
         };
         if let Some((first, what)) = clash {
-            self.cx.report(
+            return Err(self.cx.refuse(
                 Diagnostic::new(
                     Code::E0102,
                     self.cx.path,
@@ -140,8 +141,7 @@ impl<'a> ModuleChecker<'a, '_> {
                 .with_help(format!(
                     "name the loop variable differently, so `{name}.…` reads one thing"
                 )),
-            );
-            return None;
+            ));
         }
         self.loops.push(LoopVar {
             name: f.var.name.clone(),
@@ -150,7 +150,7 @@ impl<'a> ModuleChecker<'a, '_> {
         });
         let v = self.loops.len() - 1;
         self.active_loops.push(v);
-        Some(v)
+        Ok(v)
     }
 
     /// What `f` runs over: a consumer of a contract this module provides (E0322 for
@@ -191,20 +191,11 @@ impl<'a> ModuleChecker<'a, '_> {
                     }),
                     other => {
                         let name = r.dotted();
-                        self.cx.report(
-                            Diagnostic::new(
-                                Code::E0301,
-                                self.cx.path,
-                                r.span,
-                                format!(
-                                    "a `for` runs over a list; `{name}` is {}",
-                                    super::expressions::a_type(&other)
-                                ),
-                            )
-                            .with_help(
-                                "run over `consumers CONTRACT`, or a field whose type is `list<…>`",
-                            ),
-                        );
+                        let rule = TypeMismatch::ForOverNonList {
+                            name: &name,
+                            a_type: super::expressions::a_type(&other),
+                        };
+                        self.cx.report(rule.at(self.cx.path, r.span));
                         None
                     }
                 }

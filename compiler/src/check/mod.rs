@@ -107,9 +107,14 @@ impl Cx<'_> {
         self.broken.get(first).is_some_and(|b| b.start <= span.end)
     }
 
-    /// Records a diagnostic.
-    pub fn report(&mut self, diagnostic: Diagnostic) -> Reported {
-        self.sink.report(diagnostic)
+    /// Records a diagnostic: a warning, or an error after which the check goes on.
+    pub fn report(&mut self, diagnostic: Diagnostic) {
+        self.sink.report(diagnostic);
+    }
+
+    /// Records the error that makes a check refuse, and returns the proof for its caller.
+    pub fn refuse(&mut self, diagnostic: Diagnostic) -> Reported {
+        self.sink.refuse(diagnostic)
     }
 }
 

@@ -5,7 +5,8 @@
 use super::Cx;
 use super::registry::ContractInfo;
 use super::scope::ModuleScope;
-use crate::diagnostics::{Code, Diagnostic};
+use crate::diagnostics::rules::InvalidLiteral;
+use crate::diagnostics::{Code, Diagnostic, Rule};
 use crate::span::Span;
 use crate::syntax::ast::{self, ModuleEntry};
 use std::collections::HashMap;
@@ -109,17 +110,8 @@ impl<'a> ModuleChecker<'a, '_> {
                         .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
             });
             if !ok {
-                self.cx.report(
-                    Diagnostic::new(
-                        Code::E0314,
-                        self.cx.path,
-                        s.span,
-                        "a slug is 1 to 8 lowercase letters and digits",
-                    )
-                    .with_help(
-                        "write it like `slug \"forge\"`; it becomes part of every login of the module",
-                    ),
-                );
+                self.cx
+                    .report(InvalidLiteral::Slug.at(self.cx.path, s.span));
             }
         }
     }

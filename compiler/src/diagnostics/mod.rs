@@ -3,8 +3,10 @@
 
 mod code;
 pub mod render;
+pub mod rules;
 
 pub use code::{Code, Severity};
+pub use rules::Rule;
 
 use crate::span::{FilePath, Span};
 
@@ -106,22 +108,51 @@ impl Diagnostic {
     }
 }
 
-/// Proof that a problem was reported: a function that gives up returns this, so no error
-/// escapes without a diagnostic.
+/// Proof that an error was reported: a check that refuses returns `Err(Reported)`, so no
+/// refusal happens without a diagnostic. The only way to make one is
+/// [`Sink::refuse`], which records an error; the field is private, so no other code
+/// can forge it.
+#[must_use = "a refusal is passed on to the caller, which decides what the error leaves out"]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Reported(());
 
-/// Collects diagnostics and hands out [`Reported`] tokens.
+/// Collects diagnostics and hands out [`Reported`] tokens for the errors among them.
 #[derive(Debug, Default)]
 pub struct Sink {
     pub diagnostics: Vec<Diagnostic>,
 }
 
 impl Sink {
-    /// Records `diagnostic` and returns the proof that it was reported.
-    pub fn report(&mut self, diagnostic: Diagnostic) -> Reported {
+    /// Records `diagnostic`: a warning, or an error that refuses nothing.
+    pub fn report(&mut self, diagnostic: Diagnostic) {
+        self.diagnostics.push(diagnostic);
+    }
+
+    /// Records the error `diagnostic` and returns the proof that it was reported.
+    pub fn refuse(&mut self, diagnostic: Diagnostic) -> Reported {
+        debug_assert!(
+            diagnostic.is_error(),
+            "a refusal is an error: {}",
+            diagnostic.code
+        );
         self.diagnostics.push(diagnostic);
         Reported(())
+    }
+}
+
+#[cfg(test)]
+mod sink_tests {
+    use super::*;
+
+    #[test]
+    fn a_refusal_is_recorded_with_its_diagnostic() {
+        let mut sink = Sink::default();
+        let file = FilePath::from("a.mesh");
+        sink.report(Diagnostic::new(Code::W0001, &file, Span::new(0, 1), "w"));
+        let _proof: Reported =
+            sink.refuse(Diagnostic::new(Code::E0301, &file, Span::new(2, 3), "e"));
+        assert_eq!(sink.diagnostics.len(), 2);
+        assert_eq!(sink.diagnostics[1].code, Code::E0301);
     }
 }
 

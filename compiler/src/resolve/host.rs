@@ -8,7 +8,8 @@ use super::fx_hash::{FxHashMap, FxHashSet};
 use super::{Answer, NodeInfo, Placement, Resolver, identity};
 use crate::check::registry::ProviderKind;
 use crate::check::types::validate_hostname;
-use crate::diagnostics::{Code, closest};
+use crate::diagnostics::rules::{InvalidLiteral, NodeText, NodeTextWritten, TypeMismatch};
+use crate::diagnostics::{Code, Rule, closest};
 use crate::span::Span;
 use crate::syntax::ast::{self, Expr};
 use std::collections::BTreeMap;
@@ -98,51 +99,36 @@ impl<'m> Resolver<'m> {
                             Ok(()) => info.private_name = Some(p),
                             Err(why) => self.node_value_error(
                                 prop,
-                                Code::E0314,
-                                format!("the private name of node `{name}` is not a valid host name: {why}"),
-                                "write the node's name on the private network, e.g. `private_name = \"alpha.lab.internal\"`",
+                                InvalidLiteral::PrivateName { node: name, why },
                             ),
                         },
                         None => self.node_value_error(
                             prop,
-                            value_code(&prop.value),
-                            format!("the private name of node `{name}` is a host name, written in quotes"),
-                            "e.g. `private_name = \"alpha.lab.internal\"`",
+                            unquoted(NodeText::PrivateName { node: name }, &prop.value),
                         ),
                     }
                 }
                 "private_address" => match plain {
                     Some(p) => match p.parse::<std::net::IpAddr>() {
                         Ok(ip) => info.private_address = Some(ip.to_string()),
-                        Err(_) => self.node_value_error(
-                            prop,
-                            Code::E0314,
-                            format!("the private address of node `{name}` is not an IP address"),
-                            "write the node's address on the private network, e.g. `private_address = \"10.0.0.11\"`",
-                        ),
+                        Err(_) => self
+                            .node_value_error(prop, InvalidLiteral::PrivateAddress { node: name }),
                     },
                     None => self.node_value_error(
                         prop,
-                        value_code(&prop.value),
-                        format!("the private address of node `{name}` is an IP address, written in quotes"),
-                        "e.g. `private_address = \"10.0.0.11\"`",
+                        unquoted(NodeText::PrivateAddress { node: name }, &prop.value),
                     ),
                 },
                 "root" => match plain {
                     Some(p) => match validate_host_path(&p) {
                         Ok(()) => info.root = p,
-                        Err(why) => self.node_value_error(
-                            prop,
-                            Code::E0314,
-                            format!("the root of node `{name}` is not a valid host path: {why}"),
-                            "e.g. `root = \"/srv/mesh\"`",
-                        ),
+                        Err(why) => {
+                            self.node_value_error(prop, InvalidLiteral::Root { node: name, why })
+                        }
                     },
                     None => self.node_value_error(
                         prop,
-                        value_code(&prop.value),
-                        format!("the root of node `{name}` is a host path, written in quotes"),
-                        "e.g. `root = \"/srv/mesh\"`",
+                        unquoted(NodeText::Root { node: name }, &prop.value),
                     ),
                 },
                 "ports" => match &prop.value {
@@ -154,42 +140,28 @@ impl<'m> Resolver<'m> {
                         {
                             info.ports = (lo.value, hi.value);
                         }
-                        _ => self.node_value_error(
-                            prop,
-                            Code::E0314,
-                            format!("the port range of node `{name}` is not a range of ports: both ends written, in 1..65535, the first no greater than the second"),
-                            "e.g. `ports = 20000..20999`",
-                        ),
+                        _ => self.node_value_error(prop, InvalidLiteral::Ports { node: name }),
                     },
                     Expr::Error(_) => {}
-                    _ => self.node_value_error(
-                        prop,
-                        Code::E0301,
-                        format!("the ports of node `{name}` are a range, `FIRST..LAST`"),
-                        "e.g. `ports = 20000..20999`",
-                    ),
+                    _ => self.node_value_error(prop, TypeMismatch::NodePorts { node: name }),
                 },
                 "short" => {
                     short_written = true;
                     match plain {
                         Some(s) if is_short(&s, 6) => info.short = s,
-                        _ => self.node_value_error(
+                        Some(_) => {
+                            self.node_value_error(prop, InvalidLiteral::Short { node: name })
+                        }
+                        None => self.node_value_error(
                             prop,
-                            if plain.is_some() { Code::E0314 } else { value_code(&prop.value) },
-                            format!("the short form of node `{name}` is 1 to 6 of `a-z` and `0-9`, starting with a letter, in quotes"),
-                            "e.g. `short = \"alpha\"`; it begins every login on the node",
+                            unquoted(NodeText::Short { node: name }, &prop.value),
                         ),
                     }
                 }
                 "adopted" => match &prop.value {
                     Expr::Bool(b, _) => info.adopted = *b,
                     Expr::Error(_) => {}
-                    _ => self.node_value_error(
-                        prop,
-                        Code::E0301,
-                        format!("`adopted` on node `{name}` is `true` or `false`"),
-                        "`adopted = true` marks a machine that ran services before the mesh",
-                    ),
+                    _ => self.node_value_error(prop, TypeMismatch::NodeAdopted { node: name }),
                 },
                 _ => {
                     let help = match closest(key, NODE_PROPS.iter().copied()) {
@@ -220,16 +192,11 @@ impl<'m> Resolver<'m> {
             self.mesh_diags.push(d);
         }
         if !short_written && !is_short(&info.short, 6) {
-            let d = self
-                .diag(
-                    Code::E0314,
-                    node.name.span,
-                    format!(
-                        "node `{name}` has no usable short form: `{}` is not 1 to 6 of `a-z` and `0-9` starting with a letter",
-                        info.short
-                    ),
-                )
-                .with_help("write one: `short = \"n1\"`");
+            let rule = InvalidLiteral::NoShort {
+                node: name,
+                short: &info.short,
+            };
+            let d = rule.at(self.path, node.name.span);
             self.mesh_diags.push(d);
         }
         // A node in error lends nothing to a manifest: its assignments are left out,
@@ -242,13 +209,11 @@ impl<'m> Resolver<'m> {
         info
     }
 
-    fn node_value_error(&mut self, prop: &ast::Prop, code: Code, message: String, help: &str) {
+    fn node_value_error(&mut self, prop: &ast::Prop, rule: impl Rule) {
         if matches!(prop.value, Expr::Error(_)) {
             return; // a syntax error, reported by the parser
         }
-        let d = self
-            .diag(code, prop.value.span(), message)
-            .with_help(help.to_string());
+        let d = rule.at(self.path, prop.value.span());
         self.mesh_diags.push(d);
     }
 
@@ -580,12 +545,12 @@ pub(crate) fn is_short(s: &str, max: usize) -> bool {
             .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
 }
 
-/// The code for a node value of the wrong kind: a reference or a number where text is
-/// wanted is a type mismatch.
-fn value_code(e: &Expr) -> Code {
-    match e {
-        Expr::Str(_) => Code::E0314,
-        _ => Code::E0301,
+/// A node value written other than as the quoted text it is: a reference or a number
+/// where text is wanted is a type mismatch (E0301), a string an invalid literal (E0314).
+fn unquoted<'a>(rule: NodeText<'a>, e: &Expr) -> NodeTextWritten<'a> {
+    NodeTextWritten {
+        rule,
+        is_string: matches!(e, Expr::Str(_)),
     }
 }
 

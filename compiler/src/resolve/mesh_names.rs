@@ -3,7 +3,8 @@
 
 use super::fx_hash::{FxHashMap, FxHashSet};
 use super::{Dropped, InstanceState, Resolver, SeatState, Settings, assign_head};
-use crate::diagnostics::{Code, Diagnostic, closest, did_you_mean};
+use crate::diagnostics::rules::InvalidLiteral;
+use crate::diagnostics::{Code, Diagnostic, Rule, closest, did_you_mean};
 
 impl<'m> Resolver<'m> {
     /// Reads every node; a second node of one name is refused (E0101) and ignored.
@@ -31,16 +32,11 @@ impl<'m> Resolver<'m> {
             // A node's manifest is written as `<node>.json`: a name a file system cannot
             // hold is refused here, at check, not by the file system at build.
             if node.name.name.len() > NODE_NAME_MAX {
-                let d = self
-                    .diag(
-                        Code::E0314,
-                        node.name.span,
-                        format!(
-                            "the name of a node is at most {NODE_NAME_MAX} bytes (its manifest is `<node>.json`); this one is {}",
-                            node.name.name.len()
-                        ),
-                    )
-                    .with_help("give the node a shorter name");
+                let rule = InvalidLiteral::NodeNameTooLong {
+                    max: NODE_NAME_MAX,
+                    len: node.name.name.len(),
+                };
+                let d = rule.at(self.path, node.name.span);
                 self.mesh_diags.push(d);
             }
             let mut info = self.read_node(node);

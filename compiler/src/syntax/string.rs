@@ -4,7 +4,8 @@
 use super::ast::{Expr, Ident, Interp, Reference, SmolStr, StrPart, StringLit};
 use super::lexer::interp_end;
 use super::parser::parse_embedded;
-use crate::diagnostics::{Code, Diagnostic};
+use crate::diagnostics::rules::InvalidLiteral;
+use crate::diagnostics::{Code, Diagnostic, Rule};
 use crate::span::{FilePath, Span};
 
 /// The legacy placeholder kinds of `${kind:…}` (old forms, W0402).
@@ -231,18 +232,11 @@ fn decode_segment(
             _ => {
                 if let Some(what) = invisible_char(c) {
                     let sp = Span::new(start + i, start + i + c.len_utf8());
-                    diags.push(
-                        Diagnostic::new(
-                            Code::E0314,
-                            file,
-                            sp,
-                            format!(
-                                "this string holds U+{:04X} ({what}); no literal holds a control or bidirectional formatting character",
-                                c as u32
-                            ),
-                        )
-                        .with_help("remove it: it is invisible, or reorders what a reader sees; a tab and a new line are written `\\t` and `\\n`"),
-                    );
+                    let rule = InvalidLiteral::InvisibleChar {
+                        code_point: c as u32,
+                        what,
+                    };
+                    diags.push(rule.at(file, sp));
                 }
                 buf.push(c);
             }

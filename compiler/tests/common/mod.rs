@@ -7,25 +7,10 @@ use meshc::span::{FilePath, Span};
 use meshc::syntax::ast::*;
 use meshc::syntax::{Parsed, parse};
 
-/// Whether this is a CI run (`CI` set to anything but empty, `0` or `false`; `.ci/run`
-/// sets it): a sample a test cannot find is then an error, never a silent skip.
-pub fn in_ci() -> bool {
-    std::env::var("CI").is_ok_and(|v| !matches!(v.trim(), "" | "0" | "false"))
-}
-
-/// Expectation-updating modes write what they see instead of asserting it: refused in CI.
-pub fn refuse_update_modes_in_ci() {
-    if !in_ci() {
-        return;
-    }
-    for var in ["INSTA_UPDATE", "INSTA_FORCE_PASS", "UPDATE_EXPECT"] {
-        let v = std::env::var(var).unwrap_or_default();
-        assert!(
-            matches!(v.as_str(), "" | "no" | "0"),
-            "{var}={v} rewrites expectations instead of asserting them; refused under CI"
-        );
-    }
-}
+#[path = "../support/ci.rs"]
+mod ci;
+#[allow(unused_imports)]
+pub use ci::*;
 
 pub fn path() -> FilePath {
     "test.mesh".into()

@@ -13,18 +13,17 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+pub mod ci;
+pub mod header;
+pub use ci::*;
+pub use header::*;
+
 /// The repository's root (the parent of `compiler/`).
 pub fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
         .unwrap()
         .to_path_buf()
-}
-
-/// Whether this is a CI run (`CI` set to anything but empty, `0` or `false`; `.ci/run`
-/// sets it): a sample a test cannot find is then an error, never a silent skip.
-pub fn in_ci() -> bool {
-    std::env::var("CI").is_ok_and(|v| !matches!(v.trim(), "" | "0" | "false"))
 }
 
 /// The shared conformance suite, when it is beside the repository. Absent, a plain
@@ -164,215 +163,72 @@ pub fn read_mesh_files(dir: &Path) -> Vec<(String, String)> {
     out
 }
 
-/// The header of a check case.
-#[derive(Debug, Default)]
-pub struct Header {
-    pub expect: Vec<String>,
-    pub allow: Vec<String>,
-    pub expect_text: Vec<String>,
-    pub flags: Vec<String>,
-    pub exit: Option<i32>,
-    /// `// expect-count: E0514=2`: exactly this many diagnostics of the code.
-    pub counts: Vec<(String, usize)>,
-    /// `// expect-in: E0514 app`: a diagnostic of the code mentions the text.
-    pub code_texts: Vec<(String, String)>,
-    /// Header lines whose key is none of the known ones (a misspelling, never ignored).
-    pub unknown: Vec<String>,
+/// What `meshc check` reports for a workspace of the one case file `name`: every file's
+/// diagnostics and every mesh's, the case's `--deny` flags applied, in the command line's
+/// order (by file, place, code and message, duplicates dropped).
+pub fn case_diagnostics(name: &str, text: &str, h: &CaseHeader) -> Vec<Diagnostic> {
+    let (db, ws) = workspace(&one_file(name, text));
+    let mut diags = db::workspace_diagnostics(&db, ws);
+    h.raise(&mut diags);
+    diags.sort_by(|a, b| {
+        (&a.file, a.span.start, a.code, &a.message).cmp(&(
+            &b.file,
+            b.span.start,
+            b.code,
+            &b.message,
+        ))
+    });
+    diags.dedup();
+    diags
 }
 
-/// The keys a case header may write; any other `// word:` line before the source is an
-/// error, so a misspelt key (`expect-txt:`) cannot silently assert nothing.
-pub const HEADER_KEYS: &[&str] = &[
-    "expect",
-    "allow",
-    "flags",
-    "expect-text",
-    "exit",
-    "expect-count",
-    "expect-in",
-];
-
-/// Whether `key` reads as a header key someone meant to write (`expect-txt`, `expcet`,
-/// `flag`), not prose that wrapped before a colon (`// user: both are root's`): a
-/// hyphenated word, or one within two edits of a known key or starting like one.
-pub fn looks_like_key(key: &str) -> bool {
-    let shaped = key.starts_with(|c: char| c.is_ascii_lowercase())
-        && key.chars().all(|c| c.is_ascii_lowercase() || c == '-');
-    shaped
-        && (key.contains('-')
-            || HEADER_KEYS
-                .iter()
-                .any(|k| edit_distance(k, key) <= 2 || key.starts_with(&k[..k.len().min(4)])))
+/// `diags` of the one case file `name` as `meshc check` prints them, without colour.
+pub fn render_human(name: &str, text: &str, diags: &[Diagnostic]) -> String {
+    let mut sources: std::collections::HashMap<FilePath, Arc<str>> = Default::default();
+    sources.insert(name.into(), Arc::from(text));
+    sources.insert(db::STDLIB_PATH.into(), Arc::from(db::STDLIB_TEXT));
+    meshc::diagnostics::render::to_human(diags, &sources, false)
 }
 
-/// The Levenshtein distance of two short words.
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut prev = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let cur = row[j + 1];
-            row[j + 1] = (prev + usize::from(ca != *cb)).min(row[j] + 1).min(cur + 1);
-            prev = cur;
-        }
-    }
-    row[b.len()]
-}
-
-/// Reads `// expect-count: E0514=2 E0501=1`.
-pub fn parse_counts(val: &str) -> Result<Vec<(String, usize)>, String> {
-    val.split_whitespace()
-        .map(|w| {
-            let (code, n) = w
-                .split_once('=')
-                .ok_or_else(|| format!("`expect-count: {w}` is not CODE=N"))?;
-            let n = n
-                .parse()
-                .map_err(|_| format!("`expect-count: {w}`: `{n}` is not a number"))?;
-            Ok((code.to_string(), n))
-        })
-        .collect()
-}
-
-/// Reads `// expect: …`, `// allow: …`, `// expect-text: …`, `// flags: …`, `// exit: N`.
-pub fn header(text: &str) -> Header {
-    let mut h = Header::default();
-    for line in text.lines() {
-        let Some(rest) = line.trim_start().strip_prefix("//") else {
-            continue;
-        };
-        let rest = rest.trim_start();
-        let Some((key, val)) = rest.split_once(':') else {
-            continue;
-        };
-        let val = val.trim();
-        match key {
-            "expect" => h.expect.extend(val.split_whitespace().map(String::from)),
-            "allow" => h.allow.extend(val.split_whitespace().map(String::from)),
-            "flags" => h.flags.extend(val.split_whitespace().map(String::from)),
-            "expect-text" => h.expect_text.push(val.to_string()),
-            "exit" => h.exit = val.parse().ok(),
-            "expect-count" => match parse_counts(val) {
-                Ok(c) => h.counts.extend(c),
-                Err(e) => h.unknown.push(e),
-            },
-            "expect-in" => match val.split_once(char::is_whitespace) {
-                Some((code, t)) => h.code_texts.push((code.to_string(), t.trim().to_string())),
-                None => h
-                    .unknown
-                    .push(format!("`expect-in: {val}` is not CODE TEXT")),
-            },
-            k if looks_like_key(k) => h.unknown.push(format!("unknown header key `{k}:`")),
-            _ => {}
-        }
-    }
-    h
-}
-
-fn diag_text(d: &Diagnostic) -> String {
-    let mut s = d.message.clone();
-    if let Some(h) = &d.help {
-        s.push('\n');
-        s.push_str(h);
-    }
-    for l in &d.labels {
-        s.push('\n');
-        s.push_str(&l.message);
-    }
-    s
-}
-
-/// Runs one check case as the conformance runner does; `Err` lists what failed.
-pub fn run_check_case(name: &str, text: &str) -> Result<(), String> {
-    let h = header(text);
-    if !h.unknown.is_empty() {
-        return Err(h.unknown.join("; "));
-    }
-    if !h.flags.is_empty() {
-        return Err(format!(
-            "`// flags: {}` cannot be honoured in process; put the case where the command-line runner (tests/cases/check/) reads it",
-            h.flags.join(" ")
-        ));
-    }
-    let diags = check_workspace(&one_file(name, text));
-    let codes: Vec<&str> = diags.iter().map(|d| d.code.as_str()).collect();
-    let errors: Vec<&str> = diags
-        .iter()
-        .filter(|d| d.is_error())
-        .map(|d| d.code.as_str())
-        .collect();
-    let mut problems = Vec::new();
-    let summary = || {
+/// The places of the one case file `name` that may hold a secret, as `meshc` masks them
+/// when it shows source: the checker's secret places and every diagnostic's own.
+pub fn secret_places(name: &str, text: &str, diags: &[Diagnostic]) -> Vec<meshc::span::Span> {
+    let path = FilePath::from(name);
+    let mut places = meshc::check::secrets::secret_spans_of_texts([(&path, text)])
+        .remove(&path)
+        .unwrap_or_default();
+    places.extend(
         diags
             .iter()
-            .map(|d| format!("{} {}", d.code, d.message))
-            .collect::<Vec<_>>()
-            .join("\n    ")
-    };
-    let want_exit = if h.expect == ["ok"] {
-        if !errors.is_empty() {
-            problems.push(format!("expected no errors, got:\n    {}", summary()));
-        }
-        h.exit.unwrap_or(0)
-    } else {
-        let missing: Vec<&String> = h
-            .expect
-            .iter()
-            .filter(|c| !codes.contains(&c.as_str()))
-            .collect();
-        if !missing.is_empty() {
-            problems.push(format!("missing {missing:?}; got:\n    {}", summary()));
-        }
-        let unexpected: Vec<&&str> = errors
-            .iter()
-            .filter(|c| !h.expect.iter().any(|e| e == *c) && !h.allow.iter().any(|a| a == *c))
-            .collect();
-        if !unexpected.is_empty() {
-            problems.push(format!(
-                "unexpected errors {unexpected:?}:\n    {}",
-                summary()
-            ));
-        }
-        for t in &h.expect_text {
-            if !diags
-                .iter()
-                .filter(|d| h.expect.iter().any(|e| e == d.code.as_str()))
-                .any(|d| diag_text(d).contains(t.as_str()))
-            {
-                problems.push(format!("no diagnostic of {:?} mentions {t:?}", h.expect));
-            }
-        }
-        for (code, want) in &h.counts {
-            let got = codes.iter().filter(|c| *c == code).count();
-            if got != *want {
-                problems.push(format!(
-                    "{got} diagnostics {code}, expected exactly {want}:\n    {}",
-                    summary()
-                ));
-            }
-        }
-        for (code, t) in &h.code_texts {
-            if !diags
-                .iter()
-                .any(|d| d.code.as_str() == code && diag_text(d).contains(t.as_str()))
-            {
-                problems.push(format!("no {code} diagnostic mentions {t:?}"));
-            }
-        }
-        h.exit
-            .unwrap_or(i32::from(h.expect.iter().any(|c| c.starts_with('E'))))
-    };
-    let exit = i32::from(!errors.is_empty());
-    if exit != want_exit {
-        problems.push(format!("exit {exit}, expected {want_exit}"));
+            .filter(|d| d.file == path)
+            .flat_map(Diagnostic::redacted),
+    );
+    places
+}
+
+/// Runs one case in process as `meshc check` would (resolution included); `Err` says
+/// what failed. Only the `--deny` flags can be honoured in process: a case with any
+/// other flag fails here, and belongs where the command-line runner reads it.
+pub fn run_check_case(name: &str, text: &str) -> Result<(), String> {
+    let h = case_header(text)?;
+    check_case(name, text, &h).1
+}
+
+/// Runs one case whose header is `h`: its diagnostics, and whether they are what the
+/// header says.
+pub fn check_case(name: &str, text: &str, h: &CaseHeader) -> (Vec<Diagnostic>, Result<(), String>) {
+    if !h.other_flags.is_empty() {
+        let why = format!(
+            "`// flags: {}` cannot be honoured in process; put the case where the command-line runner (tests/cases/check/) reads it",
+            h.flags.join(" ")
+        );
+        return (Vec::new(), Err(why));
     }
-    if problems.is_empty() {
-        Ok(())
-    } else {
-        Err(problems.join("; "))
-    }
+    let diags = case_diagnostics(name, text, h);
+    let seen: Vec<Seen> = diags.iter().map(Seen::of).collect();
+    let exit = i32::from(diags.iter().any(Diagnostic::is_error));
+    let verdict = judge(h, &seen, exit);
+    (diags, verdict)
 }
 
 /// A path into a manifest: `a.b[k=v][0].c`.

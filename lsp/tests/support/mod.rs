@@ -454,21 +454,21 @@ impl Case {
     }
 }
 
-/// The header directives of a file: leading `// key: value` lines.
-fn directives(text: &str) -> Vec<(String, String)> {
-    let mut out = Vec::new();
-    for line in text.lines() {
-        let Some(rest) = line.strip_prefix("//") else {
-            break;
-        };
-        if rest.starts_with('/') {
-            break;
-        }
-        if let Some((k, v)) = rest.trim().split_once(':') {
-            out.push((k.trim().to_string(), v.trim().to_string()));
-        }
-    }
-    out
+/// The one reader of fixture headers, shared with the compiler's fixture runners.
+#[path = "../../../compiler/tests/support/header.rs"]
+mod header;
+
+/// The keys a language-server fixture's header may write; another key that reads like
+/// one (`expct:`, `reqest:`) fails the case.
+const KEYS: &[&str] = &["request", "expect", "expect-not", "encoding", "position"];
+
+/// The header directives of a file, as (key, value).
+fn directives(name: &str, text: &str) -> Vec<(String, String)> {
+    header::directives(text, KEYS)
+        .unwrap_or_else(|e| panic!("{name}: {e}"))
+        .into_iter()
+        .map(|d| (d.key, d.value))
+        .collect()
 }
 
 /// Every case of the fixture directory `lsp/tests/fixtures/<feature>`: each `.mesh` file
@@ -515,7 +515,7 @@ pub fn cases(feature: &str) -> Vec<Case> {
                 case.edits.push((base.to_string(), text));
                 continue;
             }
-            case.directives.extend(directives(&text));
+            case.directives.extend(directives(&case.name, &text));
             let text = match text.find(CURSOR) {
                 Some(at) => {
                     case.cursor = Some((fname.clone(), at));

@@ -1,0 +1,456 @@
+//! Diagnostics built in one place per rule. Each code that several checks build has one
+//! type here whose variants are its rules, each holding the rule's data; the message,
+//! the help and the labels of a rule are written once, in [`Rule::message`],
+//! [`Rule::help`] and [`Rule::labels`], and a check writes only
+//! `Rule::at(file, span)`. The texts are the ones the fixtures and the rendered
+//! snapshots hold, byte for byte.
+//!
+//! The data are names, places and already-formatted reasons (`&dyn Display` where the
+//! value is a type of a layer above, such as a checker type), so this layer stays below
+//! every other.
+
+use super::{Code, Diagnostic, Label};
+use crate::span::{FilePath, Span};
+use std::fmt::Display;
+
+/// A rule of the language whose breach is reported with one code.
+pub trait Rule: Sized {
+    /// The rule's code.
+    fn code(&self) -> Code;
+    /// The one-line message.
+    fn message(&self) -> String;
+    /// The help line, if the rule has one.
+    fn help(&self) -> Option<String> {
+        None
+    }
+    /// Secondary places, in `file` unless a label says otherwise.
+    fn labels(&self, _file: &FilePath) -> Vec<Label> {
+        Vec::new()
+    }
+    /// Whether the text at the primary place may be secret, so excerpts mask it.
+    fn masks_primary(&self) -> bool {
+        false
+    }
+    /// The diagnostic of this breach at `span` of `file`.
+    fn at(self, file: &FilePath, span: Span) -> Diagnostic {
+        let mut d =
+            Diagnostic::new(self.code(), file, span, self.message()).with_help_opt(self.help());
+        d.labels = self.labels(file);
+        if self.masks_primary() {
+            d = d.with_redacted(span);
+        }
+        d
+    }
+}
+
+/// E0314: a literal not valid for its type. One variant per place a literal is checked.
+pub enum InvalidLiteral<'a> {
+    /// A string holding a control or bidirectional formatting character.
+    InvisibleChar { code_point: u32, what: &'a str },
+    /// A `matches` pattern with an interpolation.
+    PatternInterpolates,
+    /// A `matches` pattern that does not compile.
+    PatternNotRegex { why: String },
+    /// A module's `slug` that is not 1 to 8 lowercase letters and digits.
+    Slug,
+    /// A literal written for a typed place (`what`) that its type refuses. `text` is the
+    /// literal's text when it may be quoted (a plain string, never a secret's place).
+    Value {
+        text: Option<&'a str>,
+        ty: &'a dyn Display,
+        what: &'a dyn Display,
+        why: String,
+    },
+    /// A file mode not written in octal; `decimal_digits` are the digits when all of
+    /// them are octal digits, so the help can suggest `0o…`.
+    ModeNotOctal {
+        what: &'a dyn Display,
+        decimal_digits: Option<String>,
+    },
+    /// A file mode beyond `0o7777`.
+    ModeTooLarge { what: &'a dyn Display },
+    /// A container without `image`.
+    NoImage { container: &'a str },
+    /// An `image` that is not an image reference.
+    Image { text: &'a str, why: String },
+    /// A node name too long for its manifest's file name.
+    NodeNameTooLong { max: usize, len: usize },
+    /// A node's `private_name` that is not a host name.
+    PrivateName { node: &'a str, why: String },
+    /// A node's `private_address` that is not an IP address.
+    PrivateAddress { node: &'a str },
+    /// A node's `root` that is not a valid host path.
+    Root { node: &'a str, why: String },
+    /// A node's `ports` that are not a range of ports.
+    Ports { node: &'a str },
+    /// A node's `short` that is not a short form.
+    Short { node: &'a str },
+    /// A node without `short` whose name is no short form.
+    NoShort { node: &'a str, short: &'a str },
+}
+
+impl Rule for InvalidLiteral<'_> {
+    fn code(&self) -> Code {
+        Code::E0314
+    }
+
+    fn message(&self) -> String {
+        use InvalidLiteral::*;
+        match self {
+            InvisibleChar { code_point, what } => format!(
+                "this string holds U+{code_point:04X} ({what}); no literal holds a control or bidirectional formatting character"
+            ),
+            PatternInterpolates => "a `matches` pattern cannot interpolate".into(),
+            PatternNotRegex { .. } => {
+                "this `matches` pattern is not a valid regular expression".into()
+            }
+            Slug => "a slug is 1 to 8 lowercase letters and digits".into(),
+            Value {
+                text: Some(text),
+                ty,
+                what,
+                ..
+            } => format!("`{text}` is not a valid {ty} for {what}"),
+            Value {
+                text: None,
+                ty,
+                what,
+                ..
+            } => format!("this is not a valid {ty} for {what}"),
+            ModeNotOctal { what, .. } => format!("{what} is a file mode, written in octal"),
+            ModeTooLarge { what } => {
+                format!("{what} is not a file mode: a mode has at most four octal digits")
+            }
+            NoImage { container } => format!("container `{container}` has no image"),
+            Image { text, .. } => format!("`{text}` is not a valid image reference"),
+            NodeNameTooLong { max, len } => format!(
+                "the name of a node is at most {max} bytes (its manifest is `<node>.json`); this one is {len}"
+            ),
+            PrivateName { node, why } => {
+                format!("the private name of node `{node}` is not a valid host name: {why}")
+            }
+            PrivateAddress { node } => {
+                format!("the private address of node `{node}` is not an IP address")
+            }
+            Root { node, why } => {
+                format!("the root of node `{node}` is not a valid host path: {why}")
+            }
+            Ports { node } => format!(
+                "the port range of node `{node}` is not a range of ports: both ends written, in 1..65535, the first no greater than the second"
+            ),
+            Short { node } => short_form_message(node),
+            NoShort { node, short } => format!(
+                "node `{node}` has no usable short form: `{short}` is not 1 to 6 of `a-z` and `0-9` starting with a letter"
+            ),
+        }
+    }
+
+    fn help(&self) -> Option<String> {
+        use InvalidLiteral::*;
+        Some(match self {
+            InvisibleChar { .. } => "remove it: it is invisible, or reorders what a reader sees; a tab and a new line are written `\\t` and `\\n`".into(),
+            PatternInterpolates => "write the pattern out; `\\$` stands for a dollar sign".into(),
+            PatternNotRegex { why } | Value { why, .. } => why.clone(),
+            Slug => "write it like `slug \"forge\"`; it becomes part of every login of the module".into(),
+            ModeNotOctal {
+                decimal_digits: Some(digits),
+                ..
+            } => format!("did you mean `0o{digits}`?"),
+            ModeNotOctal {
+                decimal_digits: None,
+                ..
+            } => "write the mode in octal, like `0o750`".into(),
+            ModeTooLarge { .. } => "a mode lies in 0o0..0o7777, like `0o750` or `0o2775`".into(),
+            NoImage { .. } => "every container names its image, pinned to a tag or digest: `image \"nginx:1.27\"`".into(),
+            Image { why, .. } => format!("{why}: `[registry/]name[:tag][@digest]`"),
+            NodeNameTooLong { .. } => "give the node a shorter name".into(),
+            PrivateName { .. } => PRIVATE_NAME_HELP.into(),
+            PrivateAddress { .. } => PRIVATE_ADDRESS_HELP.into(),
+            Root { .. } => ROOT_HELP.into(),
+            Ports { .. } => PORTS_HELP.into(),
+            Short { .. } => SHORT_HELP.into(),
+            NoShort { .. } => "write one: `short = \"n1\"`".into(),
+        })
+    }
+}
+
+/// E0301: a value of the wrong type. One variant per place a type is expected.
+pub enum TypeMismatch<'a> {
+    /// `secret` inside `list<…>`.
+    SecretElements { ty: &'a dyn Display },
+    /// A default that is not a literal.
+    DefaultNotLiteral { name: &'a str },
+    /// A default, or another literal of a declaration, of the wrong type; the label
+    /// points at the declared type.
+    Declared {
+        expected: String,
+        what: &'a dyn Display,
+        found: String,
+        ty: &'a dyn Display,
+        decl: Span,
+    },
+    /// A type name that is not a type.
+    UnknownType { name: &'a str, help: String },
+    /// A refinement that does not apply to the type.
+    RefinementDoesNotApply {
+        name: &'a str,
+        a_type: String,
+        what: String,
+    },
+    /// A set value that is not a literal.
+    SetNotLiteral,
+    /// A set value of the wrong type.
+    SetElement { expected: String, found: String },
+    /// A list whose elements differ in type.
+    MixedList { this: String, first: String },
+    /// A range where a value is expected.
+    Range { place: String },
+    /// A value of the wrong type for a typed place; `decl` is where the type is declared
+    /// (in its file).
+    Expected {
+        expected: String,
+        what: &'a dyn Display,
+        found: String,
+        help: Option<String>,
+        decl: Option<(&'a FilePath, Span, &'a dyn Display)>,
+    },
+    /// A `for` over something that is not a list.
+    ForOverNonList { name: &'a str, a_type: String },
+    /// A command that is not a list of strings.
+    Command { a_type: String, help: String },
+    /// An argument of a command that is not a string.
+    CommandArgument { a_type: String, help: String },
+    /// A file's content that is not text.
+    FileContent {
+        what: &'a dyn Display,
+        a_type: String,
+    },
+    /// An `image_paths` element of the wrong type.
+    ImagePaths { expected: String, found: String },
+    /// A node's `ports` that are not a range.
+    NodePorts { node: &'a str },
+    /// A node's `adopted` that is not a boolean.
+    NodeAdopted { node: &'a str },
+}
+
+impl Rule for TypeMismatch<'_> {
+    fn code(&self) -> Code {
+        Code::E0301
+    }
+
+    fn message(&self) -> String {
+        use TypeMismatch::*;
+        match self {
+            SecretElements { .. } => {
+                "`secret` marks a whole value, not the elements of a list".into()
+            }
+            DefaultNotLiteral { name } => {
+                format!("the default of `{name}` must be a literal value")
+            }
+            Declared {
+                expected,
+                what,
+                found,
+                ..
+            }
+            | Expected {
+                expected,
+                what,
+                found,
+                ..
+            } => format!("expected {expected} for {what}, found {found}"),
+            UnknownType { name, .. } => format!("unknown type `{name}`"),
+            RefinementDoesNotApply { name, a_type, .. } => {
+                format!("this refinement does not apply to `{name}`, {a_type}")
+            }
+            SetNotLiteral => "a set holds literal values".into(),
+            SetElement { expected, found } => {
+                format!("expected {expected} in this set, found {found}")
+            }
+            MixedList { this, first } => {
+                format!("a list holds values of one type: this is {this}, the first is {first}")
+            }
+            Range { place } => format!("a range is not a value {place} can hold"),
+            ForOverNonList { name, a_type } => {
+                format!("a `for` runs over a list; `{name}` is {a_type}")
+            }
+            Command { a_type, .. } => format!("the command is a list of strings; this is {a_type}"),
+            CommandArgument { a_type, .. } => {
+                format!("each argument of the command is a string; this is {a_type}")
+            }
+            FileContent { what, a_type } => format!("{what} is text; this is {a_type}"),
+            ImagePaths { expected, found } => {
+                format!("expected {expected} in `image_paths`, found {found}")
+            }
+            NodePorts { node } => format!("the ports of node `{node}` are a range, `FIRST..LAST`"),
+            NodeAdopted { node } => format!("`adopted` on node `{node}` is `true` or `false`"),
+        }
+    }
+
+    fn help(&self) -> Option<String> {
+        use TypeMismatch::*;
+        match self {
+            SecretElements { ty } => Some(format!("write `secret {ty}`")),
+            DefaultNotLiteral { .. } => Some(
+                "a default is written out: a string, a number, `true`, `false` or a list of them"
+                    .into(),
+            ),
+            Declared { .. } | SetElement { .. } => None,
+            UnknownType { help, .. } | Command { help, .. } | CommandArgument { help, .. } => {
+                Some(help.clone())
+            }
+            RefinementDoesNotApply { what, .. } => Some(what.clone()),
+            SetNotLiteral => {
+                Some("write each value out: a string, a number, `true` or `false`".into())
+            }
+            MixedList { .. } => Some("write every element of the same type".into()),
+            Range { .. } => Some("a range belongs after `in` or `len`, as a refinement".into()),
+            Expected { help, .. } => help.clone(),
+            ForOverNonList { .. } => {
+                Some("run over `consumers CONTRACT`, or a field whose type is `list<…>`".into())
+            }
+            FileContent { .. } => Some(
+                "write the content as a string; `\"\"\"…\"\"\"` spans lines and interpolates values"
+                    .into(),
+            ),
+            ImagePaths { .. } => Some(
+                "`image_paths` lists container paths: `image_paths [\"/usr/share/app\"]`".into(),
+            ),
+            NodePorts { .. } => Some(PORTS_HELP.into()),
+            NodeAdopted { .. } => {
+                Some("`adopted = true` marks a machine that ran services before the mesh".into())
+            }
+        }
+    }
+
+    fn masks_primary(&self) -> bool {
+        // A file's content may be sealed like a secret: the excerpt does not show it.
+        matches!(self, TypeMismatch::FileContent { .. })
+    }
+
+    fn labels(&self, file: &FilePath) -> Vec<Label> {
+        match self {
+            TypeMismatch::Declared { ty, decl, .. } => vec![Label {
+                file: file.clone(),
+                span: *decl,
+                message: format!("declared `{ty}` here"),
+            }],
+            TypeMismatch::Expected {
+                decl: Some((decl_file, span, ty)),
+                ..
+            } => vec![Label {
+                file: (*decl_file).clone(),
+                span: *span,
+                message: format!("declared `{ty}` here"),
+            }],
+            _ => Vec::new(),
+        }
+    }
+}
+
+/// A node property written as something other than the text it is (a reference, a
+/// number): E0314 when it is a string, E0301 otherwise. The message says what the
+/// property is; the help gives an example.
+pub enum NodeText<'a> {
+    PrivateName { node: &'a str },
+    PrivateAddress { node: &'a str },
+    Root { node: &'a str },
+    Short { node: &'a str },
+}
+
+/// [`NodeText`] with whether the value written is a string.
+pub struct NodeTextWritten<'a> {
+    pub rule: NodeText<'a>,
+    pub is_string: bool,
+}
+
+impl Rule for NodeTextWritten<'_> {
+    fn code(&self) -> Code {
+        if self.is_string {
+            Code::E0314
+        } else {
+            Code::E0301
+        }
+    }
+
+    fn message(&self) -> String {
+        match self.rule {
+            NodeText::PrivateName { node } => {
+                format!("the private name of node `{node}` is a host name, written in quotes")
+            }
+            NodeText::PrivateAddress { node } => {
+                format!("the private address of node `{node}` is an IP address, written in quotes")
+            }
+            NodeText::Root { node } => {
+                format!("the root of node `{node}` is a host path, written in quotes")
+            }
+            NodeText::Short { node } => short_form_message(node),
+        }
+    }
+
+    fn help(&self) -> Option<String> {
+        Some(match self.rule {
+            NodeText::PrivateName { .. } => "e.g. `private_name = \"alpha.lab.internal\"`".into(),
+            NodeText::PrivateAddress { .. } => "e.g. `private_address = \"10.0.0.11\"`".into(),
+            NodeText::Root { .. } => ROOT_HELP.into(),
+            NodeText::Short { .. } => SHORT_HELP.into(),
+        })
+    }
+}
+
+fn short_form_message(node: &str) -> String {
+    format!(
+        "the short form of node `{node}` is 1 to 6 of `a-z` and `0-9`, starting with a letter, in quotes"
+    )
+}
+
+const PRIVATE_NAME_HELP: &str =
+    "write the node's name on the private network, e.g. `private_name = \"alpha.lab.internal\"`";
+const PRIVATE_ADDRESS_HELP: &str =
+    "write the node's address on the private network, e.g. `private_address = \"10.0.0.11\"`";
+const ROOT_HELP: &str = "e.g. `root = \"/srv/mesh\"`";
+const PORTS_HELP: &str = "e.g. `ports = 20000..20999`";
+const SHORT_HELP: &str = "e.g. `short = \"alpha\"`; it begins every login on the node";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_rule_builds_its_code_message_help_and_labels() {
+        let file = FilePath::from("a.mesh");
+        let d = InvalidLiteral::NoImage { container: "web" }.at(&file, Span::new(1, 4));
+        assert_eq!(d.code, Code::E0314);
+        assert_eq!(d.message, "container `web` has no image");
+        assert!(d.help.as_deref().unwrap().contains("image \"nginx:1.27\""));
+        let ty = "port";
+        let d = TypeMismatch::Declared {
+            expected: "a port".into(),
+            what: &"the default",
+            found: "a string".into(),
+            ty: &ty,
+            decl: Span::new(7, 11),
+        }
+        .at(&file, Span::new(12, 15));
+        assert_eq!(d.code, Code::E0301);
+        assert_eq!(d.message, "expected a port for the default, found a string");
+        assert_eq!(d.labels.len(), 1);
+        assert_eq!(d.labels[0].message, "declared `port` here");
+        assert_eq!(d.labels[0].span, Span::new(7, 11));
+        assert_eq!(d.help, None);
+        let quoted = NodeTextWritten {
+            rule: NodeText::Short { node: "a" },
+            is_string: true,
+        };
+        assert_eq!(quoted.code(), Code::E0314);
+        let bare = NodeTextWritten {
+            rule: NodeText::Short { node: "a" },
+            is_string: false,
+        };
+        assert_eq!(bare.code(), Code::E0301);
+        assert_eq!(
+            bare.message(),
+            InvalidLiteral::Short { node: "a" }.message()
+        );
+    }
+}
