@@ -501,7 +501,10 @@ fn maddy_answers_smtp_with_a_login_per_consumer_checked_against_a_sealed_list() 
     let full = build(FULL, "services_full");
     let maddy = instance(&full, "one", "maddy");
     let provides = maddy["provides"].as_array().unwrap();
-    let smtp = provides.iter().find(|p| p["contract"] == "smtp").expect("smtp");
+    let smtp = provides
+        .iter()
+        .find(|p| p["contract"] == "smtp")
+        .expect("smtp");
     let logins: Vec<&str> = smtp["consumers"]
         .as_array()
         .unwrap()
@@ -530,7 +533,10 @@ fn maddy_answers_smtp_with_a_login_per_consumer_checked_against_a_sealed_list() 
 
     // Synapse, pinned to Maddy, logs in with its own address on the public name.
     let synapse = instance(&full, "two", "synapse");
-    assert_eq!(synapse["requirements"]["mail"]["provider"]["instance"], "maddy");
+    assert_eq!(
+        synapse["requirements"]["mail"]["provider"]["instance"],
+        "maddy"
+    );
     let email = text(container(synapse), "/config/email.yaml");
     assert!(email.contains("smtp_host: \"mx.example.org\"\n"), "{email}");
     assert!(
@@ -545,9 +551,15 @@ fn maddy_answers_smtp_with_a_login_per_consumer_checked_against_a_sealed_list() 
     );
     // ntfy, on Maddy's node, is answered by it; the relay's neighbours by the relay.
     let ntfy = instance(&full, "one", "ntfy");
-    assert_eq!(ntfy["requirements"]["mail"]["provider"]["instance"], "maddy");
+    assert_eq!(
+        ntfy["requirements"]["mail"]["provider"]["instance"],
+        "maddy"
+    );
     let gts = instance(&full, "two", "gotosocial");
-    assert_eq!(gts["requirements"]["mail"]["provider"]["instance"], "postfix");
+    assert_eq!(
+        gts["requirements"]["mail"]["provider"]["instance"],
+        "postfix"
+    );
 }
 
 #[test]
@@ -567,10 +579,17 @@ fn synapse_reads_a_configuration_directory_with_mail_and_turn_only_where_they_an
         .collect();
     assert_eq!(
         in_config,
-        ["/config/homeserver.yaml", "/config/email.yaml", "/config/turn.yaml"]
+        [
+            "/config/homeserver.yaml",
+            "/config/email.yaml",
+            "/config/turn.yaml"
+        ]
     );
     for target in &in_config {
-        assert_eq!(entry(synapse, "files", target).unwrap()["owner"], Value::from(991));
+        assert_eq!(
+            entry(synapse, "files", target).unwrap()["owner"],
+            Value::from(991)
+        );
     }
     let coturn = instance(&full, "two", "coturn");
     let turn = text(synapse, "/config/turn.yaml");
@@ -631,7 +650,10 @@ fn nextcloud_points_richdocuments_at_the_office_suite_only_where_one_answers() {
 
     let bare = build(BARE, "services_bare");
     let nextcloud = instance(&bare, "solo", "nextcloud");
-    assert_eq!(nextcloud["requirements"]["office"]["absent"], Value::Bool(true));
+    assert_eq!(
+        nextcloud["requirements"]["office"]["absent"],
+        Value::Bool(true)
+    );
     let web = &nextcloud["containers"][0];
     assert_eq!(web["command"], serde_json::json!([]));
     assert_eq!(env(web, "OFFICE_URL"), None);
