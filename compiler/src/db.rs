@@ -411,6 +411,38 @@ mod incrementality {
         (db, log)
     }
 
+    /// A logged database (see [`logged`]) holding the standard library and `texts`
+    /// (path, text), the workspace of them, and their files in the order given.
+    fn logged_workspace(
+        texts: &[(&str, &str)],
+    ) -> (
+        Database,
+        Arc<Mutex<Vec<String>>>,
+        Workspace,
+        Vec<SourceFile>,
+    ) {
+        let (db, log) = logged();
+        let std_file = SourceFile::new(
+            &db,
+            FilePath::from(STDLIB_PATH),
+            Arc::from(STDLIB_TEXT),
+            true,
+        );
+        let files: Vec<SourceFile> = texts
+            .iter()
+            .map(|(path, text)| {
+                SourceFile::new(&db, FilePath::from(*path), Arc::from(*text), false)
+            })
+            .collect();
+        let ws = Workspace::new(
+            &db,
+            std::iter::once(std_file)
+                .chain(files.iter().copied())
+                .collect(),
+        );
+        (db, log, ws, files)
+    }
+
     /// How many times each query ran since the log was last taken.
     fn ran(log: &Mutex<Vec<String>>) -> std::collections::BTreeMap<String, usize> {
         let mut counts = std::collections::BTreeMap::new();
@@ -426,21 +458,13 @@ mod incrementality {
 
     #[test]
     fn an_edit_re_checks_only_what_depends_on_it() {
-        let (mut db, log) = logged();
-        let std_file = SourceFile::new(
-            &db,
-            FilePath::from(STDLIB_PATH),
-            Arc::from(STDLIB_TEXT),
-            true,
-        );
-        let file = |db: &Database, path: &str, text: &str| {
-            SourceFile::new(db, FilePath::from(path), Arc::from(text), false)
-        };
-        let apps = file(&db, "apps.mesh", APPS);
-        let store = file(&db, "store.mesh", STORE);
-        let cron = file(&db, "cron.mesh", CRON);
-        let mesh = file(&db, "lab.mesh", MESH);
-        let ws = Workspace::new(&db, vec![std_file, apps, store, cron, mesh]);
+        let (mut db, log, ws, f) = logged_workspace(&[
+            ("apps.mesh", APPS),
+            ("store.mesh", STORE),
+            ("cron.mesh", CRON),
+            ("lab.mesh", MESH),
+        ]);
+        let (apps, store, cron) = (f[0], f[1], f[2]);
         let files = ws.files(&db).len();
 
         let first = workspace_diagnostics(&db, ws);
@@ -561,7 +585,6 @@ mod incrementality {
         );
     }
 
-    const RES_STORE: &str = "contract store for module {\n  url: string\n}\n\nmodule storage {\n  container storage {\n    image \"minio:1.0\"\n  }\n  provides store {\n    url = \"http://storage:9000\"\n  }\n}\n";
     const RES_WEB: &str = "module web {\n  requires store: module store\n  container web {\n    image \"web:1.0\"\n    env {\n      URL = store.url\n      MODE = \"fast\"\n    }\n  }\n}\n";
     const RES_OTHER: &str =
         "module other {\n  container other {\n    image \"other:1.0\"\n  }\n}\n";
@@ -588,26 +611,18 @@ mod incrementality {
 
     #[test]
     fn resolution_is_incremental_and_stable() {
-        let (mut db, log) = logged();
-        let std_file = SourceFile::new(
-            &db,
-            FilePath::from(STDLIB_PATH),
-            Arc::from(STDLIB_TEXT),
-            true,
-        );
-        let file = |db: &Database, path: &str, text: &str| {
-            SourceFile::new(db, FilePath::from(path), Arc::from(text), false)
-        };
-        let store = file(&db, "store.mesh", RES_STORE);
-        let web = file(&db, "web.mesh", RES_WEB);
-        let other = file(&db, "other.mesh", RES_OTHER);
-        let lab = file(&db, "lab.mesh", RES_MESH);
-        let ws = Workspace::new(&db, vec![std_file, store, web, other, lab]);
+        let (mut db, log, ws, f) = logged_workspace(&[
+            ("store.mesh", STORE),
+            ("web.mesh", RES_WEB),
+            ("other.mesh", RES_OTHER),
+            ("lab.mesh", RES_MESH),
+        ]);
+        let (store, web, other, lab) = (f[0], f[1], f[2], f[3]);
         let files = ws.files(&db).len();
         let lock = crate::resolve::Lock::default;
         let resolve = |db: &Database| resolve_mesh(db, ws, "lab".into(), lock());
         let mut texts = [
-            ("store.mesh", RES_STORE.to_string()),
+            ("store.mesh", STORE.to_string()),
             ("web.mesh", RES_WEB.to_string()),
             ("other.mesh", RES_OTHER.to_string()),
             ("lab.mesh", RES_MESH.to_string()),
@@ -654,7 +669,7 @@ mod incrementality {
         // A space in the first module of the workspace, which the mesh assigns: its file
         // parses and checks again and the mesh resolves again, to the same outcome; the
         // other files' checks stand.
-        texts[0].1 = RES_STORE.replacen("  container storage", "   container storage", 1);
+        texts[0].1 = STORE.replacen("  container storage", "   container storage", 1);
         store.set_text(&mut db).to(Arc::from(texts[0].1.as_str()));
         let spaced = resolve(&db);
         let warm = ran(&log);

@@ -2,15 +2,29 @@
 //! a scoped thread, the results back in the slice's order. Threads are computation, not
 //! I/O: the library stays pure.
 
-/// How many threads to use: the available cores, at most 8.
+/// How many threads to use: `MESHC_THREADS` when set to a number from 1 to 64, else the
+/// available cores, at most 8. Results never depend on it: every map below returns its
+/// results in the input's order (the tests build the same mesh with 1 and with several
+/// threads and compare the bytes).
 pub fn threads() -> usize {
     // Asked once: on Linux the answer reads the cgroup files on every call.
     static THREADS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
     *THREADS.get_or_init(|| {
-        std::thread::available_parallelism()
-            .map_or(1, |n| n.get())
-            .min(8)
+        threads_from(std::env::var("MESHC_THREADS").ok().as_deref()).unwrap_or_else(|| {
+            std::thread::available_parallelism()
+                .map_or(1, |n| n.get())
+                .min(8)
+        })
     })
+}
+
+/// The thread count `MESHC_THREADS` asks for, if it is a number from 1 to 64.
+fn threads_from(value: Option<&str>) -> Option<usize> {
+    value?
+        .trim()
+        .parse::<usize>()
+        .ok()
+        .filter(|n| (1..=64).contains(n))
 }
 
 /// Maps every chunk of `items` with `f` on its own thread and concatenates the results
@@ -51,4 +65,26 @@ pub fn map_chunks_with<S: Send, T: Sync, R: Send>(
             .flat_map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
             .collect()
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_thread_knob_takes_a_small_positive_number_only() {
+        assert_eq!(threads_from(Some("3")), Some(3));
+        assert_eq!(threads_from(Some(" 1 ")), Some(1));
+        assert_eq!(threads_from(Some("0")), None);
+        assert_eq!(threads_from(Some("65")), None);
+        assert_eq!(threads_from(Some("many")), None);
+        assert_eq!(threads_from(None), None);
+    }
+
+    #[test]
+    fn chunks_come_back_in_order() {
+        let items: Vec<usize> = (0..1000).collect();
+        let doubled = map_chunks(&items, 2, |part| part.iter().map(|i| i * 2).collect());
+        assert_eq!(doubled, items.iter().map(|i| i * 2).collect::<Vec<_>>());
+    }
 }

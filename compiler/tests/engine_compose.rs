@@ -21,7 +21,10 @@ use std::time::{Duration, Instant};
 
 #[path = "support/command.rs"]
 mod command;
+#[path = "support/manifest.rs"]
+mod manifest;
 use command::meshc;
+use manifest::instance;
 
 fn ok(out: &Output, what: &str) {
     assert_eq!(
@@ -279,15 +282,6 @@ fn lan(name: &str) -> (String, String) {
         }
     }
     panic!("no free subnet under 10.213.0.0/16 for the test's network");
-}
-
-fn instance<'a>(manifest: &'a Value, name: &str) -> &'a Value {
-    manifest["instances"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|i| i["instance"] == name)
-        .unwrap_or_else(|| panic!("{name} is built"))
 }
 
 #[test]

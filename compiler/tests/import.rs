@@ -9,7 +9,10 @@ use std::process::Output;
 
 #[path = "support/command.rs"]
 mod command;
+#[path = "support/manifest.rs"]
+mod manifest;
 use command::meshc;
+use manifest::instance;
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -76,15 +79,6 @@ fn import_and_build(compose: &Path, mesh_file: &str) -> (tempfile::TempDir, Stri
         );
     }
     (tmp, said, report, manifest)
-}
-
-fn instance<'a>(manifest: &'a Value, name: &str) -> &'a Value {
-    manifest["instances"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|i| i["instance"] == name)
-        .unwrap_or_else(|| panic!("no instance {name} in {manifest}"))
 }
 
 fn container<'a>(manifest: &'a Value, name: &str) -> &'a Value {

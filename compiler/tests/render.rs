@@ -127,22 +127,23 @@ impl Node {
     }
 }
 
-/// Builds the mesh with `user` and the directory's owner set to the uid running the test
-/// (so ownership can be given without being root), and makes the secrets folder.
-fn node(with_secrets: bool) -> Node {
+/// Builds `modules` (`OWNER` standing for the uid running the test, so ownership can be
+/// given without being root) with a mesh `t` of one node `n1` holding `assigns`, for
+/// `--target compose`, and makes the secrets folder.
+fn build_node(modules: &str, assigns: &str) -> Node {
     let dir = tempfile::tempdir().unwrap();
     let uid = std::fs::metadata(dir.path()).unwrap().uid();
     let root = dir.path().join("root");
     std::fs::create_dir(&root).unwrap();
     std::fs::write(
         dir.path().join("modules.mesh"),
-        MODULES.replace("OWNER", &uid.to_string()),
+        modules.replace("OWNER", &uid.to_string()),
     )
     .unwrap();
     std::fs::write(
         dir.path().join("t.mesh"),
         format!(
-            "mesh t {{\n  node n1 {{ private_name = \"n1.t.internal\"  private_address = \"10.9.0.1\"  root = \"{}\"  ports = 20000..20099 }}\n  seat vault = vault on n1\n  assign web to n1\n  assign vault to n1\n  assign client to n1\n}}\n",
+            "mesh t {{\n  node n1 {{ private_name = \"n1.t.internal\"  private_address = \"10.9.0.1\"  root = \"{}\"  ports = 20000..20099 }}\n{assigns}}}\n",
             root.display()
         ),
     )
@@ -157,13 +158,22 @@ fn node(with_secrets: bool) -> Node {
     let secrets = dir.path().join("secrets");
     std::fs::create_dir(&secrets).unwrap();
     std::fs::set_permissions(&secrets, std::fs::Permissions::from_mode(0o700)).unwrap();
-    let n = Node {
+    Node {
         manifest: dir.path().join("out/n1.json"),
         dir,
         root,
         secrets,
         uid,
-    };
+    }
+}
+
+/// The node of [`MODULES`]: a web server, a vault and their client, with the client's
+/// two secrets when `with_secrets`.
+fn node(with_secrets: bool) -> Node {
+    let n = build_node(
+        MODULES,
+        "  seat vault = vault on n1\n  assign web to n1\n  assign vault to n1\n  assign client to n1\n",
+    );
     if with_secrets {
         n.secret("web", "n1_client/password", PASSWORD);
         n.secret("vault", "n1_client/value", TOKEN);
@@ -444,10 +454,6 @@ fn a_private_address_that_is_no_ip_address_is_refused() {
 /// reference per consumer, and the host fills each with that consumer's own secret.
 #[test]
 fn a_loop_over_consumers_renders_each_consumers_secret() {
-    let dir = tempfile::tempdir().unwrap();
-    let uid = std::fs::metadata(dir.path()).unwrap().uid();
-    let root = dir.path().join("root");
-    std::fs::create_dir(&root).unwrap();
     let modules = r#"
 module relay {
   requires here: host node
@@ -476,31 +482,11 @@ module app {
   }
 }
 "#;
-    std::fs::write(
-        dir.path().join("modules.mesh"),
-        modules.replace("OWNER", &uid.to_string()),
-    )
-    .unwrap();
-    std::fs::write(
-        dir.path().join("t.mesh"),
-        format!(
-            "mesh t {{\n  node n1 {{ private_name = \"n1.t.internal\"  private_address = \"10.9.0.1\"  root = \"{}\"  ports = 20000..20099 }}\n  assign relay to n1 {{ sender = \"noreply@example.org\" }}\n  assign app to n1 as one\n  assign app to n1 as two\n}}\n",
-            root.display()
-        ),
-    )
-    .unwrap();
-    let built = meshc(
-        dir.path(),
-        &[
-            "build", "t.mesh", ".", "--out", "out", "--target", "compose",
-        ],
+    let n = build_node(
+        modules,
+        "  assign relay to n1 { sender = \"noreply@example.org\" }\n  assign app to n1 as one\n  assign app to n1 as two\n",
     );
-    assert_eq!(built.status.code(), Some(0), "{}", said(&built));
-    let secrets = dir.path().join("secrets");
-    std::fs::create_dir(&secrets).unwrap();
-    std::fs::set_permissions(&secrets, std::fs::Permissions::from_mode(0o700)).unwrap();
-    let manifest: Value =
-        serde_json::from_slice(&std::fs::read(dir.path().join("out/n1.json")).unwrap()).unwrap();
+    let manifest = n.json();
     let logins: Vec<String> = manifest["instances"]
         .as_array()
         .unwrap()
@@ -510,22 +496,9 @@ module app {
         .collect();
     assert_eq!(logins.len(), 2);
     for (login, password) in logins.iter().zip(["first-Secret-1", "second-Secret-2"]) {
-        let path = secrets.join("n1/relay").join(login).join("password");
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(&path, format!("{password}\n")).unwrap();
-        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
+        n.secret("relay", &format!("{login}/password"), password);
     }
-    let o = meshc(
-        dir.path(),
-        &[
-            "render",
-            &dir.path().join("out/n1.json").display().to_string(),
-            "--secrets",
-            &secrets.display().to_string(),
-            "--root",
-            &root.display().to_string(),
-        ],
-    );
+    let o = n.render();
     assert_eq!(o.status.code(), Some(0), "{}", said(&o));
     assert!(!said(&o).contains("Secret-"));
     let relay_login = manifest["instances"]
@@ -537,12 +510,8 @@ module app {
         .as_str()
         .unwrap()
         .to_string();
-    let users = std::fs::read_to_string(
-        root.join(".mesh/files")
-            .join(&relay_login)
-            .join("relay/etc/sasl_users"),
-    )
-    .unwrap();
+    let users =
+        std::fs::read_to_string(n.files().join(&relay_login).join("relay/etc/sasl_users")).unwrap();
     assert_eq!(
         users,
         format!(

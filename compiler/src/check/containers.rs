@@ -13,7 +13,7 @@ use super::types::{
     Constraint, Ty, image_has_digest, image_tag, path_is_under, validate_container_path,
     validate_image,
 };
-use crate::diagnostics::rules::{InvalidLiteral, TypeMismatch};
+use crate::diagnostics::rules::{Duplicate, InvalidLiteral, TypeMismatch};
 use crate::diagnostics::{Code, Diagnostic, Reported, Rule};
 use crate::span::Span;
 use crate::syntax::ast::{
@@ -42,16 +42,12 @@ impl<'a> ModuleChecker<'a, '_> {
         let mut published = Seen::new();
         for c in module.containers() {
             if let Some(first) = names.insert(&c.name.name, c.name.span) {
-                duplicate(
-                    self.cx,
-                    c.name.span,
+                let rule = Duplicate::Container {
+                    container: &c.name.name,
+                    module: &module.name.name,
                     first,
-                    format!(
-                        "container `{}` is declared twice in module `{}`",
-                        c.name.name, module.name.name
-                    ),
-                    "rename one of them; a module's containers are named apart",
-                );
+                };
+                duplicate(self.cx, c.name.span, rule);
             }
             self.check_container(c, &mut published);
         }
@@ -131,13 +127,12 @@ impl<'a> ModuleChecker<'a, '_> {
             if let Some(keyword) = keyword
                 && let Some(first) = single.insert(keyword, entry.span)
             {
-                duplicate(
-                    self.cx,
-                    entry.span,
+                let rule = Duplicate::ContainerEntry {
+                    container: &c.name.name,
+                    keyword,
                     first,
-                    format!("container `{}` has two `{keyword}` entries", c.name.name),
-                    "keep one of them",
-                );
+                };
+                duplicate(self.cx, entry.span, rule);
                 continue;
             }
             match &entry.kind {
@@ -156,16 +151,12 @@ impl<'a> ModuleChecker<'a, '_> {
                             self.when = outer;
                         }
                         if let Some(first) = env_keys.insert(&e.key.name, e.key.span) {
-                            duplicate(
-                                self.cx,
-                                e.key.span,
+                            let rule = Duplicate::EnvKey {
+                                key: &e.key.name,
+                                container: &c.name.name,
                                 first,
-                                format!(
-                                    "env `{}` is set twice in container `{}`",
-                                    e.key.name, c.name.name
-                                ),
-                                "keep one of them",
-                            );
+                            };
+                            duplicate(self.cx, e.key.span, rule);
                             self.eval_names(&e.value, DEF);
                             continue;
                         }
@@ -849,13 +840,11 @@ impl<'a> ModuleChecker<'a, '_> {
             return;
         }
         if let Some(first) = published.insert(&ident.name, ident.span) {
-            duplicate(
-                self.cx,
-                ident.span,
+            let rule = Duplicate::Published {
+                requirement: &ident.name,
                 first,
-                format!("`{}` is published twice", ident.name),
-                "a host port is published by one container, once",
-            );
+            };
+            duplicate(self.cx, ident.span, rule);
         }
     }
 

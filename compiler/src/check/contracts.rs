@@ -7,7 +7,7 @@ use super::expressions::{Slot, What, a_type, check_literal, contains_host_path};
 use super::module::{Seen, duplicate};
 use super::registry::{PROVIDER_KINDS, ProviderKind};
 use super::types::{Constraint, TYPE_NAMES, Ty, Value, whole_match_regex};
-use crate::diagnostics::rules::{InvalidLiteral, TypeMismatch};
+use crate::diagnostics::rules::{Duplicate, InvalidLiteral, TypeMismatch};
 use crate::diagnostics::{Code, Diagnostic, Reported, Rule, closest};
 use crate::span::Span;
 use crate::syntax::ast::{self, Expr, Refinement, TypeExpr};
@@ -19,16 +19,12 @@ pub(crate) fn check_contract(cx: &mut Cx<'_>, contract: &ast::Contract) {
     let mut seen = Seen::new();
     for field in &contract.fields {
         if let Some(first) = seen.insert(&field.name.name, field.name.span) {
-            duplicate(
-                cx,
-                field.name.span,
+            let rule = Duplicate::Field {
+                field: &field.name.name,
+                contract: &contract.name.name,
                 first,
-                format!(
-                    "field `{}` is declared twice in contract `{}`",
-                    field.name.name, contract.name.name
-                ),
-                "rename or remove one of them",
-            );
+            };
+            duplicate(cx, field.name.span, rule);
             continue;
         }
         if let (Some(given), Some(secret)) = (field.given, field.ty.as_ref().and_then(|t| t.secret))
@@ -413,4 +409,37 @@ pub(crate) fn check_pattern(cx: &mut Cx<'_>, s: &ast::StringLit) -> Result<(), R
 /// The span of a list of refinements, for E0306.
 pub(crate) fn refinements_span(rs: &[Refinement]) -> Option<Span> {
     Some(rs.first()?.span().to(rs.last()?.span()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// E0306 of a narrowing points at its refinements, from the first to the last.
+    #[test]
+    fn refinements_span_runs_from_the_first_refinement_to_the_last() {
+        let text =
+            "module a {\n  requires n: operator string len 1..5 matches \"[a-z]+\" = \"x\"\n}\n";
+        let parsed = crate::syntax::parse(&crate::span::FilePath::from("case.mesh"), text);
+        assert!(parsed.diagnostics.is_empty(), "{:?}", parsed.diagnostics);
+        let Some(ast::Item::Module(m)) = parsed.file.items.first() else {
+            panic!("no module parsed");
+        };
+        let r = m.requirements().next().expect("one requirement");
+        let ast::RequirementBody::Operator { refinements, .. } = &r.body else {
+            panic!("not an operator requirement");
+        };
+        assert_eq!(refinements.len(), 2);
+        let span = refinements_span(refinements).expect("a span");
+        assert_eq!(
+            &text[span.start as usize..span.end as usize],
+            "len 1..5 matches \"[a-z]+\""
+        );
+        let one = refinements_span(&refinements[1..]).expect("a span");
+        assert_eq!(
+            &text[one.start as usize..one.end as usize],
+            "matches \"[a-z]+\""
+        );
+        assert_eq!(refinements_span(&[]), None);
+    }
 }

@@ -9,7 +9,7 @@
 use super::Cx;
 use super::module::{Edge, ModuleChecker};
 use super::registry::{ContractInfo, FieldInfo};
-use super::scope::{RefContext, RefError};
+use super::scope::{CONSUMER_FIELDS, Head, RefContext, RefError};
 use super::types::{Bounds, Constraint, Ty, Value, validate_literal};
 use crate::diagnostics::rules::{InvalidLiteral, TypeMismatch};
 use crate::diagnostics::{Code, Diagnostic, Reported, Rule};
@@ -182,11 +182,12 @@ impl<'a> ModuleChecker<'a, '_> {
         } else if let RefContext::Provides(contract) = ctx
             && segs.len() == 2
         {
-            match first.name.as_str() {
-                "consumer" if matches!(segs[1].name.as_str(), "login" | "instance" | "module") => {
+            // Not a requirement (the branch above): `consumer` or `given`, by the scope's rule.
+            match super::scope::head(&first.name, |_| false, true) {
+                Head::Consumer if CONSUMER_FIELDS.contains(&segs[1].name.as_str()) => {
                     return Some(Target::Consumer);
                 }
-                "given" => {
+                Head::Given => {
                     if let Some(field) = contract.fields.get(segs[1].name.as_str())
                         && field.given
                     {

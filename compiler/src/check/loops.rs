@@ -13,7 +13,7 @@ use super::module::ModuleChecker;
 use super::registry::{ContractInfo, FieldInfo};
 use super::scope::RefContext;
 use super::types::Ty;
-use crate::diagnostics::rules::TypeMismatch;
+use crate::diagnostics::rules::{Duplicate, TypeMismatch};
 use crate::diagnostics::{Code, Diagnostic, Reported, Rule};
 use crate::span::Span;
 use crate::syntax::ast::{self, Expr, ForExpr, Iterable, Reference};
@@ -130,18 +130,8 @@ impl<'a> ModuleChecker<'a, '_> {
                 .map(|l| (l.span, "the variable of an enclosing `for`"))
         };
         if let Some((first, what)) = clash {
-            return Err(self.cx.refuse(
-                Diagnostic::new(
-                    Code::E0102,
-                    self.cx.path,
-                    f.var.span,
-                    format!("the loop variable `{name}` has the name of {what}"),
-                )
-                .with_label(first, "first here")
-                .with_help(format!(
-                    "name the loop variable differently, so `{name}.…` reads one thing"
-                )),
-            ));
+            let rule = Duplicate::LoopVariable { name, what, first };
+            return Err(self.cx.refuse(rule.at(self.cx.path, f.var.span)));
         }
         self.loops.push(LoopVar {
             name: f.var.name.clone(),

@@ -136,3 +136,88 @@ pub(crate) fn list_names<'s>(names: impl IntoIterator<Item = &'s str>) -> String
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diagnostics::Code;
+
+    #[test]
+    fn a_span_is_broken_when_a_syntax_error_starts_inside_it() {
+        let path = FilePath::from("a.mesh");
+        let registry = Registry::default();
+        let cx = |broken: Vec<Span>| Cx {
+            path: &path,
+            registry: &registry,
+            std: false,
+            broken,
+            sink: Sink::default(),
+        };
+        let two = cx(vec![Span::new(5, 6), Span::new(20, 22)]);
+        assert!(two.is_broken(Span::new(0, 10)));
+        // An error starting where the span starts, or where it ends, is inside it.
+        assert!(two.is_broken(Span::new(5, 10)));
+        assert!(two.is_broken(Span::new(0, 5)));
+        assert!(two.is_broken(Span::new(6, 20)));
+        // Between the two errors, before the first, after the last: not broken.
+        assert!(!two.is_broken(Span::new(6, 19)));
+        assert!(!two.is_broken(Span::new(0, 4)));
+        assert!(!two.is_broken(Span::new(23, 30)));
+        assert!(!cx(Vec::new()).is_broken(Span::new(0, 100)));
+    }
+
+    /// Only this file's syntax errors silence a check that concludes from absence (here:
+    /// a container with no image); another file's error or a warning at the same place
+    /// says nothing of this file's tree.
+    #[test]
+    fn only_this_files_syntax_errors_silence_conclusions_from_absence() {
+        let text = "module a {\n  container a {\n  }\n}\n";
+        let path = FilePath::from("a.mesh");
+        let parsed = crate::syntax::parse(&path, text);
+        assert!(parsed.diagnostics.is_empty(), "{:?}", parsed.diagnostics);
+        let registry = Registry::default();
+        let codes = |syntax: &[Diagnostic]| -> Vec<Code> {
+            check_items_in(&path, &parsed.file, &registry, false, syntax)
+                .iter()
+                .map(|d| d.code)
+                .collect()
+        };
+        // Inside the container's braces, where a broken entry would be.
+        let at = text.find("  }").unwrap();
+        let whole = Span::new(at, at + 1);
+        let no_image = codes(&[]);
+        assert_eq!(
+            no_image,
+            [Code::E0314],
+            "a container with no image is refused"
+        );
+        let plain: Vec<Code> = check_items(&path, &parsed.file, &registry, false)
+            .iter()
+            .map(|d| d.code)
+            .collect();
+        assert_eq!(plain, no_image);
+        let elsewhere = Diagnostic::new(Code::E0001, &FilePath::from("b.mesh"), whole, "x");
+        assert_eq!(codes(&[elsewhere]), no_image);
+        let warning = Diagnostic::new(Code::W0001, &path, whole, "x");
+        assert_eq!(codes(&[warning]), no_image);
+        let here = Diagnostic::new(Code::E0001, &path, whole, "x");
+        assert_eq!(codes(&[here]), Vec::<Code>::new());
+    }
+
+    #[test]
+    fn list_names_joins_with_and_and_counts_past_the_limit() {
+        assert_eq!(list_names([]), "");
+        assert_eq!(list_names(["a"]), "`a`");
+        assert_eq!(list_names(["a", "b"]), "`a` and `b`");
+        assert_eq!(list_names(["a", "b", "c"]), "`a`, `b` and `c`");
+        let names: Vec<String> = (1..=9).map(|i| format!("n{i}")).collect();
+        assert_eq!(
+            list_names(names[..8].iter().map(String::as_str)),
+            "`n1`, `n2`, `n3`, `n4`, `n5`, `n6`, `n7` and `n8`"
+        );
+        assert_eq!(
+            list_names(names.iter().map(String::as_str)),
+            "`n1`, `n2`, `n3`, `n4`, `n5`, `n6`, `n7`, `n8` and 1 more"
+        );
+    }
+}

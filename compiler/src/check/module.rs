@@ -5,8 +5,8 @@
 use super::Cx;
 use super::registry::ContractInfo;
 use super::scope::ModuleScope;
-use crate::diagnostics::rules::InvalidLiteral;
-use crate::diagnostics::{Code, Diagnostic, Rule};
+use crate::diagnostics::Rule;
+use crate::diagnostics::rules::{Duplicate, InvalidLiteral};
 use crate::span::Span;
 use crate::syntax::ast::{self, ModuleEntry};
 use std::collections::HashMap;
@@ -90,16 +90,11 @@ impl<'a> ModuleChecker<'a, '_> {
                 continue;
             };
             if let Some(prev) = first {
-                self.cx.report(
-                    Diagnostic::new(
-                        Code::E0102,
-                        self.cx.path,
-                        *whole,
-                        format!("module `{}` declares its slug twice", self.module.name.name),
-                    )
-                    .with_label(prev, "first here")
-                    .with_help("keep one `slug`"),
-                );
+                let rule = Duplicate::Slug {
+                    module: &self.module.name.name,
+                    first: prev,
+                };
+                self.cx.report(rule.at(self.cx.path, *whole));
                 continue;
             }
             first = Some(*whole);
@@ -166,11 +161,41 @@ impl<'a> Seen<'a> {
     }
 }
 
-/// An E0102 diagnostic: `what` `name` is written twice in `scope`.
-pub(crate) fn duplicate(cx: &mut Cx<'_>, span: Span, first: Span, message: String, help: &str) {
-    cx.report(
-        Diagnostic::new(Code::E0102, cx.path, span, message)
-            .with_label(first, "first here")
-            .with_help(help),
-    );
+/// An E0102 diagnostic at `span`, the second place of a name.
+pub(crate) fn duplicate(cx: &mut Cx<'_>, span: Span, rule: Duplicate<'_>) {
+    cx.report(rule.at(cx.path, span));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `Seen` scans up to [`SEEN_SCAN_LIMIT`] names and builds a map past that; either
+    /// way it keeps the first place of each name.
+    #[test]
+    fn seen_switches_to_a_map_past_the_scan_limit_and_keeps_first_places() {
+        let names: Vec<String> = (0..=SEEN_SCAN_LIMIT).map(|i| format!("n{i}")).collect();
+        let mut seen = Seen::new();
+        for (i, n) in names.iter().enumerate() {
+            assert!(!seen.contains(n));
+            assert_eq!(seen.insert(n, Span::new(i, i + 1)), None);
+            assert!(seen.contains(n));
+            // Scanned while it holds at most the limit; a map once it holds more.
+            assert_eq!(
+                seen.large.is_some(),
+                i + 1 > SEEN_SCAN_LIMIT,
+                "after {} names",
+                i + 1
+            );
+        }
+        for (i, n) in names.iter().enumerate() {
+            assert_eq!(
+                seen.insert(n, Span::new(99, 100)),
+                Some(Span::new(i, i + 1))
+            );
+        }
+        assert!(!seen.contains("n99"));
+        assert_eq!(seen.insert("n99", Span::new(7, 8)), None);
+        assert_eq!(seen.insert("n99", Span::new(9, 10)), Some(Span::new(7, 8)));
+    }
 }

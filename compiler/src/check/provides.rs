@@ -7,6 +7,7 @@ use super::expressions::{Place, Slot, What};
 use super::module::{ModuleChecker, Seen, duplicate};
 use super::registry::{ContractInfo, ProviderKind};
 use super::scope::RefContext;
+use crate::diagnostics::rules::Duplicate;
 use crate::diagnostics::{Code, Diagnostic, closest};
 use crate::syntax::ast::{Answer, Expr, Provides};
 
@@ -17,16 +18,12 @@ impl<'a> ModuleChecker<'a, '_> {
         let mut contracts = Seen::new();
         for p in module.provides() {
             if let Some(first) = contracts.insert(&p.contract.name, p.contract.span) {
-                duplicate(
-                    self.cx,
-                    p.contract.span,
+                let rule = Duplicate::Provides {
+                    module: &module.name.name,
+                    contract: &p.contract.name,
                     first,
-                    format!(
-                        "module `{}` provides `{}` twice",
-                        module.name.name, p.contract.name
-                    ),
-                    "answer the contract in one `provides` block",
-                );
+                };
+                duplicate(self.cx, p.contract.span, rule);
                 self.answer_names(p);
                 continue;
             }
@@ -98,13 +95,11 @@ impl<'a> ModuleChecker<'a, '_> {
         let mut seen = Seen::new();
         for a in &p.answers {
             if let Some(first) = seen.insert(&a.field.name, a.field.span) {
-                duplicate(
-                    self.cx,
-                    a.field.span,
+                let rule = Duplicate::Answer {
+                    field: &a.field.name,
                     first,
-                    format!("`{}` is answered twice", a.field.name),
-                    "keep one answer",
-                );
+                };
+                duplicate(self.cx, a.field.span, rule);
                 self.eval_names(&a.value, ctx);
                 continue;
             }

@@ -506,3 +506,82 @@ impl ModuleSource {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::db::{self, Database};
+
+    #[test]
+    fn the_four_kinds_read_and_write_their_names() {
+        for (name, kind, who) in [
+            ("module", ProviderKind::Module, "a module"),
+            ("host", ProviderKind::Host, "the host"),
+            ("mesh", ProviderKind::Mesh, "the mesh"),
+            ("operator", ProviderKind::Operator, "the operator"),
+        ] {
+            assert_eq!(ProviderKind::from_name(name), Some(kind));
+            assert_eq!(kind.as_str(), name);
+            assert_eq!(kind.answerer(), who);
+        }
+        assert_eq!(ProviderKind::from_name("service"), None);
+        assert_eq!(PROVIDER_KINDS, ["module", "host", "mesh", "operator"]);
+    }
+
+    const A: &str = "contract feed for module {\n  given tag: string\n  token: secret string\n  url: url\n}\n\nmodule app {\n  container app {\n    image \"nginx:1.27\"\n  }\n}\n\nmesh lab {\n  node alpha { private_name = \"alpha.lab.internal\" }\n}\n";
+    const B: &str = "contract feed for module {\n  url: url\n}\n\ncontract knob for operator {\n  x: int\n}\n\nseat keeper delivers feed\n";
+
+    /// Two files: the first declaration of a name is kept, and each problem is told in
+    /// the file of the item at fault only.
+    #[test]
+    fn a_workspace_of_two_files_keeps_first_names_and_tells_each_file_its_problems() {
+        let (database, ws) = Database::with_files([
+            (FilePath::from("a.mesh"), Arc::from(A)),
+            (FilePath::from("b.mesh"), Arc::from(B)),
+        ]);
+        let reg = db::registry(&database, ws);
+        let feed = &reg.contracts["feed"];
+        assert_eq!(&*feed.file, "a.mesh");
+        assert_eq!(feed.kind, Some(ProviderKind::Module));
+        assert_eq!(feed.fields.len(), 3);
+        assert_eq!(feed.fields["tag"].describe_type(), "given string");
+        assert_eq!(feed.fields["token"].describe_type(), "secret string");
+        assert_eq!(feed.fields["url"].describe_type(), "url");
+        // `for operator` is no contract kind: the contract has none (E0201 is the checker's).
+        assert_eq!(reg.contracts["knob"].kind, None);
+        // Seats are the standard library's: its own are kept, one elsewhere is not.
+        assert_eq!(
+            reg.seat_delivering("secret").map(|s| s.name.as_str()),
+            Some("vault")
+        );
+        assert_eq!(
+            reg.seat_delivering("route").map(|s| s.name.as_str()),
+            Some("proxy")
+        );
+        assert!(reg.seat_delivering("feed").is_none());
+        assert!(reg.seat_delivering("postgres").is_none());
+        // A node's name and its private name are both names a definition must not use.
+        assert_eq!(reg.node_names["alpha"].node, "alpha");
+        assert_eq!(reg.node_names["alpha.lab.internal"].mesh, "lab");
+        let files = ws.files(&database);
+        let tree = |i: usize| files.get(i).map(|f| db::parse_file(&database, *f));
+        let in_a = reg.diagnostics_in(&FilePath::from("a.mesh"), &tree);
+        assert!(in_a.is_empty(), "{in_a:?}");
+        let mut in_b: Vec<(Code, String)> = reg
+            .diagnostics_in(&FilePath::from("b.mesh"), &tree)
+            .into_iter()
+            .map(|d| (d.code, d.message))
+            .collect();
+        in_b.sort();
+        assert_eq!(in_b.len(), 2, "{in_b:?}");
+        assert_eq!(in_b[0].0, Code::E0101);
+        assert!(
+            in_b[0].1.contains("`feed` is defined twice"),
+            "{}",
+            in_b[0].1
+        );
+        assert_eq!(in_b[1].0, Code::E0204);
+        let app = db::module_source(&database, ws, "app").expect("module app");
+        assert_eq!(app.module().name.name, "app");
+    }
+}

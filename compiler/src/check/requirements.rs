@@ -8,6 +8,7 @@ use super::module::{ModuleChecker, Seen, duplicate};
 use super::registry::{ContractInfo, FieldInfo, PROVIDER_KINDS, ProviderKind};
 use super::scope::RefContext;
 use super::types::{Bounds, Constraint, TYPE_NAMES, Value};
+use crate::diagnostics::rules::Duplicate;
 use crate::diagnostics::{Code, Diagnostic, closest};
 use crate::span::Span;
 use crate::syntax::ast::{Narrowing, NarrowingKind, Refinement, Requirement, RequirementBody};
@@ -28,16 +29,12 @@ impl<'a> ModuleChecker<'a, '_> {
         for r in module.requirements() {
             let index = match seen.insert(&r.name.name, r.name.span) {
                 Some(first) => {
-                    duplicate(
-                        self.cx,
-                        r.name.span,
+                    let rule = Duplicate::Requirement {
+                        requirement: &r.name.name,
+                        module: &module.name.name,
                         first,
-                        format!(
-                            "requirement `{}` is declared twice in module `{}`",
-                            r.name.name, module.name.name
-                        ),
-                        "rename one of them; every reference names one requirement",
-                    );
+                    };
+                    duplicate(self.cx, r.name.span, rule);
                     None
                 }
                 None => self.scope.requirements.get_index_of(r.name.name.as_str()),
@@ -305,13 +302,12 @@ impl<'a> ModuleChecker<'a, '_> {
                 continue;
             };
             if let Some(first) = seen.insert(&n.field.name, n.field.span) {
-                duplicate(
-                    self.cx,
-                    n.field.span,
+                let rule = Duplicate::Narrowed {
+                    requirement: &r.name.name,
+                    field: &n.field.name,
                     first,
-                    format!("`{}.{}` is narrowed twice", r.name.name, n.field.name),
-                    "write every refinement of a field in one entry: `password len 32..64`",
-                );
+                };
+                duplicate(self.cx, n.field.span, rule);
                 if let NarrowingKind::Set(e) = &n.kind {
                     self.eval_names(e, RefContext::Definition);
                 }

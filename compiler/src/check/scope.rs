@@ -3,11 +3,48 @@
 //! reports what does not resolve) and the resolver (which evaluates what does).
 
 use super::registry::{ContractInfo, FieldInfo, ProviderKind, Registry};
-use super::types::{Constraint, Ty, Value};
+use super::types::{Constraint, Ty};
 use crate::base::fx_hash::FxIndexMap;
 use crate::span::{FilePath, Span};
 use crate::syntax::ast::{self, Expr, NarrowingKind, Reference, Requirement, RequirementBody};
 use std::sync::Arc;
+
+/// What the first word of a reference names. This is the one rule every reader of a
+/// reference follows (the checker's [`ModuleScope::lookup`] and its fast path, the
+/// language server's index and completion): a requirement of the module first, so a
+/// requirement may be called `consumer`; then, inside `provides` only, `consumer` and
+/// `given`; anything else names nothing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Head {
+    /// A requirement of the module.
+    Requirement,
+    /// `consumer`, inside `provides`: the consumer being answered.
+    Consumer,
+    /// `given`, inside `provides`: what the consumer gave.
+    Given,
+    /// `consumer` or `given` outside `provides` (E0318).
+    OutsideProvides,
+    /// No requirement of that name (E0104).
+    Unknown,
+}
+
+/// The fields of `consumer` inside `provides`, all strings.
+pub const CONSUMER_FIELDS: &[&str] = &["login", "instance", "module"];
+
+/// What `first`, the first word of a reference, names in a module whose requirements
+/// `is_requirement` tells, inside a `provides` block or not. Needs no registry, so the
+/// language server's index asks it without depending on any contract.
+pub fn head(first: &str, is_requirement: impl FnOnce(&str) -> bool, in_provides: bool) -> Head {
+    if is_requirement(first) {
+        return Head::Requirement;
+    }
+    match (first, in_provides) {
+        ("consumer", true) => Head::Consumer,
+        ("given", true) => Head::Given,
+        ("consumer" | "given", false) => Head::OutsideProvides,
+        _ => Head::Unknown,
+    }
+}
 
 /// An operator requirement's type, refinements and default.
 #[derive(Debug, Clone)]
@@ -106,20 +143,6 @@ impl RefTarget {
             RefTarget::Operator { ty, .. } => ty.clone(),
             RefTarget::Consumer(_) => Ty::String,
         }
-    }
-
-    /// Whether the value read is secret.
-    pub fn is_secret(&self) -> bool {
-        match self {
-            RefTarget::Field { field, .. } | RefTarget::Given(field) => field.secret,
-            RefTarget::Operator { secret, .. } => *secret,
-            RefTarget::Consumer(_) => false,
-        }
-    }
-
-    /// Whether the value read is a host path (only a mount may read one).
-    pub fn is_host_path(&self) -> bool {
-        self.ty() == Ty::HostPath
     }
 }
 
@@ -241,13 +264,21 @@ impl<'a> ModuleScope<'a> {
     ) -> Result<RefTarget, RefError> {
         let segs = &reference.segments;
         let first = &segs[0];
-        if let Some(req) = self.requirements.get(first.name.as_str()) {
+        let in_provides = matches!(ctx, RefContext::Provides(_));
+        let head = head(
+            &first.name,
+            |w| self.requirements.contains_key(w),
+            in_provides,
+        );
+        if head == Head::Requirement
+            && let Some(req) = self.requirements.get(first.name.as_str())
+        {
             return self.lookup_requirement(req, reference);
         }
-        match (first.name.as_str(), ctx) {
-            ("consumer", RefContext::Provides(_)) => {
+        match (head, ctx) {
+            (Head::Consumer, _) => {
                 return match segs.get(1).map(|s| s.name.as_str()) {
-                    Some(w @ ("login" | "instance" | "module")) if segs.len() == 2 => {
+                    Some(w) if segs.len() == 2 && CONSUMER_FIELDS.contains(&w) => {
                         Ok(RefTarget::Consumer(w.to_string()))
                     }
                     Some(other) if segs.len() == 2 => Err(RefError::UnknownField {
@@ -257,7 +288,7 @@ impl<'a> ModuleScope<'a> {
                         span: segs[1].span,
                         suggestion: crate::diagnostics::closest(
                             other,
-                            ["login", "instance", "module"],
+                            CONSUMER_FIELDS.iter().copied(),
                         )
                         .map(str::to_string),
                     }),
@@ -267,7 +298,7 @@ impl<'a> ModuleScope<'a> {
                     }),
                 };
             }
-            ("given", RefContext::Provides(contract)) => {
+            (Head::Given, RefContext::Provides(contract)) => {
                 let Some(field) = segs.get(1) else {
                     return Err(RefError::TooDeep {
                         span: reference.span,
@@ -297,7 +328,7 @@ impl<'a> ModuleScope<'a> {
                     }),
                 };
             }
-            ("consumer" | "given", RefContext::Definition) => {
+            (Head::OutsideProvides, _) => {
                 return Err(RefError::OutsideProvides {
                     span: first.span,
                     word: first.name.to_string(),
@@ -413,7 +444,213 @@ impl<'a> ModuleScope<'a> {
     }
 }
 
-/// A literal value written for a field, if the expression is one.
-pub fn literal(expr: &Expr) -> Option<Value> {
-    Value::from_literal(expr)
+#[cfg(test)]
+mod tests {
+    //! [`ModuleScope::lookup`] is the checker's slow path (it is asked why a reference
+    //! reads nothing), so its answers for references that do read something are held
+    //! here, with the guards that tell a field from a field read further.
+
+    use super::*;
+    use crate::db::{self, Database};
+    use crate::syntax::ast::{Ident, Item};
+
+    const TEXT: &str = r#"
+contract pool for module {
+  size: int
+  given tag: string
+}
+
+module a {
+  requires db: module postgres
+  requires pl: module pool { size in 1..100 }
+  requires workers: operator int = 4
+  requires data: host directory
+  requires box: host node
+}
+
+module b {
+  requires db: module postgres
+  requires data: host directory
+}
+"#;
+
+    fn reference(dotted: &str) -> Reference {
+        let span = Span::new(0, 0);
+        Reference {
+            segments: dotted
+                .split('.')
+                .map(|s| Ident {
+                    name: s.into(),
+                    span,
+                })
+                .collect(),
+            span,
+        }
+    }
+
+    /// Runs `f` with the scope of `module` of [`TEXT`] and the workspace's registry.
+    fn with_scope(module: &str, f: impl FnOnce(&ModuleScope<'_>, &Registry)) {
+        let (database, ws) = Database::with_files([(FilePath::from("case.mesh"), Arc::from(TEXT))]);
+        let file = ws.files(&database)[1];
+        let parsed = db::parse_file(&database, file);
+        assert!(parsed.diagnostics.is_empty(), "{:?}", parsed.diagnostics);
+        let registry = db::registry(&database, ws);
+        let m = parsed
+            .file
+            .items
+            .iter()
+            .find_map(|i| match i {
+                Item::Module(m) if m.name.name == module => Some(m),
+                _ => None,
+            })
+            .expect("the module is in the text");
+        f(&ModuleScope::new(m, &registry), &registry);
+    }
+
+    fn too_deep(r: Result<RefTarget, RefError>) -> bool {
+        matches!(r, Err(RefError::TooDeep { .. }))
+    }
+
+    #[test]
+    fn requirements_read_as_an_operator_value_or_one_field() {
+        with_scope("a", |scope, registry| {
+            let def = RefContext::Definition;
+            match scope.lookup(&reference("workers"), def) {
+                Ok(RefTarget::Operator {
+                    requirement,
+                    ty,
+                    secret,
+                    ..
+                }) => assert_eq!(
+                    (requirement.as_str(), ty, secret),
+                    ("workers", Ty::Int, false)
+                ),
+                other => panic!("`workers` read {other:?}"),
+            }
+            assert!(too_deep(scope.lookup(&reference("workers.count"), def)));
+            let host = registry.contracts["postgres"].fields["host"].clone();
+            match scope.lookup(&reference("db.host"), def) {
+                Ok(RefTarget::Field {
+                    requirement, field, ..
+                }) => assert_eq!((requirement.as_str(), field), ("db", host)),
+                other => panic!("`db.host` read {other:?}"),
+            }
+            assert!(too_deep(scope.lookup(&reference("db.host.name"), def)));
+            assert!(matches!(
+                scope.lookup(&reference("db"), def),
+                Err(RefError::MissingField { .. })
+            ));
+            assert!(matches!(
+                scope.lookup(&reference("consumer.login"), def),
+                Err(RefError::OutsideProvides { .. })
+            ));
+        });
+    }
+
+    #[test]
+    fn consumer_and_given_read_one_field_inside_provides() {
+        with_scope("a", |scope, registry| {
+            let pool = registry.contracts["pool"].clone();
+            let ctx = RefContext::Provides(&pool);
+            for w in ["login", "instance", "module"] {
+                assert_eq!(
+                    scope.lookup(&reference(&format!("consumer.{w}")), ctx),
+                    Ok(RefTarget::Consumer(w.to_string()))
+                );
+            }
+            assert!(too_deep(scope.lookup(&reference("consumer.login.x"), ctx)));
+            assert!(too_deep(scope.lookup(&reference("consumer"), ctx)));
+            match scope.lookup(&reference("consumer.logn"), ctx) {
+                Err(RefError::UnknownField {
+                    field, suggestion, ..
+                }) => assert_eq!(
+                    (field.as_str(), suggestion.as_deref()),
+                    ("logn", Some("login"))
+                ),
+                other => panic!("`consumer.logn` read {other:?}"),
+            }
+            assert!(too_deep(scope.lookup(&reference("consumer.logn.x"), ctx)));
+            assert_eq!(
+                scope.lookup(&reference("given.tag"), ctx),
+                Ok(RefTarget::Given(pool.fields["tag"].clone()))
+            );
+            assert!(too_deep(scope.lookup(&reference("given.tag.x"), ctx)));
+            assert!(too_deep(scope.lookup(&reference("given"), ctx)));
+            // `size` is the provider's answer, not a given field.
+            assert!(matches!(
+                scope.lookup(&reference("given.size"), ctx),
+                Err(RefError::UnknownField { .. })
+            ));
+        });
+    }
+
+    #[test]
+    fn a_narrowed_field_has_the_narrowed_constraint() {
+        with_scope("a", |scope, registry| {
+            let size = &registry.contracts["pool"].fields["size"];
+            assert_eq!(size.constraint.range, None);
+            let narrowed = scope.requirements["pl"].field_constraint(size);
+            assert_eq!(
+                narrowed.range,
+                Some(super::super::types::Bounds {
+                    lo: Some(1),
+                    hi: Some(100)
+                })
+            );
+            let port = &registry.contracts["postgres"].fields["port"];
+            assert_eq!(
+                scope.requirements["db"].field_constraint(port),
+                port.constraint
+            );
+        });
+    }
+
+    #[test]
+    fn machine_placeholders_read_the_host_node_requirement() {
+        with_scope("a", |scope, _| {
+            let r = |d: &str| scope.legacy_replacement("machine", &reference(d));
+            // Not `data`, the host requirement declared before it.
+            assert_eq!(r("hostname").as_deref(), Some("box.private_name"));
+            assert_eq!(r("name").as_deref(), Some("box.private_name"));
+            assert_eq!(r("mesh_names").as_deref(), Some("box.mesh_names"));
+            assert_eq!(
+                scope
+                    .legacy_replacement("port", &reference("http"))
+                    .as_deref(),
+                Some("http.host_port")
+            );
+            assert_eq!(
+                scope
+                    .legacy_replacement("secret", &reference("key"))
+                    .as_deref(),
+                Some("key.value")
+            );
+            assert_eq!(scope.legacy_replacement("other", &reference("x")), None);
+        });
+        // A module with a host requirement but no `host node` has no fact to read.
+        with_scope("b", |scope, _| {
+            assert_eq!(
+                scope.legacy_replacement("machine", &reference("hostname")),
+                None
+            );
+        });
+    }
+}
+
+#[cfg(test)]
+mod head_tests {
+    use super::*;
+
+    #[test]
+    fn a_requirement_comes_first_then_consumer_and_given_inside_provides() {
+        let reqs = |w: &str| matches!(w, "db" | "consumer");
+        assert_eq!(head("db", reqs, false), Head::Requirement);
+        // A requirement may be called `consumer`: it wins, inside `provides` too.
+        assert_eq!(head("consumer", reqs, true), Head::Requirement);
+        assert_eq!(head("consumer", |_| false, true), Head::Consumer);
+        assert_eq!(head("given", reqs, true), Head::Given);
+        assert_eq!(head("given", reqs, false), Head::OutsideProvides);
+        assert_eq!(head("consumer", |_| false, false), Head::OutsideProvides);
+        assert_eq!(head("dbx", reqs, true), Head::Unknown);
+    }
 }

@@ -81,21 +81,21 @@ fn write_locked(
         let _ = fs::remove_file(&old_lock);
     }
     // A build also writes its index, and learns from the old one what it may remove.
-    let with_index;
-    let mut files = files;
+    // The files are borrowed, not copied: a large mesh's manifests are tens of megabytes.
+    let mut files: Vec<(&str, &[u8])> = files
+        .iter()
+        .map(|(name, bytes)| (name.as_str(), bytes.as_slice()))
+        .collect();
+    let index;
     let mut plan = None;
     if let Some(build) = build {
         refuse_link(&dir.join(super::owned::INDEX))?;
-        let (stale, index, notes) = super::owned::plan(dir, build.mesh, build.nodes, files);
-        with_index = files
-            .iter()
-            .cloned()
-            .chain([(super::owned::INDEX.to_string(), index)])
-            .collect::<Vec<_>>();
-        files = &with_index;
+        let (stale, bytes, notes) = super::owned::plan(dir, build.mesh, build.nodes, &files);
+        index = bytes;
+        files.push((super::owned::INDEX, &index));
         plan = Some((stale, notes));
     }
-    for (name, _) in files {
+    for &(name, _) in &files {
         let target = dir.join(name);
         refuse_link(&target)?;
         if let Some(folder) = target.parent().filter(|f| *f != dir) {
@@ -108,7 +108,7 @@ fn write_locked(
             let _ = fs::remove_file(a);
         }
     };
-    for (name, bytes) in files {
+    for &(name, bytes) in &files {
         // A name may hold one folder (`alpha/compose.yaml`): the file is staged beside its
         // target, in that folder, so the rename stays on one file system.
         let target = dir.join(name);

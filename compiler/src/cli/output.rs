@@ -34,15 +34,7 @@ pub fn finish(mut diags: Vec<Diagnostic>, deny: &[Deny]) -> Vec<Diagnostic> {
             d.severity = Severity::Error;
         }
     }
-    diags.sort_by(|a, b| {
-        (&a.file, a.span.start, a.code, &a.message).cmp(&(
-            &b.file,
-            b.span.start,
-            b.code,
-            &b.message,
-        ))
-    });
-    diags.dedup();
+    meshc::diagnostics::put_in_order(&mut diags);
     diags
 }
 

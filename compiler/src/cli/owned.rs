@@ -85,7 +85,7 @@ pub fn plan(
     dir: &Path,
     mesh: &str,
     nodes: &[String],
-    files: &[(String, Vec<u8>)],
+    files: &[(&str, &[u8])],
 ) -> (Vec<Stale>, Vec<u8>, Vec<String>) {
     let (mut index, warning) = read(dir);
     let before = index.meshes.shift_remove(mesh).unwrap_or_default();
@@ -97,11 +97,11 @@ pub fn plan(
         entry.retain(|name, _| is_build_file(node, name));
         now.insert(node.clone(), entry);
     }
-    for (name, bytes) in files {
+    for &(name, bytes) in files {
         if let Some(node) = node_of(name)
             && let Some(entry) = now.get_mut(node)
         {
-            entry.insert(name.clone(), digest(bytes));
+            entry.insert(name.to_string(), digest(bytes));
         }
     }
     let mut stale = Vec::new();

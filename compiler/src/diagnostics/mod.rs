@@ -108,6 +108,20 @@ impl Diagnostic {
     }
 }
 
+/// Puts diagnostics in the order `meshc check` prints them: by file, place, code and
+/// message, an exact repeat dropped.
+pub fn put_in_order(diags: &mut Vec<Diagnostic>) {
+    diags.sort_by(|a, b| {
+        (&a.file, a.span.start, a.code, &a.message).cmp(&(
+            &b.file,
+            b.span.start,
+            b.code,
+            &b.message,
+        ))
+    });
+    diags.dedup();
+}
+
 /// Proof that an error was reported: a check that refuses returns `Err(Reported)`, so no
 /// refusal happens without a diagnostic. The only way to make one is
 /// [`Sink::refuse`], which records an error; the field is private, so no other code

@@ -348,6 +348,213 @@ impl Rule for TypeMismatch<'_> {
     }
 }
 
+/// E0102: a name written twice in one scope. `first` is where it was written first; the
+/// label says so.
+pub enum Duplicate<'a> {
+    Container {
+        container: &'a str,
+        module: &'a str,
+        first: Span,
+    },
+    ContainerEntry {
+        container: &'a str,
+        keyword: &'a str,
+        first: Span,
+    },
+    EnvKey {
+        key: &'a str,
+        container: &'a str,
+        first: Span,
+    },
+    Published {
+        requirement: &'a str,
+        first: Span,
+    },
+    Field {
+        field: &'a str,
+        contract: &'a str,
+        first: Span,
+    },
+    Provides {
+        module: &'a str,
+        contract: &'a str,
+        first: Span,
+    },
+    Answer {
+        field: &'a str,
+        first: Span,
+    },
+    Requirement {
+        requirement: &'a str,
+        module: &'a str,
+        first: Span,
+    },
+    Narrowed {
+        requirement: &'a str,
+        field: &'a str,
+        first: Span,
+    },
+    Slug {
+        module: &'a str,
+        first: Span,
+    },
+    /// A loop variable named like `what` (a requirement, an enclosing loop's variable).
+    LoopVariable {
+        name: &'a str,
+        what: &'a str,
+        first: Span,
+    },
+    NodeProperty {
+        node: &'a str,
+        key: &'a str,
+        first: Span,
+    },
+    SeatHeld {
+        seat: &'a str,
+        mesh: &'a str,
+        first: Span,
+    },
+    /// An assignment's entry (a value, a pin, a placement, `absent`) written twice.
+    AssignEntry {
+        key: &'a str,
+        instance: &'a str,
+        node: &'a str,
+        first: Span,
+    },
+    Genesis {
+        instance: &'a str,
+        node: &'a str,
+    },
+    KeepNetwork {
+        name: &'a str,
+        instance: &'a str,
+    },
+}
+
+impl Rule for Duplicate<'_> {
+    fn code(&self) -> Code {
+        Code::E0102
+    }
+
+    fn message(&self) -> String {
+        use Duplicate::*;
+        match self {
+            Container {
+                container, module, ..
+            } => {
+                format!("container `{container}` is declared twice in module `{module}`")
+            }
+            ContainerEntry {
+                container, keyword, ..
+            } => {
+                format!("container `{container}` has two `{keyword}` entries")
+            }
+            EnvKey { key, container, .. } => {
+                format!("env `{key}` is set twice in container `{container}`")
+            }
+            Published { requirement, .. } => format!("`{requirement}` is published twice"),
+            Field {
+                field, contract, ..
+            } => {
+                format!("field `{field}` is declared twice in contract `{contract}`")
+            }
+            Provides {
+                module, contract, ..
+            } => {
+                format!("module `{module}` provides `{contract}` twice")
+            }
+            Answer { field, .. } => format!("`{field}` is answered twice"),
+            Requirement {
+                requirement,
+                module,
+                ..
+            } => {
+                format!("requirement `{requirement}` is declared twice in module `{module}`")
+            }
+            Narrowed {
+                requirement, field, ..
+            } => {
+                format!("`{requirement}.{field}` is narrowed twice")
+            }
+            Slug { module, .. } => format!("module `{module}` declares its slug twice"),
+            LoopVariable { name, what, .. } => {
+                format!("the loop variable `{name}` has the name of {what}")
+            }
+            NodeProperty { node, key, .. } => format!("node `{node}` writes `{key}` twice"),
+            SeatHeld { seat, mesh, .. } => format!("seat `{seat}` is held twice in mesh `{mesh}`"),
+            AssignEntry {
+                key,
+                instance,
+                node,
+                ..
+            } => {
+                format!("`{key}` is written twice for instance `{instance}` on node `{node}`")
+            }
+            Genesis { instance, node } => {
+                format!("`genesis` is written twice for instance `{instance}` on node `{node}`")
+            }
+            KeepNetwork { name, instance } => {
+                format!("`keep_network \"{name}\"` is written twice for instance `{instance}`")
+            }
+        }
+    }
+
+    fn help(&self) -> Option<String> {
+        use Duplicate::*;
+        Some(match self {
+            Container { .. } => "rename one of them; a module's containers are named apart".into(),
+            Published { .. } => "a host port is published by one container, once".into(),
+            Field { .. } => "rename or remove one of them".into(),
+            Provides { .. } => "answer the contract in one `provides` block".into(),
+            Answer { .. } => "keep one answer".into(),
+            Requirement { .. } => {
+                "rename one of them; every reference names one requirement".into()
+            }
+            Narrowed { .. } => {
+                "write every refinement of a field in one entry: `password len 32..64`".into()
+            }
+            Slug { .. } => "keep one `slug`".into(),
+            LoopVariable { name, .. } => {
+                format!("name the loop variable differently, so `{name}.…` reads one thing")
+            }
+            SeatHeld { .. } => "a seat is the mesh's one answer: keep one line for it".into(),
+            ContainerEntry { .. }
+            | EnvKey { .. }
+            | NodeProperty { .. }
+            | AssignEntry { .. }
+            | Genesis { .. }
+            | KeepNetwork { .. } => "keep one of them".into(),
+        })
+    }
+
+    fn labels(&self, file: &FilePath) -> Vec<Label> {
+        use Duplicate::*;
+        let (first, message) = match self {
+            Container { first, .. }
+            | ContainerEntry { first, .. }
+            | EnvKey { first, .. }
+            | Published { first, .. }
+            | Field { first, .. }
+            | Provides { first, .. }
+            | Answer { first, .. }
+            | Requirement { first, .. }
+            | Narrowed { first, .. }
+            | Slug { first, .. }
+            | LoopVariable { first, .. } => (*first, "first here"),
+            NodeProperty { first, .. } | AssignEntry { first, .. } => {
+                (*first, "first written here")
+            }
+            SeatHeld { first, .. } => (*first, "first held here"),
+            Genesis { .. } | KeepNetwork { .. } => return Vec::new(),
+        };
+        vec![Label {
+            file: file.clone(),
+            span: first,
+            message: message.into(),
+        }]
+    }
+}
+
 /// A node property written as something other than the text it is (a reference, a
 /// number): E0314 when it is a string, E0301 otherwise. The message says what the
 /// property is; the help gives an example.

@@ -366,3 +366,23 @@ pub struct LeftOutDiagnostic {
     pub code: String,
     pub message: String,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `meshc graph` and the language server name the rule that chose a provider with
+    /// `as_str`; it is the word the manifest writes.
+    #[test]
+    fn by_reads_as_the_manifest_writes_it() {
+        for (by, word) in [
+            (By::Pin, "pin"),
+            (By::Seat, "seat"),
+            (By::Node, "node"),
+            (By::Only, "only"),
+        ] {
+            assert_eq!(by.as_str(), word);
+            assert_eq!(serde_json::to_value(by).unwrap(), serde_json::json!(word));
+        }
+    }
+}

@@ -10,7 +10,8 @@ use super::{Placement, Resolver};
 use crate::check::registry::ProviderKind;
 use crate::check::scope::ReqInfo;
 use crate::check::types::{Constraint, Ty, Value, validate_literal};
-use crate::diagnostics::{Code, Diagnostic, closest};
+use crate::diagnostics::rules::Duplicate;
+use crate::diagnostics::{Code, Diagnostic, Rule, closest};
 use crate::span::Span;
 use crate::syntax::ast::{AssignEntryKind, Expr, Ident, StrPart};
 
@@ -116,17 +117,11 @@ impl<'m> Resolver<'m> {
                 }
                 AssignEntryKind::Genesis { keyword } => {
                     if self.instances[i].settings.genesis {
-                        let d = self
-                            .diag(
-                                Code::E0102,
-                                *keyword,
-                                format!(
-                                    "`genesis` is written twice for instance `{}` on node `{}`",
-                                    self.instances[i].name,
-                                    self.node_name(i)
-                                ),
-                            )
-                            .with_help("keep one of them");
+                        let rule = Duplicate::Genesis {
+                            instance: &self.instances[i].name,
+                            node: self.node_name(i),
+                        };
+                        let d = rule.at(self.path, *keyword);
                         self.refuse(i, d);
                     }
                     self.instances[i].settings.genesis = true;
@@ -134,19 +129,13 @@ impl<'m> Resolver<'m> {
                 }
             };
             if let Some(first) = seen.get(&key) {
-                let d = self
-                    .diag(
-                        Code::E0102,
-                        entry.span,
-                        format!(
-                            "`{}` is written twice for instance `{}` on node `{}`",
-                            key.trim_end_matches(" from").trim_end_matches(" at"),
-                            self.instances[i].name,
-                            self.node_name(i)
-                        ),
-                    )
-                    .with_label(*first, "first written here")
-                    .with_help("keep one of them");
+                let rule = Duplicate::AssignEntry {
+                    key: key.trim_end_matches(" from").trim_end_matches(" at"),
+                    instance: &self.instances[i].name,
+                    node: self.node_name(i),
+                    first: *first,
+                };
+                let d = rule.at(self.path, entry.span);
                 self.refuse(i, d);
                 continue;
             }
@@ -297,16 +286,11 @@ impl<'m> Resolver<'m> {
         }
         let kept = &mut self.instances[i].settings.keep_networks;
         if kept.iter().any(|k| k == &name) {
-            let d = self
-                .diag(
-                    Code::E0102,
-                    span,
-                    format!(
-                        "`keep_network \"{name}\"` is written twice for instance `{}`",
-                        self.instances[i].name
-                    ),
-                )
-                .with_help("keep one of them");
+            let rule = Duplicate::KeepNetwork {
+                name: &name,
+                instance: &self.instances[i].name,
+            };
+            let d = rule.at(self.path, span);
             self.refuse(i, d);
             return;
         }

@@ -524,9 +524,9 @@ impl<'m> Resolver<'m> {
         let contract: &'m ContractInfo = self.requirement(i, req)?.contract.as_deref()?;
         let (field, fi): (&'m String, _) = contract.fields.get_key_value(field)?;
         // One notion of taint: a field declared `secret` is secret here as it is to the
-        // checker (`RefTarget::is_secret`), `given` or not. A given secret field is
-        // refused (E0205) and has no plain value to read, from the assignment, the
-        // definition or a default.
+        // checker (`target_is_secret` in `check::expressions`), `given` or not. A given
+        // secret field is refused (E0205) and has no plain value to read, from the
+        // assignment, the definition or a default.
         if fi.secret {
             return None;
         }

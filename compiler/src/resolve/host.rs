@@ -8,7 +8,9 @@ use super::fx_hash::{FxHashMap, FxHashSet};
 use super::{Answer, NodeInfo, Placement, Resolver, identity};
 use crate::check::registry::ProviderKind;
 use crate::check::types::validate_hostname;
-use crate::diagnostics::rules::{InvalidLiteral, NodeText, NodeTextWritten, TypeMismatch};
+use crate::diagnostics::rules::{
+    Duplicate, InvalidLiteral, NodeText, NodeTextWritten, TypeMismatch,
+};
 use crate::diagnostics::{Code, Rule, closest};
 use crate::span::Span;
 use crate::syntax::ast::{self, Expr};
@@ -75,14 +77,12 @@ impl<'m> Resolver<'m> {
         for prop in &node.props {
             let key = prop.key.name.as_str();
             if let Some(first) = seen.get(key) {
-                let d = self
-                    .diag(
-                        Code::E0102,
-                        prop.key.span,
-                        format!("node `{name}` writes `{key}` twice"),
-                    )
-                    .with_label(*first, "first written here")
-                    .with_help("keep one of them");
+                let rule = Duplicate::NodeProperty {
+                    node: name,
+                    key,
+                    first: *first,
+                };
+                let d = rule.at(self.path, prop.key.span);
                 self.mesh_diags.push(d);
                 continue;
             }

@@ -526,25 +526,13 @@ fn nodes_named(json: &serde_json::Value, out: &mut std::collections::BTreeSet<St
 }
 
 /// Fills the digest of every manifest. Digests are independent, so a mesh of many nodes
-/// takes them on every core the machine offers (the work is pure: no I/O, no shared state).
-fn fill_digests(mut manifests: Vec<&mut Manifest>) {
-    let threads = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(manifests.len());
-    if threads <= 1 {
-        for m in manifests {
-            m.digest = emit::digest_of(m);
-        }
-        return;
-    }
-    let per = manifests.len().div_ceil(threads);
-    std::thread::scope(|scope| {
-        for chunk in manifests.chunks_mut(per) {
-            scope.spawn(move || {
-                for m in chunk.iter_mut() {
-                    m.digest = emit::digest_of(m);
-                }
-            });
-        }
+/// takes them on every core (see [`crate::parallel`]; the work is pure: no I/O, no
+/// shared state).
+fn fill_digests(manifests: Vec<&mut Manifest>) {
+    let digests = crate::parallel::map_chunks(&manifests, 2, |part| {
+        part.iter().map(|m| emit::digest_of(m)).collect()
     });
+    for (m, digest) in manifests.into_iter().zip(digests) {
+        m.digest = digest;
+    }
 }

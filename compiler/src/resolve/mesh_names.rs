@@ -3,7 +3,7 @@
 
 use super::fx_hash::{FxHashMap, FxHashSet};
 use super::{Dropped, InstanceState, Resolver, SeatState, Settings, assign_head};
-use crate::diagnostics::rules::InvalidLiteral;
+use crate::diagnostics::rules::{Duplicate, InvalidLiteral};
 use crate::diagnostics::{Code, Diagnostic, Rule, closest, did_you_mean};
 
 impl<'m> Resolver<'m> {
@@ -283,17 +283,12 @@ impl<'m> Resolver<'m> {
                 continue;
             };
             if let Some(first) = first_line.get(s.seat.name.as_str()) {
-                let d = self
-                    .diag(
-                        Code::E0102,
-                        s.seat.span,
-                        format!(
-                            "seat `{}` is held twice in mesh `{}`",
-                            s.seat.name, mesh.name.name
-                        ),
-                    )
-                    .with_label(*first, "first held here")
-                    .with_help("a seat is the mesh's one answer: keep one line for it");
+                let rule = Duplicate::SeatHeld {
+                    seat: &s.seat.name,
+                    mesh: &mesh.name.name,
+                    first: *first,
+                };
+                let d = rule.at(self.path, s.seat.span);
                 self.mesh_diags.push(d);
                 continue;
             }

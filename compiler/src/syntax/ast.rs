@@ -630,7 +630,7 @@ impl StringLit {
     /// The interpolations, in order.
     pub fn interpolations(&self) -> impl Iterator<Item = &Interp> {
         self.parts.iter().filter_map(|p| match p {
-            StrPart::Interp(i) => Some(i),
+            StrPart::Interp(i) => Some(&**i),
             StrPart::Text(_) => None,
         })
     }
@@ -640,7 +640,9 @@ impl StringLit {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum StrPart {
     Text(String),
-    Interp(Interp),
+    /// Boxed: an interpolation is five times the size of a text part, and a large
+    /// workspace holds hundreds of thousands of parts.
+    Interp(Box<Interp>),
 }
 
 /// `${EXPR}` (most often `${req.field}`, or a call `${url(db.password)}`), or a legacy

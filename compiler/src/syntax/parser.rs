@@ -4,6 +4,7 @@
 //! block's closing brace. Nesting is bounded, so hostile input cannot overflow the stack.
 
 use super::ast::*;
+use super::keywords;
 use super::lexer::{Comment, Lexed, Token, TokenKind, lex};
 use super::string;
 use crate::diagnostics::{Code, Diagnostic};
@@ -115,8 +116,6 @@ pub(crate) fn parse_embedded(
     (ok || !matches!(e, Expr::Error(_))).then_some(e)
 }
 
-const ITEM_KEYWORDS: &[&str] = &["contract", "module", "mesh", "seat"];
-
 impl<'a> Parser<'a> {
     // ---- token helpers ----
 
@@ -137,6 +136,10 @@ impl<'a> Parser<'a> {
     }
 
     fn at_word(&self, word: &str) -> bool {
+        debug_assert!(
+            keywords::is_keyword(word),
+            "`{word}` is not in the keyword table"
+        );
         let t = self.peek();
         t.kind == TokenKind::Ident && self.slice(t.span) == word
     }
@@ -322,7 +325,8 @@ impl<'a> Parser<'a> {
                     if depth == 0
                         && !first
                         && t.newline_before
-                        && ITEM_KEYWORDS.contains(&self.slice(t.span)) =>
+                        && keywords::words_of(keywords::Kind::Item)
+                            .any(|w| w == self.slice(t.span)) =>
                 {
                     return;
                 }
@@ -711,7 +715,7 @@ impl<'a> Parser<'a> {
         // `requires db: postgres`: a contract with its kind forgotten. It is kept as a
         // requirement with no kind, so the checker can name the kinds and show the line
         // with the one the contract takes (E0201).
-        if !["module", "host", "mesh", "operator"].contains(&kind.name.as_str())
+        if !keywords::words_of(keywords::Kind::ProviderKind).any(|w| w == kind.name)
             && (self.kind() != TokenKind::Ident || self.peek().newline_before)
         {
             let (narrowing, block) = if self.kind() == TokenKind::LBrace {

@@ -206,7 +206,7 @@ fn decode_segment(
                                 if !buf.is_empty() {
                                     parts.push(StrPart::Text(std::mem::take(buf)));
                                 }
-                                parts.push(StrPart::Interp(interp));
+                                parts.push(StrPart::Interp(Box::new(interp)));
                             }
                             Err(Reported::Yes) => {}
                             Err(Reported::No) => diags.push(

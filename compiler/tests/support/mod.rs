@@ -170,15 +170,7 @@ pub fn case_diagnostics(name: &str, text: &str, h: &CaseHeader) -> Vec<Diagnosti
     let (db, ws) = workspace(&one_file(name, text));
     let mut diags = db::workspace_diagnostics(&db, ws);
     h.raise(&mut diags);
-    diags.sort_by(|a, b| {
-        (&a.file, a.span.start, a.code, &a.message).cmp(&(
-            &b.file,
-            b.span.start,
-            b.code,
-            &b.message,
-        ))
-    });
-    diags.dedup();
+    meshc::diagnostics::put_in_order(&mut diags);
     diags
 }
 

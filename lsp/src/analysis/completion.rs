@@ -7,11 +7,13 @@
 use super::index::{ModuleShape, module_shape};
 use crate::convert::Lines;
 use crate::state::Snapshot;
-use meshc::check::registry::{ContractInfo, PROVIDER_KINDS, ProviderKind, Registry};
+use meshc::check::registry::{ContractInfo, ProviderKind, Registry};
+use meshc::check::scope::{self, CONSUMER_FIELDS, Head};
 use meshc::check::types::TYPE_NAMES;
 use meshc::db::{parse_file, registry};
 use meshc::span::Span;
 use meshc::syntax::ast::{self, Item};
+use meshc::syntax::keywords::{self, Place};
 use meshc::syntax::lexer::{Token, TokenKind, lex};
 use std::collections::BTreeSet;
 use tower_lsp_server::ls_types::{
@@ -229,10 +231,17 @@ impl Context<'_> {
         }
     }
 
-    fn keywords(&self, words: &[&str]) -> Vec<CompletionItem> {
-        words
-            .iter()
-            .map(|w| self.item(w, CompletionItemKind::KEYWORD, None, None))
+    /// The keywords the language's table offers at `place`, with their detail and doc.
+    fn keywords(&self, place: Place) -> Vec<CompletionItem> {
+        keywords::offered(place)
+            .map(|k| {
+                let kind = match k.kind {
+                    keywords::Kind::Property => CompletionItemKind::PROPERTY,
+                    _ => CompletionItemKind::KEYWORD,
+                };
+                let detail = (!k.detail.is_empty()).then(|| k.detail.to_string());
+                self.item(k.word, kind, detail, Some(k.doc))
+            })
             .collect()
     }
 
@@ -367,8 +376,9 @@ impl Context<'_> {
                     }
                     return items;
                 }
-                match (req, provides) {
-                    ("consumer", Some(_)) => ["login", "instance", "module"]
+                // Not a requirement (above): `consumer` or `given` by the checker's rule.
+                match (scope::head(req, |_| false, provides.is_some()), provides) {
+                    (Head::Consumer, Some(_)) => CONSUMER_FIELDS
                         .iter()
                         .map(|w| {
                             self.item(
@@ -379,7 +389,7 @@ impl Context<'_> {
                             )
                         })
                         .collect(),
-                    ("given", Some(c)) => match self.contract(Some(c)) {
+                    (Head::Given, Some(c)) => match self.contract(Some(c)) {
                         Some(c) => self.fields(c, |given| given),
                         None => Vec::new(),
                     },
@@ -399,7 +409,7 @@ impl Context<'_> {
                     }
                 }
                 if provides.is_some() {
-                    items.extend(self.keywords(&["consumer", "given"]));
+                    items.extend(self.keywords(Place::Provides));
                 }
                 items.extend(self.functions());
                 items
@@ -487,13 +497,13 @@ impl Context<'_> {
         }
         match stack.last() {
             None => match words {
-                [] => self.keywords(&["contract", "module", "mesh"]),
-                [I("contract"), I(_)] => self.keywords(&["for"]),
-                [I("contract"), I(_), I("for")] => self.keywords(&["module", "host", "mesh"]),
+                [] => self.keywords(Place::Top),
+                [I("contract"), I(_)] => self.keywords(Place::ContractHead),
+                [I("contract"), I(_), I("for")] => self.keywords(Place::ContractKind),
                 _ => Vec::new(),
             },
             Some(Block::Contract) => match words {
-                [] => self.keywords(&["given"]),
+                [] => self.keywords(Place::Contract),
                 [.., P(TokenKind::Colon)] | [.., P(TokenKind::Colon), I("secret")] => {
                     self.types(true)
                 }
@@ -501,19 +511,8 @@ impl Context<'_> {
                 _ => Vec::new(),
             },
             Some(Block::Module(_)) => match words {
-                [] => self.keywords(&["requires", "container", "provides", "slug"]),
-                [I("requires"), I(_), P(TokenKind::Colon)] => PROVIDER_KINDS
-                    .iter()
-                    .map(|k| {
-                        let who = ProviderKind::from_name(k).map(ProviderKind::answerer);
-                        self.item(
-                            k,
-                            CompletionItemKind::KEYWORD,
-                            who.map(|w| format!("answered by {w}")),
-                            None,
-                        )
-                    })
-                    .collect(),
+                [] => self.keywords(Place::Module),
+                [I("requires"), I(_), P(TokenKind::Colon)] => self.keywords(Place::RequirementKind),
                 [I("requires"), I(_), P(TokenKind::Colon), I("operator")]
                 | [
                     I("requires"),
@@ -533,22 +532,9 @@ impl Context<'_> {
                 [] => {
                     // An entry a container holds once is not offered a second time.
                     let written = self.container_at().map(once_entries).unwrap_or_default();
-                    let words: Vec<&str> = [
-                        "image",
-                        "command",
-                        "user",
-                        "env",
-                        "mount",
-                        "secret",
-                        "file",
-                        "publish",
-                        "image_paths",
-                        "when",
-                    ]
-                    .into_iter()
-                    .filter(|w| !written.contains(w))
-                    .collect();
-                    self.keywords(&words)
+                    let mut items = self.keywords(Place::Container);
+                    items.retain(|i| !written.contains(&i.label.as_str()));
+                    items
                 }
                 [I("when")] => self.optional_requirements(stack),
                 [I("publish")] => {
@@ -577,7 +563,7 @@ impl Context<'_> {
                 }
                 [I("mount"), ..] if words.contains(&P(TokenKind::Arrow)) => Vec::new(),
                 // `file "/x" owner 1000:1000 mode 0o640 = …`: owner, then mode.
-                [I("file" | "secret"), Word::Literal] => self.ownership(true, true),
+                [I("file" | "secret"), Word::Literal] => self.keywords(Place::FileOwner),
                 [
                     I("file" | "secret"),
                     Word::Literal,
@@ -591,12 +577,12 @@ impl Context<'_> {
                     Word::Literal,
                     P(TokenKind::Colon),
                     Word::Literal,
-                ] => self.ownership(false, true),
+                ] => self.keywords(Place::FileMode),
                 _ => Vec::new(),
             },
             Some(Block::Env) => match words {
                 [I("when")] => self.optional_requirements(stack),
-                [_, P(TokenKind::Eq), _, ..] => self.keywords(&["exposed"]),
+                [_, P(TokenKind::Eq), _, ..] => self.keywords(Place::EnvValue),
                 _ => Vec::new(),
             },
             Some(Block::Narrowing { contract }) => match words {
@@ -604,7 +590,7 @@ impl Context<'_> {
                     Some(c) => self.fields(c, |_| true),
                     None => Vec::new(),
                 },
-                [I(_)] => self.keywords(&["in", "len", "matches"]),
+                [I(_)] => self.keywords(Place::Narrowing),
                 _ => Vec::new(),
             },
             Some(Block::Provides(contract)) => match words {
@@ -616,17 +602,7 @@ impl Context<'_> {
             },
             Some(Block::Mesh(_)) => self.in_mesh(stack, words),
             Some(Block::Node) => match words {
-                [] => [
-                    "private_name",
-                    "private_address",
-                    "root",
-                    "ports",
-                    "short",
-                    "adopted",
-                ]
-                .iter()
-                .map(|w| self.item(w, CompletionItemKind::PROPERTY, None, None))
-                .collect(),
+                [] => self.keywords(Place::Node),
                 _ => Vec::new(),
             },
             Some(Block::Assign(module)) => self.in_assign(stack, module, words),
@@ -650,28 +626,6 @@ impl Context<'_> {
                 item
             })
             .collect()
-    }
-
-    /// `owner` and `mode` of a `file` or `secret` entry.
-    fn ownership(&self, owner: bool, mode: bool) -> Vec<CompletionItem> {
-        let mut out = Vec::new();
-        if owner {
-            out.push(self.item(
-                "owner",
-                CompletionItemKind::KEYWORD,
-                Some("owner UID[:GID]".into()),
-                Some("Who owns the file on the host. Default: the container's `user`, else `0:0`; the group defaults to the owner's number."),
-            ));
-        }
-        if mode {
-            out.push(self.item(
-                "mode",
-                CompletionItemKind::KEYWORD,
-                Some("mode 0o640".into()),
-                Some("The file's permissions. Default: `0o644` for a plain file, `0o640` for a sealed one, `0o440` for a secret file."),
-            ));
-        }
-        out
     }
 
     /// The container whose block holds the cursor, as this file last parsed.
@@ -805,16 +759,16 @@ impl Context<'_> {
     fn in_mesh(&self, stack: &[Block], words: &[Word<'_>]) -> Vec<CompletionItem> {
         use Word::{Ident as I, Punct as P};
         match words {
-            [] => self.keywords(&["node", "seat", "assign"]),
+            [] => self.keywords(Place::Mesh),
             [I("assign")] => self
                 .reg
                 .modules
                 .keys()
                 .map(|m| self.item(m, CompletionItemKind::MODULE, None, None))
                 .collect(),
-            [I("assign"), I(_)] => self.keywords(&["to"]),
+            [I("assign"), I(_)] => self.keywords(Place::AssignModule),
             [I("assign"), I(_), I("to")] => self.nodes(stack),
-            [I("assign"), I(_), I("to"), I(_)] => self.keywords(&["as"]),
+            [I("assign"), I(_), I("to"), I(_)] => self.keywords(Place::AssignNode),
             [I("seat")] => self
                 .reg
                 .seats
@@ -829,7 +783,7 @@ impl Context<'_> {
                 })
                 .collect(),
             [I("seat"), I(_), P(TokenKind::Eq)] => self.instances(stack),
-            [I("seat"), I(_), P(TokenKind::Eq), I(_)] => self.keywords(&["on"]),
+            [I("seat"), I(_), P(TokenKind::Eq), I(_)] => self.keywords(Place::SeatInstance),
             [I("seat"), I(_), P(TokenKind::Eq), I(_), I("on")] => self.nodes(stack),
             _ => Vec::new(),
         }
@@ -852,23 +806,15 @@ impl Context<'_> {
                     Some(shape) => self.requirement_names(shape, |_, _| true),
                     None => Vec::new(),
                 };
+                items.extend(self.keywords(Place::Assign));
                 items.retain(|i| !set.contains(&i.label));
-                for (w, kind) in [
-                    ("short", CompletionItemKind::PROPERTY),
-                    ("keep_network", CompletionItemKind::KEYWORD),
-                    ("genesis", CompletionItemKind::KEYWORD),
-                ] {
-                    if !set.iter().any(|s| s == w) {
-                        items.push(self.item(w, kind, None, None));
-                    }
-                }
                 items
             }
-            [I(_)] => self.keywords(&["from", "at"]),
+            [I(_)] => self.keywords(Place::Placement),
             [I(_), I("from")] => self.instances(stack),
-            [I(_), I("from"), I(_)] => self.keywords(&["on"]),
+            [I(_), I("from"), I(_)] => self.keywords(Place::PlacementNode),
             [I(_), I("from"), I(_), I("on")] | [I(_), I("at"), L, I("on")] => self.nodes(stack),
-            [I(_), I("at"), L] => self.keywords(&["on"]),
+            [I(_), I("at"), L] => self.keywords(Place::PlacementNode),
             _ => Vec::new(),
         }
     }

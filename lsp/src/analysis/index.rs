@@ -9,6 +9,7 @@
 //! file only.
 
 use indexmap::IndexMap;
+use meshc::check::scope::{self, Head};
 use meshc::db::{SourceFile, Workspace, parse_file};
 use meshc::span::Span;
 use meshc::syntax::ast::{
@@ -632,7 +633,15 @@ impl Indexer {
         if self.loop_reference(r) {
             return;
         }
-        if let Some(shape) = ctx.shape.requirements.get(first.name.as_str()) {
+        // What the first word names, by the checker's rule (`check::scope::head`).
+        let head = scope::head(
+            &first.name,
+            |w| ctx.shape.requirements.contains_key(w),
+            ctx.provides.is_some(),
+        );
+        if head == Head::Requirement
+            && let Some(shape) = ctx.shape.requirements.get(first.name.as_str())
+        {
             self.reference(
                 first,
                 Symbol::Requirement {
@@ -651,8 +660,8 @@ impl Indexer {
             }
             return;
         }
-        match (first.name.as_str(), ctx.provides) {
-            ("given", Some(contract)) => {
+        match (head, ctx.provides) {
+            (Head::Given, Some(contract)) => {
                 self.name(first.span, NameClass::Keyword);
                 if let Some(field) = r.segments.get(1) {
                     self.reference(
@@ -664,7 +673,7 @@ impl Indexer {
                     );
                 }
             }
-            ("consumer", Some(_)) => {
+            (Head::Consumer, Some(_)) => {
                 self.name(first.span, NameClass::Keyword);
                 if let Some(field) = r.segments.get(1) {
                     self.name(field.span, NameClass::Property);

@@ -7,6 +7,7 @@ use super::{Cursor, is_std_symbol};
 use crate::convert::Lines;
 use crate::state::Snapshot;
 use meshc::span::Span;
+use meshc::syntax::keywords;
 use meshc::syntax::lexer::{TokenKind, lex};
 use std::collections::HashMap;
 use tower_lsp_server::ls_types::{
@@ -71,48 +72,6 @@ const DECLARATION: u32 = 1;
 const DOCUMENTATION: u32 = 2;
 const DEFAULT_LIBRARY: u32 = 4;
 const DEPRECATED: u32 = 8;
-
-/// Words that are keywords wherever the tree does not say otherwise.
-const KEYWORDS: &[&str] = &[
-    "contract",
-    "for",
-    "given",
-    "module",
-    "host",
-    "mesh",
-    "operator",
-    "requires",
-    "container",
-    "provides",
-    "slug",
-    "image",
-    "command",
-    "user",
-    "env",
-    "mount",
-    "secret",
-    "file",
-    "publish",
-    "image_paths",
-    "exposed",
-    "read_only",
-    "node",
-    "seat",
-    "delivers",
-    "assign",
-    "to",
-    "as",
-    "from",
-    "on",
-    "at",
-    "in",
-    "len",
-    "matches",
-    "mode",
-    "owner",
-    "true",
-    "false",
-];
 
 fn symbol_type(symbol: &Symbol) -> Ty {
     match symbol {
@@ -214,7 +173,7 @@ pub fn full(snap: &Snapshot, uri: &Uri) -> Option<SemanticTokens> {
                 let next = lexed.tokens.get(i + 1).map(|n| n.kind);
                 if word == "list" && next == Some(TokenKind::Lt) {
                     out.push((t.span, Ty::Type, 0));
-                } else if KEYWORDS.contains(&word) {
+                } else if keywords::colours_as_keyword(word) {
                     out.push((t.span, Ty::Keyword, 0));
                 }
             }
