@@ -29,6 +29,13 @@ pub struct SourceFile {
 pub struct Workspace {
     #[returns(ref)]
     pub files: Vec<SourceFile>,
+    /// Whether meshes resolve from position-free modules ([`module_view`]), as the
+    /// language server asks: an edit that moves only positions in an assigned module then
+    /// resolves nothing again, at the price of a position-free copy of every assigned
+    /// module's tree. `meshc` itself resolves once and reads the trees directly.
+    #[default]
+    #[returns(copy)]
+    pub reuse_resolution: bool,
 }
 
 /// The database. Cheap to clone: a clone is a snapshot for another thread.
@@ -260,6 +267,9 @@ pub fn resolve_mesh(
     mesh: String,
     lock: crate::resolve::Lock,
 ) -> Arc<crate::resolve::MeshOutcome> {
+    if ws.reuse_resolution(db) {
+        return placed(db, ws, resolve_free(db, ws, mesh, lock, true));
+    }
     Arc::new(resolve(db, ws, &mesh, &lock, true))
 }
 
@@ -272,6 +282,13 @@ pub fn check_mesh(
     ws: Workspace,
     mesh: String,
 ) -> Arc<crate::resolve::MeshOutcome> {
+    if ws.reuse_resolution(db) {
+        return placed(
+            db,
+            ws,
+            resolve_free(db, ws, mesh, crate::resolve::Lock::default(), false),
+        );
+    }
     Arc::new(resolve(
         db,
         ws,
@@ -328,47 +345,8 @@ fn resolve(
             .cloned()
             .collect()
     };
-    // A module's errors are those inside its definition and inside the definition of
-    // every contract it requires or provides: a contract in error (a given field declared
-    // secret, E0205) must not lend its values to a manifest as if it were fine.
-    let module_errors = |name: &str| -> Vec<Diagnostic> {
-        let Some(at) = reg.modules.get(name) else {
-            return Vec::new();
-        };
-        let file = ws.files(db)[at.file];
-        let parsed = parse_file(db, file);
-        let Some(item) = parsed.file.items.get(at.item) else {
-            return Vec::new();
-        };
-        let mut out = errors_in(at.file, item.span());
-        let ast::Item::Module(module) = item else {
-            return out;
-        };
-        let mut contracts: Vec<&str> = Vec::new();
-        for r in module.requirements() {
-            if let ast::RequirementBody::Contract {
-                contract: Some(c), ..
-            } = &r.body
-            {
-                contracts.push(c.name.as_str());
-            }
-        }
-        contracts.extend(module.provides().map(|p| p.contract.name.as_str()));
-        let mut seen: Vec<&str> = Vec::new();
-        for c in contracts {
-            if seen.contains(&c) {
-                continue;
-            }
-            seen.push(c);
-            let Some(info) = reg.contracts.get(c).filter(|i| !i.std) else {
-                continue;
-            };
-            if let Some(index) = reg.files.iter().position(|f| *f == info.file) {
-                out.extend(errors_in(index, info.span));
-            }
-        }
-        out
-    };
+    let module_errors =
+        |name: &str| -> Vec<Diagnostic> { module_errors_with(db, ws, &reg, name, &errors_in) };
     let input = crate::resolve::ResolveInput {
         mesh: mesh_ast,
         path: &path,
@@ -379,6 +357,256 @@ fn resolve(
         manifests,
     };
     crate::resolve::resolve_mesh(&input)
+}
+
+/// Every outcome [`check_mesh`] holds for mesh `mesh`: its own and, when meshes resolve
+/// from position-free modules, the one it was placed from (the same when nothing in it
+/// points into a module). The language server holds them beside salsa's memos so that
+/// freeing a replaced outcome of a large mesh does not happen inside the next edit.
+pub fn check_mesh_outcomes(
+    db: &dyn salsa::Database,
+    ws: Workspace,
+    mesh: String,
+) -> Vec<Arc<crate::resolve::MeshOutcome>> {
+    let placed = check_mesh(db, ws, mesh.clone());
+    if !ws.reuse_resolution(db) {
+        return vec![placed];
+    }
+    let free = resolve_free(db, ws, mesh, crate::resolve::Lock::default(), false);
+    if Arc::ptr_eq(&free, &placed) {
+        vec![placed]
+    } else {
+        vec![placed, free]
+    }
+}
+
+/// The errors of module `name`'s definition: those inside it and inside the definition of
+/// every contract it requires or provides (a contract in error, a given field declared
+/// secret say, must not lend its values to a manifest as if it were fine). `errors_in`
+/// gives the errors of a file (by index) inside a span.
+fn module_errors_with(
+    db: &dyn salsa::Database,
+    ws: Workspace,
+    reg: &Registry,
+    name: &str,
+    errors_in: &dyn Fn(usize, crate::span::Span) -> Vec<Diagnostic>,
+) -> Vec<Diagnostic> {
+    let Some(at) = reg.modules.get(name) else {
+        return Vec::new();
+    };
+    let file = ws.files(db)[at.file];
+    let parsed = parse_file(db, file);
+    let Some(item) = parsed.file.items.get(at.item) else {
+        return Vec::new();
+    };
+    let mut out = errors_in(at.file, item.span());
+    let ast::Item::Module(module) = item else {
+        return out;
+    };
+    let mut contracts: Vec<&str> = Vec::new();
+    for r in module.requirements() {
+        if let ast::RequirementBody::Contract {
+            contract: Some(c), ..
+        } = &r.body
+        {
+            contracts.push(c.name.as_str());
+        }
+    }
+    contracts.extend(module.provides().map(|p| p.contract.name.as_str()));
+    let mut seen: Vec<&str> = Vec::new();
+    for c in contracts {
+        if seen.contains(&c) {
+            continue;
+        }
+        seen.push(c);
+        let Some(info) = reg.contracts.get(c).filter(|i| !i.std) else {
+            continue;
+        };
+        if let Some(index) = reg.files.iter().position(|f| *f == info.file) {
+            out.extend(errors_in(index, info.span));
+        }
+    }
+    out
+}
+
+/// The error diagnostics of one file, sorted by place.
+#[salsa::tracked(returns(clone))]
+fn file_errors(db: &dyn salsa::Database, ws: Workspace, file: SourceFile) -> Arc<Vec<Diagnostic>> {
+    let path = file.path(db);
+    let mut errors: Vec<Diagnostic> = check_file(db, ws, file)
+        .iter()
+        .filter(|d| d.is_error() && d.file == *path)
+        .cloned()
+        .collect();
+    errors.sort_by_key(|d| d.span.start);
+    Arc::new(errors)
+}
+
+/// The errors of module `name`'s definition (see [`module_errors_with`]) as a query of
+/// its own: a clean module's are empty whatever the edit, so what reads them (the
+/// resolution of a mesh) is kept.
+#[salsa::tracked(returns(clone))]
+pub fn module_errors(
+    db: &dyn salsa::Database,
+    ws: Workspace,
+    name: String,
+) -> Arc<Vec<Diagnostic>> {
+    let reg = registry(db, ws);
+    let errors_in = |file_index: usize, span: crate::span::Span| -> Vec<Diagnostic> {
+        let Some(&file) = ws.files(db).get(file_index) else {
+            return Vec::new();
+        };
+        let errors = file_errors(db, ws, file);
+        let first = errors.partition_point(|d| d.span.start < span.start);
+        errors[first..]
+            .iter()
+            .take_while(|d| d.span.start <= span.end)
+            .filter(|d| d.span.end <= span.end)
+            .cloned()
+            .collect()
+    };
+    Arc::new(module_errors_with(db, ws, &reg, &name, &errors_in))
+}
+
+/// Where a module's position-free tree says it is: diagnostics of resolution that point
+/// into a module read through [`module_view`] carry this path, followed by the module's
+/// name, and ranks for positions, until [`placed`] puts them in the module's file.
+const VIEW_PATH: &str = "\u{0}module view:";
+
+/// What resolution reads of module `name`: its definition with every position replaced
+/// by its rank and its doc comments dropped (`syntax::spans::position_free`), alone in a
+/// tree of its own. Equal across an edit that moves only positions (a space, a comment,
+/// a line above), so a mesh that assigns the module does not resolve again.
+#[salsa::tracked(returns(clone))]
+pub fn module_view(db: &dyn salsa::Database, ws: Workspace, name: String) -> Option<Arc<Parsed>> {
+    let src = module_source(db, ws, &name)?;
+    let ast::Item::Module(module) = src.parsed.file.items.get(src.item)? else {
+        return None;
+    };
+    Some(Arc::new(Parsed {
+        file: ast::SourceFile {
+            items: vec![ast::Item::Module(crate::syntax::spans::position_free(
+                module,
+            ))],
+        },
+        comments: Vec::new(),
+        diagnostics: Vec::new(),
+    }))
+}
+
+/// Resolves mesh `mesh` as [`resolve_mesh`] does (or as [`check_mesh`] does, without
+/// manifests), reading modules through [`module_view`] and their errors through
+/// [`module_errors`] instead of their files' trees: what it says about a module carries
+/// ranks for positions, which [`placed`] turns into the file's.
+#[salsa::tracked(returns(clone))]
+fn resolve_free(
+    db: &dyn salsa::Database,
+    ws: Workspace,
+    mesh: String,
+    lock: crate::resolve::Lock,
+    manifests: bool,
+) -> Arc<crate::resolve::MeshOutcome> {
+    let reg = registry(db, ws);
+    let Some(at) = reg.meshes.get(&mesh).copied() else {
+        return Arc::new(crate::resolve::MeshOutcome::empty(
+            &mesh,
+            &FilePath::from(""),
+        ));
+    };
+    let file = ws.files(db)[at.file];
+    let path = file.path(db).clone();
+    let parsed = parse_file(db, file);
+    let Some(ast::Item::Mesh(mesh_ast)) = parsed.file.items.get(at.item) else {
+        return Arc::new(crate::resolve::MeshOutcome::empty(&mesh, &path));
+    };
+    let module = |name: &str| {
+        module_view(db, ws, name.to_string()).map(|parsed| ModuleSource {
+            path: FilePath::from(format!("{VIEW_PATH}{name}")),
+            parsed,
+            item: 0,
+        })
+    };
+    let module_errors = |name: &str| module_errors(db, ws, name.to_string()).to_vec();
+    let input = crate::resolve::ResolveInput {
+        mesh: mesh_ast,
+        path: &path,
+        registry: &reg,
+        module: &module,
+        module_errors: &module_errors,
+        lock: &lock,
+        manifests,
+    };
+    Arc::new(crate::resolve::resolve_mesh(&input))
+}
+
+/// `outcome` with what it says about modules read through [`module_view`] placed in
+/// their files: the path and positions of each such diagnostic and label, read from the
+/// module's current tree. The same outcome when it says nothing about a module.
+fn placed(
+    db: &dyn salsa::Database,
+    ws: Workspace,
+    outcome: Arc<crate::resolve::MeshOutcome>,
+) -> Arc<crate::resolve::MeshOutcome> {
+    let in_view = |d: &Diagnostic| {
+        d.file.starts_with(VIEW_PATH) || d.labels.iter().any(|l| l.file.starts_with(VIEW_PATH))
+    };
+    let mentions = outcome.diagnostics.iter().any(in_view)
+        || outcome
+            .left_out
+            .iter()
+            .any(|l| l.diagnostics.iter().any(in_view));
+    if !mentions {
+        return outcome;
+    }
+    let mut places: std::collections::HashMap<
+        FilePath,
+        Option<(FilePath, crate::syntax::spans::Positions)>,
+    > = Default::default();
+    let mut place = |file: &mut FilePath,
+                     spans: &mut dyn Iterator<Item = &mut crate::span::Span>| {
+        let Some(name) = file.strip_prefix(VIEW_PATH) else {
+            return;
+        };
+        let found = places
+            .entry(file.clone())
+            .or_insert_with(|| {
+                let src = module_source(db, ws, name)?;
+                let ast::Item::Module(m) = src.parsed.file.items.get(src.item)? else {
+                    return None;
+                };
+                Some((src.path.clone(), crate::syntax::spans::Positions::of(m)))
+            })
+            .clone();
+        if let Some((path, positions)) = found {
+            *file = path;
+            for s in spans {
+                *s = positions.place(*s);
+            }
+        }
+    };
+    let mut place_all = |d: &mut Diagnostic| {
+        let mut redact: Vec<crate::span::Span> = d.redacted().collect();
+        place(
+            &mut d.file,
+            &mut std::iter::once(&mut d.span).chain(redact.iter_mut()),
+        );
+        if let Some(r) = &mut d.redact {
+            *r = redact.into_boxed_slice();
+        }
+        for l in &mut d.labels {
+            place(&mut l.file, &mut std::iter::once(&mut l.span));
+        }
+    };
+    let mut out = (*outcome).clone();
+    for d in &mut out.diagnostics {
+        place_all(d);
+    }
+    for l in &mut out.left_out {
+        for d in &mut l.diagnostics {
+            place_all(d);
+        }
+    }
+    Arc::new(out)
 }
 
 #[cfg(test)]
@@ -753,5 +981,134 @@ mod incrementality {
         assert!(!whole.refused(), "{whole:?}");
         assert_eq!(manifests_text(&whole), manifests_text(&slow));
         assert_eq!(whole, now(&texts));
+    }
+
+    const REUSE_WEB: &str = "/// The web.\nmodule web {\n  requires store: module store\n  requires workers: operator int in 1..8 = 2\n  container web {\n    image \"web:1.0\"\n    env {\n      URL = store.url\n      WORKERS = \"${workers}\"\n      MODE = \"fast\"\n    }\n  }\n}\n";
+    const REUSE_MESH: &str = "mesh lab {\n  node alpha { private_name = \"alpha.internal\"  ports = 20000..20999 }\n  assign storage to alpha\n  assign web to alpha\n  assign web to alpha as web2 { store absent }\n}\n";
+
+    /// With `reuse_resolution` (the language server's setting), a mesh resolves from
+    /// position-free modules: an edit that moves only positions in an assigned module
+    /// resolves nothing again, and what the mesh says about the module follows it.
+    #[test]
+    fn reused_resolution_reruns_only_for_what_resolution_reads() {
+        let (mut db, log) = logged();
+        let std_file = SourceFile::new(
+            &db,
+            FilePath::from(STDLIB_PATH),
+            Arc::from(STDLIB_TEXT),
+            true,
+        );
+        let file = |db: &Database, path: &str, text: &str| {
+            SourceFile::new(db, FilePath::from(path), Arc::from(text), false)
+        };
+        let store = file(&db, "store.mesh", STORE);
+        let web = file(&db, "web.mesh", REUSE_WEB);
+        let lab = file(&db, "lab.mesh", REUSE_MESH);
+        let ws = Workspace::new(&db, vec![std_file, store, web, lab]);
+        ws.set_reuse_resolution(&mut db).to(true);
+        let mut texts = [
+            ("store.mesh", STORE.to_string()),
+            ("web.mesh", REUSE_WEB.to_string()),
+            ("lab.mesh", REUSE_MESH.to_string()),
+        ];
+        // What a database that resolves from the trees gives for the same texts.
+        let direct = |texts: &[(&str, String)]| {
+            let (db, ws) = Database::with_files(
+                texts
+                    .iter()
+                    .map(|(p, t)| (FilePath::from(*p), Arc::from(t.as_str()))),
+            );
+            (
+                check_mesh(&db, ws, "lab".into()),
+                workspace_diagnostics(&db, ws),
+            )
+        };
+        // The label of the refusal of `store absent`: "required here", in web.mesh.
+        let label = |outcome: &crate::resolve::MeshOutcome, text: &str| -> String {
+            let d = outcome
+                .diagnostics
+                .iter()
+                .find(|d| d.code == crate::diagnostics::Code::E0326)
+                .expect("`store absent` is refused");
+            assert_eq!(&*d.labels[0].file, "web.mesh", "{d:?}");
+            text[d.labels[0].span.range()].to_string()
+        };
+
+        let first = check_mesh(&db, ws, "lab".into());
+        let all = workspace_diagnostics(&db, ws);
+        let cold = ran(&log);
+        assert_eq!(count(&cold, "resolve_free"), 1, "{cold:?}");
+        assert_eq!(count(&cold, "module_view"), 2, "{cold:?}");
+        assert_eq!((first.clone(), all), direct(&texts));
+        assert_eq!(label(&first, &texts[1].1), "requires store: module store");
+
+        // A space and a comment inside the assigned module, and a changed doc comment:
+        // its view is equal, so the mesh does not resolve again; the diagnostic that
+        // points into the module is placed again, at the requirement's new place.
+        texts[1].1 = REUSE_WEB
+            .replacen("  container web", "   container web", 1)
+            .replacen("    env {", "    // the settings\n    env {", 1)
+            .replacen("/// The web.", "/// The web server, and more.", 1);
+        web.set_text(&mut db).to(Arc::from(texts[1].1.as_str()));
+        let spaced = check_mesh(&db, ws, "lab".into());
+        let all = workspace_diagnostics(&db, ws);
+        let warm = ran(&log);
+        assert_eq!(count(&warm, "parse_file"), 1, "{warm:?}");
+        assert_eq!(count(&warm, "module_view"), 1, "{warm:?}");
+        assert_eq!(count(&warm, "resolve_free"), 0, "{warm:?}");
+        assert_eq!(count(&warm, "check_mesh"), 1, "placed again: {warm:?}");
+        assert_eq!(count(&warm, "registry"), 0, "{warm:?}");
+        assert_eq!(count(&warm, "check_file"), 1, "{warm:?}");
+        assert_eq!((spaced.clone(), all), direct(&texts));
+        assert_ne!(spaced.diagnostics, first.diagnostics, "the label moved");
+        assert_eq!(label(&spaced, &texts[1].1), "requires store: module store");
+
+        // A space in the module the mesh reads nothing of by place (storage): the mesh
+        // does not resolve again, and nothing is placed again either.
+        texts[0].1 = STORE.replacen("  container storage", "   container storage", 1);
+        store.set_text(&mut db).to(Arc::from(texts[0].1.as_str()));
+        let kept = check_mesh(&db, ws, "lab".into());
+        let warm = ran(&log);
+        assert_eq!(count(&warm, "module_view"), 1, "{warm:?}");
+        assert_eq!(count(&warm, "resolve_free"), 0, "{warm:?}");
+        assert_eq!(count(&warm, "check_mesh"), 0, "{warm:?}");
+        assert!(Arc::ptr_eq(&kept, &spaced));
+
+        // A changed env value is what resolution reads: the mesh resolves again, once,
+        // and the outcome is a fresh database's.
+        texts[1].1 = texts[1].1.replace("\"fast\"", "\"slow\"");
+        web.set_text(&mut db).to(Arc::from(texts[1].1.as_str()));
+        let slow = check_mesh(&db, ws, "lab".into());
+        let all = workspace_diagnostics(&db, ws);
+        let warm = ran(&log);
+        assert_eq!(count(&warm, "module_view"), 1, "{warm:?}");
+        assert_eq!(count(&warm, "resolve_free"), 1, "{warm:?}");
+        assert_eq!(count(&warm, "check_mesh"), 1, "{warm:?}");
+        assert_eq!(count(&warm, "registry"), 0, "{warm:?}");
+        assert_eq!((slow.clone(), all), direct(&texts));
+        let built = resolve_mesh(&db, ws, "lab".into(), crate::resolve::Lock::default());
+        let manifest = manifests_text(&built);
+        assert!(
+            manifest.contains("slow") && !manifest.contains("fast"),
+            "{manifest}"
+        );
+
+        // The module's own error (a value out of its range): the assignments are left
+        // out, listing the error where the file has it.
+        texts[1].1 = texts[1].1.replacen("= 2\n", "= 20\n", 1);
+        web.set_text(&mut db).to(Arc::from(texts[1].1.as_str()));
+        let broken = check_mesh(&db, ws, "lab".into());
+        ran(&log);
+        assert_eq!(broken, direct(&texts).0);
+        assert!(
+            broken.left_out.iter().any(|l| l.instance == "web"),
+            "{broken:?}"
+        );
+        // A line above it moves the error: placed where the file now has it.
+        texts[1].1 = format!("// web\n{}", texts[1].1);
+        web.set_text(&mut db).to(Arc::from(texts[1].1.as_str()));
+        let moved = check_mesh(&db, ws, "lab".into());
+        assert_eq!(moved, direct(&texts).0);
+        assert_ne!(moved.left_out, broken.left_out);
     }
 }

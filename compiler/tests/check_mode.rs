@@ -14,13 +14,56 @@ use support::*;
 /// How many provider choices were compared, so a test can tell it compared some.
 static CHOICES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
-/// Resolves every mesh of `files` both ways and compares; returns how many meshes.
+/// How many diagnostics and labels of the compared outcomes point inside a module's
+/// definition (placed from a position-free module when resolution is reused).
+static IN_MODULES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Resolves every mesh of `files` both ways and compares; returns how many meshes. Each
+/// is also resolved as the language server resolves it, from position-free modules
+/// (`Workspace::reuse_resolution`), which must give the very same outcome.
 fn same_both_ways(label: &str, files: &[(String, String)]) -> usize {
     let (database, ws) = workspace(files);
+    let (mut reusing, reuse_ws) = workspace(files);
+    {
+        use salsa::Setter as _;
+        reuse_ws.set_reuse_resolution(&mut reusing).to(true);
+    }
     let meshes: Vec<String> = db::registry(&database, ws).meshes.keys().cloned().collect();
     for mesh in &meshes {
         let built = db::resolve_mesh(&database, ws, mesh.clone(), Lock::default());
         let checked = db::check_mesh(&database, ws, mesh.clone());
+        let reused_built = db::resolve_mesh(&reusing, reuse_ws, mesh.clone(), Lock::default());
+        let reused_checked = db::check_mesh(&reusing, reuse_ws, mesh.clone());
+        assert_eq!(
+            *reused_built, *built,
+            "{label}: mesh `{mesh}`: resolved from position-free modules, the build differs"
+        );
+        assert_eq!(
+            *reused_checked, *checked,
+            "{label}: mesh `{mesh}`: resolved from position-free modules, the check differs"
+        );
+        // Places inside a module's definition: those the reusing database placed from
+        // a position-free module.
+        let in_module = |file: &str, span: meshc::span::Span| {
+            reuse_ws.files(&reusing).iter().any(|f| {
+                &**f.path(&reusing) == file
+                    && db::parse_file(&reusing, *f).file.items.iter().any(|i| {
+                        matches!(i, meshc::syntax::ast::Item::Module(_))
+                            && i.span().start <= span.start
+                            && span.end <= i.span().end
+                    })
+            })
+        };
+        let placed = reused_checked
+            .diagnostics
+            .iter()
+            .chain(reused_checked.left_out.iter().flat_map(|l| &l.diagnostics))
+            .flat_map(|d| {
+                std::iter::once((&d.file, d.span)).chain(d.labels.iter().map(|l| (&l.file, l.span)))
+            })
+            .filter(|(f, s)| in_module(f, *s))
+            .count();
+        IN_MODULES.fetch_add(placed, std::sync::atomic::Ordering::Relaxed);
         assert_eq!(
             built.diagnostics, checked.diagnostics,
             "{label}: mesh `{mesh}`: check-mode diagnostics differ from build-mode ones"
@@ -93,6 +136,9 @@ fn fixture_cases_resolve_the_same_both_ways() {
     assert!(meshes > 50, "only {meshes} meshes resolved");
     let choices = CHOICES.load(std::sync::atomic::Ordering::Relaxed);
     assert!(choices > 20, "only {choices} provider choices compared");
+    // Diagnostics that point into modules' files were compared, not only the mesh's own.
+    let placed = IN_MODULES.load(std::sync::atomic::Ordering::Relaxed);
+    assert!(placed > 20, "only {placed} places inside modules compared");
 }
 
 #[test]

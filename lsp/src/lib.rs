@@ -12,6 +12,7 @@ mod scan;
 pub mod server;
 pub mod state;
 pub mod stdlib;
+mod timing;
 
 pub use server::Backend;
 

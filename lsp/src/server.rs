@@ -20,8 +20,9 @@ use crate::diagnostics::{Presentation, all_diagnostics, file_diagnostics, to_lsp
 use crate::scan;
 use crate::state::{Snapshot, State};
 use crate::stdlib;
+use crate::timing;
 use futures::FutureExt as _;
-use meshc::db::{check_mesh, registry};
+use meshc::db::{check_mesh_outcomes, registry};
 use meshc::resolve::MeshOutcome;
 use meshc::span::FilePath;
 use meshc::syntax::line_index::ColumnUnit;
@@ -141,21 +142,39 @@ impl Inner {
 
     /// Checks after an edit of `path`: that file first (the one the user looks at), then
     /// the whole workspace, publishing every file whose diagnostics changed.
-    async fn check_after_edit(self: &Arc<Self>, path: FilePath, snap: Snapshot) {
+    async fn check_after_edit(
+        self: &Arc<Self>,
+        path: FilePath,
+        snap: Snapshot,
+        mut steps: Option<timing::Steps>,
+    ) {
         let generation = snap.generation;
         let how = self.caps().presentation;
-        let first = run_on(snap, move |snap| -> Option<Batch> {
+        let started = std::time::Instant::now();
+        let first = run_on(snap, move |snap| -> Option<(Batch, std::time::Instant)> {
+            let began = std::time::Instant::now();
             let file = snap.file_at(&path)?;
             let uri = snap.uri_of(&path)?;
             let diags = file_diagnostics(snap, file)
                 .iter()
                 .flat_map(|d| to_lsp_all(snap, d, how))
                 .collect();
-            Some(vec![(uri, snap.version_of(&path), diags)])
+            Some((vec![(uri, snap.version_of(&path), diags)], began))
         })
         .await;
         match first {
-            Ok(Some(batch)) => self.publish(generation, batch, false).await,
+            Ok(Some((batch, began))) => {
+                if let Some(s) = &mut steps {
+                    // The blocking pool's start, then the check itself.
+                    s.mark_at("spawn", began.max(started));
+                    s.mark("check");
+                }
+                self.publish(generation, batch, false).await;
+                timing::mark(&mut steps, "publish");
+                if let Some(s) = &steps {
+                    s.report("didChange");
+                }
+            }
             Ok(None) => {}
             // Cancelled by a newer edit, which checks again.
             Err(_) => return,
@@ -202,7 +221,7 @@ impl Inner {
             let outcomes = registry(&snap.db, snap.ws)
                 .meshes
                 .keys()
-                .map(|mesh| check_mesh(&snap.db, snap.ws, mesh.clone()))
+                .flat_map(|mesh| check_mesh_outcomes(&snap.db, snap.ws, mesh.clone()))
                 .collect();
             (batch, outcomes)
         })
@@ -453,7 +472,7 @@ impl LanguageServer for Backend {
                 }
             };
             if let Some((path, snap)) = applied {
-                self.inner.check_after_edit(path, snap).await;
+                self.inner.check_after_edit(path, snap, None).await;
             }
             // A file created or deleted outside the editor is noticed on open and on save
             // when the client watches no files for the server.
@@ -476,14 +495,16 @@ impl LanguageServer for Backend {
                 return;
             };
             let doc = params.text_document;
+            let mut steps = timing::Steps::start();
             let applied = {
                 let mut state = self.inner.lock();
-                state
-                    .change(&doc.uri, &change.text, doc.version)
-                    .map(|path| (path, state.snapshot()))
+                timing::mark(&mut steps, "lock");
+                let changed = state.change(&doc.uri, &change.text, doc.version);
+                timing::mark(&mut steps, "set");
+                changed.map(|path| (path, state.snapshot()))
             };
             if let Some((path, snap)) = applied {
-                self.inner.check_after_edit(path, snap).await;
+                self.inner.check_after_edit(path, snap, steps).await;
             }
         })
         .await

@@ -113,7 +113,12 @@ pub struct State {
 impl State {
     /// An empty workspace holding only the standard library.
     pub fn new(std_uri: Uri) -> State {
-        let (db, ws) = Database::with_files(Vec::new());
+        let (mut db, ws) = Database::with_files(Vec::new());
+        // Meshes resolve from position-free modules: an edit that moves only positions in
+        // an assigned module resolves nothing again (`meshc::db::module_view`).
+        ws.set_reuse_resolution(&mut db)
+            .with_durability(Durability::HIGH)
+            .to(true);
         let std_file = ws.files(&db)[0];
         State {
             db,

@@ -11,7 +11,7 @@ use super::module::{Edge, ModuleChecker};
 use super::registry::{ContractInfo, FieldInfo};
 use super::scope::{CONSUMER_FIELDS, Head, RefContext, RefError};
 use super::types::{Bounds, Constraint, Ty, Value, validate_literal};
-use crate::diagnostics::rules::{InvalidLiteral, TypeMismatch};
+use crate::diagnostics::rules::{InvalidLiteral, TypeMismatch, UnknownField};
 use crate::diagnostics::{Code, Diagnostic, Reported, Rule};
 use crate::span::{FilePath, Span};
 use crate::syntax::ast::{self, Expr, Radix, Reference, StrPart, StringLit};
@@ -280,40 +280,35 @@ impl<'a> ModuleChecker<'a, '_> {
                 span,
                 suggestion,
             } => {
-                let message = match requirement.as_str() {
-                    "consumer" => format!("`consumer` has no field `{field}`"),
-                    "given" => format!("`{field}` is not a given field of `{contract}`"),
-                    _ => format!(
-                        "`{contract}` has no field `{field}` (reading `{requirement}.{field}`)"
-                    ),
+                let otherwise = match requirement.as_str() {
+                    _ if suggestion.is_some() => String::new(),
+                    "consumer" => "`consumer` has the fields login, instance and module".into(),
+                    "given" => self.given_fields_help(&contract),
+                    _ => self.fields_help(&contract),
                 };
-                let help = match suggestion {
-                    Some(s) => format!("did you mean `{s}`?"),
-                    None => match requirement.as_str() {
-                        "consumer" => "`consumer` has the fields login, instance and module".into(),
-                        "given" => self.given_fields_help(&contract),
-                        _ => self.fields_help(&contract),
-                    },
+                let rule = UnknownField::Reference {
+                    requirement: &requirement,
+                    contract: &contract,
+                    field: &field,
+                    suggestion: suggestion.as_deref(),
+                    otherwise,
                 };
-                Diagnostic::new(Code::E0105, self.cx.path, span, message).with_help(help)
+                rule.at(self.cx.path, span)
             }
             RefError::MissingField {
                 requirement,
                 contract,
                 span,
-            } => Diagnostic::new(
-                Code::E0105,
-                self.cx.path,
-                span,
-                format!("`{requirement}` is a `{contract}` requirement; read one of its fields"),
-            )
-            .with_help(format!(
-                "write `{requirement}.FIELD`; {}",
-                self.fields_help(&contract)
-            )),
+            } => {
+                let rule = UnknownField::MissingField {
+                    requirement: &requirement,
+                    contract: &contract,
+                    fields: self.fields_help(&contract),
+                };
+                rule.at(self.cx.path, span)
+            }
             RefError::TooDeep { span, what } => {
-                Diagnostic::new(Code::E0105, self.cx.path, span, what)
-                    .with_help("a reference is `req.field`, or an operator requirement's name")
+                UnknownField::TooDeep { what }.at(self.cx.path, span)
             }
             RefError::OutsideProvides { span, word } => {
                 let help = if word == "consumer" {

@@ -13,7 +13,7 @@ use super::module::ModuleChecker;
 use super::registry::{ContractInfo, FieldInfo};
 use super::scope::RefContext;
 use super::types::Ty;
-use crate::diagnostics::rules::{Duplicate, TypeMismatch};
+use crate::diagnostics::rules::{Duplicate, TypeMismatch, UnknownField};
 use crate::diagnostics::{Code, Diagnostic, Reported, Rule};
 use crate::span::Span;
 use crate::syntax::ast::{self, Expr, ForExpr, Iterable, Reference};
@@ -278,15 +278,8 @@ impl<'a> ModuleChecker<'a, '_> {
                 if segs.len() == 1 {
                     Some(LoopRead::Item)
                 } else {
-                    self.cx.report(
-                        Diagnostic::new(
-                            Code::E0105,
-                            self.cx.path,
-                            reference.span,
-                            format!("`{var}` is one element of a list of {ty}; it has no fields"),
-                        )
-                        .with_help(format!("read the element itself: `${{{var}}}`")),
-                    );
+                    let rule = UnknownField::OfListElement { var, ty };
+                    self.cx.report(rule.at(self.cx.path, reference.span));
                     return None;
                 }
             }

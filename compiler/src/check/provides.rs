@@ -7,7 +7,8 @@ use super::expressions::{Place, Slot, What};
 use super::module::{ModuleChecker, Seen, duplicate};
 use super::registry::{ContractInfo, ProviderKind};
 use super::scope::RefContext;
-use crate::diagnostics::rules::Duplicate;
+use crate::diagnostics::Rule;
+use crate::diagnostics::rules::{Duplicate, UnknownField};
 use crate::diagnostics::{Code, Diagnostic, closest};
 use crate::syntax::ast::{Answer, Expr, Provides};
 
@@ -164,24 +165,14 @@ impl<'a> ModuleChecker<'a, '_> {
 
     fn check_answer(&mut self, contract: &'a ContractInfo, a: &'a Answer, ctx: RefContext<'a>) {
         let Some(field) = contract.fields.get(a.field.name.as_str()) else {
-            let help = closest(&a.field.name, contract.fields.keys().map(String::as_str))
-                .map(|s| format!("did you mean `{s}`?"))
-                .unwrap_or_else(|| {
-                    format!(
-                        "the fields of `{}` are {}",
-                        contract.name,
-                        super::list_names(contract.fields.keys().map(String::as_str))
-                    )
-                });
-            self.cx.report(
-                Diagnostic::new(
-                    Code::E0105,
-                    self.cx.path,
-                    a.field.span,
-                    format!("`{}` has no field `{}`", contract.name, a.field.name),
-                )
-                .with_help(help),
-            );
+            let names = || contract.fields.keys().map(String::as_str);
+            let rule = UnknownField::OfContract {
+                contract: &contract.name,
+                field: &a.field.name,
+                suggestion: closest(&a.field.name, names()),
+                fields: super::list_names(names()),
+            };
+            self.cx.report(rule.at(self.cx.path, a.field.span));
             self.eval_names(&a.value, ctx);
             return;
         };

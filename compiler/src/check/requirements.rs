@@ -8,7 +8,8 @@ use super::module::{ModuleChecker, Seen, duplicate};
 use super::registry::{ContractInfo, FieldInfo, PROVIDER_KINDS, ProviderKind};
 use super::scope::RefContext;
 use super::types::{Bounds, Constraint, TYPE_NAMES, Value};
-use crate::diagnostics::rules::Duplicate;
+use crate::diagnostics::Rule;
+use crate::diagnostics::rules::{Duplicate, UnknownField};
 use crate::diagnostics::{Code, Diagnostic, closest};
 use crate::span::Span;
 use crate::syntax::ast::{Narrowing, NarrowingKind, Refinement, Requirement, RequirementBody};
@@ -278,24 +279,14 @@ impl<'a> ModuleChecker<'a, '_> {
         let mut seen = Seen::new();
         for n in entries {
             let Some(field) = contract.fields.get(n.field.name.as_str()) else {
-                let help = closest(&n.field.name, contract.fields.keys().map(String::as_str))
-                    .map(|s| format!("did you mean `{s}`?"))
-                    .unwrap_or_else(|| {
-                        format!(
-                            "the fields of `{}` are {}",
-                            contract.name,
-                            super::list_names(contract.fields.keys().map(String::as_str))
-                        )
-                    });
-                self.cx.report(
-                    Diagnostic::new(
-                        Code::E0105,
-                        self.cx.path,
-                        n.field.span,
-                        format!("`{}` has no field `{}`", contract.name, n.field.name),
-                    )
-                    .with_help(help),
-                );
+                let names = || contract.fields.keys().map(String::as_str);
+                let rule = UnknownField::OfContract {
+                    contract: &contract.name,
+                    field: &n.field.name,
+                    suggestion: closest(&n.field.name, names()),
+                    fields: super::list_names(names()),
+                };
+                self.cx.report(rule.at(self.cx.path, n.field.span));
                 if let NarrowingKind::Set(e) = &n.kind {
                     self.eval_names(e, RefContext::Definition);
                 }

@@ -555,6 +555,129 @@ impl Rule for Duplicate<'_> {
     }
 }
 
+/// E0105: a field a contract (or a node, or `consumer`) does not have, or a reference
+/// that reads a field where there is none. `suggestion` is the closest name, if one is
+/// close enough; the help names it, else lists what there is.
+pub enum UnknownField<'a> {
+    /// A field answered in `provides` or narrowed in a requirement: `fields` lists the
+    /// contract's fields, for the help when there is no suggestion.
+    OfContract {
+        contract: &'a str,
+        field: &'a str,
+        suggestion: Option<&'a str>,
+        fields: String,
+    },
+    /// `req.field`, `consumer.field` or `given.field` in an expression; `otherwise` is
+    /// the help when there is no suggestion.
+    Reference {
+        requirement: &'a str,
+        contract: &'a str,
+        field: &'a str,
+        suggestion: Option<&'a str>,
+        otherwise: String,
+    },
+    /// `req` alone where a field is needed; `fields` says which there are.
+    MissingField {
+        requirement: &'a str,
+        contract: &'a str,
+        fields: String,
+    },
+    /// A field read further (`db.host.x`), or a field of an operator value.
+    TooDeep { what: String },
+    /// A field of a loop variable that runs over plain values.
+    OfListElement { var: &'a str, ty: &'a dyn Display },
+    /// A given field written in an assignment that the contract does not have.
+    InAssignment {
+        contract: &'a str,
+        field: &'a str,
+        key: &'a str,
+        instance: &'a str,
+        node: &'a str,
+        help: String,
+    },
+    /// A node property that does not exist.
+    NodeProperty {
+        node: &'a str,
+        key: &'a str,
+        help: String,
+    },
+}
+
+impl Rule for UnknownField<'_> {
+    fn code(&self) -> Code {
+        Code::E0105
+    }
+
+    fn message(&self) -> String {
+        use UnknownField::*;
+        match self {
+            OfContract {
+                contract, field, ..
+            } => format!("`{contract}` has no field `{field}`"),
+            Reference {
+                requirement,
+                contract,
+                field,
+                ..
+            } => match *requirement {
+                "consumer" => format!("`consumer` has no field `{field}`"),
+                "given" => format!("`{field}` is not a given field of `{contract}`"),
+                _ => {
+                    format!("`{contract}` has no field `{field}` (reading `{requirement}.{field}`)")
+                }
+            },
+            MissingField {
+                requirement,
+                contract,
+                ..
+            } => format!("`{requirement}` is a `{contract}` requirement; read one of its fields"),
+            TooDeep { what } => what.clone(),
+            OfListElement { var, ty } => {
+                format!("`{var}` is one element of a list of {ty}; it has no fields")
+            }
+            InAssignment {
+                contract,
+                field,
+                key,
+                instance,
+                node,
+                ..
+            } => format!(
+                "contract `{contract}` has no field `{field}` (`{key}` of instance `{instance}` on node `{node}`)"
+            ),
+            NodeProperty { node, key, .. } => format!("node `{node}` has no property `{key}`"),
+        }
+    }
+
+    fn help(&self) -> Option<String> {
+        use UnknownField::*;
+        Some(match self {
+            OfContract {
+                suggestion: Some(s),
+                ..
+            }
+            | Reference {
+                suggestion: Some(s),
+                ..
+            } => format!("did you mean `{s}`?"),
+            OfContract {
+                contract, fields, ..
+            } => format!("the fields of `{contract}` are {fields}"),
+            Reference { otherwise, .. } => otherwise.clone(),
+            MissingField {
+                requirement,
+                fields,
+                ..
+            } => format!("write `{requirement}.FIELD`; {fields}"),
+            TooDeep { .. } => {
+                "a reference is `req.field`, or an operator requirement's name".into()
+            }
+            OfListElement { var, .. } => format!("read the element itself: `${{{var}}}`"),
+            InAssignment { help, .. } | NodeProperty { help, .. } => help.clone(),
+        })
+    }
+}
+
 /// A node property written as something other than the text it is (a reference, a
 /// number): E0314 when it is a string, E0301 otherwise. The message says what the
 /// property is; the help gives an example.

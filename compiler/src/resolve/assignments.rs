@@ -10,7 +10,7 @@ use super::{Placement, Resolver};
 use crate::check::registry::ProviderKind;
 use crate::check::scope::ReqInfo;
 use crate::check::types::{Constraint, Ty, Value, validate_literal};
-use crate::diagnostics::rules::Duplicate;
+use crate::diagnostics::rules::{Duplicate, UnknownField};
 use crate::diagnostics::{Code, Diagnostic, Rule, closest};
 use crate::span::Span;
 use crate::syntax::ast::{AssignEntryKind, Expr, Ident, StrPart};
@@ -463,19 +463,15 @@ impl<'m> Resolver<'m> {
                     .map(|f| f.name.as_str()),
             )
             .unwrap_or_else(|| given_fields_help(contract));
-            let d = self
-                .diag(
-                    Code::E0105,
-                    field.span,
-                    format!(
-                        "contract `{}` has no field `{}` (`{key}` of instance `{}` on node `{}`)",
-                        contract.name,
-                        field.name,
-                        self.instances[i].name,
-                        self.node_name(i)
-                    ),
-                )
-                .with_help(help);
+            let rule = UnknownField::InAssignment {
+                contract: &contract.name,
+                field: &field.name,
+                key: &key,
+                instance: &self.instances[i].name,
+                node: self.node_name(i),
+                help,
+            };
+            let d = rule.at(self.path, field.span);
             self.refuse(i, d);
             return;
         };

@@ -9,7 +9,7 @@ use super::{Answer, NodeInfo, Placement, Resolver, identity};
 use crate::check::registry::ProviderKind;
 use crate::check::types::validate_hostname;
 use crate::diagnostics::rules::{
-    Duplicate, InvalidLiteral, NodeText, NodeTextWritten, TypeMismatch,
+    Duplicate, InvalidLiteral, NodeText, NodeTextWritten, TypeMismatch, UnknownField,
 };
 use crate::diagnostics::{Code, Rule, closest};
 use crate::span::Span;
@@ -168,13 +168,12 @@ impl<'m> Resolver<'m> {
                         Some(c) => format!("did you mean `{c}`?"),
                         None => "a node writes `private_name`, `private_address`, `root`, `ports`, `short` and `adopted`".into(),
                     };
-                    let d = self
-                        .diag(
-                            Code::E0105,
-                            prop.key.span,
-                            format!("node `{name}` has no property `{key}`"),
-                        )
-                        .with_help(help);
+                    let rule = UnknownField::NodeProperty {
+                        node: name,
+                        key,
+                        help,
+                    };
+                    let d = rule.at(self.path, prop.key.span);
                     self.mesh_diags.push(d);
                 }
             }

@@ -5,6 +5,7 @@ pub mod keywords;
 pub mod lexer;
 pub use crate::base::line_index;
 pub mod parser;
+pub mod spans;
 pub mod string;
 
 pub use parser::{Parsed, parse};
