@@ -147,7 +147,22 @@ fn the_catalogue_has_a_page_per_item_and_every_link_leads_somewhere() {
     assert!(forgejo.contains("Forgejo, a self-hosted software forge"));
     assert!(forgejo.contains("requires db: module postgres { password len 32.. }"));
     assert!(forgejo.contains("<a href=\"contract.postgres.html\">postgres</a>"));
-    assert!(forgejo.contains("<code>codeberg.org/forgejo/forgejo:15.0</code>"));
+    // The container's image as the definition pins it, read from the file so a moved pin
+    // moves the expectation with it.
+    let definition = std::fs::read_to_string(repo().join("catalogue/forgejo.mesh")).unwrap();
+    let image = definition
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("image \""))
+        .and_then(|rest| rest.strip_suffix('"'))
+        .expect("forgejo.mesh names its image");
+    assert!(
+        image.starts_with("codeberg.org/forgejo/forgejo:"),
+        "{image}"
+    );
+    assert!(
+        forgejo.contains(&format!("<code>{image}</code>")),
+        "the page does not show `{image}`"
+    );
 }
 
 #[test]
