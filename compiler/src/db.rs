@@ -84,19 +84,44 @@ pub fn file_summary(db: &dyn salsa::Database, file: SourceFile) -> Arc<FileSumma
     Arc::new(FileSummary::of(&parsed.file, file.path(db), file.std(db)))
 }
 
-/// The workspace's global names, built from the files' summaries only.
+/// The workspace's global names, built from the files' summaries only, read in groups
+/// ([`summary_group`]).
 #[salsa::tracked(returns(clone))]
 pub fn registry(db: &dyn salsa::Database, ws: Workspace) -> Arc<Registry> {
-    let files = ws.files(db);
-    let summaries: Vec<(SourceFile, Arc<FileSummary>)> =
-        files.iter().map(|f| (*f, file_summary(db, *f))).collect();
-    Arc::new(Registry::from_summaries(summaries.iter().map(|(f, s)| {
-        SummaryInput {
-            path: f.path(db),
-            summary: s,
-            std: f.std(db),
-        }
+    let groups = ws.files(db).len().div_ceil(SUMMARY_GROUP);
+    let parts: Vec<Arc<Vec<GroupEntry>>> = (0..groups).map(|g| summary_group(db, ws, g)).collect();
+    Arc::new(Registry::from_summaries(parts.iter().flat_map(|part| {
+        part.iter().map(|(path, summary, std)| SummaryInput {
+            path,
+            summary,
+            std: *std,
+        })
     })))
+}
+
+/// How many files' summaries one [`summary_group`] holds.
+const SUMMARY_GROUP: usize = 128;
+
+/// One file of a [`summary_group`]: its path, its summary, whether it is the standard
+/// library's.
+type GroupEntry = (FilePath, Arc<FileSummary>, bool);
+
+/// The summaries of the `group`-th run of [`SUMMARY_GROUP`] files of the workspace.
+/// After an edit, salsa confirms the registry by looking at each group instead of each
+/// file: a group that holds only files read from disk has their durability and is
+/// confirmed without walking its files, so an edit in an open document walks its own
+/// group's files, not the workspace's.
+#[salsa::tracked(returns(clone))]
+fn summary_group(db: &dyn salsa::Database, ws: Workspace, group: usize) -> Arc<Vec<GroupEntry>> {
+    let files = ws.files(db);
+    let start = (group * SUMMARY_GROUP).min(files.len());
+    let end = (start + SUMMARY_GROUP).min(files.len());
+    Arc::new(
+        files[start..end]
+            .iter()
+            .map(|f| (f.path(db).clone(), file_summary(db, *f), f.std(db)))
+            .collect(),
+    )
 }
 
 /// The definition of module `name`.
@@ -1110,5 +1135,73 @@ mod incrementality {
         let moved = check_mesh(&db, ws, "lab".into());
         assert_eq!(moved, direct(&texts).0);
         assert_ne!(moved.left_out, broken.left_out);
+    }
+
+    /// After an edit of a file of low durability (an open document) among many of medium
+    /// (read from disk), confirming the registry looks at the summaries of the edited
+    /// file's group only: the other groups are confirmed by their durability.
+    #[test]
+    fn an_edit_confirms_the_registry_by_groups() {
+        let validated: Arc<Mutex<Vec<String>>> = Arc::default();
+        let sink = validated.clone();
+        let mut db = Database {
+            storage: salsa::Storage::new(Some(Box::new(move |event: salsa::Event| {
+                if let salsa::EventKind::DidValidateMemoizedValue { database_key } = event.kind {
+                    let name = format!("{database_key:?}");
+                    let name = name.split('(').next().unwrap_or("").to_string();
+                    sink.lock().unwrap_or_else(|e| e.into_inner()).push(name);
+                }
+            }))),
+        };
+        let count = |log: &Mutex<Vec<String>>, query: &str| {
+            let mut log = log.lock().unwrap_or_else(|e| e.into_inner());
+            let n = log.iter().filter(|q| *q == query).count();
+            log.clear();
+            n
+        };
+        let modules = 4 * SUMMARY_GROUP;
+        let mut files = vec![
+            SourceFile::builder(FilePath::from(STDLIB_PATH), Arc::from(STDLIB_TEXT), true)
+                .durability(salsa::Durability::HIGH)
+                .new(&db),
+        ];
+        for i in 0..modules {
+            let text =
+                format!("module m{i} {{\n  container m{i} {{\n    image \"m:{i}\"\n  }}\n}}\n");
+            files.push(
+                SourceFile::builder(
+                    FilePath::from(format!("m{i:04}.mesh")),
+                    Arc::from(text),
+                    false,
+                )
+                .durability(salsa::Durability::MEDIUM)
+                .new(&db),
+            );
+        }
+        let open = files[2];
+        let ws = Workspace::builder(files)
+            .files_durability(salsa::Durability::MEDIUM)
+            .new(&db);
+        open.set_text(&mut db)
+            .with_durability(salsa::Durability::LOW)
+            .to(Arc::from(
+                "module m1 {\n  container m1 {\n    image \"m:1\"\n  }\n}\n",
+            ));
+        let before = registry(&db, ws);
+        count(&validated, "file_summary");
+
+        // A space in the open document: its summary is equal, the registry is kept.
+        open.set_text(&mut db)
+            .with_durability(salsa::Durability::LOW)
+            .to(Arc::from(
+                "module m1 {\n   container m1 {\n    image \"m:1\"\n  }\n}\n",
+            ));
+        let after = registry(&db, ws);
+        assert!(Arc::ptr_eq(&before, &after));
+        let summaries = count(&validated, "file_summary");
+        assert!(
+            summaries < SUMMARY_GROUP,
+            "{summaries} summaries looked at for {modules} files"
+        );
     }
 }

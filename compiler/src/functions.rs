@@ -87,13 +87,13 @@ impl Func {
     }
 
     /// Applies the function to its arguments' text, with the one implementation the
-    /// node's renderer uses too ([`crate::emit::functions`]), so a template rendered on
+    /// node's renderer uses too ([`crate::base::template_functions`]), so a template rendered on
     /// the node gives the bytes a build would. `args` holds [`Func::arity`] values (a
     /// missing one reads as empty text).
     pub fn apply(self, args: &[String]) -> String {
         let mut texts: Vec<&str> = args.iter().map(String::as_str).collect();
         texts.resize(self.arity(), "");
-        crate::emit::functions::apply(self.name(), &texts[..self.arity()])
+        crate::base::template_functions::apply(self.name(), &texts[..self.arity()])
             .expect("every function of the language is the renderer's, with its arity")
     }
 }
@@ -151,7 +151,7 @@ mod tests {
 
     #[test]
     fn names_and_arity_are_the_renderers() {
-        let renderer: Vec<(&str, usize)> = crate::emit::functions::FUNCTIONS.to_vec();
+        let renderer: Vec<(&str, usize)> = crate::base::template_functions::FUNCTIONS.to_vec();
         let ours: Vec<(&str, usize)> = Func::ALL.iter().map(|f| (f.name(), f.arity())).collect();
         assert_eq!(ours, renderer);
         for f in Func::ALL {

@@ -6,7 +6,7 @@ use support as common;
 
 use common::*;
 
-fn run_cases(dir: &std::path::Path) -> usize {
+fn run_build_cases(dir: &std::path::Path) -> usize {
     let mut cases: Vec<_> = std::fs::read_dir(dir)
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -31,7 +31,7 @@ fn run_cases(dir: &std::path::Path) -> usize {
 
 #[test]
 fn fixture_cases() {
-    let n = run_cases(&repo_root().join("tests/cases/build"));
+    let n = run_build_cases(&repo_root().join("tests/cases/build"));
     assert!(n >= 4, "only {n} build cases found");
 }
 
@@ -41,7 +41,7 @@ fn conformance_build_cases() {
         eprintln!("shared conformance suite absent: skipped");
         return;
     };
-    let n = run_cases(&dir.join("build"));
+    let n = run_build_cases(&dir.join("build"));
     assert!(n >= 2, "only {n} conformance build cases found");
 }
 

@@ -48,11 +48,34 @@ mesh services_full {
   assign node-exporter to two { host_root at "/" }
   assign syncthing to two { folders at "/srv/sync" }
   assign borgmatic to two { source at "/srv/sync"  repository at "/mnt/backup/borg" }
+  assign prometheus to one { targets at "/srv/prometheus-targets" }
+  assign keycloak to two { route.public_name = "id.example.org" }
+  assign grafana to one { route.public_name = "dash.example.org" }
+  assign gotosocial to two { route.public_name = "social.example.org" }
+  // Two answer `smtp` here: ntfy finds Maddy on its own node, the relay's
+  // neighbours the relay, and Synapse is pinned to Maddy.
+  assign maddy to one {
+    tls at "/srv/certs/mx"
+    hostname = "mx.example.org"
+    mail_domain = "people.example.org"
+  }
+  assign coturn to two { public_name = "turn.example.org" }
+  assign synapse to two {
+    route.public_name = "matrix.example.org"
+    server_name = "matrix.example.org"
+    mail from maddy on one
+  }
+  assign collabora to one { route.public_name = "office.example.org" }
+  assign nextcloud to two {
+    route.public_name = "cloud.example.org"
+    mail_domain = "example.org"
+    trusted_proxies = "10.1.0.1/32"
+  }
 }
 "#;
 
 /// The same services with no relay, no Alertmanager, no Tika and no Gotenberg: every
-/// optional requirement is absent.
+/// optional requirement is absent (Grafana declines the Prometheus that runs here).
 const BARE: &str = r#"
 mesh services_bare {
   node solo { private_name = "solo.services.internal"  ports = 22000..22999 }
@@ -67,6 +90,15 @@ mesh services_bare {
   assign paperless-ngx to solo { route.public_name = "docs.example.org"  consume at "/srv/scans" }
   assign loki to solo
   assign ntfy to solo { route.public_name = "ntfy.example.org" }
+  assign prometheus to solo { targets at "/srv/prometheus-targets" }
+  assign keycloak to solo { route.public_name = "id.example.org" }
+  assign grafana to solo {
+    route.public_name = "dash.example.org"
+    metrics absent
+  }
+  assign gotosocial to solo { route.public_name = "social.example.org" }
+  assign synapse to solo { route.public_name = "matrix.example.org"  server_name = "matrix.example.org" }
+  assign nextcloud to solo { route.public_name = "cloud.example.org"  mail_domain = "example.org" }
 }
 "#;
 
@@ -290,4 +322,340 @@ fn node_exporter_reads_the_host_root_read_only_on_every_node() {
         assert_eq!(mounts[0]["read_only"], Value::Bool(true));
         assert_eq!(exporter["command"][0], "--path.rootfs=/host");
     }
+}
+
+/// The text of a plain file, or the template of a sealed one.
+fn text<'a>(container: &'a Value, target: &str) -> &'a str {
+    let file = entry(container, "files", target).unwrap_or_else(|| panic!("no file {target}"));
+    file.get("content")
+        .or_else(|| file.get("template"))
+        .and_then(Value::as_str)
+        .unwrap()
+}
+
+/// The `host_port` of a port requirement, as a number.
+fn host_port(instance: &Value, port: &str) -> u64 {
+    instance["requirements"][port]["host_port"]
+        .as_u64()
+        .unwrap_or_else(|| panic!("{port} of {}", instance["instance"]))
+}
+
+#[test]
+fn prometheus_scrapes_every_exporter_and_alerts_the_alertmanager_where_one_runs() {
+    let full = build(FULL, "services_full");
+    let prometheus = instance(&full, "one", "prometheus");
+    let config = text(container(prometheus), "/etc/prometheus/prometheus.yml");
+    // (node, private name, instance, its metrics port, the job's name: the login)
+    for (node, private, name, port, job) in [
+        (
+            "one",
+            "one.services.internal",
+            "node-exporter",
+            "metrics",
+            "one_nodeexp",
+        ),
+        (
+            "two",
+            "two.services.internal",
+            "node-exporter",
+            "metrics",
+            "two_nodeexp",
+        ),
+        (
+            "two",
+            "two.services.internal",
+            "alertmanager",
+            "http",
+            "two_alertman",
+        ),
+        ("two", "two.services.internal", "loki", "http", "two_loki"),
+        (
+            "one",
+            "one.services.internal",
+            "grafana",
+            "http",
+            "one_grafana",
+        ),
+    ] {
+        let scraped = instance(&full, node, name);
+        assert_eq!(
+            scraped["requirements"]["scraped"]["provider"]["instance"], "prometheus",
+            "{node} {name}"
+        );
+        let job = format!(
+            "  - job_name: \"{job}\"\n    metrics_path: \"/metrics\"\n    static_configs:\n      - targets: ['{private}:{}']\n",
+            host_port(scraped, port)
+        );
+        assert!(config.contains(&job), "{job}\nnot in\n{config}");
+    }
+    assert!(config.contains("- /etc/prometheus/alertmanager_*.yml"));
+    let alertmanager = instance(&full, "two", "alertmanager");
+    assert_eq!(
+        text(
+            container(prometheus),
+            "/etc/prometheus/alertmanager_mesh.yml"
+        ),
+        format!(
+            "- targets: [\"two.services.internal:{}\"]\n",
+            host_port(alertmanager, "http")
+        )
+    );
+
+    let bare = build(BARE, "services_bare");
+    let prometheus = instance(&bare, "solo", "prometheus");
+    assert_eq!(
+        prometheus["requirements"]["alerts"]["absent"],
+        Value::Bool(true)
+    );
+    let c = container(prometheus);
+    assert!(entry(c, "files", "/etc/prometheus/alertmanager_mesh.yml").is_none());
+    // Loki is still scraped; the glob matches nothing, so alerts go nowhere.
+    let config = text(c, "/etc/prometheus/prometheus.yml");
+    assert!(config.contains("job_name: \"solo_loki\""), "{config}");
+    assert!(config.contains("- /etc/prometheus/alertmanager_*.yml"));
+}
+
+#[test]
+fn grafana_reads_prometheus_and_loki_as_data_sources_only_where_they_answer() {
+    let full = build(FULL, "services_full");
+    let grafana = container(instance(&full, "one", "grafana"));
+    let prometheus = instance(&full, "one", "prometheus");
+    let loki = instance(&full, "two", "loki");
+    let sources = text(
+        grafana,
+        "/etc/grafana/provisioning/datasources/prometheus.yaml",
+    );
+    assert!(sources.contains("type: prometheus"));
+    assert!(sources.contains(&format!(
+        "url: {}\n",
+        endpoint(prometheus, "one.services.internal", "http")
+    )));
+    assert!(sources.contains("isDefault: true"));
+    let sources = text(grafana, "/etc/grafana/provisioning/datasources/loki.yaml");
+    assert!(sources.contains("type: loki"));
+    assert!(sources.contains(&format!(
+        "url: {}\n",
+        endpoint(loki, "two.services.internal", "http")
+    )));
+
+    // The bare mesh runs Loki, and Grafana declines its Prometheus.
+    let bare = build(BARE, "services_bare");
+    let grafana = instance(&bare, "solo", "grafana");
+    assert_eq!(
+        grafana["requirements"]["metrics"]["absent"],
+        Value::Bool(true)
+    );
+    let c = container(grafana);
+    assert!(
+        entry(
+            c,
+            "files",
+            "/etc/grafana/provisioning/datasources/prometheus.yaml"
+        )
+        .is_none()
+    );
+    assert!(
+        entry(
+            c,
+            "files",
+            "/etc/grafana/provisioning/datasources/loki.yaml"
+        )
+        .is_some()
+    );
+}
+
+#[test]
+fn gotosocial_reads_the_relays_password_from_a_sealed_file_never_the_environment() {
+    let full = build(FULL, "services_full");
+    let gts = container(instance(&full, "two", "gotosocial"));
+    assert_eq!(
+        gts["command"],
+        serde_json::json!(["--config-path", "/gotosocial/config-mail.yaml"])
+    );
+    let with_mail = entry(gts, "files", "/gotosocial/config-mail.yaml").unwrap();
+    assert_eq!(with_mail["owner"], Value::from(1000));
+    let template = with_mail["template"].as_str().unwrap();
+    assert!(
+        template.contains("smtp-password: ${yaml(mail.password)}"),
+        "{template}"
+    );
+    assert!(
+        template.contains("db-password: ${yaml(db.password)}"),
+        "{template}"
+    );
+    assert_eq!(env(gts, "GTS_SMTP_HOST"), Some("two.services.internal"));
+    for (key, value) in gts["env"].as_object().unwrap() {
+        assert!(value.is_string(), "{key} is not a plain value: {value}");
+    }
+
+    let bare = build(BARE, "services_bare");
+    let gts = container(instance(&bare, "solo", "gotosocial"));
+    assert_eq!(gts["command"], serde_json::json!([]));
+    assert!(entry(gts, "files", "/gotosocial/config-mail.yaml").is_none());
+    assert_eq!(env(gts, "GTS_CONFIG_PATH"), Some("/gotosocial/config.yaml"));
+    assert_eq!(env(gts, "GTS_SMTP_HOST"), None);
+}
+
+#[test]
+fn maddy_answers_smtp_with_a_login_per_consumer_checked_against_a_sealed_list() {
+    let full = build(FULL, "services_full");
+    let maddy = instance(&full, "one", "maddy");
+    let provides = maddy["provides"].as_array().unwrap();
+    let smtp = provides
+        .iter()
+        .find(|p| p["contract"] == "smtp")
+        .expect("smtp");
+    let logins: Vec<&str> = smtp["consumers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["login"].as_str().unwrap())
+        .collect();
+    assert_eq!(logins, ["one_ntfy", "two_synapse"]);
+    let c = container(maddy);
+    let list = entry(c, "files", "/etc/maddy/mesh-logins").unwrap();
+    assert_eq!(list["owner"], Value::from(0));
+    assert_eq!(list["mode"], "0400");
+    let expected: String = logins
+        .iter()
+        .map(|l| format!("${{c.{l}.user}}:${{c.{l}.password}}\n"))
+        .collect();
+    assert_eq!(list["template"].as_str().unwrap(), expected);
+    let helper = entry(c, "files", "/etc/maddy/mesh-login").unwrap();
+    assert_eq!(helper["mode"], "0555");
+    let script = helper["content"].as_str().unwrap();
+    assert!(script.starts_with("#!/bin/sh\n"), "{script}");
+    assert!(script.contains("done < /etc/maddy/mesh-logins"), "{script}");
+    let config = text(c, "/data/maddy.conf");
+    assert!(config.contains("helper /etc/maddy/mesh-login"), "{config}");
+    assert!(config.contains("pass &mesh_logins"), "{config}");
+    assert!(config.contains("auth &submission_auth"), "{config}");
+
+    // Synapse, pinned to Maddy, logs in with its own address on the public name.
+    let synapse = instance(&full, "two", "synapse");
+    assert_eq!(
+        synapse["requirements"]["mail"]["provider"]["instance"],
+        "maddy"
+    );
+    let email = text(container(synapse), "/config/email.yaml");
+    assert!(email.contains("smtp_host: \"mx.example.org\"\n"), "{email}");
+    assert!(
+        email.contains("smtp_user: \"two_synapse@people.example.org\"\n"),
+        "{email}"
+    );
+    assert!(email.contains("smtp_port: ${mail.port}\n"), "{email}");
+    let email_file = entry(container(synapse), "files", "/config/email.yaml").unwrap();
+    assert_eq!(
+        email_file["references"]["mail.port"]["value"],
+        host_port(maddy, "submission").to_string()
+    );
+    // ntfy, on Maddy's node, is answered by it; the relay's neighbours by the relay.
+    let ntfy = instance(&full, "one", "ntfy");
+    assert_eq!(
+        ntfy["requirements"]["mail"]["provider"]["instance"],
+        "maddy"
+    );
+    let gts = instance(&full, "two", "gotosocial");
+    assert_eq!(
+        gts["requirements"]["mail"]["provider"]["instance"],
+        "postfix"
+    );
+}
+
+#[test]
+fn synapse_reads_a_configuration_directory_with_mail_and_turn_only_where_they_answer() {
+    let full = build(FULL, "services_full");
+    let synapse = container(instance(&full, "two", "synapse"));
+    assert_eq!(
+        synapse["command"],
+        serde_json::json!(["run", "--config-path", "/config"])
+    );
+    let in_config: Vec<&str> = synapse["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["target"].as_str().unwrap())
+        .filter(|t| t.starts_with("/config/"))
+        .collect();
+    assert_eq!(
+        in_config,
+        [
+            "/config/homeserver.yaml",
+            "/config/email.yaml",
+            "/config/turn.yaml"
+        ]
+    );
+    for target in &in_config {
+        assert_eq!(
+            entry(synapse, "files", target).unwrap()["owner"],
+            Value::from(991)
+        );
+    }
+    let coturn = instance(&full, "two", "coturn");
+    let turn = text(synapse, "/config/turn.yaml");
+    for (port, transport) in [("turn_udp", "udp"), ("turn_tcp", "tcp")] {
+        let uri = format!(
+            "  - \"turn:turn.example.org:{}?transport={transport}\"\n",
+            host_port(coturn, port)
+        );
+        assert!(turn.contains(&uri), "{uri} not in {turn}");
+    }
+    assert!(turn.contains("turn_shared_secret: ${yaml(turn.shared_secret)}"));
+    let homeserver = text(synapse, "/config/homeserver.yaml");
+    assert!(homeserver.contains("log_config: /etc/synapse/log.yaml\n"));
+    assert!(!homeserver.contains("smtp_"), "{homeserver}");
+
+    let bare = build(BARE, "services_bare");
+    let synapse = instance(&bare, "solo", "synapse");
+    for requirement in ["mail", "turn"] {
+        assert_eq!(
+            synapse["requirements"][requirement]["absent"],
+            Value::Bool(true),
+            "{requirement}"
+        );
+    }
+    let c = container(synapse);
+    assert!(entry(c, "files", "/config/homeserver.yaml").is_some());
+    assert!(entry(c, "files", "/config/email.yaml").is_none());
+    assert!(entry(c, "files", "/config/turn.yaml").is_none());
+}
+
+#[test]
+fn nextcloud_points_richdocuments_at_the_office_suite_only_where_one_answers() {
+    let full = build(FULL, "services_full");
+    let nextcloud = instance(&full, "two", "nextcloud");
+    assert_eq!(
+        nextcloud["requirements"]["office"]["provider"]["instance"],
+        "collabora"
+    );
+    let web = &nextcloud["containers"][0];
+    assert_eq!(web["name"], "nextcloud-nextcloud");
+    assert_eq!(env(web, "OFFICE_URL"), Some("https://office.example.org"));
+    assert_eq!(env(web, "NEXTCLOUD_UPDATE"), Some("1"));
+    assert_eq!(env(web, "TRUSTED_PROXIES"), Some("10.1.0.1/32"));
+    let script = web["command"][2].as_str().unwrap();
+    assert_eq!(web["command"][0], "sh");
+    assert!(script.contains("occ app:install richdocuments"), "{script}");
+    assert!(
+        script.contains("richdocuments wopi_url --value=\"$OFFICE_URL\""),
+        "{script}"
+    );
+    assert!(script.ends_with("exec apache2-foreground"), "{script}");
+    // Collabora accepts WOPI requests from Nextcloud's public address only.
+    let collabora = container(instance(&full, "one", "collabora"));
+    assert_eq!(
+        env(collabora, "aliasgroup1"),
+        Some("https://cloud.example.org:443,")
+    );
+
+    let bare = build(BARE, "services_bare");
+    let nextcloud = instance(&bare, "solo", "nextcloud");
+    assert_eq!(
+        nextcloud["requirements"]["office"]["absent"],
+        Value::Bool(true)
+    );
+    let web = &nextcloud["containers"][0];
+    assert_eq!(web["command"], serde_json::json!([]));
+    assert_eq!(env(web, "OFFICE_URL"), None);
+    assert_eq!(env(web, "NEXTCLOUD_UPDATE"), None);
 }

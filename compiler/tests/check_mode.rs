@@ -109,14 +109,8 @@ fn choices_of_manifests(outcome: &meshc::resolve::MeshOutcome) -> Vec<ProviderCh
 
 /// Each `.mesh` file of `dir` as a workspace of its own.
 fn each_file(dir: &Path) -> usize {
-    let mut paths: Vec<_> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "mesh"))
-        .collect();
-    paths.sort();
     let mut meshes = 0;
-    for p in &paths {
+    for p in &case_files(dir) {
         let text = std::fs::read_to_string(p).unwrap();
         let name = p.file_name().unwrap().to_string_lossy().into_owned();
         meshes += same_both_ways(&name, &one_file(&name, &text));

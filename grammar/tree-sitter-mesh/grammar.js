@@ -106,7 +106,9 @@ module.exports = grammar({
       optional(field('end', $.integer)),
     )),
 
-    set: $ => seq('{', optionalCommaList($._literal), '}'),
+    // The compiler's parser takes any value here and the checker refuses what is not a
+    // literal (E0301), so the tree stays whole while that diagnostic is shown.
+    set: $ => seq('{', optionalCommaList($._expression), '}'),
 
     // ---- seats: only in the standard library ------------------------------
 

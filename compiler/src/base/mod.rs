@@ -1,9 +1,11 @@
 //! What every layer of the core may use and which uses no other layer: hashing, line
-//! indexing and the standard library's text. Byte spans and file paths are `crate::span`,
+//! indexing, the template functions (pure text functions the checker, the resolver and
+//! the node's renderer apply alike) and the standard library's text. Byte spans and file paths are `crate::span`,
 //! which belongs here too.
 
 pub mod fx_hash;
 pub mod line_index;
+pub mod template_functions;
 
 /// The standard contracts and seats, embedded in the binary.
 pub const STDLIB_TEXT: &str = include_str!("../../../stdlib-contracts/std.mesh");

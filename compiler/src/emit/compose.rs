@@ -14,9 +14,9 @@
 //! - the env values that are exposed secrets are in `<root>/.mesh/files/L/C.env`,
 //!   an `env_file`, written by `meshc render` like the files.
 
+use super::NodeFacts;
 use super::functions::yaml;
 use super::manifest::{Container, EnvValue, Manifest};
-use crate::resolve::NodeFacts;
 use std::fmt::Write as _;
 
 /// The address private ports are bound to on a node that declares no `private_address`:
@@ -70,7 +70,7 @@ fn bind_address(addr: &str) -> String {
 /// The compose file of `manifest`'s node; `nodes` are every node of the mesh.
 pub fn compose_yaml(manifest: &Manifest, nodes: &[NodeFacts]) -> String {
     let here = nodes.iter().find(|n| n.name == manifest.node);
-    let root = here.map_or(crate::resolve::DEFAULT_ROOT, |n| n.root.as_str());
+    let root = here.map_or(super::DEFAULT_ROOT, |n| n.root.as_str());
     let address = here.and_then(|n| n.private_address.as_deref());
     let mut y = String::new();
     let _ = writeln!(

@@ -367,6 +367,21 @@ pub struct LeftOutDiagnostic {
     pub message: String,
 }
 
+/// What a node writes about itself that a target other than the manifest needs: where
+/// its files go and how other nodes reach it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NodeFacts {
+    pub name: String,
+    /// `None` when missing or invalid (reported).
+    pub private_name: Option<String>,
+    /// The IP address private ports are bound to and private names map to, if written.
+    pub private_address: Option<String>,
+    pub root: String,
+}
+
+/// A node's root when it writes none.
+pub const DEFAULT_ROOT: &str = "/srv/mesh";
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -7,8 +7,11 @@
 
 pub mod canonical;
 pub mod compose;
-pub mod functions;
+/// The template functions, below every layer (the checker and the resolver apply them
+/// too); here under the name the node's renderer has always used.
+pub use crate::base::template_functions as functions;
 pub mod manifest;
+pub mod node_names;
 
 pub use canonical::{canonical_json, digest_of};
 pub use manifest::*;

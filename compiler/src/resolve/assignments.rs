@@ -6,7 +6,7 @@
 
 use super::fx_hash::FxHashMap;
 use super::host::{is_short, validate_host_path};
-use super::{Placement, Resolver};
+use super::{InstanceId, KnownInstance, Placement, Resolver};
 use crate::check::registry::ProviderKind;
 use crate::check::scope::ReqInfo;
 use crate::check::types::{Constraint, Ty, Value, validate_literal};
@@ -93,9 +93,9 @@ fn literal_of_type(expr: &Expr, ty: &Ty) -> Result<Value, Option<String>> {
 
 impl<'m> Resolver<'m> {
     /// Judges the entries of instance `i`'s assignment and records them in its settings.
-    pub(super) fn judge_entries(&mut self, i: usize) {
+    pub(super) fn judge_entries(&mut self, i: InstanceId) {
         let a = self.instances[i].assign;
-        let module = self.module_of(i);
+        let known = self.known(i);
         let mut seen: FxHashMap<String, Span> = FxHashMap::default();
         for entry in &a.entries {
             let (key, name) = match &entry.kind {
@@ -146,9 +146,10 @@ impl<'m> Resolver<'m> {
                 self.judge_short(i, value);
                 continue;
             }
-            let Some(m) = module else {
+            let Some(k) = known else {
                 continue; // unknown module: refused once (E0106)
             };
+            let m = k.module;
             let Some(req) = m.scope.requirements.get(name.name.as_str()) else {
                 let names: Vec<&str> = m.scope.requirements.keys().copied().collect();
                 let help = match closest(&name.name, names.iter().copied()) {
@@ -180,25 +181,25 @@ impl<'m> Resolver<'m> {
             };
             match &entry.kind {
                 AssignEntryKind::Value { name, value } => {
-                    self.judge_operator_value(i, req, name, value, entry.span)
+                    self.judge_operator_value(k, req, name, value, entry.span)
                 }
                 AssignEntryKind::Given {
                     requirement,
                     field,
                     value,
-                } => self.judge_given(i, req, requirement, field, value),
+                } => self.judge_given(k, req, requirement, field, value),
                 AssignEntryKind::Pin {
                     requirement,
                     instance,
                     node,
-                } => self.judge_pin(i, req, requirement, instance, node.as_ref(), entry.span),
+                } => self.judge_pin(k, req, requirement, instance, node.as_ref(), entry.span),
                 AssignEntryKind::Place {
                     requirement,
                     at,
                     node,
-                } => self.judge_place(i, req, requirement, at, node.as_ref(), entry.span),
+                } => self.judge_place(k, req, requirement, at, node.as_ref(), entry.span),
                 AssignEntryKind::Absent { requirement } => {
-                    self.judge_absent(i, req, requirement, entry.span)
+                    self.judge_absent(k, req, requirement, entry.span)
                 }
                 AssignEntryKind::KeepNetwork { .. } | AssignEntryKind::Genesis { .. } => {}
             }
@@ -206,7 +207,14 @@ impl<'m> Resolver<'m> {
     }
 
     /// `NAME absent`: only an optional requirement may be declined (E0326).
-    fn judge_absent(&mut self, i: usize, req: &'m ReqInfo<'m>, name: &'m Ident, span: Span) {
+    fn judge_absent(
+        &mut self,
+        k: KnownInstance<'m>,
+        req: &'m ReqInfo<'m>,
+        name: &'m Ident,
+        span: Span,
+    ) {
+        let i = k.id;
         if req.is_optional() {
             self.instances[i].settings.absent.insert(name.name.as_str());
             return;
@@ -233,7 +241,7 @@ impl<'m> Resolver<'m> {
                 ),
             )
             .with_label_in(
-                &self.module_of(i).expect("known module").path,
+                &k.module.path,
                 req.ast.span,
                 "required here, without `?`",
             )
@@ -242,7 +250,7 @@ impl<'m> Resolver<'m> {
     }
 
     /// `keep_network "NAME"`: a found network's name, only on an adopted node (E0325).
-    fn judge_keep_network(&mut self, i: usize, keyword: Span, network: &Expr, span: Span) {
+    fn judge_keep_network(&mut self, i: InstanceId, keyword: Span, network: &Expr, span: Span) {
         let name = match network {
             Expr::Str(s) => s.as_plain(),
             _ => None,
@@ -298,7 +306,7 @@ impl<'m> Resolver<'m> {
     }
 
     /// `short = "stg"`: 1 to 4 of `[a-z0-9]`, starting with a letter.
-    fn judge_short(&mut self, i: usize, value: &Expr) {
+    fn judge_short(&mut self, i: InstanceId, value: &Expr) {
         match value {
             Expr::Str(s) if s.as_plain().is_some_and(|v| is_short(&v, 4)) => {
                 self.instances[i].settings.short = s.as_plain();
@@ -326,7 +334,7 @@ impl<'m> Resolver<'m> {
     /// only where there is one.
     fn does_not_fit(
         &self,
-        i: usize,
+        i: InstanceId,
         key: &str,
         span: Span,
         why: &str,
@@ -354,12 +362,13 @@ impl<'m> Resolver<'m> {
 
     fn judge_operator_value(
         &mut self,
-        i: usize,
+        k: KnownInstance<'m>,
         req: &'m ReqInfo<'m>,
         name: &'m Ident,
         value: &'m Expr,
         span: Span,
     ) {
+        let i = k.id;
         let key = req.name();
         let Some(op) = &req.operator else {
             let kind = req.kind.map(|k| k.as_str()).unwrap_or("contract");
@@ -373,7 +382,7 @@ impl<'m> Resolver<'m> {
                         self.node_name(i)
                     ),
                 )
-                .with_label_in(&self.module_of(i).expect("known module").path, req.ast.span, "required here")
+                .with_label_in(&k.module.path, req.ast.span, "required here")
                 .with_help(self.entry_help(req));
             self.refuse(i, d);
             return;
@@ -391,7 +400,7 @@ impl<'m> Resolver<'m> {
                 )
                 // The value written may be the secret itself: the excerpt does not show it.
                 .with_redacted(value.span())
-                .with_label_in(&self.module_of(i).expect("known module").path, req.ast.span, "declared secret here")
+                .with_label_in(&k.module.path, req.ast.span, "declared secret here")
                 .with_help(
                     "remove it from the mesh and deliver it to the vault: the holder of the `vault` seat keeps it under the instance's login",
                 );
@@ -411,7 +420,7 @@ impl<'m> Resolver<'m> {
                 let mut d = self
                     .does_not_fit(i, key, value.span(), &why, op.default.is_some())
                     .with_label_in(
-                        &self.module_of(i).expect("known module").path,
+                        &k.module.path,
                         req.ast.span,
                         format!("`{key}` is an operator {}", op.ty),
                     );
@@ -426,14 +435,15 @@ impl<'m> Resolver<'m> {
 
     fn judge_given(
         &mut self,
-        i: usize,
+        k: KnownInstance<'m>,
         req: &'m ReqInfo<'m>,
         requirement: &'m Ident,
         field: &'m Ident,
         value: &'m Expr,
     ) {
+        let i = k.id;
         let key = format!("{}.{}", requirement.name, field.name);
-        let path = self.module_of(i).expect("known module").path.clone();
+        let path = k.module.path.clone();
         if req.operator.is_some() {
             let d = self
                 .diag(
@@ -535,13 +545,14 @@ impl<'m> Resolver<'m> {
 
     fn judge_pin(
         &mut self,
-        i: usize,
+        k: KnownInstance<'m>,
         req: &'m ReqInfo<'m>,
         requirement: &'m Ident,
         instance: &'m Ident,
         node: Option<&'m Ident>,
         span: Span,
     ) {
+        let i = k.id;
         if req.kind != Some(ProviderKind::Module) {
             let kind = req.kind.map(|k| k.as_str()).unwrap_or("unknown");
             let d = self
@@ -555,7 +566,7 @@ impl<'m> Resolver<'m> {
                         self.node_name(i)
                     ),
                 )
-                .with_label_in(&self.module_of(i).expect("known module").path, req.ast.span, "required here")
+                .with_label_in(&k.module.path, req.ast.span, "required here")
                 .with_help(self.entry_help(req));
             self.refuse(i, d);
             return;
@@ -582,13 +593,14 @@ impl<'m> Resolver<'m> {
 
     fn judge_place(
         &mut self,
-        i: usize,
+        k: KnownInstance<'m>,
         req: &'m ReqInfo<'m>,
         requirement: &'m Ident,
         at: &'m Expr,
         node: Option<&'m Ident>,
         span: Span,
     ) {
+        let i = k.id;
         let key = requirement.name.as_str();
         let contract = req.contract_name();
         let placeable = req.kind == Some(ProviderKind::Host)
@@ -609,7 +621,7 @@ impl<'m> Resolver<'m> {
                         self.node_name(i)
                     ),
                 )
-                .with_label_in(&self.module_of(i).expect("known module").path, req.ast.span, "required here")
+                .with_label_in(&k.module.path, req.ast.span, "required here")
                 .with_help(self.entry_help(req));
             self.refuse(i, d);
             return;

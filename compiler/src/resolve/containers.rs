@@ -4,7 +4,7 @@
 //! ports.
 
 use super::evaluate::{Ctx, Resolved, render_template, text_of};
-use super::{Answer, Resolver};
+use super::{Answer, InstanceId, Resolver};
 use crate::check::types::Value;
 use crate::emit::{
     Container, EnvValue, File, Mount, Network, PortMapping, SealedEnv, SecretFile, TemplateEnv,
@@ -23,13 +23,13 @@ pub(crate) const DEFAULT_SECRET_FILE_MODE: i64 = 0o440;
 impl<'m> Resolver<'m> {
     /// Whether an entry under `when` is left out of instance `i`'s manifest: its
     /// optional requirement is absent (LANGUAGE.md §12.2).
-    fn left_out_by_when(&self, i: usize, when: Option<&ast::When>) -> bool {
+    fn left_out_by_when(&self, i: InstanceId, when: Option<&ast::When>) -> bool {
         when.is_some_and(|w| self.is_absent(i, &w.requirement.name))
     }
 
     /// The containers of instance `i`: `<instance>` for a module with one container,
     /// else `<instance>-<container>`.
-    pub(super) fn build_containers(&mut self, i: usize) -> Vec<Container> {
+    pub(super) fn build_containers(&mut self, i: InstanceId) -> Vec<Container> {
         let Some(m) = self.module_of(i) else {
             return Vec::new();
         };
@@ -41,7 +41,7 @@ impl<'m> Resolver<'m> {
             .collect()
     }
 
-    fn build_container(&mut self, i: usize, c: &'m ast::Container, single: bool) -> Container {
+    fn build_container(&mut self, i: InstanceId, c: &'m ast::Container, single: bool) -> Container {
         let name = if single {
             self.instances[i].name.clone()
         } else {
@@ -201,7 +201,7 @@ impl<'m> Resolver<'m> {
         out
     }
 
-    fn command(&mut self, i: usize, expr: &Expr) -> Vec<String> {
+    fn command(&mut self, i: InstanceId, expr: &Expr) -> Vec<String> {
         let items: Vec<&Expr> = match expr {
             Expr::List(items, _) => items.iter().collect(),
             other => vec![other],
@@ -224,7 +224,12 @@ impl<'m> Resolver<'m> {
     }
 
     /// An env value: text, or a secret exposed with its reason (still sealed).
-    fn env_value(&mut self, i: usize, value: &Expr, exposed: Option<String>) -> Option<EnvValue> {
+    fn env_value(
+        &mut self,
+        i: InstanceId,
+        value: &Expr,
+        exposed: Option<String>,
+    ) -> Option<EnvValue> {
         Some(match self.eval_expr(i, Ctx::Definition, value)? {
             Resolved::Plain(v, ty) => EnvValue::Text(text_of(&v, &ty)),
             Resolved::Sealed(sealed) => EnvValue::Sealed(SealedEnv { sealed, exposed }),
@@ -244,7 +249,7 @@ impl<'m> Resolver<'m> {
     /// path, used as written). An access its module does not write is mounted read-only.
     fn mount(
         &mut self,
-        i: usize,
+        i: InstanceId,
         source: &Expr,
         target: Option<&ast::StringLit>,
         read_only: bool,
@@ -281,7 +286,13 @@ impl<'m> Resolver<'m> {
 
     /// A file: rendered content when it reads no secret, else sealed — its template and
     /// references, never its rendered text.
-    fn file(&mut self, i: usize, target: String, mode: Option<i64>, value: &Expr) -> Option<File> {
+    fn file(
+        &mut self,
+        i: InstanceId,
+        target: String,
+        mode: Option<i64>,
+        value: &Expr,
+    ) -> Option<File> {
         let resolved = self.eval_expr(i, Ctx::Definition, value)?;
         let (content, template, references, default_mode) = match resolved {
             Resolved::Plain(v, ty) => (Some(text_of(&v, &ty)), None, None, DEFAULT_FILE_MODE),
@@ -317,7 +328,7 @@ impl<'m> Resolver<'m> {
     }
 
     /// The port mapping of a `publish REQ`.
-    fn published_port(&mut self, i: usize, req: &str) -> Option<PortMapping> {
+    fn published_port(&mut self, i: InstanceId, req: &str) -> Option<PortMapping> {
         let (&req, _) = self.module_of(i)?.scope.requirements.get_key_value(req)?;
         let Some(Answer::Port { host_port, .. }) = self.instances[i].answers.get(req) else {
             return None;

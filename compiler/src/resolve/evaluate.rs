@@ -11,14 +11,49 @@
 //! `consumer.*` and `given.*` reading who asks. Every value is memoised, and a value that
 //! reads itself is refused (E0313). What does not resolve evaluates to nothing.
 
-use super::{Answer, Resolver};
+use super::fx_hash::{FxHashMap, FxHashSet};
+use super::{Answer, InstanceId, KnownInstance, Resolver};
 use crate::check::registry::ContractInfo;
+use crate::check::scope::ReqInfo;
 use crate::check::types::{Ty, Value, validate_literal};
 use crate::diagnostics::Code;
 use crate::emit::{InstanceRef, SealedRef, TemplateRef};
 use crate::functions::Func;
 use crate::syntax::ast::{Call, Expr, Reference, StrPart, StringLit};
 use indexmap::IndexMap;
+
+/// An operator value and where it came from (`assignment`, `default`, `vault`).
+pub(crate) type OperatorValue = (Resolved, &'static str);
+
+/// The evaluator's state: every memoised value, and the values under way.
+#[derive(Default)]
+pub(crate) struct Eval<'m> {
+    pub operator_memo: FxHashMap<(InstanceId, &'m str), Memo<Option<OperatorValue>>>,
+    pub given_memo: FxHashMap<(InstanceId, &'m str, &'m str), Memo<Option<Resolved>>>,
+    pub answer_memo: FxHashMap<(InstanceId, &'m str, &'m str), Memo<Option<Resolved>>>,
+    /// Values already told E0313.
+    pub told_cycle: FxHashSet<Key<'m>>,
+    /// Memoised values under way on the call stack (see [`Resolver::demand`]).
+    pub depth: usize,
+    /// The value deferred because the call stack held too many under way.
+    pub deferred: Option<Key<'m>>,
+    /// Values waiting on the heap for the ones they deferred.
+    pub waiting: FxHashSet<Key<'m>>,
+    /// The loop variables bound while a `for` template renders, innermost last.
+    pub loop_bindings: Vec<super::loops::Binding<'m>>,
+}
+
+impl Eval<'_> {
+    /// An evaluator for `instances` instances, its tables sized once: a large mesh would
+    /// otherwise rehash them again and again.
+    pub fn sized(instances: usize) -> Self {
+        let mut eval = Eval::default();
+        eval.given_memo.reserve(instances * 8);
+        eval.answer_memo.reserve(instances * 4);
+        eval.operator_memo.reserve(instances);
+        eval
+    }
+}
 
 /// A memoised value: being computed (a second visit is a cycle), or done.
 #[derive(Debug, Clone)]
@@ -32,11 +67,11 @@ pub(crate) enum Memo<T> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) enum Key<'m> {
     /// Operator requirement `req` of instance `i`.
-    Operator(usize, &'m str),
+    Operator(InstanceId, &'m str),
     /// Given field `field` of requirement `req` of instance `i`.
-    Given(usize, &'m str, &'m str),
+    Given(InstanceId, &'m str, &'m str),
     /// Field `field` of module requirement `req` of consumer `c`, as its provider answers.
-    Answer(usize, &'m str, &'m str),
+    Answer(InstanceId, &'m str, &'m str),
 }
 
 /// How many memoised values may be under way on the call stack at once (see
@@ -82,7 +117,7 @@ pub(crate) enum Ctx<'m> {
     Definition,
     /// In the `provides` block answering `consumer`'s requirement `requirement`.
     Provides {
-        consumer: usize,
+        consumer: InstanceId,
         requirement: &'m str,
         contract: &'m ContractInfo,
     },
@@ -123,7 +158,7 @@ pub(crate) fn json_of(value: &Value, ty: &Ty) -> serde_json::Value {
 ///
 /// A call is written `${FUNC(ARG, …)}`; an argument is a reference's name, a call, or a
 /// JSON string literal of plain text, as the node's renderer reads it
-/// ([`crate::emit::functions::render`]).
+/// ([`crate::base::template_functions::render`]).
 pub(crate) fn render_template(parts: &[TemplatePart]) -> (String, IndexMap<String, TemplateRef>) {
     let mut text = String::new();
     let mut refs = IndexMap::new();
@@ -201,7 +236,7 @@ fn note_ref(name: &str, value: &Resolved, refs: &mut IndexMap<String, TemplateRe
 
 impl<'m> Resolver<'m> {
     /// The node and instance name of instance `i`.
-    pub(super) fn instance_ref(&self, i: usize) -> InstanceRef {
+    pub(super) fn instance_ref(&self, i: InstanceId) -> InstanceRef {
         InstanceRef {
             node: self.node_name(i).to_string(),
             instance: self.instances[i].name.clone(),
@@ -209,7 +244,12 @@ impl<'m> Resolver<'m> {
     }
 
     /// Evaluates `expr` in instance `i`'s scope.
-    pub(super) fn eval_expr(&mut self, i: usize, ctx: Ctx<'m>, expr: &Expr) -> Option<Resolved> {
+    pub(super) fn eval_expr(
+        &mut self,
+        i: InstanceId,
+        ctx: Ctx<'m>,
+        expr: &Expr,
+    ) -> Option<Resolved> {
         match expr {
             Expr::Str(s) => self.eval_string(i, ctx, s),
             Expr::Int(n) => Some(Resolved::Plain(Value::Int(n.value), Ty::Int)),
@@ -242,7 +282,7 @@ impl<'m> Resolver<'m> {
 
     /// A call: applied now when every argument is plain, else kept in a template for the
     /// node host to apply to the secret values (LANGUAGE.md §12.4).
-    fn eval_call(&mut self, i: usize, ctx: Ctx<'m>, c: &Call) -> Option<Resolved> {
+    fn eval_call(&mut self, i: InstanceId, ctx: Ctx<'m>, c: &Call) -> Option<Resolved> {
         let func = Func::from_name(&c.name.name)?;
         if c.args.len() != func.arity() {
             return None; // E0324, the checker's
@@ -287,7 +327,7 @@ impl<'m> Resolver<'m> {
     /// Evaluates a string literal: plain text when no part is secret, else a template.
     pub(super) fn eval_string(
         &mut self,
-        i: usize,
+        i: InstanceId,
         ctx: Ctx<'m>,
         s: &StringLit,
     ) -> Option<Resolved> {
@@ -299,7 +339,7 @@ impl<'m> Resolver<'m> {
     /// read as the new form they stand for).
     pub(super) fn string_parts(
         &mut self,
-        i: usize,
+        i: InstanceId,
         ctx: Ctx<'m>,
         s: &StringLit,
     ) -> Option<Vec<TemplatePart>> {
@@ -344,7 +384,7 @@ impl<'m> Resolver<'m> {
     /// A requirement's name comes first, as in the checker's scope.
     pub(super) fn eval_ref(
         &mut self,
-        i: usize,
+        i: InstanceId,
         ctx: Ctx<'m>,
         reference: &Reference,
     ) -> Option<Resolved> {
@@ -397,7 +437,12 @@ impl<'m> Resolver<'m> {
     }
 
     /// Field `field` of contract requirement `req` of instance `i`.
-    pub(super) fn field_value(&mut self, i: usize, req: &'m str, field: &str) -> Option<Resolved> {
+    pub(super) fn field_value(
+        &mut self,
+        i: InstanceId,
+        req: &'m str,
+        field: &str,
+    ) -> Option<Resolved> {
         let info = self.requirement(i, req)?;
         let contract = info.contract.as_deref()?;
         let fi = contract.fields.get(field)?;
@@ -448,7 +493,7 @@ impl<'m> Resolver<'m> {
     /// this consumer, else the contract's default.
     pub(super) fn module_answer(
         &mut self,
-        consumer: usize,
+        consumer: InstanceId,
         req: &'m str,
         field: &str,
     ) -> Option<Resolved> {
@@ -472,7 +517,7 @@ impl<'m> Resolver<'m> {
             }));
         }
         self.demand(Key::Answer(consumer, req, field.as_str()));
-        match self.answer_memo.get(&(consumer, req, field.as_str())) {
+        match self.eval.answer_memo.get(&(consumer, req, field.as_str())) {
             Some(Memo::Done(v)) => v.clone(),
             _ => None,
         }
@@ -480,7 +525,12 @@ impl<'m> Resolver<'m> {
 
     /// The provider's `provides` answer to field `field` of `consumer`'s module
     /// requirement `req`, evaluated for this consumer, else the contract's default.
-    fn compute_answer(&mut self, consumer: usize, req: &'m str, field: &str) -> Option<Resolved> {
+    fn compute_answer(
+        &mut self,
+        consumer: InstanceId,
+        req: &'m str,
+        field: &str,
+    ) -> Option<Resolved> {
         let Some(Answer::Module { provider, .. }) = self.instances[consumer].answers.get(req)
         else {
             return None;
@@ -520,7 +570,12 @@ impl<'m> Resolver<'m> {
     /// assignment's value, else the definition's, else the contract's default, else
     /// refused (E0501). A definition's value that reads a requirement is checked once
     /// resolved (E0304, E0314).
-    pub(super) fn given_value(&mut self, i: usize, req: &'m str, field: &str) -> Option<Resolved> {
+    pub(super) fn given_value(
+        &mut self,
+        i: InstanceId,
+        req: &'m str,
+        field: &str,
+    ) -> Option<Resolved> {
         let contract: &'m ContractInfo = self.requirement(i, req)?.contract.as_deref()?;
         let (field, fi): (&'m String, _) = contract.fields.get_key_value(field)?;
         // One notion of taint: a field declared `secret` is secret here as it is to the
@@ -531,7 +586,7 @@ impl<'m> Resolver<'m> {
             return None;
         }
         self.demand(Key::Given(i, req, field.as_str()));
-        match self.given_memo.get(&(i, req, field.as_str())) {
+        match self.eval.given_memo.get(&(i, req, field.as_str())) {
             Some(Memo::Done(v)) => v.clone(),
             _ => None,
         }
@@ -543,17 +598,18 @@ impl<'m> Resolver<'m> {
         let done = |m: Option<&Memo<_>>| m.map(|m| matches!(m, Memo::Done(_)));
         match key {
             Key::Operator(i, r) => self
+                .eval
                 .operator_memo
                 .get(&(i, r))
                 .map(|m| matches!(m, Memo::Done(_))),
-            Key::Given(i, r, f) => done(self.given_memo.get(&(i, r, f))),
-            Key::Answer(i, r, f) => done(self.answer_memo.get(&(i, r, f))),
+            Key::Given(i, r, f) => done(self.eval.given_memo.get(&(i, r, f))),
+            Key::Answer(i, r, f) => done(self.eval.answer_memo.get(&(i, r, f))),
         }
     }
 
     /// E0313 for `key`, once.
     fn report_cycle_of(&mut self, key: Key<'m>) {
-        if !self.told_cycle.insert(key) {
+        if !self.eval.told_cycle.insert(key) {
             return;
         }
         match key {
@@ -577,17 +633,17 @@ impl<'m> Resolver<'m> {
             Some(false) => return self.report_cycle_of(key),
             None => {}
         }
-        if self.deferred.is_some() {
+        if self.eval.deferred.is_some() {
             return; // unwinding: the outermost call asks again
         }
-        if self.eval_depth == 0 {
+        if self.eval.depth == 0 {
             return self.drive(key);
         }
-        if self.waiting.contains(&key) {
+        if self.eval.waiting.contains(&key) {
             return self.report_cycle_of(key);
         }
-        if self.eval_depth >= STACK_DEPTH {
-            self.deferred = Some(key);
+        if self.eval.depth >= STACK_DEPTH {
+            self.eval.deferred = Some(key);
             return;
         }
         self.compute_key(key);
@@ -596,13 +652,13 @@ impl<'m> Resolver<'m> {
     /// The outermost demand: computes `root`, and first whatever it had to defer.
     fn drive(&mut self, root: Key<'m>) {
         let mut stack = vec![root];
-        self.waiting.insert(root);
+        self.eval.waiting.insert(root);
         while let Some(&top) = stack.last() {
             if self.memo_done(top) == Some(true) || self.compute_key(top) {
                 stack.pop();
-                self.waiting.remove(&top);
-            } else if let Some(deeper) = self.deferred.take() {
-                self.waiting.insert(deeper);
+                self.eval.waiting.remove(&top);
+            } else if let Some(deeper) = self.eval.deferred.take() {
+                self.eval.waiting.insert(deeper);
                 stack.push(deeper);
             }
         }
@@ -611,44 +667,44 @@ impl<'m> Resolver<'m> {
     /// Computes `key` one level deeper; false when something under it was deferred
     /// (its memo entry is dropped again, to be computed once that is known).
     fn compute_key(&mut self, key: Key<'m>) -> bool {
-        self.eval_depth += 1;
+        self.eval.depth += 1;
         let done = match key {
             Key::Operator(i, r) => {
-                self.operator_memo.insert((i, r), Memo::InProgress);
+                self.eval.operator_memo.insert((i, r), Memo::InProgress);
                 let v = self.compute_operator_value(i, r);
-                let done = self.deferred.is_none();
+                let done = self.eval.deferred.is_none();
                 match done {
-                    true => self.operator_memo.insert((i, r), Memo::Done(v)),
-                    false => self.operator_memo.remove(&(i, r)),
+                    true => self.eval.operator_memo.insert((i, r), Memo::Done(v)),
+                    false => self.eval.operator_memo.remove(&(i, r)),
                 };
                 done
             }
             Key::Given(i, r, f) => {
-                self.given_memo.insert((i, r, f), Memo::InProgress);
+                self.eval.given_memo.insert((i, r, f), Memo::InProgress);
                 let v = self.compute_given(i, r, f);
-                let done = self.deferred.is_none();
+                let done = self.eval.deferred.is_none();
                 match done {
-                    true => self.given_memo.insert((i, r, f), Memo::Done(v)),
-                    false => self.given_memo.remove(&(i, r, f)),
+                    true => self.eval.given_memo.insert((i, r, f), Memo::Done(v)),
+                    false => self.eval.given_memo.remove(&(i, r, f)),
                 };
                 done
             }
             Key::Answer(c, r, f) => {
-                self.answer_memo.insert((c, r, f), Memo::InProgress);
+                self.eval.answer_memo.insert((c, r, f), Memo::InProgress);
                 let v = self.compute_answer(c, r, f);
-                let done = self.deferred.is_none();
+                let done = self.eval.deferred.is_none();
                 match done {
-                    true => self.answer_memo.insert((c, r, f), Memo::Done(v)),
-                    false => self.answer_memo.remove(&(c, r, f)),
+                    true => self.eval.answer_memo.insert((c, r, f), Memo::Done(v)),
+                    false => self.eval.answer_memo.remove(&(c, r, f)),
                 };
                 done
             }
         };
-        self.eval_depth -= 1;
+        self.eval.depth -= 1;
         done
     }
 
-    fn compute_given(&mut self, i: usize, req: &'m str, field: &str) -> Option<Resolved> {
+    fn compute_given(&mut self, i: InstanceId, req: &'m str, field: &str) -> Option<Resolved> {
         let m = self.module_of(i)?;
         let info = self.requirement(i, req)?;
         let contract = info.contract.as_deref()?;
@@ -716,7 +772,7 @@ impl<'m> Resolver<'m> {
     pub(super) fn evaluate_requirements(&mut self) {
         // Every instance's own values first, so a provider's refusals are known before
         // its answers are checked for its consumers.
-        for i in 0..self.instances.len() {
+        for i in self.instances.ids() {
             let Some(m) = self.module_of(i) else { continue };
             for (&req, info) in &m.scope.requirements {
                 if info.operator.is_some() {
@@ -731,9 +787,9 @@ impl<'m> Resolver<'m> {
                 }
             }
         }
-        for i in 0..self.instances.len() {
-            let Some(m) = self.module_of(i) else { continue };
-            for (&req, info) in &m.scope.requirements {
+        for i in self.instances.ids() {
+            let Some(k) = self.known(i) else { continue };
+            for (&req, info) in &k.module.scope.requirements {
                 let Some(contract) = info.contract.as_deref() else {
                     continue;
                 };
@@ -743,7 +799,7 @@ impl<'m> Resolver<'m> {
                     continue;
                 };
                 for fi in contract.fields.values().filter(|f| !f.given && !f.secret) {
-                    self.check_answer(i, req, provider, contract, fi);
+                    self.check_answer(k, req, info, provider, contract, fi);
                 }
             }
         }
@@ -751,24 +807,23 @@ impl<'m> Resolver<'m> {
 
     fn check_answer(
         &mut self,
-        i: usize,
+        k: KnownInstance<'m>,
         req: &'m str,
-        provider: usize,
+        info: &'m ReqInfo<'m>,
+        provider: InstanceId,
         contract: &'m ContractInfo,
         fi: &'m crate::check::registry::FieldInfo,
     ) {
+        let i = k.id;
         let value = self.module_answer(i, req, &fi.name);
-        let provider_clean = self
+        let clean_provider = self
             .module_of(provider)
-            .is_some_and(|pm| pm.errors().is_empty())
-            && !self.is_refused(provider);
-        if !provider_clean {
+            .filter(|pm| pm.errors().is_empty() && !self.is_refused(provider));
+        let Some(pm) = clean_provider else {
             return; // the provider is left out; this consumer waits for it (E0514)
-        }
-        let info = self.requirement(i, req).expect("known requirement");
+        };
         match value {
             None => {
-                let pm = self.module_of(provider).expect("clean provider");
                 let answered = pm
                     .provides
                     .get(contract.name.as_str())
@@ -817,11 +872,7 @@ impl<'m> Resolver<'m> {
                             ),
                         )
                         .with_label(self.head(provider), "the provider")
-                        .with_label_in(
-                            &self.module_of(i).expect("known module").path,
-                            info.ast.span,
-                            "required here",
-                        )
+                        .with_label_in(&k.module.path, info.ast.span, "required here")
                         .with_help(
                             "the answer must satisfy the contract and the consumer's narrowing: change the provider's answer, or the narrowing",
                         );

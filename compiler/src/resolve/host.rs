@@ -5,19 +5,20 @@
 //! node (E0519).
 
 use super::fx_hash::{FxHashMap, FxHashSet};
-use super::{Answer, NodeInfo, Placement, Resolver, identity};
+use super::{Answer, IdVec, InstanceId, NodeId, NodeInfo, Placement, Ports, Resolver, identity};
 use crate::check::registry::ProviderKind;
 use crate::check::types::validate_hostname;
 use crate::diagnostics::rules::{
     Duplicate, InvalidLiteral, NodeText, NodeTextWritten, TypeMismatch, UnknownField,
 };
 use crate::diagnostics::{Code, Rule, closest};
+use crate::emit::DEFAULT_ROOT;
 use crate::span::Span;
 use crate::syntax::ast::{self, Expr};
 use std::collections::BTreeMap;
 
 /// A port requirement of a node: instance, requirement, and its placement if any.
-type PortRequest<'m> = (usize, &'m str, Option<(i64, Span)>);
+type PortRequest<'m> = (InstanceId, &'m str, Option<(i64, Span)>);
 
 /// The properties a node may write.
 const NODE_PROPS: &[&str] = &[
@@ -28,9 +29,6 @@ const NODE_PROPS: &[&str] = &[
     "short",
     "adopted",
 ];
-
-/// A node's root when it writes none.
-pub(crate) const DEFAULT_ROOT: &str = "/srv/mesh";
 
 /// A node's port range when it writes none.
 pub(crate) const DEFAULT_PORTS: (i64, i64) = (20000, 29999);
@@ -219,14 +217,16 @@ impl<'m> Resolver<'m> {
     /// Answers the host, mesh and operator requirements of every instance: directories
     /// and accesses where they are placed, ports from placements, the lock and the
     /// node's range. Module requirements are [`Resolver::choose_providers`]'.
-    pub(super) fn place_host_requirements(&mut self) {
+    pub(super) fn place_host_requirements(&mut self) -> Ports {
+        let mut out = Ports::default();
         // Instances per node, in source order.
-        let mut per_node: Vec<Vec<usize>> = vec![Vec::new(); self.nodes.len()];
-        for (i, inst) in self.instances.iter().enumerate() {
+        let mut per_node: IdVec<NodeId, Vec<InstanceId>> =
+            IdVec::filled(self.nodes.len(), Vec::new());
+        for (i, inst) in self.instances.iter_enumerated() {
             per_node[inst.node].push(i);
         }
-        for (node, members) in per_node.iter().enumerate() {
-            let mut directories: Vec<(usize, &'m str, String, Span)> = Vec::new();
+        for (node, members) in per_node.iter_enumerated() {
+            let mut directories: Vec<(InstanceId, &'m str, String, Span)> = Vec::new();
             let mut ports: Vec<PortRequest<'m>> = Vec::new();
             for &i in members {
                 let Some(m) = self.module_of(i) else { continue };
@@ -323,14 +323,15 @@ impl<'m> Resolver<'m> {
                 }
             }
             self.check_nested_directories(&directories);
-            self.allocate_ports(node, &ports);
+            self.allocate_ports(node, &ports, &mut out);
         }
+        out
     }
 
     /// E0511: two directories of one node at the same or nested host paths. The later one
     /// (in source order) is refused, naming the earlier.
-    fn check_nested_directories(&mut self, directories: &[(usize, &'m str, String, Span)]) {
-        let mut earlier: BTreeMap<String, (usize, &'m str)> = BTreeMap::new();
+    fn check_nested_directories(&mut self, directories: &[(InstanceId, &'m str, String, Span)]) {
+        let mut earlier: BTreeMap<String, (InstanceId, &'m str)> = BTreeMap::new();
         for (i, req, path, span) in directories {
             let clash = if let Some(&hit) = earlier.get(path) {
                 Some((hit, "the same path"))
@@ -381,12 +382,12 @@ impl<'m> Resolver<'m> {
     /// Chooses the host port of every port requirement of node `node`: placed ones first
     /// (E0519 for one placed twice), then the lock's (when still free and in range), then
     /// the lowest free port in the node's range (E0510 when none is left).
-    fn allocate_ports(&mut self, node: usize, ports: &[PortRequest<'m>]) {
+    fn allocate_ports(&mut self, node: NodeId, ports: &[PortRequest<'m>], out: &mut Ports) {
         let (lo, hi) = self.nodes[node].ports;
         let node_name = self.nodes[node].name.clone();
         let mut used: FxHashSet<i64> = FxHashSet::default();
         // A host port is a number and a protocol: TCP 443 and UDP 443 are two sockets.
-        let mut placed_by: FxHashMap<(i64, String), (usize, &'m str)> = FxHashMap::default();
+        let mut placed_by: FxHashMap<(i64, String), (InstanceId, &'m str)> = FxHashMap::default();
         let mut chosen: Vec<Option<i64>> = vec![None; ports.len()];
         // Lock entries that could not be kept: (port request, locked port, why).
         let mut moved: Vec<(usize, i64, String)> = Vec::new();
@@ -478,7 +479,7 @@ impl<'m> Resolver<'m> {
                 Some(p) => format!("moved to {p}"),
                 None => "left without a port".to_string(),
             };
-            self.port_moves.push(format!(
+            out.moves.push(format!(
                 "port `{req}` of {} was {locked} in the lock; {to}: {why}",
                 self.who(*i)
             ));
@@ -490,7 +491,7 @@ impl<'m> Resolver<'m> {
             if let Some(&locked) = self.input.lock.ports.get(&key)
                 && i64::from(locked) != *p
             {
-                self.port_moves.push(format!(
+                out.moves.push(format!(
                     "port `{req}` of {} was {locked} in the lock; moved to {p}: the mesh places it there",
                     self.who(*i)
                 ));
@@ -500,7 +501,7 @@ impl<'m> Resolver<'m> {
             let Some(p) = chosen[k] else { continue };
             if place.is_none() {
                 let key = super::Lock::key(&node_name, &self.instances[*i].name, req);
-                self.lock.ports.insert(key, p as u16);
+                out.lock.ports.insert(key, p as u16);
             }
             self.instances[*i].answers.insert(
                 req,

@@ -3,8 +3,8 @@
 //! by. Logins are unique in a mesh (E0509) and fit the tightest backend: at most 20
 //! characters matching `^[a-z][a-z0-9_]*$` (E0513 otherwise).
 
-use super::Resolver;
 use super::fx_hash::FxHashMap;
+use super::{InstanceId, Resolver};
 use crate::diagnostics::Code;
 use crate::syntax::ast;
 
@@ -41,9 +41,9 @@ impl<'m> Resolver<'m> {
     /// Gives every instance of a known module its login, refusing one that does not fit
     /// (E0513) and every group alike (E0509, once per group, naming its members).
     pub(super) fn assign_logins(&mut self) {
-        let mut by_login: FxHashMap<String, Vec<usize>> = FxHashMap::default();
+        let mut by_login: FxHashMap<String, Vec<InstanceId>> = FxHashMap::default();
         let mut order: Vec<String> = Vec::new();
-        for i in 0..self.instances.len() {
+        for i in self.instances.ids() {
             let Some(m) = self.module_of(i) else { continue };
             let inst = &self.instances[i];
             let instance_short = match &inst.settings.short {

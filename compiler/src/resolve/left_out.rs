@@ -5,8 +5,8 @@
 //! entry says why it was left out), while the diagnostics show one E0514 per left-out
 //! provider, at its assignment, listing everyone who waits for it.
 
-use super::Resolver;
 use super::fx_hash::FxHashSet;
+use super::{IdVec, InstanceId, Resolver};
 use crate::diagnostics::{Code, Diagnostic};
 use crate::span::{FilePath, Span};
 use std::collections::VecDeque;
@@ -14,7 +14,7 @@ use std::collections::VecDeque;
 impl<'m> Resolver<'m> {
     /// Whether instance `i` is refused by itself: a refusal, an unknown module, a
     /// module with errors, or a node with errors.
-    fn refused_by_itself(&self, i: usize) -> bool {
+    fn refused_by_itself(&self, i: InstanceId) -> bool {
         self.is_refused(i)
             || self.module_of(i).is_none_or(|m| !m.errors().is_empty())
             || !self.nodes[self.instances[i].node].errors.is_empty()
@@ -24,8 +24,8 @@ impl<'m> Resolver<'m> {
     /// (E0514, once per provider it waits for).
     pub(super) fn leave_out_refused(&mut self) {
         let n = self.instances.len();
-        let mut dependents: Vec<Vec<usize>> = vec![Vec::new(); n];
-        for (c, inst) in self.instances.iter().enumerate() {
+        let mut dependents: IdVec<InstanceId, Vec<InstanceId>> = IdVec::filled(n, Vec::new());
+        for (c, inst) in self.instances.iter_enumerated() {
             let mut seen = FxHashSet::default();
             for &p in &inst.waits_for {
                 if p != c && seen.insert(p) {
@@ -33,8 +33,8 @@ impl<'m> Resolver<'m> {
                 }
             }
         }
-        let mut queue: VecDeque<usize> = VecDeque::new();
-        for i in 0..n {
+        let mut queue: VecDeque<InstanceId> = VecDeque::new();
+        for i in self.instances.ids() {
             if self.refused_by_itself(i) {
                 self.instances[i].left_out = true;
                 queue.push_back(i);
@@ -72,7 +72,7 @@ impl<'m> Resolver<'m> {
 
     /// Why instance `i` was left out by itself (not for waiting), in words, with the place
     /// of the first reason (file and span); `None` when it was not.
-    fn own_reason(&self, i: usize) -> Option<(String, Option<(FilePath, Span)>)> {
+    fn own_reason(&self, i: InstanceId) -> Option<(String, Option<(FilePath, Span)>)> {
         let inst = &self.instances[i];
         if let Some(d) = self
             .refusals_of(i)
@@ -125,8 +125,8 @@ impl<'m> Resolver<'m> {
     pub(super) fn waiting_groups(&self) -> Vec<Diagnostic> {
         let n = self.instances.len();
         // provider → its consumers (direct), in instance order.
-        let mut dependents: Vec<Vec<usize>> = vec![Vec::new(); n];
-        for (c, inst) in self.instances.iter().enumerate() {
+        let mut dependents: IdVec<InstanceId, Vec<InstanceId>> = IdVec::filled(n, Vec::new());
+        for (c, inst) in self.instances.iter_enumerated() {
             let mut seen = FxHashSet::default();
             for &p in &inst.waits_for {
                 if p != c && seen.insert(p) {
@@ -135,7 +135,7 @@ impl<'m> Resolver<'m> {
             }
         }
         let mut out = Vec::new();
-        for p in 0..n {
+        for p in self.instances.ids() {
             if !self.instances[p].left_out || dependents[p].is_empty() {
                 continue;
             }
@@ -144,10 +144,10 @@ impl<'m> Resolver<'m> {
             };
             // Breadth first: direct consumers, then theirs, each once, with what it
             // waits through.
-            let mut reached: Vec<(usize, Option<usize>)> = Vec::new();
+            let mut reached: Vec<(InstanceId, Option<InstanceId>)> = Vec::new();
             let mut seen = FxHashSet::default();
             seen.insert(p);
-            let mut queue: VecDeque<usize> = VecDeque::from([p]);
+            let mut queue: VecDeque<InstanceId> = VecDeque::from([p]);
             while let Some(q) = queue.pop_front() {
                 for &c in &dependents[q] {
                     if self.instances[c].left_out && seen.insert(c) {

@@ -8,7 +8,7 @@
 //! template's references.
 
 use super::evaluate::{Ctx, Resolved};
-use super::{Answer, Resolver};
+use super::{Answer, InstanceId, Resolver};
 use crate::check::registry::ContractInfo;
 use crate::check::types::{Ty, Value};
 use crate::syntax::ast::{ForExpr, Iterable, Reference, SmolStr};
@@ -17,7 +17,7 @@ use crate::syntax::ast::{ForExpr, Iterable, Reference, SmolStr};
 #[derive(Debug, Clone)]
 pub(crate) struct Binding<'m> {
     /// The instance whose definition holds the loop.
-    pub instance: usize,
+    pub instance: InstanceId,
     pub name: SmolStr,
     /// The element's name in template references: `c.alpha_forge`, `c.alpha_forge.n.0`.
     pub label: String,
@@ -29,7 +29,7 @@ pub(crate) struct Binding<'m> {
 pub(crate) enum Bound<'m> {
     /// A consumer: the instance, its requirement answered by this provider, the contract.
     Consumer {
-        consumer: usize,
+        consumer: InstanceId,
         requirement: &'m str,
         contract: &'m ContractInfo,
     },
@@ -40,9 +40,13 @@ pub(crate) enum Bound<'m> {
 impl<'m> Resolver<'m> {
     /// The consumers instance `i` answers for `contract` and builds for: `(consumer,
     /// requirement)` in a stable order (node name, instance name, requirement).
-    pub(crate) fn consumers_for(&self, i: usize, contract: &str) -> Vec<(usize, &'m str)> {
+    pub(crate) fn consumers_for(
+        &self,
+        i: InstanceId,
+        contract: &str,
+    ) -> Vec<(InstanceId, &'m str)> {
         let mut out = Vec::new();
-        for (c, inst) in self.instances.iter().enumerate() {
+        for (c, inst) in self.instances.iter_enumerated() {
             if inst.left_out {
                 continue;
             }
@@ -67,8 +71,9 @@ impl<'m> Resolver<'m> {
     }
 
     /// The binding of `name` in instance `i`'s loops, innermost first.
-    fn binding(&self, i: usize, name: &str) -> Option<&Binding<'m>> {
-        self.loop_bindings
+    fn binding(&self, i: InstanceId, name: &str) -> Option<&Binding<'m>> {
+        self.eval
+            .loop_bindings
             .iter()
             .rev()
             .find(|b| b.instance == i && b.name == name)
@@ -76,7 +81,7 @@ impl<'m> Resolver<'m> {
 
     /// The name a template gives `reference`: its dotted text, the loop variable it
     /// starts with replaced by the element's label.
-    pub(crate) fn reference_name(&self, i: usize, reference: &Reference) -> String {
+    pub(crate) fn reference_name(&self, i: InstanceId, reference: &Reference) -> String {
         let dotted = reference.dotted();
         let Some(first) = reference.segments.first() else {
             return dotted;
@@ -91,7 +96,7 @@ impl<'m> Resolver<'m> {
     /// names one.
     pub(crate) fn eval_loop_ref(
         &mut self,
-        i: usize,
+        i: InstanceId,
         reference: &Reference,
     ) -> Option<Option<Resolved>> {
         let segs = &reference.segments;
@@ -127,9 +132,15 @@ impl<'m> Resolver<'m> {
     }
 
     /// Renders `f` in instance `i`'s scope.
-    pub(crate) fn eval_for(&mut self, i: usize, ctx: Ctx<'m>, f: &ForExpr) -> Option<Resolved> {
+    pub(crate) fn eval_for(
+        &mut self,
+        i: InstanceId,
+        ctx: Ctx<'m>,
+        f: &ForExpr,
+    ) -> Option<Resolved> {
         let template = f.template.as_ref()?;
         let prefix = self
+            .eval
             .loop_bindings
             .iter()
             .rev()
@@ -192,14 +203,14 @@ impl<'m> Resolver<'m> {
         };
         let mut parts = Vec::new();
         for (label, value) in elements {
-            self.loop_bindings.push(Binding {
+            self.eval.loop_bindings.push(Binding {
                 instance: i,
                 name: var.clone(),
                 label,
                 value,
             });
             let rendered = self.string_parts(i, ctx, template);
-            self.loop_bindings.pop();
+            self.eval.loop_bindings.pop();
             parts.extend(rendered?);
         }
         super::evaluate::finish_parts(parts)

@@ -3,9 +3,12 @@
 //! why, and the digest.
 
 use super::evaluate::{Resolved, json_of, text_of};
-use super::{Answer, LeftOutAssignment, MeshOutcome, ProviderChoice, Resolver};
+use super::ids::Id;
+use super::{
+    Answer, IdVec, InstanceId, LeftOutAssignment, MeshOutcome, NodeId, Ports, ProviderChoice,
+    Resolver,
+};
 use crate::check::types::Value;
-use crate::diagnostics::{Code, Diagnostic};
 use crate::emit::{
     self, AbsentRequirement, AccessRequirement, Consumer, DirectoryRequirement,
     IdentityRequirement, Instance, LeftOut, LeftOutDiagnostic, Manifest, ModuleRequirement,
@@ -19,11 +22,11 @@ impl<'m> Resolver<'m> {
     /// reading itself); then what waits for it is left out too and the rest rebuilt.
     /// Without manifests each instance is built all the same (building can refuse) and
     /// dropped at once: only its index is kept.
-    pub(super) fn build_instances(&mut self) -> Vec<(usize, Option<Instance>)> {
+    pub(super) fn build_instances(&mut self) -> Vec<(InstanceId, Option<Instance>)> {
         loop {
             let before: Vec<usize> = self.instances.iter().map(|s| s.refusals.len()).collect();
             let mut built = Vec::new();
-            for i in 0..self.instances.len() {
+            for i in self.instances.ids() {
                 if !self.instances[i].left_out {
                     let instance = self.build_instance(i);
                     built.push((i, self.input.manifests.then_some(instance)));
@@ -41,7 +44,7 @@ impl<'m> Resolver<'m> {
         }
     }
 
-    fn build_instance(&mut self, i: usize) -> Instance {
+    fn build_instance(&mut self, i: InstanceId) -> Instance {
         let mut requirements = IndexMap::new();
         if let Some(m) = self.module_of(i) {
             for &req in m.scope.requirements.keys() {
@@ -61,21 +64,31 @@ impl<'m> Resolver<'m> {
         }
     }
 
-    fn given_json(&mut self, i: usize, req: &'m str, field: &str) -> Option<serde_json::Value> {
+    fn given_json(
+        &mut self,
+        i: InstanceId,
+        req: &'m str,
+        field: &str,
+    ) -> Option<serde_json::Value> {
         match self.given_value(i, req, field)? {
             Resolved::Plain(v, ty) => Some(json_of(&v, &ty)),
             _ => None,
         }
     }
 
-    fn given_int(&mut self, i: usize, req: &'m str, field: &str) -> Option<i64> {
+    fn given_int(&mut self, i: InstanceId, req: &'m str, field: &str) -> Option<i64> {
         match self.given_value(i, req, field)? {
             Resolved::Plain(Value::Int(n), _) => Some(n),
             _ => None,
         }
     }
 
-    pub(super) fn given_text(&mut self, i: usize, req: &'m str, field: &str) -> Option<String> {
+    pub(super) fn given_text(
+        &mut self,
+        i: InstanceId,
+        req: &'m str,
+        field: &str,
+    ) -> Option<String> {
         match self.given_value(i, req, field)? {
             Resolved::Plain(v, ty) => Some(text_of(&v, &ty)),
             _ => None,
@@ -83,7 +96,7 @@ impl<'m> Resolver<'m> {
     }
 
     /// The manifest entry of requirement `req` of instance `i`.
-    fn requirement_entry(&mut self, i: usize, req: &'m str) -> Option<Requirement> {
+    fn requirement_entry(&mut self, i: InstanceId, req: &'m str) -> Option<Requirement> {
         let answer = self.instances[i].answers.get(req).cloned();
         let info = self.requirement(i, req)?;
         let contract_name = info.contract_name().unwrap_or("").to_string();
@@ -161,9 +174,14 @@ impl<'m> Resolver<'m> {
     }
 
     /// The consumers of every built provider, in source order, and the manifests.
-    pub(super) fn assemble(&mut self, mut built: Vec<(usize, Option<Instance>)>) -> MeshOutcome {
+    pub(super) fn assemble(
+        &mut self,
+        mut built: Vec<(InstanceId, Option<Instance>)>,
+        ports: Ports,
+    ) -> MeshOutcome {
         // provider → (consumer, requirement), for built consumers, in source order.
-        let mut consumers_of: Vec<Vec<(usize, &'m str)>> = vec![Vec::new(); self.instances.len()];
+        let mut consumers_of: IdVec<InstanceId, Vec<(InstanceId, &'m str)>> =
+            IdVec::filled(self.instances.len(), Vec::new());
         for &(c, _) in &built {
             let Some(m) = self.module_of(c) else { continue };
             for &req in m.scope.requirements.keys() {
@@ -235,8 +253,8 @@ impl<'m> Resolver<'m> {
         }
 
         // What was left out, in source order, with every reason.
-        let mut left_out: Vec<(u32, Option<usize>, LeftOutAssignment)> = Vec::new();
-        for (i, inst) in self.instances.iter().enumerate() {
+        let mut left_out: Vec<(u32, Option<NodeId>, LeftOutAssignment)> = Vec::new();
+        for (i, inst) in self.instances.iter_enumerated() {
             if !inst.left_out {
                 continue;
             }
@@ -271,7 +289,8 @@ impl<'m> Resolver<'m> {
         left_out.sort_by_key(|(at, _, _)| *at);
 
         let choices = self.provider_choices(&built);
-        self.lock.written = self.input.lock.written.clone();
+        let mut lock = ports.lock;
+        lock.written = self.input.lock.written.clone();
         let (manifests, written) = if self.input.manifests {
             let (retired, written) = self.remember_written(&built);
             (self.manifests(built, &left_out, retired), written)
@@ -279,19 +298,11 @@ impl<'m> Resolver<'m> {
             (IndexMap::new(), Default::default())
         };
 
-        let mut diagnostics: Vec<Diagnostic> = self.mesh_diags.clone();
-        // Each waiting instance's own E0514 stays in its `left_out` entry; the diagnostics
-        // carry one E0514 per left-out provider instead (see `waiting_groups`).
-        for inst in &self.instances {
-            diagnostics.extend(
-                inst.refusals
-                    .iter()
-                    .filter(|d| d.code != Code::E0514)
-                    .cloned(),
-            );
-        }
-        diagnostics.extend(self.waiting_groups());
-        diagnostics.sort_by_key(|d| d.span.start);
+        let diagnostics = super::order_diagnostics(
+            &self.mesh_diags,
+            self.instances.iter().map(|s| s.refusals.as_slice()),
+            self.waiting_groups(),
+        );
 
         MeshOutcome {
             mesh: self.mesh.name.name.to_string(),
@@ -299,10 +310,10 @@ impl<'m> Resolver<'m> {
             span: self.mesh.name.span,
             diagnostics,
             manifests,
-            lock: std::mem::take(&mut self.lock),
+            lock,
             written,
             left_out: left_out.into_iter().map(|(_, _, l)| l).collect(),
-            port_moves: std::mem::take(&mut self.port_moves),
+            port_moves: ports.moves,
             choices,
             nodes: self
                 .nodes
@@ -319,8 +330,8 @@ impl<'m> Resolver<'m> {
 
     /// How each module requirement of the built instances is answered, in manifest order
     /// (node by node, source order within a node).
-    fn provider_choices(&self, built: &[(usize, Option<Instance>)]) -> Vec<ProviderChoice> {
-        let mut order: Vec<usize> = built.iter().map(|&(i, _)| i).collect();
+    fn provider_choices(&self, built: &[(InstanceId, Option<Instance>)]) -> Vec<ProviderChoice> {
+        let mut order: Vec<InstanceId> = built.iter().map(|&(i, _)| i).collect();
         order.sort_by_key(|&i| self.instances[i].node);
         let mut out = Vec::new();
         for i in order {
@@ -353,9 +364,9 @@ impl<'m> Resolver<'m> {
     #[allow(clippy::type_complexity)]
     fn remember_written(
         &self,
-        built: &[(usize, Option<Instance>)],
+        built: &[(InstanceId, Option<Instance>)],
     ) -> (
-        Vec<(usize, Retired)>,
+        Vec<(NodeId, Retired)>,
         std::collections::BTreeMap<String, std::collections::BTreeMap<String, Vec<String>>>,
     ) {
         use std::collections::BTreeMap;
@@ -405,7 +416,7 @@ impl<'m> Resolver<'m> {
             let Some((node, instance)) = key.split_once('/') else {
                 continue;
             };
-            let Some(n) = self.nodes.get_index_of(node) else {
+            let Some(n) = self.nodes.id_of(node) else {
                 continue; // the node is gone: no manifest to say it in
             };
             if written.contains_key(key) && !rebuilt.contains(key) {
@@ -442,9 +453,9 @@ impl<'m> Resolver<'m> {
 
     fn manifests(
         &self,
-        built: Vec<(usize, Option<Instance>)>,
-        left_out: &[(u32, Option<usize>, LeftOutAssignment)],
-        retired: Vec<(usize, Retired)>,
+        built: Vec<(InstanceId, Option<Instance>)>,
+        left_out: &[(u32, Option<NodeId>, LeftOutAssignment)],
+        retired: Vec<(NodeId, Retired)>,
     ) -> IndexMap<String, Manifest> {
         let mut manifests: IndexMap<String, Manifest> = self
             .nodes
@@ -464,13 +475,16 @@ impl<'m> Resolver<'m> {
                 )
             })
             .collect();
+        // One manifest per node, in node order: a node's id is its manifest's place.
         for (i, instance) in built {
             let Some(instance) = instance else { continue };
-            manifests[self.instances[i].node].instances.push(instance);
+            manifests[self.instances[i].node.index()]
+                .instances
+                .push(instance);
         }
         for (_, node, l) in left_out {
             if let Some(n) = node {
-                manifests[*n].left_out.push(LeftOut {
+                manifests[n.index()].left_out.push(LeftOut {
                     instance: l.instance.clone(),
                     module: l.module.clone(),
                     diagnostics: l
@@ -485,13 +499,16 @@ impl<'m> Resolver<'m> {
             }
         }
         for (n, r) in retired {
-            manifests[n].retired.push(r);
+            manifests[n.index()].retired.push(r);
         }
         for m in manifests.values_mut() {
             let mut named = std::collections::BTreeSet::new();
             named.insert(m.node.clone());
-            if let Ok(json) = serde_json::to_value(&m.instances) {
-                nodes_named(&json, &mut named);
+            // Read from the instances as their JSON would read, without building it. A
+            // failure (no JSON could be made) leaves the node's own name alone.
+            let mut found = std::collections::BTreeSet::new();
+            if emit::node_names::nodes_named(&m.instances, &mut found).is_ok() {
+                named.extend(found);
             }
             m.nodes = named
                 .into_iter()
@@ -503,25 +520,6 @@ impl<'m> Resolver<'m> {
         }
         fill_digests(manifests.values_mut().collect());
         manifests
-    }
-}
-
-/// Every node an instance names: the `node` of every provider, consumer and sealed
-/// reference in it.
-fn nodes_named(json: &serde_json::Value, out: &mut std::collections::BTreeSet<String>) {
-    match json {
-        serde_json::Value::Object(map) => {
-            for (k, v) in map {
-                match (k.as_str(), v) {
-                    ("node", serde_json::Value::String(n)) => {
-                        out.insert(n.clone());
-                    }
-                    _ => nodes_named(v, out),
-                }
-            }
-        }
-        serde_json::Value::Array(items) => items.iter().for_each(|v| nodes_named(v, out)),
-        _ => {}
     }
 }
 

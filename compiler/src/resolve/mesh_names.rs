@@ -2,7 +2,7 @@
 //! and seats (E0102, E0107, E0108, E0109, E0515).
 
 use super::fx_hash::{FxHashMap, FxHashSet};
-use super::{Dropped, InstanceState, Resolver, SeatState, Settings, assign_head};
+use super::{Dropped, InstanceId, InstanceState, Resolver, SeatState, Settings, assign_head};
 use crate::diagnostics::rules::{Duplicate, InvalidLiteral};
 use crate::diagnostics::{Code, Diagnostic, Rule, closest, did_you_mean};
 
@@ -73,7 +73,7 @@ impl<'m> Resolver<'m> {
                     }
                 }
             }
-            self.nodes.insert(node.name.name.to_string(), info);
+            self.nodes.insert(info);
         }
     }
 
@@ -87,7 +87,7 @@ impl<'m> Resolver<'m> {
                 continue; // a syntax error, reported by the parser
             };
             let instance = a.instance_name().name.to_string();
-            let Some(node_index) = self.nodes.get_index_of(node_ident.name.as_str()) else {
+            let Some(node_index) = self.nodes.id_of(node_ident.name.as_str()) else {
                 let d = self.unknown_node(node_ident, "the assignment's node");
                 self.mesh_diags.push(d.clone());
                 self.dropped.push(Dropped {
@@ -125,8 +125,9 @@ impl<'m> Resolver<'m> {
                 });
                 continue;
             }
-            let id = self.instances.len();
-            let module = self.modules.get_index_of(a.module.name.as_str());
+            let id = self.instances.next_id();
+            let modules: &'m indexmap::IndexMap<String, super::LoadedModule<'m>> = self.modules;
+            let module = modules.get(a.module.name.as_str());
             let mut state = InstanceState {
                 assign: a,
                 name: instance.clone(),
@@ -164,8 +165,7 @@ impl<'m> Resolver<'m> {
             }
             self.nodes[node_index].instances.insert(instance, id);
             if let Some(m) = module {
-                let modules: &'m indexmap::IndexMap<String, super::LoadedModule<'m>> = self.modules;
-                for &contract in modules[m].provides.keys() {
+                for &contract in m.provides.keys() {
                     self.providers
                         .entry(contract.to_string())
                         .or_default()
@@ -212,7 +212,7 @@ impl<'m> Resolver<'m> {
         instance: &crate::syntax::ast::Ident,
         node: &crate::syntax::ast::Ident,
         what: &str,
-    ) -> Result<usize, Diagnostic> {
+    ) -> Result<InstanceId, Diagnostic> {
         let Some(n) = self.nodes.get(node.name.as_str()) else {
             return Err(self.unknown_node(node, what));
         };
@@ -337,8 +337,8 @@ impl<'m> Resolver<'m> {
 
     /// "hold it with `seat vault = keeper on alpha`", naming what could hold the seat:
     /// instances of this mesh providing the contract, else workspace modules that do.
-    pub(super) fn could_hold_help(&mut self, seat: &str, contract: &str) -> String {
-        let in_mesh: Vec<usize> = self.providers.get(contract).cloned().unwrap_or_default();
+    pub(super) fn could_hold_help(&self, seat: &str, contract: &str) -> String {
+        let in_mesh: Vec<InstanceId> = self.providers.get(contract).cloned().unwrap_or_default();
         if let Some(&first) = in_mesh.first() {
             let names: Vec<String> = in_mesh.iter().map(|&i| self.who(i)).collect();
             return format!(
@@ -364,8 +364,8 @@ impl<'m> Resolver<'m> {
 
     /// The workspace's modules that provide `contract`, in workspace order. Reads every
     /// module once, on first need.
-    pub(super) fn workspace_modules_providing(&mut self, contract: &str) -> Vec<String> {
-        if self.workspace_providers.is_none() {
+    pub(super) fn workspace_modules_providing(&self, contract: &str) -> Vec<String> {
+        let map = self.workspace_providers.get_or_init(|| {
             let mut map: FxHashMap<String, Vec<String>> = FxHashMap::default();
             for name in self.registry.modules.keys() {
                 let Some(src) = (self.input.module)(name) else {
@@ -384,13 +384,9 @@ impl<'m> Resolver<'m> {
                     }
                 }
             }
-            self.workspace_providers = Some(map);
-        }
-        self.workspace_providers
-            .as_ref()
-            .and_then(|m| m.get(contract))
-            .cloned()
-            .unwrap_or_default()
+            map
+        });
+        map.get(contract).cloned().unwrap_or_default()
     }
 }
 

@@ -28,6 +28,7 @@ mod evaluate;
 pub use crate::base::fx_hash;
 mod host;
 mod identity;
+mod ids;
 mod left_out;
 pub mod lock;
 mod loops;
@@ -37,7 +38,8 @@ mod operator;
 mod provider_order;
 mod public_names;
 
-pub(crate) use host::DEFAULT_ROOT;
+pub use crate::emit::NodeFacts;
+pub(crate) use ids::{IdVec, InstanceId, NodeId, Nodes};
 pub use lock::Lock;
 
 use crate::check::registry::ModuleSource;
@@ -48,7 +50,6 @@ use crate::diagnostics::{Code, Diagnostic, Severity};
 use crate::emit::{By, Manifest};
 use crate::span::{FilePath, Span};
 use crate::syntax::ast;
-use evaluate::{Key, Memo, Resolved};
 use fx_hash::{FxHashMap, FxHashSet};
 use indexmap::IndexMap;
 
@@ -123,18 +124,6 @@ pub struct ProviderChoice {
     /// The instance that answers it and by which rule; `None` when the requirement is
     /// absent (optional with no provider, or declined).
     pub provider: Option<(crate::emit::InstanceRef, By)>,
-}
-
-/// What a node writes about itself that a target other than the manifest needs: where
-/// its files go and how other nodes reach it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct NodeFacts {
-    pub name: String,
-    /// `None` when missing or invalid (reported).
-    pub private_name: Option<String>,
-    /// The IP address private ports are bound to and private names map to, if written.
-    pub private_address: Option<String>,
-    pub root: String,
 }
 
 /// An assignment that was left out, and every reason.
@@ -225,8 +214,7 @@ pub fn resolve_mesh(input: &ResolveInput<'_>) -> MeshOutcome {
         .iter()
         .map(|(name, src)| (name.clone(), LoadedModule::new(name, src, input)))
         .collect();
-    let mut resolver = Resolver::new(input, &modules);
-    resolver.run()
+    Resolver::new(input, &modules).run()
 }
 
 /// The meshes declared in the file `path`, in source order: what `meshc build FILE`
@@ -318,7 +306,7 @@ pub(crate) struct NodeInfo<'m> {
     /// `adopted = true`: the node was in use before the mesh (LANGUAGE.md §13.4).
     pub adopted: bool,
     /// Instances on this node by name.
-    pub instances: FxHashMap<String, usize>,
+    pub instances: FxHashMap<String, InstanceId>,
     /// The errors of the node's own entries; its assignments are left out, listing them.
     pub errors: Vec<Diagnostic>,
 }
@@ -331,7 +319,7 @@ pub(crate) struct Settings<'m> {
     /// Given fields: (requirement, field) → literal value (`None`: written but refused).
     pub givens: FxHashMap<(&'m str, &'m str), Option<Value>>,
     /// Pins: requirement → the pinned instance (`None`: written but refused).
-    pub pins: FxHashMap<&'m str, Option<(usize, Span)>>,
+    pub pins: FxHashMap<&'m str, Option<(InstanceId, Span)>>,
     /// Placements: requirement → where.
     pub places: FxHashMap<&'m str, Placement>,
     /// `short = "stg"`.
@@ -361,7 +349,7 @@ pub(crate) enum Answer {
     Operator,
     /// A secret operator value, delivered to the vault this instance holds the seat of.
     SecretOperator {
-        vault: usize,
+        vault: InstanceId,
     },
     Directory {
         path: String,
@@ -377,7 +365,7 @@ pub(crate) enum Answer {
     Node,
     Identity,
     Module {
-        provider: usize,
+        provider: InstanceId,
         by: By,
     },
     /// An optional module requirement with no provider, or declined with `absent`
@@ -387,14 +375,22 @@ pub(crate) enum Answer {
     Unresolved,
 }
 
+/// An instance whose module is known: what every check of a requirement, an entry or an
+/// answer of the module works on, so none of them asks again whether there is a module.
+#[derive(Clone, Copy)]
+pub(crate) struct KnownInstance<'m> {
+    pub id: InstanceId,
+    pub module: &'m LoadedModule<'m>,
+}
+
 /// One assignment of the mesh with a known node and a name of its own on it.
 pub(crate) struct InstanceState<'m> {
     pub assign: &'m ast::Assign,
     pub name: String,
     pub module_name: String,
-    pub node: usize,
-    /// Index into the loaded modules; `None` for an unknown module (E0106).
-    pub module: Option<usize>,
+    pub node: NodeId,
+    /// The loaded module; `None` for an unknown module (E0106).
+    pub module: Option<&'m LoadedModule<'m>>,
     pub settings: Settings<'m>,
     /// Requirement → how it was answered (host, identity and module requirements).
     pub answers: FxHashMap<&'m str, Answer>,
@@ -405,9 +401,9 @@ pub(crate) struct InstanceState<'m> {
     pub refusals: Vec<Diagnostic>,
     /// Refused by a diagnostic another instance holds: the first of a group of alike
     /// logins (E0509), reported once for the whole group.
-    pub refused_with: Option<usize>,
+    pub refused_with: Option<InstanceId>,
     /// Instances whose answers this one waits for (providers, seat holders).
-    pub waits_for: Vec<usize>,
+    pub waits_for: Vec<InstanceId>,
     pub left_out: bool,
 }
 
@@ -415,7 +411,7 @@ pub(crate) struct InstanceState<'m> {
 /// already taken on its node (E0508).
 pub(crate) struct Dropped {
     pub node: String,
-    pub node_index: Option<usize>,
+    pub node_index: Option<NodeId>,
     pub instance: String,
     pub module: String,
     pub diagnostics: Vec<Diagnostic>,
@@ -425,54 +421,57 @@ pub(crate) struct Dropped {
 #[derive(Debug, Clone)]
 pub(crate) enum SeatState {
     /// Held by this instance, which provides what the seat delivers.
-    Held(usize),
+    Held(InstanceId),
     /// The seat line is wrong (reported at the line, with this code); consumers are
     /// refused naming it.
     Broken { code: Code, span: Span, why: String },
 }
 
-/// An operator value and where it came from (`assignment`, `default`, `vault`).
-pub(crate) type OperatorValue = (Resolved, &'static str);
-
+/// A mesh being resolved. Its phases run in the one order [`Resolver::run`] writes;
+/// each fills what the next reads (see docs/resolution.md, "Order of work"):
+///
+/// 1. names: [`Resolver::nodes`], [`Resolver::instances`], [`Resolver::seats`], the
+///    providers of each contract, and the mesh's own diagnostics;
+/// 2. entries and identities: each instance's [`Settings`] and login;
+/// 3. placements: host answers, and the lock's ports ([`Ports`], returned);
+/// 4. provider choice: module answers and the keys of sealed secrets;
+/// 5. values: evaluated on demand through [`evaluate::Eval`], each once;
+/// 6. what is left out, then the manifests, built from the products above.
 pub(crate) struct Resolver<'m> {
+    /// What resolution reads; never changed.
     pub input: &'m ResolveInput<'m>,
     pub mesh: &'m ast::Mesh,
     pub path: &'m FilePath,
     pub registry: &'m Registry,
     pub modules: &'m IndexMap<String, LoadedModule<'m>>,
-    pub nodes: IndexMap<String, NodeInfo<'m>>,
-    pub instances: Vec<InstanceState<'m>>,
+    /// Contract → workspace modules providing it, read from the workspace on first need.
+    workspace_providers: std::cell::OnceCell<FxHashMap<String, Vec<String>>>,
+    pub nodes: Nodes<'m>,
+    pub instances: IdVec<InstanceId, InstanceState<'m>>,
     pub dropped: Vec<Dropped>,
     /// Seat → its holder, for seats a line of this mesh names.
     pub seats: FxHashMap<String, SeatState>,
     /// Contract → instances whose module provides it, in source order.
-    pub providers: FxHashMap<String, Vec<usize>>,
-    /// Diagnostics about the mesh itself (nodes, seats), in source order.
-    pub mesh_diags: Vec<Diagnostic>,
-    pub lock: Lock,
-    /// Ports of the given lock this build moved, with why (LANGUAGE.md §12.6).
-    pub port_moves: Vec<String>,
-    /// Contract → workspace modules providing it, built on first need.
-    pub workspace_providers: Option<FxHashMap<String, Vec<String>>>,
-    pub operator_memo: FxHashMap<(usize, &'m str), Memo<Option<OperatorValue>>>,
-    pub given_memo: FxHashMap<(usize, &'m str, &'m str), Memo<Option<Resolved>>>,
-    pub answer_memo: FxHashMap<(usize, &'m str, &'m str), Memo<Option<Resolved>>>,
+    pub providers: FxHashMap<String, Vec<InstanceId>>,
+    /// (contract, node) → instances on that node whose module provides the contract.
+    pub providers_on_node: FxHashMap<(&'m str, NodeId), Vec<InstanceId>>,
     /// The private name of every node, in node order (the `mesh_names` fact).
     pub mesh_names: Vec<String>,
-    /// (contract, node) → instances on that node whose module provides the contract.
-    pub providers_on_node: FxHashMap<(&'m str, usize), Vec<usize>>,
+    /// Diagnostics about the mesh itself (nodes, seats), in source order.
+    pub mesh_diags: Vec<Diagnostic>,
     /// (consumer, provider) pairs already told E0514.
-    pub told_waiting: FxHashSet<(usize, usize)>,
-    /// Values already told E0313.
-    pub told_cycle: FxHashSet<Key<'m>>,
-    /// Memoised values under way on the call stack (see [`Resolver::demand`]).
-    pub eval_depth: usize,
-    /// The value deferred because the call stack held too many under way.
-    pub deferred: Option<Key<'m>>,
-    /// Values waiting on the heap for the ones they deferred.
-    pub waiting: FxHashSet<Key<'m>>,
-    /// The loop variables bound while a `for` template renders, innermost last.
-    pub loop_bindings: Vec<loops::Binding<'m>>,
+    pub told_waiting: FxHashSet<(InstanceId, InstanceId)>,
+    /// The evaluator's memo and stack.
+    pub eval: evaluate::Eval<'m>,
+}
+
+/// The placements phase's product: the ports this build chose, for the lock, and the
+/// lock's ports it moved.
+#[derive(Default)]
+pub(crate) struct Ports {
+    pub lock: Lock,
+    /// Ports of the given lock this build moved, with why (LANGUAGE.md §12.6).
+    pub moves: Vec<String>,
 }
 
 impl<'m> Resolver<'m> {
@@ -486,30 +485,23 @@ impl<'m> Resolver<'m> {
             path: input.path,
             registry: input.registry,
             modules,
-            nodes: IndexMap::new(),
-            instances: Vec::new(),
+            workspace_providers: std::cell::OnceCell::new(),
+            nodes: Nodes::default(),
+            instances: IdVec::default(),
             dropped: Vec::new(),
             seats: FxHashMap::default(),
             providers: FxHashMap::default(),
-            mesh_diags: Vec::new(),
-            lock: Lock::default(),
-            port_moves: Vec::new(),
-            workspace_providers: None,
-            operator_memo: FxHashMap::default(),
-            given_memo: FxHashMap::default(),
-            answer_memo: FxHashMap::default(),
-            told_waiting: FxHashSet::default(),
-            told_cycle: FxHashSet::default(),
-            eval_depth: 0,
-            deferred: None,
-            waiting: FxHashSet::default(),
-            mesh_names: Vec::new(),
             providers_on_node: FxHashMap::default(),
-            loop_bindings: Vec::new(),
+            mesh_names: Vec::new(),
+            mesh_diags: Vec::new(),
+            told_waiting: FxHashSet::default(),
+            eval: evaluate::Eval::default(),
         }
     }
 
-    fn run(&mut self) -> MeshOutcome {
+    /// Every phase, in order.
+    fn run(mut self) -> MeshOutcome {
+        // 1. Names.
         self.collect_nodes();
         self.mesh_names = self
             .nodes
@@ -517,50 +509,57 @@ impl<'m> Resolver<'m> {
             .filter_map(|n| n.private_name.clone())
             .collect();
         self.collect_instances();
-        // Sized once: a large mesh would otherwise rehash its tables again and again.
-        let n = self.instances.len();
-        self.given_memo.reserve(n * 8);
-        self.answer_memo.reserve(n * 4);
-        self.operator_memo.reserve(n);
+        self.eval = evaluate::Eval::sized(self.instances.len());
         self.collect_seats();
-        for i in 0..self.instances.len() {
+        // 2. Entries and identities.
+        for i in self.instances.ids() {
             self.judge_entries(i);
         }
         self.assign_logins();
-        self.place_host_requirements();
+        // 3. Placements.
+        let ports = self.place_host_requirements();
+        // 4. Provider choice.
         self.choose_providers();
         self.allocate_secret_keys();
+        // 5. Values.
         self.evaluate_requirements();
         self.check_public_names();
+        // 6. What is left out, and the manifests.
         self.leave_out_refused();
         let built = self.build_instances();
-        self.assemble(built)
+        self.assemble(built, ports)
     }
 
     /// The loaded module of instance `i`, if its module is known.
-    pub fn module_of(&self, i: usize) -> Option<&'m LoadedModule<'m>> {
-        let modules: &'m IndexMap<String, LoadedModule<'m>> = self.modules;
-        self.instances[i].module.map(|m| &modules[m])
+    pub fn module_of(&self, i: InstanceId) -> Option<&'m LoadedModule<'m>> {
+        self.instances[i].module
+    }
+
+    /// Instance `i` with its module, if its module is known.
+    pub fn known(&self, i: InstanceId) -> Option<KnownInstance<'m>> {
+        self.instances[i]
+            .module
+            .map(|module| KnownInstance { id: i, module })
     }
 
     /// "`forge` on `alpha`".
-    pub fn who(&self, i: usize) -> String {
+    pub fn who(&self, i: InstanceId) -> String {
         let inst = &self.instances[i];
         format!("`{}` on `{}`", inst.name, self.nodes[inst.node].name)
     }
 
     /// The node name of instance `i`.
-    pub fn node_name(&self, i: usize) -> &str {
+    pub fn node_name(&self, i: InstanceId) -> &str {
         &self.nodes[self.instances[i].node].name
     }
 
     /// Whether instance `i` is refused by the mesh (its own refusals, or its group's).
-    pub fn is_refused(&self, i: usize) -> bool {
+    pub fn is_refused(&self, i: InstanceId) -> bool {
         !self.instances[i].refusals.is_empty() || self.instances[i].refused_with.is_some()
     }
 
     /// Every refusal of instance `i`: its own, then the one it shares with its group.
-    pub fn refusals_of(&self, i: usize) -> Vec<Diagnostic> {
+    pub fn refusals_of(&self, i: InstanceId) -> Vec<Diagnostic> {
         let mut all = self.instances[i].refusals.clone();
         if let Some(j) = self.instances[i].refused_with {
             all.extend(
@@ -575,7 +574,7 @@ impl<'m> Resolver<'m> {
     }
 
     /// Records a refusal of instance `i`.
-    pub fn refuse(&mut self, i: usize, diagnostic: Diagnostic) {
+    pub fn refuse(&mut self, i: InstanceId, diagnostic: Diagnostic) {
         self.instances[i].refusals.push(diagnostic);
     }
 
@@ -585,24 +584,45 @@ impl<'m> Resolver<'m> {
     }
 
     /// The place an assignment is named: `assign MODULE to NODE [as INSTANCE]`.
-    pub fn head(&self, i: usize) -> Span {
+    pub fn head(&self, i: InstanceId) -> Span {
         assign_head(self.instances[i].assign)
     }
 
     /// Whether requirement `req` of instance `i` is absent: an optional requirement with
     /// no provider, or declined.
-    pub fn is_absent(&self, i: usize, req: &str) -> bool {
+    pub fn is_absent(&self, i: InstanceId, req: &str) -> bool {
         matches!(self.instances[i].answers.get(req), Some(Answer::Absent))
     }
 
     /// The requirement `name` of instance `i`'s module, with its declaration.
     pub fn requirement(
         &self,
-        i: usize,
+        i: InstanceId,
         name: &str,
     ) -> Option<&'m crate::check::scope::ReqInfo<'m>> {
         self.module_of(i)?.scope.requirements.get(name)
     }
+}
+
+/// Every diagnostic of a mesh, in the one order an outcome gives them: by where each is
+/// in the mesh's file, and at one place in the order they come: first the mesh's own
+/// (nodes, seats, assignments dropped), then each instance's refusals in source order,
+/// then one E0514 per left-out provider others wait for (`waiting`). A waiting
+/// instance's own E0514 is not repeated here: it stays among that instance's refusals,
+/// which its `left_out` entry lists.
+pub(crate) fn order_diagnostics<'a>(
+    mesh: &[Diagnostic],
+    refusals: impl IntoIterator<Item = &'a [Diagnostic]>,
+    waiting: Vec<Diagnostic>,
+) -> Vec<Diagnostic> {
+    let mut all: Vec<Diagnostic> = mesh.to_vec();
+    for own in refusals {
+        all.extend(own.iter().filter(|d| d.code != Code::E0514).cloned());
+    }
+    all.extend(waiting);
+    // Stable: diagnostics at one place keep the order above.
+    all.sort_by_key(|d| d.span.start);
+    all
 }
 
 /// `assign MODULE to NODE [as INSTANCE]`: the span of an assignment's first line.

@@ -3,7 +3,7 @@
 //! in a mesh: the vault keeps it, and the instance reads a sealed reference.
 
 use super::evaluate::{Ctx, Key, Memo, Resolved};
-use super::{Answer, Resolver};
+use super::{Answer, InstanceId, Resolver};
 use crate::diagnostics::Code;
 use crate::emit::SealedRef;
 
@@ -12,11 +12,11 @@ impl<'m> Resolver<'m> {
     /// (`assignment`, `default` or `vault`). Memoised; E0501 is reported once.
     pub(super) fn operator_value(
         &mut self,
-        i: usize,
+        i: InstanceId,
         req: &'m str,
     ) -> Option<(Resolved, &'static str)> {
         self.demand(Key::Operator(i, req));
-        match self.operator_memo.get(&(i, req)) {
+        match self.eval.operator_memo.get(&(i, req)) {
             Some(Memo::Done(v)) => v.clone(),
             _ => None,
         }
@@ -24,7 +24,7 @@ impl<'m> Resolver<'m> {
 
     pub(super) fn compute_operator_value(
         &mut self,
-        i: usize,
+        i: InstanceId,
         req: &'m str,
     ) -> Option<(Resolved, &'static str)> {
         let info = self.requirement(i, req)?;
@@ -76,7 +76,7 @@ impl<'m> Resolver<'m> {
     }
 
     /// E0313 for a value that reads itself through other requirements or answers.
-    pub(super) fn report_cycle(&mut self, i: usize, what: &str) {
+    pub(super) fn report_cycle(&mut self, i: InstanceId, what: &str) {
         let d = self
             .diag(
                 Code::E0313,

@@ -11,8 +11,9 @@
 //! holder of the seat that delivers `secret` (E0504 when nobody holds it).
 
 use super::fx_hash::FxHashSet;
-use super::{Answer, Resolver, SeatState};
+use super::{Answer, InstanceId, KnownInstance, Resolver, SeatState};
 use crate::check::registry::ProviderKind;
+use crate::check::scope::ReqInfo;
 use crate::diagnostics::Code;
 use crate::emit::By;
 use indexmap::IndexMap;
@@ -23,9 +24,9 @@ const VAULT_CONTRACT: &str = "secret";
 impl<'m> Resolver<'m> {
     /// Answers every module requirement of every instance with a provider, or refuses it.
     pub(super) fn choose_providers(&mut self) {
-        for i in 0..self.instances.len() {
-            let Some(m) = self.module_of(i) else { continue };
-            for (&req, info) in &m.scope.requirements {
+        for i in self.instances.ids() {
+            let Some(k) = self.known(i) else { continue };
+            for (&req, info) in &k.module.scope.requirements {
                 match info.kind {
                     Some(ProviderKind::Module) => {
                         let Some(contract) = info.contract.as_deref() else {
@@ -39,7 +40,7 @@ impl<'m> Resolver<'m> {
                         {
                             Answer::Absent
                         } else {
-                            self.choose_provider(i, req, &contract.name)
+                            self.choose_provider(k, req, info, &contract.name)
                         };
                         if let Answer::Module { provider, .. } = answer {
                             self.instances[i].waits_for.push(provider);
@@ -65,7 +66,14 @@ impl<'m> Resolver<'m> {
     }
 
     /// The provider of requirement `req` (contract `contract`) of instance `i`.
-    fn choose_provider(&mut self, i: usize, req: &'m str, contract: &str) -> Answer {
+    fn choose_provider(
+        &mut self,
+        k: KnownInstance<'m>,
+        req: &'m str,
+        info: &'m ReqInfo<'m>,
+        contract: &str,
+    ) -> Answer {
+        let i = k.id;
         // 1. A pin.
         if let Some(pin) = self.instances[i].settings.pins.get(req).copied() {
             let Some((p, span)) = pin else {
@@ -121,7 +129,7 @@ impl<'m> Resolver<'m> {
         // 3. The consumer's own node; 4. the only provider. Both read indices, so a mesh
         // of many providers and consumers costs no scan per consumer.
         let node = self.instances[i].node;
-        let here: Vec<usize> = self
+        let here: Vec<InstanceId> = self
             .providers_on_node
             .get(&(contract, node))
             .map(|v| v.iter().copied().filter(|&p| p != i).collect())
@@ -136,23 +144,18 @@ impl<'m> Resolver<'m> {
             self.several_providers(i, req, contract, &here, true);
             return Answer::Unresolved;
         }
-        let all: &[usize] = self.providers.get(contract).map_or(&[], |v| v.as_slice());
-        let provides_itself = self
-            .module_of(i)
-            .is_some_and(|m| m.provides.contains_key(contract));
-        let others = all.len() - usize::from(provides_itself);
-        match others {
-            1 => Answer::Module {
-                provider: all
-                    .iter()
-                    .copied()
-                    .find(|&p| p != i)
-                    .expect("one other provider"),
+        let all: &[InstanceId] = self.providers.get(contract).map_or(&[], |v| v.as_slice());
+        // The providers other than the consumer itself (a module may provide what it
+        // requires): exactly one answers.
+        let mut others = all.iter().copied().filter(|&p| p != i);
+        match (others.next(), others.next()) {
+            (Some(provider), None) => Answer::Module {
+                provider,
                 by: By::Only,
             },
             // An optional requirement with no provider is absent (§12.2).
-            0 if self.requirement(i, req).is_some_and(|r| r.is_optional()) => Answer::Absent,
-            0 => {
+            (None, _) if info.is_optional() => Answer::Absent,
+            (None, _) => {
                 let help = self.no_provider_help(i, contract);
                 let d = self
                     .diag(
@@ -164,17 +167,13 @@ impl<'m> Resolver<'m> {
                             self.mesh.name.name
                         ),
                     )
-                    .with_label_in(
-                        &self.module_of(i).expect("known module").path,
-                        self.requirement(i, req).expect("known requirement").ast.span,
-                        "required here",
-                    )
+                    .with_label_in(&k.module.path, info.ast.span, "required here")
                     .with_help(help);
                 self.refuse(i, d);
                 Answer::Unresolved
             }
-            _ => {
-                let several: Vec<usize> = all.iter().copied().filter(|&p| p != i).collect();
+            (Some(_), Some(_)) => {
+                let several: Vec<InstanceId> = all.iter().copied().filter(|&p| p != i).collect();
                 self.several_providers(i, req, contract, &several, false);
                 Answer::Unresolved
             }
@@ -184,10 +183,10 @@ impl<'m> Resolver<'m> {
     /// E0503, naming every candidate and showing the pin that would choose one.
     fn several_providers(
         &mut self,
-        i: usize,
+        i: InstanceId,
         req: &str,
         contract: &str,
-        candidates: &[usize],
+        candidates: &[InstanceId],
         on_own_node: bool,
     ) {
         const SHOWN: usize = crate::diagnostics::LIST_SHOWN;
@@ -222,7 +221,7 @@ impl<'m> Resolver<'m> {
     }
 
     /// What would answer a contract nobody in the mesh provides.
-    fn no_provider_help(&mut self, i: usize, contract: &str) -> String {
+    fn no_provider_help(&self, i: InstanceId, contract: &str) -> String {
         let mut modules = self.workspace_modules_providing(contract);
         // The module named like the contract (the standard provider: `postgres` for
         // `postgres`) first; the others in name order.
@@ -242,7 +241,7 @@ impl<'m> Resolver<'m> {
     }
 
     /// Which instances of the mesh do provide `contract`, for E0505's help.
-    fn mesh_providers_help(&self, contract: &str, except: usize) -> String {
+    fn mesh_providers_help(&self, contract: &str, except: InstanceId) -> String {
         let names: Vec<String> = self
             .providers
             .get(contract)
@@ -265,7 +264,7 @@ impl<'m> Resolver<'m> {
 
     /// The holder of the seat that delivers `contract`, for requirement `req` of `i`; or
     /// a refusal of `i` saying the seat is not held (E0504) or held wrongly (E0515, E0109).
-    fn seat_holder_for(&mut self, i: usize, req: &str, contract: &str) -> Option<usize> {
+    fn seat_holder_for(&mut self, i: InstanceId, req: &str, contract: &str) -> Option<InstanceId> {
         let Some(seat) = self.registry.seat_delivering(contract) else {
             let d = self.diag(
                 Code::E0504,
@@ -331,10 +330,10 @@ impl<'m> Resolver<'m> {
     /// taken at the same provider by an earlier requirement of the same consumer. A secret
     /// operator value is kept by the vault under `<login>/<requirement>`.
     pub(super) fn allocate_secret_keys(&mut self) {
-        for i in 0..self.instances.len() {
+        for i in self.instances.ids() {
             let Some(m) = self.module_of(i) else { continue };
             let login = self.instances[i].login.clone();
-            let mut taken: FxHashSet<(usize, String)> = FxHashSet::default();
+            let mut taken: FxHashSet<(InstanceId, String)> = FxHashSet::default();
             for (&req, info) in &m.scope.requirements {
                 let mut keys: IndexMap<String, String> = IndexMap::new();
                 match self.instances[i].answers.get(req) {

@@ -2,9 +2,9 @@
 //! the route contract's) held by one assignment is refused to every later one, naming
 //! the holder (E0507).
 
-use super::Resolver;
 use super::evaluate::Resolved;
 use super::fx_hash::FxHashMap;
+use super::{InstanceId, Resolver};
 use crate::check::registry::ProviderKind;
 use crate::check::types::Value;
 use crate::diagnostics::Code;
@@ -16,8 +16,8 @@ impl<'m> Resolver<'m> {
     /// Refuses every assignment asking for a public name an earlier one (in source
     /// order) holds. Names compare case-insensitively, a trailing dot ignored.
     pub(super) fn check_public_names(&mut self) {
-        let mut held: FxHashMap<String, (usize, &'m str)> = FxHashMap::default();
-        for i in 0..self.instances.len() {
+        let mut held: FxHashMap<String, (InstanceId, &'m str)> = FxHashMap::default();
+        for i in self.instances.ids() {
             let Some(m) = self.module_of(i) else { continue };
             for (&req, info) in &m.scope.requirements {
                 if info.kind != Some(ProviderKind::Module) {
@@ -60,7 +60,7 @@ impl<'m> Resolver<'m> {
     }
 
     /// Where `req.public_name` is written on instance `i`'s assignment, else its head.
-    fn public_name_span(&self, i: usize, req: &str) -> crate::span::Span {
+    fn public_name_span(&self, i: InstanceId, req: &str) -> crate::span::Span {
         use crate::syntax::ast::AssignEntryKind;
         self.instances[i]
             .assign

@@ -495,8 +495,9 @@ pub enum Expr {
     List(Vec<Expr>, Span),
     Range(RangeLit),
     /// `url(db.password)`: a function of the language applied to its arguments
-    /// (LANGUAGE.md §12.4).
-    Call(Call),
+    /// (LANGUAGE.md §12.4). Boxed, as the rarest large variant: every expression of a
+    /// tree is the size of the largest.
+    Call(Box<Call>),
     /// `for NAME in ITERABLE TEMPLATE` (LANGUAGE.md §12.3): a string.
     For(Box<ForExpr>),
     /// Something that did not parse (already reported).

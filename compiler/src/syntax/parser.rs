@@ -1538,12 +1538,12 @@ impl<'a> Parser<'a> {
         }
         self.depth -= 1;
         args.shrink_to_fit();
-        Expr::Call(Call {
+        Expr::Call(Box::new(Call {
             parens: self.span_from(open),
             span: self.span_from(name.span),
             name,
             args,
-        })
+        }))
     }
 
     /// `for NAME in ITERABLE TEMPLATE` at the current `for` (LANGUAGE.md §12.3). What
