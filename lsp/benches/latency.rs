@@ -45,6 +45,7 @@ module svc{i:04} {{
   requires workers: operator int in 1..64 = 4
   container svc{i:04} {{
     image "registry.example/svc{i:04}:1.{i}"
+    user 1000
     env {{
       DB_HOST = db.host
       DB_PORT = "${{db.port}}"
