@@ -351,16 +351,7 @@ fn resolve(
         let errors = errors_by_file
             .borrow_mut()
             .entry(file_index)
-            .or_insert_with(|| {
-                let path = file.path(db);
-                let mut errors: Vec<Diagnostic> = check_file(db, ws, file)
-                    .iter()
-                    .filter(|d| d.is_error() && d.file == *path)
-                    .cloned()
-                    .collect();
-                errors.sort_by_key(|d| d.span.start);
-                Arc::new(errors)
-            })
+            .or_insert_with(|| sorted_errors(db, ws, file))
             .clone();
         let first = errors.partition_point(|d| d.span.start < span.start);
         errors[first..]
@@ -457,6 +448,15 @@ fn module_errors_with(
 /// The error diagnostics of one file, sorted by place.
 #[salsa::tracked(returns(clone))]
 fn file_errors(db: &dyn salsa::Database, ws: Workspace, file: SourceFile) -> Arc<Vec<Diagnostic>> {
+    sorted_errors(db, ws, file)
+}
+
+/// What [`file_errors`] holds, for a caller that keeps it itself.
+fn sorted_errors(
+    db: &dyn salsa::Database,
+    ws: Workspace,
+    file: SourceFile,
+) -> Arc<Vec<Diagnostic>> {
     let path = file.path(db);
     let mut errors: Vec<Diagnostic> = check_file(db, ws, file)
         .iter()

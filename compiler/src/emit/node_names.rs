@@ -8,7 +8,9 @@
 
 use serde::ser::{self, Impossible, Serialize};
 use std::collections::BTreeSet;
-use std::fmt;
+
+/// Why a value has no JSON: the canonical writer's error, for the same JSON.
+pub use super::canonical::Error;
 
 /// Adds to `out` every string value of a `"node"` key in the JSON `value` serialises to.
 /// Fails, leaving `out` partly filled, where that JSON could not be made (a map key that
@@ -18,24 +20,6 @@ pub fn nodes_named<T: Serialize + ?Sized>(
     out: &mut BTreeSet<String>,
 ) -> Result<(), Error> {
     value.serialize(Walk { out })
-}
-
-/// Why a value has no JSON.
-#[derive(Debug)]
-pub struct Error(String);
-
-impl fmt::Display for Error {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for Error {}
-
-impl ser::Error for Error {
-    fn custom<M: fmt::Display>(msg: M) -> Self {
-        Error(msg.to_string())
-    }
 }
 
 /// Walks a value, collecting the names.
