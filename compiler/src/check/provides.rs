@@ -9,7 +9,7 @@ use super::registry::{ContractInfo, ProviderKind};
 use super::scope::RefContext;
 use crate::diagnostics::Rule;
 use crate::diagnostics::rules::{Duplicate, UnknownField};
-use crate::diagnostics::{Code, Diagnostic, closest};
+use crate::diagnostics::{Code, Diagnostic, Reported, closest};
 use crate::syntax::ast::{Answer, Expr, Provides};
 
 impl<'a> ModuleChecker<'a, '_> {
@@ -39,30 +39,7 @@ impl<'a> ModuleChecker<'a, '_> {
             .get(p.contract.name.as_str())
             .map(|c| &**c)
         else {
-            let help = closest(
-                &p.contract.name,
-                registry
-                    .contracts
-                    .values()
-                    .filter(|c| c.kind == Some(ProviderKind::Module))
-                    .map(|c| c.name.as_str()),
-            )
-            .map(|s| format!("did you mean `{s}`?"))
-            .unwrap_or_else(|| {
-                format!(
-                    "declare it: `contract {} for module {{ … }}`",
-                    p.contract.name
-                )
-            });
-            self.cx.report(
-                Diagnostic::new(
-                    Code::E0103,
-                    self.cx.path,
-                    p.contract.span,
-                    format!("unknown contract `{}`", p.contract.name),
-                )
-                .with_help(help),
-            );
+            let _ = self.unknown_provided(p);
             self.answer_names(p);
             return;
         };
@@ -143,6 +120,46 @@ impl<'a> ModuleChecker<'a, '_> {
             }
             self.cx.report(d);
         }
+    }
+
+    /// E0103 for the first `provides` block of a contract the workspace lacks, told once
+    /// whoever asks first: the block's check, or a loop over the consumers of that
+    /// contract (checked before the blocks).
+    pub(crate) fn unknown_provided(&mut self, p: &Provides) -> Reported {
+        if let Some(&(_, told)) = self
+            .told_provides
+            .iter()
+            .find(|(at, _)| *at == p.contract.span)
+        {
+            return told;
+        }
+        let registry = self.cx.registry;
+        let help = closest(
+            &p.contract.name,
+            registry
+                .contracts
+                .values()
+                .filter(|c| c.kind == Some(ProviderKind::Module))
+                .map(|c| c.name.as_str()),
+        )
+        .map(|s| format!("did you mean `{s}`?"))
+        .unwrap_or_else(|| {
+            format!(
+                "declare it: `contract {} for module {{ … }}`",
+                p.contract.name
+            )
+        });
+        let told = self.cx.refuse(
+            Diagnostic::new(
+                Code::E0103,
+                self.cx.path,
+                p.contract.span,
+                format!("unknown contract `{}`", p.contract.name),
+            )
+            .with_help(help),
+        );
+        self.told_provides.push((p.contract.span, told));
+        told
     }
 
     /// The names the answers of a block not otherwise checked read: a duplicate block, or

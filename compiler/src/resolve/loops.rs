@@ -9,6 +9,7 @@
 
 use super::evaluate::{Ctx, Resolved};
 use super::{Answer, InstanceId, Resolver};
+use crate::check::meaning::LoopRead;
 use crate::check::registry::ContractInfo;
 use crate::check::types::{Ty, Value};
 use crate::syntax::ast::{ForExpr, Iterable, Reference, SmolStr};
@@ -70,13 +71,15 @@ impl<'m> Resolver<'m> {
         out
     }
 
-    /// The binding of `name` in instance `i`'s loops, innermost first.
-    fn binding(&self, i: InstanceId, name: &str) -> Option<&Binding<'m>> {
+    /// The binding of `name` in instance `i`'s loops, innermost first, with its index
+    /// among the bindings.
+    pub(crate) fn binding(&self, i: InstanceId, name: &str) -> Option<(usize, &Binding<'m>)> {
         self.eval
             .loop_bindings
             .iter()
+            .enumerate()
             .rev()
-            .find(|b| b.instance == i && b.name == name)
+            .find(|(_, b)| b.instance == i && b.name == name)
     }
 
     /// The name a template gives `reference`: its dotted text, the loop variable it
@@ -87,48 +90,44 @@ impl<'m> Resolver<'m> {
             return dotted;
         };
         match self.binding(i, &first.name) {
-            Some(b) => format!("{}{}", b.label, &dotted[first.name.len()..]),
+            Some((_, b)) => format!("{}{}", b.label, &dotted[first.name.len()..]),
             None => dotted,
         }
     }
 
-    /// What `reference` reads through a loop variable of instance `i`, if its first word
-    /// names one.
-    pub(crate) fn eval_loop_ref(
+    /// What `read` reads through loop binding `var` ([`crate::check::meaning`] told what
+    /// the reference's words name).
+    pub(crate) fn eval_loop_read(
         &mut self,
-        i: InstanceId,
-        reference: &Reference,
-    ) -> Option<Option<Resolved>> {
-        let segs = &reference.segments;
-        let b = self.binding(i, &segs.first()?.name)?.value.clone();
-        let words: Vec<&str> = segs[1..].iter().map(|s| s.name.as_str()).collect();
-        Some(match b {
-            Bound::Item(v, ty) => words.is_empty().then_some(Resolved::Plain(v, ty)),
-            Bound::Consumer {
-                consumer,
-                requirement,
-                contract,
-            } => {
-                let c = &self.instances[consumer];
-                let text = |s: &str| Some(Resolved::Plain(Value::Str(s.to_string()), Ty::String));
-                match words.as_slice() {
-                    ["login"] => text(&c.login),
-                    ["instance"] => text(&c.name),
-                    ["module"] => text(&c.module_name),
-                    ["node"] => self.nodes[c.node]
-                        .private_name
-                        .clone()
-                        .map(|n| Resolved::Plain(Value::Str(n), Ty::Hostname)),
-                    ["given", field] if contract.fields.get(*field).is_some_and(|f| f.given) => {
-                        self.given_value(consumer, requirement, field)
-                    }
-                    [field] if contract.fields.get(*field).is_some_and(|f| !f.given) => {
-                        self.module_answer(consumer, requirement, field)
-                    }
-                    _ => None,
-                }
+        var: usize,
+        read: LoopRead<'_, 'm>,
+    ) -> Option<Resolved> {
+        let b = self.eval.loop_bindings.get(var)?.value.clone();
+        match (b, read) {
+            (Bound::Item(v, ty), LoopRead::Whole) => Some(Resolved::Plain(v, ty)),
+            (Bound::Consumer { consumer, .. }, LoopRead::Meta { field, .. }) => {
+                self.consumer_text(consumer, field)
             }
-        })
+            (
+                Bound::Consumer {
+                    consumer,
+                    requirement,
+                    ..
+                },
+                LoopRead::Given {
+                    field: Some(field), ..
+                },
+            ) => self.given_value(consumer, requirement, &field.name),
+            (
+                Bound::Consumer {
+                    consumer,
+                    requirement,
+                    ..
+                },
+                LoopRead::Answer { field, .. },
+            ) => self.module_answer(consumer, requirement, &field.name),
+            _ => None,
+        }
     }
 
     /// Renders `f` in instance `i`'s scope.

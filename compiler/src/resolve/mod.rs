@@ -206,13 +206,16 @@ pub fn resolve_mesh(input: &ResolveInput<'_>) -> MeshOutcome {
         if sources.contains_key(name) {
             continue;
         }
-        if let Some(src) = (input.module)(name).filter(is_module_source) {
+        if let Some(src) = (input.module)(name) {
             sources.insert(name.to_string(), src);
         }
     }
     let modules: IndexMap<String, LoadedModule<'_>> = sources
         .iter()
-        .map(|(name, src)| (name.clone(), LoadedModule::new(name, src, input)))
+        .filter_map(|(name, src)| {
+            let ast = module_of(src)?;
+            Some((name.clone(), LoadedModule::new(name, src, ast, input)))
+        })
         .collect();
     Resolver::new(input, &modules).run()
 }
@@ -233,11 +236,12 @@ pub fn meshes_in(registry: &Registry, path: &str) -> Vec<String> {
         .collect()
 }
 
-fn is_module_source(src: &ModuleSource) -> bool {
-    matches!(
-        src.parsed.file.items.get(src.item),
-        Some(ast::Item::Module(_))
-    )
+/// The module definition `src` names, when its item is one.
+fn module_of(src: &ModuleSource) -> Option<&ast::Module> {
+    match src.parsed.file.items.get(src.item) {
+        Some(ast::Item::Module(m)) => Some(m),
+        _ => None,
+    }
 }
 
 /// A module definition as resolution reads it.
@@ -258,11 +262,13 @@ pub(crate) struct LoadedModule<'m> {
 }
 
 impl<'m> LoadedModule<'m> {
-    fn new(name: &str, src: &'m ModuleSource, input: &ResolveInput<'m>) -> LoadedModule<'m> {
-        let ast = match &src.parsed.file.items[src.item] {
-            ast::Item::Module(m) => m,
-            _ => unreachable!("filtered by is_module_source"),
-        };
+    /// Module `ast`, the definition `src` names, loaded.
+    fn new(
+        name: &str,
+        src: &'m ModuleSource,
+        ast: &'m ast::Module,
+        input: &ResolveInput<'m>,
+    ) -> LoadedModule<'m> {
         let mut provides = IndexMap::new();
         for p in ast.provides() {
             provides.entry(p.contract.name.as_str()).or_insert(p);
