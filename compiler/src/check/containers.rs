@@ -13,7 +13,9 @@ use super::types::{
     Constraint, Ty, image_has_digest, image_tag, path_is_under, validate_container_path,
     validate_image,
 };
-use crate::diagnostics::rules::{Duplicate, InvalidLiteral, TypeMismatch};
+use crate::diagnostics::rules::{
+    Breach, Duplicate, InvalidLiteral, TypeMismatch, UnknownRequirement,
+};
 use crate::diagnostics::{Code, Diagnostic, Reported, Rule};
 use crate::span::Span;
 use crate::syntax::ast::{
@@ -242,18 +244,13 @@ impl<'a> ModuleChecker<'a, '_> {
                 // told again.
                 self.when = Some(meant);
             }
-            self.cx.report(
-                Diagnostic::new(
-                    Code::E0104,
-                    self.cx.path,
-                    w.requirement.span,
-                    format!(
-                        "module `{}` has no requirement `{name}`",
-                        self.module.name.name
-                    ),
-                )
-                .with_help(help),
-            );
+            let rule = UnknownRequirement::Named {
+                module: &self.module.name.name,
+                name,
+                help,
+                loop_var: None,
+            };
+            self.cx.report(rule.at(self.cx.path, w.requirement.span));
             return;
         };
         // The block's entries are what the requirement is wanted for.
@@ -392,18 +389,13 @@ impl<'a> ModuleChecker<'a, '_> {
                 std::iter::once((&o.uid, "owner")).chain(o.gid.as_ref().map(|g| (g, "group")))
             {
                 if !(0..=MAX_UID).contains(&n.value) {
-                    self.cx.report(
-                        Diagnostic::new(
-                            Code::E0304,
-                            self.cx.path,
-                            n.span,
-                            format!(
-                                "the {what}'s {which} must be a uid in 0..{MAX_UID}, found {}",
-                                n.value
-                            ),
-                        )
-                        .with_help("write the number the image's process runs as, like `owner 1000` or `owner 991:991`"),
-                    );
+                    let rule = Breach::Uid {
+                        what,
+                        which,
+                        max: MAX_UID,
+                        value: n.value,
+                    };
+                    self.cx.report(rule.at(self.cx.path, n.span));
                 }
             }
         }
@@ -791,18 +783,13 @@ impl<'a> ModuleChecker<'a, '_> {
                 // The typo stands for it: no E0323 on top.
                 published.insert(meant, ident.span);
             }
-            self.cx.report(
-                Diagnostic::new(
-                    Code::E0104,
-                    self.cx.path,
-                    ident.span,
-                    format!(
-                        "module `{}` has no requirement `{}`",
-                        self.module.name.name, ident.name
-                    ),
-                )
-                .with_help(help),
-            );
+            let rule = UnknownRequirement::Named {
+                module: &self.module.name.name,
+                name: &ident.name,
+                help,
+                loop_var: None,
+            };
+            self.cx.report(rule.at(self.cx.path, ident.span));
             return;
         };
         self.used[idx] = true;

@@ -7,7 +7,7 @@ use super::expressions::{Slot, What, a_type, check_literal, contains_host_path};
 use super::module::{Seen, duplicate};
 use super::registry::{PROVIDER_KINDS, ProviderKind};
 use super::types::{Constraint, TYPE_NAMES, Ty, Value, whole_match_regex};
-use crate::diagnostics::rules::{Duplicate, InvalidLiteral, TypeMismatch};
+use crate::diagnostics::rules::{Duplicate, InvalidLiteral, OtherProvider, TypeMismatch};
 use crate::diagnostics::{Code, Diagnostic, Reported, Rule, closest};
 use crate::span::Span;
 use crate::syntax::ast::{self, Expr, Refinement, TypeExpr};
@@ -158,17 +158,7 @@ pub(crate) fn check_declaration(
             Owner::Operator => Some("the operator"),
         };
         if let Some(answerer) = answerer {
-            cx.report(
-                Diagnostic::new(
-                    Code::E0202,
-                    cx.path,
-                    ty_expr.span,
-                    format!("a `host_path` is answered by the host, not by {answerer}"),
-                )
-                .with_help(
-                    "a place on a machine is a `host directory` or `host access` requirement of the module, placed by the assignment",
-                ),
-            );
+            cx.report(OtherProvider::HostPath { answerer }.at(cx.path, ty_expr.span));
             return;
         }
     }

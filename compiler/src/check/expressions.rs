@@ -11,7 +11,9 @@ use super::module::{Edge, ModuleChecker};
 use super::registry::{ContractInfo, FieldInfo};
 use super::scope::{CONSUMER_FIELDS, Head, RefContext, RefError};
 use super::types::{Bounds, Constraint, Ty, Value, validate_literal};
-use crate::diagnostics::rules::{InvalidLiteral, TypeMismatch, UnknownField};
+use crate::diagnostics::rules::{
+    BadCall, Breach, InvalidLiteral, TypeMismatch, UnknownField, UnknownRequirement,
+};
 use crate::diagnostics::{Code, Diagnostic, Reported, Rule};
 use crate::span::{FilePath, Span};
 use crate::syntax::ast::{self, Expr, Radix, Reference, StrPart, StringLit};
@@ -256,21 +258,16 @@ impl<'a> ModuleChecker<'a, '_> {
                 // A word naming nothing (`secret "/p" = hunter2`) may be a value written
                 // without its quotes, a secret even: it is never quoted (the excerpt
                 // points at it, masked where a secret is written). A loop's variable is.
-                let message = if looped.is_none() {
-                    format!(
-                        "module `{}` has no requirement of the name written here (a value is written in quotes)",
-                        self.module.name.name
-                    )
-                } else {
-                    format!(
-                        "module `{}` has no requirement `{name}`",
-                        self.module.name.name
-                    )
-                };
-                let d = Diagnostic::new(Code::E0104, self.cx.path, span, message).with_help(help);
+                let module = &self.module.name.name;
                 match looped {
-                    Some(at) => d.with_label(at, "a loop variable, known only in its template"),
-                    None => d,
+                    Some(at) => UnknownRequirement::Named {
+                        module,
+                        name: &name,
+                        help,
+                        loop_var: Some(at),
+                    }
+                    .at(self.cx.path, span),
+                    None => UnknownRequirement::Unquoted { module, help }.at(self.cx.path, span),
                 }
             }
             RefError::UnknownField {
@@ -554,45 +551,27 @@ impl<'a> ModuleChecker<'a, '_> {
     fn eval_call(&mut self, c: &ast::Call, place: Place<'_>, ctx: RefContext<'a>) -> Val<'a> {
         let Some(func) = crate::functions::Func::from_name(&c.name.name) else {
             let names = crate::functions::Func::ALL.iter().map(|f| f.name());
-            let help = match crate::diagnostics::closest(&c.name.name, names) {
-                Some(near) => format!(
-                    "did you mean `{}`? ",
-                    crate::functions::Func::from_name(near).map_or(near, |f| f.signature())
-                ),
-                None => String::new(),
+            let near = crate::diagnostics::closest(&c.name.name, names).map(|near| {
+                crate::functions::Func::from_name(near).map_or(near, |f| f.signature())
+            });
+            let rule = BadCall::Unknown {
+                name: &c.name.name,
+                near,
             };
-            self.cx.report(
-                Diagnostic::new(
-                    Code::E0324,
-                    self.cx.path,
-                    c.name.span,
-                    format!("`{}` is not a function of the language", c.name.name),
-                )
-                .with_help(format!(
-                    "{help}the functions are url(x), json(x), yaml(x), lower(x), upper(x) and replace(x, \"from\", \"to\")"
-                )),
-            );
+            self.cx.report(rule.at(self.cx.path, c.name.span));
             for arg in &c.args {
                 self.eval_names(arg, ctx);
             }
             return Val::error();
         };
         if c.args.len() != func.arity() {
-            let n = c.args.len();
-            self.cx.report(
-                Diagnostic::new(
-                    Code::E0324,
-                    self.cx.path,
-                    c.span,
-                    format!(
-                        "`{}` takes {} argument{}, found {n}",
-                        func.name(),
-                        func.arity(),
-                        if func.arity() == 1 { "" } else { "s" },
-                    ),
-                )
-                .with_help(format!("write `{}`", func.signature())),
-            );
+            let rule = BadCall::Arity {
+                function: func.name(),
+                arity: func.arity(),
+                found: c.args.len(),
+                signature: func.signature(),
+            };
+            self.cx.report(rule.at(self.cx.path, c.span));
             for arg in &c.args {
                 self.eval_names(arg, ctx);
             }
@@ -607,22 +586,10 @@ impl<'a> ModuleChecker<'a, '_> {
             } else if v.secret.is_some() && matches!(arg, Expr::Str(_)) {
                 // The node applies the call to the secret itself: its argument must be
                 // the secret (a reference or a call), not text around it.
-                self.cx.report(
-                    Diagnostic::new(
-                        Code::E0324,
-                        self.cx.path,
-                        arg.span(),
-                        format!(
-                            "an argument of `{}(…)` that reads a secret is a reference or a call, not a string around it",
-                            func.name()
-                        ),
-                    )
-                    .with_help(format!(
-                        "call `{}` on the secret alone, and write the text around the call: `\"…${{{}(db.password)}}…\"`",
-                        func.name(),
-                        func.name()
-                    )),
-                );
+                let rule = BadCall::SecretInString {
+                    function: func.name(),
+                };
+                self.cx.report(rule.at(self.cx.path, arg.span()));
                 broken = true;
             } else if val.secret.is_none() && v.secret.is_some() {
                 val.secret = v.secret;
@@ -896,17 +863,15 @@ impl<'a> ModuleChecker<'a, '_> {
                 },
             ),
         };
-        let mut d = Diagnostic::new(
-            Code::E0304,
-            self.cx.path,
-            expr.span(),
-            format!("`{name}` {held}, but {} must be in {want}", slot.what),
-        )
-        .with_help(help);
-        if let Some((file, span)) = slot.decl {
-            d = d.with_label_in(file, span, "the range is declared here");
-        }
-        self.cx.report(d);
+        let rule = Breach::ReferenceRange {
+            name: &name,
+            held,
+            what: &slot.what,
+            want: &want,
+            help,
+            decl: slot.decl,
+        };
+        self.cx.report(rule.at(self.cx.path, expr.span()));
     }
 }
 
@@ -1026,17 +991,13 @@ pub(crate) fn check_literal(cx: &mut Cx<'_>, expr: &Expr, slot: &Slot<'_>) -> Re
         return Err(cx.refuse(rule.at(cx.path, expr.span())));
     }
     if let Some(breach) = slot.constraint.check(&value) {
-        let mut d = Diagnostic::new(
-            Code::E0304,
-            cx.path,
-            expr.span(),
-            format!("{} {breach}", slot.what),
-        )
-        .with_help(breach_help(&breach, slot));
-        if let Some((file, span)) = slot.decl {
-            d = d.with_label_in(file, span, "the refinement is declared here");
-        }
-        return Err(cx.refuse(d));
+        let rule = Breach::Literal {
+            what: &slot.what,
+            breach: &breach,
+            help: breach_help(&breach, slot),
+            decl: slot.decl,
+        };
+        return Err(cx.refuse(rule.at(cx.path, expr.span())));
     }
     Ok(())
 }

@@ -8,7 +8,7 @@ use super::module::{ModuleChecker, Seen, duplicate};
 use super::registry::{ContractInfo, ProviderKind};
 use super::scope::RefContext;
 use crate::diagnostics::Rule;
-use crate::diagnostics::rules::{Duplicate, UnknownField};
+use crate::diagnostics::rules::{Duplicate, OtherProvider, UnknownContract, UnknownField};
 use crate::diagnostics::{Code, Diagnostic, closest};
 use crate::syntax::ast::{Answer, Expr, Provides};
 
@@ -54,15 +54,11 @@ impl<'a> ModuleChecker<'a, '_> {
                     p.contract.name
                 )
             });
-            self.cx.report(
-                Diagnostic::new(
-                    Code::E0103,
-                    self.cx.path,
-                    p.contract.span,
-                    format!("unknown contract `{}`", p.contract.name),
-                )
-                .with_help(help),
-            );
+            let rule = UnknownContract {
+                name: &p.contract.name,
+                help,
+            };
+            self.cx.report(rule.at(self.cx.path, p.contract.span));
             self.answer_names(p);
             return;
         };
@@ -70,24 +66,13 @@ impl<'a> ModuleChecker<'a, '_> {
         if let Some(kind) = contract.kind
             && kind != ProviderKind::Module
         {
-            self.cx.report(
-                Diagnostic::new(
-                    Code::E0202,
-                    self.cx.path,
-                    p.contract.span,
-                    format!(
-                        "`{}` is answered by {}, not by a module",
-                        contract.name,
-                        kind.answerer()
-                    ),
-                )
-                .with_label_in(
-                    &contract.file,
-                    contract.name_span,
-                    format!("declared `for {}` here", kind.as_str()),
-                )
-                .with_help("a module provides only `for module` contracts"),
-            );
+            let rule = OtherProvider::Provides {
+                contract: &contract.name,
+                answered_by: kind.answerer(),
+                kind: kind.as_str(),
+                decl: (&contract.file, contract.name_span),
+            };
+            self.cx.report(rule.at(self.cx.path, p.contract.span));
             for a in &p.answers {
                 self.eval_names(&a.value, ctx);
             }

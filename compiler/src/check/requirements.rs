@@ -9,7 +9,9 @@ use super::registry::{ContractInfo, FieldInfo, PROVIDER_KINDS, ProviderKind};
 use super::scope::RefContext;
 use super::types::{Bounds, Constraint, TYPE_NAMES, Value};
 use crate::diagnostics::Rule;
-use crate::diagnostics::rules::{Duplicate, UnknownField};
+use crate::diagnostics::rules::{
+    Breach, Duplicate, OtherProvider, ProviderKindError, UnknownContract, UnknownField,
+};
 use crate::diagnostics::{Code, Diagnostic, closest};
 use crate::span::Span;
 use crate::syntax::ast::{Narrowing, NarrowingKind, Refinement, Requirement, RequirementBody};
@@ -134,15 +136,11 @@ impl<'a> ModuleChecker<'a, '_> {
                     .unwrap_or_else(|| {
                         "declare it with `contract NAME for module { … }`, or require an operator value with `operator TYPE`".into()
                     });
-                    self.cx.report(
-                        Diagnostic::new(
-                            Code::E0103,
-                            self.cx.path,
-                            contract_ident.span,
-                            format!("unknown contract `{}`", contract_ident.name),
-                        )
-                        .with_help(help),
-                    );
+                    let rule = UnknownContract {
+                        name: &contract_ident.name,
+                        help,
+                    };
+                    self.cx.report(rule.at(self.cx.path, contract_ident.span));
                     for n in narrowing {
                         if let NarrowingKind::Set(e) = &n.kind {
                             self.eval_names(e, RefContext::Definition);
@@ -153,30 +151,15 @@ impl<'a> ModuleChecker<'a, '_> {
                 if let (Some(k), Some(answered_by)) = (kind, info.kind)
                     && k != answered_by
                 {
-                    self.cx.report(
-                        Diagnostic::new(
-                            Code::E0202,
-                            self.cx.path,
-                            kind_ident.span,
-                            format!(
-                                "`{}` is answered by {}, not by {}",
-                                info.name,
-                                answered_by.answerer(),
-                                k.answerer()
-                            ),
-                        )
-                        .with_label_in(
-                            &info.file,
-                            info.name_span,
-                            format!("declared `for {}` here", answered_by.as_str()),
-                        )
-                        .with_help(format!(
-                            "write `requires {}: {} {}`",
-                            r.name.name,
-                            answered_by.as_str(),
-                            info.name
-                        )),
-                    );
+                    let rule = OtherProvider::Requirement {
+                        requirement: &r.name.name,
+                        contract: &info.name,
+                        answered_by: answered_by.answerer(),
+                        written: k.answerer(),
+                        kind: answered_by.as_str(),
+                        decl: (&info.file, info.name_span),
+                    };
+                    self.cx.report(rule.at(self.cx.path, kind_ident.span));
                 }
                 self.check_narrowing(r, index, info, narrowing);
             }
@@ -213,18 +196,12 @@ impl<'a> ModuleChecker<'a, '_> {
                     c.name
                 )
             };
-            self.cx.report(
-                Diagnostic::new(
-                    Code::E0201,
-                    self.cx.path,
-                    c.span,
-                    format!(
-                        "`{}` names no provider kind before its contract `{}`: the provider kinds are `module`, `host`, `mesh` and `operator`",
-                        r.name.name, c.name
-                    ),
-                )
-                .with_help(help),
-            );
+            let rule = ProviderKindError::Missing {
+                requirement: &r.name.name,
+                contract: &c.name,
+                help,
+            };
+            self.cx.report(rule.at(self.cx.path, c.span));
             return;
         };
         let help = if let Some(seat) = registry.seats.get(kind.name.as_str()) {
@@ -254,18 +231,11 @@ impl<'a> ModuleChecker<'a, '_> {
         } else {
             "a module answers module contracts, the host `directory`, `access`, `port` and `node`, the mesh `identity`; an operator value is `operator TYPE`".into()
         };
-        self.cx.report(
-            Diagnostic::new(
-                Code::E0201,
-                self.cx.path,
-                kind.span,
-                format!(
-                    "unknown provider kind `{}`: the provider kinds are `module`, `host`, `mesh` and `operator`",
-                    kind.name
-                ),
-            )
-            .with_help(help),
-        );
+        let rule = ProviderKindError::Unknown {
+            kind: &kind.name,
+            help,
+        };
+        self.cx.report(rule.at(self.cx.path, kind.span));
     }
 
     /// The entries inside a requirement's braces.
@@ -420,16 +390,12 @@ impl<'a> ModuleChecker<'a, '_> {
                 if let Some(value) = Value::from_literal(v)
                     && let Some(breach) = rest.check(&value)
                 {
-                    self.cx.report(
-                        Diagnostic::new(
-                            Code::E0304,
-                            self.cx.path,
-                            v.span(),
-                            format!("{what} {breach}"),
-                        )
-                        .with_label_in(&contract.file, field.span, "the contract's refinements")
-                        .with_help("drop the value from the set: it can never be chosen"),
-                    );
+                    let rule = Breach::SetValue {
+                        what: &what,
+                        breach: &breach,
+                        field: (&contract.file, field.span),
+                    };
+                    self.cx.report(rule.at(self.cx.path, v.span()));
                 }
             }
         }

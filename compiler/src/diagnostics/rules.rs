@@ -9,6 +9,11 @@
 //! value is a type of a layer above, such as a checker type), so this layer stays below
 //! every other.
 
+mod check;
+mod syntax;
+pub use check::*;
+pub use syntax::*;
+
 use super::{Code, Diagnostic, Label};
 use crate::span::{FilePath, Span};
 use std::fmt::Display;
