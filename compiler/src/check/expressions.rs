@@ -12,9 +12,10 @@ use super::registry::{ContractInfo, FieldInfo};
 use super::scope::{CONSUMER_FIELDS, Head, RefContext, RefError};
 use super::types::{Bounds, Constraint, Ty, Value, validate_literal};
 use crate::diagnostics::rules::{
-    BadCall, Breach, InvalidLiteral, TypeMismatch, UnknownField, UnknownRequirement,
+    BadCall, Breach, HostPathRead, InvalidLiteral, OptionalRead, OutsideProvides, SecretToPlain,
+    TypeMismatch, UnknownField, UnknownRequirement,
 };
-use crate::diagnostics::{Code, Diagnostic, Reported, Rule};
+use crate::diagnostics::{Reported, Rule};
 use crate::span::{FilePath, Span};
 use crate::syntax::ast::{self, Expr, Radix, Reference, StrPart, StringLit};
 use std::borrow::Cow;
@@ -222,22 +223,12 @@ impl<'a> ModuleChecker<'a, '_> {
         }
         self.told_optional.push(at);
         let name = &req.name.name;
-        let mut d = Diagnostic::new(
-            Code::E0320,
-            self.cx.path,
-            at,
-            format!("`{name}` is optional and may be absent; it is read only inside `when {name} {{ … }}`"),
-        )
-        .with_label(req.name.span.to(req.optional.unwrap_or(req.name.span)), "declared optional here");
-        d = match self.when {
-            Some(other) => d.with_help(format!(
-                "this entry stands under `when {other}`; move it to a `when {name} {{ … }}` block of its own"
-            )),
-            None => d.with_help(format!(
-                "put the entries that read it in `when {name} {{ … }}` among the container's entries or inside `env {{ }}`; they are left out when `{name}` is absent"
-            )),
+        let rule = OptionalRead {
+            requirement: name,
+            declared: req.name.span.to(req.optional.unwrap_or(req.name.span)),
+            under: self.when,
         };
-        self.cx.report(d);
+        self.cx.report(rule.at(self.cx.path, at));
     }
 
     fn report_ref_error(&mut self, e: RefError) {
@@ -308,18 +299,7 @@ impl<'a> ModuleChecker<'a, '_> {
                 UnknownField::TooDeep { what }.at(self.cx.path, span)
             }
             RefError::OutsideProvides { span, word } => {
-                let help = if word == "consumer" {
-                    "a module reads its own login through a `mesh identity` requirement: `requires me: mesh identity`, then `me.login`"
-                } else {
-                    "a requirement's given field is read as `req.field`; `given.FIELD` is what a consumer set, read while answering it"
-                };
-                Diagnostic::new(
-                    Code::E0318,
-                    self.cx.path,
-                    span,
-                    format!("`{word}` exists only inside `provides`"),
-                )
-                .with_help(help)
+                OutsideProvides { word: &word }.at(self.cx.path, span)
             }
             RefError::Unresolved => return,
         };
@@ -747,23 +727,17 @@ impl<'a> ModuleChecker<'a, '_> {
         interpolated: bool,
     ) {
         let name = self.target_name(target);
-        let message = if interpolated {
-            format!("`{name}` is a host path; it cannot be interpolated")
-        } else {
-            format!(
-                "`{name}` is a host path; {} cannot read it",
-                place.describe()
-            )
-        };
-        let req = match target {
+        let place = (!interpolated).then(|| place.describe());
+        let requirement = match target {
             Target::Field { req, .. } => self.scope.requirements[req].name(),
             _ => "REQ",
         };
-        self.cx.report(
-            Diagnostic::new(Code::E0303, self.cx.path, at, message).with_help(format!(
-                "a host path is only ever a mount source: mount it (`mount {req}.path -> \"/data\"`) and let the process read the container path"
-            )),
-        );
+        let rule = HostPathRead {
+            name: &name,
+            place: place.as_deref(),
+            requirement,
+        };
+        self.cx.report(rule.at(self.cx.path, at));
     }
 
     /// E0302: a secret going into a plain value.
@@ -788,19 +762,13 @@ impl<'a> ModuleChecker<'a, '_> {
             }
             (None, false) => fix,
         };
-        self.cx.report(
-            Diagnostic::new(
-                Code::E0302,
-                self.cx.path,
-                taint.at,
-                format!(
-                    "{} would carry the secret `{name}` as a plain value",
-                    place.describe()
-                ),
-            )
-            .with_label_in(&file, decl, "declared secret here")
-            .with_help(help),
-        );
+        let rule = SecretToPlain {
+            place: &place.describe(),
+            name: &name,
+            decl: (&file, decl),
+            help,
+        };
+        self.cx.report(rule.at(self.cx.path, taint.at));
     }
 
     /// Checks that a value fits a typed slot: its type (E0301), a literal's validity

@@ -9,10 +9,11 @@ use super::registry::{ContractInfo, FieldInfo, PROVIDER_KINDS, ProviderKind};
 use super::scope::RefContext;
 use super::types::{Bounds, Constraint, TYPE_NAMES, Value};
 use crate::diagnostics::Rule;
+use crate::diagnostics::closest;
 use crate::diagnostics::rules::{
-    Breach, Duplicate, OtherProvider, ProviderKindError, UnknownContract, UnknownField,
+    Breach, Duplicate, NoPossibleValue, OptionalNotModule, OtherProvider, ProviderField,
+    ProviderKindError, RequirementCycle, UnknownContract, UnknownField, Widens,
 };
-use crate::diagnostics::{Code, Diagnostic, closest};
 use crate::span::Span;
 use crate::syntax::ast::{Narrowing, NarrowingKind, Refinement, Requirement, RequirementBody};
 
@@ -79,20 +80,13 @@ impl<'a> ModuleChecker<'a, '_> {
                     k.as_str()
                 ),
             };
-            self.cx.report(
-                Diagnostic::new(
-                    Code::E0321,
-                    self.cx.path,
-                    q,
-                    format!(
-                        "`{}` is {} requirement; only a module requirement can be optional",
-                        r.name.name,
-                        article(k)
-                    ),
-                )
-                .with_label(kind_ident.span, format!("{} requirement", article(k)))
-                .with_help(help),
-            );
+            let rule = OptionalNotModule {
+                requirement: &r.name.name,
+                a_kind: &article(k),
+                kind: kind_ident.span,
+                help,
+            };
+            self.cx.report(rule.at(self.cx.path, q));
         }
         match &r.body {
             RequirementBody::Operator {
@@ -277,27 +271,16 @@ impl<'a> ModuleChecker<'a, '_> {
             match &n.kind {
                 NarrowingKind::Set(e) => {
                     if !field.given {
-                        let mut d = Diagnostic::new(
-                            Code::E0307,
-                            self.cx.path,
-                            n.field.span,
-                            format!(
-                                "`{}` of `{}` is answered by its provider; `{}` cannot set it",
-                                field.name, contract.name, r.name.name
-                            ),
-                        );
-                        if field.secret {
+                        let rule = ProviderField::Set {
+                            field: &field.name,
+                            contract: &contract.name,
+                            requirement: &r.name.name,
+                            decl: (&contract.file, field.span),
                             // A value written for a secret field may be one.
-                            d = d.with_redacted(e.span());
-                        }
-                        self.cx.report(
-                            d.with_label_in(
-                                &contract.file,
-                                field.span,
-                                "answered by the provider, not given",
-                            )
-                            .with_help(given_help(contract)),
-                        );
+                            secret_value: field.secret.then(|| e.span()),
+                            help: given_help(contract),
+                        };
+                        self.cx.report(rule.at(self.cx.path, n.field.span));
                         self.eval_names(e, RefContext::Definition);
                         continue;
                     }
@@ -357,23 +340,12 @@ impl<'a> ModuleChecker<'a, '_> {
         effective.refine(rs);
         if effective.is_empty() {
             let span = refinements_span(rs).unwrap_or(entry);
-            self.cx.report(
-                Diagnostic::new(
-                    Code::E0306,
-                    self.cx.path,
-                    span,
-                    format!(
-                        "the narrowing of `{}.{}` leaves no possible value",
-                        r.name.name, field.name
-                    ),
-                )
-                .with_label_in(
-                    &contract.file,
-                    field.span,
-                    format!("the contract declares `{}` here", field.name),
-                )
-                .with_help("together with the contract's refinements these allow nothing; loosen one of them"),
-            );
+            let rule = NoPossibleValue::Narrowing {
+                requirement: &r.name.name,
+                field: &field.name,
+                decl: (&contract.file, field.span),
+            };
+            self.cx.report(rule.at(self.cx.path, span));
             return;
         }
         // A set value outside the rest of the constraint can never be chosen.
@@ -437,24 +409,15 @@ impl<'a> ModuleChecker<'a, '_> {
                             crate::diagnostics::capped_list(allowed.iter()),
                         )
                     };
-                    let mut d = Diagnostic::new(
-                        Code::E0305,
-                        self.cx.path,
-                        v.span(),
-                        format!(
-                            "{shown} widens the contract: `{}` of `{}` allows only {allows}",
-                            field.name, contract.name,
-                        ),
-                    );
-                    if field.secret {
-                        d = d.with_redacted(v.span());
-                    }
-                    self.cx.report(
-                        d.with_label_in(&contract.file, field.span, "the contract's set")
-                            .with_help(
-                                "a narrowing may drop values of the contract's set, never add one",
-                            ),
-                    );
+                    let rule = Widens::SetValue {
+                        shown,
+                        field: &field.name,
+                        contract: &contract.name,
+                        allows,
+                        secret: field.secret,
+                        decl: (&contract.file, field.span),
+                    };
+                    self.cx.report(rule.at(self.cx.path, v.span()));
                     ok = false;
                 }
                 return ok;
@@ -475,25 +438,15 @@ impl<'a> ModuleChecker<'a, '_> {
         } else {
             format!("the contract's `{keyword} {base}`")
         };
-        self.cx.report(
-            Diagnostic::new(
-                Code::E0305,
-                self.cx.path,
-                refinement.span(),
-                format!(
-                    "`{keyword} {written}` widens {whose} for `{}`",
-                    field.name
-                ),
-            )
-            .with_label_in(
-                &contract.file,
-                field.span,
-                format!("the contract's bound: `{keyword} {base}`"),
-            )
-            .with_help(format!(
-                "a requirement may narrow a contract, never widen it: write a range inside `{base}`, or leave the refinement out"
-            )),
-        );
+        let rule = Widens::Bound {
+            keyword,
+            written: &written,
+            base: &base,
+            whose,
+            field: &field.name,
+            decl: (&contract.file, field.span),
+        };
+        self.cx.report(rule.at(self.cx.path, refinement.span()));
         false
     }
 
@@ -548,20 +501,22 @@ impl<'a> ModuleChecker<'a, '_> {
                 format!("cycle among requirements: {chain}")
             };
             let first_edge = self.edges[path[0]];
-            let mut d = Diagnostic::new(Code::E0313, self.cx.path, first_edge.at, message)
-                .with_help("a requirement can be answered only after what its narrowing reads: set one of these fields from an operator value or a literal instead");
-            for &e in path.iter().skip(1).take(CYCLE_NAMED) {
-                let edge = self.edges[e];
-                d = d.with_label(
-                    edge.at,
-                    format!(
+            let reads = path
+                .iter()
+                .skip(1)
+                .take(CYCLE_NAMED)
+                .map(|&e| {
+                    let edge = self.edges[e];
+                    let words = format!(
                         "`{}` reads `{}` here",
                         self.scope.requirements[edge.from].name(),
                         self.scope.requirements[edge.to].name()
-                    ),
-                );
-            }
-            self.cx.report(d);
+                    );
+                    (edge.at, words)
+                })
+                .collect();
+            let rule = RequirementCycle { message, reads };
+            self.cx.report(rule.at(self.cx.path, first_edge.at));
         }
     }
 }

@@ -36,6 +36,11 @@ pub trait Rule: Sized {
     fn masks_primary(&self) -> bool {
         false
     }
+    /// Another place in `file` whose text may be secret (a value written beside the
+    /// primary place), which excerpts mask.
+    fn masks_other(&self) -> Option<Span> {
+        None
+    }
     /// The diagnostic of this breach at `span` of `file`.
     fn at(self, file: &FilePath, span: Span) -> Diagnostic {
         let mut d =
@@ -43,6 +48,9 @@ pub trait Rule: Sized {
         d.labels = self.labels(file);
         if self.masks_primary() {
             d = d.with_redacted(span);
+        }
+        if let Some(other) = self.masks_other() {
+            d = d.with_redacted(other);
         }
         d
     }

@@ -363,3 +363,855 @@ impl Rule for BadCall<'_> {
         })
     }
 }
+
+/// E0323: a `host port` requirement no container of its module publishes. `help` says
+/// where to publish it, by how many containers there are.
+pub struct PortNotPublished<'a> {
+    pub port: &'a str,
+    pub module: &'a str,
+    pub help: String,
+}
+
+impl Rule for PortNotPublished<'_> {
+    fn code(&self) -> Code {
+        Code::E0323
+    }
+
+    fn message(&self) -> String {
+        format!(
+            "host port `{}` is published by no container of module `{}`: nothing would listen on it",
+            self.port, self.module
+        )
+    }
+
+    fn help(&self) -> Option<String> {
+        Some(self.help.clone())
+    }
+}
+
+/// E0326: `when REQ` on a requirement declared without `?` at `declared`. `module_kind`
+/// says whether the requirement is a module's, which could be made optional.
+pub struct WhenNotOptional<'a> {
+    pub requirement: &'a str,
+    pub module_kind: bool,
+    pub declared: Span,
+}
+
+impl Rule for WhenNotOptional<'_> {
+    fn code(&self) -> Code {
+        Code::E0326
+    }
+
+    fn message(&self) -> String {
+        format!(
+            "`when {}` tests a requirement that is not optional",
+            self.requirement
+        )
+    }
+
+    fn help(&self) -> Option<String> {
+        let name = self.requirement;
+        Some(if self.module_kind {
+            format!(
+                "make it optional with `requires {name}?: …`, or write the entries without `when`: `{name}` is always there"
+            )
+        } else {
+            format!(
+                "only an optional module requirement may be absent; write the entries without `when`: `{name}` is always there"
+            )
+        })
+    }
+
+    fn labels(&self, file: &FilePath) -> Vec<Label> {
+        label(file, self.declared, "declared without `?` here")
+    }
+}
+
+/// W0002: an image not pinned to a tag or digest (`latest` counts as none). `name` is
+/// the reference without its tag.
+pub struct Unpinned<'a> {
+    pub image: &'a str,
+    pub name: &'a str,
+    pub latest: bool,
+}
+
+impl Rule for Unpinned<'_> {
+    fn code(&self) -> Code {
+        Code::W0002
+    }
+
+    fn message(&self) -> String {
+        let image = self.image;
+        if self.latest {
+            format!("image `{image}` is not pinned: `latest` moves")
+        } else {
+            format!("image `{image}` is not pinned to a tag or digest")
+        }
+    }
+
+    fn help(&self) -> Option<String> {
+        let name = self.name;
+        Some(format!(
+            "pin the version the module was written for, like `{name}:1.2.3`, or a digest `{name}@sha256:…`"
+        ))
+    }
+}
+
+/// W0004: a file or secret file only root can read, in a container that says nothing of
+/// who runs it.
+pub struct RootOnly<'a> {
+    pub what: &'a str,
+    pub path: &'a str,
+    pub container: &'a str,
+}
+
+impl Rule for RootOnly<'_> {
+    fn code(&self) -> Code {
+        Code::W0004
+    }
+
+    fn message(&self) -> String {
+        format!(
+            "the {} `{}` is owned by root (0:0) with no one else able to read it: container `{}` declares no `user` and the entry no `owner`",
+            self.what, self.path, self.container
+        )
+    }
+
+    fn help(&self) -> Option<String> {
+        Some("say who reads it: `owner UID[:GID]` on the entry (the uid the image's process runs as), or `user UID` on the container; `owner 0` if root reads it".into())
+    }
+}
+
+/// `exposed` on an env entry: W0003 when the value carries no secret (the value's place
+/// is masked, as if it were one), E0308 when the secret's exposure gives no reason.
+pub enum ExposedEnv<'a> {
+    NoSecret { key: &'a str, value: Span },
+    NoReason { key: &'a str },
+}
+
+impl Rule for ExposedEnv<'_> {
+    fn code(&self) -> Code {
+        match self {
+            ExposedEnv::NoSecret { .. } => Code::W0003,
+            ExposedEnv::NoReason { .. } => Code::E0308,
+        }
+    }
+
+    fn message(&self) -> String {
+        match self {
+            ExposedEnv::NoSecret { key, .. } => {
+                format!("`exposed` on env `{key}`, which carries no secret")
+            }
+            ExposedEnv::NoReason { key } => format!("`exposed` on env `{key}` needs a reason"),
+        }
+    }
+
+    fn help(&self) -> Option<String> {
+        Some(match self {
+            ExposedEnv::NoSecret { .. } => "remove `exposed …`: only a secret needs the exception".into(),
+            ExposedEnv::NoReason { .. } => "say next to it why the secret must be in the environment: `exposed \"the image reads its password only from this variable\"`".into(),
+        })
+    }
+
+    fn masks_other(&self) -> Option<Span> {
+        match self {
+            ExposedEnv::NoSecret { value, .. } => Some(*value),
+            ExposedEnv::NoReason { .. } => None,
+        }
+    }
+}
+
+/// E0401: an env value naming a path no mount, secret, file or image path holds.
+/// `shown` is the path as the message shows it (`` `/data/x` ``, `a path under …`).
+pub struct EnvPathNotHeld<'a> {
+    pub key: &'a str,
+    pub shown: String,
+    pub container: &'a str,
+    pub help: String,
+}
+
+impl Rule for EnvPathNotHeld<'_> {
+    fn code(&self) -> Code {
+        Code::E0401
+    }
+
+    fn message(&self) -> String {
+        format!(
+            "env `{}` names {}, which no mount, secret, file or image path of container `{}` holds",
+            self.key, self.shown, self.container
+        )
+    }
+
+    fn help(&self) -> Option<String> {
+        Some(self.help.clone())
+    }
+}
+
+/// E0315: a container path (a mount's, secret's or file's target) that is not written
+/// out, or not absolute and normalised.
+pub enum ContainerPath<'a> {
+    Interpolates,
+    NotNormal { text: &'a str, why: String },
+}
+
+impl Rule for ContainerPath<'_> {
+    fn code(&self) -> Code {
+        Code::E0315
+    }
+
+    fn message(&self) -> String {
+        match self {
+            ContainerPath::Interpolates => {
+                "a container path is written out; it cannot interpolate".into()
+            }
+            ContainerPath::NotNormal { text, .. } => {
+                format!("`{text}` is not an absolute, normalised container path")
+            }
+        }
+    }
+
+    fn help(&self) -> Option<String> {
+        Some(match self {
+            ContainerPath::Interpolates => {
+                "write the absolute path, like `\"/etc/app/app.ini\"`".into()
+            }
+            ContainerPath::NotNormal { why, .. } => why.clone(),
+        })
+    }
+}
+
+/// E0403: two entries of a container writing one path; `first` is the first.
+pub struct PathWrittenTwice<'a> {
+    pub container: &'a str,
+    pub path: &'a str,
+    pub first: Span,
+}
+
+impl Rule for PathWrittenTwice<'_> {
+    fn code(&self) -> Code {
+        Code::E0403
+    }
+
+    fn message(&self) -> String {
+        format!(
+            "two entries of container `{}` write `{}`",
+            self.container, self.path
+        )
+    }
+
+    fn help(&self) -> Option<String> {
+        Some("give every mount, secret and file a path of its own".into())
+    }
+
+    fn labels(&self, file: &FilePath) -> Vec<Label> {
+        label(file, self.first, "first written here")
+    }
+}
+
+/// E0317: a mount source that is not a `directory`'s or an `access`'s `path`.
+pub enum MountSource<'a> {
+    /// A reference to something else; `help` says what it is and what to mount.
+    Reference { name: &'a str, help: String },
+    /// A path written out (`the host's root `/``, `a host path written out`).
+    Written { what: &'a str },
+}
+
+impl Rule for MountSource<'_> {
+    fn code(&self) -> Code {
+        Code::E0317
+    }
+
+    fn message(&self) -> String {
+        let what = match self {
+            MountSource::Reference { name, .. } => format!("`{name}`"),
+            MountSource::Written { what } => (*what).to_string(),
+        };
+        format!("{what} cannot be a mount source: only a `directory`'s or an `access`'s `path` can")
+    }
+
+    fn help(&self) -> Option<String> {
+        Some(match self {
+            MountSource::Reference { help, .. } => help.clone(),
+            MountSource::Written { .. } => "require `requires data: host directory` (or `host access`) and write `mount data.path -> …`".into(),
+        })
+    }
+}
+
+/// E0316: `publish` naming a requirement that is not a `host port`; `what` says what it
+/// is (`` `x` is an operator value ``).
+pub struct PublishNotPort {
+    pub what: String,
+    pub help: String,
+}
+
+impl Rule for PublishNotPort {
+    fn code(&self) -> Code {
+        Code::E0316
+    }
+
+    fn message(&self) -> String {
+        format!("{}; `publish` names a `host port` requirement", self.what)
+    }
+
+    fn help(&self) -> Option<String> {
+        Some(self.help.clone())
+    }
+}
+
+/// E0309: a secret file given a value that is not secret. The value's place is masked.
+pub enum SecretFilePlain<'a> {
+    /// A reference (named) that is not secret.
+    Reference { name: &'a str },
+    /// A string whose interpolations read no secret.
+    Interpolated,
+    /// A literal.
+    Literal,
+    /// Anything else.
+    Other,
+}
+
+impl Rule for SecretFilePlain<'_> {
+    fn code(&self) -> Code {
+        Code::E0309
+    }
+
+    fn message(&self) -> String {
+        match self {
+            SecretFilePlain::Reference { name } => {
+                format!("`{name}` is not secret; a secret file holds only a secret")
+            }
+            SecretFilePlain::Interpolated => {
+                "this string has no secret part; a secret file holds only a secret".into()
+            }
+            SecretFilePlain::Literal => {
+                "a literal is no secret: every reader of the definition knows it".into()
+            }
+            SecretFilePlain::Other => "a secret file holds only a secret".into(),
+        }
+    }
+
+    fn help(&self) -> Option<String> {
+        Some("read a secret (a contract's secret field like `db.password`, a `module secret` requirement's `value`, an `operator secret` value); a plain value belongs in env or a `file`".into())
+    }
+
+    fn masks_primary(&self) -> bool {
+        true
+    }
+}
+
+/// E0321: `?` on a requirement that is not a module's. `kind` is where its kind is
+/// written, `a_kind` the kind with its article (`a host`), `help` what to write.
+pub struct OptionalNotModule<'a> {
+    pub requirement: &'a str,
+    pub a_kind: &'a str,
+    pub kind: Span,
+    pub help: String,
+}
+
+impl Rule for OptionalNotModule<'_> {
+    fn code(&self) -> Code {
+        Code::E0321
+    }
+
+    fn message(&self) -> String {
+        format!(
+            "`{}` is {} requirement; only a module requirement can be optional",
+            self.requirement, self.a_kind
+        )
+    }
+
+    fn help(&self) -> Option<String> {
+        Some(self.help.clone())
+    }
+
+    fn labels(&self, file: &FilePath) -> Vec<Label> {
+        label(file, self.kind, format!("{} requirement", self.a_kind))
+    }
+}
+
+/// E0307: a field the provider answers set by the consumer, or a given field answered
+/// by the provider. `decl` is where the contract declares the field.
+pub enum ProviderField<'a> {
+    /// A requirement's narrowing that sets a field the provider answers; `value` is the
+    /// value written when the field is secret, masked. `help` names the given fields.
+    Set {
+        field: &'a str,
+        contract: &'a str,
+        requirement: &'a str,
+        decl: (&'a FilePath, Span),
+        secret_value: Option<Span>,
+        help: String,
+    },
+    /// A `provides` block answering a given field.
+    AnswersGiven {
+        field: &'a str,
+        decl: (&'a FilePath, Span),
+    },
+}
+
+impl Rule for ProviderField<'_> {
+    fn code(&self) -> Code {
+        Code::E0307
+    }
+
+    fn message(&self) -> String {
+        match self {
+            ProviderField::Set {
+                field,
+                contract,
+                requirement,
+                ..
+            } => format!(
+                "`{field}` of `{contract}` is answered by its provider; `{requirement}` cannot set it"
+            ),
+            ProviderField::AnswersGiven { field, .. } => {
+                format!("`{field}` is given: the consumer sets it and the provider honours it")
+            }
+        }
+    }
+
+    fn help(&self) -> Option<String> {
+        Some(match self {
+            ProviderField::Set { help, .. } => help.clone(),
+            ProviderField::AnswersGiven { field, .. } => {
+                format!("remove this answer; read what the consumer set as `given.{field}`")
+            }
+        })
+    }
+
+    fn labels(&self, _file: &FilePath) -> Vec<Label> {
+        match self {
+            ProviderField::Set {
+                decl: (file, span), ..
+            } => label(file, *span, "answered by the provider, not given"),
+            ProviderField::AnswersGiven {
+                decl: (file, span), ..
+            } => label(file, *span, "declared given here"),
+        }
+    }
+
+    fn masks_other(&self) -> Option<Span> {
+        match self {
+            ProviderField::Set { secret_value, .. } => *secret_value,
+            ProviderField::AnswersGiven { .. } => None,
+        }
+    }
+}
+
+/// E0306: refinements that together allow no value.
+pub enum NoPossibleValue<'a> {
+    /// A requirement's narrowing of `field`, declared at `decl`.
+    Narrowing {
+        requirement: &'a str,
+        field: &'a str,
+        decl: (&'a FilePath, Span),
+    },
+    /// The refinements of a declared field or operator value; `type_range` is the
+    /// type's own range in words (`a port`, `1..65535`) when it has one.
+    Declared {
+        name: &'a str,
+        type_range: Option<(String, String)>,
+    },
+}
+
+impl Rule for NoPossibleValue<'_> {
+    fn code(&self) -> Code {
+        Code::E0306
+    }
+
+    fn message(&self) -> String {
+        match self {
+            NoPossibleValue::Narrowing {
+                requirement, field, ..
+            } => format!("the narrowing of `{requirement}.{field}` leaves no possible value"),
+            NoPossibleValue::Declared { name, .. } => {
+                format!("the refinements of `{name}` leave no possible value")
+            }
+        }
+    }
+
+    fn help(&self) -> Option<String> {
+        Some(match self {
+            NoPossibleValue::Narrowing { .. } => {
+                "together with the contract's refinements these allow nothing; loosen one of them"
+                    .into()
+            }
+            NoPossibleValue::Declared {
+                type_range: Some((a_type, range)),
+                ..
+            } => format!(
+                "together with the range of {a_type}, {range}, they allow nothing; loosen one of them"
+            ),
+            NoPossibleValue::Declared {
+                type_range: None, ..
+            } => "together they allow nothing; loosen one of them".into(),
+        })
+    }
+
+    fn labels(&self, _file: &FilePath) -> Vec<Label> {
+        match self {
+            NoPossibleValue::Narrowing {
+                field,
+                decl: (file, span),
+                ..
+            } => label(file, *span, format!("the contract declares `{field}` here")),
+            NoPossibleValue::Declared { .. } => Vec::new(),
+        }
+    }
+}
+
+/// E0305: a requirement's refinement that allows what its contract refuses. `decl` is
+/// where the contract declares the field.
+pub enum Widens<'a> {
+    /// A value of a set outside the contract's set. For a secret field neither is quoted:
+    /// `shown` and `allows` say so in words, and the value's place is masked.
+    SetValue {
+        shown: String,
+        field: &'a str,
+        contract: &'a str,
+        allows: String,
+        secret: bool,
+        decl: (&'a FilePath, Span),
+    },
+    /// A bound (`in`, `len`) wider than the contract's `keyword base`; `whose` names the
+    /// bound widened.
+    Bound {
+        keyword: &'a str,
+        written: &'a dyn Display,
+        base: &'a dyn Display,
+        whose: String,
+        field: &'a str,
+        decl: (&'a FilePath, Span),
+    },
+}
+
+impl Rule for Widens<'_> {
+    fn code(&self) -> Code {
+        Code::E0305
+    }
+
+    fn message(&self) -> String {
+        match self {
+            Widens::SetValue {
+                shown,
+                field,
+                contract,
+                allows,
+                ..
+            } => format!(
+                "{shown} widens the contract: `{field}` of `{contract}` allows only {allows}"
+            ),
+            Widens::Bound {
+                keyword,
+                written,
+                whose,
+                field,
+                ..
+            } => format!("`{keyword} {written}` widens {whose} for `{field}`"),
+        }
+    }
+
+    fn help(&self) -> Option<String> {
+        Some(match self {
+            Widens::SetValue { .. } => {
+                "a narrowing may drop values of the contract's set, never add one".into()
+            }
+            Widens::Bound { base, .. } => format!(
+                "a requirement may narrow a contract, never widen it: write a range inside `{base}`, or leave the refinement out"
+            ),
+        })
+    }
+
+    fn labels(&self, _file: &FilePath) -> Vec<Label> {
+        match self {
+            Widens::SetValue {
+                decl: (file, span), ..
+            } => label(file, *span, "the contract's set"),
+            Widens::Bound {
+                keyword,
+                base,
+                decl: (file, span),
+                ..
+            } => label(
+                file,
+                *span,
+                format!("the contract's bound: `{keyword} {base}`"),
+            ),
+        }
+    }
+
+    fn masks_primary(&self) -> bool {
+        matches!(self, Widens::SetValue { secret: true, .. })
+    }
+}
+
+/// E0313: requirements whose narrowings read each other. `message` names the cycle (its
+/// first requirements only); `reads` are the further edges, each a place and its words.
+pub struct RequirementCycle {
+    pub message: String,
+    pub reads: Vec<(Span, String)>,
+}
+
+impl Rule for RequirementCycle {
+    fn code(&self) -> Code {
+        Code::E0313
+    }
+
+    fn message(&self) -> String {
+        self.message.clone()
+    }
+
+    fn help(&self) -> Option<String> {
+        Some("a requirement can be answered only after what its narrowing reads: set one of these fields from an operator value or a literal instead".into())
+    }
+
+    fn labels(&self, file: &FilePath) -> Vec<Label> {
+        self.reads
+            .iter()
+            .map(|(span, message)| Label {
+                file: file.clone(),
+                span: *span,
+                message: message.clone(),
+            })
+            .collect()
+    }
+}
+
+/// E0205: a given field declared secret; `given` is where `given` is written.
+pub struct GivenSecret<'a> {
+    pub field: &'a str,
+    pub given: Span,
+}
+
+impl Rule for GivenSecret<'_> {
+    fn code(&self) -> Code {
+        Code::E0205
+    }
+
+    fn message(&self) -> String {
+        format!("given field `{}` cannot be secret", self.field)
+    }
+
+    fn help(&self) -> Option<String> {
+        Some("the consumer sets a given field in plain sight; make the provider answer it instead (drop `given`), or drop `secret`".into())
+    }
+
+    fn labels(&self, file: &FilePath) -> Vec<Label> {
+        label(file, self.given, "given here")
+    }
+}
+
+/// E0311: a secret given a literal, or an answer with no secret part. The value's place
+/// is masked.
+pub enum SecretLiteral<'a> {
+    /// A declared secret with a literal default.
+    Default { name: &'a str },
+    /// A `provides` answer to the secret field declared at `decl`; `literal` when the
+    /// answer is a plain string.
+    Answer {
+        field: &'a str,
+        literal: bool,
+        decl: (&'a FilePath, Span),
+    },
+}
+
+impl Rule for SecretLiteral<'_> {
+    fn code(&self) -> Code {
+        Code::E0311
+    }
+
+    fn message(&self) -> String {
+        match self {
+            SecretLiteral::Default { name } => format!("secret `{name}` has a literal default"),
+            SecretLiteral::Answer {
+                field,
+                literal: true,
+                ..
+            } => format!("secret `{field}` is written as a literal"),
+            SecretLiteral::Answer { field, .. } => {
+                format!("secret `{field}` is answered with no secret part")
+            }
+        }
+    }
+
+    fn help(&self) -> Option<String> {
+        Some(match self {
+            SecretLiteral::Default { .. } => "a literal written in a definition is known to every reader, so it is no secret: remove the default".into(),
+            SecretLiteral::Answer { field, .. } => format!(
+                "a secret answer is made for each consumer: leave `{field}` out and the provider makes it, or pass through a secret of this module (a `module secret` requirement's `value`, an `operator secret` value)"
+            ),
+        })
+    }
+
+    fn labels(&self, _file: &FilePath) -> Vec<Label> {
+        match self {
+            SecretLiteral::Answer {
+                decl: (file, span), ..
+            } => label(file, *span, "declared secret here"),
+            SecretLiteral::Default { .. } => Vec::new(),
+        }
+    }
+
+    fn masks_primary(&self) -> bool {
+        true
+    }
+}
+
+/// E0310: a `provides` block that leaves fields the provider owes unanswered. `listed`
+/// names them; `fields` are their names and where `file` declares them, each labelled.
+pub struct Unanswered<'a> {
+    pub contract: &'a str,
+    pub listed: String,
+    pub file: &'a FilePath,
+    pub fields: Vec<(&'a str, Span)>,
+}
+
+impl Rule for Unanswered<'_> {
+    fn code(&self) -> Code {
+        Code::E0310
+    }
+
+    fn message(&self) -> String {
+        format!(
+            "`provides {}` leaves {} unanswered",
+            self.contract, self.listed
+        )
+    }
+
+    fn help(&self) -> Option<String> {
+        let first = self.fields.first().map_or("", |(name, _)| name);
+        Some(format!(
+            "answer every field the provider owes, like `{first} = …`; given fields are the consumer's, and secret fields and fields with a default may be left out"
+        ))
+    }
+
+    fn labels(&self, _file: &FilePath) -> Vec<Label> {
+        self.fields
+            .iter()
+            .map(|(name, span)| Label {
+                file: self.file.clone(),
+                span: *span,
+                message: format!("`{name}` is declared here"),
+            })
+            .collect()
+    }
+}
+
+/// E0320: an optional requirement read outside its `when` block. `declared` is where it
+/// is declared optional; `under` the `when` the read stands under, if any.
+pub struct OptionalRead<'a> {
+    pub requirement: &'a str,
+    pub declared: Span,
+    pub under: Option<&'a str>,
+}
+
+impl Rule for OptionalRead<'_> {
+    fn code(&self) -> Code {
+        Code::E0320
+    }
+
+    fn message(&self) -> String {
+        let name = self.requirement;
+        format!(
+            "`{name}` is optional and may be absent; it is read only inside `when {name} {{ … }}`"
+        )
+    }
+
+    fn help(&self) -> Option<String> {
+        let name = self.requirement;
+        Some(match self.under {
+            Some(other) => format!(
+                "this entry stands under `when {other}`; move it to a `when {name} {{ … }}` block of its own"
+            ),
+            None => format!(
+                "put the entries that read it in `when {name} {{ … }}` among the container's entries or inside `env {{ }}`; they are left out when `{name}` is absent"
+            ),
+        })
+    }
+
+    fn labels(&self, file: &FilePath) -> Vec<Label> {
+        label(file, self.declared, "declared optional here")
+    }
+}
+
+/// E0318: `consumer` or `given` read outside `provides`.
+pub struct OutsideProvides<'a> {
+    pub word: &'a str,
+}
+
+impl Rule for OutsideProvides<'_> {
+    fn code(&self) -> Code {
+        Code::E0318
+    }
+
+    fn message(&self) -> String {
+        format!("`{}` exists only inside `provides`", self.word)
+    }
+
+    fn help(&self) -> Option<String> {
+        Some(if self.word == "consumer" {
+            "a module reads its own login through a `mesh identity` requirement: `requires me: mesh identity`, then `me.login`".into()
+        } else {
+            "a requirement's given field is read as `req.field`; `given.FIELD` is what a consumer set, read while answering it".into()
+        })
+    }
+}
+
+/// E0303: a host path read anywhere but as a mount source. `place` is the place in words
+/// (`env `X``), none when the path is interpolated; `requirement` names what to mount.
+pub struct HostPathRead<'a> {
+    pub name: &'a str,
+    pub place: Option<&'a str>,
+    pub requirement: &'a str,
+}
+
+impl Rule for HostPathRead<'_> {
+    fn code(&self) -> Code {
+        Code::E0303
+    }
+
+    fn message(&self) -> String {
+        let name = self.name;
+        match self.place {
+            None => format!("`{name}` is a host path; it cannot be interpolated"),
+            Some(place) => format!("`{name}` is a host path; {place} cannot read it"),
+        }
+    }
+
+    fn help(&self) -> Option<String> {
+        Some(format!(
+            "a host path is only ever a mount source: mount it (`mount {}.path -> \"/data\"`) and let the process read the container path",
+            self.requirement
+        ))
+    }
+}
+
+/// E0302: a secret going into a plain value. `place` is where, in words; `decl` where
+/// the secret is declared; `help` says how to deliver it there.
+pub struct SecretToPlain<'a> {
+    pub place: &'a str,
+    pub name: &'a str,
+    pub decl: (&'a FilePath, Span),
+    pub help: String,
+}
+
+impl Rule for SecretToPlain<'_> {
+    fn code(&self) -> Code {
+        Code::E0302
+    }
+
+    fn message(&self) -> String {
+        format!(
+            "{} would carry the secret `{}` as a plain value",
+            self.place, self.name
+        )
+    }
+
+    fn help(&self) -> Option<String> {
+        Some(self.help.clone())
+    }
+
+    fn labels(&self, _file: &FilePath) -> Vec<Label> {
+        label(self.decl.0, self.decl.1, "declared secret here")
+    }
+}
