@@ -578,16 +578,7 @@ mod tests {
         );
         // Built from the trees (`meshc migrate`, the secrets sweep) or from the files'
         // summaries (the database), the registry is the same.
-        let parsed: Vec<(FilePath, Arc<Parsed>, bool)> = files
-            .iter()
-            .map(|f| {
-                (
-                    f.path(&database).clone(),
-                    db::parse_file(&database, *f),
-                    f.std(&database),
-                )
-            })
-            .collect();
+        let parsed = db::parsed_files(&database, ws);
         let built = Registry::build(parsed.iter().map(|(path, p, std)| RegistryInput {
             path,
             file: &p.file,
