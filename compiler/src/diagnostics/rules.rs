@@ -614,6 +614,28 @@ pub enum UnknownField<'a> {
         key: &'a str,
         help: String,
     },
+    /// A consumer's loop variable `var` read as something it does not have;
+    /// `suggestion` is the closest reading (`c.given.ext`).
+    ConsumerLoop {
+        var: &'a str,
+        contract: &'a str,
+        read: ConsumerRead<'a>,
+        suggestion: Option<String>,
+    },
+}
+
+/// What a consumer's loop variable was read as, for [`UnknownField::ConsumerLoop`].
+pub enum ConsumerRead<'a> {
+    /// The variable alone.
+    Bare,
+    /// `var.given.field`, a field that is not given.
+    Given { field: &'a str },
+    /// `var.field` of a given field.
+    GivenAsOwn { field: &'a str },
+    /// `var.field` of no field.
+    Field { field: &'a str },
+    /// Deeper than a field; `dotted` is the reference.
+    TooDeep { dotted: String },
 }
 
 impl Rule for UnknownField<'_> {
@@ -659,6 +681,26 @@ impl Rule for UnknownField<'_> {
                 "contract `{contract}` has no field `{field}` (`{key}` of instance `{instance}` on node `{node}`)"
             ),
             NodeProperty { node, key, .. } => format!("node `{node}` has no property `{key}`"),
+            ConsumerLoop {
+                var,
+                contract,
+                read,
+                ..
+            } => match read {
+                ConsumerRead::Bare => {
+                    format!("`{var}` is a consumer of `{contract}`; read one of its fields")
+                }
+                ConsumerRead::Given { field } => {
+                    format!("`{field}` is not a given field of `{contract}`")
+                }
+                ConsumerRead::GivenAsOwn { field } => {
+                    format!("`{field}` is a given field: the consumer sets it")
+                }
+                ConsumerRead::Field { field } => {
+                    format!("a consumer of `{contract}` has no `{field}`")
+                }
+                ConsumerRead::TooDeep { dotted } => format!("`{dotted}` reads too deep"),
+            },
         }
     }
 
@@ -673,6 +715,13 @@ impl Rule for UnknownField<'_> {
                 suggestion: Some(s),
                 ..
             } => format!("did you mean `{s}`?"),
+            ConsumerLoop {
+                suggestion: Some(s),
+                ..
+            } => format!("did you mean `{s}`?"),
+            ConsumerLoop { var, .. } => format!(
+                "`{var}` reads `{var}.login`, `{var}.instance`, `{var}.module`, `{var}.node`, `{var}.given.FIELD` (what the consumer set) and `{var}.FIELD` (this module's answer to it)"
+            ),
             OfContract {
                 contract, fields, ..
             } => format!("the fields of `{contract}` are {fields}"),

@@ -1215,3 +1215,229 @@ impl Rule for SecretToPlain<'_> {
         label(self.decl.0, self.decl.1, "declared secret here")
     }
 }
+
+/// E0101: an item of one kind and name defined twice.
+pub enum DefinedTwice<'a> {
+    /// A contract, module or mesh (`what`) of the workspace; `first` is the first one.
+    Global {
+        what: &'a str,
+        name: &'a str,
+        first: (&'a FilePath, Span),
+    },
+    /// A node of a mesh; `first` is in the same file.
+    Node {
+        node: &'a str,
+        mesh: &'a str,
+        first: Span,
+    },
+    /// Two nodes with one private name, `first_node`'s written at `first`.
+    PrivateName {
+        first_node: &'a str,
+        node: &'a str,
+        mesh: &'a str,
+        first: Span,
+    },
+}
+
+impl Rule for DefinedTwice<'_> {
+    fn code(&self) -> Code {
+        Code::E0101
+    }
+
+    fn message(&self) -> String {
+        match self {
+            DefinedTwice::Global { what, name, .. } => format!("{what} `{name}` is defined twice"),
+            DefinedTwice::Node { node, mesh, .. } => {
+                format!("node `{node}` is defined twice in mesh `{mesh}`")
+            }
+            DefinedTwice::PrivateName {
+                first_node,
+                node,
+                mesh,
+                ..
+            } => {
+                format!("nodes `{first_node}` and `{node}` of mesh `{mesh}` have one private name")
+            }
+        }
+    }
+
+    fn help(&self) -> Option<String> {
+        Some(match self {
+            DefinedTwice::Global { what, .. } => {
+                format!("rename one of them; {what} names are global to the workspace")
+            }
+            DefinedTwice::Node { .. } => {
+                "rename one of them; node names are unique in a mesh".into()
+            }
+            DefinedTwice::PrivateName { .. } => {
+                "a private name reaches one machine: give each node its own".into()
+            }
+        })
+    }
+
+    fn labels(&self, file: &FilePath) -> Vec<Label> {
+        match self {
+            DefinedTwice::Global {
+                first: (first_file, span),
+                ..
+            } => label(first_file, *span, "first defined here"),
+            DefinedTwice::Node { first, .. } => label(file, *first, "first defined here"),
+            DefinedTwice::PrivateName { first, .. } => label(file, *first, "first written here"),
+        }
+    }
+}
+
+/// An item only the standard library may declare: E0110 for a standard contract
+/// redefined, E0204 for a seat declared elsewhere.
+pub enum StandardOnly<'a> {
+    Contract { name: &'a str },
+    Seat { name: &'a str },
+}
+
+impl Rule for StandardOnly<'_> {
+    fn code(&self) -> Code {
+        match self {
+            StandardOnly::Contract { .. } => Code::E0110,
+            StandardOnly::Seat { .. } => Code::E0204,
+        }
+    }
+
+    fn message(&self) -> String {
+        match self {
+            StandardOnly::Contract { name } => {
+                format!("`{name}` is a standard contract and cannot be redefined")
+            }
+            StandardOnly::Seat { name } => {
+                format!("seat `{name}` is declared outside the standard library")
+            }
+        }
+    }
+
+    fn help(&self) -> Option<String> {
+        Some(match self {
+            StandardOnly::Contract { .. } => "choose another name for your contract".into(),
+            StandardOnly::Seat { .. } => "the seats are a closed set: vault, proxy, dns and broker; a mesh holds one with `seat NAME = INSTANCE on NODE`".into(),
+        })
+    }
+}
+
+/// An old form (W0401, W0402) read as its one form, with a warning saying what to write.
+pub enum OldForm<'a> {
+    /// `${kind:ref}` read as `${new}`.
+    Placeholder { old: &'a str, new: &'a str },
+    /// `${machine:fact}`, which reads a fact of the node: `field` is the `host node`
+    /// field to read instead.
+    NodeFact { old: &'a str, field: &'a str },
+    /// A host path written as a mount source; `name` is a requirement name to suggest.
+    HostPathMount { name: &'a str, host_path: &'a str },
+}
+
+impl Rule for OldForm<'_> {
+    fn code(&self) -> Code {
+        match self {
+            OldForm::Placeholder { .. } | OldForm::NodeFact { .. } => Code::W0402,
+            OldForm::HostPathMount { .. } => Code::W0401,
+        }
+    }
+
+    fn message(&self) -> String {
+        match self {
+            OldForm::Placeholder { old, new } => {
+                format!("old form: the placeholder `{old}` is read as `${{{new}}}`")
+            }
+            OldForm::NodeFact { old, .. } => {
+                format!("old form: the placeholder `{old}` reads a fact of the node")
+            }
+            OldForm::HostPathMount { .. } => {
+                "old form: a host path written as a mount source".into()
+            }
+        }
+    }
+
+    fn help(&self) -> Option<String> {
+        Some(match self {
+            OldForm::Placeholder { new, .. } => format!("write `${{{new}}}`"),
+            OldForm::NodeFact { field, .. } => format!(
+                "require the node's facts (`requires here: host node`) and write `${{here.{field}}}`"
+            ),
+            OldForm::HostPathMount { name, host_path } => format!(
+                "a definition names no host path: require `requires {name}: host directory` (or `host access` for data the module does not own), mount `{name}.path`, and place it in the assignment: `{name} at \"{host_path}\"`"
+            ),
+        })
+    }
+}
+
+/// W0001: a requirement never read; `help` says how to read one of its kind.
+pub struct Unused<'a> {
+    pub requirement: &'a str,
+    pub help: String,
+}
+
+impl Rule for Unused<'_> {
+    fn code(&self) -> Code {
+        Code::W0001
+    }
+
+    fn message(&self) -> String {
+        format!("requirement `{}` is never used", self.requirement)
+    }
+
+    fn help(&self) -> Option<String> {
+        Some(self.help.clone())
+    }
+}
+
+/// A name of the running world written in a definition: E0402 for a domain name or an
+/// IP address, E0404 for a node's name. `quoted` is the text when it may be quoted (the
+/// message never quotes a literal that may be a secret).
+pub enum NamedInDefinition<'a> {
+    /// `what` is `a domain name` or `an IP address`.
+    Domain {
+        quoted: Option<&'a str>,
+        what: &'a str,
+    },
+    /// `what` says whose name it is (`names node `a` of mesh `m``).
+    Node {
+        quoted: Option<&'a str>,
+        what: &'a str,
+        mesh: &'a str,
+    },
+}
+
+impl Rule for NamedInDefinition<'_> {
+    fn code(&self) -> Code {
+        match self {
+            NamedInDefinition::Domain { .. } => Code::E0402,
+            NamedInDefinition::Node { .. } => Code::E0404,
+        }
+    }
+
+    fn message(&self) -> String {
+        match self {
+            NamedInDefinition::Domain {
+                quoted: Some(text),
+                what,
+            } => format!("`{text}` is {what}; a definition never names one"),
+            NamedInDefinition::Domain { quoted: None, what } => {
+                format!("{what} is written here; a definition never names one")
+            }
+            NamedInDefinition::Node {
+                quoted: Some(text),
+                what,
+                ..
+            } => format!("`{text}` {what}; a definition never names a node"),
+            NamedInDefinition::Node {
+                quoted: None, mesh, ..
+            } => format!(
+                "this literal names a node of mesh `{mesh}`; a definition never names a node"
+            ),
+        }
+    }
+
+    fn help(&self) -> Option<String> {
+        Some(match self {
+            NamedInDefinition::Domain { .. } => "read names from requirements instead (`db.host`, `route.url`, `here.private_name`); a public name is set on the assignment, in the mesh".into(),
+            NamedInDefinition::Node { .. } => "a module reads its own node's facts through `requires here: host node` (`here.private_name`); which node runs it is the assignment's, in the mesh".into(),
+        })
+    }
+}

@@ -43,6 +43,9 @@ pub enum SyntaxError<'a> {
     ForOver { var: &'a str, found: String },
     /// `for VAR in` followed by a value written out.
     ForOverValue,
+    /// `${kind:ref}` with a kind that is none of the legacy placeholder kinds; `reference`
+    /// is the reference as written.
+    PlaceholderKind { kind: &'a str, reference: &'a str },
 }
 
 impl Rule for SyntaxError<'_> {
@@ -86,6 +89,7 @@ impl Rule for SyntaxError<'_> {
                 format!("expected what `for {var} in` runs over, found {found}")
             }
             ForOverValue => "a `for` runs over `consumers CONTRACT` or a list reference, not a value written here".into(),
+            PlaceholderKind { kind, .. } => format!("`{kind}` is not a placeholder kind"),
         }
     }
 
@@ -113,6 +117,9 @@ impl Rule for SyntaxError<'_> {
             KeepNetworkName { .. } => "e.g. `keep_network \"legacy\"`".into(),
             ForOver { .. } => "write `consumers CONTRACT` (the instances this module answers) or a list reference such as `c.given.extensions`".into(),
             ForOverValue => "name the list: a requirement's field such as `c.given.extensions`, or an operator requirement".into(),
+            PlaceholderKind { reference, .. } => format!(
+                "write the reference in its one form, `${{{reference}}}`; the legacy kinds were binding, setting, port, machine and secret"
+            ),
         })
     }
 }
