@@ -16,8 +16,8 @@ pub fn meshc(dir: &Path, args: &[&str]) -> Output {
         .expect("meshc runs")
 }
 
-/// The repository's root.
-pub fn repo() -> PathBuf {
+/// The repository's root (the parent of `compiler/`).
+pub fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
         .unwrap()
