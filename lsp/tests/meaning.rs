@@ -137,7 +137,9 @@ fn the_checker_the_resolver_and_the_index_read_every_reference_alike() {
         disagreements.len(),
         disagreements.join("\n")
     );
-    println!("{compared} references read alike by the checker and the index, {resolved} by the resolver");
+    println!(
+        "{compared} references read alike by the checker and the index, {resolved} by the resolver"
+    );
     // Not vacuous: thousands of references are read by both.
     assert!(compared > 1000, "only {compared} references compared");
     assert!(resolved > 1000, "only {resolved} references resolved");

@@ -14,7 +14,7 @@ use super::module::ModuleChecker;
 use super::registry::{ContractInfo, FieldInfo};
 use super::scope::RefContext;
 use super::types::Ty;
-use crate::diagnostics::rules::{Duplicate, TypeMismatch};
+use crate::diagnostics::rules::{ConsumerRead, Duplicate, TypeMismatch, UnknownField};
 use crate::diagnostics::{Code, Diagnostic, Reported, Rule};
 use crate::span::Span;
 use crate::syntax::ast::{self, Expr, ForExpr, Iterable};
@@ -291,32 +291,34 @@ impl<'a> ModuleChecker<'a, '_> {
         why: LoopRefusal,
     ) -> Diagnostic {
         let var = self.loops[v].name.as_str();
-        let (message, suggestion) = match why {
-            LoopRefusal::NoField => (
-                format!("`{var}` is a consumer of `{contract}`; read one of its fields"),
-                None,
-            ),
+        let (read, suggestion) = match &why {
+            LoopRefusal::NoField => (ConsumerRead::Bare, None),
             LoopRefusal::NotGiven { field, suggestion } => (
-                format!("`{field}` is not a given field of `{contract}`"),
-                suggestion.map(|s| format!("{var}.given.{s}")),
+                ConsumerRead::Given { field },
+                suggestion.as_ref().map(|s| format!("{var}.given.{s}")),
             ),
             LoopRefusal::IsGiven { field } => (
-                format!("`{field}` is a given field: the consumer sets it"),
+                ConsumerRead::GivenAsOwn { field },
                 Some(format!("{var}.given.{field}")),
             ),
             LoopRefusal::NoSuch { field, suggestion } => (
-                format!("a consumer of `{contract}` has no `{field}`"),
-                suggestion.map(|s| format!("{var}.{s}")),
+                ConsumerRead::Field { field },
+                suggestion.as_ref().map(|s| format!("{var}.{s}")),
             ),
-            LoopRefusal::TooDeep { dotted } => (format!("`{dotted}` reads too deep"), None),
-        };
-        let help = match suggestion {
-            Some(s) => format!("did you mean `{s}`?"),
-            None => format!(
-                "`{var}` reads `{var}.login`, `{var}.instance`, `{var}.module`, `{var}.node`, `{var}.given.FIELD` (what the consumer set) and `{var}.FIELD` (this module's answer to it)"
+            LoopRefusal::TooDeep { dotted } => (
+                ConsumerRead::TooDeep {
+                    dotted: dotted.clone(),
+                },
+                None,
             ),
         };
-        Diagnostic::new(Code::E0105, self.cx.path, span, message).with_help(help)
+        let rule = UnknownField::ConsumerLoop {
+            var,
+            contract,
+            read,
+            suggestion,
+        };
+        rule.at(self.cx.path, span)
     }
 
     /// The type of what loop variable `v` reads.

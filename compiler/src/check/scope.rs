@@ -198,11 +198,14 @@ pub enum RefError {
     Unresolved,
 }
 
-/// Where a reference is read: the provides block of `contract`, or anywhere else.
+/// Where a reference is read: the provides block of `contract`, a provides block of a
+/// contract the workspace lacks (E0103, told at the block), or anywhere else.
 #[derive(Debug, Clone, Copy)]
 pub enum RefContext<'c> {
     Definition,
     Provides(&'c ContractInfo),
+    /// `consumer` and its fields are in place; `given` reads nothing, silently.
+    ProvidesUnknown,
 }
 
 /// The names a module's scope holds, read in `ctx`, with no loop variable: the
@@ -229,6 +232,7 @@ where
         match self.ctx {
             RefContext::Definition => None,
             RefContext::Provides(c) => Some(Contract::Known(c)),
+            RefContext::ProvidesUnknown => Some(Contract::Unresolved),
         }
     }
 

@@ -187,6 +187,19 @@ mod sink_tests {
         assert_eq!(sink.diagnostics.len(), 2);
         assert_eq!(sink.diagnostics[1].code, Code::E0301);
     }
+
+    #[test]
+    fn an_earlier_error_is_a_proof_only_when_one_was_reported() {
+        let file = FilePath::from("a.mesh");
+        let warning = Diagnostic::new(Code::W0001, &file, Span::new(0, 1), "w");
+        let error = Diagnostic::new(Code::E0001, &file, Span::new(2, 3), "e");
+        assert_eq!(Sink::default().earlier_error(), None);
+        assert_eq!(Sink::after([&warning]).earlier_error(), None);
+        let sink = Sink::after([&warning, &error]);
+        assert!(sink.earlier_error().is_some());
+        // The earlier errors are not the sink's: they were reported already.
+        assert!(sink.diagnostics.is_empty());
+    }
 }
 
 /// How many items a list in a diagnostic names; the rest are counted (`… and 12 more`), so
