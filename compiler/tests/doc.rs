@@ -3,18 +3,11 @@
 //! provide it and those that require it, as the definitions say.
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
-}
+use std::path::PathBuf;
 
 #[path = "support/command.rs"]
 mod command;
-use command::meshc;
+use command::{meshc, repo};
 
 /// `(keyword, name)` of every item the catalogue's files declare, read from the text.
 fn declared(keyword: &str) -> BTreeSet<String> {

@@ -6,29 +6,12 @@
 
 use serde_json::Value;
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
-}
+use std::path::PathBuf;
+use std::process::Command;
 
 #[path = "support/command.rs"]
 mod command;
-use command::meshc;
-
-fn text(out: &Output) -> String {
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout.clone()).unwrap()
-}
+use command::{meshc, repo, stdout_ok};
 
 /// The manifests `meshc build` writes for `mesh` (a file of the catalogue).
 fn manifests(mesh: &str) -> Vec<Value> {
@@ -101,7 +84,7 @@ fn balanced(svg: &str) {
 
 #[test]
 fn the_lab_is_drawn_as_it_resolves() {
-    let svg = text(&meshc(
+    let svg = stdout_ok(&meshc(
         &repo(),
         &["graph", "catalogue/lab.mesh", "catalogue"],
     ));
@@ -179,13 +162,13 @@ fn the_lab_is_drawn_as_it_resolves() {
 
 #[test]
 fn dot_and_mermaid_say_the_same() {
-    let svg = text(&meshc(
+    let svg = stdout_ok(&meshc(
         &repo(),
         &["graph", "catalogue/single.mesh", "catalogue"],
     ));
     let arrows = attrs(&svg, "edge", "data-from").len();
     assert!(arrows > 5);
-    let dot = text(&meshc(
+    let dot = stdout_ok(&meshc(
         &repo(),
         &[
             "graph",
@@ -199,7 +182,7 @@ fn dot_and_mermaid_say_the_same() {
     assert_eq!(dot.matches("subgraph \"cluster_").count(), 1);
     assert_eq!(dot.matches(" -> ").count(), arrows);
     assert!(dot.contains("seat: vault"));
-    let mermaid = text(&meshc(
+    let mermaid = stdout_ok(&meshc(
         &repo(),
         &[
             "graph",
@@ -290,7 +273,7 @@ fn a_browser_draws_the_lab() {
         eprintln!("skipped: no chromium on PATH (Debian: apt-get install chromium)");
         return;
     };
-    let svg = text(&meshc(
+    let svg = stdout_ok(&meshc(
         &repo(),
         &["graph", "catalogue/lab.mesh", "catalogue"],
     ));
@@ -338,7 +321,7 @@ fn a_browser_draws_the_lab() {
 /// The picture in docs/graph.md is what this meshc draws (`MESHC_BLESS=1` redraws it).
 #[test]
 fn the_picture_in_the_docs_is_current() {
-    let svg = text(&meshc(
+    let svg = stdout_ok(&meshc(
         &repo(),
         &["graph", "catalogue/lab.mesh", "catalogue"],
     ));

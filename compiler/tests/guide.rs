@@ -15,12 +15,9 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
-}
+#[path = "support/command.rs"]
+mod command;
+use command::repo;
 
 fn guide() -> PathBuf {
     repo().join("docs/guide/src")

@@ -2,9 +2,12 @@
 //! diagnostic keeps whatever the input: its spans lie inside its file, on character
 //! boundaries.
 
+use meshc::db::{Database, SourceFile, Workspace};
 use meshc::diagnostics::Diagnostic;
 use meshc::diagnostics::render::SourceMap;
 use meshc::span::{FilePath, Span};
+use salsa::Setter as _;
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -38,6 +41,49 @@ pub fn workspace_of(bytes: &[u8]) -> Vec<(FilePath, Arc<str>)> {
             (path, Arc::from(text_of(part)))
         })
         .collect()
+}
+
+/// One database kept across executions, as in the language server: each input is set as
+/// the texts of [`MAX_FILES`] files (the missing ones empty), so the standard library is
+/// parsed once and every execution also exercises salsa's re-validation after an edit.
+pub struct Session {
+    pub db: Database,
+    pub ws: Workspace,
+    /// The workspace's files, the standard library's left out.
+    pub files: Vec<SourceFile>,
+}
+
+thread_local! {
+    static SESSION: RefCell<Option<Session>> = const { RefCell::new(None) };
+}
+
+impl Session {
+    fn new() -> Session {
+        let empty =
+            (0..MAX_FILES).map(|i| (FilePath::from(format!("f{i}.mesh")), Arc::<str>::from("")));
+        let (db, ws) = Database::with_files(empty);
+        let files = ws.files(&db)[1..].to_vec();
+        Session { db, ws, files }
+    }
+}
+
+/// Sets the texts of this thread's [`Session`] to the workspace of `data`
+/// ([`workspace_of`], the missing files empty) and runs `f` on it with those files.
+pub fn in_session<R>(data: &[u8], f: impl FnOnce(&Session, &[(FilePath, Arc<str>)]) -> R) -> R {
+    let mut files = workspace_of(data);
+    while files.len() < MAX_FILES {
+        files.push((format!("f{}.mesh", files.len()).into(), Arc::from("")));
+    }
+    SESSION.with(|cell| {
+        let mut cell = cell.borrow_mut();
+        let s = cell.get_or_insert_with(Session::new);
+        for (input, (_, text)) in s.files.iter().zip(&files) {
+            if input.text(&s.db) != text {
+                input.set_text(&mut s.db).to(text.clone());
+            }
+        }
+        f(s, &files)
+    })
 }
 
 /// The texts diagnostics may point into: the workspace and the standard library.

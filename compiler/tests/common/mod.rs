@@ -259,3 +259,17 @@ pub fn catalogue_files() -> Vec<(FilePath, std::sync::Arc<str>)> {
         })
         .collect()
 }
+
+/// Panics, listing every one, unless checking the workspace finds no diagnostic at all
+/// (`what` names the workspace in the message).
+pub fn assert_checks_clean(database: &meshc::db::Database, ws: meshc::db::Workspace, what: &str) {
+    let listed: Vec<String> = meshc::db::workspace_diagnostics(database, ws)
+        .iter()
+        .map(|d| format!("{} {}:{} {}", d.code, d.file, d.span.start, d.message))
+        .collect();
+    assert!(
+        listed.is_empty(),
+        "{what} is not clean:\n{}",
+        listed.join("\n")
+    );
+}
