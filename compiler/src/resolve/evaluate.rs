@@ -47,7 +47,6 @@ pub(crate) struct Eval<'m> {
     pub loop_bindings: Vec<super::loops::Binding<'m>>,
 }
 
-
 /// A memoised value: being computed (a second visit is a cycle), or done.
 #[derive(Debug, Clone)]
 pub(crate) enum Memo<T> {
@@ -626,7 +625,11 @@ impl<'m> Resolver<'m> {
 
     /// The requirement at index `r` of instance `i`'s module scope (a [`Key`]'s).
     fn requirement_at(&self, i: InstanceId, r: u32) -> Option<(&'m str, &'m ReqInfo<'m>)> {
-        let (&req, info) = self.module_of(i)?.scope.requirements.get_index(r as usize)?;
+        let (&req, info) = self
+            .module_of(i)?
+            .scope
+            .requirements
+            .get_index(r as usize)?;
         Some((req, info))
     }
 
