@@ -14,17 +14,11 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 pub mod ci;
+pub mod command;
 pub mod header;
 pub use ci::*;
+pub use command::repo_root;
 pub use header::*;
-
-/// The repository's root (the parent of `compiler/`).
-pub fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
-}
 
 /// The shared conformance suite, when it is beside the repository. Absent, a plain
 /// `cargo test` skips what needs it (the caller says so); under CI it fails here.
