@@ -11,13 +11,13 @@ use std::process::Command;
 
 #[path = "support/command.rs"]
 mod command;
-use command::{meshc, repo, stdout_ok};
+use command::{meshc, repo_root, stdout_ok};
 
 /// The manifests `meshc build` writes for `mesh` (a file of the catalogue).
 fn manifests(mesh: &str) -> Vec<Value> {
     let out = tempfile::tempdir().unwrap();
     let built = meshc(
-        &repo(),
+        &repo_root(),
         &[
             "build",
             &format!("catalogue/{mesh}"),
@@ -85,7 +85,7 @@ fn balanced(svg: &str) {
 #[test]
 fn the_lab_is_drawn_as_it_resolves() {
     let svg = stdout_ok(&meshc(
-        &repo(),
+        &repo_root(),
         &["graph", "catalogue/lab.mesh", "catalogue"],
     ));
     assert!(svg.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\""));
@@ -163,13 +163,13 @@ fn the_lab_is_drawn_as_it_resolves() {
 #[test]
 fn dot_and_mermaid_say_the_same() {
     let svg = stdout_ok(&meshc(
-        &repo(),
+        &repo_root(),
         &["graph", "catalogue/single.mesh", "catalogue"],
     ));
     let arrows = attrs(&svg, "edge", "data-from").len();
     assert!(arrows > 5);
     let dot = stdout_ok(&meshc(
-        &repo(),
+        &repo_root(),
         &[
             "graph",
             "catalogue/single.mesh",
@@ -183,7 +183,7 @@ fn dot_and_mermaid_say_the_same() {
     assert_eq!(dot.matches(" -> ").count(), arrows);
     assert!(dot.contains("seat: vault"));
     let mermaid = stdout_ok(&meshc(
-        &repo(),
+        &repo_root(),
         &[
             "graph",
             "catalogue/single.mesh",
@@ -244,7 +244,10 @@ mesh tiny {
 
 #[test]
 fn a_file_with_no_mesh_is_said() {
-    let out = meshc(&repo(), &["graph", "catalogue/postgres.mesh", "catalogue"]);
+    let out = meshc(
+        &repo_root(),
+        &["graph", "catalogue/postgres.mesh", "catalogue"],
+    );
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("declares no mesh"));
 }
@@ -274,7 +277,7 @@ fn a_browser_draws_the_lab() {
         return;
     };
     let svg = stdout_ok(&meshc(
-        &repo(),
+        &repo_root(),
         &["graph", "catalogue/lab.mesh", "catalogue"],
     ));
     let size = |attr: &str| -> u32 {
@@ -282,7 +285,7 @@ fn a_browser_draws_the_lab() {
         svg[at..at + svg[at..].find('"').unwrap()].parse().unwrap()
     };
     let (w, h) = (size("width"), size("height"));
-    let artefacts = repo().join("target/graph-artefacts");
+    let artefacts = repo_root().join("target/graph-artefacts");
     std::fs::create_dir_all(&artefacts).unwrap();
     let svg_path = artefacts.join("lab.svg");
     let png = artefacts.join("lab.png");
@@ -322,10 +325,10 @@ fn a_browser_draws_the_lab() {
 #[test]
 fn the_picture_in_the_docs_is_current() {
     let svg = stdout_ok(&meshc(
-        &repo(),
+        &repo_root(),
         &["graph", "catalogue/lab.mesh", "catalogue"],
     ));
-    let shipped = repo().join("docs/images/lab.svg");
+    let shipped = repo_root().join("docs/images/lab.svg");
     if std::env::var_os("MESHC_BLESS").is_some() {
         std::fs::write(&shipped, &svg).unwrap();
     }
@@ -334,6 +337,6 @@ fn the_picture_in_the_docs_is_current() {
         "docs/images/lab.svg is not what `meshc graph catalogue/lab.mesh catalogue` draws; \
          MESHC_BLESS=1 redraws it"
     );
-    let doc = std::fs::read_to_string(repo().join("docs/graph.md")).unwrap();
+    let doc = std::fs::read_to_string(repo_root().join("docs/graph.md")).unwrap();
     assert!(doc.contains("](images/lab.svg)"));
 }

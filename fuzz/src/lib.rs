@@ -3,18 +3,18 @@
 //! boundaries.
 
 use meshc::db::{Database, SourceFile, Workspace};
-use meshc::diagnostics::Diagnostic;
-use meshc::diagnostics::render::SourceMap;
-use meshc::span::{FilePath, Span};
+use meshc::span::FilePath;
 use salsa::Setter as _;
 use std::cell::RefCell;
-use std::collections::HashMap;
 use std::sync::Arc;
 
-/// The formatter's test helpers: the tree with its positions erased, and every promise
-/// of a formatted text, shared with `compiler/tests/fmt.rs`.
+/// The tests' helpers: the formatter's (the tree with its positions erased, every
+/// promise of a formatted text, shared with `compiler/tests/fmt.rs`) and the promise of
+/// every diagnostic (shared with `compiler/tests/properties.rs`).
 #[path = "../../compiler/tests/common/mod.rs"]
 pub mod common;
+
+pub use common::{assert_diagnostics_sound, assert_span_in, sources_of};
 
 /// The byte that separates the files of a workspace in a fuzz input. It is never part of
 /// valid UTF-8, so no text loses anything by it.
@@ -84,54 +84,6 @@ pub fn in_session<R>(data: &[u8], f: impl FnOnce(&Session, &[(FilePath, Arc<str>
         }
         f(s, &files)
     })
-}
-
-/// The texts diagnostics may point into: the workspace and the standard library.
-pub fn sources_of(files: &[(FilePath, Arc<str>)]) -> HashMap<FilePath, Arc<str>> {
-    let mut sources: HashMap<FilePath, Arc<str>> = files.iter().cloned().collect();
-    sources.insert(
-        FilePath::from(meshc::db::STDLIB_PATH),
-        Arc::from(meshc::db::STDLIB_TEXT),
-    );
-    sources
-}
-
-/// Panics unless `span` lies inside `text` and starts and ends on character boundaries.
-pub fn assert_span_in(span: Span, text: &str, what: &str) {
-    assert!(
-        span.start <= span.end,
-        "{what}: span {span:?} runs backwards"
-    );
-    assert!(
-        span.end as usize <= text.len(),
-        "{what}: span {span:?} past the end ({} bytes)",
-        text.len()
-    );
-    assert!(
-        text.is_char_boundary(span.start as usize) && text.is_char_boundary(span.end as usize),
-        "{what}: span {span:?} cuts a character"
-    );
-}
-
-/// Panics unless every diagnostic and label names a known file and lies inside it.
-///
-/// The renderers are not run here: they clamp every position by design, and they would
-/// cost most of each execution. `compiler/tests/properties.rs` renders the same
-/// diagnostics on every generated input.
-pub fn assert_diagnostics_sound(diags: &[Diagnostic], sources: &HashMap<FilePath, Arc<str>>) {
-    for d in diags {
-        let text = sources
-            .text(&d.file)
-            .unwrap_or_else(|| panic!("{}: names an unknown file `{}`", d.code, d.file));
-        assert_span_in(d.span, text, d.code.as_str());
-        assert!(!d.message.is_empty(), "{}: an empty message", d.code);
-        for l in &d.labels {
-            let text = sources.text(&l.file).unwrap_or_else(|| {
-                panic!("{}: a label names an unknown file `{}`", d.code, l.file)
-            });
-            assert_span_in(l.span, text, d.code.as_str());
-        }
-    }
 }
 
 /// The texts of string literals written where a secret is expected, that the input holds

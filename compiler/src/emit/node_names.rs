@@ -28,19 +28,24 @@ struct Walk<'o> {
     out: &'o mut BTreeSet<String>,
 }
 
-/// A value under a `"node"` key: its text when it is a string, else walked as any other.
-fn under_node<T: Serialize + ?Sized>(value: &T, out: &mut BTreeSet<String>) -> Result<(), Error> {
-    let text = Text {
-        key: false,
-        numbers: false,
-    };
-    match value.serialize(text) {
-        Ok(Some(name)) => {
+/// The value of an entry whose key is `key` (a field, a map's key, a variant's name): its
+/// text when the key is `node` and the value is a string, else walked as any other.
+fn entry<T: Serialize + ?Sized>(
+    key: Option<&str>,
+    value: &T,
+    out: &mut BTreeSet<String>,
+) -> Result<(), Error> {
+    if key == Some("node") {
+        let text = Text {
+            key: false,
+            numbers: false,
+        };
+        if let Ok(Some(name)) = value.serialize(text) {
             out.insert(name);
-            Ok(())
+            return Ok(());
         }
-        _ => value.serialize(Walk { out }),
     }
+    value.serialize(Walk { out })
 }
 
 impl<'o> ser::Serializer for Walk<'o> {
@@ -126,10 +131,7 @@ impl<'o> ser::Serializer for Walk<'o> {
         value: &T,
     ) -> Result<(), Error> {
         // JSON writes `{"variant": value}`.
-        match variant {
-            "node" => under_node(value, self.out),
-            _ => value.serialize(self),
-        }
+        entry(Some(variant), value, self.out)
     }
     fn serialize_seq(self, _: Option<usize>) -> Result<Self, Error> {
         Ok(self)
@@ -169,85 +171,47 @@ impl<'o> ser::Serializer for Walk<'o> {
     }
 }
 
-impl ser::SerializeSeq for Walk<'_> {
-    type Ok = ();
-    type Error = Error;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
-        value.serialize(Walk { out: self.out })
-    }
-    fn end(self) -> Result<(), Error> {
-        Ok(())
-    }
-}
-
-impl ser::SerializeTuple for Walk<'_> {
-    type Ok = ();
-    type Error = Error;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
-        value.serialize(Walk { out: self.out })
-    }
-    fn end(self) -> Result<(), Error> {
-        Ok(())
-    }
-}
-
-impl ser::SerializeTupleStruct for Walk<'_> {
-    type Ok = ();
-    type Error = Error;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
-        value.serialize(Walk { out: self.out })
-    }
-    fn end(self) -> Result<(), Error> {
-        Ok(())
-    }
-}
-
-impl ser::SerializeTupleVariant for Walk<'_> {
-    type Ok = ();
-    type Error = Error;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
-        value.serialize(Walk { out: self.out })
-    }
-    fn end(self) -> Result<(), Error> {
-        Ok(())
-    }
-}
-
-impl ser::SerializeStruct for Walk<'_> {
-    type Ok = ();
-    type Error = Error;
-    fn serialize_field<T: Serialize + ?Sized>(
-        &mut self,
-        key: &'static str,
-        value: &T,
-    ) -> Result<(), Error> {
-        match key {
-            "node" => under_node(value, self.out),
-            _ => value.serialize(Walk { out: self.out }),
+/// The elements of a sequence or a tuple and the fields of a tuple struct or variant:
+/// each walked; the fields of a struct or a struct variant: each an [`entry`] under its
+/// name.
+macro_rules! walk_each {
+    ($($trait:ident :: $method:ident),+ $(,)?) => {$(
+        impl ser::$trait for Walk<'_> {
+            type Ok = ();
+            type Error = Error;
+            fn $method<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
+                value.serialize(Walk { out: self.out })
+            }
+            fn end(self) -> Result<(), Error> {
+                Ok(())
+            }
         }
-    }
-    fn end(self) -> Result<(), Error> {
-        Ok(())
-    }
+    )+};
+    ($($trait:ident),+ ; fields) => {$(
+        impl ser::$trait for Walk<'_> {
+            type Ok = ();
+            type Error = Error;
+            fn serialize_field<T: Serialize + ?Sized>(
+                &mut self,
+                key: &'static str,
+                value: &T,
+            ) -> Result<(), Error> {
+                entry(Some(key), value, self.out)
+            }
+            fn end(self) -> Result<(), Error> {
+                Ok(())
+            }
+        }
+    )+};
 }
 
-impl ser::SerializeStructVariant for Walk<'_> {
-    type Ok = ();
-    type Error = Error;
-    fn serialize_field<T: Serialize + ?Sized>(
-        &mut self,
-        key: &'static str,
-        value: &T,
-    ) -> Result<(), Error> {
-        match key {
-            "node" => under_node(value, self.out),
-            _ => value.serialize(Walk { out: self.out }),
-        }
-    }
-    fn end(self) -> Result<(), Error> {
-        Ok(())
-    }
-}
+walk_each!(
+    SerializeSeq::serialize_element,
+    SerializeTuple::serialize_element,
+    SerializeTupleStruct::serialize_field,
+    SerializeTupleVariant::serialize_field,
+);
+walk_each!(SerializeStruct, SerializeStructVariant; fields);
 
 /// A map's entries: each key's text, then its value.
 struct MapWalk<'o> {
@@ -273,10 +237,7 @@ impl ser::SerializeMap for MapWalk<'_> {
         }
     }
     fn serialize_value<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
-        match self.key.take().as_deref() {
-            Some("node") => under_node(value, self.out),
-            _ => value.serialize(Walk { out: self.out }),
-        }
+        entry(self.key.take().as_deref(), value, self.out)
     }
     fn end(self) -> Result<(), Error> {
         Ok(())

@@ -3,10 +3,14 @@
 
 #![allow(dead_code)]
 
+use meshc::diagnostics::Diagnostic;
+use meshc::diagnostics::render::SourceMap;
 use meshc::span::{FilePath, Span};
 use meshc::syntax::ast::*;
 use meshc::syntax::spans::{VisitSpans, walk_file, walk_string};
 use meshc::syntax::{Parsed, parse};
+use std::collections::HashMap;
+use std::sync::Arc;
 
 #[path = "../support/ci.rs"]
 mod ci;
@@ -272,4 +276,52 @@ pub fn assert_checks_clean(database: &meshc::db::Database, ws: meshc::db::Worksp
         "{what} is not clean:\n{}",
         listed.join("\n")
     );
+}
+
+/// The texts diagnostics may point into: the workspace and the standard library.
+pub fn sources_of(files: &[(FilePath, Arc<str>)]) -> HashMap<FilePath, Arc<str>> {
+    let mut sources: HashMap<FilePath, Arc<str>> = files.iter().cloned().collect();
+    sources.insert(
+        FilePath::from(meshc::db::STDLIB_PATH),
+        Arc::from(meshc::db::STDLIB_TEXT),
+    );
+    sources
+}
+
+/// Panics unless `span` lies inside `text` and starts and ends on character boundaries.
+pub fn assert_span_in(span: Span, text: &str, what: &str) {
+    assert!(
+        span.start <= span.end,
+        "{what}: span {span:?} runs backwards"
+    );
+    assert!(
+        span.end as usize <= text.len(),
+        "{what}: span {span:?} past the end ({} bytes)",
+        text.len()
+    );
+    assert!(
+        text.is_char_boundary(span.start as usize) && text.is_char_boundary(span.end as usize),
+        "{what}: span {span:?} cuts a character"
+    );
+}
+
+/// Panics unless every diagnostic and label names a known file and lies inside it.
+///
+/// The renderers are not run here: they clamp every position by design, and they would
+/// cost most of each execution of a fuzz target. `compiler/tests/properties.rs` renders
+/// the same diagnostics on every generated input.
+pub fn assert_diagnostics_sound(diags: &[Diagnostic], sources: &HashMap<FilePath, Arc<str>>) {
+    for d in diags {
+        let text = sources
+            .text(&d.file)
+            .unwrap_or_else(|| panic!("{}: names an unknown file `{}`", d.code, d.file));
+        assert_span_in(d.span, text, d.code.as_str());
+        assert!(!d.message.is_empty(), "{}: an empty message", d.code);
+        for l in &d.labels {
+            let text = sources.text(&l.file).unwrap_or_else(|| {
+                panic!("{}: a label names an unknown file `{}`", d.code, l.file)
+            });
+            assert_span_in(l.span, text, d.code.as_str());
+        }
+    }
 }

@@ -16,8 +16,8 @@ pub fn meshc(dir: &Path, args: &[&str]) -> Output {
         .expect("meshc runs")
 }
 
-/// The repository's root.
-pub fn repo() -> PathBuf {
+/// The repository's root (the parent of `compiler/`).
+pub fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
         .unwrap()
@@ -43,4 +43,14 @@ pub fn said(out: &Output) -> String {
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     )
+}
+
+/// The codes of the diagnostics in what `meshc check --format json` printed, in order.
+pub fn codes(json: &serde_json::Value) -> Vec<String> {
+    json["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["code"].as_str().unwrap().to_string())
+        .collect()
 }
