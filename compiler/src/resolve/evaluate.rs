@@ -28,33 +28,37 @@ pub(crate) type OperatorValue = (Resolved, &'static str);
 /// The values phase's product: every memoised value of the mesh, each computed once.
 /// Once the phase is over nothing is under way, so every entry is done, and whoever
 /// builds a manifest only reads it (from any thread).
+///
+/// The tables are keyed by indices, not names: (instance, the requirement's place in its
+/// module's scope, the field's place in its contract). A key is three integers, so a
+/// lookup hashes and compares no text, and a table of a large mesh is a third smaller.
 #[derive(Default)]
-pub(crate) struct Values<'m> {
-    pub operator: FxHashMap<(InstanceId, &'m str), Memo<Option<OperatorValue>>>,
-    pub given: FxHashMap<(InstanceId, &'m str, &'m str), Memo<Option<Resolved>>>,
-    pub answer: FxHashMap<(InstanceId, &'m str, &'m str), Memo<Option<Resolved>>>,
+pub(crate) struct Values {
+    pub operator: FxHashMap<(InstanceId, u32), Memo<Option<OperatorValue>>>,
+    pub given: FxHashMap<(InstanceId, u32, u32), Memo<Option<Resolved>>>,
+    pub answer: FxHashMap<(InstanceId, u32, u32), Memo<Option<Resolved>>>,
 }
 
-impl<'m> Values<'m> {
-    /// Operator requirement `req` of instance `i`, if computed.
-    pub fn operator(&self, i: InstanceId, req: &'m str) -> Option<OperatorValue> {
-        match self.operator.get(&(i, req)) {
+impl Values {
+    /// Operator requirement `r` of instance `i`, if computed.
+    pub fn operator(&self, i: InstanceId, r: u32) -> Option<OperatorValue> {
+        match self.operator.get(&(i, r)) {
             Some(Memo::Done(v)) => v.clone(),
             _ => None,
         }
     }
 
-    /// Given field `field` of requirement `req` of instance `i`, if computed.
-    pub fn given(&self, i: InstanceId, req: &'m str, field: &'m str) -> Option<Resolved> {
-        match self.given.get(&(i, req, field)) {
+    /// Given field `f` of requirement `r` of instance `i`, if computed.
+    pub fn given(&self, i: InstanceId, r: u32, f: u32) -> Option<Resolved> {
+        match self.given.get(&(i, r, f)) {
             Some(Memo::Done(v)) => v.clone(),
             _ => None,
         }
     }
 
-    /// The answer to field `field` of `consumer`'s requirement `req`, if computed.
-    pub fn answer(&self, consumer: InstanceId, req: &'m str, field: &'m str) -> Option<Resolved> {
-        match self.answer.get(&(consumer, req, field)) {
+    /// The answer to field `f` of `consumer`'s requirement `r`, if computed.
+    pub fn answer(&self, consumer: InstanceId, r: u32, f: u32) -> Option<Resolved> {
+        match self.answer.get(&(consumer, r, f)) {
             Some(Memo::Done(v)) => v.clone(),
             _ => None,
         }
@@ -65,32 +69,22 @@ impl<'m> Values<'m> {
 /// values under way.
 #[derive(Default)]
 pub(crate) struct Eval<'m> {
-    pub values: Values<'m>,
+    pub values: Values,
     /// Values already told E0313.
-    pub told_cycle: FxHashSet<Key<'m>>,
+    pub told_cycle: FxHashSet<Key>,
     /// Memoised values under way on the call stack (see [`Resolver::demand`]).
     pub depth: usize,
     /// The value deferred because the call stack held too many under way.
-    pub deferred: Option<Key<'m>>,
+    pub deferred: Option<Key>,
     /// Values waiting on the heap for the ones they deferred.
-    pub waiting: FxHashSet<Key<'m>>,
+    pub waiting: FxHashSet<Key>,
     /// The loop variables bound while a `for` template renders, innermost last.
     pub loop_bindings: Vec<super::loops::Binding<'m>>,
 }
 
-impl<'m> Eval<'m> {
-    /// An evaluator for `instances` instances, its tables sized once: a large mesh would
-    /// otherwise rehash them again and again.
-    pub fn sized(instances: usize) -> Self {
-        let mut eval = Eval::default();
-        eval.values.given.reserve(instances * 8);
-        eval.values.answer.reserve(instances * 4);
-        eval.values.operator.reserve(instances);
-        eval
-    }
-
+impl Eval<'_> {
     /// The phase's product. Nothing is under way once the phase is over.
-    pub fn finish(self) -> Values<'m> {
+    pub fn finish(self) -> Values {
         debug_assert!(self.depth == 0 && self.deferred.is_none() && self.waiting.is_empty());
         self.values
     }
@@ -104,15 +98,17 @@ pub(crate) enum Memo<T> {
 }
 
 /// A memoised value of the resolver: an operator value, a given field, or a provider's
-/// answer to a consumer's field.
+/// answer to a consumer's field. A requirement is named by its index in the instance's
+/// module scope (`ModuleScope::requirements`), a field by its index in the requirement's
+/// contract (`ContractInfo::fields`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub(crate) enum Key<'m> {
+pub(crate) enum Key {
     /// Operator requirement `req` of instance `i`.
-    Operator(InstanceId, &'m str),
+    Operator(InstanceId, u32),
     /// Given field `field` of requirement `req` of instance `i`.
-    Given(InstanceId, &'m str, &'m str),
+    Given(InstanceId, u32, u32),
     /// Field `field` of module requirement `req` of consumer `c`, as its provider answers.
-    Answer(InstanceId, &'m str, &'m str),
+    Answer(InstanceId, u32, u32),
 }
 
 /// How many memoised values may be under way on the call stack at once (see
@@ -286,19 +282,28 @@ pub(crate) trait Evaluate<'m> {
 
     /// The value of operator requirement `req` of instance `i`, and where it came from
     /// (`assignment`, `default` or `vault`).
-    fn operator_value(&mut self, i: InstanceId, req: &'m str) -> Option<OperatorValue>;
+    /// Memoised; E0501 is reported once.
+    fn operator_value(&mut self, i: InstanceId, req: &str) -> Option<OperatorValue> {
+        let r = self
+            .world()
+            .module_of(i)?
+            .scope
+            .requirements
+            .get_index_of(req)?;
+        self.operator_memo(i, r as u32)
+    }
 
-    /// The memoised value of given field `field` of requirement `req` of instance `i`.
-    fn given_memo(&mut self, i: InstanceId, req: &'m str, field: &'m str) -> Option<Resolved>;
+    /// The memoised value of operator requirement `r` (its place in the module's scope)
+    /// of instance `i`.
+    fn operator_memo(&mut self, i: InstanceId, r: u32) -> Option<OperatorValue>;
 
-    /// The memoised answer of `consumer`'s provider to field `field` of its module
-    /// requirement `req`.
-    fn answer_memo(
-        &mut self,
-        consumer: InstanceId,
-        req: &'m str,
-        field: &'m str,
-    ) -> Option<Resolved>;
+    /// The memoised value of given field `f` (its place in the contract) of requirement
+    /// `r` of instance `i`.
+    fn given_memo(&mut self, i: InstanceId, r: u32, f: u32) -> Option<Resolved>;
+
+    /// The memoised answer of `consumer`'s provider to field `f` of its module
+    /// requirement `r`.
+    fn answer_memo(&mut self, consumer: InstanceId, r: u32, f: u32) -> Option<Resolved>;
 
     /// The loop variables bound while a `for` template renders, innermost last.
     fn bindings(&self) -> &Vec<super::loops::Binding<'m>>;
@@ -550,9 +555,14 @@ pub(crate) trait Evaluate<'m> {
             return None;
         };
         let provider = *provider;
-        let info = self.world().requirement(consumer, req)?;
+        let (r, _, info) = self
+            .world()
+            .module_of(consumer)?
+            .scope
+            .requirements
+            .get_full(req)?;
         let contract: &'m ContractInfo = info.contract.as_deref()?;
-        let (field, fi): (&'m String, _) = contract.fields.get_key_value(field)?;
+        let (f, field, fi): (usize, &'m String, _) = contract.fields.get_full(field)?;
         if fi.secret {
             let key = self.world().instances[consumer]
                 .secret_keys
@@ -564,7 +574,7 @@ pub(crate) trait Evaluate<'m> {
                 key,
             }));
         }
-        self.answer_memo(consumer, req, field.as_str())
+        self.answer_memo(consumer, r as u32, f as u32)
     }
 
     /// Given field `field` of contract requirement `req` of instance `i`: the
@@ -572,8 +582,14 @@ pub(crate) trait Evaluate<'m> {
     /// refused (E0501). A definition's value that reads a requirement is checked once
     /// resolved (E0304, E0314).
     fn given_value(&mut self, i: InstanceId, req: &'m str, field: &str) -> Option<Resolved> {
-        let contract: &'m ContractInfo = self.world().requirement(i, req)?.contract.as_deref()?;
-        let (field, fi): (&'m String, _) = contract.fields.get_key_value(field)?;
+        let (r, _, info) = self
+            .world()
+            .module_of(i)?
+            .scope
+            .requirements
+            .get_full(req)?;
+        let contract: &'m ContractInfo = info.contract.as_deref()?;
+        let (f, _, fi) = contract.fields.get_full(field)?;
         // One notion of taint: a field declared `secret` is secret here as it is to the
         // checker (`target_is_secret` in `check::expressions`), `given` or not. A given
         // secret field is refused (E0205) and has no plain value to read, from the
@@ -581,7 +597,7 @@ pub(crate) trait Evaluate<'m> {
         if fi.secret {
             return None;
         }
-        self.given_memo(i, req, field.as_str())
+        self.given_memo(i, r as u32, f as u32)
     }
 
     /// Given field `field` of requirement `req` of instance `i`, as text.
@@ -614,24 +630,19 @@ impl<'m> Evaluate<'m> for Resolver<'m> {
         Resolver::world(self)
     }
 
-    fn operator_value(&mut self, i: InstanceId, req: &'m str) -> Option<OperatorValue> {
-        self.demand(Key::Operator(i, req));
-        self.eval.values.operator(i, req)
+    fn operator_memo(&mut self, i: InstanceId, r: u32) -> Option<OperatorValue> {
+        self.demand(Key::Operator(i, r));
+        self.eval.values.operator(i, r)
     }
 
-    fn given_memo(&mut self, i: InstanceId, req: &'m str, field: &'m str) -> Option<Resolved> {
-        self.demand(Key::Given(i, req, field));
-        self.eval.values.given(i, req, field)
+    fn given_memo(&mut self, i: InstanceId, r: u32, f: u32) -> Option<Resolved> {
+        self.demand(Key::Given(i, r, f));
+        self.eval.values.given(i, r, f)
     }
 
-    fn answer_memo(
-        &mut self,
-        consumer: InstanceId,
-        req: &'m str,
-        field: &'m str,
-    ) -> Option<Resolved> {
-        self.demand(Key::Answer(consumer, req, field));
-        self.eval.values.answer(consumer, req, field)
+    fn answer_memo(&mut self, consumer: InstanceId, r: u32, f: u32) -> Option<Resolved> {
+        self.demand(Key::Answer(consumer, r, f));
+        self.eval.values.answer(consumer, r, f)
     }
 
     fn bindings(&self) -> &Vec<super::loops::Binding<'m>> {
@@ -694,7 +705,7 @@ impl<'m> Resolver<'m> {
 
     /// Whether `key` is being computed (`Some(false)`), done (`Some(true)`) or not yet
     /// asked for (`None`).
-    fn memo_done(&self, key: Key<'m>) -> Option<bool> {
+    fn memo_done(&self, key: Key) -> Option<bool> {
         let done = |m: Option<&Memo<_>>| m.map(|m| matches!(m, Memo::Done(_)));
         match key {
             Key::Operator(i, r) => self
@@ -709,14 +720,68 @@ impl<'m> Resolver<'m> {
     }
 
     /// E0313 for `key`, once.
-    fn report_cycle_of(&mut self, key: Key<'m>) {
+    fn report_cycle_of(&mut self, key: Key) {
         if !self.eval.told_cycle.insert(key) {
             return;
         }
         match key {
-            Key::Operator(i, r) => self.report_cycle(i, r),
-            Key::Given(i, r, f) | Key::Answer(i, r, f) => self.report_cycle(i, &format!("{r}.{f}")),
+            Key::Operator(i, r) => {
+                if let Some((req, _)) = self.requirement_at(i, r) {
+                    self.report_cycle(i, req);
+                }
+            }
+            Key::Given(i, r, f) | Key::Answer(i, r, f) => {
+                if let Some((req, field)) = self.field_at(i, r, f) {
+                    self.report_cycle(i, &format!("{req}.{field}"));
+                }
+            }
         }
+    }
+
+    /// The requirement at index `r` of instance `i`'s module scope (a [`Key`]'s).
+    fn requirement_at(&self, i: InstanceId, r: u32) -> Option<(&'m str, &'m ReqInfo<'m>)> {
+        let (&req, info) = self
+            .module_of(i)?
+            .scope
+            .requirements
+            .get_index(r as usize)?;
+        Some((req, info))
+    }
+
+    /// The names of requirement `r` and field `f` of its contract (a [`Key`]'s).
+    fn field_at(&self, i: InstanceId, r: u32, f: u32) -> Option<(&'m str, &'m str)> {
+        let (req, info) = self.requirement_at(i, r)?;
+        let contract: &'m ContractInfo = info.contract.as_deref()?;
+        let (field, _) = contract.fields.get_index(f as usize)?;
+        Some((req, field.as_str()))
+    }
+
+    /// Sizes the memo tables once for what [`Resolver::evaluate_requirements`] computes
+    /// (a large mesh would otherwise rehash them again and again).
+    fn reserve_memos(&mut self) {
+        let (mut operators, mut givens, mut answers) = (0, 0, 0);
+        for inst in self.instances.iter() {
+            let Some(m) = inst.module else { continue };
+            for (req, info) in &m.scope.requirements {
+                if info.operator.is_some() {
+                    operators += 1;
+                }
+                let Some(contract) = info.contract.as_deref() else {
+                    continue;
+                };
+                givens += contract.fields.values().filter(|f| f.given).count();
+                if matches!(inst.answers.get(req), Some(Answer::Module { .. })) {
+                    answers += contract
+                        .fields
+                        .values()
+                        .filter(|f| !f.given && !f.secret)
+                        .count();
+                }
+            }
+        }
+        self.eval.values.operator.reserve(operators);
+        self.eval.values.given.reserve(givens);
+        self.eval.values.answer.reserve(answers);
     }
 
     /// Computes `key` into its memo unless it is there. Values read one another to any
@@ -728,7 +793,7 @@ impl<'m> Resolver<'m> {
     /// stack holds at most [`STACK_DEPTH`] values at any time; the deferred ones wait on
     /// a stack on the heap. A value that reads one of those waiting values reads itself
     /// (E0313), exactly as one found under way on the call stack does.
-    pub(super) fn demand(&mut self, key: Key<'m>) {
+    pub(super) fn demand(&mut self, key: Key) {
         match self.memo_done(key) {
             Some(true) => return,
             Some(false) => return self.report_cycle_of(key),
@@ -751,7 +816,7 @@ impl<'m> Resolver<'m> {
     }
 
     /// The outermost demand: computes `root`, and first whatever it had to defer.
-    fn drive(&mut self, root: Key<'m>) {
+    fn drive(&mut self, root: Key) {
         let mut stack = vec![root];
         self.eval.waiting.insert(root);
         while let Some(&top) = stack.last() {
@@ -767,12 +832,15 @@ impl<'m> Resolver<'m> {
 
     /// Computes `key` one level deeper; false when something under it was deferred
     /// (its memo entry is dropped again, to be computed once that is known).
-    fn compute_key(&mut self, key: Key<'m>) -> bool {
+    fn compute_key(&mut self, key: Key) -> bool {
         self.eval.depth += 1;
         let done = match key {
             Key::Operator(i, r) => {
                 self.eval.values.operator.insert((i, r), Memo::InProgress);
-                let v = self.compute_operator_value(i, r);
+                let v = match self.requirement_at(i, r) {
+                    Some((req, _)) => self.compute_operator_value(i, req),
+                    None => None,
+                };
                 let done = self.eval.deferred.is_none();
                 match done {
                     true => self.eval.values.operator.insert((i, r), Memo::Done(v)),
@@ -782,7 +850,10 @@ impl<'m> Resolver<'m> {
             }
             Key::Given(i, r, f) => {
                 self.eval.values.given.insert((i, r, f), Memo::InProgress);
-                let v = self.compute_given(i, r, f);
+                let v = match self.field_at(i, r, f) {
+                    Some((req, field)) => self.compute_given(i, req, field),
+                    None => None,
+                };
                 let done = self.eval.deferred.is_none();
                 match done {
                     true => self.eval.values.given.insert((i, r, f), Memo::Done(v)),
@@ -792,7 +863,10 @@ impl<'m> Resolver<'m> {
             }
             Key::Answer(c, r, f) => {
                 self.eval.values.answer.insert((c, r, f), Memo::InProgress);
-                let v = self.compute_answer(c, r, f);
+                let v = match self.field_at(c, r, f) {
+                    Some((req, field)) => self.compute_answer(c, req, field),
+                    None => None,
+                };
                 let done = self.eval.deferred.is_none();
                 match done {
                     true => self.eval.values.answer.insert((c, r, f), Memo::Done(v)),
@@ -871,6 +945,7 @@ impl<'m> Resolver<'m> {
     /// even where nothing reads it: operator values, given fields, and every plain field
     /// a provider answers (checked against the consumer's narrowing, E0304, E0314).
     pub(super) fn evaluate_requirements(&mut self) {
+        self.reserve_memos();
         // Every instance's own values first, so a provider's refusals are known before
         // its answers are checked for its consumers.
         for i in self.instances.ids() {

@@ -32,7 +32,7 @@ type WrittenBy = BTreeMap<String, Vec<String>>;
 /// refuses nothing and needs nothing but shared references (one builder per thread).
 pub(crate) struct Builder<'a, 'm> {
     pub(super) world: World<'a, 'm>,
-    values: &'a Values<'m>,
+    values: &'a Values,
     /// The loop variables bound while a `for` template renders, innermost last.
     bindings: Vec<Binding<'m>>,
 }
@@ -42,21 +42,16 @@ impl<'m> Evaluate<'m> for Builder<'_, 'm> {
         self.world
     }
 
-    fn operator_value(&mut self, i: InstanceId, req: &'m str) -> Option<OperatorValue> {
-        self.values.operator(i, req)
+    fn operator_memo(&mut self, i: InstanceId, r: u32) -> Option<OperatorValue> {
+        self.values.operator(i, r)
     }
 
-    fn given_memo(&mut self, i: InstanceId, req: &'m str, field: &'m str) -> Option<Resolved> {
-        self.values.given(i, req, field)
+    fn given_memo(&mut self, i: InstanceId, r: u32, f: u32) -> Option<Resolved> {
+        self.values.given(i, r, f)
     }
 
-    fn answer_memo(
-        &mut self,
-        consumer: InstanceId,
-        req: &'m str,
-        field: &'m str,
-    ) -> Option<Resolved> {
-        self.values.answer(consumer, req, field)
+    fn answer_memo(&mut self, consumer: InstanceId, r: u32, f: u32) -> Option<Resolved> {
+        self.values.answer(consumer, r, f)
     }
 
     fn bindings(&self) -> &Vec<Binding<'m>> {
@@ -101,7 +96,7 @@ enum NodeKept {
 }
 
 impl<'a, 'm> Builder<'a, 'm> {
-    fn new(world: World<'a, 'm>, values: &'a Values<'m>) -> Self {
+    fn new(world: World<'a, 'm>, values: &'a Values) -> Self {
         Builder {
             world,
             values,
@@ -407,7 +402,7 @@ fn retired_on(
 impl<'m> Resolver<'m> {
     /// The outcome: what was left out and why, the provider choices, the lock, every
     /// diagnostic in order, and (for a build) the manifests, built from `values`.
-    pub(super) fn assemble(&mut self, values: &Values<'m>, ports: Ports) -> MeshOutcome {
+    pub(super) fn assemble(&mut self, values: &Values, ports: Ports) -> MeshOutcome {
         let built: Vec<InstanceId> = self
             .instances
             .iter_enumerated()
@@ -553,7 +548,7 @@ impl<'m> Resolver<'m> {
     /// thread that built it and dropped, keeping only its bytes.
     fn manifests(
         &self,
-        values: &Values<'m>,
+        values: &Values,
         built: &[InstanceId],
         left_out: &[(u32, Option<NodeId>, LeftOutAssignment)],
         facts: &[super::NodeFacts],

@@ -598,7 +598,6 @@ impl<'m> Resolver<'m> {
             .filter_map(|n| n.private_name.clone())
             .collect();
         self.collect_instances();
-        self.eval = evaluate::Eval::sized(self.instances.len());
         self.collect_seats();
         // 2. Entries and identities.
         for i in self.instances.ids() {
@@ -613,7 +612,7 @@ impl<'m> Resolver<'m> {
         // 5. Values: every value computed, then frozen.
         self.evaluate_requirements();
         self.check_public_names();
-        let values: Values<'m> = std::mem::take(&mut self.eval).finish();
+        let values: Values = std::mem::take(&mut self.eval).finish();
         // 6. What is left out.
         self.leave_out_refused();
         // 7. The manifests, from the products above.
