@@ -8,8 +8,8 @@ use super::module::{Seen, duplicate};
 use super::registry::{PROVIDER_KINDS, ProviderKind};
 use super::types::{Constraint, TYPE_NAMES, Ty, Value, whole_match_regex};
 use crate::diagnostics::rules::{
-    Duplicate, GivenSecret, InvalidLiteral, NoPossibleValue, OtherProvider, SecretLiteral,
-    TypeMismatch,
+    Duplicate, GivenSecret, InvalidLiteral, NoPossibleValue, OtherProvider, ProviderKindError,
+    SecretLiteral, TypeMismatch,
 };
 use crate::diagnostics::{Code, Diagnostic, Reported, Rule, closest};
 use crate::span::Span;
@@ -70,31 +70,15 @@ fn check_contract_kind(
                 Some(s) => format!("did you mean `{s}`?"),
                 None => "a contract you declare is answered by a module: write `for module`".into(),
             };
-            Err(cx.refuse(
-                Diagnostic::new(
-                    Code::E0201,
-                    cx.path,
-                    kind.span,
-                    format!(
-                        "unknown provider kind `{}`: the provider kinds are `module`, `host`, `mesh` and `operator`",
-                        kind.name
-                    ),
-                )
-                .with_help(help),
-            ))
+            let rule = ProviderKindError::Unknown {
+                kind: &kind.name,
+                help,
+            };
+            Err(cx.refuse(rule.at(cx.path, kind.span)))
         }
         Some(ProviderKind::Operator) => {
-            Err(cx.refuse(
-                Diagnostic::new(
-                    Code::E0201,
-                    cx.path,
-                    kind.span,
-                    "a contract is answered by a `module`, the `host` or the `mesh`, never by the `operator`",
-                )
-                .with_help(
-                    "an operator value needs no contract: write `requires NAME: operator TYPE` in the module",
-                ),
-            ))
+            let rule = ProviderKindError::OperatorContract;
+            Err(cx.refuse(rule.at(cx.path, kind.span)))
         }
         Some(k @ (ProviderKind::Host | ProviderKind::Mesh)) if !cx.std => {
             cx.report(

@@ -14,7 +14,7 @@ use super::module::ModuleChecker;
 use super::registry::{ContractInfo, FieldInfo};
 use super::scope::RefContext;
 use super::types::Ty;
-use crate::diagnostics::rules::{ConsumerRead, Duplicate, TypeMismatch, UnknownField};
+use crate::diagnostics::rules::{ConsumerRead, Duplicate, SyntaxError, TypeMismatch, UnknownField};
 use crate::diagnostics::{Code, Diagnostic, Reported, Rule};
 use crate::span::Span;
 use crate::syntax::ast::{self, Expr, ForExpr, Iterable};
@@ -154,12 +154,11 @@ impl<'a> ModuleChecker<'a, '_> {
         let half_written = |m: &mut Self| {
             let path = m.cx.path;
             m.cx.syntax_refusal(|| {
-                Diagnostic::new(
-                    Code::E0001,
-                    path,
-                    f.span,
-                    "this `for` does not say what it runs over",
-                )
+                let rule = SyntaxError::ForOver {
+                    var: &f.var.name,
+                    found: "nothing".into(),
+                };
+                rule.at(path, f.span)
             })
         };
         let Some(iterable) = f.iterable.as_ref() else {
