@@ -113,7 +113,11 @@ fn the_checker_the_resolver_and_the_index_read_every_reference_alike() {
         // recorded): each reading is one the checker gave at that place.
         let meshes: Vec<String> = db::registry(&database, ws).meshes.keys().cloned().collect();
         for mesh in meshes {
-            let (_, seen) = recording(|| db::check_mesh(&database, ws, mesh.clone()));
+            let (_, mut seen) = recording(|| db::check_mesh(&database, ws, mesh.clone()));
+            // The build path too: manifests read what templates and loops render.
+            let (_, built) =
+                recording(|| db::resolve_mesh(&database, ws, mesh.clone(), Default::default()));
+            seen.extend(built);
             for r in seen {
                 resolved += 1;
                 let agrees = checker_any

@@ -231,7 +231,7 @@ pub enum LoopRefusal {
 /// inside `provides` ([`head`]).
 pub fn meaning<'r, 'c>(reference: &'r Reference, names: &impl Names<'c>) -> Meaning<'r, 'c> {
     let m = meaning_of(reference, names);
-    if RECORDING.get() {
+    if RECORDING.load(std::sync::atomic::Ordering::Relaxed) {
         record(reference, &m);
     }
     m
@@ -554,11 +554,12 @@ fn loop_meaning<'r, 'c>(
     )
 }
 
-thread_local! {
-    /// Whether [`recording`] is under way on this thread.
-    static RECORDING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-    static RECORDED: std::cell::RefCell<Vec<Recorded>> = const { std::cell::RefCell::new(Vec::new()) };
-}
+/// Whether [`recording`] is under way.
+static RECORDING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+/// What [`meaning`] gave while recording, on any thread.
+static RECORDED: std::sync::Mutex<Vec<Recorded>> = std::sync::Mutex::new(Vec::new());
+/// One recording at a time.
+static RECORDER: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 /// A meaning [`meaning`] gave while [`recording`], in words: for a test that holds the
 /// checker, the resolver and the language server's index to one reading of every
@@ -576,13 +577,15 @@ pub struct Recorded {
     pub unresolved: bool,
 }
 
-/// Runs `f`, and returns with its result every meaning [`meaning`] gave on this thread
-/// meanwhile. Costs one thread-local flag read per reference when not recording.
+/// Runs `f`, and returns with its result every meaning [`meaning`] gave meanwhile, on
+/// any thread (the resolver builds nodes' manifests on every core). One recording runs
+/// at a time; a process that never records pays one atomic load per reference.
 pub fn recording<R>(f: impl FnOnce() -> R) -> (R, Vec<Recorded>) {
-    let was = RECORDING.replace(true);
+    let _one = RECORDER.lock().unwrap_or_else(|e| e.into_inner());
+    RECORDING.store(true, std::sync::atomic::Ordering::SeqCst);
     let out = f();
-    RECORDING.set(was);
-    let seen = RECORDED.with(|r| std::mem::take(&mut *r.borrow_mut()));
+    RECORDING.store(false, std::sync::atomic::Ordering::SeqCst);
+    let seen = std::mem::take(&mut *RECORDED.lock().unwrap_or_else(|e| e.into_inner()));
     (out, seen)
 }
 
@@ -619,5 +622,8 @@ fn record(reference: &Reference, m: &Meaning<'_, '_>) {
         read,
         unresolved: m.refusal == Some(RefError::Unresolved),
     };
-    RECORDED.with(|r| r.borrow_mut().push(seen));
+    RECORDED
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .push(seen);
 }
