@@ -93,16 +93,12 @@ impl<'a> ModuleChecker<'a, '_> {
             );
         }
         match &r.body {
-            RequirementBody::Operator {
-                ty,
-                refinements,
-                default,
-            } => check_declaration(
+            RequirementBody::Operator(op) => check_declaration(
                 self.cx,
                 &r.name,
-                ty.as_ref(),
-                refinements,
-                default.as_ref(),
+                op.ty.as_ref(),
+                &op.refinements,
+                op.default.as_ref(),
                 Owner::Operator,
             ),
             RequirementBody::Contract {

@@ -79,7 +79,7 @@ impl<'m> Resolver<'m> {
         let mut unowned_files = Vec::new();
         let mut unowned_secrets = Vec::new();
         for entry in &c.entries {
-            if self.left_out_by_when(i, entry.when.as_ref()) {
+            if self.left_out_by_when(i, entry.when.as_deref()) {
                 continue;
             }
             match &entry.kind {
@@ -102,7 +102,7 @@ impl<'m> Resolver<'m> {
                 }
                 ContainerEntryKind::Env(entries) => {
                     for e in entries {
-                        if self.left_out_by_when(i, e.when.as_ref()) {
+                        if self.left_out_by_when(i, e.when.as_deref()) {
                             continue;
                         }
                         if out.env.contains_key(e.key.name.as_str()) {
@@ -119,21 +119,23 @@ impl<'m> Resolver<'m> {
                         }
                     }
                 }
-                ContainerEntryKind::Mount {
-                    source,
-                    target,
-                    read_only,
-                } => {
+                ContainerEntryKind::Mount(mount) => {
+                    let crate::syntax::ast::Mount {
+                        source,
+                        target,
+                        read_only,
+                    } = &**mount;
                     if let Some(m) = self.mount(i, source, target.as_ref(), read_only.is_some()) {
                         out.mounts.push(m);
                     }
                 }
-                ContainerEntryKind::Secret {
-                    target,
-                    owner,
-                    mode,
-                    value,
-                } => {
+                ContainerEntryKind::Secret(file) => {
+                    let crate::syntax::ast::FileEntry {
+                        target,
+                        owner,
+                        mode,
+                        value,
+                    } = &**file;
                     let Some(target) = target.as_plain() else {
                         continue;
                     };
@@ -165,12 +167,13 @@ impl<'m> Resolver<'m> {
                         references,
                     });
                 }
-                ContainerEntryKind::File {
-                    target,
-                    owner,
-                    mode,
-                    value,
-                } => {
+                ContainerEntryKind::File(file) => {
+                    let crate::syntax::ast::FileEntry {
+                        target,
+                        owner,
+                        mode,
+                        value,
+                    } = &**file;
                     let Some(target) = target.as_plain() else {
                         continue;
                     };

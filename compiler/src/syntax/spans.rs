@@ -145,11 +145,12 @@ fn requirement(r: &mut Requirement, f: &mut impl FnMut(&mut Span)) {
     opt_span(&mut r.optional, f);
     opt_ident(&mut r.kind, f);
     match &mut r.body {
-        RequirementBody::Operator {
-            ty,
-            refinements,
-            default,
-        } => {
+        RequirementBody::Operator(op) => {
+            let OperatorBody {
+                ty,
+                refinements,
+                default,
+            } = &mut **op;
             if let Some(t) = ty {
                 type_expr(t, f);
             }
@@ -240,29 +241,25 @@ fn container(c: &mut Container, f: &mut impl FnMut(&mut Span)) {
                     when(&mut env.when, f);
                 }
             }
-            ContainerEntryKind::Mount {
-                source,
-                target,
-                read_only,
-            } => {
+            ContainerEntryKind::Mount(mount) => {
+                let Mount {
+                    source,
+                    target,
+                    read_only,
+                } = &mut **mount;
                 expr(source, f);
                 if let Some(t) = target {
                     string(t, f);
                 }
                 opt_span(read_only, f);
             }
-            ContainerEntryKind::Secret {
-                target,
-                owner,
-                mode,
-                value,
-            }
-            | ContainerEntryKind::File {
-                target,
-                owner,
-                mode,
-                value,
-            } => {
+            ContainerEntryKind::Secret(file) | ContainerEntryKind::File(file) => {
+                let FileEntry {
+                    target,
+                    owner,
+                    mode,
+                    value,
+                } = &mut **file;
                 string(target, f);
                 if let Some(o) = owner {
                     f(&mut o.span);
@@ -282,7 +279,7 @@ fn container(c: &mut Container, f: &mut impl FnMut(&mut Span)) {
     }
 }
 
-fn when(w: &mut Option<When>, f: &mut impl FnMut(&mut Span)) {
+fn when(w: &mut Option<Box<When>>, f: &mut impl FnMut(&mut Span)) {
     if let Some(w) = w {
         f(&mut w.span);
         ident(&mut w.requirement, f);

@@ -250,11 +250,12 @@ impl Eraser {
                 self.opt_span(&mut r.optional);
                 self.opt_ident(&mut r.kind);
                 match &mut r.body {
-                    RequirementBody::Operator {
-                        ty,
-                        refinements,
-                        default,
-                    } => {
+                    RequirementBody::Operator(op) => {
+                        let OperatorBody {
+                            ty,
+                            refinements,
+                            default,
+                        } = &mut **op;
                         if let Some(t) = ty {
                             self.ty(t);
                         }
@@ -303,7 +304,7 @@ impl Eraser {
         }
     }
 
-    fn when(&mut self, w: &mut Option<When>) {
+    fn when(&mut self, w: &mut Option<Box<When>>) {
         if let Some(w) = w {
             self.ident(&mut w.requirement);
             self.span(&mut w.span);
@@ -330,29 +331,25 @@ impl Eraser {
                     self.span(&mut e.span);
                 }
             }
-            ContainerEntryKind::Mount {
-                source,
-                target,
-                read_only,
-            } => {
+            ContainerEntryKind::Mount(mount) => {
+                let Mount {
+                    source,
+                    target,
+                    read_only,
+                } = &mut **mount;
                 self.expr(source);
                 if let Some(t) = target {
                     self.string(t);
                 }
                 self.opt_span(read_only);
             }
-            ContainerEntryKind::Secret {
-                target,
-                owner,
-                mode,
-                value,
-            }
-            | ContainerEntryKind::File {
-                target,
-                owner,
-                mode,
-                value,
-            } => {
+            ContainerEntryKind::Secret(file) | ContainerEntryKind::File(file) => {
+                let FileEntry {
+                    target,
+                    owner,
+                    mode,
+                    value,
+                } = &mut **file;
                 self.string(target);
                 if let Some(o) = owner {
                     self.span(&mut o.uid.span);
