@@ -133,17 +133,7 @@ fn main() {
         );
         // The checker alone, on trees already parsed.
         let registry = db::registry(&database, ws);
-        let trees: Vec<_> = ws
-            .files(&database)
-            .iter()
-            .map(|f| {
-                (
-                    f.path(&database).clone(),
-                    db::parse_file(&database, *f),
-                    f.std(&database),
-                )
-            })
-            .collect();
+        let trees = db::parsed_files(&database, ws);
         let cpu4 = cpu_ns().unwrap_or(0);
         for (path, parsed, std) in &trees {
             meshc::check::check_items(path, &parsed.file, &registry, *std);

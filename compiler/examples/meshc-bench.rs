@@ -1,6 +1,7 @@
 //! The benchmark: generates catalogues of 100, 1,000 and 10,000 modules (about 1 KB each)
-//! with a mesh assigning every module, then times `meshc check`, `meshc build` and
-//! `meshc fmt --check` on them, with peak memory, and prints a Markdown table.
+//! with a mesh assigning every module (`meshc::workload`'s flavour `Bench`), then times
+//! `meshc check`, `meshc build` and `meshc fmt --check` on them, with peak memory, and
+//! prints a Markdown table.
 //!
 //! Beside them it times a floor: python's `json.load` + `json.dump` of a generated 9 MB
 //! JSON document, run the same number of times, and prints each command's median as a
@@ -17,114 +18,20 @@
 //! of providers (module `mK` answers by reading what `m(K+1)` answers). Time and memory
 //! must stay linear in the size.
 
+use meshc::workload::{Flavour, Workload};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
-/// Nodes the generated mesh spreads modules over.
-const NODES: usize = 20;
-
-fn module_text(i: usize) -> String {
-    format!(
-        r#"/// Service {i} of the generated catalogue: a web application with a database.
-module svc{i} {{
-  /// Where the service keeps its state.
-  requires db: module postgres {{ password len 24.. }}
-  requires data: host directory {{ owner = 1000  mode = 0o750 }}
-  requires http: host port {{ container = 8080 }}
-  requires key: module secret {{ length = 48 }}
-  requires workers: operator int in 1..64 = 4
-  requires title: operator string = "Service {i}"
-
-  container svc{i} {{
-    image "ghcr.io/acme/svc{i}:1.4.2"
-    user 1000
-    env {{
-      DB_HOST = "${{db.host}}:${{db.port}}"
-      DB_NAME = db.database
-      DB_USER = db.user
-      DB_PASSWORD_FILE = "/run/secrets/db_password"
-      DATA_DIR = "/data"
-      CACHE_DIR = "/data/cache"
-      KEY_FILE = "/run/secrets/key"
-      WORKERS = workers
-      TITLE = "${{title}} with ${{workers}} workers"
-      LOG_LEVEL = "info"
-      SSL_MODE = db.sslmode
-      LISTEN = "8080"
-    }}
-    secret "/run/secrets/db_password" = db.password
-    secret "/run/secrets/key" = key.value
-    mount data.path -> "/data"
-    publish http
-  }}
-}}
-"#
-    )
-}
-
-const PROVIDERS: &str = r#"/// PostgreSQL for the generated catalogue.
-module pg {
-  requires here: host node
-  requires p: host port { container = 5432 }
-  requires data: host directory { owner = 999  mode = 0o700 }
-  container pg {
-    image "postgres:16.4"
-    mount data.path -> "/var/lib/postgresql/data"
-    publish p
-  }
-  provides postgres {
-    host = here.private_name
-    port = p.host_port
-    database = consumer.login
-    user = consumer.login
-  }
-}
-
-/// The vault for the generated catalogue.
-module keeper {
-  requires api: host port { container = 8200 }
-  container keeper {
-    image "openbao/openbao:2.0.3"
-    publish api
-  }
-  provides secret { }
-}
-"#;
-
-fn mesh_text(n: usize) -> String {
-    let mut s = String::from("mesh bench {\n");
-    for node in 0..NODES {
-        let _ = writeln!(
-            s,
-            "  node n{node} {{ private_name = \"n{node}.bench.internal\"  ports = 20000..29999 }}"
-        );
-    }
-    s.push_str("  seat vault = keeper on n0\n  assign keeper to n0\n");
-    for node in 0..NODES {
-        let _ = writeln!(s, "  assign pg to n{node}");
-    }
-    for i in 0..n {
-        let _ = writeln!(s, "  assign svc{i} to n{}", i % NODES);
-    }
-    s.push_str("}\n");
-    s
-}
-
 /// Writes a workload of `n` modules into `dir`; returns its size in bytes.
 fn generate(dir: &Path, n: usize) -> std::io::Result<u64> {
     std::fs::create_dir_all(dir.join("modules"))?;
     let mut bytes = 0u64;
-    for i in 0..n {
-        let text = module_text(i);
+    for (file, text) in Workload::new(Flavour::Bench, n).files() {
         bytes += text.len() as u64;
-        std::fs::write(dir.join("modules").join(format!("svc{i}.mesh")), text)?;
+        std::fs::write(dir.join(file), text)?;
     }
-    std::fs::write(dir.join("providers.mesh"), PROVIDERS)?;
-    let mesh = mesh_text(n);
-    bytes += (PROVIDERS.len() + mesh.len()) as u64;
-    std::fs::write(dir.join("bench.mesh"), mesh)?;
     Ok(bytes)
 }
 

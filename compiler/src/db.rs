@@ -74,6 +74,16 @@ pub fn parse_file(db: &dyn salsa::Database, file: SourceFile) -> Arc<Parsed> {
     Arc::new(crate::syntax::parse(file.path(db), file.text(db)))
 }
 
+/// Every file of the workspace parsed, in the workspace's order: its path, its tree, and
+/// whether it is the standard library's (what [`Registry::build`] and
+/// `check::check_items` take).
+pub fn parsed_files(db: &dyn salsa::Database, ws: Workspace) -> Vec<(FilePath, Arc<Parsed>, bool)> {
+    ws.files(db)
+        .iter()
+        .map(|f| (f.path(db).clone(), parse_file(db, *f), f.std(db)))
+        .collect()
+}
+
 /// What the registry needs of one file: its items' names, kinds and what resolution
 /// reads of them, with no position of modules and meshes (rust-analyzer's item tree).
 /// It compares equal across an edit that renames nothing, so salsa keeps the registry

@@ -21,3 +21,6 @@ pub mod resolve;
 pub mod span;
 pub mod syntax;
 pub mod take;
+/// The generated workspaces of the benchmarks and of the test of threads.
+#[doc(hidden)]
+pub mod workload;

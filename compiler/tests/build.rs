@@ -63,15 +63,8 @@ fn requirement<'a>(doc: &'a Value, instance: &str, req: &str) -> &'a Value {
     .unwrap_or_else(|| panic!("no requirement {instance}.{req}"))
 }
 
-const PG: &str = r#"
-module pg {
-  requires here: host node
-  requires p: host port { container = 5432 }
-  requires data: host directory { owner = 999  mode = 0o700 }
-  container pg { image "postgres:16.4"  publish p  mount data.path -> "/var/lib/postgresql/data" }
-  provides postgres { host = here.private_name  port = p.host_port  database = consumer.login  user = consumer.login }
-}
-module keeper {
+/// What the modules file holds beside [`PG`]: the vault and an app using both.
+const KEEPER_AND_APP: &str = r#"module keeper {
   requires api: host port { container = 8200 }
   container keeper { image "hashicorp/vault:1.17.6"  publish api }
   provides secret { }
@@ -88,9 +81,14 @@ module app {
 }
 "#;
 
+/// The modules file: [`PG`], the vault, and an app using both.
+fn modules() -> String {
+    format!("{PG}{KEEPER_AND_APP}")
+}
+
 fn mesh_files(mesh: &str) -> Vec<(String, String)> {
     vec![
-        ("modules.mesh".to_string(), PG.to_string()),
+        ("modules.mesh".to_string(), modules()),
         ("mesh.mesh".to_string(), mesh.to_string()),
     ]
 }
@@ -407,7 +405,7 @@ mesh lab {
 #[test]
 fn legacy_placeholders_read_as_their_new_form() {
     let files = vec![
-        ("modules.mesh".to_string(), PG.to_string()),
+        ("modules.mesh".to_string(), modules()),
         (
             "legacy.mesh".to_string(),
             r#"module old {

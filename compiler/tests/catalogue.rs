@@ -20,16 +20,7 @@ fn workspace() -> (Database, db::Workspace) {
 #[test]
 fn catalogue_checks_clean_with_warnings_denied() {
     let (database, ws) = workspace();
-    let diags = db::workspace_diagnostics(&database, ws);
-    let listed: Vec<String> = diags
-        .iter()
-        .map(|d| format!("{} {}:{} {}", d.code, d.file, d.span.start, d.message))
-        .collect();
-    assert!(
-        listed.is_empty(),
-        "the catalogue is not clean:\n{}",
-        listed.join("\n")
-    );
+    common::assert_checks_clean(&database, ws, "the catalogue");
 }
 
 #[test]

@@ -113,16 +113,7 @@ fn workspace(extra: &str) -> (Database, db::Workspace) {
 /// manifest as JSON.
 fn build(extra: &str, mesh: &str) -> Vec<(String, Value)> {
     let (database, ws) = workspace(extra);
-    let diags = db::workspace_diagnostics(&database, ws);
-    let listed: Vec<String> = diags
-        .iter()
-        .map(|d| format!("{} {}:{} {}", d.code, d.file, d.span.start, d.message))
-        .collect();
-    assert!(
-        listed.is_empty(),
-        "the workspace is not clean:\n{}",
-        listed.join("\n")
-    );
+    common::assert_checks_clean(&database, ws, "the workspace");
     let outcome = db::resolve_mesh(&database, ws, mesh.to_string(), Lock::new());
     assert!(
         !outcome.refused(),

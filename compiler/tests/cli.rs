@@ -7,7 +7,7 @@ use std::process::{Command, Output};
 
 #[path = "support/command.rs"]
 mod command;
-use command::meshc;
+use command::{codes, meshc};
 
 fn json(out: &Output) -> Value {
     serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
@@ -17,15 +17,6 @@ fn json(out: &Output) -> Value {
             String::from_utf8_lossy(&out.stderr)
         )
     })
-}
-
-fn codes(v: &Value) -> Vec<String> {
-    v["diagnostics"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|d| d["code"].as_str().unwrap().to_string())
-        .collect()
 }
 
 fn no_panic(out: &Output) {

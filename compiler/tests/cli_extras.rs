@@ -2,26 +2,16 @@
 //! definitions as the parser, `meshc explain --list`, and `--color`.
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Command;
 
 #[path = "support/command.rs"]
 mod command;
-use command::meshc;
-
-fn stdout(out: &Output) -> String {
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout.clone()).unwrap()
-}
+use command::{meshc, stdout_ok};
 
 /// The commands `meshc --help` lists.
 fn commands() -> Vec<String> {
     let dir = tempfile::tempdir().unwrap();
-    let help = stdout(&meshc(dir.path(), &["--help"]));
+    let help = stdout_ok(&meshc(dir.path(), &["--help"]));
     let list = help
         .split("Commands:")
         .nth(1)
@@ -54,12 +44,12 @@ fn commands() -> Vec<String> {
 fn completions_know_every_command_and_bash_reads_its_script() {
     let dir = tempfile::tempdir().unwrap();
     let names = commands();
-    let bash = stdout(&meshc(dir.path(), &["completions", "bash"]));
+    let bash = stdout_ok(&meshc(dir.path(), &["completions", "bash"]));
     assert!(bash.contains("_meshc()"));
     assert!(bash.contains("complete -F _meshc"));
-    let zsh = stdout(&meshc(dir.path(), &["completions", "zsh"]));
+    let zsh = stdout_ok(&meshc(dir.path(), &["completions", "zsh"]));
     assert!(zsh.starts_with("#compdef meshc"));
-    let fish = stdout(&meshc(dir.path(), &["completions", "fish"]));
+    let fish = stdout_ok(&meshc(dir.path(), &["completions", "fish"]));
     for name in &names {
         assert!(bash.contains(name.as_str()), "bash lacks {name}");
         assert!(zsh.contains(name.as_str()), "zsh lacks {name}");
@@ -92,7 +82,7 @@ fn completions_know_every_command_and_bash_reads_its_script() {
 #[test]
 fn man_pages_come_from_the_same_definitions() {
     let dir = tempfile::tempdir().unwrap();
-    let page = stdout(&meshc(dir.path(), &["man"]));
+    let page = stdout_ok(&meshc(dir.path(), &["man"]));
     assert!(page.contains(".TH meshc 1"), "{page}");
     for name in commands() {
         assert!(
@@ -101,7 +91,7 @@ fn man_pages_come_from_the_same_definitions() {
         );
     }
     let out = dir.path().join("man1");
-    stdout(&meshc(dir.path(), &["man", "--out", out.to_str().unwrap()]));
+    stdout_ok(&meshc(dir.path(), &["man", "--out", out.to_str().unwrap()]));
     for name in commands() {
         let sub = std::fs::read_to_string(out.join(format!("meshc-{name}.1")))
             .unwrap_or_else(|_| panic!("no meshc-{name}.1"));
@@ -124,7 +114,7 @@ fn man_pages_come_from_the_same_definitions() {
 #[test]
 fn explain_list_names_every_code_once_and_each_explains() {
     let dir = tempfile::tempdir().unwrap();
-    let list = stdout(&meshc(dir.path(), &["explain", "--list"]));
+    let list = stdout_ok(&meshc(dir.path(), &["explain", "--list"]));
     let explain_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/diagnostics/explain");
     let shipped = std::fs::read_dir(explain_dir).unwrap().count();
     let lines: Vec<&str> = list.lines().collect();

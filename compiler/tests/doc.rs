@@ -3,23 +3,16 @@
 //! provide it and those that require it, as the definitions say.
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
-}
+use std::path::PathBuf;
 
 #[path = "support/command.rs"]
 mod command;
-use command::meshc;
+use command::{meshc, repo_root};
 
 /// `(keyword, name)` of every item the catalogue's files declare, read from the text.
 fn declared(keyword: &str) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
-    for e in std::fs::read_dir(repo().join("catalogue")).unwrap() {
+    for e in std::fs::read_dir(repo_root().join("catalogue")).unwrap() {
         let text = std::fs::read_to_string(e.unwrap().path()).unwrap();
         for line in text.lines() {
             if let Some(rest) = line.strip_prefix(&format!("{keyword} ")) {
@@ -45,7 +38,7 @@ fn the_catalogue_has_a_page_per_item_and_every_link_leads_somewhere() {
     let out = tempfile::tempdir().unwrap();
     let dir = out.path().join("reference");
     let run = meshc(
-        &repo(),
+        &repo_root(),
         &["doc", "catalogue", "--out", dir.to_str().unwrap()],
     );
     assert_eq!(
@@ -57,7 +50,7 @@ fn the_catalogue_has_a_page_per_item_and_every_link_leads_somewhere() {
     let modules = declared("module");
     assert!(modules.len() > 20);
     let mut contracts = declared("contract");
-    let std = std::fs::read_to_string(repo().join("stdlib-contracts/std.mesh")).unwrap();
+    let std = std::fs::read_to_string(repo_root().join("stdlib-contracts/std.mesh")).unwrap();
     for line in std.lines() {
         if let Some(rest) = line.strip_prefix("contract ") {
             contracts.insert(rest.split_whitespace().next().unwrap().to_string());
@@ -115,7 +108,7 @@ fn the_catalogue_has_a_page_per_item_and_every_link_leads_somewhere() {
         .next()
         .unwrap();
     let mut providers = BTreeSet::new();
-    for e in std::fs::read_dir(repo().join("catalogue")).unwrap() {
+    for e in std::fs::read_dir(repo_root().join("catalogue")).unwrap() {
         let text = std::fs::read_to_string(e.unwrap().path()).unwrap();
         if text.contains("provides postgres {") {
             let name = text
@@ -149,7 +142,7 @@ fn the_catalogue_has_a_page_per_item_and_every_link_leads_somewhere() {
     assert!(forgejo.contains("<a href=\"contract.postgres.html\">postgres</a>"));
     // The container's image as the definition pins it, read from the file so a moved pin
     // moves the expectation with it.
-    let definition = std::fs::read_to_string(repo().join("catalogue/forgejo.mesh")).unwrap();
+    let definition = std::fs::read_to_string(repo_root().join("catalogue/forgejo.mesh")).unwrap();
     let image = definition
         .lines()
         .find_map(|l| l.trim().strip_prefix("image \""))

@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 
 #[path = "support/command.rs"]
 mod command;
-use command::meshc;
+use command::{codes, meshc};
 
 /// Removes the named containers and networks when dropped (and before use).
 struct Cleanup {
@@ -169,15 +169,6 @@ fn rows<'a>(v: &'a Value, what: &str) -> Vec<&'a Value> {
         .unwrap()
         .iter()
         .filter(|r| r["what"] == what)
-        .collect()
-}
-
-fn codes(v: &Value) -> Vec<String> {
-    v["diagnostics"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|d| d["code"].as_str().unwrap().to_string())
         .collect()
 }
 

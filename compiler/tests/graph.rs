@@ -6,35 +6,18 @@
 
 use serde_json::Value;
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
-}
+use std::path::PathBuf;
+use std::process::Command;
 
 #[path = "support/command.rs"]
 mod command;
-use command::meshc;
-
-fn text(out: &Output) -> String {
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout.clone()).unwrap()
-}
+use command::{meshc, repo_root, stdout_ok};
 
 /// The manifests `meshc build` writes for `mesh` (a file of the catalogue).
 fn manifests(mesh: &str) -> Vec<Value> {
     let out = tempfile::tempdir().unwrap();
     let built = meshc(
-        &repo(),
+        &repo_root(),
         &[
             "build",
             &format!("catalogue/{mesh}"),
@@ -101,8 +84,8 @@ fn balanced(svg: &str) {
 
 #[test]
 fn the_lab_is_drawn_as_it_resolves() {
-    let svg = text(&meshc(
-        &repo(),
+    let svg = stdout_ok(&meshc(
+        &repo_root(),
         &["graph", "catalogue/lab.mesh", "catalogue"],
     ));
     assert!(svg.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\""));
@@ -179,14 +162,14 @@ fn the_lab_is_drawn_as_it_resolves() {
 
 #[test]
 fn dot_and_mermaid_say_the_same() {
-    let svg = text(&meshc(
-        &repo(),
+    let svg = stdout_ok(&meshc(
+        &repo_root(),
         &["graph", "catalogue/single.mesh", "catalogue"],
     ));
     let arrows = attrs(&svg, "edge", "data-from").len();
     assert!(arrows > 5);
-    let dot = text(&meshc(
-        &repo(),
+    let dot = stdout_ok(&meshc(
+        &repo_root(),
         &[
             "graph",
             "catalogue/single.mesh",
@@ -199,8 +182,8 @@ fn dot_and_mermaid_say_the_same() {
     assert_eq!(dot.matches("subgraph \"cluster_").count(), 1);
     assert_eq!(dot.matches(" -> ").count(), arrows);
     assert!(dot.contains("seat: vault"));
-    let mermaid = text(&meshc(
-        &repo(),
+    let mermaid = stdout_ok(&meshc(
+        &repo_root(),
         &[
             "graph",
             "catalogue/single.mesh",
@@ -261,7 +244,10 @@ mesh tiny {
 
 #[test]
 fn a_file_with_no_mesh_is_said() {
-    let out = meshc(&repo(), &["graph", "catalogue/postgres.mesh", "catalogue"]);
+    let out = meshc(
+        &repo_root(),
+        &["graph", "catalogue/postgres.mesh", "catalogue"],
+    );
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("declares no mesh"));
 }
@@ -290,8 +276,8 @@ fn a_browser_draws_the_lab() {
         eprintln!("skipped: no chromium on PATH (Debian: apt-get install chromium)");
         return;
     };
-    let svg = text(&meshc(
-        &repo(),
+    let svg = stdout_ok(&meshc(
+        &repo_root(),
         &["graph", "catalogue/lab.mesh", "catalogue"],
     ));
     let size = |attr: &str| -> u32 {
@@ -299,7 +285,7 @@ fn a_browser_draws_the_lab() {
         svg[at..at + svg[at..].find('"').unwrap()].parse().unwrap()
     };
     let (w, h) = (size("width"), size("height"));
-    let artefacts = repo().join("target/graph-artefacts");
+    let artefacts = repo_root().join("target/graph-artefacts");
     std::fs::create_dir_all(&artefacts).unwrap();
     let svg_path = artefacts.join("lab.svg");
     let png = artefacts.join("lab.png");
@@ -338,11 +324,11 @@ fn a_browser_draws_the_lab() {
 /// The picture in docs/graph.md is what this meshc draws (`MESHC_BLESS=1` redraws it).
 #[test]
 fn the_picture_in_the_docs_is_current() {
-    let svg = text(&meshc(
-        &repo(),
+    let svg = stdout_ok(&meshc(
+        &repo_root(),
         &["graph", "catalogue/lab.mesh", "catalogue"],
     ));
-    let shipped = repo().join("docs/images/lab.svg");
+    let shipped = repo_root().join("docs/images/lab.svg");
     if std::env::var_os("MESHC_BLESS").is_some() {
         std::fs::write(&shipped, &svg).unwrap();
     }
@@ -351,6 +337,6 @@ fn the_picture_in_the_docs_is_current() {
         "docs/images/lab.svg is not what `meshc graph catalogue/lab.mesh catalogue` draws; \
          MESHC_BLESS=1 redraws it"
     );
-    let doc = std::fs::read_to_string(repo().join("docs/graph.md")).unwrap();
+    let doc = std::fs::read_to_string(repo_root().join("docs/graph.md")).unwrap();
     assert!(doc.contains("](images/lab.svg)"));
 }

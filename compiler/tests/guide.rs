@@ -15,15 +15,12 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
-}
+#[path = "support/command.rs"]
+mod command;
+use command::repo_root;
 
 fn guide() -> PathBuf {
-    repo().join("docs/guide/src")
+    repo_root().join("docs/guide/src")
 }
 
 fn pages() -> Vec<PathBuf> {
@@ -121,7 +118,7 @@ fn error_codes(v: &serde_json::Value) -> Vec<String> {
 
 #[test]
 fn every_mesh_example_checks_or_fails_as_it_says() {
-    let catalogue = repo().join("catalogue");
+    let catalogue = repo_root().join("catalogue");
     let mut checked = 0;
     for page in pages() {
         let text = std::fs::read_to_string(&page).unwrap();
@@ -212,7 +209,10 @@ fn the_pages_with_commands_print_what_they_show() {
         }
         let name = page.strip_prefix(guide()).unwrap().display().to_string();
         let root = tempfile::tempdir().unwrap();
-        copy_dir(&repo().join("catalogue"), &root.path().join("catalogue"));
+        copy_dir(
+            &repo_root().join("catalogue"),
+            &root.path().join("catalogue"),
+        );
         let mut cwd = root.path().to_path_buf();
         let mut rewritten = text.clone();
         // Replacements are applied from the end so earlier ranges stay valid.
@@ -325,7 +325,7 @@ fn links_lead_to_pages_and_the_summary_lists_every_page() {
             // Nothing a reader needs lives outside the repository.
             let canonical = std::fs::canonicalize(&resolved).unwrap();
             assert!(
-                canonical.starts_with(std::fs::canonicalize(repo()).unwrap()),
+                canonical.starts_with(std::fs::canonicalize(repo_root()).unwrap()),
                 "{rel}: `{target}` is outside the repository"
             );
         }
@@ -353,7 +353,7 @@ fn links(text: &str) -> Vec<String> {
 
 #[test]
 fn explain_texts_cite_the_guide_and_nothing_a_user_lacks() {
-    let dir = repo().join("compiler/src/diagnostics/explain");
+    let dir = repo_root().join("compiler/src/diagnostics/explain");
     let mut cited = 0;
     for e in std::fs::read_dir(&dir).unwrap() {
         let p = e.unwrap().path();
@@ -374,7 +374,7 @@ fn explain_texts_cite_the_guide_and_nothing_a_user_lacks() {
             let path = tail[..end].trim_end_matches('.');
             let file = path.split('#').next().unwrap();
             assert!(
-                repo().join(file).is_file(),
+                repo_root().join(file).is_file(),
                 "{name}: `{path}` does not exist"
             );
             cited += 1;
@@ -387,7 +387,7 @@ fn explain_texts_cite_the_guide_and_nothing_a_user_lacks() {
 #[test]
 fn every_check_is_listed_with_the_page_that_explains_it() {
     let checks = std::fs::read_to_string(guide().join("reference/checks.md")).unwrap();
-    let dir = repo().join("compiler/src/diagnostics/explain");
+    let dir = repo_root().join("compiler/src/diagnostics/explain");
     let mut codes: Vec<String> = std::fs::read_dir(&dir)
         .unwrap()
         .map(|e| {

@@ -250,9 +250,7 @@ fn a_huge_pattern_is_refused() {
     assert!(!diags.iter().any(Diagnostic::is_error), "{diags:?}");
 }
 
-#[path = "support/command.rs"]
-mod command;
-use command::meshc;
+use support::command::meshc;
 
 const CLEAN: &str = "module web {\n  requires http: host port { container = 80 }\n  container web {\n    image \"nginx:1.27\"\n    publish http\n  }\n}\n";
 const MESH: &str = "mesh m {\n  node a { private_name = \"a.internal\"  ports = 10000..65000 }\n  assign web to a\n}\n";

@@ -5,7 +5,6 @@
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::Output;
 
 #[path = "support/command.rs"]
 mod command;
@@ -20,14 +19,6 @@ fn fixture(name: &str) -> PathBuf {
         .join(name)
         .canonicalize()
         .unwrap()
-}
-
-fn text(out: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
 }
 
 /// Imports `compose` into a new directory, checks and builds the result; returns the
@@ -45,11 +36,11 @@ fn import_and_build(compose: &Path, mesh_file: &str) -> (tempfile::TempDir, Stri
             out.to_str().unwrap(),
         ],
     );
-    let said = text(&run);
+    let said = command::said(&run);
     assert_eq!(run.status.code(), Some(0), "{said}");
     let check = meshc(tmp.path(), &["check", "out", "--format", "json"]);
     let diags: Value = serde_json::from_slice(&check.stdout).unwrap();
-    assert_eq!(check.status.code(), Some(0), "{}", text(&check));
+    assert_eq!(check.status.code(), Some(0), "{}", command::said(&check));
     assert_eq!(diags["errors"], 0, "{diags}");
     let build = meshc(
         tmp.path(),
@@ -61,7 +52,7 @@ fn import_and_build(compose: &Path, mesh_file: &str) -> (tempfile::TempDir, Stri
             "manifests",
         ],
     );
-    assert_eq!(build.status.code(), Some(0), "{}", text(&build));
+    assert_eq!(build.status.code(), Some(0), "{}", command::said(&build));
     let manifest: Value = serde_json::from_str(
         &std::fs::read_to_string(tmp.path().join("manifests/imported.json")).unwrap(),
     )
@@ -511,7 +502,7 @@ fn refused(compose: &str, dotenv: Option<&str>) -> String {
         tmp.path(),
         &["import", "compose", "compose.yaml", "--out", "out"],
     );
-    let said = text(&run);
+    let said = command::said(&run);
     assert_eq!(run.status.code(), Some(1), "{said}");
     assert!(!said.contains("panicked"), "{said}");
     assert!(
@@ -603,8 +594,8 @@ fn a_directory_that_is_not_empty_is_never_written_into() {
         tmp.path(),
         &["import", "compose", "compose.yaml", "--out", "out"],
     );
-    assert_eq!(run.status.code(), Some(2), "{}", text(&run));
-    assert!(text(&run).contains("is not empty"));
+    assert_eq!(run.status.code(), Some(2), "{}", command::said(&run));
+    assert!(command::said(&run).contains("is not empty"));
     assert_eq!(
         std::fs::read_to_string(tmp.path().join("out/mine.mesh")).unwrap(),
         "// mine\n"

@@ -4,19 +4,10 @@
 
 use serde_json::Value;
 use std::path::Path;
-use std::process::Output;
 
 #[path = "support/command.rs"]
 mod command;
 use command::meshc;
-
-fn text(out: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
-}
 
 const APP: &str = r#"// The app, still written in the old forms.
 
@@ -99,11 +90,11 @@ fn the_old_forms_migrate_and_build_with_the_same_host_paths() {
         "the old forms are there to migrate"
     );
     let before = meshc(dir, &["build", "lab.mesh", ".", "--out", "before"]);
-    assert_eq!(before.status.code(), Some(0), "{}", text(&before));
+    assert_eq!(before.status.code(), Some(0), "{}", command::said(&before));
 
     // Without --write: a unified diff, nothing changed.
     let diff = meshc(dir, &["migrate"]);
-    assert_eq!(diff.status.code(), Some(0), "{}", text(&diff));
+    assert_eq!(diff.status.code(), Some(0), "{}", command::said(&diff));
     let shown = String::from_utf8_lossy(&diff.stdout).to_string();
     assert!(
         shown.contains("--- a/app.mesh\n+++ b/app.mesh\n"),
@@ -128,11 +119,11 @@ fn the_old_forms_migrate_and_build_with_the_same_host_paths() {
 
     // With --write: the files are rewritten, formatted, comments kept.
     let write = meshc(dir, &["migrate", "--write"]);
-    assert_eq!(write.status.code(), Some(0), "{}", text(&write));
+    assert_eq!(write.status.code(), Some(0), "{}", command::said(&write));
     assert!(
-        text(&write).contains("migrated 2 files"),
+        command::said(&write).contains("migrated 2 files"),
         "{}",
-        text(&write)
+        command::said(&write)
     );
     let app = std::fs::read_to_string(dir.join("app.mesh")).unwrap();
     let lab = std::fs::read_to_string(dir.join("lab.mesh")).unwrap();
@@ -169,12 +160,17 @@ fn the_old_forms_migrate_and_build_with_the_same_host_paths() {
         "{lab}"
     );
     let fmt = meshc(dir, &["fmt", "--check"]);
-    assert_eq!(fmt.status.code(), Some(0), "formatted: {}", text(&fmt));
+    assert_eq!(
+        fmt.status.code(),
+        Some(0),
+        "formatted: {}",
+        command::said(&fmt)
+    );
 
     let clean = meshc(dir, &["check", "--deny", "old-forms"]);
-    assert_eq!(clean.status.code(), Some(0), "{}", text(&clean));
+    assert_eq!(clean.status.code(), Some(0), "{}", command::said(&clean));
     let after = meshc(dir, &["build", "lab.mesh", ".", "--out", "after"]);
-    assert_eq!(after.status.code(), Some(0), "{}", text(&after));
+    assert_eq!(after.status.code(), Some(0), "{}", command::said(&after));
 
     // The same host paths, container by container.
     let host_paths = |out: &str| -> Vec<ContainerMounts> {
@@ -205,8 +201,8 @@ fn the_old_forms_migrate_and_build_with_the_same_host_paths() {
     // Migrating again finds nothing.
     let again = meshc(dir, &["migrate"]);
     assert_eq!(again.status.code(), Some(0));
-    assert!(again.stdout.is_empty(), "{}", text(&again));
-    assert!(text(&again).contains("no old form to migrate"));
+    assert!(again.stdout.is_empty(), "{}", command::said(&again));
+    assert!(command::said(&again).contains("no old form to migrate"));
 }
 
 #[test]
@@ -215,8 +211,8 @@ fn a_file_with_syntax_errors_is_not_migrated() {
     let broken = "module app {\n  container app {\n    image \"example/app:1.0\"\n    mount \"/srv/x\" -> \n";
     std::fs::write(tmp.path().join("app.mesh"), broken).unwrap();
     let out = meshc(tmp.path(), &["migrate", "--write"]);
-    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
-    assert!(text(&out).contains("nothing was migrated"));
+    assert_eq!(out.status.code(), Some(1), "{}", command::said(&out));
+    assert!(command::said(&out).contains("nothing was migrated"));
     assert_eq!(
         std::fs::read_to_string(tmp.path().join("app.mesh")).unwrap(),
         broken
@@ -244,12 +240,12 @@ fn the_diff_shows_no_secret() {
 "#;
     std::fs::write(tmp.path().join("app.mesh"), source).unwrap();
     let out = meshc(tmp.path(), &["migrate", "."]);
-    let said = text(&out);
+    let said = command::said(&out);
     assert!(said.contains("${workers}"), "the diff is shown: {said}");
     assert!(said.contains("‹secret›"), "{said}");
     assert!(!said.contains("Q9SECRETq"), "{said}");
     let written = meshc(tmp.path(), &["migrate", "--write", "."]);
-    assert!(!text(&written).contains("Q9SECRETq"));
+    assert!(!command::said(&written).contains("Q9SECRETq"));
     let file = std::fs::read_to_string(tmp.path().join("app.mesh")).unwrap();
     assert!(file.contains("\"${key.value}Q9SECRETqM2\""), "{file}");
 }

@@ -7,11 +7,12 @@
 mod common;
 mod generate;
 
+use common::{assert_span_in, sources_of};
 use generate::maybe_broken_program;
 use meshc::db::{Database, workspace_diagnostics};
 use meshc::diagnostics::Diagnostic;
 use meshc::diagnostics::render;
-use meshc::span::{FilePath, Span};
+use meshc::span::FilePath;
 use proptest::prelude::*;
 use std::collections::HashMap;
 use std::path::Path;
@@ -33,45 +34,12 @@ fn config(default: u32) -> ProptestConfig {
     }
 }
 
-fn assert_span_in(span: Span, text: &str, what: &str) {
-    assert!(span.start <= span.end, "{what}: {span:?} runs backwards");
-    assert!(
-        span.end as usize <= text.len(),
-        "{what}: {span:?} past the end of {} bytes",
-        text.len()
-    );
-    assert!(
-        text.is_char_boundary(span.start as usize) && text.is_char_boundary(span.end as usize),
-        "{what}: {span:?} cuts a character"
-    );
-}
-
 /// Every diagnostic and label names a known file and lies inside it on character
 /// boundaries, and every renderer copes with them.
 fn assert_sound(diags: &[Diagnostic], sources: &HashMap<FilePath, Arc<str>>) {
-    for d in diags {
-        let text = sources
-            .get(&d.file)
-            .unwrap_or_else(|| panic!("{}: unknown file {}", d.code, d.file));
-        assert_span_in(d.span, text, d.code.as_str());
-        for l in &d.labels {
-            let text = sources
-                .get(&l.file)
-                .unwrap_or_else(|| panic!("{}: label in unknown file {}", d.code, l.file));
-            assert_span_in(l.span, text, d.code.as_str());
-        }
-    }
+    common::assert_diagnostics_sound(diags, sources);
     let _ = render::to_human(diags, sources, false);
     let _ = render::to_json(diags, sources);
-}
-
-fn sources_of(files: &[(FilePath, Arc<str>)]) -> HashMap<FilePath, Arc<str>> {
-    let mut s: HashMap<FilePath, Arc<str>> = files.iter().cloned().collect();
-    s.insert(
-        FilePath::from(meshc::db::STDLIB_PATH),
-        Arc::from(meshc::db::STDLIB_TEXT),
-    );
-    s
 }
 
 fn check(files: &[(FilePath, Arc<str>)]) -> Vec<Diagnostic> {

@@ -2,15 +2,12 @@
 //! cannot drift from the text), checked against what CI runs, and the main job run as
 //! written in a fresh clone of the repository.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
-fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("the compiler lives in a workspace")
-        .to_path_buf()
-}
+#[path = "support/command.rs"]
+mod command;
+use command::repo_root;
 
 /// The command lines of the README's "The two commands" block, in order.
 fn readme_commands() -> Vec<String> {

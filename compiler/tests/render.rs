@@ -12,15 +12,7 @@ use std::process::Output;
 
 #[path = "support/command.rs"]
 mod command;
-use command::meshc;
-
-fn said(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
-}
+use command::{meshc, said};
 
 const MODULES: &str = r#"
 contract greeting for module {

@@ -12,16 +12,6 @@ fn diagnostics_of(text: &str) -> Vec<meshc::diagnostics::Diagnostic> {
     check_workspace(&one_file("case.mesh", text))
 }
 
-const PG: &str = r#"
-module pg {
-  requires here: host node
-  requires p: host port { container = 5432 }
-  requires data: host directory { owner = 999  mode = 0o700 }
-  container pg { image "postgres:16.4"  publish p  mount data.path -> "/var/lib/postgresql/data" }
-  provides postgres { host = here.private_name  port = p.host_port  database = consumer.login  user = consumer.login }
-}
-"#;
-
 #[test]
 fn a_host_requirement_placed_on_another_node_is_refused() {
     let text = format!(

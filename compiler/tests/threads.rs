@@ -2,89 +2,20 @@
 //! and built with one thread and with several (`MESHC_THREADS`) gives the same bytes.
 //! The workspace is large enough (300 files) for every parallel step to split its work.
 
-use std::fmt::Write as _;
+use meshc::workload::{Flavour, Workload};
 use std::path::Path;
 use std::process::{Command, Output};
 
 const MODULES: usize = 300;
-const NODES: usize = 6;
 
-fn module_text(i: usize) -> String {
-    format!(
-        r#"module svc{i} {{
-  requires db: module postgres
-  requires data: host directory {{ owner = 1000  mode = 0o750 }}
-  requires http: host port {{ container = 8080 }}
-  requires key: module secret {{ length = 48 }}
-  requires workers: operator int in 1..64 = {workers}
-  container svc{i} {{
-    image "ghcr.io/acme/svc{i}:1.{i}"
-    user 1000
-    env {{
-      DB = "${{db.host}}:${{db.port}}/${{db.database}}"
-      WORKERS = workers
-      TITLE = "svc{i} with ${{workers}} workers"
-    }}
-    secret "/run/secrets/db_password" = db.password
-    secret "/run/secrets/key" = key.value
-    mount data.path -> "/data"
-    publish http
-  }}
-}}
-"#,
-        workers = 1 + i % 60
-    )
-}
-
-const PROVIDERS: &str = r#"module pg {
-  requires here: host node
-  requires p: host port { container = 5432 }
-  container pg {
-    image "postgres:16.4"
-    publish p
-  }
-  provides postgres {
-    host = here.private_name
-    port = p.host_port
-    database = consumer.login
-    user = consumer.login
-  }
-}
-
-module keeper {
-  requires api: host port { container = 8200 }
-  container keeper {
-    image "openbao/openbao:2.0.3"
-    publish api
-  }
-  provides secret { }
-}
-"#;
-
-fn workspace(dir: &Path) {
+/// The workload, written into `dir`.
+fn workspace(dir: &Path) -> Workload {
+    let workload = Workload::new(Flavour::Threads, MODULES);
     std::fs::create_dir_all(dir.join("modules")).unwrap();
-    let mut mesh = String::from("mesh many {\n");
-    for n in 0..NODES {
-        let _ = writeln!(
-            mesh,
-            "  node n{n} {{ private_name = \"n{n}.internal\"  ports = 20000..29999 }}"
-        );
+    for (file, text) in workload.files() {
+        std::fs::write(dir.join(file), text).unwrap();
     }
-    mesh.push_str("  seat vault = keeper on n0\n  assign keeper to n0\n");
-    for n in 0..NODES {
-        let _ = writeln!(mesh, "  assign pg to n{n}");
-    }
-    for i in 0..MODULES {
-        std::fs::write(
-            dir.join("modules").join(format!("svc{i}.mesh")),
-            module_text(i),
-        )
-        .unwrap();
-        let _ = writeln!(mesh, "  assign svc{i} to n{}", i % NODES);
-    }
-    mesh.push_str("}\n");
-    std::fs::write(dir.join("providers.mesh"), PROVIDERS).unwrap();
-    std::fs::write(dir.join("many.mesh"), mesh).unwrap();
+    workload
 }
 
 fn meshc(dir: &Path, threads: usize, args: &[&str]) -> Output {
@@ -123,7 +54,7 @@ fn one_thread_and_several_write_the_same_bytes() {
     for threads in [1, 3] {
         // Each run in a workspace of its own: a build writes its lock beside the mesh.
         let dir = tmp.path().join(format!("t{threads}"));
-        workspace(&dir);
+        let workload = workspace(&dir);
         let check = meshc(&dir, threads, &["check", "--format", "json", "."]);
         assert_eq!(
             check.status.code(),
@@ -136,7 +67,7 @@ fn one_thread_and_several_write_the_same_bytes() {
             threads,
             &[
                 "build",
-                "many.mesh",
+                workload.mesh_file(),
                 ".",
                 "--out",
                 "out",
@@ -152,8 +83,13 @@ fn one_thread_and_several_write_the_same_bytes() {
         );
         let out = files(&dir.join("out"));
         // One manifest and one compose file per node, and the build's index.
-        assert_eq!(out.len(), 2 * NODES + 1, "{:?}", out.iter().map(|f| &f.0));
-        let lock = std::fs::read(dir.join("many.mesh.lock")).unwrap();
+        assert_eq!(
+            out.len(),
+            2 * workload.nodes() + 1,
+            "{:?}",
+            out.iter().map(|f| &f.0)
+        );
+        let lock = std::fs::read(dir.join(format!("{}.lock", workload.mesh_file()))).unwrap();
         runs.push((check.stdout, build.stderr, out, lock));
     }
     let (one, several) = (&runs[0], &runs[1]);

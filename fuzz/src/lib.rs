@@ -2,16 +2,19 @@
 //! diagnostic keeps whatever the input: its spans lie inside its file, on character
 //! boundaries.
 
-use meshc::diagnostics::Diagnostic;
-use meshc::diagnostics::render::SourceMap;
-use meshc::span::{FilePath, Span};
-use std::collections::HashMap;
+use meshc::db::{Database, SourceFile, Workspace};
+use meshc::span::FilePath;
+use salsa::Setter as _;
+use std::cell::RefCell;
 use std::sync::Arc;
 
-/// The formatter's test helpers: the tree with its positions erased, and every promise
-/// of a formatted text, shared with `compiler/tests/fmt.rs`.
+/// The tests' helpers: the formatter's (the tree with its positions erased, every
+/// promise of a formatted text, shared with `compiler/tests/fmt.rs`) and the promise of
+/// every diagnostic (shared with `compiler/tests/properties.rs`).
 #[path = "../../compiler/tests/common/mod.rs"]
 pub mod common;
+
+pub use common::{assert_diagnostics_sound, assert_span_in, sources_of};
 
 /// The byte that separates the files of a workspace in a fuzz input. It is never part of
 /// valid UTF-8, so no text loses anything by it.
@@ -40,52 +43,47 @@ pub fn workspace_of(bytes: &[u8]) -> Vec<(FilePath, Arc<str>)> {
         .collect()
 }
 
-/// The texts diagnostics may point into: the workspace and the standard library.
-pub fn sources_of(files: &[(FilePath, Arc<str>)]) -> HashMap<FilePath, Arc<str>> {
-    let mut sources: HashMap<FilePath, Arc<str>> = files.iter().cloned().collect();
-    sources.insert(
-        FilePath::from(meshc::db::STDLIB_PATH),
-        Arc::from(meshc::db::STDLIB_TEXT),
-    );
-    sources
+/// One database kept across executions, as in the language server: each input is set as
+/// the texts of [`MAX_FILES`] files (the missing ones empty), so the standard library is
+/// parsed once and every execution also exercises salsa's re-validation after an edit.
+pub struct Session {
+    pub db: Database,
+    pub ws: Workspace,
+    /// The workspace's files, the standard library's left out.
+    pub files: Vec<SourceFile>,
 }
 
-/// Panics unless `span` lies inside `text` and starts and ends on character boundaries.
-pub fn assert_span_in(span: Span, text: &str, what: &str) {
-    assert!(
-        span.start <= span.end,
-        "{what}: span {span:?} runs backwards"
-    );
-    assert!(
-        span.end as usize <= text.len(),
-        "{what}: span {span:?} past the end ({} bytes)",
-        text.len()
-    );
-    assert!(
-        text.is_char_boundary(span.start as usize) && text.is_char_boundary(span.end as usize),
-        "{what}: span {span:?} cuts a character"
-    );
+thread_local! {
+    static SESSION: RefCell<Option<Session>> = const { RefCell::new(None) };
 }
 
-/// Panics unless every diagnostic and label names a known file and lies inside it.
-///
-/// The renderers are not run here: they clamp every position by design, and they would
-/// cost most of each execution. `compiler/tests/properties.rs` renders the same
-/// diagnostics on every generated input.
-pub fn assert_diagnostics_sound(diags: &[Diagnostic], sources: &HashMap<FilePath, Arc<str>>) {
-    for d in diags {
-        let text = sources
-            .text(&d.file)
-            .unwrap_or_else(|| panic!("{}: names an unknown file `{}`", d.code, d.file));
-        assert_span_in(d.span, text, d.code.as_str());
-        assert!(!d.message.is_empty(), "{}: an empty message", d.code);
-        for l in &d.labels {
-            let text = sources.text(&l.file).unwrap_or_else(|| {
-                panic!("{}: a label names an unknown file `{}`", d.code, l.file)
-            });
-            assert_span_in(l.span, text, d.code.as_str());
-        }
+impl Session {
+    fn new() -> Session {
+        let empty =
+            (0..MAX_FILES).map(|i| (FilePath::from(format!("f{i}.mesh")), Arc::<str>::from("")));
+        let (db, ws) = Database::with_files(empty);
+        let files = ws.files(&db)[1..].to_vec();
+        Session { db, ws, files }
     }
+}
+
+/// Sets the texts of this thread's [`Session`] to the workspace of `data`
+/// ([`workspace_of`], the missing files empty) and runs `f` on it with those files.
+pub fn in_session<R>(data: &[u8], f: impl FnOnce(&Session, &[(FilePath, Arc<str>)]) -> R) -> R {
+    let mut files = workspace_of(data);
+    while files.len() < MAX_FILES {
+        files.push((format!("f{}.mesh", files.len()).into(), Arc::from("")));
+    }
+    SESSION.with(|cell| {
+        let mut cell = cell.borrow_mut();
+        let s = cell.get_or_insert_with(Session::new);
+        for (input, (_, text)) in s.files.iter().zip(&files) {
+            if input.text(&s.db) != text {
+                input.set_text(&mut s.db).to(text.clone());
+            }
+        }
+        f(s, &files)
+    })
 }
 
 /// The texts of string literals written where a secret is expected, that the input holds

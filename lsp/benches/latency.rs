@@ -9,10 +9,11 @@
 //! the mesh again in the workspace pass, and adds a series that renames a requirement of
 //! the open module (and its reads).
 //!
-//! Writes a workspace of generated modules (about 1 KB each: six requirements, twelve env
-//! entries with interpolation, a port, a directory, secret files) to a temporary directory,
-//! starts the server in-process, opens one file, then applies one-line edits and measures
-//! the time from sending `didChange` to receiving that version's `publishDiagnostics`.
+//! Writes a workspace of generated modules (`meshc::workload`'s flavour `Server`: about
+//! 1 KB each, six requirements, twelve env entries with interpolation, a port, a
+//! directory, secret files) to a temporary directory, starts the server in-process, opens
+//! one file, then applies one-line edits and measures the time from sending `didChange`
+//! to receiving that version's `publishDiagnostics`.
 //! Three series: "idle" waits for the whole-workspace check to finish before the next
 //! edit; "back-to-back" edits again as soon as the file's diagnostics arrive, so every
 //! workspace check is cancelled by the next edit; "edit above the module's name" inserts a
@@ -21,6 +22,7 @@
 //! benchmark, not a test: it asserts nothing about time.
 
 use futures::StreamExt as _;
+use meshc::workload::{EDITED, Flavour, Workload};
 use meshc_lsp::Backend;
 use serde_json::{Value, json};
 use std::path::Path;
@@ -29,112 +31,6 @@ use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
 use tower::{Service, ServiceExt};
 use tower_lsp_server::LspService;
 use tower_lsp_server::jsonrpc::Request;
-
-/// The line each edit rewrites.
-const EDITED: &str = "      LOG_LEVEL = \"info\"";
-
-fn module(i: usize) -> String {
-    format!(
-        r#"/// Service {i}, generated for the language server benchmark.
-module svc{i:04} {{
-  requires db: module postgres
-  requires cache: module redis
-  requires data: host directory {{ owner = 1000 }}
-  requires http: host port {{ container = 8080 }}
-  requires key: module secret {{ length = 64 }}
-  requires workers: operator int in 1..64 = 4
-  container svc{i:04} {{
-    image "registry.example/svc{i:04}:1.{i}"
-    user 1000
-    env {{
-      DB_HOST = db.host
-      DB_PORT = "${{db.port}}"
-      DB_NAME = db.database
-      DB_USER = db.user
-      DB_ADDR = "${{db.host}}:${{db.port}}/${{db.database}}"
-      CACHE_ADDR = "${{cache.host}}:${{cache.port}}"
-      CACHE_DB = "${{cache.db}}"
-      WORKERS = "${{workers}}"
-      LISTEN = "8080"
-{EDITED}
-      SERVICE = "svc{i:04}"
-      DATA_DIR = "/data"
-    }}
-    secret "/run/secrets/db_password" = db.password
-    secret "/run/secrets/cache_password" = cache.password
-    secret "/run/secrets/key" = key.value
-    mount data.path -> "/data"
-    publish http
-  }}
-}}
-"#
-    )
-}
-
-/// The providers of what the generated modules require, for `--mesh`.
-const PROVIDERS: &str = r#"module pg {
-  requires here: host node
-  requires p: host port { container = 5432 }
-  requires data: host directory { owner = 999  mode = 0o700 }
-  container pg {
-    image "postgres:16.4"
-    mount data.path -> "/var/lib/postgresql/data"
-    publish p
-  }
-  provides postgres {
-    host = here.private_name
-    port = p.host_port
-    database = consumer.login
-    user = consumer.login
-  }
-}
-
-module cache {
-  requires here: host node
-  requires p: host port { container = 6379 }
-  container cache {
-    image "redis:7.4"
-    publish p
-  }
-  provides redis {
-    host = here.private_name
-    port = p.host_port
-  }
-}
-
-module keeper {
-  requires api: host port { container = 8200 }
-  container keeper {
-    image "openbao/openbao:2.0.3"
-    publish api
-  }
-  provides secret { }
-}
-"#;
-
-/// Nodes the generated mesh spreads modules over.
-const NODES: usize = 20;
-
-/// A mesh assigning every generated module, with a database and a cache on every node.
-fn mesh(modules: usize) -> String {
-    use std::fmt::Write as _;
-    let mut s = String::from("mesh bench {\n");
-    for node in 0..NODES {
-        let _ = writeln!(
-            s,
-            "  node n{node} {{ private_name = \"n{node}.bench.internal\"  ports = 20000..29999 }}"
-        );
-    }
-    s.push_str("  seat vault = keeper on n0\n  assign keeper to n0\n");
-    for node in 0..NODES {
-        let _ = writeln!(s, "  assign pg to n{node}\n  assign cache to n{node}");
-    }
-    for i in 0..modules {
-        let _ = writeln!(s, "  assign svc{i:04} to n{}", i % NODES);
-    }
-    s.push_str("}\n");
-    s
-}
 
 fn flag(name: &str) -> bool {
     std::env::args().any(|a| a == name)
@@ -220,16 +116,17 @@ fn summary(name: &str, mut samples: Vec<Duration>) {
     );
 }
 
-fn write_workspace(root: &Path, modules: usize, with_mesh: bool) -> usize {
+fn write_workspace(root: &Path, workload: &Workload, with_mesh: bool) -> usize {
     let mut bytes = 0;
-    for i in 0..modules {
-        let text = module(i);
+    for i in 0..workload.services {
+        let text = workload.service(i);
         bytes += text.len();
-        std::fs::write(root.join(format!("svc{i:04}.mesh")), text).expect("write a module");
+        std::fs::write(root.join(workload.service_file(i)), text).expect("write a module");
     }
     if with_mesh {
-        std::fs::write(root.join("providers.mesh"), PROVIDERS).expect("write the providers");
-        std::fs::write(root.join("zz-bench.mesh"), mesh(modules)).expect("write the mesh");
+        std::fs::write(root.join(workload.providers_file()), workload.providers())
+            .expect("write the providers");
+        std::fs::write(root.join(workload.mesh_file()), workload.mesh()).expect("write the mesh");
     }
     bytes
 }
@@ -243,12 +140,16 @@ async fn main() {
     let dir = tempfile::tempdir().expect("a temporary directory");
     let root = dir.path().canonicalize().expect("canonical").join("ws");
     std::fs::create_dir_all(&root).expect("workspace folder");
-    let bytes = write_workspace(&root, modules, with_mesh);
+    let workload = Workload::new(Flavour::Server, modules);
+    let bytes = write_workspace(&root, &workload, with_mesh);
     println!(
         "workspace: {modules} modules, {:.1} KB per module on average{}; module {open} opened",
         bytes as f64 / modules as f64 / 1024.0,
         if with_mesh {
-            format!(", a mesh of {NODES} nodes assigning every module")
+            format!(
+                ", a mesh of {} nodes assigning every module",
+                workload.nodes()
+            )
         } else {
             String::new()
         }
@@ -301,7 +202,7 @@ async fn main() {
         millis(loaded - started)
     );
 
-    let target = root.join(format!("svc{open:04}.mesh"));
+    let target = root.join(workload.service_file(open));
     let uri = uri_of(&target);
     let text = std::fs::read_to_string(&target).expect("the opened file");
     let opened = Instant::now();

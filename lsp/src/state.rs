@@ -257,81 +257,65 @@ impl State {
     /// A file read from disk: added, or its text updated unless an open document overrides
     /// it. Returns whether anything changed.
     pub fn disk_file(&mut self, path: &Path, text: Arc<str>) -> bool {
-        if self.is_std_copy(path) {
-            return false;
-        }
-        let key = FilePath::from(path.to_string_lossy());
-        match self.files.get_mut(&key) {
-            Some(entry) => {
-                entry.on_disk = true;
-                if entry.version.is_some() || *entry.input.text(&self.db) == text {
-                    return false;
-                }
-                entry
-                    .input
-                    .set_text(&mut self.db)
-                    .with_durability(Durability::MEDIUM)
-                    .to(text);
+        match self.read_from_disk(path, text) {
+            DiskRead::Unchanged => false,
+            DiskRead::Updated => {
+                self.changed();
+                true
             }
-            None => {
-                let Some(uri) = Uri::from_file_path(path) else {
-                    return false;
-                };
-                let input = disk_input(&self.db, key.clone(), text);
-                self.files.insert(
-                    key,
-                    FileEntry {
-                        uri,
-                        input,
-                        version: None,
-                        on_disk: true,
-                    },
-                );
+            DiskRead::Added => {
                 self.sync_workspace();
+                self.changed();
+                true
             }
         }
-        self.changed();
-        true
     }
 
     /// Adds or updates many disk files at once (a workspace scan): one workspace write.
     pub fn disk_files(&mut self, files: Vec<(PathBuf, Arc<str>)>) {
         let mut added = false;
         for (path, text) in files {
-            if self.is_std_copy(&path) {
-                continue;
-            }
-            let key = FilePath::from(path.to_string_lossy());
-            if let Some(entry) = self.files.get_mut(&key) {
-                entry.on_disk = true;
-                if entry.version.is_none() && *entry.input.text(&self.db) != text {
-                    entry
-                        .input
-                        .set_text(&mut self.db)
-                        .with_durability(Durability::MEDIUM)
-                        .to(text);
-                }
-                continue;
-            }
-            let Some(uri) = Uri::from_file_path(&path) else {
-                continue;
-            };
-            let input = disk_input(&self.db, key.clone(), text);
-            self.files.insert(
-                key,
-                FileEntry {
-                    uri,
-                    input,
-                    version: None,
-                    on_disk: true,
-                },
-            );
-            added = true;
+            added |= self.read_from_disk(&path, text) == DiskRead::Added;
         }
         if added {
             self.sync_workspace();
         }
         self.changed();
+    }
+
+    /// `path` read from disk with `text`: its entry added, or its text updated unless an
+    /// open document overrides it. The workspace's list of files is left to the caller.
+    fn read_from_disk(&mut self, path: &Path, text: Arc<str>) -> DiskRead {
+        if self.is_std_copy(path) {
+            return DiskRead::Unchanged;
+        }
+        let key = FilePath::from(path.to_string_lossy());
+        if let Some(entry) = self.files.get_mut(&key) {
+            entry.on_disk = true;
+            if entry.version.is_some() || *entry.input.text(&self.db) == text {
+                return DiskRead::Unchanged;
+            }
+            entry
+                .input
+                .set_text(&mut self.db)
+                .with_durability(Durability::MEDIUM)
+                .to(text);
+            return DiskRead::Updated;
+        }
+        let Some(uri) = Uri::from_file_path(path) else {
+            return DiskRead::Unchanged;
+        };
+        let input = disk_input(&self.db, key.clone(), text);
+        self.files.insert(
+            key,
+            FileEntry {
+                uri,
+                input,
+                version: None,
+                on_disk: true,
+            },
+        );
+        DiskRead::Added
     }
 
     /// A file deleted on disk: it leaves unless a document holds it open. Returns the
@@ -437,6 +421,17 @@ impl State {
             self.map_stale = false;
         }
     }
+}
+
+/// What reading a file from disk did to the files.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum DiskRead {
+    /// Nothing: the same text, a document open over it, or no path a URI can name.
+    Unchanged,
+    /// A known file's text replaced.
+    Updated,
+    /// A file the workspace did not hold.
+    Added,
 }
 
 /// A file read from disk. Its text is of medium durability, an open document's of low:

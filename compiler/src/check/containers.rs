@@ -13,8 +13,12 @@ use super::types::{
     Constraint, Ty, image_has_digest, image_tag, path_is_under, validate_container_path,
     validate_image,
 };
-use crate::diagnostics::rules::{Duplicate, InvalidLiteral, TypeMismatch};
-use crate::diagnostics::{Code, Diagnostic, Reported, Rule};
+use crate::diagnostics::rules::{
+    Breach, ContainerPath, Duplicate, EnvPathNotHeld, ExposedEnv, InvalidLiteral, MountSource,
+    PathWrittenTwice, PortNotPublished, PublishNotPort, RootOnly, SecretFilePlain, TypeMismatch,
+    UnknownRequirement, Unpinned, WhenNotOptional,
+};
+use crate::diagnostics::{Reported, Rule};
 use crate::span::Span;
 use crate::syntax::ast::{
     Container, ContainerEntryKind, EnvEntry, Expr, Ident, IntLit, Owner, StrPart, StringLit, When,
@@ -84,18 +88,12 @@ impl<'a> ModuleChecker<'a, '_> {
                     "add `publish {name}` to the container that listens on it, or remove the requirement"
                 ),
             };
-            self.cx.report(
-                Diagnostic::new(
-                    Code::E0323,
-                    self.cx.path,
-                    span,
-                    format!(
-                        "host port `{name}` is published by no container of module `{}`: nothing would listen on it",
-                        self.module.name.name
-                    ),
-                )
-                .with_help(help),
-            );
+            let rule = PortNotPublished {
+                port: name,
+                module: &self.module.name.name,
+                help,
+            };
+            self.cx.report(rule.at(self.cx.path, span));
         }
     }
 
@@ -245,42 +243,24 @@ impl<'a> ModuleChecker<'a, '_> {
                 // told again.
                 self.when = Some(meant);
             }
-            self.cx.report(
-                Diagnostic::new(
-                    Code::E0104,
-                    self.cx.path,
-                    w.requirement.span,
-                    format!(
-                        "module `{}` has no requirement `{name}`",
-                        self.module.name.name
-                    ),
-                )
-                .with_help(help),
-            );
+            let rule = UnknownRequirement::Named {
+                module: &self.module.name.name,
+                name,
+                help,
+                loop_var: None,
+            };
+            self.cx.report(rule.at(self.cx.path, w.requirement.span));
             return;
         };
         // The block's entries are what the requirement is wanted for.
         self.used[idx] = true;
         if !req.is_optional() && req.ast.optional.is_none() {
-            let help = if req.kind == Some(ProviderKind::Module) {
-                format!(
-                    "make it optional with `requires {name}?: …`, or write the entries without `when`: `{name}` is always there"
-                )
-            } else {
-                format!(
-                    "only an optional module requirement may be absent; write the entries without `when`: `{name}` is always there"
-                )
+            let rule = WhenNotOptional {
+                requirement: name,
+                module_kind: req.kind == Some(ProviderKind::Module),
+                declared: req.ast.name.span,
             };
-            self.cx.report(
-                Diagnostic::new(
-                    Code::E0326,
-                    self.cx.path,
-                    w.requirement.span,
-                    format!("`when {name}` tests a requirement that is not optional"),
-                )
-                .with_label(req.ast.name.span, "declared without `?` here")
-                .with_help(help),
-            );
+            self.cx.report(rule.at(self.cx.path, w.requirement.span));
         }
     }
 
@@ -311,21 +291,12 @@ impl<'a> ModuleChecker<'a, '_> {
                     Some(_) => name.rsplit_once(':').map_or(name, |(n, _)| n),
                     None => name,
                 };
-                self.cx.report(
-                    Diagnostic::new(
-                        Code::W0002,
-                        self.cx.path,
-                        s.span,
-                        if tag.is_some() {
-                            format!("image `{text}` is not pinned: `latest` moves")
-                        } else {
-                            format!("image `{text}` is not pinned to a tag or digest")
-                        },
-                    )
-                    .with_help(format!(
-                        "pin the version the module was written for, like `{name}:1.2.3`, or a digest `{name}@sha256:…`"
-                    )),
-                );
+                let rule = Unpinned {
+                    image: &text,
+                    name,
+                    latest: tag.is_some(),
+                };
+                self.cx.report(rule.at(self.cx.path, s.span));
             }
         }
     }
@@ -395,18 +366,13 @@ impl<'a> ModuleChecker<'a, '_> {
                 std::iter::once((&o.uid, "owner")).chain(o.gid.as_ref().map(|g| (g, "group")))
             {
                 if !(0..=MAX_UID).contains(&n.value) {
-                    self.cx.report(
-                        Diagnostic::new(
-                            Code::E0304,
-                            self.cx.path,
-                            n.span,
-                            format!(
-                                "the {what}'s {which} must be a uid in 0..{MAX_UID}, found {}",
-                                n.value
-                            ),
-                        )
-                        .with_help("write the number the image's process runs as, like `owner 1000` or `owner 991:991`"),
-                    );
+                    let rule = Breach::Uid {
+                        what,
+                        which,
+                        max: MAX_UID,
+                        value: n.value,
+                    };
+                    self.cx.report(rule.at(self.cx.path, n.span));
                 }
             }
         }
@@ -430,20 +396,12 @@ impl<'a> ModuleChecker<'a, '_> {
     /// it is delivered owned by root and readable by its owner and group only.
     fn unowned(&mut self, c: &Container, target: &StringLit, at: Span, what: &str) {
         let path = plain_text(target);
-        self.cx.report(
-            Diagnostic::new(
-                Code::W0004,
-                self.cx.path,
-                at,
-                format!(
-                    "the {what} `{path}` is owned by root (0:0) with no one else able to read it: container `{}` declares no `user` and the entry no `owner`",
-                    c.name.name
-                ),
-            )
-            .with_help(
-                "say who reads it: `owner UID[:GID]` on the entry (the uid the image's process runs as), or `user UID` on the container; `owner 0` if root reads it",
-            ),
-        );
+        let rule = RootOnly {
+            what,
+            path: &path,
+            container: &c.name.name,
+        };
+        self.cx.report(rule.at(self.cx.path, at));
     }
 
     /// `user UID`: an int in the uid range.
@@ -483,30 +441,16 @@ impl<'a> ModuleChecker<'a, '_> {
         match (val.secret, &e.exposed, reasoned) {
             (Some(taint), None, _) => self.secret_refused(taint, place, &val),
             (None, Some(x), _) if !val.is_error() => {
-                self.cx.report(
-                    Diagnostic::new(
-                        Code::W0003,
-                        self.cx.path,
-                        x.span,
-                        format!("`exposed` on env `{}`, which carries no secret", e.key.name),
-                    )
-                    // Written as if it were a secret: the excerpt does not show it.
-                    .with_redacted(e.value.span())
-                    .with_help("remove `exposed …`: only a secret needs the exception"),
-                );
+                // Written as if it were a secret: the excerpt does not show it.
+                let rule = ExposedEnv::NoSecret {
+                    key: &e.key.name,
+                    value: e.value.span(),
+                };
+                self.cx.report(rule.at(self.cx.path, x.span));
             }
             (_, Some(x), Some(false)) => {
-                self.cx.report(
-                    Diagnostic::new(
-                        Code::E0308,
-                        self.cx.path,
-                        x.span,
-                        format!("`exposed` on env `{}` needs a reason", e.key.name),
-                    )
-                    .with_help(
-                        "say next to it why the secret must be in the environment: `exposed \"the image reads its password only from this variable\"`",
-                    ),
-                );
+                let rule = ExposedEnv::NoReason { key: &e.key.name };
+                self.cx.report(rule.at(self.cx.path, x.span));
             }
             _ => {}
         }
@@ -562,18 +506,13 @@ impl<'a> ModuleChecker<'a, '_> {
                     ),
                 )
             };
-            self.cx.report(
-                Diagnostic::new(
-                    Code::E0401,
-                    self.cx.path,
-                    e.value.span(),
-                    format!(
-                        "env `{}` names {shown}, which no mount, secret, file or image path of container `{}` holds",
-                        e.key.name, c.name.name
-                    ),
-                )
-                .with_help(help),
-            );
+            let rule = EnvPathNotHeld {
+                key: &e.key.name,
+                shown,
+                container: &c.name.name,
+                help,
+            };
+            self.cx.report(rule.at(self.cx.path, e.value.span()));
             return;
         }
     }
@@ -589,28 +528,14 @@ impl<'a> ModuleChecker<'a, '_> {
     ) -> Option<Cow<'a, str>> {
         if s.interpolations().next().is_some() {
             self.eval_str(s, Place::ContainerPath);
-            self.cx.report(
-                Diagnostic::new(
-                    Code::E0315,
-                    self.cx.path,
-                    s.span,
-                    "a container path is written out; it cannot interpolate",
-                )
-                .with_help("write the absolute path, like `\"/etc/app/app.ini\"`"),
-            );
+            let rule = ContainerPath::Interpolates;
+            self.cx.report(rule.at(self.cx.path, s.span));
             return None;
         }
         let text = plain_text(s);
         if let Err(why) = validate_container_path(&text) {
-            self.cx.report(
-                Diagnostic::new(
-                    Code::E0315,
-                    self.cx.path,
-                    s.span,
-                    format!("`{text}` is not an absolute, normalised container path"),
-                )
-                .with_help(why),
-            );
+            let rule = ContainerPath::NotNormal { text: &text, why };
+            self.cx.report(rule.at(self.cx.path, s.span));
             return None;
         }
         if written {
@@ -623,19 +548,12 @@ impl<'a> ModuleChecker<'a, '_> {
                 }
             };
             if let Some(first) = paths.written.insert(key, s.span) {
-                self.cx.report(
-                    Diagnostic::new(
-                        Code::E0403,
-                        self.cx.path,
-                        s.span,
-                        format!(
-                            "two entries of container `{}` write `{key}`",
-                            paths.container
-                        ),
-                    )
-                    .with_label(first, "first written here")
-                    .with_help("give every mount, secret and file a path of its own"),
-                );
+                let rule = PathWrittenTwice {
+                    container: paths.container,
+                    path: key,
+                    first,
+                };
+                self.cx.report(rule.at(self.cx.path, s.span));
             }
         }
         paths.held.push(text.clone());
@@ -673,17 +591,8 @@ impl<'a> ModuleChecker<'a, '_> {
                     Target::Operator { .. } => "a place on the machine chosen by the operator is a `host access` requirement placed by the assignment: `requires NAME: host access`, then `mount NAME.path -> …`".into(),
                     _ => "mount the `path` of a `host directory` or `host access` requirement".into(),
                 };
-                self.cx.report(
-                    Diagnostic::new(
-                        Code::E0317,
-                        self.cx.path,
-                        r.span,
-                        format!(
-                            "`{name}` cannot be a mount source: only a `directory`'s or an `access`'s `path` can"
-                        ),
-                    )
-                    .with_help(help),
-                );
+                let rule = MountSource::Reference { name: &name, help };
+                self.cx.report(rule.at(self.cx.path, r.span));
             }
             Expr::Str(s) if s.interpolations().next().is_none() => {
                 let text = plain_text(s);
@@ -718,15 +627,8 @@ impl<'a> ModuleChecker<'a, '_> {
     }
 
     fn mount_source_refused(&mut self, span: Span, what: &str) {
-        self.cx.report(
-            Diagnostic::new(
-                Code::E0317,
-                self.cx.path,
-                span,
-                format!("{what} cannot be a mount source: only a `directory`'s or an `access`'s `path` can"),
-            )
-            .with_help("require `requires data: host directory` (or `host access`) and write `mount data.path -> …`"),
-        );
+        self.cx
+            .report(MountSource::Written { what }.at(self.cx.path, span));
     }
 
     /// `secret "/path" = VALUE`: the value must be secret (E0309).
@@ -741,26 +643,14 @@ impl<'a> ModuleChecker<'a, '_> {
         if val.is_error() || val.secret.is_some() {
             return;
         }
-        let message = match (value, val.target) {
-            (_, Some(t)) => format!(
-                "`{}` is not secret; a secret file holds only a secret",
-                self.target_name(t)
-            ),
-            (Expr::Str(_), None) if val.interpolated => {
-                "this string has no secret part; a secret file holds only a secret".into()
-            }
-            (Expr::Str(_), None) => {
-                "a literal is no secret: every reader of the definition knows it".into()
-            }
-            _ => "a secret file holds only a secret".into(),
+        let name = val.target.map(|t| self.target_name(t));
+        let rule = match (value, &name) {
+            (_, Some(name)) => SecretFilePlain::Reference { name },
+            (Expr::Str(_), None) if val.interpolated => SecretFilePlain::Interpolated,
+            (Expr::Str(_), None) => SecretFilePlain::Literal,
+            _ => SecretFilePlain::Other,
         };
-        self.cx.report(
-            Diagnostic::new(Code::E0309, self.cx.path, value.span(), message)
-                .with_redacted(value.span())
-                .with_help(
-                "read a secret (a contract's secret field like `db.password`, a `module secret` requirement's `value`, an `operator secret` value); a plain value belongs in env or a `file`",
-            ),
-        );
+        self.cx.report(rule.at(self.cx.path, value.span()));
     }
 
     /// E0301 for a list as a file's content: a file holds text (any one value converts
@@ -794,18 +684,13 @@ impl<'a> ModuleChecker<'a, '_> {
                 // The typo stands for it: no E0323 on top.
                 published.insert(meant, ident.span);
             }
-            self.cx.report(
-                Diagnostic::new(
-                    Code::E0104,
-                    self.cx.path,
-                    ident.span,
-                    format!(
-                        "module `{}` has no requirement `{}`",
-                        self.module.name.name, ident.name
-                    ),
-                )
-                .with_help(help),
-            );
+            let rule = UnknownRequirement::Named {
+                module: &self.module.name.name,
+                name: &ident.name,
+                help,
+                loop_var: None,
+            };
+            self.cx.report(rule.at(self.cx.path, ident.span));
             return;
         };
         self.used[idx] = true;
@@ -831,15 +716,8 @@ impl<'a> ModuleChecker<'a, '_> {
                     "publish a `host port` requirement: `requires http: host port { container = 8080 }`".into(),
                 )
             };
-            self.cx.report(
-                Diagnostic::new(
-                    Code::E0316,
-                    self.cx.path,
-                    ident.span,
-                    format!("{what}; `publish` names a `host port` requirement"),
-                )
-                .with_help(help),
-            );
+            self.cx
+                .report(PublishNotPort { what, help }.at(self.cx.path, ident.span));
             return;
         }
         if let Some(first) = published.insert(&ident.name, ident.span) {

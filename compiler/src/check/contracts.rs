@@ -7,7 +7,10 @@ use super::expressions::{Slot, What, a_type, check_literal, contains_host_path};
 use super::module::{Seen, duplicate};
 use super::registry::{PROVIDER_KINDS, ProviderKind};
 use super::types::{Constraint, TYPE_NAMES, Ty, Value, whole_match_regex};
-use crate::diagnostics::rules::{Duplicate, InvalidLiteral, TypeMismatch};
+use crate::diagnostics::rules::{
+    Duplicate, GivenSecret, InvalidLiteral, NoPossibleValue, OtherProvider, SecretLiteral,
+    TypeMismatch,
+};
 use crate::diagnostics::{Code, Diagnostic, Reported, Rule, closest};
 use crate::span::Span;
 use crate::syntax::ast::{self, Expr, Refinement, TypeExpr};
@@ -29,18 +32,11 @@ pub(crate) fn check_contract(cx: &mut Cx<'_>, contract: &ast::Contract) {
         }
         if let (Some(given), Some(secret)) = (field.given, field.ty.as_ref().and_then(|t| t.secret))
         {
-            cx.report(
-                Diagnostic::new(
-                    Code::E0205,
-                    cx.path,
-                    secret,
-                    format!("given field `{}` cannot be secret", field.name.name),
-                )
-                .with_label(given, "given here")
-                .with_help(
-                    "the consumer sets a given field in plain sight; make the provider answer it instead (drop `given`), or drop `secret`",
-                ),
-            );
+            let rule = GivenSecret {
+                field: &field.name.name,
+                given,
+            };
+            cx.report(rule.at(cx.path, secret));
         }
         let owner = match kind {
             Some(k) => Owner::Field(k),
@@ -158,17 +154,7 @@ pub(crate) fn check_declaration(
             Owner::Operator => Some("the operator"),
         };
         if let Some(answerer) = answerer {
-            cx.report(
-                Diagnostic::new(
-                    Code::E0202,
-                    cx.path,
-                    ty_expr.span,
-                    format!("a `host_path` is answered by the host, not by {answerer}"),
-                )
-                .with_help(
-                    "a place on a machine is a `host directory` or `host access` requirement of the module, placed by the assignment",
-                ),
-            );
+            cx.report(OtherProvider::HostPath { answerer }.at(cx.path, ty_expr.span));
             return;
         }
     }
@@ -182,21 +168,11 @@ pub(crate) fn check_declaration(
         let span = refinements[0]
             .span()
             .to(refinements[refinements.len() - 1].span());
-        cx.report(
-            Diagnostic::new(
-                Code::E0306,
-                cx.path,
-                span,
-                format!("the refinements of `{}` leave no possible value", name.name),
-            )
-            .with_help(match ty.inherent_range() {
-                Some(b) => format!(
-                    "together with the range of {}, {b}, they allow nothing; loosen one of them",
-                    a_type(&ty)
-                ),
-                None => "together they allow nothing; loosen one of them".into(),
-            }),
-        );
+        let rule = NoPossibleValue::Declared {
+            name: &name.name,
+            type_range: ty.inherent_range().map(|b| (a_type(&ty), b.to_string())),
+        };
+        cx.report(rule.at(cx.path, span));
         sound = false;
     }
     let Some(default) = default else {
@@ -211,18 +187,8 @@ pub(crate) fn check_declaration(
         return;
     }
     if secret {
-        cx.report(
-            Diagnostic::new(
-                Code::E0311,
-                cx.path,
-                default.span(),
-                format!("secret `{}` has a literal default", name.name),
-            )
-            .with_redacted(default.span())
-            .with_help(
-                "a literal written in a definition is known to every reader, so it is no secret: remove the default",
-            ),
-        );
+        let rule = SecretLiteral::Default { name: &name.name };
+        cx.report(rule.at(cx.path, default.span()));
         return;
     }
     let found = literal_type(default);

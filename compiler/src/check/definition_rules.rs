@@ -10,7 +10,8 @@
 //! interpolation (`"${db.host}.example.com"`).
 
 use super::Cx;
-use crate::diagnostics::{Code, Diagnostic};
+use crate::diagnostics::Rule;
+use crate::diagnostics::rules::NamedInDefinition;
 use crate::span::Span;
 use crate::syntax::ast::{
     ContainerEntryKind, Contract, Expr, Module, ModuleEntry, NarrowingKind, Refinement,
@@ -323,22 +324,11 @@ impl Rules<'_, '_> {
                         } else {
                             "a domain name"
                         };
-                        let message = if self.quote {
-                            format!("`{domain}` is {what}; a definition never names one")
-                        } else {
-                            format!("{what} is written here; a definition never names one")
+                        let rule = NamedInDefinition::Domain {
+                            quoted: self.quote.then_some(domain),
+                            what,
                         };
-                        self.cx.report(
-                            Diagnostic::new(
-                                Code::E0402,
-                                self.cx.path,
-                                span,
-                                message,
-                            )
-                            .with_help(
-                                "read names from requirements instead (`db.host`, `route.url`, `here.private_name`); a public name is set on the assignment, in the mesh",
-                            ),
-                        );
+                        self.cx.report(rule.at(self.cx.path, span));
                     }
                     follows_interp = false;
                 }
@@ -369,20 +359,12 @@ impl Rules<'_, '_> {
                 node.node, node.mesh
             )
         };
-        let message = if self.quote {
-            format!("`{text}` {what}; a definition never names a node")
-        } else {
-            format!(
-                "this literal names a node of mesh `{}`; a definition never names a node",
-                node.mesh
-            )
+        let rule = NamedInDefinition::Node {
+            quoted: self.quote.then_some(&**text),
+            what: &what,
+            mesh: &node.mesh,
         };
-        self.cx.report(
-            Diagnostic::new(Code::E0404, self.cx.path, s.span, message)
-            .with_help(
-                "a module reads its own node's facts through `requires here: host node` (`here.private_name`); which node runs it is the assignment's, in the mesh",
-            ),
-        );
+        self.cx.report(rule.at(self.cx.path, s.span));
     }
 }
 

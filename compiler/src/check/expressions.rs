@@ -11,8 +11,11 @@ use super::module::{Edge, ModuleChecker};
 use super::registry::{ContractInfo, FieldInfo};
 use super::scope::{CONSUMER_FIELDS, Head, RefContext, RefError};
 use super::types::{Bounds, Constraint, Ty, Value, validate_literal};
-use crate::diagnostics::rules::{InvalidLiteral, TypeMismatch, UnknownField};
-use crate::diagnostics::{Code, Diagnostic, Reported, Rule};
+use crate::diagnostics::rules::{
+    BadCall, Breach, HostPathRead, InvalidLiteral, OptionalRead, OutsideProvides, SecretToPlain,
+    TypeMismatch, UnknownField, UnknownRequirement,
+};
+use crate::diagnostics::{Reported, Rule};
 use crate::span::{FilePath, Span};
 use crate::syntax::ast::{self, Expr, Radix, Reference, StrPart, StringLit};
 use std::borrow::Cow;
@@ -220,22 +223,12 @@ impl<'a> ModuleChecker<'a, '_> {
         }
         self.told_optional.push(at);
         let name = &req.name.name;
-        let mut d = Diagnostic::new(
-            Code::E0320,
-            self.cx.path,
-            at,
-            format!("`{name}` is optional and may be absent; it is read only inside `when {name} {{ … }}`"),
-        )
-        .with_label(req.name.span.to(req.optional.unwrap_or(req.name.span)), "declared optional here");
-        d = match self.when {
-            Some(other) => d.with_help(format!(
-                "this entry stands under `when {other}`; move it to a `when {name} {{ … }}` block of its own"
-            )),
-            None => d.with_help(format!(
-                "put the entries that read it in `when {name} {{ … }}` among the container's entries or inside `env {{ }}`; they are left out when `{name}` is absent"
-            )),
+        let rule = OptionalRead {
+            requirement: name,
+            declared: req.name.span.to(req.optional.unwrap_or(req.name.span)),
+            under: self.when,
         };
-        self.cx.report(d);
+        self.cx.report(rule.at(self.cx.path, at));
     }
 
     fn report_ref_error(&mut self, e: RefError) {
@@ -256,21 +249,16 @@ impl<'a> ModuleChecker<'a, '_> {
                 // A word naming nothing (`secret "/p" = hunter2`) may be a value written
                 // without its quotes, a secret even: it is never quoted (the excerpt
                 // points at it, masked where a secret is written). A loop's variable is.
-                let message = if looped.is_none() {
-                    format!(
-                        "module `{}` has no requirement of the name written here (a value is written in quotes)",
-                        self.module.name.name
-                    )
-                } else {
-                    format!(
-                        "module `{}` has no requirement `{name}`",
-                        self.module.name.name
-                    )
-                };
-                let d = Diagnostic::new(Code::E0104, self.cx.path, span, message).with_help(help);
+                let module = &self.module.name.name;
                 match looped {
-                    Some(at) => d.with_label(at, "a loop variable, known only in its template"),
-                    None => d,
+                    Some(at) => UnknownRequirement::Named {
+                        module,
+                        name: &name,
+                        help,
+                        loop_var: Some(at),
+                    }
+                    .at(self.cx.path, span),
+                    None => UnknownRequirement::Unquoted { module, help }.at(self.cx.path, span),
                 }
             }
             RefError::UnknownField {
@@ -311,18 +299,7 @@ impl<'a> ModuleChecker<'a, '_> {
                 UnknownField::TooDeep { what }.at(self.cx.path, span)
             }
             RefError::OutsideProvides { span, word } => {
-                let help = if word == "consumer" {
-                    "a module reads its own login through a `mesh identity` requirement: `requires me: mesh identity`, then `me.login`"
-                } else {
-                    "a requirement's given field is read as `req.field`; `given.FIELD` is what a consumer set, read while answering it"
-                };
-                Diagnostic::new(
-                    Code::E0318,
-                    self.cx.path,
-                    span,
-                    format!("`{word}` exists only inside `provides`"),
-                )
-                .with_help(help)
+                OutsideProvides { word: &word }.at(self.cx.path, span)
             }
             RefError::Unresolved => return,
         };
@@ -554,45 +531,27 @@ impl<'a> ModuleChecker<'a, '_> {
     fn eval_call(&mut self, c: &ast::Call, place: Place<'_>, ctx: RefContext<'a>) -> Val<'a> {
         let Some(func) = crate::functions::Func::from_name(&c.name.name) else {
             let names = crate::functions::Func::ALL.iter().map(|f| f.name());
-            let help = match crate::diagnostics::closest(&c.name.name, names) {
-                Some(near) => format!(
-                    "did you mean `{}`? ",
-                    crate::functions::Func::from_name(near).map_or(near, |f| f.signature())
-                ),
-                None => String::new(),
+            let near = crate::diagnostics::closest(&c.name.name, names).map(|near| {
+                crate::functions::Func::from_name(near).map_or(near, |f| f.signature())
+            });
+            let rule = BadCall::Unknown {
+                name: &c.name.name,
+                near,
             };
-            self.cx.report(
-                Diagnostic::new(
-                    Code::E0324,
-                    self.cx.path,
-                    c.name.span,
-                    format!("`{}` is not a function of the language", c.name.name),
-                )
-                .with_help(format!(
-                    "{help}the functions are url(x), json(x), yaml(x), lower(x), upper(x) and replace(x, \"from\", \"to\")"
-                )),
-            );
+            self.cx.report(rule.at(self.cx.path, c.name.span));
             for arg in &c.args {
                 self.eval_names(arg, ctx);
             }
             return Val::error();
         };
         if c.args.len() != func.arity() {
-            let n = c.args.len();
-            self.cx.report(
-                Diagnostic::new(
-                    Code::E0324,
-                    self.cx.path,
-                    c.span,
-                    format!(
-                        "`{}` takes {} argument{}, found {n}",
-                        func.name(),
-                        func.arity(),
-                        if func.arity() == 1 { "" } else { "s" },
-                    ),
-                )
-                .with_help(format!("write `{}`", func.signature())),
-            );
+            let rule = BadCall::Arity {
+                function: func.name(),
+                arity: func.arity(),
+                found: c.args.len(),
+                signature: func.signature(),
+            };
+            self.cx.report(rule.at(self.cx.path, c.span));
             for arg in &c.args {
                 self.eval_names(arg, ctx);
             }
@@ -607,22 +566,10 @@ impl<'a> ModuleChecker<'a, '_> {
             } else if v.secret.is_some() && matches!(arg, Expr::Str(_)) {
                 // The node applies the call to the secret itself: its argument must be
                 // the secret (a reference or a call), not text around it.
-                self.cx.report(
-                    Diagnostic::new(
-                        Code::E0324,
-                        self.cx.path,
-                        arg.span(),
-                        format!(
-                            "an argument of `{}(…)` that reads a secret is a reference or a call, not a string around it",
-                            func.name()
-                        ),
-                    )
-                    .with_help(format!(
-                        "call `{}` on the secret alone, and write the text around the call: `\"…${{{}(db.password)}}…\"`",
-                        func.name(),
-                        func.name()
-                    )),
-                );
+                let rule = BadCall::SecretInString {
+                    function: func.name(),
+                };
+                self.cx.report(rule.at(self.cx.path, arg.span()));
                 broken = true;
             } else if val.secret.is_none() && v.secret.is_some() {
                 val.secret = v.secret;
@@ -780,23 +727,17 @@ impl<'a> ModuleChecker<'a, '_> {
         interpolated: bool,
     ) {
         let name = self.target_name(target);
-        let message = if interpolated {
-            format!("`{name}` is a host path; it cannot be interpolated")
-        } else {
-            format!(
-                "`{name}` is a host path; {} cannot read it",
-                place.describe()
-            )
-        };
-        let req = match target {
+        let place = (!interpolated).then(|| place.describe());
+        let requirement = match target {
             Target::Field { req, .. } => self.scope.requirements[req].name(),
             _ => "REQ",
         };
-        self.cx.report(
-            Diagnostic::new(Code::E0303, self.cx.path, at, message).with_help(format!(
-                "a host path is only ever a mount source: mount it (`mount {req}.path -> \"/data\"`) and let the process read the container path"
-            )),
-        );
+        let rule = HostPathRead {
+            name: &name,
+            place: place.as_deref(),
+            requirement,
+        };
+        self.cx.report(rule.at(self.cx.path, at));
     }
 
     /// E0302: a secret going into a plain value.
@@ -821,19 +762,13 @@ impl<'a> ModuleChecker<'a, '_> {
             }
             (None, false) => fix,
         };
-        self.cx.report(
-            Diagnostic::new(
-                Code::E0302,
-                self.cx.path,
-                taint.at,
-                format!(
-                    "{} would carry the secret `{name}` as a plain value",
-                    place.describe()
-                ),
-            )
-            .with_label_in(&file, decl, "declared secret here")
-            .with_help(help),
-        );
+        let rule = SecretToPlain {
+            place: &place.describe(),
+            name: &name,
+            decl: (&file, decl),
+            help,
+        };
+        self.cx.report(rule.at(self.cx.path, taint.at));
     }
 
     /// Checks that a value fits a typed slot: its type (E0301), a literal's validity
@@ -896,17 +831,15 @@ impl<'a> ModuleChecker<'a, '_> {
                 },
             ),
         };
-        let mut d = Diagnostic::new(
-            Code::E0304,
-            self.cx.path,
-            expr.span(),
-            format!("`{name}` {held}, but {} must be in {want}", slot.what),
-        )
-        .with_help(help);
-        if let Some((file, span)) = slot.decl {
-            d = d.with_label_in(file, span, "the range is declared here");
-        }
-        self.cx.report(d);
+        let rule = Breach::ReferenceRange {
+            name: &name,
+            held,
+            what: &slot.what,
+            want: &want,
+            help,
+            decl: slot.decl,
+        };
+        self.cx.report(rule.at(self.cx.path, expr.span()));
     }
 }
 
@@ -1026,17 +959,13 @@ pub(crate) fn check_literal(cx: &mut Cx<'_>, expr: &Expr, slot: &Slot<'_>) -> Re
         return Err(cx.refuse(rule.at(cx.path, expr.span())));
     }
     if let Some(breach) = slot.constraint.check(&value) {
-        let mut d = Diagnostic::new(
-            Code::E0304,
-            cx.path,
-            expr.span(),
-            format!("{} {breach}", slot.what),
-        )
-        .with_help(breach_help(&breach, slot));
-        if let Some((file, span)) = slot.decl {
-            d = d.with_label_in(file, span, "the refinement is declared here");
-        }
-        return Err(cx.refuse(d));
+        let rule = Breach::Literal {
+            what: &slot.what,
+            breach: &breach,
+            help: breach_help(&breach, slot),
+            decl: slot.decl,
+        };
+        return Err(cx.refuse(rule.at(cx.path, expr.span())));
     }
     Ok(())
 }

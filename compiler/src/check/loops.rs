@@ -13,7 +13,7 @@ use super::module::ModuleChecker;
 use super::registry::{ContractInfo, FieldInfo};
 use super::scope::RefContext;
 use super::types::Ty;
-use crate::diagnostics::rules::{Duplicate, TypeMismatch, UnknownField};
+use crate::diagnostics::rules::{ConsumerRead, Duplicate, TypeMismatch, UnknownField};
 use crate::diagnostics::{Code, Diagnostic, Reported, Rule};
 use crate::span::Span;
 use crate::syntax::ast::{self, Expr, ForExpr, Iterable, Reference};
@@ -320,16 +320,10 @@ impl<'a> ModuleChecker<'a, '_> {
             .iter()
             .map(|s| s.name.as_str())
             .collect::<Vec<_>>();
-        let (message, suggestion) = match words.as_slice() {
-            [] => (
-                format!(
-                    "`{var}` is a consumer of `{}`; read one of its fields",
-                    contract.name
-                ),
-                None,
-            ),
+        let (read, suggestion) = match words.as_slice() {
+            [] => (ConsumerRead::Bare, None),
             ["given", field] => (
-                format!("`{field}` is not a given field of `{}`", contract.name),
+                ConsumerRead::Given { field },
                 crate::diagnostics::closest(
                     field,
                     contract
@@ -341,11 +335,11 @@ impl<'a> ModuleChecker<'a, '_> {
                 .map(|s| format!("{var}.given.{s}")),
             ),
             [field] if contract.fields.get(*field).is_some_and(|f| f.given) => (
-                format!("`{field}` is a given field: the consumer sets it"),
+                ConsumerRead::GivenAsOwn { field },
                 Some(format!("{var}.given.{field}")),
             ),
             [field] => (
-                format!("a consumer of `{}` has no `{field}`", contract.name),
+                ConsumerRead::Field { field },
                 crate::diagnostics::closest(
                     field,
                     CONSUMER_WORDS[..4].iter().copied().chain(
@@ -358,16 +352,15 @@ impl<'a> ModuleChecker<'a, '_> {
                 )
                 .map(|s| format!("{var}.{s}")),
             ),
-            _ => (format!("`{}` reads too deep", r.dotted()), None),
+            _ => (ConsumerRead::TooDeep { dotted: r.dotted() }, None),
         };
-        let help = match suggestion {
-            Some(s) => format!("did you mean `{s}`?"),
-            None => format!(
-                "`{var}` reads `{var}.login`, `{var}.instance`, `{var}.module`, `{var}.node`, `{var}.given.FIELD` (what the consumer set) and `{var}.FIELD` (this module's answer to it)"
-            ),
+        let rule = UnknownField::ConsumerLoop {
+            var,
+            contract: &contract.name,
+            read,
+            suggestion,
         };
-        self.cx
-            .report(Diagnostic::new(Code::E0105, self.cx.path, r.span, message).with_help(help));
+        self.cx.report(rule.at(self.cx.path, r.span));
     }
 
     /// The type of what loop variable `v` reads.

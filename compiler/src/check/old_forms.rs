@@ -8,7 +8,8 @@
 //!   as the new form, so a legacy placeholder of a secret still taints its string.
 
 use super::module::ModuleChecker;
-use crate::diagnostics::{Code, Diagnostic};
+use crate::diagnostics::Rule;
+use crate::diagnostics::rules::{OldForm, SyntaxError};
 use crate::span::Span;
 use crate::syntax::ast::{Ident, Interp, Reference};
 use crate::syntax::string::LEGACY_KINDS;
@@ -21,51 +22,32 @@ impl ModuleChecker<'_, '_> {
         let reference = interp.reference()?;
         let old = format!("${{{}:{}}}", kind.name, reference.dotted());
         if !LEGACY_KINDS.contains(&kind.name.as_str()) {
-            self.cx.report(
-                Diagnostic::new(
-                    Code::E0001,
-                    self.cx.path,
-                    kind.span,
-                    format!("`{}` is not a placeholder kind", kind.name),
-                )
-                .with_help(format!(
-                    "write the reference in its one form, `${{{}}}`; the legacy kinds were binding, setting, port, machine and secret",
-                    reference.dotted()
-                )),
-            );
+            let rule = SyntaxError::PlaceholderKind {
+                kind: &kind.name,
+                reference: &reference.dotted(),
+            };
+            self.cx.report(rule.at(self.cx.path, kind.span));
             return None;
         }
         match self.scope.legacy_replacement(&kind.name, reference) {
             Some(new) => {
-                self.cx.report(
-                    Diagnostic::new(
-                        Code::W0402,
-                        self.cx.path,
-                        interp.span,
-                        format!("old form: the placeholder `{old}` is read as `${{{new}}}`"),
-                    )
-                    .with_help(format!("write `${{{new}}}`")),
-                );
+                let rule = OldForm::Placeholder {
+                    old: &old,
+                    new: &new,
+                };
+                self.cx.report(rule.at(self.cx.path, interp.span));
                 self.scope.legacy_reference(&kind.name, reference)
             }
             None => {
                 // Only `${machine:fact}` lacks a replacement: there is no `host node`
                 // requirement to read the fact from.
-                self.cx.report(
-                    Diagnostic::new(
-                        Code::W0402,
-                        self.cx.path,
-                        interp.span,
-                        format!("old form: the placeholder `{old}` reads a fact of the node"),
-                    )
-                    .with_help(format!(
-                        "require the node's facts (`requires here: host node`) and write `${{here.{}}}`",
-                        match reference.dotted().as_str() {
-                            "hostname" | "name" => "private_name".to_string(),
-                            other => other.to_string(),
-                        }
-                    )),
-                );
+                let dotted = reference.dotted();
+                let field = match dotted.as_str() {
+                    "hostname" | "name" => "private_name",
+                    other => other,
+                };
+                let rule = OldForm::NodeFact { old: &old, field };
+                self.cx.report(rule.at(self.cx.path, interp.span));
                 None
             }
         }
@@ -82,16 +64,7 @@ impl ModuleChecker<'_, '_> {
             .and_then(|t| t.rsplit('/').find(|s| !s.is_empty()))
             .filter(|n| crate::syntax::string::is_ident(n))
             .unwrap_or("data");
-        self.cx.report(
-            Diagnostic::new(
-                Code::W0401,
-                self.cx.path,
-                span,
-                "old form: a host path written as a mount source",
-            )
-            .with_help(format!(
-                "a definition names no host path: require `requires {name}: host directory` (or `host access` for data the module does not own), mount `{name}.path`, and place it in the assignment: `{name} at \"{host_path}\"`"
-            )),
-        );
+        let rule = OldForm::HostPathMount { name, host_path };
+        self.cx.report(rule.at(self.cx.path, span));
     }
 }

@@ -8,8 +8,11 @@ use super::module::{ModuleChecker, Seen, duplicate};
 use super::registry::{ContractInfo, ProviderKind};
 use super::scope::RefContext;
 use crate::diagnostics::Rule;
-use crate::diagnostics::rules::{Duplicate, UnknownField};
-use crate::diagnostics::{Code, Diagnostic, closest};
+use crate::diagnostics::closest;
+use crate::diagnostics::rules::{
+    Duplicate, OtherProvider, ProviderField, SecretLiteral, Unanswered, UnknownContract,
+    UnknownField,
+};
 use crate::syntax::ast::{Answer, Expr, Provides};
 
 impl<'a> ModuleChecker<'a, '_> {
@@ -54,15 +57,11 @@ impl<'a> ModuleChecker<'a, '_> {
                     p.contract.name
                 )
             });
-            self.cx.report(
-                Diagnostic::new(
-                    Code::E0103,
-                    self.cx.path,
-                    p.contract.span,
-                    format!("unknown contract `{}`", p.contract.name),
-                )
-                .with_help(help),
-            );
+            let rule = UnknownContract {
+                name: &p.contract.name,
+                help,
+            };
+            self.cx.report(rule.at(self.cx.path, p.contract.span));
             self.answer_names(p);
             return;
         };
@@ -70,24 +69,13 @@ impl<'a> ModuleChecker<'a, '_> {
         if let Some(kind) = contract.kind
             && kind != ProviderKind::Module
         {
-            self.cx.report(
-                Diagnostic::new(
-                    Code::E0202,
-                    self.cx.path,
-                    p.contract.span,
-                    format!(
-                        "`{}` is answered by {}, not by a module",
-                        contract.name,
-                        kind.answerer()
-                    ),
-                )
-                .with_label_in(
-                    &contract.file,
-                    contract.name_span,
-                    format!("declared `for {}` here", kind.as_str()),
-                )
-                .with_help("a module provides only `for module` contracts"),
-            );
+            let rule = OtherProvider::Provides {
+                contract: &contract.name,
+                answered_by: kind.answerer(),
+                kind: kind.as_str(),
+                decl: (&contract.file, contract.name_span),
+            };
+            self.cx.report(rule.at(self.cx.path, p.contract.span));
             for a in &p.answers {
                 self.eval_names(&a.value, ctx);
             }
@@ -120,28 +108,16 @@ impl<'a> ModuleChecker<'a, '_> {
             .collect();
         if !missing.is_empty() {
             let listed = super::list_names(missing.iter().copied());
-            let mut d = Diagnostic::new(
-                Code::E0310,
-                self.cx.path,
-                p.contract.span,
-                format!(
-                    "`provides {}` leaves {listed} unanswered",
-                    contract.name
-                ),
-            )
-            .with_help(format!(
-                "answer every field the provider owes, like `{} = …`; given fields are the consumer's, and secret fields and fields with a default may be left out",
-                missing[0]
-            ));
-            for name in &missing {
-                let field = &contract.fields[*name];
-                d = d.with_label_in(
-                    &contract.file,
-                    field.span,
-                    format!("`{name}` is declared here"),
-                );
-            }
-            self.cx.report(d);
+            let rule = Unanswered {
+                contract: &contract.name,
+                listed,
+                file: &contract.file,
+                fields: missing
+                    .iter()
+                    .map(|name| (*name, contract.fields[*name].span))
+                    .collect(),
+            };
+            self.cx.report(rule.at(self.cx.path, p.contract.span));
         }
     }
 
@@ -177,22 +153,11 @@ impl<'a> ModuleChecker<'a, '_> {
             return;
         };
         if field.given {
-            self.cx.report(
-                Diagnostic::new(
-                    Code::E0307,
-                    self.cx.path,
-                    a.field.span,
-                    format!(
-                        "`{}` is given: the consumer sets it and the provider honours it",
-                        field.name
-                    ),
-                )
-                .with_label_in(&contract.file, field.span, "declared given here")
-                .with_help(format!(
-                    "remove this answer; read what the consumer set as `given.{}`",
-                    field.name
-                )),
-            );
+            let rule = ProviderField::AnswersGiven {
+                field: &field.name,
+                decl: (&contract.file, field.span),
+            };
+            self.cx.report(rule.at(self.cx.path, a.field.span));
             self.eval_names(&a.value, ctx);
             return;
         }
@@ -203,21 +168,12 @@ impl<'a> ModuleChecker<'a, '_> {
         }
         if field.secret {
             if val.secret.is_none() {
-                let message = match &a.value {
-                    Expr::Str(_) if !val.interpolated => {
-                        format!("secret `{}` is written as a literal", field.name)
-                    }
-                    _ => format!("secret `{}` is answered with no secret part", field.name),
+                let rule = SecretLiteral::Answer {
+                    field: &field.name,
+                    literal: matches!(&a.value, Expr::Str(_)) && !val.interpolated,
+                    decl: (&contract.file, field.span),
                 };
-                self.cx.report(
-                    Diagnostic::new(Code::E0311, self.cx.path, a.value.span(), message)
-                        .with_redacted(a.value.span())
-                        .with_label_in(&contract.file, field.span, "declared secret here")
-                        .with_help(format!(
-                            "a secret answer is made for each consumer: leave `{}` out and the provider makes it, or pass through a secret of this module (a `module secret` requirement's `value`, an `operator secret` value)",
-                            field.name
-                        )),
-                );
+                self.cx.report(rule.at(self.cx.path, a.value.span()));
                 return;
             }
         } else if let Some(taint) = val.secret {

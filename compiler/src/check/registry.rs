@@ -4,7 +4,8 @@
 
 use super::types::{Constraint, Ty, Value};
 use crate::base::fx_hash::FxIndexMap;
-use crate::diagnostics::{Code, Diagnostic};
+use crate::diagnostics::rules::{DefinedTwice, StandardOnly};
+use crate::diagnostics::{Diagnostic, Rule};
 use crate::span::{FilePath, Span};
 use crate::syntax::Parsed;
 use crate::syntax::ast::{self, Item};
@@ -437,16 +438,9 @@ impl Registry {
             let item = &tree.file.items[index];
             let name = item.name();
             out.push(match problem {
-                NameProblem::StandardContract { .. } => Diagnostic::new(
-                    Code::E0110,
-                    file,
-                    name.span,
-                    format!(
-                        "`{}` is a standard contract and cannot be redefined",
-                        name.name
-                    ),
-                )
-                .with_help("choose another name for your contract"),
+                NameProblem::StandardContract { .. } => {
+                    StandardOnly::Contract { name: &name.name }.at(file, name.span)
+                }
                 NameProblem::Duplicate { what, first, .. } => {
                     let prev = item_of(*first)
                         .map(|(t, i)| t.file.items[i].name().span)
@@ -454,15 +448,9 @@ impl Registry {
                     let prev_file = self.files.get(first.file).cloned().unwrap_or_default();
                     duplicate(file, name, what, &prev_file, prev)
                 }
-                NameProblem::MisplacedSeat { .. } => Diagnostic::new(
-                    Code::E0204,
-                    file,
-                    item.span(),
-                    format!("seat `{}` is declared outside the standard library", name.name),
-                )
-                .with_help(
-                    "the seats are a closed set: vault, proxy, dns and broker; a mesh holds one with `seat NAME = INSTANCE on NODE`",
-                ),
+                NameProblem::MisplacedSeat { .. } => {
+                    StandardOnly::Seat { name: &name.name }.at(file, item.span())
+                }
             });
         }
         out
@@ -476,16 +464,12 @@ fn duplicate(
     prev_file: &FilePath,
     prev: Span,
 ) -> Diagnostic {
-    Diagnostic::new(
-        Code::E0101,
-        file,
-        name.span,
-        format!("{what} `{}` is defined twice", name.name),
-    )
-    .with_label_in(prev_file, prev, "first defined here")
-    .with_help(format!(
-        "rename one of them; {what} names are global to the workspace"
-    ))
+    DefinedTwice::Global {
+        what,
+        name: &name.name,
+        first: (prev_file, prev),
+    }
+    .at(file, name.span)
 }
 
 /// A module's definition, wherever in the workspace it is: its file's tree and its index
@@ -511,6 +495,7 @@ impl ModuleSource {
 mod tests {
     use super::*;
     use crate::db::{self, Database};
+    use crate::diagnostics::Code;
 
     #[test]
     fn the_four_kinds_read_and_write_their_names() {
@@ -593,16 +578,7 @@ mod tests {
         );
         // Built from the trees (`meshc migrate`, the secrets sweep) or from the files'
         // summaries (the database), the registry is the same.
-        let parsed: Vec<(FilePath, Arc<Parsed>, bool)> = files
-            .iter()
-            .map(|f| {
-                (
-                    f.path(&database).clone(),
-                    db::parse_file(&database, *f),
-                    f.std(&database),
-                )
-            })
-            .collect();
+        let parsed = db::parsed_files(&database, ws);
         let built = Registry::build(parsed.iter().map(|(path, p, std)| RegistryInput {
             path,
             file: &p.file,

@@ -9,8 +9,11 @@ use super::registry::{ContractInfo, FieldInfo, PROVIDER_KINDS, ProviderKind};
 use super::scope::RefContext;
 use super::types::{Bounds, Constraint, TYPE_NAMES, Value};
 use crate::diagnostics::Rule;
-use crate::diagnostics::rules::{Duplicate, UnknownField};
-use crate::diagnostics::{Code, Diagnostic, closest};
+use crate::diagnostics::closest;
+use crate::diagnostics::rules::{
+    Breach, Duplicate, NoPossibleValue, OptionalNotModule, OtherProvider, ProviderField,
+    ProviderKindError, RequirementCycle, UnknownContract, UnknownField, Widens,
+};
 use crate::span::Span;
 use crate::syntax::ast::{Narrowing, NarrowingKind, Refinement, Requirement, RequirementBody};
 
@@ -77,20 +80,13 @@ impl<'a> ModuleChecker<'a, '_> {
                     k.as_str()
                 ),
             };
-            self.cx.report(
-                Diagnostic::new(
-                    Code::E0321,
-                    self.cx.path,
-                    q,
-                    format!(
-                        "`{}` is {} requirement; only a module requirement can be optional",
-                        r.name.name,
-                        article(k)
-                    ),
-                )
-                .with_label(kind_ident.span, format!("{} requirement", article(k)))
-                .with_help(help),
-            );
+            let rule = OptionalNotModule {
+                requirement: &r.name.name,
+                a_kind: &article(k),
+                kind: kind_ident.span,
+                help,
+            };
+            self.cx.report(rule.at(self.cx.path, q));
         }
         match &r.body {
             RequirementBody::Operator(op) => check_declaration(
@@ -130,15 +126,11 @@ impl<'a> ModuleChecker<'a, '_> {
                     .unwrap_or_else(|| {
                         "declare it with `contract NAME for module { … }`, or require an operator value with `operator TYPE`".into()
                     });
-                    self.cx.report(
-                        Diagnostic::new(
-                            Code::E0103,
-                            self.cx.path,
-                            contract_ident.span,
-                            format!("unknown contract `{}`", contract_ident.name),
-                        )
-                        .with_help(help),
-                    );
+                    let rule = UnknownContract {
+                        name: &contract_ident.name,
+                        help,
+                    };
+                    self.cx.report(rule.at(self.cx.path, contract_ident.span));
                     for n in narrowing {
                         if let NarrowingKind::Set(e) = &n.kind {
                             self.eval_names(e, RefContext::Definition);
@@ -149,30 +141,15 @@ impl<'a> ModuleChecker<'a, '_> {
                 if let (Some(k), Some(answered_by)) = (kind, info.kind)
                     && k != answered_by
                 {
-                    self.cx.report(
-                        Diagnostic::new(
-                            Code::E0202,
-                            self.cx.path,
-                            kind_ident.span,
-                            format!(
-                                "`{}` is answered by {}, not by {}",
-                                info.name,
-                                answered_by.answerer(),
-                                k.answerer()
-                            ),
-                        )
-                        .with_label_in(
-                            &info.file,
-                            info.name_span,
-                            format!("declared `for {}` here", answered_by.as_str()),
-                        )
-                        .with_help(format!(
-                            "write `requires {}: {} {}`",
-                            r.name.name,
-                            answered_by.as_str(),
-                            info.name
-                        )),
-                    );
+                    let rule = OtherProvider::Requirement {
+                        requirement: &r.name.name,
+                        contract: &info.name,
+                        answered_by: answered_by.answerer(),
+                        written: k.answerer(),
+                        kind: answered_by.as_str(),
+                        decl: (&info.file, info.name_span),
+                    };
+                    self.cx.report(rule.at(self.cx.path, kind_ident.span));
                 }
                 self.check_narrowing(r, index, info, narrowing);
             }
@@ -209,18 +186,12 @@ impl<'a> ModuleChecker<'a, '_> {
                     c.name
                 )
             };
-            self.cx.report(
-                Diagnostic::new(
-                    Code::E0201,
-                    self.cx.path,
-                    c.span,
-                    format!(
-                        "`{}` names no provider kind before its contract `{}`: the provider kinds are `module`, `host`, `mesh` and `operator`",
-                        r.name.name, c.name
-                    ),
-                )
-                .with_help(help),
-            );
+            let rule = ProviderKindError::Missing {
+                requirement: &r.name.name,
+                contract: &c.name,
+                help,
+            };
+            self.cx.report(rule.at(self.cx.path, c.span));
             return;
         };
         let help = if let Some(seat) = registry.seats.get(kind.name.as_str()) {
@@ -250,18 +221,11 @@ impl<'a> ModuleChecker<'a, '_> {
         } else {
             "a module answers module contracts, the host `directory`, `access`, `port` and `node`, the mesh `identity`; an operator value is `operator TYPE`".into()
         };
-        self.cx.report(
-            Diagnostic::new(
-                Code::E0201,
-                self.cx.path,
-                kind.span,
-                format!(
-                    "unknown provider kind `{}`: the provider kinds are `module`, `host`, `mesh` and `operator`",
-                    kind.name
-                ),
-            )
-            .with_help(help),
-        );
+        let rule = ProviderKindError::Unknown {
+            kind: &kind.name,
+            help,
+        };
+        self.cx.report(rule.at(self.cx.path, kind.span));
     }
 
     /// The entries inside a requirement's braces.
@@ -303,27 +267,16 @@ impl<'a> ModuleChecker<'a, '_> {
             match &n.kind {
                 NarrowingKind::Set(e) => {
                     if !field.given {
-                        let mut d = Diagnostic::new(
-                            Code::E0307,
-                            self.cx.path,
-                            n.field.span,
-                            format!(
-                                "`{}` of `{}` is answered by its provider; `{}` cannot set it",
-                                field.name, contract.name, r.name.name
-                            ),
-                        );
-                        if field.secret {
+                        let rule = ProviderField::Set {
+                            field: &field.name,
+                            contract: &contract.name,
+                            requirement: &r.name.name,
+                            decl: (&contract.file, field.span),
                             // A value written for a secret field may be one.
-                            d = d.with_redacted(e.span());
-                        }
-                        self.cx.report(
-                            d.with_label_in(
-                                &contract.file,
-                                field.span,
-                                "answered by the provider, not given",
-                            )
-                            .with_help(given_help(contract)),
-                        );
+                            secret_value: field.secret.then(|| e.span()),
+                            help: given_help(contract),
+                        };
+                        self.cx.report(rule.at(self.cx.path, n.field.span));
                         self.eval_names(e, RefContext::Definition);
                         continue;
                     }
@@ -383,23 +336,12 @@ impl<'a> ModuleChecker<'a, '_> {
         effective.refine(rs);
         if effective.is_empty() {
             let span = refinements_span(rs).unwrap_or(entry);
-            self.cx.report(
-                Diagnostic::new(
-                    Code::E0306,
-                    self.cx.path,
-                    span,
-                    format!(
-                        "the narrowing of `{}.{}` leaves no possible value",
-                        r.name.name, field.name
-                    ),
-                )
-                .with_label_in(
-                    &contract.file,
-                    field.span,
-                    format!("the contract declares `{}` here", field.name),
-                )
-                .with_help("together with the contract's refinements these allow nothing; loosen one of them"),
-            );
+            let rule = NoPossibleValue::Narrowing {
+                requirement: &r.name.name,
+                field: &field.name,
+                decl: (&contract.file, field.span),
+            };
+            self.cx.report(rule.at(self.cx.path, span));
             return;
         }
         // A set value outside the rest of the constraint can never be chosen.
@@ -416,16 +358,12 @@ impl<'a> ModuleChecker<'a, '_> {
                 if let Some(value) = Value::from_literal(v)
                     && let Some(breach) = rest.check(&value)
                 {
-                    self.cx.report(
-                        Diagnostic::new(
-                            Code::E0304,
-                            self.cx.path,
-                            v.span(),
-                            format!("{what} {breach}"),
-                        )
-                        .with_label_in(&contract.file, field.span, "the contract's refinements")
-                        .with_help("drop the value from the set: it can never be chosen"),
-                    );
+                    let rule = Breach::SetValue {
+                        what: &what,
+                        breach: &breach,
+                        field: (&contract.file, field.span),
+                    };
+                    self.cx.report(rule.at(self.cx.path, v.span()));
                 }
             }
         }
@@ -467,24 +405,15 @@ impl<'a> ModuleChecker<'a, '_> {
                             crate::diagnostics::capped_list(allowed.iter()),
                         )
                     };
-                    let mut d = Diagnostic::new(
-                        Code::E0305,
-                        self.cx.path,
-                        v.span(),
-                        format!(
-                            "{shown} widens the contract: `{}` of `{}` allows only {allows}",
-                            field.name, contract.name,
-                        ),
-                    );
-                    if field.secret {
-                        d = d.with_redacted(v.span());
-                    }
-                    self.cx.report(
-                        d.with_label_in(&contract.file, field.span, "the contract's set")
-                            .with_help(
-                                "a narrowing may drop values of the contract's set, never add one",
-                            ),
-                    );
+                    let rule = Widens::SetValue {
+                        shown,
+                        field: &field.name,
+                        contract: &contract.name,
+                        allows,
+                        secret: field.secret,
+                        decl: (&contract.file, field.span),
+                    };
+                    self.cx.report(rule.at(self.cx.path, v.span()));
                     ok = false;
                 }
                 return ok;
@@ -505,25 +434,15 @@ impl<'a> ModuleChecker<'a, '_> {
         } else {
             format!("the contract's `{keyword} {base}`")
         };
-        self.cx.report(
-            Diagnostic::new(
-                Code::E0305,
-                self.cx.path,
-                refinement.span(),
-                format!(
-                    "`{keyword} {written}` widens {whose} for `{}`",
-                    field.name
-                ),
-            )
-            .with_label_in(
-                &contract.file,
-                field.span,
-                format!("the contract's bound: `{keyword} {base}`"),
-            )
-            .with_help(format!(
-                "a requirement may narrow a contract, never widen it: write a range inside `{base}`, or leave the refinement out"
-            )),
-        );
+        let rule = Widens::Bound {
+            keyword,
+            written: &written,
+            base: &base,
+            whose,
+            field: &field.name,
+            decl: (&contract.file, field.span),
+        };
+        self.cx.report(rule.at(self.cx.path, refinement.span()));
         false
     }
 
@@ -578,20 +497,22 @@ impl<'a> ModuleChecker<'a, '_> {
                 format!("cycle among requirements: {chain}")
             };
             let first_edge = self.edges[path[0]];
-            let mut d = Diagnostic::new(Code::E0313, self.cx.path, first_edge.at, message)
-                .with_help("a requirement can be answered only after what its narrowing reads: set one of these fields from an operator value or a literal instead");
-            for &e in path.iter().skip(1).take(CYCLE_NAMED) {
-                let edge = self.edges[e];
-                d = d.with_label(
-                    edge.at,
-                    format!(
+            let reads = path
+                .iter()
+                .skip(1)
+                .take(CYCLE_NAMED)
+                .map(|&e| {
+                    let edge = self.edges[e];
+                    let words = format!(
                         "`{}` reads `{}` here",
                         self.scope.requirements[edge.from].name(),
                         self.scope.requirements[edge.to].name()
-                    ),
-                );
-            }
-            self.cx.report(d);
+                    );
+                    (edge.at, words)
+                })
+                .collect();
+            let rule = RequirementCycle { message, reads };
+            self.cx.report(rule.at(self.cx.path, first_edge.at));
         }
     }
 }

@@ -63,12 +63,59 @@ pub struct ReqInfo<'a> {
     pub kind: Option<ProviderKind>,
     /// The contract, for module, host and mesh requirements whose contract exists.
     pub contract: Option<Arc<ContractInfo>>,
-    /// For an operator requirement.
-    pub operator: Option<OperatorInfo<'a>>,
+    /// For an operator requirement (boxed: most requirements are not, and a large mesh
+    /// holds a scope per module).
+    pub operator: Option<Box<OperatorInfo<'a>>>,
     /// Given fields the definition sets (`owner = 1000`), in source order.
-    pub sets: FxIndexMap<&'a str, &'a Expr>,
+    pub sets: Fields<'a, &'a Expr>,
     /// Refinements the definition adds, by field.
-    pub narrowed: FxIndexMap<&'a str, Vec<&'a ast::Refinement>>,
+    pub narrowed: Fields<'a, Vec<&'a ast::Refinement>>,
+}
+
+/// A few values by field name, in source order: what a requirement's narrowing sets or
+/// refines. A requirement narrows a handful of fields at most, so a list searched in
+/// order is smaller and as fast as a hash table.
+#[derive(Debug, Clone)]
+pub struct Fields<'a, V>(Vec<(&'a str, V)>);
+
+impl<V> Default for Fields<'_, V> {
+    fn default() -> Self {
+        Fields(Vec::new())
+    }
+}
+
+impl<'a, V> Fields<'a, V> {
+    /// The value of field `name`.
+    pub fn get(&self, name: &str) -> Option<&V> {
+        self.0.iter().find(|(n, _)| *n == name).map(|(_, v)| v)
+    }
+
+    /// Whether field `name` has a value.
+    pub fn contains_key(&self, name: &str) -> bool {
+        self.get(name).is_some()
+    }
+
+    /// Whether no field has a value.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The value of field `name`, `make` inserting it when there is none.
+    fn get_or_insert_with(&mut self, name: &'a str, make: impl FnOnce() -> V) -> &mut V {
+        let at = match self.0.iter().position(|(n, _)| *n == name) {
+            Some(at) => at,
+            None => {
+                self.0.push((name, make()));
+                self.0.len() - 1
+            }
+        };
+        &mut self.0[at].1
+    }
+
+    /// Every field and its value, in source order.
+    pub fn iter(&self) -> impl Iterator<Item = (&'a str, &V)> {
+        self.0.iter().map(|(n, v)| (*n, v))
+    }
 }
 
 impl<'a> ReqInfo<'a> {
@@ -202,8 +249,8 @@ impl<'a> ModuleScope<'a> {
                 kind,
                 contract: None,
                 operator: None,
-                sets: FxIndexMap::default(),
-                narrowed: FxIndexMap::default(),
+                sets: Fields::default(),
+                narrowed: Fields::default(),
             };
             match &r.body {
                 RequirementBody::Operator(op) => {
@@ -219,12 +266,12 @@ impl<'a> ModuleScope<'a> {
                     let mut constraint = Constraint::of_type(&t);
                     constraint.refine(refinements);
                     constraint.secret = ty.as_ref().is_some_and(|t| t.secret.is_some());
-                    info.operator = Some(OperatorInfo {
+                    info.operator = Some(Box::new(OperatorInfo {
                         secret: ty.as_ref().is_some_and(|t| t.secret.is_some()),
                         ty: t,
                         constraint,
                         default: default.as_ref(),
-                    });
+                    }));
                 }
                 RequirementBody::Contract {
                     contract,
@@ -237,12 +284,11 @@ impl<'a> ModuleScope<'a> {
                     for n in narrowing {
                         match &n.kind {
                             NarrowingKind::Set(e) => {
-                                info.sets.entry(n.field.name.as_str()).or_insert(e);
+                                info.sets.get_or_insert_with(n.field.name.as_str(), || e);
                             }
                             NarrowingKind::Refine(rs) => {
                                 info.narrowed
-                                    .entry(n.field.name.as_str())
-                                    .or_default()
+                                    .get_or_insert_with(n.field.name.as_str(), Vec::new)
                                     .extend(rs.iter());
                             }
                         }

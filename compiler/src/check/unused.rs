@@ -13,7 +13,8 @@
 
 use super::module::ModuleChecker;
 use super::registry::ProviderKind;
-use crate::diagnostics::{Code, Diagnostic};
+use crate::diagnostics::Rule;
+use crate::diagnostics::rules::Unused;
 
 impl ModuleChecker<'_, '_> {
     /// Reports every requirement nothing used. A requirement whose kind or contract is
@@ -63,15 +64,11 @@ impl ModuleChecker<'_, '_> {
                 }
                 _ => format!("read one of its fields (`{name}.FIELD`), or remove it"),
             };
-            self.cx.report(
-                Diagnostic::new(
-                    Code::W0001,
-                    self.cx.path,
-                    req.ast.name.span,
-                    format!("requirement `{name}` is never used"),
-                )
-                .with_help(help),
-            );
+            let rule = Unused {
+                requirement: name,
+                help,
+            };
+            self.cx.report(rule.at(self.cx.path, req.ast.name.span));
         }
     }
 }

@@ -9,6 +9,13 @@
 //! value is a type of a layer above, such as a checker type), so this layer stays below
 //! every other.
 
+mod check;
+#[cfg(test)]
+mod one_place;
+mod syntax;
+pub use check::*;
+pub use syntax::*;
+
 use super::{Code, Diagnostic, Label};
 use crate::span::{FilePath, Span};
 use std::fmt::Display;
@@ -31,6 +38,11 @@ pub trait Rule: Sized {
     fn masks_primary(&self) -> bool {
         false
     }
+    /// Another place in `file` whose text may be secret (a value written beside the
+    /// primary place), which excerpts mask.
+    fn masks_other(&self) -> Option<Span> {
+        None
+    }
     /// The diagnostic of this breach at `span` of `file`.
     fn at(self, file: &FilePath, span: Span) -> Diagnostic {
         let mut d =
@@ -38,6 +50,9 @@ pub trait Rule: Sized {
         d.labels = self.labels(file);
         if self.masks_primary() {
             d = d.with_redacted(span);
+        }
+        if let Some(other) = self.masks_other() {
+            d = d.with_redacted(other);
         }
         d
     }
@@ -601,6 +616,28 @@ pub enum UnknownField<'a> {
         key: &'a str,
         help: String,
     },
+    /// A consumer's loop variable `var` read as something it does not have;
+    /// `suggestion` is the closest reading (`c.given.ext`).
+    ConsumerLoop {
+        var: &'a str,
+        contract: &'a str,
+        read: ConsumerRead<'a>,
+        suggestion: Option<String>,
+    },
+}
+
+/// What a consumer's loop variable was read as, for [`UnknownField::ConsumerLoop`].
+pub enum ConsumerRead<'a> {
+    /// The variable alone.
+    Bare,
+    /// `var.given.field`, a field that is not given.
+    Given { field: &'a str },
+    /// `var.field` of a given field.
+    GivenAsOwn { field: &'a str },
+    /// `var.field` of no field.
+    Field { field: &'a str },
+    /// Deeper than a field; `dotted` is the reference.
+    TooDeep { dotted: String },
 }
 
 impl Rule for UnknownField<'_> {
@@ -646,6 +683,26 @@ impl Rule for UnknownField<'_> {
                 "contract `{contract}` has no field `{field}` (`{key}` of instance `{instance}` on node `{node}`)"
             ),
             NodeProperty { node, key, .. } => format!("node `{node}` has no property `{key}`"),
+            ConsumerLoop {
+                var,
+                contract,
+                read,
+                ..
+            } => match read {
+                ConsumerRead::Bare => {
+                    format!("`{var}` is a consumer of `{contract}`; read one of its fields")
+                }
+                ConsumerRead::Given { field } => {
+                    format!("`{field}` is not a given field of `{contract}`")
+                }
+                ConsumerRead::GivenAsOwn { field } => {
+                    format!("`{field}` is a given field: the consumer sets it")
+                }
+                ConsumerRead::Field { field } => {
+                    format!("a consumer of `{contract}` has no `{field}`")
+                }
+                ConsumerRead::TooDeep { dotted } => format!("`{dotted}` reads too deep"),
+            },
         }
     }
 
@@ -660,6 +717,13 @@ impl Rule for UnknownField<'_> {
                 suggestion: Some(s),
                 ..
             } => format!("did you mean `{s}`?"),
+            ConsumerLoop {
+                suggestion: Some(s),
+                ..
+            } => format!("did you mean `{s}`?"),
+            ConsumerLoop { var, .. } => format!(
+                "`{var}` reads `{var}.login`, `{var}.instance`, `{var}.module`, `{var}.node`, `{var}.given.FIELD` (what the consumer set) and `{var}.FIELD` (this module's answer to it)"
+            ),
             OfContract {
                 contract, fields, ..
             } => format!("the fields of `{contract}` are {fields}"),

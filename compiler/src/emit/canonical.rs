@@ -350,8 +350,17 @@ impl ser::SerializeMap for Object<'_> {
     type Ok = ();
     type Error = Error;
     fn serialize_key<T: Serialize + ?Sized>(&mut self, key: &T) -> Result<(), Error> {
-        self.key = Some(key.serialize(KeyText)?);
-        Ok(())
+        // Only text is a key; whatever else the key is, the error says so.
+        match key.serialize(Text {
+            key: true,
+            numbers: false,
+        }) {
+            Ok(Some(text)) => {
+                self.key = Some(text);
+                Ok(())
+            }
+            _ => Err(Error("a JSON object key is text".into())),
+        }
     }
     fn serialize_value<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
         let key = self
@@ -380,87 +389,108 @@ impl ser::SerializeStruct for Object<'_> {
     }
 }
 
-/// A map key: only text is one.
-struct KeyText;
+/// A value's text where JSON writes it as a string (a string, a char, a unit variant,
+/// through newtypes), else `None`; a compound value is an error. Read by the canonical
+/// writer for a map's keys and by `node_names` for keys and values.
+pub(super) struct Text {
+    /// Read as a map's key: `Some` is no key (as in `serde_json`).
+    pub key: bool,
+    /// A number or a boolean is text too, as JSON writes it as a key (the canonical
+    /// writer takes text keys only).
+    pub numbers: bool,
+}
 
-impl ser::Serializer for KeyText {
-    type Ok = String;
+impl Text {
+    fn number(&self, n: impl ToString) -> Result<Option<String>, Error> {
+        Ok(self.numbers.then(|| n.to_string()))
+    }
+}
+
+fn not_text() -> Error {
+    Error("not text".into())
+}
+
+impl ser::Serializer for Text {
+    type Ok = Option<String>;
     type Error = Error;
-    type SerializeSeq = Impossible<String, Error>;
-    type SerializeTuple = Impossible<String, Error>;
-    type SerializeTupleStruct = Impossible<String, Error>;
-    type SerializeTupleVariant = Impossible<String, Error>;
-    type SerializeMap = Impossible<String, Error>;
-    type SerializeStruct = Impossible<String, Error>;
-    type SerializeStructVariant = Impossible<String, Error>;
+    type SerializeSeq = Impossible<Option<String>, Error>;
+    type SerializeTuple = Impossible<Option<String>, Error>;
+    type SerializeTupleStruct = Impossible<Option<String>, Error>;
+    type SerializeTupleVariant = Impossible<Option<String>, Error>;
+    type SerializeMap = Impossible<Option<String>, Error>;
+    type SerializeStruct = Impossible<Option<String>, Error>;
+    type SerializeStructVariant = Impossible<Option<String>, Error>;
 
-    fn serialize_str(self, v: &str) -> Result<String, Error> {
-        Ok(v.to_string())
+    fn serialize_bool(self, b: bool) -> Result<Option<String>, Error> {
+        self.number(b)
     }
-    fn serialize_bool(self, _: bool) -> Result<String, Error> {
-        Err(key_error())
+    fn serialize_i8(self, n: i8) -> Result<Option<String>, Error> {
+        self.number(n)
     }
-    fn serialize_i8(self, _: i8) -> Result<String, Error> {
-        Err(key_error())
+    fn serialize_i16(self, n: i16) -> Result<Option<String>, Error> {
+        self.number(n)
     }
-    fn serialize_i16(self, _: i16) -> Result<String, Error> {
-        Err(key_error())
+    fn serialize_i32(self, n: i32) -> Result<Option<String>, Error> {
+        self.number(n)
     }
-    fn serialize_i32(self, _: i32) -> Result<String, Error> {
-        Err(key_error())
+    fn serialize_i64(self, n: i64) -> Result<Option<String>, Error> {
+        self.number(n)
     }
-    fn serialize_i64(self, _: i64) -> Result<String, Error> {
-        Err(key_error())
+    fn serialize_u8(self, n: u8) -> Result<Option<String>, Error> {
+        self.number(n)
     }
-    fn serialize_u8(self, _: u8) -> Result<String, Error> {
-        Err(key_error())
+    fn serialize_u16(self, n: u16) -> Result<Option<String>, Error> {
+        self.number(n)
     }
-    fn serialize_u16(self, _: u16) -> Result<String, Error> {
-        Err(key_error())
+    fn serialize_u32(self, n: u32) -> Result<Option<String>, Error> {
+        self.number(n)
     }
-    fn serialize_u32(self, _: u32) -> Result<String, Error> {
-        Err(key_error())
+    fn serialize_u64(self, n: u64) -> Result<Option<String>, Error> {
+        self.number(n)
     }
-    fn serialize_u64(self, _: u64) -> Result<String, Error> {
-        Err(key_error())
+    fn serialize_f32(self, _: f32) -> Result<Option<String>, Error> {
+        Ok(None)
     }
-    fn serialize_f32(self, _: f32) -> Result<String, Error> {
-        Err(key_error())
+    fn serialize_f64(self, _: f64) -> Result<Option<String>, Error> {
+        Ok(None)
     }
-    fn serialize_f64(self, _: f64) -> Result<String, Error> {
-        Err(key_error())
+    fn serialize_char(self, c: char) -> Result<Option<String>, Error> {
+        Ok(Some(c.to_string()))
     }
-    fn serialize_char(self, v: char) -> Result<String, Error> {
-        Ok(v.to_string())
+    fn serialize_str(self, s: &str) -> Result<Option<String>, Error> {
+        Ok(Some(s.to_string()))
     }
-    fn serialize_bytes(self, _: &[u8]) -> Result<String, Error> {
-        Err(key_error())
+    fn serialize_bytes(self, _: &[u8]) -> Result<Option<String>, Error> {
+        Ok(None)
     }
-    fn serialize_none(self) -> Result<String, Error> {
-        Err(key_error())
+    fn serialize_none(self) -> Result<Option<String>, Error> {
+        Ok(None)
     }
-    fn serialize_some<T: Serialize + ?Sized>(self, _: &T) -> Result<String, Error> {
-        Err(key_error())
+    fn serialize_some<T: Serialize + ?Sized>(self, value: &T) -> Result<Option<String>, Error> {
+        match self.key {
+            true => Ok(None),
+            false => value.serialize(self),
+        }
     }
-    fn serialize_unit(self) -> Result<String, Error> {
-        Err(key_error())
+    fn serialize_unit(self) -> Result<Option<String>, Error> {
+        Ok(None)
     }
-    fn serialize_unit_struct(self, _: &'static str) -> Result<String, Error> {
-        Err(key_error())
+    fn serialize_unit_struct(self, _: &'static str) -> Result<Option<String>, Error> {
+        Ok(None)
     }
     fn serialize_unit_variant(
         self,
         _: &'static str,
         _: u32,
         variant: &'static str,
-    ) -> Result<String, Error> {
-        Ok(variant.to_string())
+    ) -> Result<Option<String>, Error> {
+        Ok(Some(variant.to_string()))
     }
     fn serialize_newtype_struct<T: Serialize + ?Sized>(
         self,
         _: &'static str,
         value: &T,
-    ) -> Result<String, Error> {
+    ) -> Result<Option<String>, Error> {
         value.serialize(self)
     }
     fn serialize_newtype_variant<T: Serialize + ?Sized>(
@@ -469,21 +499,21 @@ impl ser::Serializer for KeyText {
         _: u32,
         _: &'static str,
         _: &T,
-    ) -> Result<String, Error> {
-        Err(key_error())
+    ) -> Result<Option<String>, Error> {
+        Err(not_text())
     }
     fn serialize_seq(self, _: Option<usize>) -> Result<Self::SerializeSeq, Error> {
-        Err(key_error())
+        Err(not_text())
     }
     fn serialize_tuple(self, _: usize) -> Result<Self::SerializeTuple, Error> {
-        Err(key_error())
+        Err(not_text())
     }
     fn serialize_tuple_struct(
         self,
         _: &'static str,
         _: usize,
     ) -> Result<Self::SerializeTupleStruct, Error> {
-        Err(key_error())
+        Err(not_text())
     }
     fn serialize_tuple_variant(
         self,
@@ -492,13 +522,13 @@ impl ser::Serializer for KeyText {
         _: &'static str,
         _: usize,
     ) -> Result<Self::SerializeTupleVariant, Error> {
-        Err(key_error())
+        Err(not_text())
     }
     fn serialize_map(self, _: Option<usize>) -> Result<Self::SerializeMap, Error> {
-        Err(key_error())
+        Err(not_text())
     }
     fn serialize_struct(self, _: &'static str, _: usize) -> Result<Self::SerializeStruct, Error> {
-        Err(key_error())
+        Err(not_text())
     }
     fn serialize_struct_variant(
         self,
@@ -507,18 +537,38 @@ impl ser::Serializer for KeyText {
         _: &'static str,
         _: usize,
     ) -> Result<Self::SerializeStructVariant, Error> {
-        Err(key_error())
+        Err(not_text())
     }
-}
-
-fn key_error() -> Error {
-    Error("a JSON object key is text".into())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn only_text_is_a_key() {
+        use std::collections::BTreeMap;
+        let refused = |e: Result<Vec<u8>, Error>| match e {
+            Err(e) => assert_eq!(e.to_string(), "a JSON object key is text"),
+            Ok(bytes) => panic!("written: {}", String::from_utf8_lossy(&bytes)),
+        };
+        refused(to_canonical_bytes(&BTreeMap::from([(1, 2)])));
+        refused(to_canonical_bytes(&BTreeMap::from([(true, 2)])));
+        refused(to_canonical_bytes(&BTreeMap::from([(Some("k"), 2)])));
+        refused(to_canonical_bytes(&BTreeMap::from([(vec!["k"], 2)])));
+        #[derive(serde::Serialize, PartialEq, Eq, PartialOrd, Ord)]
+        enum Key {
+            B,
+            A,
+        }
+        #[derive(serde::Serialize, PartialEq, Eq, PartialOrd, Ord)]
+        struct Wrapped(char);
+        let written = to_canonical_bytes(&BTreeMap::from([(Key::B, 1), (Key::A, 2)])).unwrap();
+        assert_eq!(written, br#"{"A":2,"B":1}"#);
+        let written = to_canonical_bytes(&BTreeMap::from([(Wrapped('z'), 1)])).unwrap();
+        assert_eq!(written, br#"{"z":1}"#);
+    }
 
     #[test]
     fn sorts_keys_and_drops_whitespace() {

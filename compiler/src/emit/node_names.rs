@@ -6,11 +6,12 @@
 //! them, without building the JSON: a large mesh's manifests are tens of megabytes, and a
 //! `serde_json::Value` of each was most of what building its `nodes` table cost.
 
-use serde::ser::{self, Impossible, Serialize};
+use serde::ser::{self, Serialize};
 use std::collections::BTreeSet;
 
 /// Why a value has no JSON: the canonical writer's error, for the same JSON.
 pub use super::canonical::Error;
+use super::canonical::Text;
 
 /// Adds to `out` every string value of a `"node"` key in the JSON `value` serialises to.
 /// Fails, leaving `out` partly filled, where that JSON could not be made (a map key that
@@ -27,15 +28,24 @@ struct Walk<'o> {
     out: &'o mut BTreeSet<String>,
 }
 
-/// A value under a `"node"` key: its text when it is a string, else walked as any other.
-fn under_node<T: Serialize + ?Sized>(value: &T, out: &mut BTreeSet<String>) -> Result<(), Error> {
-    match value.serialize(Text { key: false }) {
-        Ok(Some(name)) => {
+/// The value of an entry whose key is `key` (a field, a map's key, a variant's name): its
+/// text when the key is `node` and the value is a string, else walked as any other.
+fn entry<T: Serialize + ?Sized>(
+    key: Option<&str>,
+    value: &T,
+    out: &mut BTreeSet<String>,
+) -> Result<(), Error> {
+    if key == Some("node") {
+        let text = Text {
+            key: false,
+            numbers: false,
+        };
+        if let Ok(Some(name)) = value.serialize(text) {
             out.insert(name);
-            Ok(())
+            return Ok(());
         }
-        _ => value.serialize(Walk { out }),
     }
+    value.serialize(Walk { out })
 }
 
 impl<'o> ser::Serializer for Walk<'o> {
@@ -121,10 +131,7 @@ impl<'o> ser::Serializer for Walk<'o> {
         value: &T,
     ) -> Result<(), Error> {
         // JSON writes `{"variant": value}`.
-        match variant {
-            "node" => under_node(value, self.out),
-            _ => value.serialize(self),
-        }
+        entry(Some(variant), value, self.out)
     }
     fn serialize_seq(self, _: Option<usize>) -> Result<Self, Error> {
         Ok(self)
@@ -164,85 +171,47 @@ impl<'o> ser::Serializer for Walk<'o> {
     }
 }
 
-impl ser::SerializeSeq for Walk<'_> {
-    type Ok = ();
-    type Error = Error;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
-        value.serialize(Walk { out: self.out })
-    }
-    fn end(self) -> Result<(), Error> {
-        Ok(())
-    }
-}
-
-impl ser::SerializeTuple for Walk<'_> {
-    type Ok = ();
-    type Error = Error;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
-        value.serialize(Walk { out: self.out })
-    }
-    fn end(self) -> Result<(), Error> {
-        Ok(())
-    }
-}
-
-impl ser::SerializeTupleStruct for Walk<'_> {
-    type Ok = ();
-    type Error = Error;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
-        value.serialize(Walk { out: self.out })
-    }
-    fn end(self) -> Result<(), Error> {
-        Ok(())
-    }
-}
-
-impl ser::SerializeTupleVariant for Walk<'_> {
-    type Ok = ();
-    type Error = Error;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
-        value.serialize(Walk { out: self.out })
-    }
-    fn end(self) -> Result<(), Error> {
-        Ok(())
-    }
-}
-
-impl ser::SerializeStruct for Walk<'_> {
-    type Ok = ();
-    type Error = Error;
-    fn serialize_field<T: Serialize + ?Sized>(
-        &mut self,
-        key: &'static str,
-        value: &T,
-    ) -> Result<(), Error> {
-        match key {
-            "node" => under_node(value, self.out),
-            _ => value.serialize(Walk { out: self.out }),
+/// The elements of a sequence or a tuple and the fields of a tuple struct or variant:
+/// each walked; the fields of a struct or a struct variant: each an [`entry`] under its
+/// name.
+macro_rules! walk_each {
+    ($($trait:ident :: $method:ident),+ $(,)?) => {$(
+        impl ser::$trait for Walk<'_> {
+            type Ok = ();
+            type Error = Error;
+            fn $method<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
+                value.serialize(Walk { out: self.out })
+            }
+            fn end(self) -> Result<(), Error> {
+                Ok(())
+            }
         }
-    }
-    fn end(self) -> Result<(), Error> {
-        Ok(())
-    }
+    )+};
+    ($($trait:ident),+ ; fields) => {$(
+        impl ser::$trait for Walk<'_> {
+            type Ok = ();
+            type Error = Error;
+            fn serialize_field<T: Serialize + ?Sized>(
+                &mut self,
+                key: &'static str,
+                value: &T,
+            ) -> Result<(), Error> {
+                entry(Some(key), value, self.out)
+            }
+            fn end(self) -> Result<(), Error> {
+                Ok(())
+            }
+        }
+    )+};
 }
 
-impl ser::SerializeStructVariant for Walk<'_> {
-    type Ok = ();
-    type Error = Error;
-    fn serialize_field<T: Serialize + ?Sized>(
-        &mut self,
-        key: &'static str,
-        value: &T,
-    ) -> Result<(), Error> {
-        match key {
-            "node" => under_node(value, self.out),
-            _ => value.serialize(Walk { out: self.out }),
-        }
-    }
-    fn end(self) -> Result<(), Error> {
-        Ok(())
-    }
-}
+walk_each!(
+    SerializeSeq::serialize_element,
+    SerializeTuple::serialize_element,
+    SerializeTupleStruct::serialize_field,
+    SerializeTupleVariant::serialize_field,
+);
+walk_each!(SerializeStruct, SerializeStructVariant; fields);
 
 /// A map's entries: each key's text, then its value.
 struct MapWalk<'o> {
@@ -254,7 +223,12 @@ impl ser::SerializeMap for MapWalk<'_> {
     type Ok = ();
     type Error = Error;
     fn serialize_key<T: Serialize + ?Sized>(&mut self, key: &T) -> Result<(), Error> {
-        match key.serialize(Text { key: true })? {
+        // As JSON writes a key: a number or a boolean is its text.
+        let text = Text {
+            key: true,
+            numbers: true,
+        };
+        match key.serialize(text)? {
             Some(text) => {
                 self.key = Some(text);
                 Ok(())
@@ -263,148 +237,10 @@ impl ser::SerializeMap for MapWalk<'_> {
         }
     }
     fn serialize_value<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
-        match self.key.take().as_deref() {
-            Some("node") => under_node(value, self.out),
-            _ => value.serialize(Walk { out: self.out }),
-        }
+        entry(self.key.take().as_deref(), value, self.out)
     }
     fn end(self) -> Result<(), Error> {
         Ok(())
-    }
-}
-
-/// A value's text when JSON writes it as a string (a string, a char, a unit variant),
-/// else `None`. Compound values are not looked into. As a map's key (`key`), a number or
-/// a boolean is text too, as JSON writes it.
-struct Text {
-    key: bool,
-}
-
-impl ser::Serializer for Text {
-    type Ok = Option<String>;
-    type Error = Error;
-    type SerializeSeq = Impossible<Option<String>, Error>;
-    type SerializeTuple = Impossible<Option<String>, Error>;
-    type SerializeTupleStruct = Impossible<Option<String>, Error>;
-    type SerializeTupleVariant = Impossible<Option<String>, Error>;
-    type SerializeMap = Impossible<Option<String>, Error>;
-    type SerializeStruct = Impossible<Option<String>, Error>;
-    type SerializeStructVariant = Impossible<Option<String>, Error>;
-
-    fn serialize_bool(self, b: bool) -> Result<Option<String>, Error> {
-        Ok(self.key.then(|| b.to_string()))
-    }
-    fn serialize_i8(self, n: i8) -> Result<Option<String>, Error> {
-        Ok(self.key.then(|| n.to_string()))
-    }
-    fn serialize_i16(self, n: i16) -> Result<Option<String>, Error> {
-        Ok(self.key.then(|| n.to_string()))
-    }
-    fn serialize_i32(self, n: i32) -> Result<Option<String>, Error> {
-        Ok(self.key.then(|| n.to_string()))
-    }
-    fn serialize_i64(self, n: i64) -> Result<Option<String>, Error> {
-        Ok(self.key.then(|| n.to_string()))
-    }
-    fn serialize_u8(self, n: u8) -> Result<Option<String>, Error> {
-        Ok(self.key.then(|| n.to_string()))
-    }
-    fn serialize_u16(self, n: u16) -> Result<Option<String>, Error> {
-        Ok(self.key.then(|| n.to_string()))
-    }
-    fn serialize_u32(self, n: u32) -> Result<Option<String>, Error> {
-        Ok(self.key.then(|| n.to_string()))
-    }
-    fn serialize_u64(self, n: u64) -> Result<Option<String>, Error> {
-        Ok(self.key.then(|| n.to_string()))
-    }
-    fn serialize_f32(self, _: f32) -> Result<Option<String>, Error> {
-        Ok(None)
-    }
-    fn serialize_f64(self, _: f64) -> Result<Option<String>, Error> {
-        Ok(None)
-    }
-    fn serialize_char(self, c: char) -> Result<Option<String>, Error> {
-        Ok(Some(c.to_string()))
-    }
-    fn serialize_str(self, s: &str) -> Result<Option<String>, Error> {
-        Ok(Some(s.to_string()))
-    }
-    fn serialize_bytes(self, _: &[u8]) -> Result<Option<String>, Error> {
-        Ok(None)
-    }
-    fn serialize_none(self) -> Result<Option<String>, Error> {
-        Ok(None)
-    }
-    fn serialize_some<T: Serialize + ?Sized>(self, value: &T) -> Result<Option<String>, Error> {
-        value.serialize(self)
-    }
-    fn serialize_unit(self) -> Result<Option<String>, Error> {
-        Ok(None)
-    }
-    fn serialize_unit_struct(self, _: &'static str) -> Result<Option<String>, Error> {
-        Ok(None)
-    }
-    fn serialize_unit_variant(
-        self,
-        _: &'static str,
-        _: u32,
-        variant: &'static str,
-    ) -> Result<Option<String>, Error> {
-        Ok(Some(variant.to_string()))
-    }
-    fn serialize_newtype_struct<T: Serialize + ?Sized>(
-        self,
-        _: &'static str,
-        value: &T,
-    ) -> Result<Option<String>, Error> {
-        value.serialize(self)
-    }
-    fn serialize_newtype_variant<T: Serialize + ?Sized>(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: &T,
-    ) -> Result<Option<String>, Error> {
-        Err(Error("not text".into()))
-    }
-    fn serialize_seq(self, _: Option<usize>) -> Result<Self::SerializeSeq, Error> {
-        Err(Error("not text".into()))
-    }
-    fn serialize_tuple(self, _: usize) -> Result<Self::SerializeTuple, Error> {
-        Err(Error("not text".into()))
-    }
-    fn serialize_tuple_struct(
-        self,
-        _: &'static str,
-        _: usize,
-    ) -> Result<Self::SerializeTupleStruct, Error> {
-        Err(Error("not text".into()))
-    }
-    fn serialize_tuple_variant(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: usize,
-    ) -> Result<Self::SerializeTupleVariant, Error> {
-        Err(Error("not text".into()))
-    }
-    fn serialize_map(self, _: Option<usize>) -> Result<Self::SerializeMap, Error> {
-        Err(Error("not text".into()))
-    }
-    fn serialize_struct(self, _: &'static str, _: usize) -> Result<Self::SerializeStruct, Error> {
-        Err(Error("not text".into()))
-    }
-    fn serialize_struct_variant(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: usize,
-    ) -> Result<Self::SerializeStructVariant, Error> {
-        Err(Error("not text".into()))
     }
 }
 
@@ -523,6 +359,11 @@ mod tests {
     fn a_map_key_json_cannot_write_fails() {
         let mut m = std::collections::BTreeMap::new();
         m.insert(vec![1], "x");
+        assert!(nodes_named(&m, &mut BTreeSet::new()).is_err());
+        assert!(serde_json::to_value(&m).is_err());
+        // Nor an optional key, even one that holds text.
+        let mut m = std::collections::BTreeMap::new();
+        m.insert(Some("k"), serde_json::json!({"node": "delta"}));
         assert!(nodes_named(&m, &mut BTreeSet::new()).is_err());
         assert!(serde_json::to_value(&m).is_err());
     }

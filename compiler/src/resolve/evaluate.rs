@@ -26,33 +26,25 @@ use indexmap::IndexMap;
 pub(crate) type OperatorValue = (Resolved, &'static str);
 
 /// The evaluator's state: every memoised value, and the values under way.
+///
+/// The tables are keyed by indices, not names: (instance, the requirement's place in its
+/// module's scope, the field's place in its contract). A key is three integers, so a
+/// lookup hashes and compares no text, and a table of a large mesh is a third smaller.
 #[derive(Default)]
 pub(crate) struct Eval<'m> {
-    pub operator_memo: FxHashMap<(InstanceId, &'m str), Memo<Option<OperatorValue>>>,
-    pub given_memo: FxHashMap<(InstanceId, &'m str, &'m str), Memo<Option<Resolved>>>,
-    pub answer_memo: FxHashMap<(InstanceId, &'m str, &'m str), Memo<Option<Resolved>>>,
+    pub operator_memo: FxHashMap<(InstanceId, u32), Memo<Option<OperatorValue>>>,
+    pub given_memo: FxHashMap<(InstanceId, u32, u32), Memo<Option<Resolved>>>,
+    pub answer_memo: FxHashMap<(InstanceId, u32, u32), Memo<Option<Resolved>>>,
     /// Values already told E0313.
-    pub told_cycle: FxHashSet<Key<'m>>,
+    pub told_cycle: FxHashSet<Key>,
     /// Memoised values under way on the call stack (see [`Resolver::demand`]).
     pub depth: usize,
     /// The value deferred because the call stack held too many under way.
-    pub deferred: Option<Key<'m>>,
+    pub deferred: Option<Key>,
     /// Values waiting on the heap for the ones they deferred.
-    pub waiting: FxHashSet<Key<'m>>,
+    pub waiting: FxHashSet<Key>,
     /// The loop variables bound while a `for` template renders, innermost last.
     pub loop_bindings: Vec<super::loops::Binding<'m>>,
-}
-
-impl Eval<'_> {
-    /// An evaluator for `instances` instances, its tables sized once: a large mesh would
-    /// otherwise rehash them again and again.
-    pub fn sized(instances: usize) -> Self {
-        let mut eval = Eval::default();
-        eval.given_memo.reserve(instances * 8);
-        eval.answer_memo.reserve(instances * 4);
-        eval.operator_memo.reserve(instances);
-        eval
-    }
 }
 
 /// A memoised value: being computed (a second visit is a cycle), or done.
@@ -63,15 +55,17 @@ pub(crate) enum Memo<T> {
 }
 
 /// A memoised value of the resolver: an operator value, a given field, or a provider's
-/// answer to a consumer's field.
+/// answer to a consumer's field. A requirement is named by its index in the instance's
+/// module scope (`ModuleScope::requirements`), a field by its index in the requirement's
+/// contract (`ContractInfo::fields`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub(crate) enum Key<'m> {
+pub(crate) enum Key {
     /// Operator requirement `req` of instance `i`.
-    Operator(InstanceId, &'m str),
+    Operator(InstanceId, u32),
     /// Given field `field` of requirement `req` of instance `i`.
-    Given(InstanceId, &'m str, &'m str),
+    Given(InstanceId, u32, u32),
     /// Field `field` of module requirement `req` of consumer `c`, as its provider answers.
-    Answer(InstanceId, &'m str, &'m str),
+    Answer(InstanceId, u32, u32),
 }
 
 /// How many memoised values may be under way on the call stack at once (see
@@ -502,9 +496,9 @@ impl<'m> Resolver<'m> {
             return None;
         };
         let provider = *provider;
-        let info = self.requirement(consumer, req)?;
+        let (r, _, info) = self.module_of(consumer)?.scope.requirements.get_full(req)?;
         let contract: &'m ContractInfo = info.contract.as_deref()?;
-        let (field, fi): (&'m String, _) = contract.fields.get_key_value(field)?;
+        let (f, field, fi): (usize, &'m String, _) = contract.fields.get_full(field)?;
         if fi.secret {
             let key = self.instances[consumer]
                 .secret_keys
@@ -516,8 +510,9 @@ impl<'m> Resolver<'m> {
                 key,
             }));
         }
-        self.demand(Key::Answer(consumer, req, field.as_str()));
-        match self.eval.answer_memo.get(&(consumer, req, field.as_str())) {
+        let (r, f) = (r as u32, f as u32);
+        self.demand(Key::Answer(consumer, r, f));
+        match self.eval.answer_memo.get(&(consumer, r, f)) {
             Some(Memo::Done(v)) => v.clone(),
             _ => None,
         }
@@ -576,8 +571,9 @@ impl<'m> Resolver<'m> {
         req: &'m str,
         field: &str,
     ) -> Option<Resolved> {
-        let contract: &'m ContractInfo = self.requirement(i, req)?.contract.as_deref()?;
-        let (field, fi): (&'m String, _) = contract.fields.get_key_value(field)?;
+        let (r, _, info) = self.module_of(i)?.scope.requirements.get_full(req)?;
+        let contract: &'m ContractInfo = info.contract.as_deref()?;
+        let (f, _, fi) = contract.fields.get_full(field)?;
         // One notion of taint: a field declared `secret` is secret here as it is to the
         // checker (`target_is_secret` in `check::expressions`), `given` or not. A given
         // secret field is refused (E0205) and has no plain value to read, from the
@@ -585,8 +581,9 @@ impl<'m> Resolver<'m> {
         if fi.secret {
             return None;
         }
-        self.demand(Key::Given(i, req, field.as_str()));
-        match self.eval.given_memo.get(&(i, req, field.as_str())) {
+        let (r, f) = (r as u32, f as u32);
+        self.demand(Key::Given(i, r, f));
+        match self.eval.given_memo.get(&(i, r, f)) {
             Some(Memo::Done(v)) => v.clone(),
             _ => None,
         }
@@ -594,7 +591,7 @@ impl<'m> Resolver<'m> {
 
     /// Whether `key` is being computed (`Some(false)`), done (`Some(true)`) or not yet
     /// asked for (`None`).
-    fn memo_done(&self, key: Key<'m>) -> Option<bool> {
+    fn memo_done(&self, key: Key) -> Option<bool> {
         let done = |m: Option<&Memo<_>>| m.map(|m| matches!(m, Memo::Done(_)));
         match key {
             Key::Operator(i, r) => self
@@ -608,14 +605,68 @@ impl<'m> Resolver<'m> {
     }
 
     /// E0313 for `key`, once.
-    fn report_cycle_of(&mut self, key: Key<'m>) {
+    fn report_cycle_of(&mut self, key: Key) {
         if !self.eval.told_cycle.insert(key) {
             return;
         }
         match key {
-            Key::Operator(i, r) => self.report_cycle(i, r),
-            Key::Given(i, r, f) | Key::Answer(i, r, f) => self.report_cycle(i, &format!("{r}.{f}")),
+            Key::Operator(i, r) => {
+                if let Some((req, _)) = self.requirement_at(i, r) {
+                    self.report_cycle(i, req);
+                }
+            }
+            Key::Given(i, r, f) | Key::Answer(i, r, f) => {
+                if let Some((req, field)) = self.field_at(i, r, f) {
+                    self.report_cycle(i, &format!("{req}.{field}"));
+                }
+            }
         }
+    }
+
+    /// The requirement at index `r` of instance `i`'s module scope (a [`Key`]'s).
+    fn requirement_at(&self, i: InstanceId, r: u32) -> Option<(&'m str, &'m ReqInfo<'m>)> {
+        let (&req, info) = self
+            .module_of(i)?
+            .scope
+            .requirements
+            .get_index(r as usize)?;
+        Some((req, info))
+    }
+
+    /// The names of requirement `r` and field `f` of its contract (a [`Key`]'s).
+    fn field_at(&self, i: InstanceId, r: u32, f: u32) -> Option<(&'m str, &'m str)> {
+        let (req, info) = self.requirement_at(i, r)?;
+        let contract: &'m ContractInfo = info.contract.as_deref()?;
+        let (field, _) = contract.fields.get_index(f as usize)?;
+        Some((req, field.as_str()))
+    }
+
+    /// Sizes the memo tables once for what [`Resolver::evaluate_requirements`] computes
+    /// (a large mesh would otherwise rehash them again and again).
+    fn reserve_memos(&mut self) {
+        let (mut operators, mut givens, mut answers) = (0, 0, 0);
+        for inst in self.instances.iter() {
+            let Some(m) = inst.module else { continue };
+            for (req, info) in &m.scope.requirements {
+                if info.operator.is_some() {
+                    operators += 1;
+                }
+                let Some(contract) = info.contract.as_deref() else {
+                    continue;
+                };
+                givens += contract.fields.values().filter(|f| f.given).count();
+                if matches!(inst.answers.get(req), Some(Answer::Module { .. })) {
+                    answers += contract
+                        .fields
+                        .values()
+                        .filter(|f| !f.given && !f.secret)
+                        .count();
+                }
+            }
+        }
+        self.eval.operator_memo.reserve(operators);
+        self.eval.given_memo.reserve(givens);
+        self.eval.answer_memo.reserve(answers);
     }
 
     /// Computes `key` into its memo unless it is there. Values read one another to any
@@ -627,7 +678,7 @@ impl<'m> Resolver<'m> {
     /// stack holds at most [`STACK_DEPTH`] values at any time; the deferred ones wait on
     /// a stack on the heap. A value that reads one of those waiting values reads itself
     /// (E0313), exactly as one found under way on the call stack does.
-    pub(super) fn demand(&mut self, key: Key<'m>) {
+    pub(super) fn demand(&mut self, key: Key) {
         match self.memo_done(key) {
             Some(true) => return,
             Some(false) => return self.report_cycle_of(key),
@@ -650,7 +701,7 @@ impl<'m> Resolver<'m> {
     }
 
     /// The outermost demand: computes `root`, and first whatever it had to defer.
-    fn drive(&mut self, root: Key<'m>) {
+    fn drive(&mut self, root: Key) {
         let mut stack = vec![root];
         self.eval.waiting.insert(root);
         while let Some(&top) = stack.last() {
@@ -666,12 +717,15 @@ impl<'m> Resolver<'m> {
 
     /// Computes `key` one level deeper; false when something under it was deferred
     /// (its memo entry is dropped again, to be computed once that is known).
-    fn compute_key(&mut self, key: Key<'m>) -> bool {
+    fn compute_key(&mut self, key: Key) -> bool {
         self.eval.depth += 1;
         let done = match key {
             Key::Operator(i, r) => {
                 self.eval.operator_memo.insert((i, r), Memo::InProgress);
-                let v = self.compute_operator_value(i, r);
+                let v = match self.requirement_at(i, r) {
+                    Some((req, _)) => self.compute_operator_value(i, req),
+                    None => None,
+                };
                 let done = self.eval.deferred.is_none();
                 match done {
                     true => self.eval.operator_memo.insert((i, r), Memo::Done(v)),
@@ -681,7 +735,10 @@ impl<'m> Resolver<'m> {
             }
             Key::Given(i, r, f) => {
                 self.eval.given_memo.insert((i, r, f), Memo::InProgress);
-                let v = self.compute_given(i, r, f);
+                let v = match self.field_at(i, r, f) {
+                    Some((req, field)) => self.compute_given(i, req, field),
+                    None => None,
+                };
                 let done = self.eval.deferred.is_none();
                 match done {
                     true => self.eval.given_memo.insert((i, r, f), Memo::Done(v)),
@@ -691,7 +748,10 @@ impl<'m> Resolver<'m> {
             }
             Key::Answer(c, r, f) => {
                 self.eval.answer_memo.insert((c, r, f), Memo::InProgress);
-                let v = self.compute_answer(c, r, f);
+                let v = match self.field_at(c, r, f) {
+                    Some((req, field)) => self.compute_answer(c, req, field),
+                    None => None,
+                };
                 let done = self.eval.deferred.is_none();
                 match done {
                     true => self.eval.answer_memo.insert((c, r, f), Memo::Done(v)),
@@ -770,6 +830,7 @@ impl<'m> Resolver<'m> {
     /// even where nothing reads it: operator values, given fields, and every plain field
     /// a provider answers (checked against the consumer's narrowing, E0304, E0314).
     pub(super) fn evaluate_requirements(&mut self) {
+        self.reserve_memos();
         // Every instance's own values first, so a provider's refusals are known before
         // its answers are checked for its consumers.
         for i in self.instances.ids() {

@@ -20,9 +20,22 @@ use indexmap::IndexMap;
 impl<'m> Resolver<'m> {
     /// Builds every instance that is not left out. Building can still refuse one (a value
     /// reading itself); then what waits for it is left out too and the rest rebuilt.
-    /// Without manifests each instance is built all the same (building can refuse) and
-    /// dropped at once: only its index is kept.
+    ///
+    /// Without manifests (`meshc check`) nothing is built: only the instances' ids are
+    /// kept. Building reads values only through the memo tables, and
+    /// [`Resolver::evaluate_requirements`] has already computed every entry they can hold
+    /// (each operator value, each given field, each plain field a provider answers), so
+    /// building refuses nothing it had not refused then; `tests/check_mode.rs` holds the
+    /// two modes' diagnostics equal on every fixture.
     pub(super) fn build_instances(&mut self) -> Vec<(InstanceId, Option<Instance>)> {
+        if !self.input.manifests {
+            return self
+                .instances
+                .iter_enumerated()
+                .filter(|(_, s)| !s.left_out)
+                .map(|(i, _)| (i, None))
+                .collect();
+        }
         loop {
             let before: Vec<usize> = self.instances.iter().map(|s| s.refusals.len()).collect();
             let mut built = Vec::new();
@@ -179,10 +192,11 @@ impl<'m> Resolver<'m> {
         mut built: Vec<(InstanceId, Option<Instance>)>,
         ports: Ports,
     ) -> MeshOutcome {
-        // provider → (consumer, requirement), for built consumers, in source order.
+        // provider → (consumer, requirement), for built consumers, in source order (none
+        // without manifests: nothing reads them).
         let mut consumers_of: IdVec<InstanceId, Vec<(InstanceId, &'m str)>> =
             IdVec::filled(self.instances.len(), Vec::new());
-        for &(c, _) in &built {
+        for &(c, _) in built.iter().filter(|_| self.input.manifests) {
             let Some(m) = self.module_of(c) else { continue };
             for &req in m.scope.requirements.keys() {
                 if let Some(Answer::Module { provider, .. }) = self.instances[c].answers.get(req) {
@@ -191,6 +205,9 @@ impl<'m> Resolver<'m> {
             }
         }
         for (p, instance) in &mut built {
+            // Without manifests there is nothing to fill in: the given fields a consumer
+            // passes were all read (and refused, if need be) by `evaluate_requirements`.
+            let Some(instance) = instance else { continue };
             let Some(pm) = self.module_of(*p) else {
                 continue;
             };
@@ -201,16 +218,6 @@ impl<'m> Resolver<'m> {
                         continue;
                     };
                     if cinfo.contract_name() != Some(contract) {
-                        continue;
-                    }
-                    if instance.is_none() {
-                        // No manifest: read the given fields only for what reading them
-                        // may refuse.
-                        if let Some(ci) = cinfo.contract.as_deref() {
-                            for f in ci.fields.values().filter(|f| f.given) {
-                                self.given_value(c, req, &f.name);
-                            }
-                        }
                         continue;
                     }
                     let mut given = IndexMap::new();
@@ -243,12 +250,10 @@ impl<'m> Resolver<'m> {
                         keys: if derived { None } else { keys.cloned() },
                     });
                 }
-                if let Some(instance) = instance {
-                    instance.provides.push(Provided {
-                        contract: contract.to_string(),
-                        consumers,
-                    });
-                }
+                instance.provides.push(Provided {
+                    contract: contract.to_string(),
+                    consumers,
+                });
             }
         }
 

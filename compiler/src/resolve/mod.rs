@@ -509,7 +509,6 @@ impl<'m> Resolver<'m> {
             .filter_map(|n| n.private_name.clone())
             .collect();
         self.collect_instances();
-        self.eval = evaluate::Eval::sized(self.instances.len());
         self.collect_seats();
         // 2. Entries and identities.
         for i in self.instances.ids() {

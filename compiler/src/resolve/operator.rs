@@ -15,8 +15,9 @@ impl<'m> Resolver<'m> {
         i: InstanceId,
         req: &'m str,
     ) -> Option<(Resolved, &'static str)> {
-        self.demand(Key::Operator(i, req));
-        match self.eval.operator_memo.get(&(i, req)) {
+        let r = self.module_of(i)?.scope.requirements.get_index_of(req)? as u32;
+        self.demand(Key::Operator(i, r));
+        match self.eval.operator_memo.get(&(i, r)) {
             Some(Memo::Done(v)) => v.clone(),
             _ => None,
         }

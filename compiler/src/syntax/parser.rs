@@ -7,7 +7,8 @@ use super::ast::*;
 use super::keywords;
 use super::lexer::{Comment, Lexed, Token, TokenKind, lex};
 use super::string;
-use crate::diagnostics::{Code, Diagnostic};
+use crate::diagnostics::rules::{InvalidNumber, Nesting, SyntaxError, Unclosed};
+use crate::diagnostics::{Diagnostic, Rule};
 use crate::span::{FilePath, Span};
 use smallvec::SmallVec;
 
@@ -119,22 +120,17 @@ pub(crate) fn parse_embedded(
         embedded: true,
     };
     if depth >= MAX_NESTING {
-        p.error_here(
-            format!("interpolations nest deeper than {MAX_NESTING} levels"),
-            Some("write a flatter value".into()),
-        );
+        p.error_here(SyntaxError::TooDeep {
+            nesting: Nesting::Interpolations,
+            max: MAX_NESTING,
+        });
         diags.append(&mut p.diags);
         return None;
     }
     let e = p.expr();
     if !matches!(e, Expr::Error(_)) && p.kind() != TokenKind::Eof {
-        p.error_here(
-            format!(
-                "expected `}}` after the value in `${{…}}`, found {}",
-                p.found()
-            ),
-            Some("an interpolation holds one value: a reference like `req.field` or a call like `url(req.field)`".into()),
-        );
+        let found = p.found();
+        p.error_here(SyntaxError::InterpolationNotClosed { found });
     }
     let ok = p.diags.is_empty();
     diags.append(&mut p.diags);
@@ -243,16 +239,18 @@ impl<'a> Parser<'a> {
 
     /// Reports "expected …, found …" at the current token, once per position.
     fn expected(&mut self, what: &str) {
-        self.error_here(format!("expected {what}, found {}", self.found()), None);
+        let found = self.found();
+        self.error_here(SyntaxError::Expected { what, found });
     }
 
-    fn error_here(&mut self, message: String, help: Option<String>) {
+    /// Reports `error` at the current token, once per position.
+    fn error_here(&mut self, error: SyntaxError<'_>) {
         if self.last_error_at == Some(self.pos) {
             return;
         }
         self.last_error_at = Some(self.pos);
         let t = self.peek();
-        let d = Diagnostic::new(Code::E0001, &self.path, t.span, message).with_help_opt(help);
+        let d = error.at(&self.path, t.span);
         self.diags.push(d);
     }
 
@@ -394,14 +392,7 @@ impl<'a> Parser<'a> {
                 }
                 TokenKind::Eof => {
                     let end = self.peek().span;
-                    let d = Diagnostic::new(
-                        Code::E0005,
-                        &self.path,
-                        open,
-                        format!("this `{{` of {what} is never closed"),
-                    )
-                    .with_label(end, "the file ends here")
-                    .with_help("add the missing `}`");
+                    let d = Unclosed::Block { what, end }.at(&self.path, open);
                     self.diags.push(d);
                     return self.span_from(open);
                 }
@@ -454,13 +445,7 @@ impl<'a> Parser<'a> {
             } else if self.at_word("seat") {
                 self.seat_decl(docs).map(Item::Seat)
             } else {
-                self.error_here(
-                    format!(
-                        "expected an item (`contract`, `module` or `mesh`), found {}",
-                        self.found()
-                    ),
-                    None,
-                );
+                self.expected("an item (`contract`, `module` or `mesh`)");
                 None
             };
             match item {
@@ -546,10 +531,10 @@ impl<'a> Parser<'a> {
     fn base_type(&mut self) -> Option<BaseType> {
         if self.at_word("list") && self.peek_at(1).kind == TokenKind::Lt {
             if self.depth >= MAX_NESTING {
-                self.error_here(
-                    format!("types nest deeper than {MAX_NESTING} levels"),
-                    Some("write a flatter type".into()),
-                );
+                self.error_here(SyntaxError::TooDeep {
+                    nesting: Nesting::Types,
+                    max: MAX_NESTING,
+                });
                 self.recover_in_block();
                 return Some(BaseType::Error);
             }
@@ -671,15 +656,8 @@ impl<'a> Parser<'a> {
 
     fn unclosed(&mut self, open: Span, what: &str) {
         let end = self.peek().span;
-        self.diags.push(
-            Diagnostic::new(
-                Code::E0005,
-                &self.path,
-                open,
-                format!("this {what} is never closed"),
-            )
-            .with_label(end, "the file ends here"),
-        );
+        let d = Unclosed::AtEnd { what, end }.at(&self.path, open);
+        self.diags.push(d);
     }
 
     fn seat_decl(&mut self, docs: Docs) -> Option<SeatDecl> {
@@ -732,13 +710,7 @@ impl<'a> Parser<'a> {
             let s = self.string_expected("the slug, a string such as `\"forge\"`")?;
             Some(ModuleEntry::Slug(s, self.span_from(start)))
         } else {
-            self.error_here(
-                format!(
-                    "expected `requires`, `container`, `provides` or `slug`, found {}",
-                    self.found()
-                ),
-                None,
-            );
+            self.expected("`requires`, `container`, `provides` or `slug`");
             None
         }
     }
@@ -948,13 +920,8 @@ impl<'a> Parser<'a> {
                 ContainerEntryKind::Publish(self.ident_same_line("a port requirement to publish")?)
             }
             _ => {
-                self.error_here(
-                    format!("expected a container entry, found {}", self.found()),
-                    Some(
-                        "a container holds image, command, user, env, mount, secret, file, publish and image_paths"
-                            .into(),
-                    ),
-                );
+                let found = self.found();
+                self.error_here(SyntaxError::ContainerEntry { found });
                 return None;
             }
         };
@@ -975,44 +942,33 @@ impl<'a> Parser<'a> {
             if self.at_word_same_line("owner") {
                 let start = self.bump().span;
                 if self.kind() != TokenKind::Int {
-                    self.error_here(
-                        format!("expected the {what}'s owner, a uid such as `1000` or `991:991`, found {}", self.found()),
-                        Some("write `owner UID` or `owner UID:GID`, numbers in 0..4294967295".into()),
-                    );
+                    let found = self.found();
+                    self.error_here(SyntaxError::Owner { what, found });
                     continue;
                 }
                 let uid = self.int_lit();
-                let gid = if self.kind() == TokenKind::Colon
-                    && self.peek().span.start == uid.span.end
-                {
-                    self.bump();
-                    if self.kind() == TokenKind::Int && !self.peek().newline_before {
-                        Some(self.int_lit())
+                let gid =
+                    if self.kind() == TokenKind::Colon && self.peek().span.start == uid.span.end {
+                        self.bump();
+                        if self.kind() == TokenKind::Int && !self.peek().newline_before {
+                            Some(self.int_lit())
+                        } else {
+                            let found = self.found();
+                            let uid = self.slice(uid.span).to_string();
+                            self.error_here(SyntaxError::GroupId { uid: &uid, found });
+                            None
+                        }
                     } else {
-                        self.error_here(
-                            format!("expected a group id after `{}:`, found {}", self.slice(uid.span), self.found()),
-                            Some(format!("write `owner {0}:{0}`, or `owner {0}` for the group of the same number", self.slice(uid.span))),
-                        );
                         None
-                    }
-                } else {
-                    None
-                };
+                    };
                 let o = Owner {
                     span: self.span_from(start),
                     uid,
                     gid,
                 };
                 if owner.is_some() {
-                    self.diags.push(
-                        Diagnostic::new(
-                            Code::E0001,
-                            &self.path,
-                            o.span,
-                            format!("this {what} names its owner twice"),
-                        )
-                        .with_help("keep one `owner`"),
-                    );
+                    let d = SyntaxError::OwnerTwice { what }.at(&self.path, o.span);
+                    self.diags.push(d);
                 } else {
                     owner = Some(o);
                 }
@@ -1024,15 +980,8 @@ impl<'a> Parser<'a> {
                 }
                 let m = self.int_lit();
                 if mode.is_some() {
-                    self.diags.push(
-                        Diagnostic::new(
-                            Code::E0001,
-                            &self.path,
-                            start.to(m.span),
-                            format!("this {what} names its mode twice"),
-                        )
-                        .with_help("keep one `mode`"),
-                    );
+                    let d = SyntaxError::ModeTwice { what }.at(&self.path, start.to(m.span));
+                    self.diags.push(d);
                 } else {
                     mode = Some(m);
                 }
@@ -1084,12 +1033,7 @@ impl<'a> Parser<'a> {
         when: impl Fn(&mut T) -> &mut Option<Box<When>>,
     ) -> bool {
         if self.in_when {
-            self.error_here(
-                "a `when` block cannot stand inside another `when` block".into(),
-                Some(
-                    "write each optional requirement's entries in a `when` block of its own".into(),
-                ),
-            );
+            self.error_here(SyntaxError::NestedWhen);
             return false;
         }
         let start = self.bump().span;
@@ -1226,13 +1170,7 @@ impl<'a> Parser<'a> {
         } else if self.at_word("assign") {
             self.assign(docs).map(MeshEntry::Assign)
         } else {
-            self.error_here(
-                format!(
-                    "expected `node`, `seat` or `assign`, found {}",
-                    self.found()
-                ),
-                None,
-            );
+            self.expected("`node`, `seat` or `assign`");
             None
         }
     }
@@ -1292,13 +1230,8 @@ impl<'a> Parser<'a> {
             && !self.at_word_same_line("at")
             && !self.at_word_same_line("absent")
         {
-            self.error_here(
-                format!(
-                    "expected the name of a found network in quotes after `keep_network`, found {}",
-                    self.found()
-                ),
-                Some("e.g. `keep_network \"legacy\"`".into()),
-            );
+            let found = self.found();
+            self.error_here(SyntaxError::KeepNetworkName { found });
             return None;
         }
         if name.name == "genesis"
@@ -1430,16 +1363,8 @@ impl<'a> Parser<'a> {
                     }
                     Radix::Decimal => "a decimal number has only the digits 0 to 9",
                 };
-                self.diags.push(
-                    Diagnostic::new(
-                        Code::E0004,
-                        &self.path,
-                        t.span,
-                        // Not quoted: a value written without quotes may be a secret.
-                        "this is not a valid number",
-                    )
-                    .with_help(why),
-                );
+                let d = InvalidNumber { why }.at(&self.path, t.span);
+                self.diags.push(d);
                 0
             }
         };
@@ -1514,10 +1439,10 @@ impl<'a> Parser<'a> {
         let name = self.ident("a function name").expect("checked Ident");
         let open = self.bump().span;
         if self.depth >= MAX_NESTING {
-            self.error_here(
-                format!("calls nest deeper than {MAX_NESTING} levels"),
-                Some("write a flatter value".into()),
-            );
+            self.error_here(SyntaxError::TooDeep {
+                nesting: Nesting::Calls,
+                max: MAX_NESTING,
+            });
             self.pos -= 1;
             self.skip_balanced();
             return Expr::Error(self.span_from(name.span));
@@ -1535,14 +1460,11 @@ impl<'a> Parser<'a> {
                 }
                 TokenKind::Eof | TokenKind::RBrace | TokenKind::RBracket => {
                     let at = self.peek().span;
-                    let d = Diagnostic::new(
-                        Code::E0005,
-                        &self.path,
-                        open,
-                        format!("this `(` of `{}(…)` is never closed", name.name),
-                    )
-                    .with_label(at, "the arguments stop here")
-                    .with_help("add the missing `)`");
+                    let d = Unclosed::Call {
+                        function: &name.name,
+                        stop: Some(at),
+                    }
+                    .at(&self.path, open);
                     self.diags.push(d);
                     break;
                 }
@@ -1550,13 +1472,11 @@ impl<'a> Parser<'a> {
                     if self.peek().newline_before && self.peek_at(1).kind == TokenKind::Eq =>
                 {
                     // The next entry begins (`KEY = …`): the `)` is what is missing.
-                    let d = Diagnostic::new(
-                        Code::E0005,
-                        &self.path,
-                        open,
-                        format!("this `(` of `{}(…)` is never closed", name.name),
-                    )
-                    .with_help("add the missing `)`");
+                    let d = Unclosed::Call {
+                        function: &name.name,
+                        stop: None,
+                    }
+                    .at(&self.path, open);
                     self.diags.push(d);
                     break;
                 }
@@ -1608,14 +1528,11 @@ impl<'a> Parser<'a> {
         }
         let t = self.peek();
         if t.kind != TokenKind::Ident || t.newline_before {
-            self.error_here(
-                format!(
-                    "expected what `for {} in` runs over, found {}",
-                    f.var.name,
-                    self.found()
-                ),
-                Some("write `consumers CONTRACT` (the instances this module answers) or a list reference such as `c.given.extensions`".into()),
-            );
+            let found = self.found();
+            self.error_here(SyntaxError::ForOver {
+                var: &f.var.name,
+                found,
+            });
             f.span = self.span_from(start);
             return Expr::For(Box::new(f));
         }
@@ -1639,15 +1556,8 @@ impl<'a> Parser<'a> {
                     return Expr::For(Box::new(f));
                 }
                 other => {
-                    self.diags.push(
-                        Diagnostic::new(
-                            Code::E0001,
-                            &self.path,
-                            other.span(),
-                            "a `for` runs over `consumers CONTRACT` or a list reference, not a value written here",
-                        )
-                        .with_help("name the list: a requirement's field such as `c.given.extensions`, or an operator requirement"),
-                    );
+                    let d = SyntaxError::ForOverValue.at(&self.path, other.span());
+                    self.diags.push(d);
                 }
             }
         }
@@ -1665,10 +1575,10 @@ impl<'a> Parser<'a> {
     fn list(&mut self) -> Expr {
         let open = self.peek().span;
         if self.depth >= MAX_NESTING {
-            self.error_here(
-                format!("lists nest deeper than {MAX_NESTING} levels"),
-                Some("write a flatter value".into()),
-            );
+            self.error_here(SyntaxError::TooDeep {
+                nesting: Nesting::Lists,
+                max: MAX_NESTING,
+            });
             self.skip_balanced();
             return Expr::Error(self.span_from(open));
         }
@@ -1691,11 +1601,8 @@ impl<'a> Parser<'a> {
                 TokenKind::RBrace => {
                     // The block closes around an open list: the `[` is what is unclosed.
                     let end = self.peek().span;
-                    self.diags.push(
-                        Diagnostic::new(Code::E0005, &self.path, open, "this `[` is never closed")
-                            .with_label(end, "the enclosing block closes here")
-                            .with_help("add the missing `]`"),
-                    );
+                    let d = Unclosed::ListInBlock { end }.at(&self.path, open);
+                    self.diags.push(d);
                     break;
                 }
                 _ => {

@@ -13,30 +13,183 @@
 use super::ast::*;
 use crate::span::Span;
 
+/// What walks a tree's spans: [`walk_file`] and [`walk_module`] call `span` on every
+/// span of the tree, a node's before those of what it holds, in source order; and
+/// `string` on every string literal, whose default visits the literal's spans
+/// ([`walk_string`]). A visitor that reads strings as it goes overrides `string` and
+/// calls [`walk_string`] itself, before or after reading.
+pub trait VisitSpans {
+    /// Called on every span.
+    fn span(&mut self, span: &mut Span);
+
+    /// Called on every string literal instead of [`walk_string`].
+    fn string(&mut self, s: &mut StringLit) {
+        walk_string(self, s);
+    }
+}
+
+/// A function called on every span.
+struct Each<F>(F);
+
+impl<F: FnMut(&mut Span)> VisitSpans for Each<F> {
+    fn span(&mut self, span: &mut Span) {
+        (self.0)(span);
+    }
+}
+
 /// Calls `f` on every span of `module`: the module's, then each entry's in source order,
 /// a node before what it holds.
 pub fn module_spans_mut(module: &mut Module, f: &mut impl FnMut(&mut Span)) {
-    f(&mut module.span);
-    ident(&mut module.name, f);
+    walk_module(&mut Each(f), module);
+}
+
+/// Visits every span of `file`, its items in source order.
+pub fn walk_file<V: VisitSpans + ?Sized>(v: &mut V, file: &mut SourceFile) {
+    for item in &mut file.items {
+        match item {
+            Item::Contract(c) => contract(c, v),
+            Item::Module(m) => walk_module(v, m),
+            Item::Mesh(m) => mesh(m, v),
+            Item::Seat(s) => {
+                v.span(&mut s.span);
+                ident(&mut s.name, v);
+                opt_ident(&mut s.contract, v);
+            }
+        }
+    }
+}
+
+/// Visits every span of `module`: the module's, then each entry's in source order.
+pub fn walk_module<V: VisitSpans + ?Sized>(v: &mut V, module: &mut Module) {
+    v.span(&mut module.span);
+    ident(&mut module.name, v);
     for entry in &mut module.entries {
         match entry {
             ModuleEntry::Slug(s, span) => {
-                f(span);
-                string(s, f);
+                v.span(span);
+                string(s, v);
             }
-            ModuleEntry::Requires(r) => requirement(r, f),
-            ModuleEntry::Container(c) => container(c, f),
+            ModuleEntry::Requires(r) => requirement(r, v),
+            ModuleEntry::Container(c) => container(c, v),
             ModuleEntry::Provides(p) => {
-                f(&mut p.span);
-                ident(&mut p.contract, f);
+                v.span(&mut p.span);
+                ident(&mut p.contract, v);
                 for a in &mut p.answers {
-                    f(&mut a.span);
-                    ident(&mut a.field, f);
-                    expr(&mut a.value, f);
+                    v.span(&mut a.span);
+                    ident(&mut a.field, v);
+                    expr(&mut a.value, v);
                 }
             }
         }
     }
+}
+
+/// Visits the spans of a string literal: its own, then each interpolation's and what
+/// the interpolation holds.
+pub fn walk_string<V: VisitSpans + ?Sized>(v: &mut V, s: &mut StringLit) {
+    v.span(&mut s.span);
+    for p in &mut s.parts {
+        if let StrPart::Interp(i) = p {
+            v.span(&mut i.span);
+            opt_ident(&mut i.legacy, v);
+            expr(&mut i.expr, v);
+        }
+    }
+}
+
+fn contract<V: VisitSpans + ?Sized>(c: &mut Contract, v: &mut V) {
+    v.span(&mut c.span);
+    ident(&mut c.name, v);
+    opt_ident(&mut c.kind, v);
+    for f in &mut c.fields {
+        v.span(&mut f.span);
+        opt_span(&mut f.given, v);
+        ident(&mut f.name, v);
+        if let Some(t) = &mut f.ty {
+            type_expr(t, v);
+        }
+        for r in &mut f.refinements {
+            refinement(r, v);
+        }
+        if let Some(d) = &mut f.default {
+            expr(d, v);
+        }
+    }
+}
+
+fn mesh<V: VisitSpans + ?Sized>(m: &mut Mesh, v: &mut V) {
+    v.span(&mut m.span);
+    ident(&mut m.name, v);
+    for e in &mut m.entries {
+        match e {
+            MeshEntry::Node(n) => {
+                v.span(&mut n.span);
+                ident(&mut n.name, v);
+                for p in &mut n.props {
+                    v.span(&mut p.span);
+                    ident(&mut p.key, v);
+                    expr(&mut p.value, v);
+                }
+            }
+            MeshEntry::Seat(s) => {
+                v.span(&mut s.span);
+                ident(&mut s.seat, v);
+                opt_ident(&mut s.instance, v);
+                opt_ident(&mut s.node, v);
+            }
+            MeshEntry::Assign(a) => assign(a, v),
+        }
+    }
+}
+
+fn assign<V: VisitSpans + ?Sized>(a: &mut Assign, v: &mut V) {
+    v.span(&mut a.span);
+    ident(&mut a.module, v);
+    opt_ident(&mut a.node, v);
+    opt_ident(&mut a.instance, v);
+    for e in &mut a.entries {
+        v.span(&mut e.span);
+        match &mut e.kind {
+            AssignEntryKind::Value { name, value } => {
+                ident(name, v);
+                expr(value, v);
+            }
+            AssignEntryKind::Given {
+                requirement,
+                field,
+                value,
+            } => {
+                ident(requirement, v);
+                ident(field, v);
+                expr(value, v);
+            }
+            AssignEntryKind::Pin {
+                requirement,
+                instance,
+                node,
+            } => {
+                ident(requirement, v);
+                ident(instance, v);
+                opt_ident(node, v);
+            }
+            AssignEntryKind::Absent { requirement } => ident(requirement, v),
+            AssignEntryKind::Place {
+                requirement,
+                at,
+                node,
+            } => {
+                ident(requirement, v);
+                expr(at, v);
+                opt_ident(node, v);
+            }
+            AssignEntryKind::KeepNetwork { keyword, network } => {
+                v.span(keyword);
+                expr(network, v);
+            }
+            AssignEntryKind::Genesis { keyword } => v.span(keyword),
+        }
+    }
+    opt_span(&mut a.block, v);
 }
 
 /// The positions of a module's tree: the distinct starts and ends of its spans, sorted.
@@ -123,27 +276,27 @@ fn strip_docs(module: &mut Module) {
     }
 }
 
-fn ident(i: &mut Ident, f: &mut impl FnMut(&mut Span)) {
-    f(&mut i.span);
+fn ident<V: VisitSpans + ?Sized>(i: &mut Ident, v: &mut V) {
+    v.span(&mut i.span);
 }
 
-fn opt_ident(i: &mut Option<Ident>, f: &mut impl FnMut(&mut Span)) {
+fn opt_ident<V: VisitSpans + ?Sized>(i: &mut Option<Ident>, v: &mut V) {
     if let Some(i) = i {
-        ident(i, f);
+        ident(i, v);
     }
 }
 
-fn opt_span(s: &mut Option<Span>, f: &mut impl FnMut(&mut Span)) {
+fn opt_span<V: VisitSpans + ?Sized>(s: &mut Option<Span>, v: &mut V) {
     if let Some(s) = s {
-        f(s);
+        v.span(s);
     }
 }
 
-fn requirement(r: &mut Requirement, f: &mut impl FnMut(&mut Span)) {
-    f(&mut r.span);
-    ident(&mut r.name, f);
-    opt_span(&mut r.optional, f);
-    opt_ident(&mut r.kind, f);
+fn requirement<V: VisitSpans + ?Sized>(r: &mut Requirement, v: &mut V) {
+    v.span(&mut r.span);
+    ident(&mut r.name, v);
+    opt_span(&mut r.optional, v);
+    opt_ident(&mut r.kind, v);
     match &mut r.body {
         RequirementBody::Operator(op) => {
             let OperatorBody {
@@ -152,13 +305,13 @@ fn requirement(r: &mut Requirement, f: &mut impl FnMut(&mut Span)) {
                 default,
             } = &mut **op;
             if let Some(t) = ty {
-                type_expr(t, f);
+                type_expr(t, v);
             }
             for r in refinements {
-                refinement(r, f);
+                refinement(r, v);
             }
             if let Some(d) = default {
-                expr(d, f);
+                expr(d, v);
             }
         }
         RequirementBody::Contract {
@@ -166,79 +319,79 @@ fn requirement(r: &mut Requirement, f: &mut impl FnMut(&mut Span)) {
             narrowing,
             block,
         } => {
-            opt_ident(contract, f);
+            opt_ident(contract, v);
             for n in narrowing {
-                f(&mut n.span);
-                ident(&mut n.field, f);
+                v.span(&mut n.span);
+                ident(&mut n.field, v);
                 match &mut n.kind {
-                    NarrowingKind::Set(e) => expr(e, f),
+                    NarrowingKind::Set(e) => expr(e, v),
                     NarrowingKind::Refine(rs) => {
                         for r in rs {
-                            refinement(r, f);
+                            refinement(r, v);
                         }
                     }
                 }
             }
-            opt_span(block, f);
+            opt_span(block, v);
         }
     }
 }
 
-fn type_expr(t: &mut TypeExpr, f: &mut impl FnMut(&mut Span)) {
-    f(&mut t.span);
-    opt_span(&mut t.secret, f);
+fn type_expr<V: VisitSpans + ?Sized>(t: &mut TypeExpr, v: &mut V) {
+    v.span(&mut t.span);
+    opt_span(&mut t.secret, v);
     match &mut t.base {
-        BaseType::Named(i) => ident(i, f),
-        BaseType::List(inner) => type_expr(inner, f),
+        BaseType::Named(i) => ident(i, v),
+        BaseType::List(inner) => type_expr(inner, v),
         BaseType::Error => {}
     }
 }
 
-fn refinement(r: &mut Refinement, f: &mut impl FnMut(&mut Span)) {
+fn refinement<V: VisitSpans + ?Sized>(r: &mut Refinement, v: &mut V) {
     match r {
-        Refinement::InRange(r) | Refinement::Len(r) => range(r, f),
+        Refinement::InRange(r) | Refinement::Len(r) => range(r, v),
         Refinement::InSet(s) => {
-            f(&mut s.span);
-            for v in &mut s.values {
-                expr(v, f);
+            v.span(&mut s.span);
+            for value in &mut s.values {
+                expr(value, v);
             }
         }
-        Refinement::Matches(s) => string(s, f),
+        Refinement::Matches(s) => string(s, v),
     }
 }
 
-fn range(r: &mut RangeLit, f: &mut impl FnMut(&mut Span)) {
-    f(&mut r.span);
+fn range<V: VisitSpans + ?Sized>(r: &mut RangeLit, v: &mut V) {
+    v.span(&mut r.span);
     if let Some(lo) = &mut r.lo {
-        f(&mut lo.span);
+        v.span(&mut lo.span);
     }
     if let Some(hi) = &mut r.hi {
-        f(&mut hi.span);
+        v.span(&mut hi.span);
     }
 }
 
-fn container(c: &mut Container, f: &mut impl FnMut(&mut Span)) {
-    f(&mut c.span);
-    ident(&mut c.name, f);
+fn container<V: VisitSpans + ?Sized>(c: &mut Container, v: &mut V) {
+    v.span(&mut c.span);
+    ident(&mut c.name, v);
     for e in &mut c.entries {
-        f(&mut e.span);
+        v.span(&mut e.span);
         match &mut e.kind {
-            ContainerEntryKind::Image(s) => string(s, f),
+            ContainerEntryKind::Image(s) => string(s, v),
             ContainerEntryKind::Command(x)
             | ContainerEntryKind::User(x)
-            | ContainerEntryKind::ImagePaths(x) => expr(x, f),
+            | ContainerEntryKind::ImagePaths(x) => expr(x, v),
             ContainerEntryKind::Env(entries) => {
                 for env in entries {
-                    f(&mut env.span);
-                    ident(&mut env.key, f);
-                    expr(&mut env.value, f);
+                    v.span(&mut env.span);
+                    ident(&mut env.key, v);
+                    expr(&mut env.value, v);
                     if let Some(x) = &mut env.exposed {
-                        f(&mut x.span);
+                        v.span(&mut x.span);
                         if let Some(r) = &mut x.reason {
-                            string(r, f);
+                            string(r, v);
                         }
                     }
-                    when(&mut env.when, f);
+                    when(&mut env.when, v);
                 }
             }
             ContainerEntryKind::Mount(mount) => {
@@ -247,11 +400,11 @@ fn container(c: &mut Container, f: &mut impl FnMut(&mut Span)) {
                     target,
                     read_only,
                 } = &mut **mount;
-                expr(source, f);
+                expr(source, v);
                 if let Some(t) = target {
-                    string(t, f);
+                    string(t, v);
                 }
-                opt_span(read_only, f);
+                opt_span(read_only, v);
             }
             ContainerEntryKind::Secret(file) | ContainerEntryKind::File(file) => {
                 let FileEntry {
@@ -260,84 +413,77 @@ fn container(c: &mut Container, f: &mut impl FnMut(&mut Span)) {
                     mode,
                     value,
                 } = &mut **file;
-                string(target, f);
+                string(target, v);
                 if let Some(o) = owner {
-                    f(&mut o.span);
-                    f(&mut o.uid.span);
+                    v.span(&mut o.span);
+                    v.span(&mut o.uid.span);
                     if let Some(g) = &mut o.gid {
-                        f(&mut g.span);
+                        v.span(&mut g.span);
                     }
                 }
                 if let Some(m) = mode {
-                    f(&mut m.span);
+                    v.span(&mut m.span);
                 }
-                expr(value, f);
+                expr(value, v);
             }
-            ContainerEntryKind::Publish(i) => ident(i, f),
+            ContainerEntryKind::Publish(i) => ident(i, v),
         }
-        when(&mut e.when, f);
+        when(&mut e.when, v);
     }
 }
 
-fn when(w: &mut Option<Box<When>>, f: &mut impl FnMut(&mut Span)) {
+fn when<V: VisitSpans + ?Sized>(w: &mut Option<Box<When>>, v: &mut V) {
     if let Some(w) = w {
-        f(&mut w.span);
-        ident(&mut w.requirement, f);
+        v.span(&mut w.span);
+        ident(&mut w.requirement, v);
     }
 }
 
-fn string(s: &mut StringLit, f: &mut impl FnMut(&mut Span)) {
-    f(&mut s.span);
-    for p in &mut s.parts {
-        if let StrPart::Interp(i) = p {
-            f(&mut i.span);
-            opt_ident(&mut i.legacy, f);
-            expr(&mut i.expr, f);
-        }
-    }
+fn string<V: VisitSpans + ?Sized>(s: &mut StringLit, v: &mut V) {
+    v.string(s);
 }
 
-fn reference(r: &mut Reference, f: &mut impl FnMut(&mut Span)) {
-    f(&mut r.span);
+fn reference<V: VisitSpans + ?Sized>(r: &mut Reference, v: &mut V) {
+    v.span(&mut r.span);
     for s in &mut r.segments {
-        ident(s, f);
+        ident(s, v);
     }
 }
 
-fn expr(e: &mut Expr, f: &mut impl FnMut(&mut Span)) {
+fn expr<V: VisitSpans + ?Sized>(e: &mut Expr, v: &mut V) {
     match e {
-        Expr::Str(s) => string(s, f),
-        Expr::Int(i) => f(&mut i.span),
-        Expr::Bool(_, s) | Expr::Error(s) => f(s),
-        Expr::Ref(r) => reference(r, f),
+        Expr::Str(s) => string(s, v),
+        Expr::Int(i) => v.span(&mut i.span),
+        Expr::Bool(_, s) | Expr::Error(s) => v.span(s),
+        Expr::Ref(r) => reference(r, v),
         Expr::List(items, s) => {
-            f(s);
+            v.span(s);
             for i in items {
-                expr(i, f);
+                expr(i, v);
             }
         }
-        Expr::Range(r) => range(r, f),
+        Expr::Range(r) => range(r, v),
         Expr::Call(c) => {
-            f(&mut c.span);
-            ident(&mut c.name, f);
-            f(&mut c.parens);
+            v.span(&mut c.span);
+            ident(&mut c.name, v);
+            v.span(&mut c.parens);
             for a in &mut c.args {
-                expr(a, f);
+                expr(a, v);
             }
         }
         Expr::For(x) => {
-            f(&mut x.span);
-            ident(&mut x.var, f);
+            v.span(&mut x.span);
+            ident(&mut x.var, v);
             match &mut x.iterable {
                 Some(Iterable::Consumers { keyword, contract }) => {
-                    f(keyword);
-                    opt_ident(contract, f);
+                    v.span(keyword);
+                    opt_ident(contract, v);
                 }
-                Some(Iterable::List(r)) => reference(r, f),
+                Some(Iterable::List(r)) => reference(r, v),
                 None => {}
             }
             if let Some(t) = &mut x.template {
-                string(t, f);
+                string(t, v);
             }
         }
     }
@@ -385,6 +531,38 @@ mod tests {
         assert_eq!(all, marked, "{text}");
         assert_eq!(marked, spans(&m).len());
         assert!(marked > 60, "{marked}");
+    }
+
+    #[test]
+    fn every_span_of_a_whole_file_is_visited() {
+        let text = format!(
+            "contract store for module {{\n  given url: string len 1..8 = \"x\"\n  n: list[secret string]\n}}\nseat vault delivers secret\n{TEXT}mesh m {{\n  node a {{ private_name = \"a.internal\"  ports = 1..9 }}\n  seat vault = keeper on a\n  assign web to a as w {{\n    n = 3\n    db.port = 1\n    db from pg on a\n    x absent\n    p at 80 on a\n    keep_network \"net\"\n    genesis\n  }}\n}}\n"
+        );
+        let mut file = crate::syntax::parse(&crate::span::FilePath::from("t.mesh"), &text).file;
+        assert_eq!(file.items.len(), 4);
+        let mut visited = 0;
+        walk_file(
+            &mut Each(|s: &mut Span| {
+                visited += 1;
+                *s = Span {
+                    start: 4_000_000,
+                    end: 4_000_000,
+                }
+            }),
+            &mut file,
+        );
+        let text = format!("{file:?}");
+        let all = text.matches("Span {").count();
+        let marked = text
+            .matches("Span { start: 4000000, end: 4000000 }")
+            .count();
+        assert_eq!(all, marked, "{text}");
+        assert_eq!(marked, visited);
+        assert!(
+            text.contains("KeepNetwork")
+                && text.contains("Genesis")
+                && text.contains("given: Some")
+        );
     }
 
     #[test]

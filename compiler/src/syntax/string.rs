@@ -4,7 +4,7 @@
 use super::ast::{Expr, Ident, Interp, Reference, SmolStr, StrPart, StringLit};
 use super::lexer::interp_end;
 use super::parser::parse_embedded;
-use crate::diagnostics::rules::InvalidLiteral;
+use crate::diagnostics::rules::{BadEscape, InvalidLiteral, SyntaxError, Unclosed, UnclosedString};
 use crate::diagnostics::{Code, Diagnostic, Rule};
 use crate::span::{FilePath, Span};
 use smallvec::SmallVec;
@@ -37,25 +37,7 @@ pub(crate) fn decode(
     // The decoded text is never longer than the literal: one allocation, never grown.
     let mut buf = String::with_capacity(end - start);
     if !terminated {
-        let what = if triple {
-            "this `\"\"\"` string is never closed"
-        } else {
-            "this string is never closed before the end of its line"
-        };
-        let help = if triple {
-            "close it with `\"\"\"`"
-        } else {
-            "close it with `\"`; a string that spans lines is written with `\"\"\"`"
-        };
-        diags.push(
-            Diagnostic::new(
-                Code::E0002,
-                file,
-                Span::new(span.start as usize, start),
-                what,
-            )
-            .with_help(help),
-        );
+        diags.push(UnclosedString { triple }.at(file, Span::new(span.start as usize, start)));
     }
     let before = diags.len();
     if triple && terminated {
@@ -157,28 +139,12 @@ fn decode_segment(
                 Some((_, '$')) => buf.push('$'),
                 Some((j, other)) => {
                     let sp = Span::new(start + i, start + j + other.len_utf8());
-                    diags.push(
-                        Diagnostic::new(
-                            Code::E0003,
-                            file,
-                            sp,
-                            format!(
-                                "`\\{}` is not an escape of the language",
-                                other.escape_debug()
-                            ),
-                        )
-                        .with_help("the escapes are \\\" \\\\ \\n \\t \\$"),
-                    );
+                    diags.push(BadEscape::Unknown { escaped: other }.at(file, sp));
                     buf.push(other);
                 }
                 None => {
                     let sp = Span::new(start + i, start + i + 1);
-                    diags.push(Diagnostic::new(
-                        Code::E0003,
-                        file,
-                        sp,
-                        "a lone `\\` ends the string",
-                    ));
+                    diags.push(BadEscape::Lone.at(file, sp));
                 }
             },
             '$' if matches!(chars.peek(), Some((_, '{'))) => {
@@ -189,15 +155,7 @@ fn decode_segment(
                     .map(|e| e - 1 - inner_start)
                 {
                     None => {
-                        diags.push(
-                            Diagnostic::new(
-                                Code::E0005,
-                                file,
-                                Span::new(open, inner_start),
-                                "this `${` is never closed",
-                            )
-                            .with_help("close the interpolation with `}`, or write `\\$` for a dollar sign"),
-                        );
+                        diags.push(Unclosed::Interpolation.at(file, Span::new(open, inner_start)));
                         buf.push_str(&text[open..end]);
                         return;
                     }
@@ -214,15 +172,9 @@ fn decode_segment(
                                 parts.push(StrPart::Interp(Box::new(interp)));
                             }
                             Err(Reported::Yes) => {}
-                            Err(Reported::No) => diags.push(
-                                Diagnostic::new(
-                                    Code::E0001,
-                                    file,
-                                    whole,
-                                    "expected a reference like `req.field` inside `${…}`",
-                                )
-                                .with_help("an interpolation reads one requirement's field; write `\\$` for a dollar sign"),
-                            ),
+                            Err(Reported::No) => {
+                                diags.push(SyntaxError::InterpolationNotReference.at(file, whole))
+                            }
                         }
                         // Skip the characters of the interpolation.
                         while let Some(&(j, _)) = chars.peek() {

@@ -3,9 +3,14 @@
 
 #![allow(dead_code)]
 
+use meshc::diagnostics::Diagnostic;
+use meshc::diagnostics::render::SourceMap;
 use meshc::span::{FilePath, Span};
 use meshc::syntax::ast::*;
+use meshc::syntax::spans::{VisitSpans, walk_file, walk_string};
 use meshc::syntax::{Parsed, parse};
+use std::collections::HashMap;
+use std::sync::Arc;
 
 #[path = "../support/ci.rs"]
 mod ci;
@@ -58,7 +63,8 @@ pub fn triple_spans(text: &str) -> Vec<Span> {
     e.triples
 }
 
-/// Walks the tree, zeroing every span and collecting every string's decoded value.
+/// Zeroes every span of the tree (through the core's walker, `syntax::spans`) and
+/// collects every string's decoded value.
 #[derive(Default)]
 struct Eraser {
     strings: Vec<String>,
@@ -66,374 +72,41 @@ struct Eraser {
 }
 
 impl Eraser {
+    fn file(&mut self, f: &mut SourceFile) {
+        walk_file(self, f);
+    }
+}
+
+impl VisitSpans for Eraser {
     fn span(&mut self, s: &mut Span) {
         *s = Span::default();
-    }
-
-    fn opt_span(&mut self, s: &mut Option<Span>) {
-        if let Some(s) = s {
-            *s = Span::default();
-        }
-    }
-
-    fn ident(&mut self, i: &mut Ident) {
-        self.span(&mut i.span);
-    }
-
-    fn opt_ident(&mut self, i: &mut Option<Ident>) {
-        if let Some(i) = i {
-            self.ident(i);
-        }
-    }
-
-    fn file(&mut self, f: &mut SourceFile) {
-        for item in &mut f.items {
-            match item {
-                Item::Contract(c) => {
-                    self.ident(&mut c.name);
-                    self.opt_ident(&mut c.kind);
-                    for f in &mut c.fields {
-                        self.opt_span(&mut f.given);
-                        self.ident(&mut f.name);
-                        if let Some(t) = &mut f.ty {
-                            self.ty(t);
-                        }
-                        self.refinements(&mut f.refinements);
-                        if let Some(d) = &mut f.default {
-                            self.expr(d);
-                        }
-                        self.span(&mut f.span);
-                    }
-                    self.span(&mut c.span);
-                }
-                Item::Module(m) => {
-                    self.ident(&mut m.name);
-                    for e in &mut m.entries {
-                        self.module_entry(e);
-                    }
-                    self.span(&mut m.span);
-                }
-                Item::Mesh(m) => {
-                    self.ident(&mut m.name);
-                    for e in &mut m.entries {
-                        self.mesh_entry(e);
-                    }
-                    self.span(&mut m.span);
-                }
-                Item::Seat(s) => {
-                    self.ident(&mut s.name);
-                    self.opt_ident(&mut s.contract);
-                    self.span(&mut s.span);
-                }
-            }
-        }
-    }
-
-    fn ty(&mut self, t: &mut TypeExpr) {
-        self.opt_span(&mut t.secret);
-        match &mut t.base {
-            BaseType::Named(n) => self.ident(n),
-            BaseType::List(inner) => self.ty(inner),
-            BaseType::Error => {}
-        }
-        self.span(&mut t.span);
-    }
-
-    fn refinements(&mut self, rs: &mut [Refinement]) {
-        for r in rs {
-            match r {
-                Refinement::InRange(r) | Refinement::Len(r) => self.range(r),
-                Refinement::InSet(s) => {
-                    for v in &mut s.values {
-                        self.expr(v);
-                    }
-                    self.span(&mut s.span);
-                }
-                Refinement::Matches(s) => self.string(s),
-            }
-        }
-    }
-
-    fn range(&mut self, r: &mut RangeLit) {
-        for i in [&mut r.lo, &mut r.hi].into_iter().flatten() {
-            self.span(&mut i.span);
-        }
-        self.span(&mut r.span);
     }
 
     fn string(&mut self, s: &mut StringLit) {
         if s.triple {
             self.triples.push(s.span);
         }
+        // Erased first, so an interpolation written out below shows no position.
+        walk_string(self, s);
         let mut value = String::new();
-        for p in &mut s.parts {
+        for p in &s.parts {
             match p {
                 StrPart::Text(t) => value.push_str(t),
                 StrPart::Interp(i) => {
                     value.push_str("${");
-                    if let Some(l) = &mut i.legacy {
+                    if let Some(l) = &i.legacy {
                         value.push_str(&l.name);
                         value.push(':');
-                        self.ident(l);
                     }
-                    self.expr(&mut i.expr);
                     match i.reference() {
                         Some(r) => value.push_str(&r.dotted()),
                         None => value.push_str(&format!("{:?}", i.expr)),
                     }
                     value.push('}');
-                    self.span(&mut i.span);
                 }
             }
         }
         self.strings.push(value);
-        self.span(&mut s.span);
-    }
-
-    fn expr(&mut self, e: &mut Expr) {
-        match e {
-            Expr::Str(s) => self.string(s),
-            Expr::Int(i) => self.span(&mut i.span),
-            Expr::Bool(_, s) | Expr::Error(s) => self.span(s),
-            Expr::Ref(r) => {
-                for seg in &mut r.segments {
-                    self.ident(seg);
-                }
-                self.span(&mut r.span);
-            }
-            Expr::List(values, s) => {
-                for v in values {
-                    self.expr(v);
-                }
-                self.span(s);
-            }
-            Expr::Range(r) => self.range(r),
-            Expr::Call(c) => {
-                self.ident(&mut c.name);
-                for a in &mut c.args {
-                    self.expr(a);
-                }
-                self.span(&mut c.parens);
-                self.span(&mut c.span);
-            }
-            Expr::For(f) => {
-                self.ident(&mut f.var);
-                match &mut f.iterable {
-                    Some(Iterable::Consumers { keyword, contract }) => {
-                        self.span(keyword);
-                        self.opt_ident(contract);
-                    }
-                    Some(Iterable::List(r)) => {
-                        for seg in &mut r.segments {
-                            self.ident(seg);
-                        }
-                        self.span(&mut r.span);
-                    }
-                    None => {}
-                }
-                if let Some(t) = &mut f.template {
-                    self.string(t);
-                }
-                self.span(&mut f.span);
-            }
-        }
-    }
-
-    fn module_entry(&mut self, e: &mut ModuleEntry) {
-        match e {
-            ModuleEntry::Slug(s, span) => {
-                self.string(s);
-                self.span(span);
-            }
-            ModuleEntry::Requires(r) => {
-                self.ident(&mut r.name);
-                self.opt_span(&mut r.optional);
-                self.opt_ident(&mut r.kind);
-                match &mut r.body {
-                    RequirementBody::Operator(op) => {
-                        let OperatorBody {
-                            ty,
-                            refinements,
-                            default,
-                        } = &mut **op;
-                        if let Some(t) = ty {
-                            self.ty(t);
-                        }
-                        self.refinements(refinements);
-                        if let Some(d) = default {
-                            self.expr(d);
-                        }
-                    }
-                    RequirementBody::Contract {
-                        contract,
-                        narrowing,
-                        block,
-                    } => {
-                        self.opt_ident(contract);
-                        for n in narrowing {
-                            self.ident(&mut n.field);
-                            match &mut n.kind {
-                                NarrowingKind::Set(v) => self.expr(v),
-                                NarrowingKind::Refine(r) => self.refinements(r),
-                            }
-                            self.span(&mut n.span);
-                        }
-                        self.opt_span(block);
-                    }
-                }
-                self.span(&mut r.span);
-            }
-            ModuleEntry::Container(c) => {
-                self.ident(&mut c.name);
-                for e in &mut c.entries {
-                    self.container_entry(&mut e.kind);
-                    self.when(&mut e.when);
-                    self.span(&mut e.span);
-                }
-                self.span(&mut c.span);
-            }
-            ModuleEntry::Provides(p) => {
-                self.ident(&mut p.contract);
-                for a in &mut p.answers {
-                    self.ident(&mut a.field);
-                    self.expr(&mut a.value);
-                    self.span(&mut a.span);
-                }
-                self.span(&mut p.span);
-            }
-        }
-    }
-
-    fn when(&mut self, w: &mut Option<Box<When>>) {
-        if let Some(w) = w {
-            self.ident(&mut w.requirement);
-            self.span(&mut w.span);
-        }
-    }
-
-    fn container_entry(&mut self, k: &mut ContainerEntryKind) {
-        match k {
-            ContainerEntryKind::Image(s) => self.string(s),
-            ContainerEntryKind::Command(e)
-            | ContainerEntryKind::User(e)
-            | ContainerEntryKind::ImagePaths(e) => self.expr(e),
-            ContainerEntryKind::Env(entries) => {
-                for e in entries {
-                    self.ident(&mut e.key);
-                    self.expr(&mut e.value);
-                    if let Some(x) = &mut e.exposed {
-                        if let Some(r) = &mut x.reason {
-                            self.string(r);
-                        }
-                        self.span(&mut x.span);
-                    }
-                    self.when(&mut e.when);
-                    self.span(&mut e.span);
-                }
-            }
-            ContainerEntryKind::Mount(mount) => {
-                let Mount {
-                    source,
-                    target,
-                    read_only,
-                } = &mut **mount;
-                self.expr(source);
-                if let Some(t) = target {
-                    self.string(t);
-                }
-                self.opt_span(read_only);
-            }
-            ContainerEntryKind::Secret(file) | ContainerEntryKind::File(file) => {
-                let FileEntry {
-                    target,
-                    owner,
-                    mode,
-                    value,
-                } = &mut **file;
-                self.string(target);
-                if let Some(o) = owner {
-                    self.span(&mut o.uid.span);
-                    if let Some(g) = &mut o.gid {
-                        self.span(&mut g.span);
-                    }
-                    self.span(&mut o.span);
-                }
-                if let Some(m) = mode {
-                    self.span(&mut m.span);
-                }
-                self.expr(value);
-            }
-            ContainerEntryKind::Publish(i) => self.ident(i),
-        }
-    }
-
-    fn mesh_entry(&mut self, e: &mut MeshEntry) {
-        match e {
-            MeshEntry::Node(n) => {
-                self.ident(&mut n.name);
-                for p in &mut n.props {
-                    self.ident(&mut p.key);
-                    self.expr(&mut p.value);
-                    self.span(&mut p.span);
-                }
-                self.span(&mut n.span);
-            }
-            MeshEntry::Seat(s) => {
-                self.ident(&mut s.seat);
-                self.opt_ident(&mut s.instance);
-                self.opt_ident(&mut s.node);
-                self.span(&mut s.span);
-            }
-            MeshEntry::Assign(a) => {
-                self.ident(&mut a.module);
-                self.opt_ident(&mut a.node);
-                self.opt_ident(&mut a.instance);
-                for e in &mut a.entries {
-                    match &mut e.kind {
-                        AssignEntryKind::Value { name, value } => {
-                            self.ident(name);
-                            self.expr(value);
-                        }
-                        AssignEntryKind::Given {
-                            requirement,
-                            field,
-                            value,
-                        } => {
-                            self.ident(requirement);
-                            self.ident(field);
-                            self.expr(value);
-                        }
-                        AssignEntryKind::Pin {
-                            requirement,
-                            instance,
-                            node,
-                        } => {
-                            self.ident(requirement);
-                            self.ident(instance);
-                            self.opt_ident(node);
-                        }
-                        AssignEntryKind::Absent { requirement } => self.ident(requirement),
-                        AssignEntryKind::Place {
-                            requirement,
-                            at,
-                            node,
-                        } => {
-                            self.ident(requirement);
-                            self.expr(at);
-                            self.opt_ident(node);
-                        }
-                        AssignEntryKind::KeepNetwork { keyword, network } => {
-                            self.span(keyword);
-                            self.expr(network);
-                        }
-                        AssignEntryKind::Genesis { keyword } => self.span(keyword),
-                    }
-                    self.span(&mut e.span);
-                }
-                self.opt_span(&mut a.block);
-                self.span(&mut a.span);
-            }
-        }
     }
 }
 
@@ -589,4 +262,66 @@ pub fn catalogue_files() -> Vec<(FilePath, std::sync::Arc<str>)> {
             (name.as_str().into(), std::sync::Arc::from(text))
         })
         .collect()
+}
+
+/// Panics, listing every one, unless checking the workspace finds no diagnostic at all
+/// (`what` names the workspace in the message).
+pub fn assert_checks_clean(database: &meshc::db::Database, ws: meshc::db::Workspace, what: &str) {
+    let listed: Vec<String> = meshc::db::workspace_diagnostics(database, ws)
+        .iter()
+        .map(|d| format!("{} {}:{} {}", d.code, d.file, d.span.start, d.message))
+        .collect();
+    assert!(
+        listed.is_empty(),
+        "{what} is not clean:\n{}",
+        listed.join("\n")
+    );
+}
+
+/// The texts diagnostics may point into: the workspace and the standard library.
+pub fn sources_of(files: &[(FilePath, Arc<str>)]) -> HashMap<FilePath, Arc<str>> {
+    let mut sources: HashMap<FilePath, Arc<str>> = files.iter().cloned().collect();
+    sources.insert(
+        FilePath::from(meshc::db::STDLIB_PATH),
+        Arc::from(meshc::db::STDLIB_TEXT),
+    );
+    sources
+}
+
+/// Panics unless `span` lies inside `text` and starts and ends on character boundaries.
+pub fn assert_span_in(span: Span, text: &str, what: &str) {
+    assert!(
+        span.start <= span.end,
+        "{what}: span {span:?} runs backwards"
+    );
+    assert!(
+        span.end as usize <= text.len(),
+        "{what}: span {span:?} past the end ({} bytes)",
+        text.len()
+    );
+    assert!(
+        text.is_char_boundary(span.start as usize) && text.is_char_boundary(span.end as usize),
+        "{what}: span {span:?} cuts a character"
+    );
+}
+
+/// Panics unless every diagnostic and label names a known file and lies inside it.
+///
+/// The renderers are not run here: they clamp every position by design, and they would
+/// cost most of each execution of a fuzz target. `compiler/tests/properties.rs` renders
+/// the same diagnostics on every generated input.
+pub fn assert_diagnostics_sound(diags: &[Diagnostic], sources: &HashMap<FilePath, Arc<str>>) {
+    for d in diags {
+        let text = sources
+            .text(&d.file)
+            .unwrap_or_else(|| panic!("{}: names an unknown file `{}`", d.code, d.file));
+        assert_span_in(d.span, text, d.code.as_str());
+        assert!(!d.message.is_empty(), "{}: an empty message", d.code);
+        for l in &d.labels {
+            let text = sources.text(&l.file).unwrap_or_else(|| {
+                panic!("{}: a label names an unknown file `{}`", d.code, l.file)
+            });
+            assert_span_in(l.span, text, d.code.as_str());
+        }
+    }
 }

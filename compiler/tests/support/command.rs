@@ -1,6 +1,10 @@
-//! Running the built `meshc` binary the way a user does, from a working directory.
+//! Running the built `meshc` binary the way a user does, from a working directory, and
+//! reading what it said.
 
-use std::path::Path;
+// Each test file uses what it needs of these.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 /// Runs `meshc ARGS…` in `dir` and returns what it printed and its exit status.
@@ -10,4 +14,43 @@ pub fn meshc(dir: &Path, args: &[&str]) -> Output {
         .current_dir(dir)
         .output()
         .expect("meshc runs")
+}
+
+/// The repository's root (the parent of `compiler/`).
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+/// What a run printed on its standard output, asserting it exited with 0 (its standard
+/// error is the failure's message).
+pub fn stdout_ok(out: &Output) -> String {
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout.clone()).unwrap()
+}
+
+/// Everything a run printed: its standard output, then its standard error.
+pub fn said(out: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+/// The codes of the diagnostics in what `meshc check --format json` printed, in order.
+pub fn codes(json: &serde_json::Value) -> Vec<String> {
+    json["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["code"].as_str().unwrap().to_string())
+        .collect()
 }

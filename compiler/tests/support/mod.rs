@@ -14,17 +14,23 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 pub mod ci;
+pub mod command;
 pub mod header;
 pub use ci::*;
+pub use command::repo_root;
 pub use header::*;
 
-/// The repository's root (the parent of `compiler/`).
-pub fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
+/// A database provider with a directory of its own, which the hand-written resolution
+/// and build tests assign.
+pub const PG: &str = r#"
+module pg {
+  requires here: host node
+  requires p: host port { container = 5432 }
+  requires data: host directory { owner = 999  mode = 0o700 }
+  container pg { image "postgres:16.4"  publish p  mount data.path -> "/var/lib/postgresql/data" }
+  provides postgres { host = here.private_name  port = p.host_port  database = consumer.login  user = consumer.login }
 }
+"#;
 
 /// The shared conformance suite, when it is beside the repository. Absent, a plain
 /// `cargo test` skips what needs it (the caller says so); under CI it fails here.

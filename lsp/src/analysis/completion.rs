@@ -245,17 +245,22 @@ impl Context<'_> {
             .collect()
     }
 
-    /// The module the stack is inside, as this file last parsed it.
+    /// The module the stack is inside, as this file last parsed it: its name and shape.
     fn module(&self, stack: &[Block]) -> Option<(String, ModuleShape)> {
+        let m = self.module_tree(stack)?;
+        Some((m.name.name.to_string(), module_shape(m)))
+    }
+
+    /// The tree of the module the stack is inside, as this file last parsed it.
+    fn module_tree(&self, stack: &[Block]) -> Option<&ast::Module> {
         let name = stack.iter().find_map(|b| match b {
-            Block::Module(n) => Some(n.clone()),
+            Block::Module(n) => Some(n),
             _ => None,
         })?;
-        let m = self.file.items.iter().find_map(|i| match i {
-            Item::Module(m) if m.name.name == name => Some(m),
+        self.file.items.iter().find_map(|i| match i {
+            Item::Module(m) if m.name.name == *name => Some(m),
             _ => None,
-        })?;
-        Some((name, module_shape(m)))
+        })
     }
 
     /// The mesh the stack is inside, as this file last parsed it.
@@ -420,16 +425,7 @@ impl Context<'_> {
     /// The `for` loops of the stack's module whose template holds the cursor, outermost
     /// first, as this file last parsed.
     fn loops_at(&self, stack: &[Block]) -> Vec<&ast::ForExpr> {
-        let Some(name) = stack.iter().find_map(|b| match b {
-            Block::Module(n) => Some(n.clone()),
-            _ => None,
-        }) else {
-            return Vec::new();
-        };
-        let Some(m) = self.file.items.iter().find_map(|i| match i {
-            Item::Module(m) if m.name.name == name => Some(m),
-            _ => None,
-        }) else {
+        let Some(m) = self.module_tree(stack) else {
             return Vec::new();
         };
         super::index::module_fors(m)
@@ -650,13 +646,7 @@ impl Context<'_> {
 
     /// The module's optional requirements, what `when` tests.
     fn optional_requirements(&self, stack: &[Block]) -> Vec<CompletionItem> {
-        let Some((name, _)) = self.module(stack) else {
-            return Vec::new();
-        };
-        let Some(m) = self.file.items.iter().find_map(|i| match i {
-            Item::Module(m) if m.name.name == name => Some(m),
-            _ => None,
-        }) else {
+        let Some(m) = self.module_tree(stack) else {
             return Vec::new();
         };
         m.requirements()

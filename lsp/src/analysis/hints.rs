@@ -59,19 +59,24 @@ pub fn inlay_hints(snap: &Snapshot, uri: &Uri, range: Range) -> Vec<InlayHint> {
             };
             (a.mesh.as_str(), text)
         }));
-        out.push(InlayHint {
-            position: cursor.lines.position(end),
-            label: InlayHintLabel::String(format!("← {label}")),
-            kind: None,
-            text_edits: None,
-            tooltip: None,
-            padding_left: Some(true),
-            padding_right: None,
-            data: None,
-        });
+        out.push(hint(cursor.lines.position(end), format!("← {label}")));
     }
     out.extend(loop_hints(snap, &cursor, wanted));
     out
+}
+
+/// A hint of `label` at `position`, set off from the text before it.
+fn hint(position: Position, label: String) -> InlayHint {
+    InlayHint {
+        position,
+        label: InlayHintLabel::String(label),
+        kind: None,
+        text_edits: None,
+        tooltip: None,
+        padding_left: Some(true),
+        padding_right: None,
+        data: None,
+    }
 }
 
 /// `mesh lab: a, b; mesh fleet: c`: texts grouped under the mesh they are in, in order.
@@ -129,16 +134,7 @@ fn loop_hints(snap: &Snapshot, cursor: &Cursor<'_>, wanted: meshc::span::Span) -
                     format!("{}@{} {} {noun}", c.instance, c.node, c.count),
                 )
             }));
-            out.push(InlayHint {
-                position: cursor.lines.position(contract.span.end),
-                label: InlayHintLabel::String(label),
-                kind: None,
-                text_edits: None,
-                tooltip: None,
-                padding_left: Some(true),
-                padding_right: None,
-                data: None,
-            });
+            out.push(hint(cursor.lines.position(contract.span.end), label));
         }
     }
     out
