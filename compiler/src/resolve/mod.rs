@@ -69,8 +69,9 @@ pub struct ResolveInput<'a> {
     /// The ports a previous build chose.
     pub lock: &'a Lock,
     /// Whether to build the manifests (`meshc build`). Without them (`meshc check`) the
-    /// outcome holds no manifest, and every instance is still evaluated as a build would,
-    /// so the diagnostics are the same either way.
+    /// outcome holds no manifest and no instance is built: every value that can refuse
+    /// (operator values, given fields, providers' answers) is still evaluated, as a build
+    /// evaluates it, so the diagnostics are the same either way.
     pub manifests: bool,
 }
 
