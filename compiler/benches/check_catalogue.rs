@@ -1,79 +1,26 @@
 //! How long checking a large catalogue takes: generates about 10 MB of modules (10,000
-//! modules across 100 files, shaped like the catalogue's), then times parsing, the
+//! modules across 100 files, shaped like the catalogue's; `meshc::workload`'s flavour
+//! `Catalogue`), then times parsing, the
 //! registry and checking every file, from a fresh database, and checking again after
 //! one file changed. Run with `cargo bench -p meshc --bench check_catalogue`; it prints
 //! figures, and asserts nothing about time.
 
 use meshc::db::{self, Database, SourceFile};
+use meshc::workload::{Flavour, Workload};
 use salsa::Setter;
-use std::fmt::Write;
 use std::sync::Arc;
 use std::time::Instant;
 
+/// Files of the catalogue, each of a hundred modules.
 const FILES: usize = 100;
 const MODULES_PER_FILE: usize = 100;
 
-/// One module, varied by `i`, about 1 kB like the catalogue's.
-fn module(out: &mut String, i: usize) {
-    let _ = write!(
-        out,
-        r#"/// Application number {i}, with a database, a cache, a route and mail.
-module app{i} {{
-  requires data: host directory {{ owner = 1000  mode = 0o750 }}
-  requires db: module postgres {{ password len 32.. }}
-  requires cache: module redis
-  requires http: host port {{ container = 8080 }}
-  requires route: module route {{ target = http.host_port }}
-  requires key: module secret {{ length = 64 }}
-  requires workers: operator int in 1..64 = 4
-  requires title: operator string len 1..64 matches "[A-Za-z0-9 ]+" = "App {i}"
-
-  container app{i} {{
-    image "ghcr.io/example-org/app{i}:1.{i}.0"
-    command ["app", "serve", "--config", "/etc/app/app.ini"]
-    user 1000
-    env {{
-      DB_HOST = "${{db.host}}:${{db.port}}"
-      DB_NAME = db.database
-      DB_USER = db.user
-      DB_PASSWORD_FILE = "/run/secrets/db_password"
-      REDIS_ADDR = "${{cache.host}}:${{cache.port}}"
-      ROOT_URL = route.url
-      WORKERS = workers
-      TITLE = title
-      DATA_DIR = "/data/app"
-    }}
-    secret "/run/secrets/db_password" = db.password
-    secret "/run/secrets/redis_password" = cache.password
-    secret "/run/secrets/key" = key.value
-    file "/etc/app/app.ini" mode 0o640 = """
-      [server]
-      root_url = ${{route.url}}
-      workers = ${{workers}}
-      [database]
-      password = ${{db.password}}
-      """
-    mount data.path -> "/data"
-    publish http
-  }}
-}}
-
-"#
-    );
-}
-
+/// The generated catalogue (`meshc::workload`'s flavour `Catalogue`), by path and text.
 fn workspace() -> Vec<(Arc<str>, Arc<str>)> {
-    (0..FILES)
-        .map(|f| {
-            let mut text = String::new();
-            for m in 0..MODULES_PER_FILE {
-                module(&mut text, f * MODULES_PER_FILE + m);
-            }
-            (
-                Arc::from(format!("catalogue/part{f}.mesh")),
-                Arc::from(text),
-            )
-        })
+    Workload::new(Flavour::Catalogue, FILES * MODULES_PER_FILE)
+        .files()
+        .into_iter()
+        .map(|(path, text)| (Arc::from(path), Arc::from(text)))
         .collect()
 }
 

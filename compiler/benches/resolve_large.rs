@@ -1,7 +1,7 @@
 //! How long resolving a large mesh takes: a generated catalogue of 10,000 modules, each
 //! assigned once over 100 nodes, with ports, directories, operator values, a database
-//! from the provider on its own node and a secret from the vault seat. Prints figures;
-//! asserts nothing about time.
+//! from the provider on its own node and a secret from the vault seat
+//! (`meshc::workload`'s flavour `Resolve`). Prints figures; asserts nothing about time.
 //!
 //! Run: `cargo bench -p meshc --bench resolve_large` (add a count to change the size).
 
@@ -9,64 +9,9 @@ use meshc::db::{self, Database};
 use meshc::emit;
 use meshc::resolve::Lock;
 use meshc::span::FilePath;
-use std::fmt::Write as _;
+use meshc::workload::{Flavour, Workload};
 use std::sync::Arc;
 use std::time::Instant;
-
-fn catalogue(modules: usize, nodes: usize) -> (String, String) {
-    let mut defs = String::new();
-    defs.push_str(
-        r#"module pg {
-  requires here: host node
-  requires p: host port { container = 5432 }
-  requires data: host directory { owner = 999  mode = 0o700 }
-  container pg { image "postgres:16.4"  publish p  mount data.path -> "/var/lib/postgresql/data" }
-  provides postgres { host = here.private_name  port = p.host_port  database = consumer.login  user = consumer.login }
-}
-module keeper {
-  requires api: host port { container = 8200 }
-  container keeper { image "hashicorp/vault:1.17.6"  publish api }
-  provides secret { }
-}
-"#,
-    );
-    for i in 0..modules {
-        writeln!(
-            defs,
-            r#"module m{i} {{
-  requires db: module postgres
-  requires key: module secret
-  requires http: host port {{ container = 8080 }}
-  requires data: host directory {{ owner = 1000 }}
-  requires workers: operator int in 1..64 = 4
-  container m{i} {{
-    image "nginx:1.27"
-    env {{ DB = "${{db.host}}:${{db.port}}"  W = workers }}
-    secret "/run/secrets/db" = db.password
-    secret "/run/secrets/key" = key.value
-    mount data.path -> "/data"
-    publish http
-  }}
-}}"#
-        )
-        .unwrap();
-    }
-    let mut mesh = String::from("mesh big {\n");
-    for n in 0..nodes {
-        writeln!(
-            mesh,
-            "  node n{n} {{ private_name = \"n{n}.lab.internal\"  ports = 20000..29999 }}"
-        )
-        .unwrap();
-        writeln!(mesh, "  assign pg to n{n}").unwrap();
-    }
-    mesh.push_str("  seat vault = keeper on n0\n  assign keeper to n0\n");
-    for i in 0..modules {
-        writeln!(mesh, "  assign m{i} to n{} {{ workers = 8 }}", i % nodes).unwrap();
-    }
-    mesh.push_str("}\n");
-    (defs, mesh)
-}
 
 /// CPU time this thread has run, from the scheduler's own count (Linux), so figures hold
 /// on a machine other jobs share; `None` elsewhere.
@@ -85,16 +30,14 @@ fn main() {
         .skip(1)
         .find_map(|a| a.parse().ok())
         .unwrap_or(10_000);
-    let (defs, mesh) = catalogue(modules, 100);
+    let files: Vec<(FilePath, Arc<str>)> = Workload::new(Flavour::Resolve, modules)
+        .files()
+        .into_iter()
+        .map(|(path, text)| (FilePath::from(path.as_str()), Arc::from(text)))
+        .collect();
     let start = Instant::now();
     let cpu0 = cpu_time();
-    let (db, ws) = Database::with_files([
-        (
-            FilePath::from("catalogue.mesh"),
-            Arc::<str>::from(defs.as_str()),
-        ),
-        (FilePath::from("big.mesh"), Arc::<str>::from(mesh.as_str())),
-    ]);
+    let (db, ws) = Database::with_files(files);
     let reg = db::registry(&db, ws);
     let (parsed, cpu1) = (start.elapsed(), cpu_time());
     let outcome = db::resolve_mesh(&db, ws, "big".into(), Lock::default());

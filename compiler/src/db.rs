@@ -308,6 +308,22 @@ pub fn resolve_mesh(
     Arc::new(resolve(db, ws, &mesh, &lock, true))
 }
 
+/// Resolves mesh `mesh` as `meshc build` writes it, against the ports of `lock`: what
+/// [`resolve_mesh`] gives, but with the bytes of every file the build writes
+/// (`MeshOutcome::files`, with each node's `compose.yaml` when `compose`) in place of the
+/// manifests (see [`crate::resolve::build_files`]). It always reads the modules' trees:
+/// a build resolves once, so position-free views would only cost memory.
+#[salsa::tracked(returns(clone))]
+pub fn build_mesh(
+    db: &dyn salsa::Database,
+    ws: Workspace,
+    mesh: String,
+    lock: crate::resolve::Lock,
+    compose: bool,
+) -> Arc<crate::resolve::MeshOutcome> {
+    Arc::new(resolve_to(db, ws, &mesh, &lock, true, Some(compose)))
+}
+
 /// Resolves mesh `mesh` as `meshc check` does: with no lock, and without building the
 /// manifests. The diagnostics, lock and what was left out are those [`resolve_mesh`]
 /// gives with no lock; the outcome holds no manifest.
@@ -339,6 +355,18 @@ fn resolve(
     mesh: &str,
     lock: &crate::resolve::Lock,
     manifests: bool,
+) -> crate::resolve::MeshOutcome {
+    resolve_to(db, ws, mesh, lock, manifests, None)
+}
+
+/// [`resolve`], or (`files: Some(compose)`) [`crate::resolve::build_files`].
+fn resolve_to(
+    db: &dyn salsa::Database,
+    ws: Workspace,
+    mesh: &str,
+    lock: &crate::resolve::Lock,
+    manifests: bool,
+    files: Option<bool>,
 ) -> crate::resolve::MeshOutcome {
     let reg = registry(db, ws);
     let Some(at) = reg.meshes.get(mesh).copied() else {
@@ -382,7 +410,10 @@ fn resolve(
         lock,
         manifests,
     };
-    crate::resolve::resolve_mesh(&input)
+    match files {
+        Some(compose) => crate::resolve::build_files(&input, compose),
+        None => crate::resolve::resolve_mesh(&input),
+    }
 }
 
 /// Every outcome [`check_mesh`] holds for mesh `mesh`: its own and, when meshes resolve

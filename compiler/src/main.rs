@@ -597,7 +597,15 @@ fn build(
     let ws = session.ws;
     let (outcome, per_file) = meshc::db::beside(
         &session.db,
-        |db| meshc::db::resolve_mesh(db, ws, mesh.clone(), previous.clone()),
+        |db| {
+            meshc::db::build_mesh(
+                db,
+                ws,
+                mesh.clone(),
+                previous.clone(),
+                target == Target::Compose,
+            )
+        },
         || {
             meshc::db::parallel_map(&session.db, &files, |db, f| {
                 meshc::db::check_file(db, ws, f)
@@ -647,33 +655,14 @@ fn build(
         ));
         return 1;
     }
-    // Each node's bytes are independent: serialised on every core, in the mesh's node
-    // order whatever the number of threads.
-    let nodes: Vec<(&String, &meshc::emit::Manifest)> = outcome.manifests.iter().collect();
-    let mut files: Vec<(String, Vec<u8>)> = meshc::parallel::map_chunks(&nodes, 2, |part| {
-        part.iter()
-            .map(|(node, manifest)| {
-                (
-                    format!("{node}.json"),
-                    meshc::emit::manifest_bytes(manifest),
-                )
-            })
-            .collect()
-    });
-    if target == Target::Compose {
-        for (node, manifest) in &outcome.manifests {
-            files.push((
-                format!("{node}/compose.yaml"),
-                meshc::emit::compose::compose_yaml(manifest, &outcome.nodes).into_bytes(),
-            ));
-        }
-    }
-    let built: Vec<String> = outcome.manifests.keys().cloned().collect();
+    // Each node's manifest was built and serialised on its own, on every core, in the
+    // mesh's node order whatever the number of threads; only the bytes are left.
+    let built: Vec<String> = outcome.nodes.iter().map(|n| n.name.clone()).collect();
     let owned = cli::atomic::Build {
         mesh: &mesh,
         nodes: &built,
     };
-    match cli::atomic::write_build(&out, &owned, &files) {
+    match cli::atomic::write_build(&out, &owned, &outcome.files) {
         Ok(said) => {
             for line in said {
                 output::say(&line);

@@ -67,6 +67,40 @@ pub fn map_chunks_with<S: Send, T: Sync, R: Send>(
     })
 }
 
+/// Maps every item of `items` with `f`, the items taken one at a time by as many threads
+/// as [`threads`] gives (a thread takes the next item when it finishes one, so items of
+/// unequal cost spread evenly), and returns the results in the input's order. For a few
+/// large items each: the manifests of a mesh's nodes, say.
+pub fn map_each<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let threads = threads().min(items.len());
+    if threads <= 1 {
+        return items.iter().map(f).collect();
+    }
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let mut done: Vec<(usize, R)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads)
+            .map(|_| {
+                let (next, f) = (&next, &f);
+                scope.spawn(move || {
+                    let mut mine = Vec::new();
+                    loop {
+                        let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(item) = items.get(k) else { break };
+                        mine.push((k, f(item)));
+                    }
+                    mine
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            .collect()
+    });
+    done.sort_unstable_by_key(|&(k, _)| k);
+    done.into_iter().map(|(_, r)| r).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -86,5 +120,19 @@ mod tests {
         let items: Vec<usize> = (0..1000).collect();
         let doubled = map_chunks(&items, 2, |part| part.iter().map(|i| i * 2).collect());
         assert_eq!(doubled, items.iter().map(|i| i * 2).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn each_item_comes_back_in_order() {
+        let items: Vec<usize> = (0..1000).collect();
+        // Unequal costs, so threads finish out of order.
+        let squared = map_each(&items, |&i| {
+            if i % 7 == 0 {
+                std::thread::yield_now();
+            }
+            i * i
+        });
+        assert_eq!(squared, items.iter().map(|i| i * i).collect::<Vec<_>>());
+        assert!(map_each(&[] as &[usize], |&i| i).is_empty());
     }
 }

@@ -1,9 +1,10 @@
 //! The generated workspaces that the benchmarks and the test of threads run on: services
 //! of about 1 KB each, the providers of what they require, and a mesh assigning every
 //! service. One generator serves `meshc-bench` (`compiler/examples`), the language
-//! server's latency benchmark (`lsp/benches/latency.rs`) and `compiler/tests/threads.rs`;
-//! each names its [`Flavour`], and a flavour gives the same bytes for the same size
-//! every time, so figures measured on it stay comparable.
+//! server's latency benchmark (`lsp/benches/latency.rs`), the `check_catalogue` and
+//! `resolve_large` benches and `compiler/tests/threads.rs`; each names its [`Flavour`],
+//! and a flavour gives the same bytes for the same size every time, so figures measured
+//! on it stay comparable.
 //!
 //! Not part of the compiler: it returns texts and writes nothing (the callers write the
 //! files).
@@ -27,7 +28,18 @@ pub enum Flavour {
     /// providers add a cache on every node; the mesh `bench` of 20 nodes in
     /// `zz-bench.mesh` (sorted last).
     Server,
+    /// The `check_catalogue` bench: applications (`app0`…) with a database, a cache, a
+    /// route, a vault secret and a configuration file, a hundred to a file
+    /// (`catalogue/part0.mesh`…), with neither providers nor a mesh.
+    Catalogue,
+    /// The `resolve_large` bench: short modules (`m0`…) after their providers (written
+    /// compactly) in one file, `catalogue.mesh`, and the mesh `big` of 100 nodes in
+    /// `big.mesh`, each assignment setting `workers`.
+    Resolve,
 }
+
+/// How many services a [`Flavour::Catalogue`] file holds.
+const SERVICES_PER_FILE: usize = 100;
 
 /// The line of every [`Flavour::Server`] service that the latency benchmark rewrites.
 pub const EDITED: &str = "      LOG_LEVEL = \"info\"";
@@ -49,6 +61,8 @@ impl Workload {
         match self.flavour {
             Flavour::Bench | Flavour::Server => 20,
             Flavour::Threads => 6,
+            Flavour::Catalogue => 0,
+            Flavour::Resolve => 100,
         }
     }
 
@@ -57,6 +71,8 @@ impl Workload {
         match self.flavour {
             Flavour::Bench | Flavour::Threads => format!("svc{i}"),
             Flavour::Server => format!("svc{i:04}"),
+            Flavour::Catalogue => format!("app{i}"),
+            Flavour::Resolve => format!("m{i}"),
         }
     }
 
@@ -65,6 +81,8 @@ impl Workload {
         match self.flavour {
             Flavour::Bench | Flavour::Threads => format!("modules/svc{i}.mesh"),
             Flavour::Server => format!("svc{i:04}.mesh"),
+            Flavour::Catalogue => format!("catalogue/part{}.mesh", i / SERVICES_PER_FILE),
+            Flavour::Resolve => "catalogue.mesh".to_string(),
         }
     }
 
@@ -74,18 +92,31 @@ impl Workload {
             Flavour::Bench => bench_service(i),
             Flavour::Threads => threads_service(i),
             Flavour::Server => server_service(i),
+            Flavour::Catalogue => catalogue_service(i),
+            Flavour::Resolve => resolve_service(i),
         }
     }
 
     /// The file of the providers, relative to the workspace's root.
     pub fn providers_file(&self) -> &'static str {
-        "providers.mesh"
+        match self.flavour {
+            Flavour::Resolve => "catalogue.mesh",
+            _ => "providers.mesh",
+        }
     }
 
     /// The providers of what the services require: a database on every node (with a
     /// directory of its own but in [`Flavour::Threads`]), a cache on every node in
-    /// [`Flavour::Server`], and the vault.
-    pub fn providers(&self) -> String {
+    /// [`Flavour::Server`], and the vault; none in [`Flavour::Catalogue`].
+    pub fn providers(&self) -> Option<String> {
+        match self.flavour {
+            Flavour::Catalogue => None,
+            Flavour::Resolve => Some(COMPACT_PROVIDERS.to_string()),
+            _ => Some(self.written_out_providers()),
+        }
+    }
+
+    fn written_out_providers(&self) -> String {
         let documented = self.flavour == Flavour::Bench;
         let pg_directory = self.flavour != Flavour::Threads;
         let mut s = String::new();
@@ -156,15 +187,19 @@ module cache {
             Flavour::Bench => "bench.mesh",
             Flavour::Threads => "many.mesh",
             Flavour::Server => "zz-bench.mesh",
+            Flavour::Catalogue => "",
+            Flavour::Resolve => "big.mesh",
         }
     }
 
     /// The mesh: its nodes, the vault's seat, the providers on every node, and service
-    /// `i` on node `i % nodes`.
-    pub fn mesh(&self) -> String {
+    /// `i` on node `i % nodes`; none in [`Flavour::Catalogue`].
+    pub fn mesh(&self) -> Option<String> {
         let (name, domain) = match self.flavour {
             Flavour::Bench | Flavour::Server => ("bench", "bench.internal"),
             Flavour::Threads => ("many", "internal"),
+            Flavour::Catalogue => return None,
+            Flavour::Resolve => return Some(self.resolve_mesh()),
         };
         let nodes = self.nodes();
         let mut s = format!("mesh {name} {{\n");
@@ -185,18 +220,56 @@ module cache {
             let _ = writeln!(s, "  assign {} to n{}", self.service_name(i), i % nodes);
         }
         s.push_str("}\n");
-        s
+        Some(s)
     }
 
-    /// Every file of the workspace, by its path relative to the root: the services in
-    /// order, then the providers and the mesh.
-    pub fn files(&self) -> impl Iterator<Item = (String, String)> + '_ {
-        (0..self.services)
-            .map(|i| (self.service_file(i), self.service(i)))
-            .chain([
-                (self.providers_file().to_string(), self.providers()),
-                (self.mesh_file().to_string(), self.mesh()),
-            ])
+    /// The mesh `big`: each node with a database, the vault's seat, and service `i` on
+    /// node `i % nodes` with `workers = 8`.
+    fn resolve_mesh(&self) -> String {
+        let nodes = self.nodes();
+        let mut mesh = String::from("mesh big {\n");
+        for n in 0..nodes {
+            let _ = writeln!(
+                mesh,
+                "  node n{n} {{ private_name = \"n{n}.lab.internal\"  ports = 20000..29999 }}"
+            );
+            let _ = writeln!(mesh, "  assign pg to n{n}");
+        }
+        mesh.push_str("  seat vault = keeper on n0\n  assign keeper to n0\n");
+        for i in 0..self.services {
+            let _ = writeln!(mesh, "  assign m{i} to n{} {{ workers = 8 }}", i % nodes);
+        }
+        mesh.push_str("}\n");
+        mesh
+    }
+
+    /// Every file of the workspace, by its path relative to the root, in order: the
+    /// services' files, then the providers' and the mesh's where they have files of
+    /// their own.
+    pub fn files(&self) -> Vec<(String, String)> {
+        let mut files: Vec<(String, String)> = Vec::new();
+        let mut add = |path: String, text: &str| match files.last_mut() {
+            Some((last, held)) if *last == path => held.push_str(text),
+            _ => files.push((path, text.to_string())),
+        };
+        let providers = self.providers();
+        // The providers open the file of the services they share it with.
+        let shared = providers
+            .as_ref()
+            .filter(|_| self.flavour == Flavour::Resolve);
+        if let Some(text) = shared {
+            add(self.providers_file().to_string(), text);
+        }
+        for i in 0..self.services {
+            add(self.service_file(i), &self.service(i));
+        }
+        if let Some(text) = providers.as_ref().filter(|_| shared.is_none()) {
+            add(self.providers_file().to_string(), text);
+        }
+        if let Some(text) = self.mesh() {
+            add(self.mesh_file().to_string(), &text);
+        }
+        files
     }
 }
 
@@ -304,54 +377,165 @@ module svc{i:04} {{
     )
 }
 
+fn catalogue_service(i: usize) -> String {
+    format!(
+        r#"/// Application number {i}, with a database, a cache, a route and mail.
+module app{i} {{
+  requires data: host directory {{ owner = 1000  mode = 0o750 }}
+  requires db: module postgres {{ password len 32.. }}
+  requires cache: module redis
+  requires http: host port {{ container = 8080 }}
+  requires route: module route {{ target = http.host_port }}
+  requires key: module secret {{ length = 64 }}
+  requires workers: operator int in 1..64 = 4
+  requires title: operator string len 1..64 matches "[A-Za-z0-9 ]+" = "App {i}"
+
+  container app{i} {{
+    image "ghcr.io/example-org/app{i}:1.{i}.0"
+    command ["app", "serve", "--config", "/etc/app/app.ini"]
+    user 1000
+    env {{
+      DB_HOST = "${{db.host}}:${{db.port}}"
+      DB_NAME = db.database
+      DB_USER = db.user
+      DB_PASSWORD_FILE = "/run/secrets/db_password"
+      REDIS_ADDR = "${{cache.host}}:${{cache.port}}"
+      ROOT_URL = route.url
+      WORKERS = workers
+      TITLE = title
+      DATA_DIR = "/data/app"
+    }}
+    secret "/run/secrets/db_password" = db.password
+    secret "/run/secrets/redis_password" = cache.password
+    secret "/run/secrets/key" = key.value
+    file "/etc/app/app.ini" mode 0o640 = """
+      [server]
+      root_url = ${{route.url}}
+      workers = ${{workers}}
+      [database]
+      password = ${{db.password}}
+      """
+    mount data.path -> "/data"
+    publish http
+  }}
+}}
+
+"#
+    )
+}
+
+/// The providers of [`Flavour::Resolve`], their containers written on one line.
+const COMPACT_PROVIDERS: &str = r#"module pg {
+  requires here: host node
+  requires p: host port { container = 5432 }
+  requires data: host directory { owner = 999  mode = 0o700 }
+  container pg { image "postgres:16.4"  publish p  mount data.path -> "/var/lib/postgresql/data" }
+  provides postgres { host = here.private_name  port = p.host_port  database = consumer.login  user = consumer.login }
+}
+module keeper {
+  requires api: host port { container = 8200 }
+  container keeper { image "hashicorp/vault:1.17.6"  publish api }
+  provides secret { }
+}
+"#;
+
+fn resolve_service(i: usize) -> String {
+    format!(
+        r#"module m{i} {{
+  requires db: module postgres
+  requires key: module secret
+  requires http: host port {{ container = 8080 }}
+  requires data: host directory {{ owner = 1000 }}
+  requires workers: operator int in 1..64 = 4
+  container m{i} {{
+    image "nginx:1.27"
+    env {{ DB = "${{db.host}}:${{db.port}}"  W = workers }}
+    secret "/run/secrets/db" = db.password
+    secret "/run/secrets/key" = key.value
+    mount data.path -> "/data"
+    publish http
+  }}
+}}
+"#
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::db::{self, Database};
     use std::sync::Arc;
 
-    /// Every flavour is a workspace that checks and resolves without a problem: a
-    /// benchmark of it times the work, not the rendering of diagnostics.
+    const ALL: [Flavour; 5] = [
+        Flavour::Bench,
+        Flavour::Threads,
+        Flavour::Server,
+        Flavour::Catalogue,
+        Flavour::Resolve,
+    ];
+
+    /// Every flavour is a workspace that checks and resolves without an error, and the
+    /// command-line ones without a warning either: a benchmark of it times the work, not
+    /// the rendering of diagnostics.
     #[test]
     fn every_flavour_checks_clean() {
-        for flavour in [Flavour::Bench, Flavour::Threads, Flavour::Server] {
-            let workload = Workload::new(flavour, 45);
+        for flavour in ALL {
+            let workload = Workload::new(flavour, 245);
             let files: Vec<_> = workload
                 .files()
+                .into_iter()
                 .map(|(path, text)| (path.as_str().into(), Arc::from(text)))
                 .collect();
-            assert_eq!(files.len(), 47);
             let (database, ws) = Database::with_files(files);
             let diagnostics = db::workspace_diagnostics(&database, ws);
-            assert!(
-                diagnostics.is_empty(),
-                "{flavour:?}: {:?}",
-                diagnostics
-                    .iter()
-                    .map(|d| (d.code, &d.message))
-                    .collect::<Vec<_>>()
-            );
+            let allowed = |d: &crate::diagnostics::Diagnostic| {
+                !d.is_error() && matches!(flavour, Flavour::Catalogue | Flavour::Resolve)
+            };
+            let listed: Vec<_> = diagnostics
+                .iter()
+                .filter(|d| !allowed(d))
+                .map(|d| (d.code, &d.message))
+                .collect();
+            assert!(listed.is_empty(), "{flavour:?}: {listed:?}");
         }
     }
 
     #[test]
-    fn the_mesh_assigns_every_service_round_the_nodes() {
-        for flavour in [Flavour::Bench, Flavour::Threads, Flavour::Server] {
-            let workload = Workload::new(flavour, 45);
-            let mesh = workload.mesh();
+    fn every_service_is_in_its_file_and_the_mesh_assigns_it_round_the_nodes() {
+        for flavour in ALL {
+            let workload = Workload::new(flavour, 245);
+            let files = workload.files();
             let nodes = workload.nodes();
-            for i in 0..45 {
+            let mesh = workload.mesh();
+            for i in 0..245 {
                 let name = workload.service_name(i);
-                let line = format!("  assign {name} to n{}\n", i % nodes);
-                assert_eq!(mesh.matches(&line).count(), 1, "{flavour:?}: {line}");
-                assert!(workload.service(i).contains(&format!("module {name} {{")));
+                let text = workload.service(i);
+                assert!(text.contains(&format!("module {name} {{")), "{flavour:?}");
+                let file = workload.service_file(i);
+                assert!(
+                    files.iter().any(|(p, t)| *p == file && t.contains(&text)),
+                    "{flavour:?}: {name} in {file}"
+                );
+                if let Some(mesh) = &mesh {
+                    let line = format!("  assign {name} to n{}", i % nodes);
+                    let found = mesh
+                        .lines()
+                        .filter(|l| *l == line || l.starts_with(&format!("{line} {{")));
+                    assert_eq!(found.count(), 1, "{flavour:?}: {line}");
+                }
             }
-            assert_eq!(mesh.matches("  node n").count(), nodes);
+            match &mesh {
+                Some(mesh) => assert_eq!(mesh.matches("  node n").count(), nodes),
+                None => assert_eq!(flavour, Flavour::Catalogue),
+            }
+            let paths: std::collections::BTreeSet<_> = files.iter().map(|f| &f.0).collect();
+            assert_eq!(paths.len(), files.len(), "{flavour:?}: a file twice");
         }
         assert!(
             Workload::new(Flavour::Server, 1)
                 .service(0)
                 .contains(EDITED)
         );
+        assert_eq!(Workload::new(Flavour::Catalogue, 250).files().len(), 3);
     }
 }

@@ -2,6 +2,8 @@
 //! (`db::check_mesh`); `meshc build` builds them (`db::resolve_mesh`). The diagnostics,
 //! the lock and what was left out must not depend on which: every fixture case, the
 //! build cases, the catalogue and the shared conformance suite are resolved both ways.
+//! What `meshc build` writes (`db::build_mesh`: each node's manifest serialised where it
+//! is built, with its compose file) must be the bytes of `db::resolve_mesh`'s manifests.
 
 mod support;
 
@@ -17,6 +19,9 @@ static CHOICES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize:
 /// How many diagnostics and labels of the compared outcomes point inside a module's
 /// definition (placed from a position-free module when resolution is reused).
 static IN_MODULES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// How many files a build would write were compared with the manifests' bytes.
+static FILES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
 /// Resolves every mesh of `files` both ways and compares; returns how many meshes. Each
 /// is also resolved as the language server resolves it, from position-free modules
@@ -73,6 +78,24 @@ fn same_both_ways(label: &str, files: &[(String, String)]) -> usize {
         assert_eq!(built.span, checked.span, "{label}: mesh `{mesh}`");
         assert!(checked.manifests.is_empty(), "{label}: mesh `{mesh}`");
         assert_eq!(built.choices, checked.choices, "{label}: mesh `{mesh}`");
+        let files = db::build_mesh(&database, ws, mesh.clone(), Lock::default(), true);
+        assert_eq!(
+            files.files,
+            files_of(&built),
+            "{label}: mesh `{mesh}`: the bytes a build writes differ from its manifests'"
+        );
+        assert!(files.manifests.is_empty(), "{label}: mesh `{mesh}`");
+        assert_eq!(
+            (&files.diagnostics, &files.left_out, &files.choices),
+            (&built.diagnostics, &built.left_out, &built.choices),
+            "{label}: mesh `{mesh}`"
+        );
+        assert_eq!(
+            files.lock_to_write(),
+            built.lock_to_write(),
+            "{label}: mesh `{mesh}`"
+        );
+        FILES.fetch_add(files.files.len(), std::sync::atomic::Ordering::Relaxed);
         CHOICES.fetch_add(checked.choices.len(), std::sync::atomic::Ordering::Relaxed);
         assert_eq!(
             choices_of_manifests(&built),
@@ -81,6 +104,22 @@ fn same_both_ways(label: &str, files: &[(String, String)]) -> usize {
         );
     }
     meshes.len()
+}
+
+/// The files a build writes of `outcome`'s manifests: each node's bytes, then each
+/// node's compose file.
+fn files_of(outcome: &meshc::resolve::MeshOutcome) -> Vec<(String, Vec<u8>)> {
+    let json = outcome
+        .manifests
+        .iter()
+        .map(|(node, m)| (format!("{node}.json"), meshc::emit::manifest_bytes(m)));
+    let compose = outcome.manifests.iter().map(|(node, m)| {
+        (
+            format!("{node}/compose.yaml"),
+            meshc::emit::compose::compose_yaml(m, &outcome.nodes).into_bytes(),
+        )
+    });
+    json.chain(compose).collect()
 }
 
 /// The module requirements' answers as the built manifests write them, in their order.
@@ -133,6 +172,8 @@ fn fixture_cases_resolve_the_same_both_ways() {
     // Diagnostics that point into modules' files were compared, not only the mesh's own.
     let placed = IN_MODULES.load(std::sync::atomic::Ordering::Relaxed);
     assert!(placed > 20, "only {placed} places inside modules compared");
+    let files = FILES.load(std::sync::atomic::Ordering::Relaxed);
+    assert!(files > 100, "only {files} written files compared");
 }
 
 #[test]

@@ -124,9 +124,11 @@ fn write_workspace(root: &Path, workload: &Workload, with_mesh: bool) -> usize {
         std::fs::write(root.join(workload.service_file(i)), text).expect("write a module");
     }
     if with_mesh {
-        std::fs::write(root.join(workload.providers_file()), workload.providers())
+        let providers = workload.providers().expect("the workload has providers");
+        std::fs::write(root.join(workload.providers_file()), providers)
             .expect("write the providers");
-        std::fs::write(root.join(workload.mesh_file()), workload.mesh()).expect("write the mesh");
+        let mesh = workload.mesh().expect("the workload has a mesh");
+        std::fs::write(root.join(workload.mesh_file()), mesh).expect("write the mesh");
     }
     bytes
 }

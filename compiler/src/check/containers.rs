@@ -166,7 +166,7 @@ impl<'a> ModuleChecker<'a, '_> {
                 ContainerEntryKind::Mount { source, target, .. } => {
                     let target_text = target
                         .as_ref()
-                        .and_then(|t| self.container_path(t, &mut paths, true));
+                        .and_then(|t| self.container_path(t, &mut paths, true).ok());
                     self.check_mount_source(source, target_text.as_deref());
                 }
                 ContainerEntryKind::Secret {
@@ -175,7 +175,8 @@ impl<'a> ModuleChecker<'a, '_> {
                     mode,
                     value,
                 } => {
-                    self.container_path(target, &mut paths, true);
+                    // Refused with its diagnostic; the entry's other checks go on.
+                    let _ = self.container_path(target, &mut paths, true);
                     self.check_owner_and_mode(owner.as_ref(), mode.as_ref(), "secret file");
                     self.check_secret_file(value);
                     if owner.is_none() && !has_user {
@@ -188,7 +189,7 @@ impl<'a> ModuleChecker<'a, '_> {
                     mode,
                     value,
                 } => {
-                    self.container_path(target, &mut paths, true);
+                    let _ = self.container_path(target, &mut paths, true);
                     self.check_owner_and_mode(owner.as_ref(), mode.as_ref(), "file");
                     let val = self.eval(value, Place::FileBody, DEF);
                     // Refused with its diagnostic; the entry's other checks go on.
@@ -515,25 +516,23 @@ impl<'a> ModuleChecker<'a, '_> {
     }
 
     /// A container path (mount, secret or file target): absolute and normalised
-    /// (E0315). Returns its text when it is one; written paths are checked for
-    /// duplicates (E0403).
+    /// (E0315). Returns its text when it is one, else the refusal; written paths are
+    /// checked for duplicates (E0403), which refuses nothing.
     fn container_path(
         &mut self,
         s: &'a StringLit,
         paths: &mut Paths<'a>,
         written: bool,
-    ) -> Option<Cow<'a, str>> {
+    ) -> Result<Cow<'a, str>, Reported> {
         if s.interpolations().next().is_some() {
             self.eval_str(s, Place::ContainerPath);
             let rule = ContainerPath::Interpolates;
-            self.cx.report(rule.at(self.cx.path, s.span));
-            return None;
+            return Err(self.cx.refuse(rule.at(self.cx.path, s.span)));
         }
         let text = plain_text(s);
         if let Err(why) = validate_container_path(&text) {
             let rule = ContainerPath::NotNormal { text: &text, why };
-            self.cx.report(rule.at(self.cx.path, s.span));
-            return None;
+            return Err(self.cx.refuse(rule.at(self.cx.path, s.span)));
         }
         if written {
             let key: &'a str = match &text {
@@ -541,7 +540,7 @@ impl<'a> ModuleChecker<'a, '_> {
                 Cow::Owned(_) => {
                     // Escapes in a path: rare; compare the decoded text without keeping it.
                     paths.held.push(text.clone());
-                    return Some(text);
+                    return Ok(text);
                 }
             };
             if let Some(first) = paths.written.insert(key, s.span) {
@@ -554,7 +553,7 @@ impl<'a> ModuleChecker<'a, '_> {
             }
         }
         paths.held.push(text.clone());
-        Some(text)
+        Ok(text)
     }
 
     /// `mount SOURCE -> …`: the source is a directory's or access's `path` (E0317); a
@@ -736,7 +735,7 @@ impl<'a> ModuleChecker<'a, '_> {
         for item in items {
             match item {
                 Expr::Str(s) => {
-                    self.container_path(s, paths, false);
+                    let _ = self.container_path(s, paths, false);
                 }
                 other => {
                     let val = self.eval(other, Place::ImagePaths, DEF);

@@ -8,12 +8,12 @@ use super::module::{ModuleChecker, Seen, duplicate};
 use super::registry::{ContractInfo, FieldInfo, PROVIDER_KINDS, ProviderKind};
 use super::scope::RefContext;
 use super::types::{Bounds, Constraint, TYPE_NAMES, Value};
-use crate::diagnostics::Rule;
 use crate::diagnostics::closest;
 use crate::diagnostics::rules::{
     Breach, Duplicate, NoPossibleValue, OptionalNotModule, OtherProvider, ProviderField,
     ProviderKindError, RequirementCycle, UnknownContract, UnknownField, Widens,
 };
+use crate::diagnostics::{Reported, Rule};
 use crate::span::Span;
 use crate::syntax::ast::{Narrowing, NarrowingKind, Refinement, Requirement, RequirementBody};
 
@@ -331,7 +331,7 @@ impl<'a> ModuleChecker<'a, '_> {
                 sound = false;
                 continue;
             }
-            sound &= self.check_not_widening(contract, field, refinement);
+            sound &= self.check_not_widening(contract, field, refinement).is_ok();
         }
         if !sound {
             return;
@@ -373,22 +373,23 @@ impl<'a> ModuleChecker<'a, '_> {
         }
     }
 
-    /// E0305: a refinement that allows a value the contract refuses.
+    /// E0305: a refinement that allows a value the contract refuses. Refuses the
+    /// refinement with the last of its diagnostics (a set may add several values).
     fn check_not_widening(
         &mut self,
         contract: &ContractInfo,
         field: &FieldInfo,
         refinement: &Refinement,
-    ) -> bool {
+    ) -> Result<(), Reported> {
         let base_of_type = Constraint::of_type(&field.ty);
         let (written, base, keyword) = match refinement {
             Refinement::InRange(b) => (Bounds::from_ast(b), field.constraint.range, "in"),
             Refinement::Len(b) => (Bounds::from_ast(b), field.constraint.len, "len"),
             Refinement::InSet(set) => {
                 let Some(allowed) = &field.constraint.one_of else {
-                    return true;
+                    return Ok(());
                 };
-                let mut ok = true;
+                let mut refused = Ok(());
                 for v in &set.values {
                     let Some(value) = Value::from_literal(v) else {
                         continue;
@@ -417,18 +418,17 @@ impl<'a> ModuleChecker<'a, '_> {
                         secret: field.secret,
                         decl: (&contract.file, field.span),
                     };
-                    self.cx.report(rule.at(self.cx.path, v.span()));
-                    ok = false;
+                    refused = Err(self.cx.refuse(rule.at(self.cx.path, v.span())));
                 }
-                return ok;
+                return refused;
             }
-            Refinement::Matches(_) => return true,
+            Refinement::Matches(_) => return Ok(()),
         };
         let Some(base) = base else {
-            return true;
+            return Ok(());
         };
         if !written.widens(&base) {
-            return true;
+            return Ok(());
         }
         let whose = if keyword == "in" && Some(base) == base_of_type.range {
             format!(
@@ -446,8 +446,7 @@ impl<'a> ModuleChecker<'a, '_> {
             field: &field.name,
             decl: (&contract.file, field.span),
         };
-        self.cx.report(rule.at(self.cx.path, refinement.span()));
-        false
+        Err(self.cx.refuse(rule.at(self.cx.path, refinement.span())))
     }
 
     /// E0313: requirements whose narrowing reads each other, directly or through others,

@@ -1,7 +1,8 @@
 //! Reading a workspace from disk: every `.mesh` file under the given paths, in a stable
 //! order, with every problem said in a sentence instead of a panic.
 
-use meshc::diagnostics::{Code, Diagnostic};
+use meshc::diagnostics::rules::SyntaxError;
+use meshc::diagnostics::{Diagnostic, Rule};
 use meshc::span::{FilePath, Span};
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -123,13 +124,7 @@ fn read_one(path: &Path, loaded: &mut Loaded) {
             let end = (start + 1..=lossy.len())
                 .find(|&i| lossy.is_char_boundary(i))
                 .unwrap_or(start);
-            let d = Diagnostic::new(
-                Code::E0001,
-                &shown,
-                Span::new(start, end),
-                format!("`{shown}` is not valid UTF-8 (the first bad byte is at offset {at}); the file is not checked"),
-            )
-            .with_help("save the file as UTF-8");
+            let d = SyntaxError::NotUtf8 { shown: &shown, at }.at(&shown, Span::new(start, end));
             loaded.unreadable.push((d, shown, lossy));
         }
     }

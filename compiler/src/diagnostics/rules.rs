@@ -10,6 +10,8 @@
 //! every other.
 
 mod check;
+#[cfg(test)]
+mod one_place;
 mod syntax;
 pub use check::*;
 pub use syntax::*;

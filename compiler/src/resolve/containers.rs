@@ -3,8 +3,9 @@
 //! files as sealed references, files rendered or sealed with their template, published
 //! ports.
 
-use super::evaluate::{Ctx, Resolved, render_template, text_of};
-use super::{Answer, InstanceId, Resolver};
+use super::evaluate::{Ctx, Evaluate, Resolved, render_template, text_of};
+use super::manifests::Builder;
+use super::{Answer, InstanceId};
 use crate::check::types::Value;
 use crate::emit::{
     Container, EnvValue, File, Mount, Network, PortMapping, SealedEnv, SecretFile, TemplateEnv,
@@ -20,17 +21,17 @@ pub(crate) const DEFAULT_SEALED_FILE_MODE: i64 = 0o640;
 /// A secret file's mode when the definition gives none (LANGUAGE.md §12.1).
 pub(crate) const DEFAULT_SECRET_FILE_MODE: i64 = 0o440;
 
-impl<'m> Resolver<'m> {
+impl<'m> Builder<'_, 'm> {
     /// Whether an entry under `when` is left out of instance `i`'s manifest: its
     /// optional requirement is absent (LANGUAGE.md §12.2).
     fn left_out_by_when(&self, i: InstanceId, when: Option<&ast::When>) -> bool {
-        when.is_some_and(|w| self.is_absent(i, &w.requirement.name))
+        when.is_some_and(|w| self.world.is_absent(i, &w.requirement.name))
     }
 
     /// The containers of instance `i`: `<instance>` for a module with one container,
     /// else `<instance>-<container>`.
     pub(super) fn build_containers(&mut self, i: InstanceId) -> Vec<Container> {
-        let Some(m) = self.module_of(i) else {
+        let Some(m) = self.world.module_of(i) else {
             return Vec::new();
         };
         let containers: Vec<&'m ast::Container> = m.ast.containers().collect();
@@ -43,9 +44,9 @@ impl<'m> Resolver<'m> {
 
     fn build_container(&mut self, i: InstanceId, c: &'m ast::Container, single: bool) -> Container {
         let name = if single {
-            self.instances[i].name.clone()
+            self.world.instances[i].name.clone()
         } else {
-            format!("{}-{}", self.instances[i].name, c.name.name)
+            format!("{}-{}", self.world.instances[i].name, c.name.name)
         };
         let mut out = Container {
             name,
@@ -58,11 +59,11 @@ impl<'m> Resolver<'m> {
             files: Vec::new(),
             ports: Vec::new(),
             networks: std::iter::once(Network {
-                name: self.instances[i].login.clone(),
+                name: self.world.instances[i].login.clone(),
                 kept: false,
             })
             .chain(
-                self.instances[i]
+                self.world.instances[i]
                     .settings
                     .keep_networks
                     .iter()
@@ -269,6 +270,7 @@ impl<'m> Resolver<'m> {
         if let Expr::Ref(r) = source {
             let name = r.segments.first().map(|s| s.name.as_str()).unwrap_or("");
             if let Some((&req, info)) = self
+                .world
                 .module_of(i)
                 .and_then(|m| m.scope.requirements.get_key_value(name))
                 && info.contract_name() == Some("access")
@@ -332,8 +334,13 @@ impl<'m> Resolver<'m> {
 
     /// The port mapping of a `publish REQ`.
     fn published_port(&mut self, i: InstanceId, req: &str) -> Option<PortMapping> {
-        let (&req, _) = self.module_of(i)?.scope.requirements.get_key_value(req)?;
-        let Some(Answer::Port { host_port, .. }) = self.instances[i].answers.get(req) else {
+        let (&req, _) = self
+            .world
+            .module_of(i)?
+            .scope
+            .requirements
+            .get_key_value(req)?;
+        let Some(Answer::Port { host_port, .. }) = self.world.instances[i].answers.get(req) else {
             return None;
         };
         let host = *host_port;

@@ -12,29 +12,64 @@
 //! reads itself is refused (E0313). What does not resolve evaluates to nothing.
 
 use super::fx_hash::{FxHashMap, FxHashSet};
-use super::{Answer, InstanceId, KnownInstance, Resolver};
+use super::{Answer, InstanceId, KnownInstance, Resolver, World};
 use crate::check::registry::ContractInfo;
 use crate::check::scope::ReqInfo;
 use crate::check::types::{Ty, Value, validate_literal};
 use crate::diagnostics::Code;
 use crate::emit::{InstanceRef, SealedRef, TemplateRef};
 use crate::functions::Func;
-use crate::syntax::ast::{Call, Expr, Reference, StrPart, StringLit};
+use crate::syntax::ast::{Call, Expr, ForExpr, Reference, StrPart, StringLit};
 use indexmap::IndexMap;
 
 /// An operator value and where it came from (`assignment`, `default`, `vault`).
 pub(crate) type OperatorValue = (Resolved, &'static str);
 
-/// The evaluator's state: every memoised value, and the values under way.
+/// The values phase's product: every memoised value of the mesh, each computed once.
+/// Once the phase is over nothing is under way, so every entry is done, and whoever
+/// builds a manifest only reads it (from any thread).
 ///
 /// The tables are keyed by indices, not names: (instance, the requirement's place in its
 /// module's scope, the field's place in its contract). A key is three integers, so a
 /// lookup hashes and compares no text, and a table of a large mesh is a third smaller.
 #[derive(Default)]
+pub(crate) struct Values {
+    pub operator: FxHashMap<(InstanceId, u32), Memo<Option<OperatorValue>>>,
+    pub given: FxHashMap<(InstanceId, u32, u32), Memo<Option<Resolved>>>,
+    pub answer: FxHashMap<(InstanceId, u32, u32), Memo<Option<Resolved>>>,
+}
+
+impl Values {
+    /// Operator requirement `r` of instance `i`, if computed.
+    pub fn operator(&self, i: InstanceId, r: u32) -> Option<OperatorValue> {
+        match self.operator.get(&(i, r)) {
+            Some(Memo::Done(v)) => v.clone(),
+            _ => None,
+        }
+    }
+
+    /// Given field `f` of requirement `r` of instance `i`, if computed.
+    pub fn given(&self, i: InstanceId, r: u32, f: u32) -> Option<Resolved> {
+        match self.given.get(&(i, r, f)) {
+            Some(Memo::Done(v)) => v.clone(),
+            _ => None,
+        }
+    }
+
+    /// The answer to field `f` of `consumer`'s requirement `r`, if computed.
+    pub fn answer(&self, consumer: InstanceId, r: u32, f: u32) -> Option<Resolved> {
+        match self.answer.get(&(consumer, r, f)) {
+            Some(Memo::Done(v)) => v.clone(),
+            _ => None,
+        }
+    }
+}
+
+/// The evaluator's state while the values phase runs: the memoised values, and the
+/// values under way.
+#[derive(Default)]
 pub(crate) struct Eval<'m> {
-    pub operator_memo: FxHashMap<(InstanceId, u32), Memo<Option<OperatorValue>>>,
-    pub given_memo: FxHashMap<(InstanceId, u32, u32), Memo<Option<Resolved>>>,
-    pub answer_memo: FxHashMap<(InstanceId, u32, u32), Memo<Option<Resolved>>>,
+    pub values: Values,
     /// Values already told E0313.
     pub told_cycle: FxHashSet<Key>,
     /// Memoised values under way on the call stack (see [`Resolver::demand`]).
@@ -45,6 +80,14 @@ pub(crate) struct Eval<'m> {
     pub waiting: FxHashSet<Key>,
     /// The loop variables bound while a `for` template renders, innermost last.
     pub loop_bindings: Vec<super::loops::Binding<'m>>,
+}
+
+impl Eval<'_> {
+    /// The phase's product. Nothing is under way once the phase is over.
+    pub fn finish(self) -> Values {
+        debug_assert!(self.depth == 0 && self.deferred.is_none() && self.waiting.is_empty());
+        self.values
+    }
 }
 
 /// A memoised value: being computed (a second visit is a cycle), or done.
@@ -231,22 +274,48 @@ fn note_ref(name: &str, value: &Resolved, refs: &mut IndexMap<String, TemplateRe
     refs.entry(name.to_string()).or_insert(r);
 }
 
-impl<'m> Resolver<'m> {
-    /// The node and instance name of instance `i`.
-    pub(super) fn instance_ref(&self, i: InstanceId) -> InstanceRef {
-        InstanceRef {
-            node: self.node_name(i).to_string(),
-            instance: self.instances[i].name.clone(),
-        }
+/// Evaluation, shared by whoever evaluates: the values phase ([`Resolver`], which computes
+/// each memoised value on first demand and may refuse) and a manifest's builder
+/// ([`super::manifests::Builder`], which reads the values phase's product and never
+/// refuses). The provided methods are the rules; an implementation only says where a
+/// memoised value comes from and where loop variables are bound.
+pub(crate) trait Evaluate<'m> {
+    /// What evaluation reads of the mesh.
+    fn world(&self) -> World<'_, 'm>;
+
+    /// The value of operator requirement `req` of instance `i`, and where it came from
+    /// (`assignment`, `default` or `vault`).
+    /// Memoised; E0501 is reported once.
+    fn operator_value(&mut self, i: InstanceId, req: &str) -> Option<OperatorValue> {
+        let r = self
+            .world()
+            .module_of(i)?
+            .scope
+            .requirements
+            .get_index_of(req)?;
+        self.operator_memo(i, r as u32)
     }
 
+    /// The memoised value of operator requirement `r` (its place in the module's scope)
+    /// of instance `i`.
+    fn operator_memo(&mut self, i: InstanceId, r: u32) -> Option<OperatorValue>;
+
+    /// The memoised value of given field `f` (its place in the contract) of requirement
+    /// `r` of instance `i`.
+    fn given_memo(&mut self, i: InstanceId, r: u32, f: u32) -> Option<Resolved>;
+
+    /// The memoised answer of `consumer`'s provider to field `f` of its module
+    /// requirement `r`.
+    fn answer_memo(&mut self, consumer: InstanceId, r: u32, f: u32) -> Option<Resolved>;
+
+    /// The loop variables bound while a `for` template renders, innermost last.
+    fn bindings(&self) -> &Vec<super::loops::Binding<'m>>;
+
+    /// The same, to bind and unbind.
+    fn bindings_mut(&mut self) -> &mut Vec<super::loops::Binding<'m>>;
+
     /// Evaluates `expr` in instance `i`'s scope.
-    pub(super) fn eval_expr(
-        &mut self,
-        i: InstanceId,
-        ctx: Ctx<'m>,
-        expr: &Expr,
-    ) -> Option<Resolved> {
+    fn eval_expr(&mut self, i: InstanceId, ctx: Ctx<'m>, expr: &Expr) -> Option<Resolved> {
         match expr {
             Expr::Str(s) => self.eval_string(i, ctx, s),
             Expr::Int(n) => Some(Resolved::Plain(Value::Int(n.value), Ty::Int)),
@@ -322,19 +391,14 @@ impl<'m> Resolver<'m> {
     }
 
     /// Evaluates a string literal: plain text when no part is secret, else a template.
-    pub(super) fn eval_string(
-        &mut self,
-        i: InstanceId,
-        ctx: Ctx<'m>,
-        s: &StringLit,
-    ) -> Option<Resolved> {
+    fn eval_string(&mut self, i: InstanceId, ctx: Ctx<'m>, s: &StringLit) -> Option<Resolved> {
         let parts = self.string_parts(i, ctx, s)?;
         finish_parts(parts)
     }
 
     /// The parts of a string literal, every interpolation evaluated (legacy placeholders
     /// read as the new form they stand for).
-    pub(super) fn string_parts(
+    fn string_parts(
         &mut self,
         i: InstanceId,
         ctx: Ctx<'m>,
@@ -346,9 +410,11 @@ impl<'m> Resolver<'m> {
                 StrPart::Text(t) => parts.push(TemplatePart::Text(t.clone())),
                 StrPart::Interp(interp) => {
                     let reference = match (&interp.legacy, interp.reference()) {
-                        (Some(kind), Some(r)) => {
-                            self.module_of(i)?.scope.legacy_reference(&kind.name, r)?
-                        }
+                        (Some(kind), Some(r)) => self
+                            .world()
+                            .module_of(i)?
+                            .scope
+                            .legacy_reference(&kind.name, r)?,
                         (None, Some(r)) => r.clone(),
                         (_, None) => {
                             // Any other expression: a call, applied or kept.
@@ -379,16 +445,11 @@ impl<'m> Resolver<'m> {
     /// What `reference` reads in instance `i`'s scope: a requirement's field (or an
     /// operator requirement's value), or inside `provides`, `consumer.*` and `given.*`.
     /// A requirement's name comes first, as in the checker's scope.
-    pub(super) fn eval_ref(
-        &mut self,
-        i: InstanceId,
-        ctx: Ctx<'m>,
-        reference: &Reference,
-    ) -> Option<Resolved> {
+    fn eval_ref(&mut self, i: InstanceId, ctx: Ctx<'m>, reference: &Reference) -> Option<Resolved> {
         if let Some(looped) = self.eval_loop_ref(i, reference) {
             return looped;
         }
-        let m = self.module_of(i)?;
+        let m = self.world().module_of(i)?;
         let segs = &reference.segments;
         let first = segs.first()?;
         if let Some((&req, info)) = m.scope.requirements.get_key_value(first.name.as_str()) {
@@ -417,7 +478,7 @@ impl<'m> Resolver<'m> {
         let word = segs[1].name.as_str();
         match first.name.as_str() {
             "consumer" => {
-                let c = &self.instances[consumer];
+                let c = &self.world().instances[consumer];
                 let text = match word {
                     "login" => c.login.clone(),
                     "instance" => c.name.clone(),
@@ -434,20 +495,15 @@ impl<'m> Resolver<'m> {
     }
 
     /// Field `field` of contract requirement `req` of instance `i`.
-    pub(super) fn field_value(
-        &mut self,
-        i: InstanceId,
-        req: &'m str,
-        field: &str,
-    ) -> Option<Resolved> {
-        let info = self.requirement(i, req)?;
+    fn field_value(&mut self, i: InstanceId, req: &'m str, field: &str) -> Option<Resolved> {
+        let info = self.world().requirement(i, req)?;
         let contract = info.contract.as_deref()?;
         let fi = contract.fields.get(field)?;
         if fi.given {
             return self.given_value(i, req, field);
         }
-        let answer = self.instances[i].answers.get(req)?.clone();
-        let node = &self.nodes[self.instances[i].node];
+        let answer = self.world().instances[i].answers.get(req)?.clone();
+        let node = &self.world().nodes[self.world().instances[i].node];
         match (answer, field) {
             (Answer::Directory { path, .. }, "path") | (Answer::Access { path }, "path") => {
                 Some(Resolved::HostPath(path))
@@ -460,19 +516,26 @@ impl<'m> Resolver<'m> {
                 Ty::Hostname,
             )),
             (Answer::Node, "mesh_names") => Some(Resolved::Plain(
-                Value::List(self.mesh_names().into_iter().map(Value::Str).collect()),
+                Value::List(
+                    self.world()
+                        .mesh_names
+                        .to_vec()
+                        .into_iter()
+                        .map(Value::Str)
+                        .collect(),
+                ),
                 Ty::List(Box::new(Ty::Hostname)),
             )),
             (Answer::Identity, "login") => Some(Resolved::Plain(
-                Value::Str(self.instances[i].login.clone()),
+                Value::Str(self.world().instances[i].login.clone()),
                 Ty::String,
             )),
             (Answer::Identity, "instance") => Some(Resolved::Plain(
-                Value::Str(self.instances[i].name.clone()),
+                Value::Str(self.world().instances[i].name.clone()),
                 Ty::String,
             )),
             (Answer::Identity, "module") => Some(Resolved::Plain(
-                Value::Str(self.instances[i].module_name.clone()),
+                Value::Str(self.world().instances[i].module_name.clone()),
                 Ty::String,
             )),
             (Answer::Module { .. }, _) => self.module_answer(i, req, field),
@@ -480,41 +543,120 @@ impl<'m> Resolver<'m> {
         }
     }
 
-    /// The private name of every node of the mesh, in node order.
-    pub(super) fn mesh_names(&self) -> Vec<String> {
-        self.mesh_names.clone()
-    }
-
     /// The answer to field `field` of module requirement `req` of `consumer`: a sealed
     /// reference for a secret field, else the provider's `provides` answer evaluated for
     /// this consumer, else the contract's default.
-    pub(super) fn module_answer(
+    fn module_answer(
         &mut self,
         consumer: InstanceId,
         req: &'m str,
         field: &str,
     ) -> Option<Resolved> {
-        let Some(Answer::Module { provider, .. }) = self.instances[consumer].answers.get(req)
+        let Some(Answer::Module { provider, .. }) =
+            self.world().instances[consumer].answers.get(req)
         else {
             return None;
         };
         let provider = *provider;
-        let (r, _, info) = self.module_of(consumer)?.scope.requirements.get_full(req)?;
+        let (r, _, info) = self
+            .world()
+            .module_of(consumer)?
+            .scope
+            .requirements
+            .get_full(req)?;
         let contract: &'m ContractInfo = info.contract.as_deref()?;
         let (f, field, fi): (usize, &'m String, _) = contract.fields.get_full(field)?;
         if fi.secret {
-            let key = self.instances[consumer].secret_key(req, field);
+            let key = self.world().instances[consumer].secret_key(req, field);
             return Some(Resolved::Sealed(Box::new(SealedRef {
-                by: self.instance_ref(provider),
+                by: self.world().instance_ref(provider),
                 key,
             })));
         }
-        let (r, f) = (r as u32, f as u32);
-        self.demand(Key::Answer(consumer, r, f));
-        match self.eval.answer_memo.get(&(consumer, r, f)) {
-            Some(Memo::Done(v)) => v.clone(),
+        self.answer_memo(consumer, r as u32, f as u32)
+    }
+
+    /// Given field `field` of contract requirement `req` of instance `i`: the
+    /// assignment's value, else the definition's, else the contract's default, else
+    /// refused (E0501). A definition's value that reads a requirement is checked once
+    /// resolved (E0304, E0314).
+    fn given_value(&mut self, i: InstanceId, req: &'m str, field: &str) -> Option<Resolved> {
+        let (r, _, info) = self
+            .world()
+            .module_of(i)?
+            .scope
+            .requirements
+            .get_full(req)?;
+        let contract: &'m ContractInfo = info.contract.as_deref()?;
+        let (f, _, fi) = contract.fields.get_full(field)?;
+        // One notion of taint: a field declared `secret` is secret here as it is to the
+        // checker (`target_is_secret` in `check::expressions`), `given` or not. A given
+        // secret field is refused (E0205) and has no plain value to read, from the
+        // assignment, the definition or a default.
+        if fi.secret {
+            return None;
+        }
+        self.given_memo(i, r as u32, f as u32)
+    }
+
+    /// Given field `field` of requirement `req` of instance `i`, as text.
+    fn given_text(&mut self, i: InstanceId, req: &'m str, field: &str) -> Option<String> {
+        match self.given_value(i, req, field)? {
+            Resolved::Plain(v, ty) => Some(text_of(&v, &ty)),
             _ => None,
         }
+    }
+
+    /// What `reference` reads through a loop variable of instance `i`, if its first
+    /// word names one (see [`super::loops`]).
+    fn eval_loop_ref(&mut self, i: InstanceId, reference: &Reference) -> Option<Option<Resolved>> {
+        super::loops::eval_loop_ref(self, i, reference)
+    }
+
+    /// Renders `f` in instance `i`'s scope (see [`super::loops`]).
+    fn eval_for(&mut self, i: InstanceId, ctx: Ctx<'m>, f: &ForExpr) -> Option<Resolved> {
+        super::loops::eval_for(self, i, ctx, f)
+    }
+
+    /// The name a template gives `reference` (see [`super::loops`]).
+    fn reference_name(&self, i: InstanceId, reference: &Reference) -> String {
+        super::loops::reference_name(self, i, reference)
+    }
+}
+
+impl<'m> Evaluate<'m> for Resolver<'m> {
+    fn world(&self) -> World<'_, 'm> {
+        Resolver::world(self)
+    }
+
+    fn operator_memo(&mut self, i: InstanceId, r: u32) -> Option<OperatorValue> {
+        self.demand(Key::Operator(i, r));
+        self.eval.values.operator(i, r)
+    }
+
+    fn given_memo(&mut self, i: InstanceId, r: u32, f: u32) -> Option<Resolved> {
+        self.demand(Key::Given(i, r, f));
+        self.eval.values.given(i, r, f)
+    }
+
+    fn answer_memo(&mut self, consumer: InstanceId, r: u32, f: u32) -> Option<Resolved> {
+        self.demand(Key::Answer(consumer, r, f));
+        self.eval.values.answer(consumer, r, f)
+    }
+
+    fn bindings(&self) -> &Vec<super::loops::Binding<'m>> {
+        &self.eval.loop_bindings
+    }
+
+    fn bindings_mut(&mut self) -> &mut Vec<super::loops::Binding<'m>> {
+        &mut self.eval.loop_bindings
+    }
+}
+
+impl<'m> Resolver<'m> {
+    /// The node and instance name of instance `i`.
+    pub(super) fn instance_ref(&self, i: InstanceId) -> InstanceRef {
+        self.world().instance_ref(i)
     }
 
     /// The provider's `provides` answer to field `field` of `consumer`'s module
@@ -560,34 +702,6 @@ impl<'m> Resolver<'m> {
         }
     }
 
-    /// Given field `field` of contract requirement `req` of instance `i`: the
-    /// assignment's value, else the definition's, else the contract's default, else
-    /// refused (E0501). A definition's value that reads a requirement is checked once
-    /// resolved (E0304, E0314).
-    pub(super) fn given_value(
-        &mut self,
-        i: InstanceId,
-        req: &'m str,
-        field: &str,
-    ) -> Option<Resolved> {
-        let (r, _, info) = self.module_of(i)?.scope.requirements.get_full(req)?;
-        let contract: &'m ContractInfo = info.contract.as_deref()?;
-        let (f, _, fi) = contract.fields.get_full(field)?;
-        // One notion of taint: a field declared `secret` is secret here as it is to the
-        // checker (`target_is_secret` in `check::expressions`), `given` or not. A given
-        // secret field is refused (E0205) and has no plain value to read, from the
-        // assignment, the definition or a default.
-        if fi.secret {
-            return None;
-        }
-        let (r, f) = (r as u32, f as u32);
-        self.demand(Key::Given(i, r, f));
-        match self.eval.given_memo.get(&(i, r, f)) {
-            Some(Memo::Done(v)) => v.clone(),
-            _ => None,
-        }
-    }
-
     /// Whether `key` is being computed (`Some(false)`), done (`Some(true)`) or not yet
     /// asked for (`None`).
     fn memo_done(&self, key: Key) -> Option<bool> {
@@ -595,11 +709,12 @@ impl<'m> Resolver<'m> {
         match key {
             Key::Operator(i, r) => self
                 .eval
-                .operator_memo
+                .values
+                .operator
                 .get(&(i, r))
                 .map(|m| matches!(m, Memo::Done(_))),
-            Key::Given(i, r, f) => done(self.eval.given_memo.get(&(i, r, f))),
-            Key::Answer(i, r, f) => done(self.eval.answer_memo.get(&(i, r, f))),
+            Key::Given(i, r, f) => done(self.eval.values.given.get(&(i, r, f))),
+            Key::Answer(i, r, f) => done(self.eval.values.answer.get(&(i, r, f))),
         }
     }
 
@@ -663,9 +778,9 @@ impl<'m> Resolver<'m> {
                 }
             }
         }
-        self.eval.operator_memo.reserve(operators);
-        self.eval.given_memo.reserve(givens);
-        self.eval.answer_memo.reserve(answers);
+        self.eval.values.operator.reserve(operators);
+        self.eval.values.given.reserve(givens);
+        self.eval.values.answer.reserve(answers);
     }
 
     /// Computes `key` into its memo unless it is there. Values read one another to any
@@ -720,41 +835,41 @@ impl<'m> Resolver<'m> {
         self.eval.depth += 1;
         let done = match key {
             Key::Operator(i, r) => {
-                self.eval.operator_memo.insert((i, r), Memo::InProgress);
+                self.eval.values.operator.insert((i, r), Memo::InProgress);
                 let v = match self.requirement_at(i, r) {
                     Some((req, _)) => self.compute_operator_value(i, req),
                     None => None,
                 };
                 let done = self.eval.deferred.is_none();
                 match done {
-                    true => self.eval.operator_memo.insert((i, r), Memo::Done(v)),
-                    false => self.eval.operator_memo.remove(&(i, r)),
+                    true => self.eval.values.operator.insert((i, r), Memo::Done(v)),
+                    false => self.eval.values.operator.remove(&(i, r)),
                 };
                 done
             }
             Key::Given(i, r, f) => {
-                self.eval.given_memo.insert((i, r, f), Memo::InProgress);
+                self.eval.values.given.insert((i, r, f), Memo::InProgress);
                 let v = match self.field_at(i, r, f) {
                     Some((req, field)) => self.compute_given(i, req, field),
                     None => None,
                 };
                 let done = self.eval.deferred.is_none();
                 match done {
-                    true => self.eval.given_memo.insert((i, r, f), Memo::Done(v)),
-                    false => self.eval.given_memo.remove(&(i, r, f)),
+                    true => self.eval.values.given.insert((i, r, f), Memo::Done(v)),
+                    false => self.eval.values.given.remove(&(i, r, f)),
                 };
                 done
             }
             Key::Answer(c, r, f) => {
-                self.eval.answer_memo.insert((c, r, f), Memo::InProgress);
+                self.eval.values.answer.insert((c, r, f), Memo::InProgress);
                 let v = match self.field_at(c, r, f) {
                     Some((req, field)) => self.compute_answer(c, req, field),
                     None => None,
                 };
                 let done = self.eval.deferred.is_none();
                 match done {
-                    true => self.eval.answer_memo.insert((c, r, f), Memo::Done(v)),
-                    false => self.eval.answer_memo.remove(&(c, r, f)),
+                    true => self.eval.values.answer.insert((c, r, f), Memo::Done(v)),
+                    false => self.eval.values.answer.remove(&(c, r, f)),
                 };
                 done
             }
@@ -878,7 +993,7 @@ impl<'m> Resolver<'m> {
         let value = self.module_answer(i, req, &fi.name);
         let clean_provider = self
             .module_of(provider)
-            .filter(|pm| pm.errors().is_empty() && !self.is_refused(provider));
+            .filter(|pm| self.errors_of(pm).is_empty() && !self.is_refused(provider));
         let Some(pm) = clean_provider else {
             return; // the provider is left out; this consumer waits for it (E0514)
         };

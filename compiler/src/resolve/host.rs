@@ -4,6 +4,7 @@
 //! things stay singular: one directory at one host path (E0511), one host port once on a
 //! node (E0519).
 
+use super::evaluate::Evaluate as _;
 use super::fx_hash::{FxHashMap, FxHashSet};
 use super::{Answer, IdVec, InstanceId, NodeId, NodeInfo, Placement, Ports, Resolver, identity};
 use crate::check::registry::ProviderKind;

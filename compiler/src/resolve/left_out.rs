@@ -16,7 +16,9 @@ impl<'m> Resolver<'m> {
     /// module with errors, or a node with errors.
     fn refused_by_itself(&self, i: InstanceId) -> bool {
         self.is_refused(i)
-            || self.module_of(i).is_none_or(|m| !m.errors().is_empty())
+            || self
+                .module_of(i)
+                .is_none_or(|m| !self.errors_of(m).is_empty())
             || !self.nodes[self.instances[i].node].errors.is_empty()
     }
 
@@ -92,7 +94,7 @@ impl<'m> Resolver<'m> {
                 ));
             }
             Some(m) => {
-                if let Some(d) = m.errors().first() {
+                if let Some(d) = self.errors_of(m).first() {
                     return Some((
                         format!(
                             "its module `{}` has errors (the first: {})",

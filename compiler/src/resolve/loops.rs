@@ -7,8 +7,8 @@
 //! (`c.alpha_forge.password`, `x.0`), so two elements never share a name in the
 //! template's references.
 
-use super::evaluate::{Ctx, Resolved};
-use super::{Answer, InstanceId, Resolver};
+use super::evaluate::{Ctx, Evaluate, Resolved};
+use super::{Answer, InstanceId, World};
 use crate::check::registry::ContractInfo;
 use crate::check::types::{Ty, Value};
 use crate::syntax::ast::{ForExpr, Iterable, Reference, SmolStr};
@@ -37,182 +37,188 @@ pub(crate) enum Bound<'m> {
     Item(Value, Ty),
 }
 
-impl<'m> Resolver<'m> {
-    /// The consumers instance `i` answers for `contract` and builds for: `(consumer,
-    /// requirement)` in a stable order (node name, instance name, requirement).
-    pub(crate) fn consumers_for(
-        &self,
-        i: InstanceId,
-        contract: &str,
-    ) -> Vec<(InstanceId, &'m str)> {
-        let mut out = Vec::new();
-        for (c, inst) in self.instances.iter_enumerated() {
-            if inst.left_out {
-                continue;
-            }
-            let Some(m) = self.module_of(c) else { continue };
-            for (&req, info) in &m.scope.requirements {
-                if let Some(Answer::Module { provider, .. }) = inst.answers.get(req)
-                    && *provider == i
-                    && info.contract_name() == Some(contract)
-                {
-                    out.push((c, req));
-                }
+/// The consumers instance `i` answers for `contract` and builds for: `(consumer,
+/// requirement)` in a stable order (node name, instance name, requirement).
+fn consumers_for<'m>(
+    w: World<'_, 'm>,
+    i: InstanceId,
+    contract: &str,
+) -> Vec<(InstanceId, &'m str)> {
+    let mut out = Vec::new();
+    for (c, inst) in w.instances.iter_enumerated() {
+        if inst.left_out {
+            continue;
+        }
+        let Some(m) = w.module_of(c) else { continue };
+        for (&req, info) in &m.scope.requirements {
+            if let Some(Answer::Module { provider, .. }) = inst.answers.get(req)
+                && *provider == i
+                && info.contract_name() == Some(contract)
+            {
+                out.push((c, req));
             }
         }
-        out.sort_by(|a, b| {
-            (self.node_name(a.0), &self.instances[a.0].name, a.1).cmp(&(
-                self.node_name(b.0),
-                &self.instances[b.0].name,
-                b.1,
-            ))
+    }
+    out.sort_by(|a, b| {
+        (w.node_name(a.0), &w.instances[a.0].name, a.1).cmp(&(
+            w.node_name(b.0),
+            &w.instances[b.0].name,
+            b.1,
+        ))
+    });
+    out
+}
+
+/// The binding of `name` in instance `i`'s loops, innermost first.
+fn binding<'e, 'm: 'e, E: Evaluate<'m> + ?Sized>(
+    e: &'e E,
+    i: InstanceId,
+    name: &str,
+) -> Option<&'e Binding<'m>> {
+    e.bindings()
+        .iter()
+        .rev()
+        .find(|b| b.instance == i && b.name == name)
+}
+
+/// The name a template gives `reference`: its dotted text, the loop variable it
+/// starts with replaced by the element's label.
+pub(crate) fn reference_name<'m, E: Evaluate<'m> + ?Sized>(
+    e: &E,
+    i: InstanceId,
+    reference: &Reference,
+) -> String {
+    let dotted = reference.dotted();
+    let Some(first) = reference.segments.first() else {
+        return dotted;
+    };
+    match binding(e, i, &first.name) {
+        Some(b) => format!("{}{}", b.label, &dotted[first.name.len()..]),
+        None => dotted,
+    }
+}
+
+/// What `reference` reads through a loop variable of instance `i`, if its first word
+/// names one.
+pub(crate) fn eval_loop_ref<'m, E: Evaluate<'m> + ?Sized>(
+    e: &mut E,
+    i: InstanceId,
+    reference: &Reference,
+) -> Option<Option<Resolved>> {
+    let segs = &reference.segments;
+    let b = binding(e, i, &segs.first()?.name)?.value.clone();
+    let words: Vec<&str> = segs[1..].iter().map(|s| s.name.as_str()).collect();
+    Some(match b {
+        Bound::Item(v, ty) => words.is_empty().then_some(Resolved::Plain(v, ty)),
+        Bound::Consumer {
+            consumer,
+            requirement,
+            contract,
+        } => {
+            let w = e.world();
+            let c = &w.instances[consumer];
+            let text = |s: &str| Some(Resolved::Plain(Value::Str(s.to_string()), Ty::String));
+            match words.as_slice() {
+                ["login"] => text(&c.login),
+                ["instance"] => text(&c.name),
+                ["module"] => text(&c.module_name),
+                ["node"] => w.nodes[c.node]
+                    .private_name
+                    .clone()
+                    .map(|n| Resolved::Plain(Value::Str(n), Ty::Hostname)),
+                ["given", field] if contract.fields.get(*field).is_some_and(|f| f.given) => {
+                    e.given_value(consumer, requirement, field)
+                }
+                [field] if contract.fields.get(*field).is_some_and(|f| !f.given) => {
+                    e.module_answer(consumer, requirement, field)
+                }
+                _ => None,
+            }
+        }
+    })
+}
+
+/// Renders `f` in instance `i`'s scope.
+pub(crate) fn eval_for<'m, E: Evaluate<'m> + ?Sized>(
+    e: &mut E,
+    i: InstanceId,
+    ctx: Ctx<'m>,
+    f: &ForExpr,
+) -> Option<Resolved> {
+    let template = f.template.as_ref()?;
+    let prefix = e
+        .bindings()
+        .iter()
+        .rev()
+        .find(|b| b.instance == i)
+        .map(|b| format!("{}.", b.label))
+        .unwrap_or_default();
+    let var = &f.var.name;
+    let elements: Vec<(String, Bound<'m>)> = match f.iterable.as_ref()? {
+        Iterable::Consumers { contract, .. } => {
+            let name = contract.as_ref()?.name.as_str();
+            let registry: &'m crate::check::registry::Registry = e.world().registry;
+            let contract: &'m ContractInfo = registry.contracts.get(name)?;
+            let w = e.world();
+            let consumers = consumers_for(w, i, name);
+            consumers
+                .iter()
+                .map(|&(c, req)| {
+                    let login = &w.instances[c].login;
+                    let twice = consumers
+                        .iter()
+                        .filter(|&&(o, _)| w.instances[o].login == *login)
+                        .count()
+                        > 1;
+                    let key = if twice {
+                        format!("{login}.{req}")
+                    } else {
+                        login.clone()
+                    };
+                    (
+                        format!("{prefix}{var}.{key}"),
+                        Bound::Consumer {
+                            consumer: c,
+                            requirement: req,
+                            contract,
+                        },
+                    )
+                })
+                .collect()
+        }
+        Iterable::List(r) => match e.eval_ref(i, ctx, r)? {
+            Resolved::Plain(Value::List(items), Ty::List(inner)) => items
+                .into_iter()
+                .enumerate()
+                .map(|(k, v)| {
+                    (
+                        format!("{prefix}{var}.{k}"),
+                        Bound::Item(v, (*inner).clone()),
+                    )
+                })
+                .collect(),
+            Resolved::Plain(Value::List(items), _) => items
+                .into_iter()
+                .enumerate()
+                .map(|(k, v)| {
+                    let ty = v.ty();
+                    (format!("{prefix}{var}.{k}"), Bound::Item(v, ty))
+                })
+                .collect(),
+            _ => return None, // a secret or a value that is not a list: the checker's
+        },
+    };
+    let mut parts = Vec::new();
+    for (label, value) in elements {
+        e.bindings_mut().push(Binding {
+            instance: i,
+            name: var.clone(),
+            label,
+            value,
         });
-        out
+        let rendered = e.string_parts(i, ctx, template);
+        e.bindings_mut().pop();
+        parts.extend(rendered?);
     }
-
-    /// The binding of `name` in instance `i`'s loops, innermost first.
-    fn binding(&self, i: InstanceId, name: &str) -> Option<&Binding<'m>> {
-        self.eval
-            .loop_bindings
-            .iter()
-            .rev()
-            .find(|b| b.instance == i && b.name == name)
-    }
-
-    /// The name a template gives `reference`: its dotted text, the loop variable it
-    /// starts with replaced by the element's label.
-    pub(crate) fn reference_name(&self, i: InstanceId, reference: &Reference) -> String {
-        let dotted = reference.dotted();
-        let Some(first) = reference.segments.first() else {
-            return dotted;
-        };
-        match self.binding(i, &first.name) {
-            Some(b) => format!("{}{}", b.label, &dotted[first.name.len()..]),
-            None => dotted,
-        }
-    }
-
-    /// What `reference` reads through a loop variable of instance `i`, if its first word
-    /// names one.
-    pub(crate) fn eval_loop_ref(
-        &mut self,
-        i: InstanceId,
-        reference: &Reference,
-    ) -> Option<Option<Resolved>> {
-        let segs = &reference.segments;
-        let b = self.binding(i, &segs.first()?.name)?.value.clone();
-        let words: Vec<&str> = segs[1..].iter().map(|s| s.name.as_str()).collect();
-        Some(match b {
-            Bound::Item(v, ty) => words.is_empty().then_some(Resolved::Plain(v, ty)),
-            Bound::Consumer {
-                consumer,
-                requirement,
-                contract,
-            } => {
-                let c = &self.instances[consumer];
-                let text = |s: &str| Some(Resolved::Plain(Value::Str(s.to_string()), Ty::String));
-                match words.as_slice() {
-                    ["login"] => text(&c.login),
-                    ["instance"] => text(&c.name),
-                    ["module"] => text(&c.module_name),
-                    ["node"] => self.nodes[c.node]
-                        .private_name
-                        .clone()
-                        .map(|n| Resolved::Plain(Value::Str(n), Ty::Hostname)),
-                    ["given", field] if contract.fields.get(*field).is_some_and(|f| f.given) => {
-                        self.given_value(consumer, requirement, field)
-                    }
-                    [field] if contract.fields.get(*field).is_some_and(|f| !f.given) => {
-                        self.module_answer(consumer, requirement, field)
-                    }
-                    _ => None,
-                }
-            }
-        })
-    }
-
-    /// Renders `f` in instance `i`'s scope.
-    pub(crate) fn eval_for(
-        &mut self,
-        i: InstanceId,
-        ctx: Ctx<'m>,
-        f: &ForExpr,
-    ) -> Option<Resolved> {
-        let template = f.template.as_ref()?;
-        let prefix = self
-            .eval
-            .loop_bindings
-            .iter()
-            .rev()
-            .find(|b| b.instance == i)
-            .map(|b| format!("{}.", b.label))
-            .unwrap_or_default();
-        let var = &f.var.name;
-        let elements: Vec<(String, Bound<'m>)> = match f.iterable.as_ref()? {
-            Iterable::Consumers { contract, .. } => {
-                let name = contract.as_ref()?.name.as_str();
-                let registry: &'m crate::check::registry::Registry = self.registry;
-                let contract: &'m ContractInfo = registry.contracts.get(name)?;
-                let consumers = self.consumers_for(i, name);
-                consumers
-                    .iter()
-                    .map(|&(c, req)| {
-                        let login = &self.instances[c].login;
-                        let twice = consumers
-                            .iter()
-                            .filter(|&&(o, _)| self.instances[o].login == *login)
-                            .count()
-                            > 1;
-                        let key = if twice {
-                            format!("{login}.{req}")
-                        } else {
-                            login.clone()
-                        };
-                        (
-                            format!("{prefix}{var}.{key}"),
-                            Bound::Consumer {
-                                consumer: c,
-                                requirement: req,
-                                contract,
-                            },
-                        )
-                    })
-                    .collect()
-            }
-            Iterable::List(r) => match self.eval_ref(i, ctx, r)? {
-                Resolved::Plain(Value::List(items), Ty::List(inner)) => items
-                    .into_iter()
-                    .enumerate()
-                    .map(|(k, v)| {
-                        (
-                            format!("{prefix}{var}.{k}"),
-                            Bound::Item(v, (*inner).clone()),
-                        )
-                    })
-                    .collect(),
-                Resolved::Plain(Value::List(items), _) => items
-                    .into_iter()
-                    .enumerate()
-                    .map(|(k, v)| {
-                        let ty = v.ty();
-                        (format!("{prefix}{var}.{k}"), Bound::Item(v, ty))
-                    })
-                    .collect(),
-                _ => return None, // a secret or a value that is not a list: the checker's
-            },
-        };
-        let mut parts = Vec::new();
-        for (label, value) in elements {
-            self.eval.loop_bindings.push(Binding {
-                instance: i,
-                name: var.clone(),
-                label,
-                value,
-            });
-            let rendered = self.string_parts(i, ctx, template);
-            self.eval.loop_bindings.pop();
-            parts.extend(rendered?);
-        }
-        super::evaluate::finish_parts(parts)
-    }
+    super::evaluate::finish_parts(parts)
 }

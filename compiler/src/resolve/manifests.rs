@@ -1,12 +1,18 @@
 //! Assembling the manifests of §9: one per node, its built instances in source order
 //! (requirements, containers, what each provides and to whom), what was left out and
 //! why, and the digest.
+//!
+//! The last phase. It reads the products of the phases before it (the instances with
+//! their answers, and the values phase's [`Values`]) and changes none of them: each
+//! node's manifest is built by a [`Builder`] of its own, on every core, in the mesh's
+//! node order whatever the number of threads.
 
-use super::evaluate::{Resolved, json_of, text_of};
+use super::evaluate::{Evaluate, OperatorValue, Resolved, json_of};
 use super::ids::Id;
+use super::loops::Binding;
 use super::{
-    Answer, IdVec, InstanceId, LeftOutAssignment, MeshOutcome, NodeId, Ports, ProviderChoice,
-    Resolver,
+    Answer, IdVec, InstanceId, LeftOutAssignment, MeshOutcome, NodeId, Output, Ports,
+    ProviderChoice, Resolver, Values, World,
 };
 use crate::check::types::Value;
 use crate::emit::{
@@ -16,64 +22,106 @@ use crate::emit::{
     Retired,
 };
 use indexmap::IndexMap;
+use std::collections::{BTreeMap, BTreeSet};
 
-impl<'m> Resolver<'m> {
-    /// Builds every instance that is not left out. Building can still refuse one (a value
-    /// reading itself); then what waits for it is left out too and the rest rebuilt.
-    ///
-    /// Without manifests (`meshc check`) nothing is built: only the instances' ids are
-    /// kept. Building reads values only through the memo tables, and
-    /// [`Resolver::evaluate_requirements`] has already computed every entry they can hold
-    /// (each operator value, each given field, each plain field a provider answers), so
-    /// building refuses nothing it had not refused then; `tests/check_mode.rs` holds the
-    /// two modes' diagnostics equal on every fixture.
-    pub(super) fn build_instances(&mut self) -> Vec<(InstanceId, Option<Instance>)> {
-        if !self.input.manifests {
-            return self
-                .instances
-                .iter_enumerated()
-                .filter(|(_, s)| !s.left_out)
-                .map(|(i, _)| (i, None))
-                .collect();
-        }
-        loop {
-            let before: Vec<usize> = self.instances.iter().map(|s| s.refusals.len()).collect();
-            let mut built = Vec::new();
-            for i in self.instances.ids() {
-                if !self.instances[i].left_out {
-                    let instance = self.build_instance(i);
-                    built.push((i, self.input.manifests.then_some(instance)));
-                }
-            }
-            let grew = self
-                .instances
-                .iter()
-                .zip(&before)
-                .any(|(s, &n)| !s.left_out && s.refusals.len() > n);
-            if !grew {
-                return built;
-            }
-            self.leave_out_refused();
+/// What an instance wrote: container → the paths of its files and secret files.
+type WrittenBy = BTreeMap<String, Vec<String>>;
+
+/// Builds the manifests of one node or more from the products of the phases before:
+/// evaluation reads the values phase's memo tables and never computes one, so building
+/// refuses nothing and needs nothing but shared references (one builder per thread).
+pub(crate) struct Builder<'a, 'm> {
+    pub(super) world: World<'a, 'm>,
+    values: &'a Values,
+    /// The loop variables bound while a `for` template renders, innermost last.
+    bindings: Vec<Binding<'m>>,
+}
+
+impl<'m> Evaluate<'m> for Builder<'_, 'm> {
+    fn world(&self) -> World<'_, 'm> {
+        self.world
+    }
+
+    fn operator_memo(&mut self, i: InstanceId, r: u32) -> Option<OperatorValue> {
+        self.values.operator(i, r)
+    }
+
+    fn given_memo(&mut self, i: InstanceId, r: u32, f: u32) -> Option<Resolved> {
+        self.values.given(i, r, f)
+    }
+
+    fn answer_memo(&mut self, consumer: InstanceId, r: u32, f: u32) -> Option<Resolved> {
+        self.values.answer(consumer, r, f)
+    }
+
+    fn bindings(&self) -> &Vec<Binding<'m>> {
+        &self.bindings
+    }
+
+    fn bindings_mut(&mut self) -> &mut Vec<Binding<'m>> {
+        &mut self.bindings
+    }
+}
+
+/// What every node's manifest reads besides the world and the values, made once before
+/// the nodes are built.
+struct Shared<'a, 'm> {
+    mesh: &'a str,
+    /// Each node's built instances, in source order.
+    built_on: IdVec<NodeId, Vec<InstanceId>>,
+    /// provider → (consumer, requirement), for built consumers, in source order.
+    consumers_of: IdVec<InstanceId, Vec<(InstanceId, &'m str)>>,
+    /// Each node's left-out assignments, in source order.
+    left_out_on: IdVec<NodeId, Vec<&'a LeftOutAssignment>>,
+    /// What the previous build wrote (the lock's `written`).
+    previous: &'a BTreeMap<String, WrittenBy>,
+    /// The `node/instance` keys of what is left out or dropped: not rebuilt, so what it
+    /// wrote stays as the previous build recorded it.
+    kept: BTreeSet<String>,
+}
+
+/// One node's manifest, and what each of its instances wrote (`node/instance` keys).
+struct NodeBuilt {
+    manifest: Manifest,
+    written: Vec<(String, WrittenBy)>,
+}
+
+/// What the manifests phase keeps of a node: its manifest, or only its files' bytes.
+enum NodeKept {
+    Manifest(Manifest),
+    Files {
+        json: Vec<u8>,
+        compose: Option<Vec<u8>>,
+    },
+}
+
+impl<'a, 'm> Builder<'a, 'm> {
+    fn new(world: World<'a, 'm>, values: &'a Values) -> Self {
+        Builder {
+            world,
+            values,
+            bindings: Vec::new(),
         }
     }
 
     fn build_instance(&mut self, i: InstanceId) -> Instance {
         let mut requirements = IndexMap::new();
-        if let Some(m) = self.module_of(i) {
+        if let Some(m) = self.world.module_of(i) {
             for &req in m.scope.requirements.keys() {
                 if let Some(entry) = self.requirement_entry(i, req) {
                     requirements.insert(req.to_string(), entry);
                 }
             }
         }
+        let inst = &self.world.instances[i];
         Instance {
-            instance: self.instances[i].name.clone(),
-            module: self.instances[i].module_name.clone(),
-            login: self.instances[i].login.clone(),
+            instance: inst.name.clone(),
+            module: inst.module_name.clone(),
+            login: inst.login.clone(),
             requirements,
             containers: self.build_containers(i),
             provides: Vec::new(),
-            genesis: self.instances[i].settings.genesis,
+            genesis: inst.settings.genesis,
         }
     }
 
@@ -96,22 +144,10 @@ impl<'m> Resolver<'m> {
         }
     }
 
-    pub(super) fn given_text(
-        &mut self,
-        i: InstanceId,
-        req: &'m str,
-        field: &str,
-    ) -> Option<String> {
-        match self.given_value(i, req, field)? {
-            Resolved::Plain(v, ty) => Some(text_of(&v, &ty)),
-            _ => None,
-        }
-    }
-
     /// The manifest entry of requirement `req` of instance `i`.
     fn requirement_entry(&mut self, i: InstanceId, req: &'m str) -> Option<Requirement> {
-        let answer = self.instances[i].answers.get(req).cloned();
-        let info = self.requirement(i, req)?;
+        let answer = self.world.instances[i].answers.get(req).cloned();
+        let info = self.world.requirement(i, req)?;
         let contract_name = info.contract_name().unwrap_or("").to_string();
         Some(match answer {
             Some(Answer::Operator) | Some(Answer::SecretOperator { .. }) | None
@@ -161,20 +197,22 @@ impl<'m> Resolver<'m> {
             Some(Answer::Node) => Requirement::Node(NodeRequirement {
                 kind: "host".into(),
                 contract: contract_name,
-                private_name: self.nodes[self.instances[i].node].private_name.clone()?,
-                mesh_names: self.mesh_names(),
+                private_name: self.world.nodes[self.world.instances[i].node]
+                    .private_name
+                    .clone()?,
+                mesh_names: self.world.mesh_names.to_vec(),
             }),
             Some(Answer::Identity) => Requirement::Identity(IdentityRequirement {
                 kind: "mesh".into(),
                 contract: contract_name,
-                login: self.instances[i].login.clone(),
-                instance: self.instances[i].name.clone(),
-                module: self.instances[i].module_name.clone(),
+                login: self.world.instances[i].login.clone(),
+                instance: self.world.instances[i].name.clone(),
+                module: self.world.instances[i].module_name.clone(),
             }),
             Some(Answer::Module { provider, by }) => Requirement::Module(ModuleRequirement {
                 kind: "module".into(),
                 contract: contract_name,
-                provider: self.instance_ref(provider),
+                provider: self.world.instance_ref(provider),
                 by,
             }),
             Some(Answer::Absent) => Requirement::Absent(AbsentRequirement {
@@ -186,90 +224,205 @@ impl<'m> Resolver<'m> {
         })
     }
 
-    /// The consumers of every built provider, in source order, and the manifests.
-    pub(super) fn assemble(
-        &mut self,
-        mut built: Vec<(InstanceId, Option<Instance>)>,
-        ports: Ports,
-    ) -> MeshOutcome {
-        // provider → (consumer, requirement), for built consumers, in source order (none
-        // without manifests: nothing reads them).
-        let mut consumers_of: IdVec<InstanceId, Vec<(InstanceId, &'m str)>> =
-            IdVec::filled(self.instances.len(), Vec::new());
-        for &(c, _) in built.iter().filter(|_| self.input.manifests) {
-            let Some(m) = self.module_of(c) else { continue };
-            for &req in m.scope.requirements.keys() {
-                if let Some(Answer::Module { provider, .. }) = self.instances[c].answers.get(req) {
-                    consumers_of[*provider].push((c, req));
+    /// What provider `p` provides, with the consumers it answers (built consumers, in
+    /// source order).
+    fn provided(&mut self, p: InstanceId, shared: &Shared<'_, 'm>) -> Vec<Provided> {
+        let w = self.world;
+        let Some(pm) = w.module_of(p) else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        for &contract in pm.provides.keys() {
+            let mut consumers = Vec::new();
+            for &(c, req) in &shared.consumers_of[p] {
+                let Some(cinfo) = w.requirement(c, req) else {
+                    continue;
+                };
+                if cinfo.contract_name() != Some(contract) {
+                    continue;
                 }
-            }
-        }
-        for (p, instance) in &mut built {
-            // Without manifests there is nothing to fill in: the given fields a consumer
-            // passes were all read (and refused, if need be) by `evaluate_requirements`.
-            let Some(instance) = instance else { continue };
-            let Some(pm) = self.module_of(*p) else {
-                continue;
-            };
-            for &contract in pm.provides.keys() {
-                let mut consumers = Vec::new();
-                for &(c, req) in &consumers_of[*p] {
-                    let Some(cinfo) = self.requirement(c, req) else {
-                        continue;
-                    };
-                    if cinfo.contract_name() != Some(contract) {
-                        continue;
-                    }
-                    let mut given = IndexMap::new();
-                    if let Some(ci) = cinfo.contract.as_deref() {
-                        for f in ci.fields.values().filter(|f| f.given) {
-                            if let Some(v) = self.given_json(c, req, &f.name) {
-                                given.insert(f.name.clone(), v);
-                            }
+                let mut given = IndexMap::new();
+                if let Some(ci) = cinfo.contract.as_deref() {
+                    for f in ci.fields.values().filter(|f| f.given) {
+                        if let Some(v) = self.given_json(c, req, &f.name) {
+                            given.insert(f.name.clone(), v);
                         }
                     }
-                    let login = &self.instances[c].login;
-                    // Every secret field's key is `<login>/<field>` unless one was
-                    // recorded in another form; then the consumer lists them all.
-                    let secret_fields: Vec<&str> = cinfo
-                        .contract
-                        .as_deref()
-                        .map(|ci| {
-                            ci.fields
-                                .values()
-                                .filter(|f| f.secret)
-                                .map(|f| f.name.as_str())
-                                .collect()
-                        })
-                        .unwrap_or_default();
-                    let derived = secret_fields
-                        .iter()
-                        .all(|&f| !self.instances[c].secret_keys.contains_key(&(req, f)));
-                    let keys = (!derived).then(|| {
-                        secret_fields
-                            .iter()
-                            .map(|&f| (f.to_string(), self.instances[c].secret_key(req, f)))
-                            .collect()
-                    });
-                    consumers.push(Consumer {
-                        node: self.node_name(c).to_string(),
-                        private_name: self.nodes[self.instances[c].node]
-                            .private_name
-                            .clone()
-                            .unwrap_or_default(),
-                        instance: self.instances[c].name.clone(),
-                        login: login.clone(),
-                        given,
-                        requirement: (!derived).then(|| req.to_string()),
-                        keys,
-                    });
                 }
-                instance.provides.push(Provided {
-                    contract: contract.to_string(),
-                    consumers,
+                let inst = &w.instances[c];
+                let login = &inst.login;
+                // Every secret field's key is `<login>/<field>` unless one was recorded
+                // in another form; then the consumer lists them all.
+                let secret_fields: Vec<&str> = cinfo
+                    .contract
+                    .as_deref()
+                    .map(|ci| {
+                        ci.fields
+                            .values()
+                            .filter(|f| f.secret)
+                            .map(|f| f.name.as_str())
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                let derived = secret_fields
+                    .iter()
+                    .all(|&f| !inst.secret_keys.contains_key(&(req, f)));
+                let keys = (!derived).then(|| {
+                    secret_fields
+                        .iter()
+                        .map(|&f| (f.to_string(), inst.secret_key(req, f)))
+                        .collect()
+                });
+                consumers.push(Consumer {
+                    node: w.node_name(c).to_string(),
+                    private_name: w.nodes[inst.node].private_name.clone().unwrap_or_default(),
+                    instance: inst.name.clone(),
+                    login: login.clone(),
+                    given,
+                    requirement: (!derived).then(|| req.to_string()),
+                    keys,
                 });
             }
+            out.push(Provided {
+                contract: contract.to_string(),
+                consumers,
+            });
         }
+        out
+    }
+
+    /// Node `n`'s manifest, its digest filled in, and what its instances wrote.
+    fn node(&mut self, n: NodeId, shared: &Shared<'_, 'm>) -> NodeBuilt {
+        let w = self.world;
+        let node = &w.nodes[n];
+        let mut instances = Vec::with_capacity(shared.built_on[n].len());
+        let mut written = Vec::with_capacity(shared.built_on[n].len());
+        for &i in &shared.built_on[n] {
+            let mut instance = self.build_instance(i);
+            instance.provides = self.provided(i, shared);
+            written.push((
+                format!("{}/{}", node.name, instance.instance),
+                written_by(&instance),
+            ));
+            instances.push(instance);
+        }
+        let left_out = shared.left_out_on[n]
+            .iter()
+            .map(|l| LeftOut {
+                instance: l.instance.clone(),
+                module: l.module.clone(),
+                diagnostics: l
+                    .diagnostics
+                    .iter()
+                    .map(|d| LeftOutDiagnostic {
+                        code: d.code.as_str().to_string(),
+                        message: d.message.clone(),
+                    })
+                    .collect(),
+            })
+            .collect();
+        let retired = retired_on(&node.name, &written, shared);
+        let mut manifest = Manifest {
+            mesh: shared.mesh.to_string(),
+            node: node.name.clone(),
+            digest: String::new(),
+            nodes: Default::default(),
+            instances,
+            left_out,
+            retired,
+        };
+        let mut named = BTreeSet::new();
+        named.insert(manifest.node.clone());
+        // Read from the instances as their JSON would read, without building it. A
+        // failure (no JSON could be made) leaves the node's own name alone.
+        let mut found = BTreeSet::new();
+        if emit::node_names::nodes_named(&manifest.instances, &mut found).is_ok() {
+            named.extend(found);
+        }
+        manifest.nodes = named
+            .into_iter()
+            .filter_map(|name| {
+                let private_name = w.nodes.get(&name)?.private_name.clone()?;
+                Some((name, NodeAddress { private_name }))
+            })
+            .collect();
+        manifest.digest = emit::digest_of(&manifest);
+        NodeBuilt { manifest, written }
+    }
+}
+
+/// What `instance` writes: its containers, each with the sorted paths of its files and
+/// secret files.
+fn written_by(instance: &Instance) -> WrittenBy {
+    instance
+        .containers
+        .iter()
+        .map(|c| {
+            let mut paths: Vec<String> = c
+                .files
+                .iter()
+                .map(|f| f.target.clone())
+                .chain(c.secrets.iter().map(|f| f.target.clone()))
+                .collect();
+            paths.sort();
+            paths.dedup();
+            (c.name.clone(), paths)
+        })
+        .collect()
+}
+
+/// What the previous build wrote on node `node` that this one no longer does: every
+/// container, or file of a container, of an instance rebuilt without it or gone. What
+/// a left-out or dropped assignment wrote stays (it was not rebuilt).
+fn retired_on(
+    node: &str,
+    written: &[(String, WrittenBy)],
+    shared: &Shared<'_, '_>,
+) -> Vec<Retired> {
+    let mut retired = Vec::new();
+    for (key, before) in shared.previous {
+        let Some((on, instance)) = key.split_once('/') else {
+            continue;
+        };
+        if on != node {
+            continue;
+        }
+        let now = written.iter().find(|(k, _)| k == key).map(|(_, c)| c);
+        if now.is_none() && shared.kept.contains(key) {
+            continue;
+        }
+        for (container, paths) in before {
+            match now.and_then(|c| c.get(container)) {
+                None => retired.push(Retired {
+                    instance: instance.to_string(),
+                    container: container.clone(),
+                    path: None,
+                }),
+                Some(now_paths) => {
+                    for p in paths.iter().filter(|p| !now_paths.contains(p)) {
+                        retired.push(Retired {
+                            instance: instance.to_string(),
+                            container: container.clone(),
+                            path: Some(p.clone()),
+                        });
+                    }
+                }
+            }
+        }
+    }
+    retired
+}
+
+impl<'m> Resolver<'m> {
+    /// The outcome: what was left out and why, the provider choices, the lock, every
+    /// diagnostic in order, and (for a build) the manifests, built from `values`.
+    pub(super) fn assemble(&mut self, values: &Values, ports: Ports) -> MeshOutcome {
+        let built: Vec<InstanceId> = self
+            .instances
+            .iter_enumerated()
+            .filter(|(_, s)| !s.left_out)
+            .map(|(i, _)| i)
+            .collect();
 
         // What was left out, in source order, with every reason.
         let mut left_out: Vec<(u32, Option<NodeId>, LeftOutAssignment)> = Vec::new();
@@ -279,7 +432,7 @@ impl<'m> Resolver<'m> {
             }
             let mut diagnostics = self.refusals_of(i);
             if let Some(m) = self.module_of(i) {
-                diagnostics.extend(m.errors().iter().cloned());
+                diagnostics.extend(self.errors_of(m).iter().cloned());
             }
             diagnostics.extend(self.nodes[inst.node].errors.iter().cloned());
             left_out.push((
@@ -310,12 +463,47 @@ impl<'m> Resolver<'m> {
         let choices = self.provider_choices(&built);
         let mut lock = ports.lock;
         lock.written = self.input.lock.written.clone();
-        let (manifests, written) = if self.input.manifests {
-            let (retired, written) = self.remember_written(&built);
-            (self.manifests(built, &left_out, retired), written)
-        } else {
-            (IndexMap::new(), Default::default())
+        let nodes: Vec<super::NodeFacts> = self
+            .nodes
+            .values()
+            .map(|n| super::NodeFacts {
+                name: n.name.clone(),
+                private_name: n.private_name.clone(),
+                private_address: n.private_address.clone(),
+                root: n.root.clone(),
+            })
+            .collect();
+        let (kept, written) = match self.output {
+            Output::Nothing => (Vec::new(), Default::default()),
+            Output::Manifests | Output::Files { .. } => {
+                self.manifests(values, &built, &left_out, &nodes)
+            }
         };
+        let mut manifests = IndexMap::new();
+        let mut files = Vec::new();
+        let mut composes = Vec::new();
+        for kept in kept {
+            match kept {
+                NodeKept::Manifest(m) => {
+                    manifests.insert(m.node.clone(), m);
+                }
+                NodeKept::Files { json, compose } => {
+                    files.push(json);
+                    composes.extend(compose);
+                }
+            }
+        }
+        let files = nodes
+            .iter()
+            .map(|n| format!("{}.json", n.name))
+            .zip(files)
+            .chain(
+                nodes
+                    .iter()
+                    .map(|n| format!("{}/compose.yaml", n.name))
+                    .zip(composes),
+            )
+            .collect();
 
         let diagnostics = super::order_diagnostics(
             &self.mesh_diags,
@@ -334,23 +522,15 @@ impl<'m> Resolver<'m> {
             left_out: left_out.into_iter().map(|(_, _, l)| l).collect(),
             port_moves: ports.moves,
             choices,
-            nodes: self
-                .nodes
-                .values()
-                .map(|n| super::NodeFacts {
-                    name: n.name.clone(),
-                    private_name: n.private_name.clone(),
-                    private_address: n.private_address.clone(),
-                    root: n.root.clone(),
-                })
-                .collect(),
+            nodes,
+            files,
         }
     }
 
     /// How each module requirement of the built instances is answered, in manifest order
     /// (node by node, source order within a node).
-    fn provider_choices(&self, built: &[(InstanceId, Option<Instance>)]) -> Vec<ProviderChoice> {
-        let mut order: Vec<InstanceId> = built.iter().map(|&(i, _)| i).collect();
+    fn provider_choices(&self, built: &[InstanceId]) -> Vec<ProviderChoice> {
+        let mut order: Vec<InstanceId> = built.to_vec();
         order.sort_by_key(|&i| self.instances[i].node);
         let mut out = Vec::new();
         for i in order {
@@ -375,46 +555,39 @@ impl<'m> Resolver<'m> {
         out
     }
 
-    /// One manifest per node: its built instances and what was left out of it, digests
-    /// filled in.
-    /// Records what every built instance writes (containers and their
-    /// file paths), keeps the record of instances left out (they were not rebuilt), and
-    /// returns, by node, what the previous record names and this build no longer does.
-    #[allow(clippy::type_complexity)]
-    fn remember_written(
+    /// One manifest per node, in node order, built on every core: its built instances,
+    /// what was left out of it and what it retired, digests filled in; and the record of
+    /// what this build wrote, for the lock (what is left out or dropped keeps its
+    /// previous record). For [`Output::Files`] each node's manifest is serialised on the
+    /// thread that built it and dropped, keeping only its bytes.
+    fn manifests(
         &self,
-        built: &[(InstanceId, Option<Instance>)],
-    ) -> (
-        Vec<(NodeId, Retired)>,
-        std::collections::BTreeMap<String, std::collections::BTreeMap<String, Vec<String>>>,
-    ) {
-        use std::collections::BTreeMap;
-        let previous = &self.input.lock.written;
-        let mut written: BTreeMap<String, BTreeMap<String, Vec<String>>> = BTreeMap::new();
-        let mut rebuilt = std::collections::BTreeSet::new();
-        for (i, instance) in built {
-            let Some(instance) = instance else { continue };
-            let key = format!("{}/{}", self.node_name(*i), instance.instance);
-            let containers = instance
-                .containers
-                .iter()
-                .map(|c| {
-                    let mut paths: Vec<String> = c
-                        .files
-                        .iter()
-                        .map(|f| f.target.clone())
-                        .chain(c.secrets.iter().map(|f| f.target.clone()))
-                        .collect();
-                    paths.sort();
-                    paths.dedup();
-                    (c.name.clone(), paths)
-                })
-                .collect();
-            written.insert(key.clone(), containers);
-            rebuilt.insert(key);
+        values: &Values,
+        built: &[InstanceId],
+        left_out: &[(u32, Option<NodeId>, LeftOutAssignment)],
+        facts: &[super::NodeFacts],
+    ) -> (Vec<NodeKept>, BTreeMap<String, WrittenBy>) {
+        let mut built_on: IdVec<NodeId, Vec<InstanceId>> =
+            IdVec::filled(self.nodes.len(), Vec::new());
+        let mut consumers_of: IdVec<InstanceId, Vec<(InstanceId, &'m str)>> =
+            IdVec::filled(self.instances.len(), Vec::new());
+        for &c in built {
+            built_on[self.instances[c].node].push(c);
+            let Some(m) = self.module_of(c) else { continue };
+            for &req in m.scope.requirements.keys() {
+                if let Some(Answer::Module { provider, .. }) = self.instances[c].answers.get(req) {
+                    consumers_of[*provider].push((c, req));
+                }
+            }
         }
-        // Left out or dropped: not rebuilt, so what it wrote stays as it was.
-        let kept: Vec<String> = self
+        let mut left_out_on: IdVec<NodeId, Vec<&LeftOutAssignment>> =
+            IdVec::filled(self.nodes.len(), Vec::new());
+        for (_, node, l) in left_out {
+            if let Some(n) = node {
+                left_out_on[*n].push(l);
+            }
+        }
+        let kept: BTreeSet<String> = self
             .instances
             .iter()
             .filter(|s| s.left_out)
@@ -425,131 +598,43 @@ impl<'m> Resolver<'m> {
                     .map(|d| format!("{}/{}", d.node, d.instance)),
             )
             .collect();
-        for key in kept {
-            if let Some(prev) = previous.get(&key) {
-                written.entry(key).or_insert_with(|| prev.clone());
-            }
-        }
-        let mut retired = Vec::new();
-        for (key, before) in previous {
-            let Some((node, instance)) = key.split_once('/') else {
-                continue;
-            };
-            let Some(n) = self.nodes.id_of(node) else {
-                continue; // the node is gone: no manifest to say it in
-            };
-            if written.contains_key(key) && !rebuilt.contains(key) {
-                continue;
-            }
-            let now = written.get(key);
-            for (container, paths) in before {
-                match now.and_then(|c| c.get(container)) {
-                    None => retired.push((
-                        n,
-                        Retired {
-                            instance: instance.to_string(),
-                            container: container.clone(),
-                            path: None,
-                        },
-                    )),
-                    Some(now_paths) => {
-                        for p in paths.iter().filter(|p| !now_paths.contains(p)) {
-                            retired.push((
-                                n,
-                                Retired {
-                                    instance: instance.to_string(),
-                                    container: container.clone(),
-                                    path: Some(p.clone()),
-                                },
-                            ));
-                        }
-                    }
-                }
-            }
-        }
-        (retired, written)
-    }
-
-    fn manifests(
-        &self,
-        built: Vec<(InstanceId, Option<Instance>)>,
-        left_out: &[(u32, Option<NodeId>, LeftOutAssignment)],
-        retired: Vec<(NodeId, Retired)>,
-    ) -> IndexMap<String, Manifest> {
-        let mut manifests: IndexMap<String, Manifest> = self
-            .nodes
-            .values()
-            .map(|n| {
-                (
-                    n.name.clone(),
-                    Manifest {
-                        mesh: self.mesh.name.name.to_string(),
-                        node: n.name.clone(),
-                        digest: String::new(),
-                        nodes: Default::default(),
-                        instances: Vec::new(),
-                        left_out: Vec::new(),
-                        retired: Vec::new(),
+        let shared = Shared {
+            mesh: self.mesh.name.name.as_str(),
+            built_on,
+            consumers_of,
+            left_out_on,
+            previous: &self.input.lock.written,
+            kept,
+        };
+        let world = self.world();
+        let output = self.output;
+        let nodes: Vec<NodeId> = (0..self.nodes.len()).map(NodeId::from_index).collect();
+        // One node per task: a thread takes the next node as it finishes one, and the
+        // results come back in node order.
+        let per_node: Vec<(NodeKept, Vec<(String, WrittenBy)>)> =
+            crate::parallel::map_each(&nodes, |&n| {
+                let NodeBuilt { manifest, written } = Builder::new(world, values).node(n, &shared);
+                let kept = match output {
+                    Output::Files { compose } => NodeKept::Files {
+                        json: emit::manifest_bytes(&manifest),
+                        compose: compose
+                            .then(|| emit::compose::compose_yaml(&manifest, facts).into_bytes()),
                     },
-                )
-            })
-            .collect();
-        // One manifest per node, in node order: a node's id is its manifest's place.
-        for (i, instance) in built {
-            let Some(instance) = instance else { continue };
-            manifests[self.instances[i].node.index()]
-                .instances
-                .push(instance);
+                    Output::Manifests | Output::Nothing => NodeKept::Manifest(manifest),
+                };
+                (kept, written)
+            });
+        let mut written: BTreeMap<String, WrittenBy> = BTreeMap::new();
+        let mut manifests = Vec::with_capacity(per_node.len());
+        for (kept, by) in per_node {
+            written.extend(by);
+            manifests.push(kept);
         }
-        for (_, node, l) in left_out {
-            if let Some(n) = node {
-                manifests[n.index()].left_out.push(LeftOut {
-                    instance: l.instance.clone(),
-                    module: l.module.clone(),
-                    diagnostics: l
-                        .diagnostics
-                        .iter()
-                        .map(|d| LeftOutDiagnostic {
-                            code: d.code.as_str().to_string(),
-                            message: d.message.clone(),
-                        })
-                        .collect(),
-                });
+        for key in &shared.kept {
+            if let Some(prev) = shared.previous.get(key) {
+                written.entry(key.clone()).or_insert_with(|| prev.clone());
             }
         }
-        for (n, r) in retired {
-            manifests[n.index()].retired.push(r);
-        }
-        for m in manifests.values_mut() {
-            let mut named = std::collections::BTreeSet::new();
-            named.insert(m.node.clone());
-            // Read from the instances as their JSON would read, without building it. A
-            // failure (no JSON could be made) leaves the node's own name alone.
-            let mut found = std::collections::BTreeSet::new();
-            if emit::node_names::nodes_named(&m.instances, &mut found).is_ok() {
-                named.extend(found);
-            }
-            m.nodes = named
-                .into_iter()
-                .filter_map(|n| {
-                    let private_name = self.nodes.get(&n)?.private_name.clone()?;
-                    Some((n, NodeAddress { private_name }))
-                })
-                .collect();
-        }
-        fill_digests(manifests.values_mut().collect());
-        manifests
-    }
-}
-
-/// Fills the digest of every manifest. Digests are independent, so a mesh of many nodes
-/// takes them on every core (see [`crate::parallel`]; the work is pure: no I/O, no
-/// shared state).
-fn fill_digests(manifests: Vec<&mut Manifest>) {
-    let digests = crate::parallel::map_chunks(&manifests, 2, |part| {
-        part.iter().map(|m| emit::digest_of(m)).collect()
-    });
-    for (m, digest) in manifests.into_iter().zip(digests) {
-        m.digest = digest;
+        (manifests, written)
     }
 }

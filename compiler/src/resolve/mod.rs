@@ -39,6 +39,7 @@ mod provider_order;
 mod public_names;
 
 pub use crate::emit::NodeFacts;
+pub(crate) use evaluate::Values;
 pub(crate) use ids::{IdVec, InstanceId, NodeId, Nodes};
 pub use lock::Lock;
 
@@ -111,6 +112,11 @@ pub struct MeshOutcome {
     pub choices: Vec<ProviderChoice>,
     /// The facts of every node of the mesh, in its order (for `--target compose`).
     pub nodes: Vec<NodeFacts>,
+    /// The bytes of every file a build writes, in the order it writes them: each node's
+    /// `NODE.json` in the mesh's node order, then (for `--target compose`) each node's
+    /// `NODE/compose.yaml`. Filled by [`build_files`] only, which leaves
+    /// [`MeshOutcome::manifests`] empty.
+    pub files: Vec<(String, Vec<u8>)>,
 }
 
 /// How one module requirement of one built assignment is answered.
@@ -152,6 +158,7 @@ impl MeshOutcome {
             port_moves: Vec::new(),
             choices: Vec::new(),
             nodes: Vec::new(),
+            files: Vec::new(),
         }
     }
 
@@ -200,6 +207,37 @@ impl MeshOutcome {
 /// Resolves `input.mesh`: checks its nodes, seats and assignments, answers every
 /// requirement, and builds the manifests of what resolved.
 pub fn resolve_mesh(input: &ResolveInput<'_>) -> MeshOutcome {
+    let output = match input.manifests {
+        true => Output::Manifests,
+        false => Output::Nothing,
+    };
+    resolve_as(input, output)
+}
+
+/// Resolves `input.mesh` as `meshc build` writes it (whatever `input.manifests` says):
+/// the outcome holds no manifest but the bytes of every file the build writes
+/// ([`MeshOutcome::files`]), and everything else [`resolve_mesh`] gives. Each node's
+/// manifest is built, serialised and dropped on its own, so the build holds the bytes of
+/// its manifests and never all their trees at once. The bytes are those
+/// [`crate::emit::manifest_bytes`] and [`crate::emit::compose::compose_yaml`] give for
+/// the manifests of [`resolve_mesh`].
+pub fn build_files(input: &ResolveInput<'_>, compose: bool) -> MeshOutcome {
+    resolve_as(input, Output::Files { compose })
+}
+
+/// What a resolution makes of the manifests.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Output {
+    /// None (`meshc check`): every value is still evaluated, so the diagnostics are the
+    /// same.
+    Nothing,
+    /// The manifests, in [`MeshOutcome::manifests`].
+    Manifests,
+    /// The bytes of the files a build writes, in [`MeshOutcome::files`].
+    Files { compose: bool },
+}
+
+fn resolve_as(input: &ResolveInput<'_>, output: Output) -> MeshOutcome {
     // Load every assigned module once; their trees outlive the resolver, which borrows them.
     let mut sources: IndexMap<String, ModuleSource> = IndexMap::new();
     for a in input.mesh.assigns() {
@@ -213,9 +251,10 @@ pub fn resolve_mesh(input: &ResolveInput<'_>) -> MeshOutcome {
     }
     let modules: IndexMap<String, LoadedModule<'_>> = sources
         .iter()
-        .map(|(name, src)| (name.clone(), LoadedModule::new(name, src, input)))
+        .enumerate()
+        .map(|(index, (name, src))| (name.clone(), LoadedModule::new(index, name, src, input)))
         .collect();
-    Resolver::new(input, &modules).run()
+    Resolver::new(input, &modules, output).run()
 }
 
 /// The meshes declared in the file `path`, in source order: what `meshc build FILE`
@@ -249,17 +288,20 @@ pub(crate) struct LoadedModule<'m> {
     pub scope: ModuleScope<'m>,
     /// `provides` blocks by contract (the first of a contract wins).
     pub provides: IndexMap<&'m str, &'m ast::Provides>,
-    /// The definition's errors (the checker's), read on first need: resolution reads
-    /// them only to leave assignments out, so the checker may still be checking other
-    /// files on other cores while this mesh resolves.
-    errors: std::cell::OnceCell<Vec<Diagnostic>>,
-    module_errors: &'m dyn Fn(&str) -> Vec<Diagnostic>,
+    /// The module's place among the mesh's loaded modules (its errors' place in
+    /// [`Resolver::errors_of`]'s table).
+    index: usize,
     /// The module's slug (§8).
     pub slug: String,
 }
 
 impl<'m> LoadedModule<'m> {
-    fn new(name: &str, src: &'m ModuleSource, input: &ResolveInput<'m>) -> LoadedModule<'m> {
+    fn new(
+        index: usize,
+        name: &str,
+        src: &'m ModuleSource,
+        input: &ResolveInput<'m>,
+    ) -> LoadedModule<'m> {
         let ast = match &src.parsed.file.items[src.item] {
             ast::Item::Module(m) => m,
             _ => unreachable!("filtered by is_module_source"),
@@ -274,22 +316,9 @@ impl<'m> LoadedModule<'m> {
             ast,
             scope: ModuleScope::new(ast, input.registry),
             provides,
-            errors: std::cell::OnceCell::new(),
-            module_errors: input.module_errors,
+            index,
             slug: identity::module_slug(ast),
         }
-    }
-}
-
-impl LoadedModule<'_> {
-    /// The definition's errors (the checker's).
-    pub fn errors(&self) -> &[Diagnostic] {
-        self.errors.get_or_init(|| {
-            (self.module_errors)(&self.name)
-                .into_iter()
-                .filter(|d| d.severity == Severity::Error)
-                .collect()
-        })
     }
 }
 
@@ -453,8 +482,11 @@ pub(crate) enum SeatState {
 /// 2. entries and identities: each instance's [`Settings`] and login;
 /// 3. placements: host answers, and the lock's ports ([`Ports`], returned);
 /// 4. provider choice: module answers and the keys of sealed secrets;
-/// 5. values: evaluated on demand through [`evaluate::Eval`], each once;
-/// 6. what is left out, then the manifests, built from the products above.
+/// 5. values: every value an instance's manifest can read, computed once through
+///    [`evaluate::Eval`] and returned as an immutable product ([`Values`]);
+/// 6. what is left out;
+/// 7. the manifests, node by node on every core, from `&self` and the values alone
+///    ([`manifests::build`]): building reads and never refuses.
 pub(crate) struct Resolver<'m> {
     /// What resolution reads; never changed.
     pub input: &'m ResolveInput<'m>,
@@ -462,6 +494,12 @@ pub(crate) struct Resolver<'m> {
     pub path: &'m FilePath,
     pub registry: &'m Registry,
     pub modules: &'m IndexMap<String, LoadedModule<'m>>,
+    /// What this resolution makes of the manifests.
+    pub output: Output,
+    /// The errors of each loaded module (the checker's), by the module's place, read on
+    /// first need: resolution reads them only to leave assignments out, so the checker
+    /// may still be checking other files on other cores while this mesh resolves.
+    module_errors: Vec<std::cell::OnceCell<Vec<Diagnostic>>>,
     /// Contract → workspace modules providing it, read from the workspace on first need.
     workspace_providers: std::cell::OnceCell<FxHashMap<String, Vec<String>>>,
     pub nodes: Nodes<'m>,
@@ -479,8 +517,54 @@ pub(crate) struct Resolver<'m> {
     pub mesh_diags: Vec<Diagnostic>,
     /// (consumer, provider) pairs already told E0514.
     pub told_waiting: FxHashSet<(InstanceId, InstanceId)>,
-    /// The evaluator's memo and stack.
+    /// The evaluator's memo and stack, while the values phase runs.
     pub eval: evaluate::Eval<'m>,
+}
+
+/// What evaluation reads of a mesh, whoever evaluates: the values phase (which fills the
+/// memo tables) or a manifest's builder (which only reads them). Shared references only,
+/// so a node's manifest can be built on any thread.
+#[derive(Clone, Copy)]
+pub(crate) struct World<'a, 'm> {
+    pub registry: &'m Registry,
+    pub nodes: &'a Nodes<'m>,
+    pub instances: &'a IdVec<InstanceId, InstanceState<'m>>,
+    pub mesh_names: &'a [String],
+}
+
+impl<'a, 'm> World<'a, 'm> {
+    /// The loaded module of instance `i`, if its module is known.
+    pub fn module_of(self, i: InstanceId) -> Option<&'m LoadedModule<'m>> {
+        self.instances[i].module
+    }
+
+    /// The requirement `name` of instance `i`'s module, with its declaration.
+    pub fn requirement(
+        self,
+        i: InstanceId,
+        name: &str,
+    ) -> Option<&'m crate::check::scope::ReqInfo<'m>> {
+        self.module_of(i)?.scope.requirements.get(name)
+    }
+
+    /// The node name of instance `i`.
+    pub fn node_name(self, i: InstanceId) -> &'a str {
+        &self.nodes[self.instances[i].node].name
+    }
+
+    /// The node and instance name of instance `i`.
+    pub fn instance_ref(self, i: InstanceId) -> crate::emit::InstanceRef {
+        crate::emit::InstanceRef {
+            node: self.node_name(i).to_string(),
+            instance: self.instances[i].name.clone(),
+        }
+    }
+
+    /// Whether requirement `req` of instance `i` is absent: an optional requirement with
+    /// no provider, or declined.
+    pub fn is_absent(self, i: InstanceId, req: &str) -> bool {
+        matches!(self.instances[i].answers.get(req), Some(Answer::Absent))
+    }
 }
 
 /// The placements phase's product: the ports this build chose, for the lock, and the
@@ -496,13 +580,18 @@ impl<'m> Resolver<'m> {
     fn new(
         input: &'m ResolveInput<'m>,
         modules: &'m IndexMap<String, LoadedModule<'m>>,
+        output: Output,
     ) -> Resolver<'m> {
         Resolver {
             input,
+            output,
             mesh: input.mesh,
             path: input.path,
             registry: input.registry,
             modules,
+            module_errors: (0..modules.len())
+                .map(|_| std::cell::OnceCell::new())
+                .collect(),
             workspace_providers: std::cell::OnceCell::new(),
             nodes: Nodes::default(),
             instances: IdVec::default(),
@@ -538,13 +627,34 @@ impl<'m> Resolver<'m> {
         // 4. Provider choice.
         self.choose_providers();
         self.allocate_secret_keys();
-        // 5. Values.
+        // 5. Values: every value computed, then frozen.
         self.evaluate_requirements();
         self.check_public_names();
-        // 6. What is left out, and the manifests.
+        let values: Values = std::mem::take(&mut self.eval).finish();
+        // 6. What is left out.
         self.leave_out_refused();
-        let built = self.build_instances();
-        self.assemble(built, ports)
+        // 7. The manifests, from the products above.
+        self.assemble(&values, ports)
+    }
+
+    /// What evaluation reads of this mesh.
+    pub fn world(&self) -> World<'_, 'm> {
+        World {
+            registry: self.registry,
+            nodes: &self.nodes,
+            instances: &self.instances,
+            mesh_names: &self.mesh_names,
+        }
+    }
+
+    /// The errors of module `m`'s definition (the checker's).
+    pub fn errors_of(&self, m: &LoadedModule<'_>) -> &[Diagnostic] {
+        self.module_errors[m.index].get_or_init(|| {
+            (self.input.module_errors)(&m.name)
+                .into_iter()
+                .filter(|d| d.severity == Severity::Error)
+                .collect()
+        })
     }
 
     /// The loaded module of instance `i`, if its module is known.
@@ -567,7 +677,7 @@ impl<'m> Resolver<'m> {
 
     /// The node name of instance `i`.
     pub fn node_name(&self, i: InstanceId) -> &str {
-        &self.nodes[self.instances[i].node].name
+        self.world().node_name(i)
     }
 
     /// Whether instance `i` is refused by the mesh (its own refusals, or its group's).
@@ -605,19 +715,13 @@ impl<'m> Resolver<'m> {
         assign_head(self.instances[i].assign)
     }
 
-    /// Whether requirement `req` of instance `i` is absent: an optional requirement with
-    /// no provider, or declined.
-    pub fn is_absent(&self, i: InstanceId, req: &str) -> bool {
-        matches!(self.instances[i].answers.get(req), Some(Answer::Absent))
-    }
-
     /// The requirement `name` of instance `i`'s module, with its declaration.
     pub fn requirement(
         &self,
         i: InstanceId,
         name: &str,
     ) -> Option<&'m crate::check::scope::ReqInfo<'m>> {
-        self.module_of(i)?.scope.requirements.get(name)
+        self.world().requirement(i, name)
     }
 }
 

@@ -2,27 +2,12 @@
 //! requirement's default, else refused (E0501). A secret operator value is never written
 //! in a mesh: the vault keeps it, and the instance reads a sealed reference.
 
-use super::evaluate::{Ctx, Key, Memo, Resolved};
+use super::evaluate::{Ctx, Evaluate, Resolved};
 use super::{Answer, InstanceId, Resolver};
 use crate::diagnostics::Code;
 use crate::emit::SealedRef;
 
 impl<'m> Resolver<'m> {
-    /// The value of operator requirement `req` of instance `i`, and where it came from
-    /// (`assignment`, `default` or `vault`). Memoised; E0501 is reported once.
-    pub(super) fn operator_value(
-        &mut self,
-        i: InstanceId,
-        req: &'m str,
-    ) -> Option<(Resolved, &'static str)> {
-        let r = self.module_of(i)?.scope.requirements.get_index_of(req)? as u32;
-        self.demand(Key::Operator(i, r));
-        match self.eval.operator_memo.get(&(i, r)) {
-            Some(Memo::Done(v)) => v.clone(),
-            _ => None,
-        }
-    }
-
     pub(super) fn compute_operator_value(
         &mut self,
         i: InstanceId,

@@ -2,7 +2,7 @@
 //! the route contract's) held by one assignment is refused to every later one, naming
 //! the holder (E0507).
 
-use super::evaluate::Resolved;
+use super::evaluate::{Evaluate as _, Resolved};
 use super::fx_hash::FxHashMap;
 use super::{InstanceId, Resolver};
 use crate::check::registry::ProviderKind;

@@ -46,6 +46,11 @@ pub enum SyntaxError<'a> {
     /// `${kind:ref}` with a kind that is none of the legacy placeholder kinds; `reference`
     /// is the reference as written.
     PlaceholderKind { kind: &'a str, reference: &'a str },
+    /// A file that is not UTF-8 (`shown` is its name), with its first bad byte's offset.
+    NotUtf8 {
+        shown: &'a dyn std::fmt::Display,
+        at: usize,
+    },
 }
 
 impl Rule for SyntaxError<'_> {
@@ -90,6 +95,9 @@ impl Rule for SyntaxError<'_> {
             }
             ForOverValue => "a `for` runs over `consumers CONTRACT` or a list reference, not a value written here".into(),
             PlaceholderKind { kind, .. } => format!("`{kind}` is not a placeholder kind"),
+            NotUtf8 { shown, at } => format!(
+                "`{shown}` is not valid UTF-8 (the first bad byte is at offset {at}); the file is not checked"
+            ),
         }
     }
 
@@ -117,6 +125,7 @@ impl Rule for SyntaxError<'_> {
             KeepNetworkName { .. } => "e.g. `keep_network \"legacy\"`".into(),
             ForOver { .. } => "write `consumers CONTRACT` (the instances this module answers) or a list reference such as `c.given.extensions`".into(),
             ForOverValue => "name the list: a requirement's field such as `c.given.extensions`, or an operator requirement".into(),
+            NotUtf8 { .. } => "save the file as UTF-8".into(),
             PlaceholderKind { reference, .. } => format!(
                 "write the reference in its one form, `${{{reference}}}`; the legacy kinds were binding, setting, port, machine and secret"
             ),

@@ -1,0 +1,109 @@
+//! Keeps diagnostics built in one place: outside `diagnostics/`, no `Diagnostic::new(`
+//! but the few listed here, each with why it stays; and the language server matches
+//! codes by the `Code` enum, never by their text.
+
+use std::path::{Path, PathBuf};
+
+/// Where `Diagnostic::new(` still stands outside `diagnostics/`, at most how often, and
+/// why. A count may fall (lower it then), never rise: a new diagnostic is a rule in
+/// `diagnostics/rules/`.
+const STILL_INLINE: &[(&str, usize, &str)] = &[
+    (
+        "check/contracts.rs",
+        3,
+        "`check_contract_kind` (E0201 twice, E0203), whose signature is being changed to return what it refuses",
+    ),
+    (
+        "check/loops.rs",
+        3,
+        "`loop_kind` and `consumers_of` (E0302, E0103, E0322), likewise",
+    ),
+    (
+        "check/mod.rs",
+        3,
+        "a test's stand-in diagnostics (a code and a place, no message)",
+    ),
+    (
+        "resolve/mod.rs",
+        2,
+        "`Resolver::diag`, the resolver's one builder, and `locked_refusals` (E0510)",
+    ),
+    (
+        "cli/take.rs",
+        2,
+        "the refusals of `meshc take`, which arrive as a code, message and help already written",
+    ),
+];
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).expect("source directory readable") {
+        let path = entry.expect("directory entry").path();
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+#[test]
+fn no_diagnostic_is_built_outside_the_rules_but_the_listed_ones() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    assert!(files.len() > 20, "the sources were not found under {src:?}");
+    let mut problems = Vec::new();
+    for path in files {
+        let rel = path
+            .strip_prefix(&src)
+            .expect("under src")
+            .to_string_lossy()
+            .replace('\\', "/");
+        if rel.starts_with("diagnostics/") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).expect("source readable");
+        let found = text.matches("Diagnostic::new(").count();
+        let allowed = STILL_INLINE
+            .iter()
+            .find(|(file, _, _)| *file == rel)
+            .map_or(0, |(_, n, _)| *n);
+        if found > allowed {
+            problems.push(format!(
+                "{rel}: {found} `Diagnostic::new(` (at most {allowed}); write a rule in diagnostics/rules/ and build it with `Rule::at`"
+            ));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn the_language_server_matches_codes_by_the_enum() {
+    let lsp = Path::new(env!("CARGO_MANIFEST_DIR")).join("../lsp/src");
+    let mut files = Vec::new();
+    rust_files(&lsp, &mut files);
+    assert!(
+        !files.is_empty(),
+        "the server's sources were not found under {lsp:?}"
+    );
+    let mut problems = Vec::new();
+    for path in files {
+        let text = std::fs::read_to_string(&path).expect("source readable");
+        // A code written as a whole string literal, `"E0302"`: compared as text.
+        let bytes = text.as_bytes();
+        for (i, w) in bytes.windows(7).enumerate() {
+            let is_code = w[0] == b'"'
+                && matches!(w[1], b'E' | b'W')
+                && w[2..6].iter().all(u8::is_ascii_digit)
+                && w[6] == b'"';
+            if is_code {
+                let line = text[..i].lines().count();
+                problems.push(format!("{}:{line}", path.display()));
+            }
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "a code written as text in the server (match `Code::…` instead): {problems:?}"
+    );
+}
