@@ -80,7 +80,7 @@ impl<'m> Builder<'_, 'm> {
         let mut unowned_files = Vec::new();
         let mut unowned_secrets = Vec::new();
         for entry in &c.entries {
-            if self.left_out_by_when(i, entry.when.as_ref()) {
+            if self.left_out_by_when(i, entry.when.as_deref()) {
                 continue;
             }
             match &entry.kind {
@@ -103,7 +103,7 @@ impl<'m> Builder<'_, 'm> {
                 }
                 ContainerEntryKind::Env(entries) => {
                     for e in entries {
-                        if self.left_out_by_when(i, e.when.as_ref()) {
+                        if self.left_out_by_when(i, e.when.as_deref()) {
                             continue;
                         }
                         if out.env.contains_key(e.key.name.as_str()) {
@@ -120,21 +120,23 @@ impl<'m> Builder<'_, 'm> {
                         }
                     }
                 }
-                ContainerEntryKind::Mount {
-                    source,
-                    target,
-                    read_only,
-                } => {
+                ContainerEntryKind::Mount(mount) => {
+                    let crate::syntax::ast::Mount {
+                        source,
+                        target,
+                        read_only,
+                    } = &**mount;
                     if let Some(m) = self.mount(i, source, target.as_ref(), read_only.is_some()) {
                         out.mounts.push(m);
                     }
                 }
-                ContainerEntryKind::Secret {
-                    target,
-                    owner,
-                    mode,
-                    value,
-                } => {
+                ContainerEntryKind::Secret(file) => {
+                    let crate::syntax::ast::FileEntry {
+                        target,
+                        owner,
+                        mode,
+                        value,
+                    } = &**file;
                     let Some(target) = target.as_plain() else {
                         continue;
                     };
@@ -166,12 +168,13 @@ impl<'m> Builder<'_, 'm> {
                         references,
                     });
                 }
-                ContainerEntryKind::File {
-                    target,
-                    owner,
-                    mode,
-                    value,
-                } => {
+                ContainerEntryKind::File(file) => {
+                    let crate::syntax::ast::FileEntry {
+                        target,
+                        owner,
+                        mode,
+                        value,
+                    } = &**file;
                     let Some(target) = target.as_plain() else {
                         continue;
                     };

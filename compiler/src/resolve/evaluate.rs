@@ -407,7 +407,7 @@ pub(crate) trait Evaluate<'m> {
         let mut parts = Vec::with_capacity(s.parts.len());
         for p in &s.parts {
             match p {
-                StrPart::Text(t) => parts.push(TemplatePart::Text(t.clone())),
+                StrPart::Text(t) => parts.push(TemplatePart::Text(t.to_string())),
                 StrPart::Interp(interp) => {
                     let reference = match (&interp.legacy, interp.reference()) {
                         (Some(kind), Some(r)) => self
