@@ -238,7 +238,7 @@ pub fn meaning<'r, 'c>(reference: &'r Reference, names: &impl Names<'c>) -> Mean
 }
 
 fn meaning_of<'r, 'c>(reference: &'r Reference, names: &impl Names<'c>) -> Meaning<'r, 'c> {
-    let segs = reference.segments.as_slice();
+    let segs: &[Ident] = &reference.segments;
     let Some(first) = segs.first() else {
         return Meaning::refused(Read::Nothing, RefError::Unresolved);
     };
@@ -307,7 +307,7 @@ fn requirement_meaning<'r, 'c>(
     req: usize,
     form: Form<'c>,
 ) -> Meaning<'r, 'c> {
-    let segs = reference.segments.as_slice();
+    let segs: &[Ident] = &reference.segments;
     let name = &segs[0].name;
     let contract = match form {
         Form::Operator if segs.len() == 1 => return Meaning::ok(Read::OperatorValue { req }),
@@ -379,7 +379,7 @@ fn requirement_meaning<'r, 'c>(
 }
 
 fn given_meaning<'r, 'c>(reference: &'r Reference, contract: Contract<'c>) -> Meaning<'r, 'c> {
-    let segs = reference.segments.as_slice();
+    let segs: &[Ident] = &reference.segments;
     let Some(field) = segs.get(1) else {
         return Meaning::refused(
             Read::Given {
@@ -448,7 +448,7 @@ fn loop_meaning<'r, 'c>(
     var: usize,
     form: LoopForm<'c>,
 ) -> Meaning<'r, 'c> {
-    let segs = reference.segments.as_slice();
+    let segs: &[Ident] = &reference.segments;
     let looped = |read| Read::Loop { var, read };
     let contract = match form {
         LoopForm::Refused => {
