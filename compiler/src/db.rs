@@ -551,9 +551,9 @@ pub fn module_view(db: &dyn salsa::Database, ws: Workspace, name: String) -> Opt
     };
     Some(Arc::new(Parsed {
         file: ast::SourceFile {
-            items: vec![ast::Item::Module(crate::syntax::spans::position_free(
+            items: Box::new([ast::Item::Module(crate::syntax::spans::position_free(
                 module,
-            ))],
+            ))]),
         },
         comments: Vec::new(),
         diagnostics: Vec::new(),

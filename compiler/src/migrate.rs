@@ -64,7 +64,8 @@ fn module_strings(m: &Module) -> Vec<&StringLit> {
         match entry {
             ModuleEntry::Slug(s, _) => out.push(s),
             ModuleEntry::Requires(r) => match &r.body {
-                RequirementBody::Operator { default, .. } => {
+                RequirementBody::Operator(op) => {
+                    let crate::syntax::ast::OperatorBody { default, .. } = &**op;
                     if let Some(d) = default {
                         expr(d, &mut out);
                     }
@@ -89,9 +90,10 @@ fn module_strings(m: &Module) -> Vec<&StringLit> {
                                 expr(&en.value, &mut out);
                             }
                         }
-                        ContainerEntryKind::Mount { source, .. } => expr(source, &mut out),
-                        ContainerEntryKind::Secret { value, .. }
-                        | ContainerEntryKind::File { value, .. } => expr(value, &mut out),
+                        ContainerEntryKind::Mount(mount) => expr(&mount.source, &mut out),
+                        ContainerEntryKind::Secret(file) | ContainerEntryKind::File(file) => {
+                            expr(&file.value, &mut out)
+                        }
                         ContainerEntryKind::Publish(_) => {}
                     }
                 }
@@ -255,11 +257,14 @@ pub fn migrate(files: &[(FilePath, Arc<str>)]) -> Result<Migration, Vec<Diagnost
             let mut by_path: BTreeMap<String, String> = BTreeMap::new();
             for c in m.containers() {
                 for e in &c.entries {
-                    let ContainerEntryKind::Mount {
+                    let ContainerEntryKind::Mount(mount) = &e.kind else {
+                        continue;
+                    };
+                    let crate::syntax::ast::Mount {
                         source: Expr::Str(src),
                         target,
                         read_only,
-                    } = &e.kind
+                    } = &**mount
                     else {
                         continue;
                     };

@@ -246,7 +246,7 @@ fn doc_comments_stay_attached() {
 #[test]
 fn a_doc_comment_inside_an_entry_documents_it_before_and_after_formatting() {
     use meshc::syntax::ast::{ContainerEntryKind, Item, ModuleEntry};
-    let docs_of = |text: &str| -> Vec<Option<String>> {
+    let docs_of = |text: &str| -> Vec<Option<Box<str>>> {
         let parsed = meshc::syntax::parse(&path(), text);
         assert!(parsed.diagnostics.is_empty(), "{:?}", parsed.diagnostics);
         let mut out = Vec::new();
@@ -298,7 +298,7 @@ fn a_doc_comment_inside_an_entry_documents_it_before_and_after_formatting() {
         ),
     ];
     for (input, want) in cases {
-        let want: Vec<Option<String>> = want.iter().map(|d| d.map(String::from)).collect();
+        let want: Vec<Option<Box<str>>> = want.iter().map(|d| d.map(Box::from)).collect();
         assert_eq!(docs_of(input), want, "before formatting:\n{input}");
         let out = check_all(input);
         assert_eq!(docs_of(&out), want, "after formatting:\n{out}");

@@ -123,11 +123,11 @@ pub fn secret_literals(db: &meshc::db::Database, files: &[meshc::db::SourceFile]
                 Item::Module(m) => {
                     for e in &m.entries {
                         if let ModuleEntry::Requires(r) = e
-                            && let RequirementBody::Operator { ty, default, .. } = &r.body
-                            && ty.as_ref().is_some_and(|t| t.secret.is_some())
+                            && let RequirementBody::Operator(op) = &r.body
+                            && op.ty.as_ref().is_some_and(|t| t.secret.is_some())
                         {
                             secret_operators.push(&r.name.name);
-                            if let Some(d) = default {
+                            if let Some(d) = &op.default {
                                 strings(d, &mut found);
                             }
                         }

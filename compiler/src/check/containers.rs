@@ -114,7 +114,7 @@ impl<'a> ModuleChecker<'a, '_> {
             .iter()
             .any(|e| matches!(e.kind, ContainerEntryKind::User(_)));
         for entry in &c.entries {
-            self.enter_when(entry.when.as_ref(), &mut whens);
+            self.enter_when(entry.when.as_deref(), &mut whens);
             let keyword = match &entry.kind {
                 ContainerEntryKind::Image(_) => Some("image"),
                 ContainerEntryKind::Command(_) => Some("command"),
@@ -144,7 +144,7 @@ impl<'a> ModuleChecker<'a, '_> {
                     let outer = self.when;
                     for e in entries {
                         if e.when.is_some() {
-                            self.enter_when(e.when.as_ref(), &mut whens);
+                            self.enter_when(e.when.as_deref(), &mut whens);
                         } else {
                             self.when = outer;
                         }
@@ -163,18 +163,20 @@ impl<'a> ModuleChecker<'a, '_> {
                     }
                     self.when = outer;
                 }
-                ContainerEntryKind::Mount { source, target, .. } => {
+                ContainerEntryKind::Mount(mount) => {
+                    let crate::syntax::ast::Mount { source, target, .. } = &**mount;
                     let target_text = target
                         .as_ref()
                         .and_then(|t| self.container_path(t, &mut paths, true).ok());
                     self.check_mount_source(source, target_text.as_deref());
                 }
-                ContainerEntryKind::Secret {
-                    target,
-                    owner,
-                    mode,
-                    value,
-                } => {
+                ContainerEntryKind::Secret(file) => {
+                    let crate::syntax::ast::FileEntry {
+                        target,
+                        owner,
+                        mode,
+                        value,
+                    } = &**file;
                     // Refused with its diagnostic; the entry's other checks go on.
                     let _ = self.container_path(target, &mut paths, true);
                     self.check_owner_and_mode(owner.as_ref(), mode.as_ref(), "secret file");
@@ -183,12 +185,13 @@ impl<'a> ModuleChecker<'a, '_> {
                         self.unowned(c, target, entry.span, "secret file");
                     }
                 }
-                ContainerEntryKind::File {
-                    target,
-                    owner,
-                    mode,
-                    value,
-                } => {
+                ContainerEntryKind::File(file) => {
+                    let crate::syntax::ast::FileEntry {
+                        target,
+                        owner,
+                        mode,
+                        value,
+                    } = &**file;
                     let _ = self.container_path(target, &mut paths, true);
                     self.check_owner_and_mode(owner.as_ref(), mode.as_ref(), "file");
                     let val = self.eval(value, Place::FileBody, DEF);
@@ -819,8 +822,8 @@ fn held_help(dir: &str) -> String {
 
 /// The text of a string without interpolation, borrowed when it is one piece.
 pub(crate) fn plain_text(s: &StringLit) -> Cow<'_, str> {
-    match s.parts.as_slice() {
-        [StrPart::Text(t)] => Cow::Borrowed(t.as_str()),
+    match &*s.parts {
+        [StrPart::Text(t)] => Cow::Borrowed(t),
         _ => Cow::Owned(s.literal_text()),
     }
 }

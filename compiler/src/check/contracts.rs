@@ -392,9 +392,10 @@ mod tests {
             panic!("no module parsed");
         };
         let r = m.requirements().next().expect("one requirement");
-        let ast::RequirementBody::Operator { refinements, .. } = &r.body else {
+        let ast::RequirementBody::Operator(op) = &r.body else {
             panic!("not an operator requirement");
         };
+        let refinements = &op.refinements;
         assert_eq!(refinements.len(), 2);
         let span = refinements_span(refinements).expect("a span");
         assert_eq!(

@@ -153,11 +153,12 @@ pub(crate) fn check_module_literals(cx: &mut Cx<'_>, module: &Module) {
         match entry {
             ModuleEntry::Slug(s, _) => rules.string(s),
             ModuleEntry::Requires(r) => match &r.body {
-                RequirementBody::Operator {
-                    ty,
-                    refinements,
-                    default,
-                } => {
+                RequirementBody::Operator(op) => {
+                    let crate::syntax::ast::OperatorBody {
+                        ty,
+                        refinements,
+                        default,
+                    } = &**op;
                     rules.refinements(refinements);
                     if let Some(d) = default {
                         let secret = ty.as_ref().is_some_and(|t| t.secret.is_some());
@@ -186,17 +187,20 @@ pub(crate) fn check_module_literals(cx: &mut Cx<'_>, module: &Module) {
                                 rules.expr(&env.value);
                             }
                         }
-                        ContainerEntryKind::Mount { source, target, .. } => {
+                        ContainerEntryKind::Mount(mount) => {
+                            let crate::syntax::ast::Mount { source, target, .. } = &**mount;
                             rules.expr(source);
                             if let Some(t) = target {
                                 rules.string(t);
                             }
                         }
-                        ContainerEntryKind::Secret { target, value, .. } => {
+                        ContainerEntryKind::Secret(file) => {
+                            let crate::syntax::ast::FileEntry { target, value, .. } = &**file;
                             rules.string(target);
                             rules.secret_place(true, |r| r.expr(value));
                         }
-                        ContainerEntryKind::File { target, value, .. } => {
+                        ContainerEntryKind::File(file) => {
+                            let crate::syntax::ast::FileEntry { target, value, .. } = &**file;
                             rules.string(target);
                             rules.expr(value);
                         }
@@ -337,17 +341,17 @@ impl Rules<'_, '_> {
         if self.cx.registry.node_names.is_empty() {
             return;
         }
-        let [StrPart::Text(text)] = s.parts.as_slice() else {
+        let [StrPart::Text(text)] = &*s.parts else {
             return;
         };
         // A node's name or private name is a host name: short, one word.
         if text.is_empty() || text.len() > 253 || text.contains(char::is_whitespace) {
             return;
         }
-        let Some(node) = self.cx.registry.node_names.get(text.as_str()) else {
+        let Some(node) = self.cx.registry.node_names.get(&**text) else {
             return;
         };
-        let what = if node.node == *text {
+        let what = if node.node == **text {
             format!("names node `{}` of mesh `{}`", node.node, node.mesh)
         } else {
             format!(
@@ -356,7 +360,7 @@ impl Rules<'_, '_> {
             )
         };
         let rule = NamedInDefinition::Node {
-            quoted: self.quote.then_some(text.as_str()),
+            quoted: self.quote.then_some(&**text),
             what: &what,
             mesh: &node.mesh,
         };

@@ -429,9 +429,9 @@ pub(crate) fn loop_declaring(module: &ast::Module, name: &str) -> Option<Span> {
                         ast::ContainerEntryKind::Env(env) => {
                             env.iter().for_each(|x| visit(&x.value))
                         }
-                        ast::ContainerEntryKind::Secret { value, .. }
-                        | ast::ContainerEntryKind::File { value, .. }
-                        | ast::ContainerEntryKind::Command(value)
+                        ast::ContainerEntryKind::Secret(file)
+                        | ast::ContainerEntryKind::File(file) => visit(&file.value),
+                        ast::ContainerEntryKind::Command(value)
                         | ast::ContainerEntryKind::User(value)
                         | ast::ContainerEntryKind::ImagePaths(value) => visit(value),
                         _ => {}

@@ -128,7 +128,7 @@ impl ContractInfo {
                     default: f.default.as_ref().and_then(Value::from_literal),
                     ty,
                     constraint,
-                    docs: f.docs.text.clone(),
+                    docs: f.docs.text.as_deref().map(str::to_string),
                     span: f.span,
                     name_span: f.name.span,
                 },
@@ -146,7 +146,7 @@ impl ContractInfo {
             file: file.clone(),
             span: c.span,
             name_span: c.name.span,
-            docs: c.docs.text.clone(),
+            docs: c.docs.text.as_deref().map(str::to_string),
         }
     }
 }
@@ -464,7 +464,7 @@ fn duplicate(
     prev_file: &FilePath,
     prev: Span,
 ) -> Diagnostic {
-    DefinedTwice::Global {
+    DefinedTwice {
         what,
         name: &name.name,
         first: (prev_file, prev),

@@ -89,16 +89,12 @@ impl<'a> ModuleChecker<'a, '_> {
             self.cx.report(rule.at(self.cx.path, q));
         }
         match &r.body {
-            RequirementBody::Operator {
-                ty,
-                refinements,
-                default,
-            } => check_declaration(
+            RequirementBody::Operator(op) => check_declaration(
                 self.cx,
                 &r.name,
-                ty.as_ref(),
-                refinements,
-                default.as_ref(),
+                op.ty.as_ref(),
+                &op.refinements,
+                op.default.as_ref(),
                 Owner::Operator,
             ),
             RequirementBody::Contract {

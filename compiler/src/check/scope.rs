@@ -253,11 +253,12 @@ impl<'a> ModuleScope<'a> {
                 narrowed: Fields::default(),
             };
             match &r.body {
-                RequirementBody::Operator {
-                    ty,
-                    refinements,
-                    default,
-                } => {
+                RequirementBody::Operator(op) => {
+                    let crate::syntax::ast::OperatorBody {
+                        ty,
+                        refinements,
+                        default,
+                    } = &**op;
                     let t = ty
                         .as_ref()
                         .map(|t| Ty::from_ast(t).unwrap_or(Ty::Error))

@@ -186,11 +186,12 @@ fn module_spans(m: &ast::Module, registry: &Registry, out: &mut Vec<Span>) {
     for entry in &m.entries {
         match entry {
             ast::ModuleEntry::Requires(r) => match &r.body {
-                RequirementBody::Operator {
-                    ty,
-                    refinements: refs,
-                    default,
-                } => {
+                RequirementBody::Operator(op) => {
+                    let crate::syntax::ast::OperatorBody {
+                        ty,
+                        refinements: refs,
+                        default,
+                    } = &**op;
                     if type_is_secret(ty.as_ref()) {
                         if let Some(d) = default {
                             literals(d, known, out);
@@ -217,7 +218,7 @@ fn module_spans(m: &ast::Module, registry: &Registry, out: &mut Vec<Span>) {
             ast::ModuleEntry::Container(c) => {
                 for e in &c.entries {
                     match &e.kind {
-                        ContainerEntryKind::Secret { value, .. } => literals(value, known, out),
+                        ContainerEntryKind::Secret(file) => literals(&file.value, known, out),
                         ContainerEntryKind::Env(entries) => {
                             for env in entries.iter().filter(|env| env.exposed.is_some()) {
                                 literals(&env.value, known, out);
@@ -257,8 +258,8 @@ fn target(module: Option<&ast::Module>, name: &str) -> Target {
         return Target::Secret;
     };
     match &r.body {
-        RequirementBody::Operator { ty, .. } if type_is_secret(ty.as_ref()) => Target::Secret,
-        RequirementBody::Operator { .. } => Target::Plain,
+        RequirementBody::Operator(op) if type_is_secret(op.ty.as_ref()) => Target::Secret,
+        RequirementBody::Operator(_) => Target::Plain,
         RequirementBody::Contract { contract, .. } => {
             Target::Contract(contract.as_ref().map(|c| c.name.to_string()))
         }

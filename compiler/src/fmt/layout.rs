@@ -252,11 +252,12 @@ impl<'a> Layout<'a> {
                         p.text(format!(" {}", k.name));
                     }
                     match &r.body {
-                        RequirementBody::Operator {
-                            ty,
-                            refinements,
-                            default,
-                        } => {
+                        RequirementBody::Operator(op) => {
+                            let crate::syntax::ast::OperatorBody {
+                                ty,
+                                refinements,
+                                default,
+                            } = &**op;
                             if let Some(ty) = ty {
                                 p.text(" ");
                                 p.text(type_text(ty));
@@ -285,7 +286,7 @@ impl<'a> Layout<'a> {
                 }
                 ModuleEntry::Container(c) => {
                     p.text(format!("container {} ", c.name.name));
-                    let entries = when_groups(&c.entries, |e| e.when.as_ref())
+                    let entries = when_groups(&c.entries, |e| e.when.as_deref())
                         .into_iter()
                         .map(|g| match g {
                             Group::One(e) => Node::ContainerEntry(e),
@@ -325,7 +326,7 @@ impl<'a> Layout<'a> {
                 }
                 ContainerEntryKind::Env(entries) => {
                     p.text("env ");
-                    let entries = when_groups(entries, |e| e.when.as_ref())
+                    let entries = when_groups(entries, |e| e.when.as_deref())
                         .into_iter()
                         .map(|g| match g {
                             Group::One(e) => Node::Env(e),
@@ -334,11 +335,12 @@ impl<'a> Layout<'a> {
                         .collect();
                     p.block(self.block(e.span.start, e.span, entries, false));
                 }
-                ContainerEntryKind::Mount {
-                    source,
-                    target,
-                    read_only,
-                } => {
+                ContainerEntryKind::Mount(mount) => {
+                    let crate::syntax::ast::Mount {
+                        source,
+                        target,
+                        read_only,
+                    } = &**mount;
                     p.text("mount ");
                     self.expr(&mut p, source);
                     if let Some(t) = target {
@@ -349,24 +351,26 @@ impl<'a> Layout<'a> {
                         p.text(" read_only");
                     }
                 }
-                ContainerEntryKind::Secret {
-                    target,
-                    owner,
-                    mode,
-                    value,
-                } => {
+                ContainerEntryKind::Secret(file) => {
+                    let crate::syntax::ast::FileEntry {
+                        target,
+                        owner,
+                        mode,
+                        value,
+                    } = &**file;
                     p.text("secret ");
                     p.string(target);
                     self.owner_and_mode(&mut p, owner.as_ref(), mode.as_ref());
                     p.text(" = ");
                     self.expr(&mut p, value);
                 }
-                ContainerEntryKind::File {
-                    target,
-                    owner,
-                    mode,
-                    value,
-                } => {
+                ContainerEntryKind::File(file) => {
+                    let crate::syntax::ast::FileEntry {
+                        target,
+                        owner,
+                        mode,
+                        value,
+                    } = &**file;
                     p.text("file ");
                     p.string(target);
                     self.owner_and_mode(&mut p, owner.as_ref(), mode.as_ref());

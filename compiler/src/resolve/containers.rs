@@ -80,7 +80,7 @@ impl<'m> Builder<'_, 'm> {
         let mut unowned_files = Vec::new();
         let mut unowned_secrets = Vec::new();
         for entry in &c.entries {
-            if self.left_out_by_when(i, entry.when.as_ref()) {
+            if self.left_out_by_when(i, entry.when.as_deref()) {
                 continue;
             }
             match &entry.kind {
@@ -103,7 +103,7 @@ impl<'m> Builder<'_, 'm> {
                 }
                 ContainerEntryKind::Env(entries) => {
                     for e in entries {
-                        if self.left_out_by_when(i, e.when.as_ref()) {
+                        if self.left_out_by_when(i, e.when.as_deref()) {
                             continue;
                         }
                         if out.env.contains_key(e.key.name.as_str()) {
@@ -120,21 +120,23 @@ impl<'m> Builder<'_, 'm> {
                         }
                     }
                 }
-                ContainerEntryKind::Mount {
-                    source,
-                    target,
-                    read_only,
-                } => {
+                ContainerEntryKind::Mount(mount) => {
+                    let crate::syntax::ast::Mount {
+                        source,
+                        target,
+                        read_only,
+                    } = &**mount;
                     if let Some(m) = self.mount(i, source, target.as_ref(), read_only.is_some()) {
                         out.mounts.push(m);
                     }
                 }
-                ContainerEntryKind::Secret {
-                    target,
-                    owner,
-                    mode,
-                    value,
-                } => {
+                ContainerEntryKind::Secret(file) => {
+                    let crate::syntax::ast::FileEntry {
+                        target,
+                        owner,
+                        mode,
+                        value,
+                    } = &**file;
                     let Some(target) = target.as_plain() else {
                         continue;
                     };
@@ -145,7 +147,7 @@ impl<'m> Builder<'_, 'm> {
                     );
                     let (sealed, template, references) =
                         match self.eval_expr(i, Ctx::Definition, value) {
-                            Some(Resolved::Sealed(s)) => (Some(s), None, None),
+                            Some(Resolved::Sealed(s)) => (Some(*s), None, None),
                             Some(Resolved::Template(parts)) => {
                                 let (template, references) = render_template(&parts);
                                 (None, Some(template), Some(references))
@@ -166,12 +168,13 @@ impl<'m> Builder<'_, 'm> {
                         references,
                     });
                 }
-                ContainerEntryKind::File {
-                    target,
-                    owner,
-                    mode,
-                    value,
-                } => {
+                ContainerEntryKind::File(file) => {
+                    let crate::syntax::ast::FileEntry {
+                        target,
+                        owner,
+                        mode,
+                        value,
+                    } = &**file;
                     let Some(target) = target.as_plain() else {
                         continue;
                     };
@@ -233,7 +236,10 @@ impl<'m> Builder<'_, 'm> {
     ) -> Option<EnvValue> {
         Some(match self.eval_expr(i, Ctx::Definition, value)? {
             Resolved::Plain(v, ty) => EnvValue::Text(text_of(&v, &ty)),
-            Resolved::Sealed(sealed) => EnvValue::Sealed(SealedEnv { sealed, exposed }),
+            Resolved::Sealed(sealed) => EnvValue::Sealed(SealedEnv {
+                sealed: *sealed,
+                exposed,
+            }),
             Resolved::Template(parts) => {
                 let (template, references) = render_template(&parts);
                 EnvValue::Template(TemplateEnv {
@@ -304,7 +310,7 @@ impl<'m> Builder<'_, 'm> {
                     _ => "secret".to_string(),
                 };
                 let mut refs = IndexMap::new();
-                refs.insert(name.clone(), TemplateRef::Sealed { sealed });
+                refs.insert(name.clone(), TemplateRef::Sealed { sealed: *sealed });
                 (
                     None,
                     Some(format!("${{{name}}}")),

@@ -16,13 +16,14 @@ pub struct Ident {
 /// The `///` lines above a node, joined with newlines, without the slashes.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
 pub struct Docs {
-    pub text: Option<String>,
+    /// Exact-size: most nodes have none, and a tree holds no spare capacity.
+    pub text: Option<Box<str>>,
 }
 
 /// A whole source file.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct SourceFile {
-    pub items: Vec<Item>,
+    pub items: Box<[Item]>,
 }
 
 /// A top-level item.
@@ -62,7 +63,7 @@ pub struct Contract {
     pub docs: Docs,
     pub name: Ident,
     pub kind: Option<Ident>,
-    pub fields: Vec<Field>,
+    pub fields: Box<[Field]>,
     pub span: Span,
 }
 
@@ -73,7 +74,7 @@ pub struct Field {
     pub given: Option<Span>,
     pub name: Ident,
     pub ty: Option<TypeExpr>,
-    pub refinements: Vec<Refinement>,
+    pub refinements: Box<[Refinement]>,
     pub default: Option<Expr>,
     pub span: Span,
 }
@@ -131,7 +132,7 @@ pub struct RangeLit {
 /// `{"a", "b"}` after `in`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SetLit {
-    pub values: Vec<Expr>,
+    pub values: Box<[Expr]>,
     pub span: Span,
 }
 
@@ -149,7 +150,7 @@ pub struct SeatDecl {
 pub struct Module {
     pub docs: Docs,
     pub name: Ident,
-    pub entries: Vec<ModuleEntry>,
+    pub entries: Box<[ModuleEntry]>,
     pub span: Span,
 }
 
@@ -213,19 +214,24 @@ pub struct Requirement {
 /// What follows the provider kind.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum RequirementBody {
-    /// `operator [secret] TYPE REFINEMENT* [= DEFAULT]`
-    Operator {
-        ty: Option<TypeExpr>,
-        refinements: Vec<Refinement>,
-        default: Option<Expr>,
-    },
+    /// `operator [secret] TYPE REFINEMENT* [= DEFAULT]` (boxed: the larger and rarer
+    /// body).
+    Operator(Box<OperatorBody>),
     /// `KIND CONTRACT [{ NARROWING… }]`
     Contract {
         contract: Option<Ident>,
-        narrowing: Vec<Narrowing>,
+        narrowing: Box<[Narrowing]>,
         /// The braces, when written.
         block: Option<Span>,
     },
+}
+
+/// What follows `operator`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OperatorBody {
+    pub ty: Option<TypeExpr>,
+    pub refinements: Box<[Refinement]>,
+    pub default: Option<Expr>,
 }
 
 /// One entry inside a requirement's braces.
@@ -240,7 +246,7 @@ pub struct Narrowing {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum NarrowingKind {
     Set(Expr),
-    Refine(Vec<Refinement>),
+    Refine(Box<[Refinement]>),
 }
 
 /// `container NAME { … }`
@@ -248,7 +254,7 @@ pub enum NarrowingKind {
 pub struct Container {
     pub docs: Docs,
     pub name: Ident,
-    pub entries: Vec<ContainerEntry>,
+    pub entries: Box<[ContainerEntry]>,
     pub span: Span,
 }
 
@@ -258,8 +264,8 @@ pub struct ContainerEntry {
     pub docs: Docs,
     pub kind: ContainerEntryKind,
     /// The `when NAME { … }` block this entry stands in, if any. The parser flattens a
-    /// `when` block into its entries, each carrying the block.
-    pub when: Option<When>,
+    /// `when` block into its entries, each carrying the block (boxed, as rare).
+    pub when: Option<Box<When>>,
     pub span: Span,
 }
 
@@ -279,26 +285,30 @@ pub enum ContainerEntryKind {
     Image(StringLit),
     Command(Expr),
     User(Expr),
-    Env(Vec<EnvEntry>),
-    Mount {
-        source: Expr,
-        target: Option<StringLit>,
-        read_only: Option<Span>,
-    },
-    Secret {
-        target: StringLit,
-        owner: Option<Owner>,
-        mode: Option<IntLit>,
-        value: Expr,
-    },
-    File {
-        target: StringLit,
-        owner: Option<Owner>,
-        mode: Option<IntLit>,
-        value: Expr,
-    },
+    Env(Box<[EnvEntry]>),
+    /// The large entries are boxed: every entry of a tree is the size of the largest.
+    Mount(Box<Mount>),
+    Secret(Box<FileEntry>),
+    File(Box<FileEntry>),
     Publish(Ident),
     ImagePaths(Expr),
+}
+
+/// `mount SOURCE -> "TARGET" [read_only]`
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Mount {
+    pub source: Expr,
+    pub target: Option<StringLit>,
+    pub read_only: Option<Span>,
+}
+
+/// `secret "TARGET" [owner …] [mode …] = VALUE` or `file "TARGET" … = VALUE`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileEntry {
+    pub target: StringLit,
+    pub owner: Option<Owner>,
+    pub mode: Option<IntLit>,
+    pub value: Expr,
 }
 
 /// `owner UID[:GID]` on a `file` or `secret` (LANGUAGE.md §12.1).
@@ -318,9 +328,11 @@ pub struct EnvEntry {
     pub docs: Docs,
     pub key: Ident,
     pub value: Expr,
-    pub exposed: Option<Exposed>,
-    /// The `when NAME { … }` block inside `env { }` this entry stands in, if any.
-    pub when: Option<When>,
+    /// Boxed, as rare: an entry is no larger for the few that have it.
+    pub exposed: Option<Box<Exposed>>,
+    /// The `when NAME { … }` block inside `env { }` this entry stands in, if any (boxed,
+    /// as rare).
+    pub when: Option<Box<When>>,
     pub span: Span,
 }
 
@@ -336,7 +348,7 @@ pub struct Exposed {
 pub struct Provides {
     pub docs: Docs,
     pub contract: Ident,
-    pub answers: Vec<Answer>,
+    pub answers: Box<[Answer]>,
     pub span: Span,
 }
 
@@ -354,7 +366,7 @@ pub struct Answer {
 pub struct Mesh {
     pub docs: Docs,
     pub name: Ident,
-    pub entries: Vec<MeshEntry>,
+    pub entries: Box<[MeshEntry]>,
     pub span: Span,
 }
 
@@ -397,7 +409,7 @@ pub enum MeshEntry {
 pub struct Node {
     pub docs: Docs,
     pub name: Ident,
-    pub props: Vec<Prop>,
+    pub props: Box<[Prop]>,
     pub span: Span,
 }
 
@@ -433,7 +445,7 @@ pub struct Assign {
     pub module: Ident,
     pub node: Option<Ident>,
     pub instance: Option<Ident>,
-    pub entries: Vec<AssignEntry>,
+    pub entries: Box<[AssignEntry]>,
     /// The braces, when written.
     pub block: Option<Span>,
     pub span: Span,
@@ -492,8 +504,9 @@ pub enum Expr {
     Int(IntLit),
     Bool(bool, Span),
     Ref(Reference),
-    List(Vec<Expr>, Span),
-    Range(RangeLit),
+    List(Box<[Expr]>, Span),
+    /// Boxed: rare as a value (a node's `ports`), and twice the size of the others.
+    Range(Box<RangeLit>),
     /// `url(db.password)`: a function of the language applied to its arguments
     /// (LANGUAGE.md §12.4). Boxed, as the rarest large variant: every expression of a
     /// tree is the size of the largest.
@@ -508,7 +521,7 @@ pub enum Expr {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Call {
     pub name: Ident,
-    pub args: Vec<Expr>,
+    pub args: Box<[Expr]>,
     /// The parentheses, `(` to `)` (to the last argument when `)` is missing).
     pub parens: Span,
     /// `NAME` to `)`.
@@ -559,7 +572,7 @@ impl Expr {
 /// `req.field`, `workers`, `consumer.login`, `given.name`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Reference {
-    pub segments: Vec<Ident>,
+    pub segments: Box<[Ident]>,
     pub span: Span,
 }
 
@@ -596,7 +609,7 @@ pub enum Radix {
 /// A string literal, decoded into text and interpolations.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StringLit {
-    pub parts: Vec<StrPart>,
+    pub parts: Box<[StrPart]>,
     pub triple: bool,
     /// Whether the closing quotes are there: an unclosed string (E0002) ends with its
     /// line, or the file, and `span` holds no closing quote.
@@ -640,7 +653,8 @@ impl StringLit {
 /// A piece of a string.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum StrPart {
-    Text(String),
+    /// Exact-size text.
+    Text(Box<str>),
     /// Boxed: an interpolation is five times the size of a text part, and a large
     /// workspace holds hundreds of thousands of parts.
     Interp(Box<Interp>),
@@ -663,5 +677,42 @@ impl Interp {
             Expr::Ref(r) => Some(r),
             _ => None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::mem::size_of;
+
+    /// A workspace of 10,000 modules holds millions of these nodes, and an entry of a list
+    /// is the size of its largest variant: each size is held here so that a new field or
+    /// variant does not silently grow every tree. Box what is large and rare instead.
+    #[test]
+    fn the_nodes_a_tree_holds_by_the_thousand_stay_small() {
+        let sizes = [
+            ("Ident", size_of::<Ident>(), 32),
+            ("Docs", size_of::<Docs>(), 16),
+            ("StringLit", size_of::<StringLit>(), 32),
+            ("StrPart", size_of::<StrPart>(), 16),
+            ("Reference", size_of::<Reference>(), 24),
+            ("Expr", size_of::<Expr>(), 32),
+            ("EnvEntry", size_of::<EnvEntry>(), 104),
+            ("ContainerEntryKind", size_of::<ContainerEntryKind>(), 40),
+            ("ContainerEntry", size_of::<ContainerEntry>(), 72),
+            ("Requirement", size_of::<Requirement>(), 168),
+            ("ModuleEntry", size_of::<ModuleEntry>(), 168),
+            ("Narrowing", size_of::<Narrowing>(), 72),
+            ("Answer", size_of::<Answer>(), 88),
+            ("AssignEntry", size_of::<AssignEntry>(), 112),
+            ("MeshEntry", size_of::<MeshEntry>(), 152),
+            ("Item", size_of::<Item>(), 104),
+        ];
+        let grown: Vec<String> = sizes
+            .iter()
+            .filter(|(_, size, limit)| size > limit)
+            .map(|(name, size, limit)| format!("{name}: {size} bytes, at most {limit}"))
+            .collect();
+        assert!(grown.is_empty(), "nodes grew: {grown:?}\nall: {sizes:?}");
     }
 }

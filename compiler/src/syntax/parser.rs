@@ -10,9 +10,34 @@ use super::string;
 use crate::diagnostics::rules::{InvalidNumber, Nesting, SyntaxError, Unclosed};
 use crate::diagnostics::{Diagnostic, Rule};
 use crate::span::{FilePath, Span};
+use smallvec::SmallVec;
 
 /// Lists and types nest at most this deep; deeper input is refused with a diagnostic.
 pub const MAX_NESTING: usize = 64;
+
+/// The entries of a block, gathered on the stack while it is parsed; [`exact`] then moves
+/// them into the tree.
+type Gather<T> = SmallVec<[T; 16]>;
+
+/// `nodes` in one allocation of their exact size (none when empty): the tree holds no
+/// spare capacity, and a short block or list is never copied while it grows.
+pub(crate) fn exact<A: smallvec::Array>(nodes: SmallVec<A>) -> Box<[A::Item]> {
+    if nodes.spilled() {
+        let nodes = nodes.into_vec();
+        if nodes.len() == nodes.capacity() {
+            return nodes.into_boxed_slice();
+        }
+        let mut out = Vec::with_capacity(nodes.len());
+        out.extend(nodes);
+        return out.into_boxed_slice();
+    }
+    if nodes.is_empty() {
+        return Box::default();
+    }
+    let mut out = Vec::with_capacity(nodes.len());
+    out.extend(nodes);
+    out.into_boxed_slice()
+}
 
 /// A parsed file: its tree, its comments (for the formatter) and its syntax diagnostics.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -280,7 +305,7 @@ impl<'a> Parser<'a> {
         }
         lines.reverse();
         Docs {
-            text: Some(lines.join("\n")),
+            text: Some(lines.join("\n").into_boxed_str()),
         }
     }
 
@@ -342,28 +367,39 @@ impl<'a> Parser<'a> {
         &mut self,
         what: &str,
         mut entry: impl FnMut(&mut Self) -> Option<T>,
-    ) -> (Vec<T>, Span) {
+    ) -> (Box<[T]>, Span) {
+        let mut out = Gather::new();
+        let span = self.block_into(what, &mut out, |p, out| {
+            entry(p).map(|t| out.push(t)).is_some()
+        });
+        (exact(out), span)
+    }
+
+    /// Parses `{ entry… }` after the current `{` into `out`, recovering inside it; `entry`
+    /// adds what one entry holds (a `when` block, several), or says it parsed nothing.
+    fn block_into<T>(
+        &mut self,
+        what: &str,
+        out: &mut Gather<T>,
+        mut entry: impl FnMut(&mut Self, &mut Gather<T>) -> bool,
+    ) -> Span {
         let open = self.bump().span;
-        let mut out = Vec::new();
         loop {
             match self.kind() {
                 TokenKind::RBrace => {
                     let close = self.bump().span;
-                    out.shrink_to_fit();
-                    return (out, open.to(close));
+                    return open.to(close);
                 }
                 TokenKind::Eof => {
                     let end = self.peek().span;
                     let d = Unclosed::Block { what, end }.at(&self.path, open);
                     self.diags.push(d);
-                    out.shrink_to_fit();
-                    return (out, self.span_from(open));
+                    return self.span_from(open);
                 }
                 _ => {
                     let start = self.pos;
-                    match entry(self) {
-                        Some(t) => out.push(t),
-                        None => self.recover_in_block(),
+                    if !entry(self, out) {
+                        self.recover_in_block();
                     }
                     if self.pos == start {
                         self.bump();
@@ -381,10 +417,10 @@ impl<'a> Parser<'a> {
         block_what: &str,
         missing: &str,
         entry: impl FnMut(&mut Self) -> Option<T>,
-    ) -> Option<(Ident, Vec<T>, Span)> {
+    ) -> Option<(Ident, Box<[T]>, Span)> {
         let start = self.bump().span;
         let name = self.ident(name_what)?;
-        let mut entries = Vec::new();
+        let mut entries = Box::default();
         if self.kind() == TokenKind::LBrace {
             entries = self.block(block_what, entry).0;
         } else {
@@ -396,7 +432,7 @@ impl<'a> Parser<'a> {
     // ---- items ----
 
     fn source_file(&mut self) -> SourceFile {
-        let mut items = Vec::new();
+        let mut items = SmallVec::<[Item; 4]>::new();
         while self.kind() != TokenKind::Eof {
             let start = self.pos;
             let docs = self.docs();
@@ -420,7 +456,9 @@ impl<'a> Parser<'a> {
                 self.bump();
             }
         }
-        SourceFile { items }
+        SourceFile {
+            items: exact(items),
+        }
     }
 
     fn contract(&mut self, docs: Docs) -> Option<Contract> {
@@ -432,7 +470,7 @@ impl<'a> Parser<'a> {
             self.expected("`for` and the provider kind that answers the contract");
             None
         };
-        let mut fields = Vec::new();
+        let mut fields = Box::default();
         if self.kind() == TokenKind::LBrace {
             fields = self.block("the contract", |p| p.field()).0;
         } else if kind.is_some() {
@@ -518,8 +556,8 @@ impl<'a> Parser<'a> {
         None
     }
 
-    fn refinements(&mut self) -> Vec<Refinement> {
-        let mut out = Vec::new();
+    fn refinements(&mut self) -> Box<[Refinement]> {
+        let mut out = SmallVec::<[Refinement; 2]>::new();
         loop {
             if self.at_word_same_line("in") {
                 let kw = self.bump().span;
@@ -560,7 +598,7 @@ impl<'a> Parser<'a> {
                 break;
             }
         }
-        out
+        exact(out)
     }
 
     fn range_lit(&mut self) -> Option<RangeLit> {
@@ -588,13 +626,13 @@ impl<'a> Parser<'a> {
 
     fn set_lit(&mut self) -> Option<SetLit> {
         let open = self.bump().span;
-        let mut values = Vec::new();
+        let mut values = SmallVec::<[Expr; 8]>::new();
         loop {
             match self.kind() {
                 TokenKind::RBrace => {
                     let close = self.bump().span;
                     return Some(SetLit {
-                        values,
+                        values: exact(values),
                         span: open.to(close),
                     });
                 }
@@ -694,7 +732,7 @@ impl<'a> Parser<'a> {
                 let (n, s) = self.block("the narrowing", |p| p.narrowing());
                 (n, Some(s))
             } else {
-                (Vec::new(), None)
+                (Box::default(), None)
             };
             return Some(Requirement {
                 docs,
@@ -717,18 +755,18 @@ impl<'a> Parser<'a> {
             } else {
                 None
             };
-            RequirementBody::Operator {
+            RequirementBody::Operator(Box::new(OperatorBody {
                 ty,
                 refinements,
                 default,
-            }
+            }))
         } else {
             let contract = self.ident_same_line(&format!("a contract name after `{}`", kind.name));
             let (narrowing, block) = if contract.is_some() && self.kind() == TokenKind::LBrace {
                 let (n, s) = self.block("the narrowing", |p| p.narrowing());
                 (n, Some(s))
             } else {
-                (Vec::new(), None)
+                (Box::default(), None)
             };
             RequirementBody::Contract {
                 contract,
@@ -767,35 +805,30 @@ impl<'a> Parser<'a> {
     }
 
     fn container(&mut self, docs: Docs) -> Option<Container> {
-        let (name, entries, span) = self.named_block(
-            "the container's name",
-            "the container",
-            "`{` and the container's entries",
-            |p| {
+        let start = self.bump().span;
+        let name = self.ident("the container's name")?;
+        let mut entries = Gather::new();
+        if self.kind() == TokenKind::LBrace {
+            self.block_into("the container", &mut entries, |p, out| {
                 if p.at_word("when") && p.peek_at(1).kind != TokenKind::Eq {
-                    p.when_block("container entries", |p| {
-                        p.container_entry().map(|e| vec![e])
-                    })
-                    .map(|(when, entries)| {
-                        entries
-                            .into_iter()
-                            .flatten()
-                            .map(|mut e| {
-                                e.when = Some(when.clone());
-                                e
-                            })
-                            .collect()
-                    })
+                    p.when_block(
+                        "container entries",
+                        out,
+                        |p| p.container_entry(),
+                        |e| &mut e.when,
+                    )
                 } else {
-                    p.container_entry().map(|e| vec![e])
+                    p.container_entry().map(|e| out.push(e)).is_some()
                 }
-            },
-        )?;
+            });
+        } else {
+            self.expected("`{` and the container's entries");
+        }
         Some(Container {
             docs,
             name,
-            entries: entries.into_iter().flatten().collect(),
-            span,
+            entries: exact(entries),
+            span: self.span_from(start),
         })
     }
 
@@ -830,23 +863,15 @@ impl<'a> Parser<'a> {
                     self.expected("`{` and the environment's entries");
                     return None;
                 }
-                let (entries, _) = self.block("the env block", |p| {
+                let mut entries = Gather::new();
+                self.block_into("the env block", &mut entries, |p, out| {
                     if p.at_word("when") && p.peek_at(1).kind != TokenKind::Eq {
-                        p.when_block("env entries", |p| p.env_entry())
-                            .map(|(when, entries)| {
-                                entries
-                                    .into_iter()
-                                    .map(|mut e| {
-                                        e.when = Some(when.clone());
-                                        e
-                                    })
-                                    .collect()
-                            })
+                        p.when_block("env entries", out, |p| p.env_entry(), |e| &mut e.when)
                     } else {
-                        p.env_entry().map(|e| vec![e])
+                        p.env_entry().map(|e| out.push(e)).is_some()
                     }
                 });
-                ContainerEntryKind::Env(entries.into_iter().flatten().collect())
+                ContainerEntryKind::Env(exact(entries))
             }
             "mount" => {
                 self.bump();
@@ -860,35 +885,35 @@ impl<'a> Parser<'a> {
                     None
                 };
                 let read_only = self.eat_word("read_only").map(|t| t.span);
-                ContainerEntryKind::Mount {
+                ContainerEntryKind::Mount(Box::new(Mount {
                     source,
                     target,
                     read_only,
-                }
+                }))
             }
             "secret" => {
                 self.bump();
                 let target = self.string_expected("the secret file's container path, a string")?;
                 let (owner, mode) = self.owner_and_mode("secret file");
                 self.expect(TokenKind::Eq, "`=` and the secret's value")?;
-                ContainerEntryKind::Secret {
+                ContainerEntryKind::Secret(Box::new(FileEntry {
                     target,
                     owner,
                     mode,
                     value: self.expr(),
-                }
+                }))
             }
             "file" => {
                 self.bump();
                 let target = self.string_expected("the file's container path, a string")?;
                 let (owner, mode) = self.owner_and_mode("file");
                 self.expect(TokenKind::Eq, "`=` and the file's content")?;
-                ContainerEntryKind::File {
+                ContainerEntryKind::File(Box::new(FileEntry {
                     target,
                     owner,
                     mode,
                     value: self.expr(),
-                }
+                }))
             }
             "publish" => {
                 self.bump();
@@ -980,10 +1005,10 @@ impl<'a> Parser<'a> {
                 }
                 _ => None,
             };
-            Some(Exposed {
+            Some(Box::new(Exposed {
                 span: self.span_from(kw),
                 reason,
-            })
+            }))
         } else {
             None
         };
@@ -997,42 +1022,52 @@ impl<'a> Parser<'a> {
         })
     }
 
-    /// `when NAME { ENTRY… }` at the current `when`: the block and its entries. A `when`
-    /// inside a `when` is refused, and skipped.
+    /// `when NAME { ENTRY… }` at the current `when`: its entries added to `out`, each
+    /// carrying the block in the slot `when` gives. A `when` inside a `when` is refused,
+    /// and skipped; `false` when nothing parsed.
     fn when_block<T>(
         &mut self,
         what: &str,
+        out: &mut Gather<T>,
         mut entry: impl FnMut(&mut Self) -> Option<T>,
-    ) -> Option<(When, Vec<T>)> {
+        when: impl Fn(&mut T) -> &mut Option<Box<When>>,
+    ) -> bool {
         if self.in_when {
             self.error_here(SyntaxError::NestedWhen);
-            return None;
+            return false;
         }
         let start = self.bump().span;
-        let requirement = self.ident_same_line("the optional requirement `when` tests")?;
+        let Some(requirement) = self.ident_same_line("the optional requirement `when` tests")
+        else {
+            return false;
+        };
         if self.kind() != TokenKind::LBrace {
             self.expected(&format!(
                 "`{{` and the {what} kept when `{}` is present",
                 requirement.name
             ));
-            return None;
+            return false;
         }
         self.in_when = true;
-        let (entries, _) = self.block("the `when` block", &mut entry);
+        let first = out.len();
+        self.block_into("the `when` block", out, |p, out| {
+            entry(p).map(|t| out.push(t)).is_some()
+        });
         self.in_when = false;
-        Some((
-            When {
-                requirement,
-                span: self.span_from(start),
-            },
-            entries,
-        ))
+        let block = When {
+            requirement,
+            span: self.span_from(start),
+        };
+        for t in &mut out[first..] {
+            *when(t) = Some(Box::new(block.clone()));
+        }
+        true
     }
 
     fn provides(&mut self, docs: Docs) -> Option<Provides> {
         let start = self.bump().span;
         let contract = self.ident_same_line("the contract this module provides")?;
-        let mut answers = Vec::new();
+        let mut answers = Box::default();
         if self.kind() == TokenKind::LBrace {
             answers = self
                 .block("the provides block", |p| {
@@ -1082,7 +1117,7 @@ impl<'a> Parser<'a> {
         if self.at_word("node") {
             let start = self.bump().span;
             let name = self.ident("the node's name")?;
-            let mut props = Vec::new();
+            let mut props = Box::default();
             if self.kind() == TokenKind::LBrace {
                 props = self
                     .block("the node", |p| {
@@ -1159,7 +1194,7 @@ impl<'a> Parser<'a> {
             let (e, s) = self.block("the assignment", |p| p.assign_entry());
             (e, Some(s))
         } else {
-            (Vec::new(), None)
+            (Box::default(), None)
         };
         Some(Assign {
             docs,
@@ -1347,7 +1382,7 @@ impl<'a> Parser<'a> {
             TokenKind::Int => {
                 if self.peek_at(1).kind == TokenKind::DotDot {
                     match self.range_lit() {
-                        Some(r) => Expr::Range(r),
+                        Some(r) => Expr::Range(Box::new(r)),
                         None => Expr::Error(t.span),
                     }
                 } else {
@@ -1355,7 +1390,7 @@ impl<'a> Parser<'a> {
                 }
             }
             TokenKind::DotDot => match self.range_lit() {
-                Some(r) => Expr::Range(r),
+                Some(r) => Expr::Range(Box::new(r)),
                 None => Expr::Error(t.span),
             },
             TokenKind::Ident => {
@@ -1372,7 +1407,8 @@ impl<'a> Parser<'a> {
                 if word == "for" && self.peek_at(1).kind != TokenKind::Dot {
                     return self.for_expr();
                 }
-                let mut segments = vec![self.ident("a name").expect("checked Ident")];
+                let mut segments = SmallVec::<[Ident; 4]>::new();
+                segments.push(self.ident("a name").expect("checked Ident"));
                 while self.kind() == TokenKind::Dot && self.peek_at(1).kind == TokenKind::Ident {
                     self.bump();
                     segments.push(self.ident("a field").expect("checked Ident"));
@@ -1382,8 +1418,10 @@ impl<'a> Parser<'a> {
                     self.expected("a field name after `.`");
                 }
                 let span = segments[0].span.to(segments[segments.len() - 1].span);
-                segments.shrink_to_fit();
-                Expr::Ref(Reference { segments, span })
+                Expr::Ref(Reference {
+                    segments: exact(segments),
+                    span,
+                })
             }
             TokenKind::LBracket => self.list(),
             _ => {
@@ -1410,7 +1448,7 @@ impl<'a> Parser<'a> {
             return Expr::Error(self.span_from(name.span));
         }
         self.depth += 1;
-        let mut args = Vec::new();
+        let mut args = SmallVec::<[Expr; 4]>::new();
         loop {
             match self.kind() {
                 TokenKind::RParen => {
@@ -1457,12 +1495,11 @@ impl<'a> Parser<'a> {
             }
         }
         self.depth -= 1;
-        args.shrink_to_fit();
         Expr::Call(Box::new(Call {
             parens: self.span_from(open),
             span: self.span_from(name.span),
             name,
-            args,
+            args: exact(args),
         }))
     }
 
@@ -1547,7 +1584,7 @@ impl<'a> Parser<'a> {
         }
         self.bump();
         self.depth += 1;
-        let mut items = Vec::new();
+        let mut items = SmallVec::<[Expr; 8]>::new();
         loop {
             match self.kind() {
                 TokenKind::RBracket => {
@@ -1583,8 +1620,7 @@ impl<'a> Parser<'a> {
             }
         }
         self.depth -= 1;
-        items.shrink_to_fit();
-        Expr::List(items, self.span_from(open))
+        Expr::List(exact(items), self.span_from(open))
     }
 
     /// Skips a bracketed group whole, iteratively.
@@ -1629,8 +1665,8 @@ fn attach_inner_docs(file: &mut SourceFile, text: &str, comments: &[Comment], cl
         if let Some(docs) = innermost_docs(file, c.span.start) {
             let line = doc_line(&text[c.span.range()]);
             docs.text = Some(match docs.text.take() {
-                Some(before) => format!("{before}\n{line}"),
-                None => line.to_string(),
+                Some(before) => format!("{before}\n{line}").into_boxed_str(),
+                None => line.into(),
             });
         }
     }

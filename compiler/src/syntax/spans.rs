@@ -298,11 +298,12 @@ fn requirement<V: VisitSpans + ?Sized>(r: &mut Requirement, v: &mut V) {
     opt_span(&mut r.optional, v);
     opt_ident(&mut r.kind, v);
     match &mut r.body {
-        RequirementBody::Operator {
-            ty,
-            refinements,
-            default,
-        } => {
+        RequirementBody::Operator(op) => {
+            let OperatorBody {
+                ty,
+                refinements,
+                default,
+            } = &mut **op;
             if let Some(t) = ty {
                 type_expr(t, v);
             }
@@ -393,29 +394,25 @@ fn container<V: VisitSpans + ?Sized>(c: &mut Container, v: &mut V) {
                     when(&mut env.when, v);
                 }
             }
-            ContainerEntryKind::Mount {
-                source,
-                target,
-                read_only,
-            } => {
+            ContainerEntryKind::Mount(mount) => {
+                let Mount {
+                    source,
+                    target,
+                    read_only,
+                } = &mut **mount;
                 expr(source, v);
                 if let Some(t) = target {
                     string(t, v);
                 }
                 opt_span(read_only, v);
             }
-            ContainerEntryKind::Secret {
-                target,
-                owner,
-                mode,
-                value,
-            }
-            | ContainerEntryKind::File {
-                target,
-                owner,
-                mode,
-                value,
-            } => {
+            ContainerEntryKind::Secret(file) | ContainerEntryKind::File(file) => {
+                let FileEntry {
+                    target,
+                    owner,
+                    mode,
+                    value,
+                } = &mut **file;
                 string(target, v);
                 if let Some(o) = owner {
                     v.span(&mut o.span);
@@ -435,7 +432,7 @@ fn container<V: VisitSpans + ?Sized>(c: &mut Container, v: &mut V) {
     }
 }
 
-fn when<V: VisitSpans + ?Sized>(w: &mut Option<When>, v: &mut V) {
+fn when<V: VisitSpans + ?Sized>(w: &mut Option<Box<When>>, v: &mut V) {
     if let Some(w) = w {
         v.span(&mut w.span);
         ident(&mut w.requirement, v);

@@ -7,6 +7,10 @@ use super::parser::parse_embedded;
 use crate::diagnostics::rules::{BadEscape, InvalidLiteral, SyntaxError, Unclosed, UnclosedString};
 use crate::diagnostics::{Code, Diagnostic, Rule};
 use crate::span::{FilePath, Span};
+use smallvec::SmallVec;
+
+/// A literal's parts while it is decoded (most have one to three).
+type Parts = SmallVec<[StrPart; 4]>;
 
 /// The legacy placeholder kinds of `${kind:…}` (old forms, W0402).
 pub const LEGACY_KINDS: &[&str] = &["binding", "setting", "port", "machine", "secret"];
@@ -29,8 +33,9 @@ pub(crate) fn decode(
         span.end as usize
     };
     let end = end.max(start);
-    let mut parts = Vec::new();
-    let mut buf = String::new();
+    let mut parts = Parts::new();
+    // The decoded text is never longer than the literal: one allocation, never grown.
+    let mut buf = String::with_capacity(end - start);
     if !terminated {
         diags.push(UnclosedString { triple }.at(file, Span::new(span.start as usize, start)));
     }
@@ -49,11 +54,10 @@ pub(crate) fn decode(
         keep
     });
     if !buf.is_empty() || parts.is_empty() {
-        parts.push(StrPart::Text(buf));
+        parts.push(StrPart::Text(buf.as_str().into()));
     }
-    parts.shrink_to_fit();
     StringLit {
-        parts,
+        parts: super::parser::exact(parts),
         triple,
         closed: terminated,
         span,
@@ -69,7 +73,7 @@ fn decode_triple(
     file: &FilePath,
     depth: usize,
     diags: &mut Vec<Diagnostic>,
-    parts: &mut Vec<StrPart>,
+    parts: &mut Parts,
     buf: &mut String,
 ) {
     let body = &text[start..end];
@@ -120,7 +124,7 @@ fn decode_segment(
     file: &FilePath,
     depth: usize,
     diags: &mut Vec<Diagnostic>,
-    parts: &mut Vec<StrPart>,
+    parts: &mut Parts,
     buf: &mut String,
 ) {
     let seg = &text[start..end];
@@ -162,7 +166,8 @@ fn decode_segment(
                         {
                             Ok(interp) => {
                                 if !buf.is_empty() {
-                                    parts.push(StrPart::Text(std::mem::take(buf)));
+                                    parts.push(StrPart::Text(buf.as_str().into()));
+                                    buf.clear();
                                 }
                                 parts.push(StrPart::Interp(Box::new(interp)));
                             }
@@ -277,7 +282,7 @@ fn parse_interp(
 
 /// `req.field` written at `text[pos..body_end]`.
 fn dotted_reference(text: &str, mut pos: usize, body_end: usize) -> Option<Reference> {
-    let mut segments = Vec::new();
+    let mut segments = SmallVec::<[Ident; 4]>::new();
     let ref_start = pos;
     for piece in text[pos..body_end].split('.') {
         if !is_ident(piece) {
@@ -290,7 +295,7 @@ fn dotted_reference(text: &str, mut pos: usize, body_end: usize) -> Option<Refer
         pos += piece.len() + 1;
     }
     Some(Reference {
-        segments,
+        segments: super::parser::exact(segments),
         span: Span::new(ref_start, body_end),
     })
 }

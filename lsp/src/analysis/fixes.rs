@@ -72,8 +72,9 @@ pub fn secret_in_env(path: &FilePath, text: &str, file: &SourceFile, at: Span) -
                     .entries
                     .iter()
                     .filter_map(|x| match &x.kind {
-                        ContainerEntryKind::Secret { target, .. }
-                        | ContainerEntryKind::File { target, .. } => target.as_plain(),
+                        ContainerEntryKind::Secret(file) | ContainerEntryKind::File(file) => {
+                            file.target.as_plain()
+                        }
                         _ => None,
                     })
                     .collect();

@@ -478,9 +478,9 @@ fn word_hover(snap: &Snapshot, cursor: &Cursor<'_>) -> Option<Hover> {
             });
             for e in &c.entries {
                 let (what, owner, mode) = match &e.kind {
-                    ast::ContainerEntryKind::File { owner, mode, .. } => ("file", owner, mode),
-                    ast::ContainerEntryKind::Secret { owner, mode, .. } => {
-                        ("secret file", owner, mode)
+                    ast::ContainerEntryKind::File(file) => ("file", &file.owner, &file.mode),
+                    ast::ContainerEntryKind::Secret(file) => {
+                        ("secret file", &file.owner, &file.mode)
                     }
                     _ => continue,
                 };

@@ -366,7 +366,8 @@ impl Indexer {
                         self.name(k.span, NameClass::Keyword);
                     }
                     match &r.body {
-                        RequirementBody::Operator { ty, default, .. } => {
+                        RequirementBody::Operator(op) => {
+                            let meshc::syntax::ast::OperatorBody { ty, default, .. } = &**op;
                             if let Some(t) = ty {
                                 self.ty(t);
                             }
@@ -403,7 +404,7 @@ impl Indexer {
                     self.name(c.name.span, NameClass::Container);
                     let mut whens: Vec<Span> = Vec::new();
                     for e in &c.entries {
-                        self.when(e.when.as_ref(), &ctx, &mut whens);
+                        self.when(e.when.as_deref(), &ctx, &mut whens);
                         self.container_entry(&e.kind, &ctx, &mut whens);
                     }
                 }
@@ -469,22 +470,25 @@ impl Indexer {
             | ContainerEntryKind::ImagePaths(e) => self.expr(e, ctx),
             ContainerEntryKind::Env(entries) => {
                 for e in entries {
-                    self.when(e.when.as_ref(), ctx, whens);
+                    self.when(e.when.as_deref(), ctx, whens);
                     self.name(e.key.span, NameClass::Property);
                     self.expr(&e.value, ctx);
                 }
             }
-            ContainerEntryKind::Mount { source, target, .. } => {
+            ContainerEntryKind::Mount(mount) => {
+                let meshc::syntax::ast::Mount { source, target, .. } = &**mount;
                 self.expr(source, ctx);
                 if let Some(t) = target {
                     self.string(t, ctx);
                 }
             }
-            ContainerEntryKind::Secret { target, value, .. } => {
+            ContainerEntryKind::Secret(file) => {
+                let meshc::syntax::ast::FileEntry { target, value, .. } = &**file;
                 self.string(target, ctx);
                 self.expr(value, ctx);
             }
-            ContainerEntryKind::File { target, value, .. } => {
+            ContainerEntryKind::File(file) => {
+                let meshc::syntax::ast::FileEntry { target, value, .. } = &**file;
                 self.string(target, ctx);
                 self.expr(value, ctx);
             }
@@ -846,7 +850,8 @@ pub fn module_fors(m: &ast::Module) -> Vec<&ast::ForExpr> {
     for entry in &m.entries {
         match entry {
             ModuleEntry::Requires(r) => match &r.body {
-                RequirementBody::Operator { default, .. } => {
+                RequirementBody::Operator(op) => {
+                    let meshc::syntax::ast::OperatorBody { default, .. } = &**op;
                     if let Some(d) = default {
                         walk(d, &mut out);
                     }
@@ -867,10 +872,11 @@ pub fn module_fors(m: &ast::Module) -> Vec<&ast::ForExpr> {
                         }
                         ContainerEntryKind::Command(v)
                         | ContainerEntryKind::User(v)
-                        | ContainerEntryKind::ImagePaths(v)
-                        | ContainerEntryKind::Secret { value: v, .. }
-                        | ContainerEntryKind::File { value: v, .. }
-                        | ContainerEntryKind::Mount { source: v, .. } => walk(v, &mut out),
+                        | ContainerEntryKind::ImagePaths(v) => walk(v, &mut out),
+                        ContainerEntryKind::Secret(file) | ContainerEntryKind::File(file) => {
+                            walk(&file.value, &mut out)
+                        }
+                        ContainerEntryKind::Mount(mount) => walk(&mount.source, &mut out),
                         ContainerEntryKind::Image(_) | ContainerEntryKind::Publish(_) => {}
                     }
                 }

@@ -111,7 +111,7 @@ pub fn document_symbols(snap: &Snapshot, uri: &Uri) -> Option<Vec<DocumentSymbol
                                 .entries
                                 .iter()
                                 .flat_map(|e| match &e.kind {
-                                    ContainerEntryKind::Env(entries) => entries.as_slice(),
+                                    ContainerEntryKind::Env(entries) => &entries[..],
                                     _ => &[],
                                 })
                                 .map(|e| {
