@@ -8,10 +8,10 @@ use super::module::{Seen, duplicate};
 use super::registry::{PROVIDER_KINDS, ProviderKind};
 use super::types::{Constraint, TYPE_NAMES, Ty, Value, whole_match_regex};
 use crate::diagnostics::rules::{
-    Duplicate, GivenSecret, InvalidLiteral, NoPossibleValue, OtherProvider, ProviderKindError,
-    SecretLiteral, TypeMismatch,
+    Duplicate, GivenSecret, HostOrMeshContract, InvalidLiteral, NoPossibleValue, OtherProvider,
+    ProviderKindError, SecretLiteral, TypeMismatch,
 };
-use crate::diagnostics::{Code, Diagnostic, Reported, Rule, closest};
+use crate::diagnostics::{Reported, Rule, closest};
 use crate::span::Span;
 use crate::syntax::ast::{self, Expr, Refinement, TypeExpr};
 
@@ -81,20 +81,11 @@ fn check_contract_kind(
             Err(cx.refuse(rule.at(cx.path, kind.span)))
         }
         Some(k @ (ProviderKind::Host | ProviderKind::Mesh)) if !cx.std => {
-            cx.report(
-                Diagnostic::new(
-                    Code::E0203,
-                    cx.path,
-                    kind.span,
-                    format!(
-                        "contract `{}` is declared `for {}`, which only the standard library may do",
-                        contract.name.name, kind.name
-                    ),
-                )
-                .with_help(
-                    "only the compiler answers host and mesh contracts (`directory`, `access`, `port`, `node`, `identity`); declare yours `for module` and provide it from a module",
-                ),
-            );
+            let rule = HostOrMeshContract {
+                contract: &contract.name.name,
+                kind: &kind.name,
+            };
+            cx.report(rule.at(cx.path, kind.span));
             // Told, and checked as the kind written: the fields' checks go on.
             Ok(Some(k))
         }

@@ -14,8 +14,11 @@ use super::module::ModuleChecker;
 use super::registry::{ContractInfo, FieldInfo};
 use super::scope::RefContext;
 use super::types::Ty;
-use crate::diagnostics::rules::{ConsumerRead, Duplicate, SyntaxError, TypeMismatch, UnknownField};
-use crate::diagnostics::{Code, Diagnostic, Reported, Rule};
+use crate::diagnostics::rules::{
+    ConsumerRead, Duplicate, NotProvided, SecretLoop, SyntaxError, TypeMismatch, UnknownContract,
+    UnknownField,
+};
+use crate::diagnostics::{Diagnostic, Reported, Rule};
 use crate::span::Span;
 use crate::syntax::ast::{self, Expr, ForExpr, Iterable};
 
@@ -179,15 +182,9 @@ impl<'a> ModuleChecker<'a, '_> {
                 }
                 if let Some(taint) = val.secret {
                     let name = self.target_name(taint.target);
-                    return Err(self.cx.refuse(
-                        Diagnostic::new(
-                            Code::E0302,
-                            self.cx.path,
-                            r.span,
-                            format!("`{name}` is secret; a `for` cannot run over it"),
-                        )
-                        .with_help("a secret list is never known at build, so its elements cannot be counted into a template; deliver it whole as a `secret` file"),
-                    ));
+                    return Err(self
+                        .cx
+                        .refuse(SecretLoop { name: &name }.at(self.cx.path, r.span)));
                 }
                 match val.ty {
                     Ty::List(inner) => Ok(Some(LoopKind::Item {
@@ -231,44 +228,16 @@ impl<'a> ModuleChecker<'a, '_> {
                 Some(s) => format!("did you mean `{s}`?"),
                 None => "name a contract this module provides".into(),
             };
-            return Err(self.cx.refuse(
-                Diagnostic::new(
-                    Code::E0103,
-                    self.cx.path,
-                    contract.span,
-                    format!("there is no contract `{name}`"),
-                )
-                .with_help(help),
-            ));
+            let rule = UnknownContract { name, help };
+            return Err(self.cx.refuse(rule.at(self.cx.path, contract.span)));
         }
-        let help = match (suggestion, provided.is_empty()) {
-            (Some(s), _) => format!(
-                "did you mean `{s}`? module `{}` provides {}",
-                self.module.name.name,
-                super::list_names(provided.iter().copied())
-            ),
-            (None, true) => format!(
-                "only a provider has consumers: add `provides {name} {{ … }}` to module `{}`, or loop over a list",
-                self.module.name.name
-            ),
-            (None, false) => format!(
-                "module `{}` provides only {}: loop over the consumers of one of those, or add `provides {name} {{ … }}`",
-                self.module.name.name,
-                super::list_names(provided.iter().copied())
-            ),
+        let rule = NotProvided {
+            module: &self.module.name.name,
+            contract: name,
+            provided: (!provided.is_empty()).then(|| super::list_names(provided.iter().copied())),
+            suggestion,
         };
-        Err(self.cx.refuse(
-            Diagnostic::new(
-                Code::E0322,
-                self.cx.path,
-                contract.span,
-                format!(
-                    "module `{}` does not provide `{name}`, so it has no consumers of it",
-                    self.module.name.name
-                ),
-            )
-            .with_help(help),
-        ))
+        Err(self.cx.refuse(rule.at(self.cx.path, contract.span)))
     }
 
     /// The loop variable a reference's first word names, innermost first.

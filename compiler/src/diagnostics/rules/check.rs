@@ -1400,6 +1400,87 @@ impl Rule for NamedInDefinition<'_> {
     }
 }
 
+/// E0302: a `for` over a secret list, whose elements are never known at build.
+pub struct SecretLoop<'a> {
+    pub name: &'a str,
+}
+
+impl Rule for SecretLoop<'_> {
+    fn code(&self) -> Code {
+        Code::E0302
+    }
+
+    fn message(&self) -> String {
+        format!("`{}` is secret; a `for` cannot run over it", self.name)
+    }
+
+    fn help(&self) -> Option<String> {
+        Some("a secret list is never known at build, so its elements cannot be counted into a template; deliver it whole as a `secret` file".into())
+    }
+}
+
+/// E0322: `consumers CONTRACT` of a contract the module does not provide. `provided`
+/// lists, in words, the contracts it does provide (`None`: it provides none);
+/// `suggestion` is the closest of them.
+pub struct NotProvided<'a> {
+    pub module: &'a str,
+    pub contract: &'a str,
+    pub provided: Option<String>,
+    pub suggestion: Option<&'a str>,
+}
+
+impl Rule for NotProvided<'_> {
+    fn code(&self) -> Code {
+        Code::E0322
+    }
+
+    fn message(&self) -> String {
+        format!(
+            "module `{}` does not provide `{}`, so it has no consumers of it",
+            self.module, self.contract
+        )
+    }
+
+    fn help(&self) -> Option<String> {
+        let (module, name) = (self.module, self.contract);
+        Some(match (self.suggestion, &self.provided) {
+            (Some(s), provided) => format!(
+                "did you mean `{s}`? module `{module}` provides {}",
+                provided.as_deref().unwrap_or_default()
+            ),
+            (None, None) => format!(
+                "only a provider has consumers: add `provides {name} {{ … }}` to module `{module}`, or loop over a list"
+            ),
+            (None, Some(provided)) => format!(
+                "module `{module}` provides only {provided}: loop over the consumers of one of those, or add `provides {name} {{ … }}`"
+            ),
+        })
+    }
+}
+
+/// E0203: a host or mesh contract declared outside the standard library.
+pub struct HostOrMeshContract<'a> {
+    pub contract: &'a str,
+    pub kind: &'a str,
+}
+
+impl Rule for HostOrMeshContract<'_> {
+    fn code(&self) -> Code {
+        Code::E0203
+    }
+
+    fn message(&self) -> String {
+        format!(
+            "contract `{}` is declared `for {}`, which only the standard library may do",
+            self.contract, self.kind
+        )
+    }
+
+    fn help(&self) -> Option<String> {
+        Some("only the compiler answers host and mesh contracts (`directory`, `access`, `port`, `node`, `identity`); declare yours `for module` and provide it from a module".into())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

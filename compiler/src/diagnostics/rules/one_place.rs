@@ -9,16 +9,6 @@ use std::path::{Path, PathBuf};
 /// `diagnostics/rules/`.
 const STILL_INLINE: &[(&str, usize, &str)] = &[
     (
-        "check/contracts.rs",
-        1,
-        "`check_contract_kind`'s E0203 (a host or mesh contract outside the standard library), not yet a rule",
-    ),
-    (
-        "check/loops.rs",
-        3,
-        "`loop_kind` and `consumers_of` (E0302, E0103, E0322), which refuse with them, not yet rules",
-    ),
-    (
         "check/mod.rs",
         3,
         "a test's stand-in diagnostics (a code and a place, no message)",
