@@ -464,7 +464,7 @@ fn duplicate(
     prev_file: &FilePath,
     prev: Span,
 ) -> Diagnostic {
-    DefinedTwice::Global {
+    DefinedTwice {
         what,
         name: &name.name,
         first: (prev_file, prev),

@@ -147,7 +147,7 @@ impl<'m> Builder<'_, 'm> {
                     );
                     let (sealed, template, references) =
                         match self.eval_expr(i, Ctx::Definition, value) {
-                            Some(Resolved::Sealed(s)) => (Some(s), None, None),
+                            Some(Resolved::Sealed(s)) => (Some(*s), None, None),
                             Some(Resolved::Template(parts)) => {
                                 let (template, references) = render_template(&parts);
                                 (None, Some(template), Some(references))
@@ -236,7 +236,10 @@ impl<'m> Builder<'_, 'm> {
     ) -> Option<EnvValue> {
         Some(match self.eval_expr(i, Ctx::Definition, value)? {
             Resolved::Plain(v, ty) => EnvValue::Text(text_of(&v, &ty)),
-            Resolved::Sealed(sealed) => EnvValue::Sealed(SealedEnv { sealed, exposed }),
+            Resolved::Sealed(sealed) => EnvValue::Sealed(SealedEnv {
+                sealed: *sealed,
+                exposed,
+            }),
             Resolved::Template(parts) => {
                 let (template, references) = render_template(&parts);
                 EnvValue::Template(TemplateEnv {
@@ -307,7 +310,7 @@ impl<'m> Builder<'_, 'm> {
                     _ => "secret".to_string(),
                 };
                 let mut refs = IndexMap::new();
-                refs.insert(name.clone(), TemplateRef::Sealed { sealed });
+                refs.insert(name.clone(), TemplateRef::Sealed { sealed: *sealed });
                 (
                     None,
                     Some(format!("${{{name}}}")),

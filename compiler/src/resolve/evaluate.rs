@@ -123,8 +123,9 @@ pub(crate) enum Resolved {
     Plain(Value, Ty),
     /// A place on the node's host; only a mount reads it.
     HostPath(String),
-    /// A secret, named.
-    Sealed(SealedRef),
+    /// A secret, named (boxed: every memoised value is as large as the largest kind,
+    /// and few are secrets).
+    Sealed(Box<SealedRef>),
     /// Text with secret parts: the parts, references kept.
     Template(Vec<TemplatePart>),
 }
@@ -262,7 +263,9 @@ fn write_call(
 
 fn note_ref(name: &str, value: &Resolved, refs: &mut IndexMap<String, TemplateRef>) {
     let r = match value {
-        Resolved::Sealed(s) => TemplateRef::Sealed { sealed: s.clone() },
+        Resolved::Sealed(s) => TemplateRef::Sealed {
+            sealed: (**s).clone(),
+        },
         Resolved::Plain(v, ty) => TemplateRef::Value {
             value: text_of(v, ty),
         },
@@ -564,15 +567,11 @@ pub(crate) trait Evaluate<'m> {
         let contract: &'m ContractInfo = info.contract.as_deref()?;
         let (f, field, fi): (usize, &'m String, _) = contract.fields.get_full(field)?;
         if fi.secret {
-            let key = self.world().instances[consumer]
-                .secret_keys
-                .get(req)?
-                .get(field.as_str())?
-                .clone();
-            return Some(Resolved::Sealed(SealedRef {
+            let key = self.world().instances[consumer].secret_key(req, field);
+            return Some(Resolved::Sealed(Box::new(SealedRef {
                 by: self.world().instance_ref(provider),
                 key,
-            }));
+            })));
         }
         self.answer_memo(consumer, r as u32, f as u32)
     }

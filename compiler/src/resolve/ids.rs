@@ -75,6 +75,12 @@ impl<I: Id, T> IdVec<I, T> {
         id
     }
 
+    /// Makes room for `additional` more entries at once (a large mesh would otherwise
+    /// grow the table by doubling, holding up to twice what it needs).
+    pub fn reserve_exact(&mut self, additional: usize) {
+        self.items.reserve_exact(additional);
+    }
+
     /// The id the next [`IdVec::push`] returns.
     pub fn next_id(&self) -> I {
         I::from_index(self.items.len())

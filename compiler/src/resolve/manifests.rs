@@ -156,7 +156,7 @@ impl<'a, 'm> Builder<'a, 'm> {
                 let (value, from) = self.operator_value(i, req)?;
                 let (value, sealed) = match value {
                     Resolved::Plain(v, ty) => (Some(json_of(&v, &ty)), None),
-                    Resolved::Sealed(s) => (None, Some(s)),
+                    Resolved::Sealed(s) => (None, Some(*s)),
                     _ => return None,
                 };
                 Requirement::Operator(OperatorRequirement {
@@ -251,13 +251,27 @@ impl<'a, 'm> Builder<'a, 'm> {
                 }
                 let inst = &w.instances[c];
                 let login = &inst.login;
-                let keys = inst.secret_keys.get(req);
-                let derived = keys.is_none_or(|k| {
-                    k.iter().all(|(field, key)| {
-                        key.strip_prefix(login.as_str())
-                            .and_then(|rest| rest.strip_prefix('/'))
-                            == Some(field.as_str())
+                // Every secret field's key is `<login>/<field>` unless one was recorded
+                // in another form; then the consumer lists them all.
+                let secret_fields: Vec<&str> = cinfo
+                    .contract
+                    .as_deref()
+                    .map(|ci| {
+                        ci.fields
+                            .values()
+                            .filter(|f| f.secret)
+                            .map(|f| f.name.as_str())
+                            .collect()
                     })
+                    .unwrap_or_default();
+                let derived = secret_fields
+                    .iter()
+                    .all(|&f| !inst.secret_keys.contains_key(&(req, f)));
+                let keys = (!derived).then(|| {
+                    secret_fields
+                        .iter()
+                        .map(|&f| (f.to_string(), inst.secret_key(req, f)))
+                        .collect()
                 });
                 consumers.push(Consumer {
                     node: w.node_name(c).to_string(),
@@ -266,7 +280,7 @@ impl<'a, 'm> Builder<'a, 'm> {
                     login: login.clone(),
                     given,
                     requirement: (!derived).then(|| req.to_string()),
-                    keys: if derived { None } else { keys.cloned() },
+                    keys,
                 });
             }
             out.push(Provided {

@@ -82,6 +82,7 @@ impl<'m> Resolver<'m> {
     /// on the node (E0508) drops the assignment.
     pub(super) fn collect_instances(&mut self) {
         let mesh = self.mesh;
+        self.instances.reserve_exact(mesh.assigns().count());
         for a in mesh.assigns() {
             let Some(node_ident) = &a.node else {
                 continue; // a syntax error, reported by the parser

@@ -70,8 +70,9 @@ pub struct ResolveInput<'a> {
     /// The ports a previous build chose.
     pub lock: &'a Lock,
     /// Whether to build the manifests (`meshc build`). Without them (`meshc check`) the
-    /// outcome holds no manifest, and every instance is still evaluated as a build would,
-    /// so the diagnostics are the same either way.
+    /// outcome holds no manifest and no instance is built: every value that can refuse
+    /// (operator values, given fields, providers' answers) is still evaluated, as a build
+    /// evaluates it, so the diagnostics are the same either way.
     pub manifests: bool,
 }
 
@@ -424,8 +425,11 @@ pub(crate) struct InstanceState<'m> {
     /// Requirement → how it was answered (host, identity and module requirements).
     pub answers: FxHashMap<&'m str, Answer>,
     pub login: String,
-    /// Requirement → secret field → the key the provider keeps it under.
-    pub secret_keys: FxHashMap<&'m str, IndexMap<String, String>>,
+    /// (requirement, secret field) → the key the provider keeps it under, for the keys
+    /// that are not in their usual form (see [`InstanceState::secret_key`]); a secret
+    /// operator value's field is `""`. Most instances hold none, so a large mesh keeps
+    /// no table per instance.
+    pub secret_keys: FxHashMap<(&'m str, &'m str), String>,
     /// The mesh's refusals of this assignment.
     pub refusals: Vec<Diagnostic>,
     /// Refused by a diagnostic another instance holds: the first of a group of alike
@@ -434,6 +438,20 @@ pub(crate) struct InstanceState<'m> {
     /// Instances whose answers this one waits for (providers, seat holders).
     pub waits_for: Vec<InstanceId>,
     pub left_out: bool,
+}
+
+impl InstanceState<'_> {
+    /// The key under which the provider of requirement `req` keeps secret field `field`
+    /// of this instance (`""`: the requirement's own value, a secret operator value):
+    /// `<login>/<field>` (`<login>/<req>` for an operator value), unless
+    /// [`Resolver::allocate_secret_keys`] had to choose another.
+    pub fn secret_key(&self, req: &str, field: &str) -> String {
+        match self.secret_keys.get(&(req, field)) {
+            Some(key) => key.clone(),
+            None if field.is_empty() => format!("{}/{req}", self.login),
+            None => format!("{}/{field}", self.login),
+        }
+    }
 }
 
 /// An assignment dropped before it became an instance: an unknown node (E0107) or a name

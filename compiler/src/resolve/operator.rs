@@ -20,8 +20,8 @@ impl<'m> Resolver<'m> {
                 return None; // refused (E0504)
             };
             let by = self.instance_ref(*vault);
-            let key = self.instances[i].secret_keys.get(req)?.get("")?.clone();
-            return Some((Resolved::Sealed(SealedRef { by, key }), "vault"));
+            let key = self.instances[i].secret_key(req, "");
+            return Some((Resolved::Sealed(Box::new(SealedRef { by, key })), "vault"));
         }
         if let Some(written) = self.instances[i].settings.values.get(req) {
             // `None`: written but refused where it was written (E0513).

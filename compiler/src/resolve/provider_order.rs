@@ -16,7 +16,6 @@ use crate::check::registry::ProviderKind;
 use crate::check::scope::ReqInfo;
 use crate::diagnostics::Code;
 use crate::emit::By;
-use indexmap::IndexMap;
 
 /// The contract a secret operator value is kept under: the vault's.
 const VAULT_CONTRACT: &str = "secret";
@@ -328,14 +327,15 @@ impl<'m> Resolver<'m> {
     /// Gives every secret a consumer receives the key its provider keeps it under:
     /// `<login>/<field>`, or `<login>/<requirement>/<field>` when that key is already
     /// taken at the same provider by an earlier requirement of the same consumer. A secret
-    /// operator value is kept by the vault under `<login>/<requirement>`.
+    /// operator value is kept by the vault under `<login>/<requirement>`. Only the keys
+    /// not in those usual forms are recorded (see [`super::InstanceState::secret_key`]).
     pub(super) fn allocate_secret_keys(&mut self) {
         for i in self.instances.ids() {
             let Some(m) = self.module_of(i) else { continue };
             let login = self.instances[i].login.clone();
             let mut taken: FxHashSet<(InstanceId, String)> = FxHashSet::default();
+            let mut unusual: Vec<((&'m str, &'m str), String)> = Vec::new();
             for (&req, info) in &m.scope.requirements {
-                let mut keys: IndexMap<String, String> = IndexMap::new();
                 match self.instances[i].answers.get(req) {
                     Some(Answer::Module { provider, .. }) => {
                         let provider = *provider;
@@ -343,27 +343,27 @@ impl<'m> Resolver<'m> {
                             continue;
                         };
                         for field in contract.fields.values().filter(|f| f.secret) {
-                            let mut key = format!("{login}/{}", field.name);
-                            if !taken.insert((provider, key.clone())) {
-                                key = format!("{login}/{req}/{}", field.name);
+                            let key = format!("{login}/{}", field.name);
+                            if !taken.insert((provider, key)) {
+                                let key = format!("{login}/{req}/{}", field.name);
                                 taken.insert((provider, key.clone()));
+                                unusual.push(((req, field.name.as_str()), key));
                             }
-                            keys.insert(field.name.clone(), key);
                         }
                     }
                     Some(Answer::SecretOperator { vault }) => {
                         let vault = *vault;
-                        let mut key = format!("{login}/{req}");
-                        if !taken.insert((vault, key.clone())) {
-                            key = format!("{login}/{req}/value");
+                        let key = format!("{login}/{req}");
+                        if !taken.insert((vault, key)) {
+                            let key = format!("{login}/{req}/value");
                             taken.insert((vault, key.clone()));
+                            unusual.push(((req, ""), key));
                         }
-                        keys.insert(String::new(), key);
                     }
                     _ => continue,
                 }
-                self.instances[i].secret_keys.insert(req, keys);
             }
+            self.instances[i].secret_keys.extend(unusual);
         }
     }
 }

@@ -1216,27 +1216,12 @@ impl Rule for SecretToPlain<'_> {
     }
 }
 
-/// E0101: an item of one kind and name defined twice.
-pub enum DefinedTwice<'a> {
-    /// A contract, module or mesh (`what`) of the workspace; `first` is the first one.
-    Global {
-        what: &'a str,
-        name: &'a str,
-        first: (&'a FilePath, Span),
-    },
-    /// A node of a mesh; `first` is in the same file.
-    Node {
-        node: &'a str,
-        mesh: &'a str,
-        first: Span,
-    },
-    /// Two nodes with one private name, `first_node`'s written at `first`.
-    PrivateName {
-        first_node: &'a str,
-        node: &'a str,
-        mesh: &'a str,
-        first: Span,
-    },
+/// E0101: a contract, module or mesh (`what`) defined twice in the workspace; `first` is
+/// the first definition.
+pub struct DefinedTwice<'a> {
+    pub what: &'a str,
+    pub name: &'a str,
+    pub first: (&'a FilePath, Span),
 }
 
 impl Rule for DefinedTwice<'_> {
@@ -1245,45 +1230,18 @@ impl Rule for DefinedTwice<'_> {
     }
 
     fn message(&self) -> String {
-        match self {
-            DefinedTwice::Global { what, name, .. } => format!("{what} `{name}` is defined twice"),
-            DefinedTwice::Node { node, mesh, .. } => {
-                format!("node `{node}` is defined twice in mesh `{mesh}`")
-            }
-            DefinedTwice::PrivateName {
-                first_node,
-                node,
-                mesh,
-                ..
-            } => {
-                format!("nodes `{first_node}` and `{node}` of mesh `{mesh}` have one private name")
-            }
-        }
+        format!("{} `{}` is defined twice", self.what, self.name)
     }
 
     fn help(&self) -> Option<String> {
-        Some(match self {
-            DefinedTwice::Global { what, .. } => {
-                format!("rename one of them; {what} names are global to the workspace")
-            }
-            DefinedTwice::Node { .. } => {
-                "rename one of them; node names are unique in a mesh".into()
-            }
-            DefinedTwice::PrivateName { .. } => {
-                "a private name reaches one machine: give each node its own".into()
-            }
-        })
+        Some(format!(
+            "rename one of them; {} names are global to the workspace",
+            self.what
+        ))
     }
 
-    fn labels(&self, file: &FilePath) -> Vec<Label> {
-        match self {
-            DefinedTwice::Global {
-                first: (first_file, span),
-                ..
-            } => label(first_file, *span, "first defined here"),
-            DefinedTwice::Node { first, .. } => label(file, *first, "first defined here"),
-            DefinedTwice::PrivateName { first, .. } => label(file, *first, "first written here"),
-        }
+    fn labels(&self, _file: &FilePath) -> Vec<Label> {
+        label(self.first.0, self.first.1, "first defined here")
     }
 }
 
@@ -1439,5 +1397,89 @@ impl Rule for NamedInDefinition<'_> {
             NamedInDefinition::Domain { .. } => "read names from requirements instead (`db.host`, `route.url`, `here.private_name`); a public name is set on the assignment, in the mesh".into(),
             NamedInDefinition::Node { .. } => "a module reads its own node's facts through `requires here: host node` (`here.private_name`); which node runs it is the assignment's, in the mesh".into(),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rules_mask_the_places_that_may_hold_a_secret() {
+        let file = FilePath::from("a.mesh");
+        let d = ExposedEnv::NoSecret {
+            key: "K",
+            value: Span::new(10, 14),
+        }
+        .at(&file, Span::new(2, 9));
+        assert_eq!(d.code, Code::W0003);
+        assert_eq!(d.redacted().collect::<Vec<_>>(), vec![Span::new(10, 14)]);
+        let d = ExposedEnv::NoReason { key: "K" }.at(&file, Span::new(2, 9));
+        assert_eq!(d.code, Code::E0308);
+        assert_eq!(d.redacted().count(), 0);
+        let d = SecretLiteral::Default { name: "p" }.at(&file, Span::new(3, 8));
+        assert_eq!(d.redacted().collect::<Vec<_>>(), vec![Span::new(3, 8)]);
+        let decl = FilePath::from("c.mesh");
+        let set = |secret_value| ProviderField::Set {
+            field: "host",
+            contract: "pg",
+            requirement: "db",
+            decl: (&decl, Span::new(1, 5)),
+            secret_value,
+            help: "h".into(),
+        };
+        let d = set(Some(Span::new(20, 30))).at(&file, Span::new(15, 19));
+        assert_eq!(d.redacted().collect::<Vec<_>>(), vec![Span::new(20, 30)]);
+        assert_eq!(d.labels[0].file, decl);
+        assert_eq!(set(None).at(&file, Span::new(15, 19)).redacted().count(), 0);
+        let secret_set = Widens::SetValue {
+            shown: "this value".into(),
+            field: "f",
+            contract: "c",
+            allows: "the values of its own set".into(),
+            secret: true,
+            decl: (&decl, Span::new(1, 2)),
+        };
+        assert!(secret_set.masks_primary());
+    }
+
+    #[test]
+    fn one_type_writes_each_variant_and_its_code() {
+        let file = FilePath::from("a.mesh");
+        let d = NamedInDefinition::Domain {
+            quoted: None,
+            what: "a domain name",
+        }
+        .at(&file, Span::new(0, 3));
+        assert_eq!(d.code, Code::E0402);
+        assert_eq!(
+            d.message,
+            "a domain name is written here; a definition never names one"
+        );
+        let d = NamedInDefinition::Node {
+            quoted: None,
+            what: "names node `a` of mesh `m`",
+            mesh: "m",
+        }
+        .at(&file, Span::new(0, 3));
+        assert_eq!(d.code, Code::E0404);
+        assert!(!d.message.contains("node `a`"), "{}", d.message);
+        assert_eq!(
+            BadCall::Arity {
+                function: "url",
+                arity: 1,
+                found: 2,
+                signature: "url(x)",
+            }
+            .message(),
+            "`url` takes 1 argument, found 2"
+        );
+        let cycle = RequirementCycle {
+            message: "m".into(),
+            reads: vec![(Span::new(1, 2), "a".into()), (Span::new(3, 4), "b".into())],
+        }
+        .at(&file, Span::new(0, 1));
+        assert_eq!(cycle.labels.len(), 2);
+        assert_eq!(cycle.labels[1].span, Span::new(3, 4));
     }
 }
