@@ -235,7 +235,12 @@ impl<'a> ModuleScope<'a> {
     /// The scope of `module`. Duplicate requirement names keep the first (E0102 is the
     /// checker's).
     pub fn new(module: &'a ast::Module, registry: &Registry) -> ModuleScope<'a> {
-        let mut requirements = FxIndexMap::default();
+        // Sized once: a large mesh holds a scope per assigned module, and a table grown
+        // by doubling holds up to twice what it needs.
+        let mut requirements = FxIndexMap::with_capacity_and_hasher(
+            module.requirements().count(),
+            Default::default(),
+        );
         for r in module.requirements() {
             if requirements.contains_key(r.name.name.as_str()) {
                 continue;
