@@ -237,10 +237,8 @@ impl<'a> ModuleScope<'a> {
     pub fn new(module: &'a ast::Module, registry: &Registry) -> ModuleScope<'a> {
         // Sized once: a large mesh holds a scope per assigned module, and a table grown
         // by doubling holds up to twice what it needs.
-        let mut requirements = FxIndexMap::with_capacity_and_hasher(
-            module.requirements().count(),
-            Default::default(),
-        );
+        let mut requirements =
+            FxIndexMap::with_capacity_and_hasher(module.requirements().count(), Default::default());
         for r in module.requirements() {
             if requirements.contains_key(r.name.name.as_str()) {
                 continue;
