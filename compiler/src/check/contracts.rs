@@ -8,8 +8,8 @@ use super::module::{Seen, duplicate};
 use super::registry::{PROVIDER_KINDS, ProviderKind};
 use super::types::{Constraint, TYPE_NAMES, Ty, Value, whole_match_regex};
 use crate::diagnostics::rules::{
-    Duplicate, GivenSecret, InvalidLiteral, NoPossibleValue, OtherProvider, SecretLiteral,
-    TypeMismatch,
+    Duplicate, GivenSecret, InvalidLiteral, NoPossibleValue, OtherProvider, ProviderKindError,
+    SecretLiteral, TypeMismatch,
 };
 use crate::diagnostics::{Code, Diagnostic, Reported, Rule, closest};
 use crate::span::Span;
@@ -18,7 +18,8 @@ use crate::syntax::ast::{self, Expr, Refinement, TypeExpr};
 /// Checks one contract: its provider kind, its fields' names, types, refinements and
 /// defaults.
 pub(crate) fn check_contract(cx: &mut Cx<'_>, contract: &ast::Contract) {
-    let kind = check_contract_kind(cx, contract);
+    // A refused kind is checked as `module` below.
+    let kind = check_contract_kind(cx, contract).unwrap_or(None);
     let mut seen = Seen::new();
     for field in &contract.fields {
         if let Some(first) = seen.insert(&field.name.name, field.name.span) {
@@ -53,43 +54,31 @@ pub(crate) fn check_contract(cx: &mut Cx<'_>, contract: &ast::Contract) {
     }
 }
 
-/// E0201 for a kind outside the closed set (or `operator`, which needs no contract),
-/// E0203 for a host or mesh contract outside the standard library.
-fn check_contract_kind(cx: &mut Cx<'_>, contract: &ast::Contract) -> Option<ProviderKind> {
-    let kind = contract.kind.as_ref()?;
+/// The contract's provider kind, `None` when none is written; refused: E0201 for a kind
+/// outside the closed set (or `operator`, which needs no contract), E0203 for a host or
+/// mesh contract outside the standard library.
+fn check_contract_kind(
+    cx: &mut Cx<'_>,
+    contract: &ast::Contract,
+) -> Result<Option<ProviderKind>, Reported> {
+    let Some(kind) = contract.kind.as_ref() else {
+        return Ok(None);
+    };
     match ProviderKind::from_name(&kind.name) {
         None => {
             let help = match closest(&kind.name, ["module", "host", "mesh"]) {
                 Some(s) => format!("did you mean `{s}`?"),
                 None => "a contract you declare is answered by a module: write `for module`".into(),
             };
-            cx.report(
-                Diagnostic::new(
-                    Code::E0201,
-                    cx.path,
-                    kind.span,
-                    format!(
-                        "unknown provider kind `{}`: the provider kinds are `module`, `host`, `mesh` and `operator`",
-                        kind.name
-                    ),
-                )
-                .with_help(help),
-            );
-            None
+            let rule = ProviderKindError::Unknown {
+                kind: &kind.name,
+                help,
+            };
+            Err(cx.refuse(rule.at(cx.path, kind.span)))
         }
         Some(ProviderKind::Operator) => {
-            cx.report(
-                Diagnostic::new(
-                    Code::E0201,
-                    cx.path,
-                    kind.span,
-                    "a contract is answered by a `module`, the `host` or the `mesh`, never by the `operator`",
-                )
-                .with_help(
-                    "an operator value needs no contract: write `requires NAME: operator TYPE` in the module",
-                ),
-            );
-            None
+            let rule = ProviderKindError::OperatorContract;
+            Err(cx.refuse(rule.at(cx.path, kind.span)))
         }
         Some(k @ (ProviderKind::Host | ProviderKind::Mesh)) if !cx.std => {
             cx.report(
@@ -106,9 +95,10 @@ fn check_contract_kind(cx: &mut Cx<'_>, contract: &ast::Contract) -> Option<Prov
                     "only the compiler answers host and mesh contracts (`directory`, `access`, `port`, `node`, `identity`); declare yours `for module` and provide it from a module",
                 ),
             );
-            Some(k)
+            // Told, and checked as the kind written: the fields' checks go on.
+            Ok(Some(k))
         }
-        Some(k) => Some(k),
+        Some(k) => Ok(Some(k)),
     }
 }
 
@@ -160,7 +150,7 @@ pub(crate) fn check_declaration(
     }
     let mut sound = true;
     for r in refinements {
-        sound &= check_refinement_applies(cx, r, &ty, &name.name);
+        sound &= check_refinement_applies(cx, r, &ty, &name.name).is_ok();
     }
     let mut constraint = Constraint::of_type(&ty);
     constraint.refine(refinements);
@@ -278,13 +268,14 @@ fn unknown_type(cx: &mut Cx<'_>, ident: &ast::Ident, owner: Owner) {
 }
 
 /// Whether a refinement applies to values of `ty` (E0301), and is well written: set
-/// values of the type (E0301, E0314), a pattern that compiles (E0314).
+/// values of the type (E0301, E0314), a pattern that compiles (E0314). `ty` is known
+/// (not [`Ty::Error`]: a caller whose type is unknown has nothing to check).
 pub(crate) fn check_refinement_applies(
     cx: &mut Cx<'_>,
     r: &Refinement,
     ty: &Ty,
     name: &str,
-) -> bool {
+) -> Result<(), Reported> {
     let textual = ty.is_textual();
     let (applies, what) = match r {
         Refinement::InRange(_) => (ty.is_int(), "`in A..B` bounds a number"),
@@ -298,29 +289,28 @@ pub(crate) fn check_refinement_applies(
             "`in {…}` lists values of a single value's type",
         ),
     };
-    if *ty == Ty::Error {
-        return false;
-    }
+    debug_assert!(*ty != Ty::Error, "the caller knows the type");
     if !applies {
         let rule = TypeMismatch::RefinementDoesNotApply {
             name,
             a_type: a_type(ty),
             what: what.into(),
         };
-        cx.report(rule.at(cx.path, r.span()));
-        return false;
+        return Err(cx.refuse(rule.at(cx.path, r.span())));
     }
     match r {
-        Refinement::Matches(s) => check_pattern(cx, s).is_ok(),
+        Refinement::Matches(s) => check_pattern(cx, s),
         Refinement::InSet(set) => {
-            let mut ok = true;
+            // Every value is checked; the first refusal is the set's.
             let plain = Constraint::of_type(ty);
+            let mut refused = Ok(());
             for v in &set.values {
-                ok &= check_set_value(cx, v, ty, &plain, What::ValueOf(name));
+                let checked = check_set_value(cx, v, ty, &plain, What::ValueOf(name));
+                refused = refused.and(checked);
             }
-            ok
+            refused
         }
-        Refinement::InRange(_) | Refinement::Len(_) => true,
+        Refinement::InRange(_) | Refinement::Len(_) => Ok(()),
     }
 }
 
@@ -331,12 +321,20 @@ pub(crate) fn check_set_value(
     ty: &Ty,
     constraint: &Constraint,
     what: What<'_>,
-) -> bool {
+) -> Result<(), Reported> {
     if Value::from_literal(v).is_none() {
-        if !matches!(v, Expr::Error(_)) {
-            cx.report(TypeMismatch::SetNotLiteral.at(cx.path, v.span()));
-        }
-        return false;
+        let not_literal = || TypeMismatch::SetNotLiteral.at(cx.path, v.span());
+        return Err(match v {
+            // What failed to parse: the parser told it.
+            Expr::Error(_) => {
+                let d = not_literal();
+                cx.syntax_refusal(|| d)
+            }
+            _ => {
+                let d = not_literal();
+                cx.refuse(d)
+            }
+        });
     }
     let found = literal_type(v);
     if !found.fits(ty) {
@@ -344,8 +342,7 @@ pub(crate) fn check_set_value(
             expected: a_type(ty),
             found: a_type(&found),
         };
-        cx.report(rule.at(cx.path, v.span()));
-        return false;
+        return Err(cx.refuse(rule.at(cx.path, v.span())));
     }
     check_literal(
         cx,
@@ -358,7 +355,6 @@ pub(crate) fn check_set_value(
             decl: None,
         },
     )
-    .is_ok()
 }
 
 /// A `matches` pattern: plain text that compiles as a regular expression (E0314).

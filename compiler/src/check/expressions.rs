@@ -7,9 +7,13 @@
 //! in one spot.
 
 use super::Cx;
+use super::loops::{LoopKind, LoopRead};
+use super::meaning::{
+    ConsumerField, Contract, Form, LoopForm, LoopRead as MeaningLoopRead, Names, Read, meaning,
+};
 use super::module::{Edge, ModuleChecker};
 use super::registry::{ContractInfo, FieldInfo};
-use super::scope::{CONSUMER_FIELDS, Head, RefContext, RefError};
+use super::scope::{RefContext, RefError};
 use super::types::{Bounds, Constraint, Ty, Value, validate_literal};
 use crate::diagnostics::rules::{
     BadCall, Breach, HostPathRead, InvalidLiteral, OptionalRead, OutsideProvides, SecretToPlain,
@@ -43,6 +47,50 @@ pub(crate) enum Target<'a> {
         var: usize,
         read: super::loops::LoopRead<'a>,
     },
+}
+
+/// What is in scope for the checker where a reference is read: its active loops, the
+/// module's requirements with their contracts, the `provides` block's contract.
+struct CheckerNames<'x, 'a, 'c> {
+    m: &'x ModuleChecker<'a, 'c>,
+    ctx: RefContext<'a>,
+}
+
+impl<'a> Names<'a> for CheckerNames<'_, 'a, '_> {
+    fn loop_var(&self, word: &str) -> Option<(usize, LoopForm<'a>)> {
+        let v = self.m.active_loop(word)?;
+        let form = match &self.m.loops[v].kind {
+            LoopKind::Consumer(c) => LoopForm::Consumers(Contract::Known(c)),
+            LoopKind::Item { ty: Ty::Error, .. } => LoopForm::Refused,
+            LoopKind::Item { .. } => LoopForm::Item,
+        };
+        Some((v, form))
+    }
+
+    fn requirement(&self, word: &str) -> Option<(usize, Form<'a>)> {
+        let (idx, _, r) = self.m.scope.requirements.get_full(word)?;
+        Some((
+            idx,
+            match (&r.operator, self.m.contracts[idx]) {
+                (Some(_), _) => Form::Operator,
+                (None, Some(c)) => Form::Contract(Contract::Known(c)),
+                (None, None) => Form::Contract(Contract::Unresolved),
+            },
+        ))
+    }
+
+    fn provides(&self) -> Option<Contract<'a>> {
+        match self.ctx {
+            RefContext::Definition => None,
+            RefContext::Provides(c) => Some(Contract::Known(c)),
+            RefContext::ProvidesUnknown => Some(Contract::Unresolved),
+        }
+    }
+
+    fn closest_requirement(&self, word: &str) -> Option<String> {
+        crate::diagnostics::closest(word, self.m.scope.requirements.keys().copied())
+            .map(str::to_string)
+    }
 }
 
 /// A secret part of a value: where it is read and what declared it secret.
@@ -137,71 +185,21 @@ pub(crate) fn a_type(ty: &Ty) -> String {
 }
 
 impl<'a> ModuleChecker<'a, '_> {
-    /// What `reference` reads; reports why when it reads nothing. Marks the requirement
-    /// it names as used, and records an edge when checking a narrowing.
+    /// What `reference` reads ([`meaning`]); reports why when it reads nothing. Marks
+    /// the requirement it names as used, and records an edge when checking a narrowing.
     pub(crate) fn resolve(
         &mut self,
         reference: &Reference,
         ctx: RefContext<'a>,
     ) -> Option<Target<'a>> {
-        let segs = &reference.segments;
-        let first = segs.first()?;
-        if let Some(v) = self.active_loop(first.name.as_str()) {
-            return self.resolve_loop(v, reference);
-        }
-        let optional: Option<&'a ast::Requirement> = self
-            .scope
-            .requirements
-            .get(first.name.as_str())
-            .filter(|r| r.is_optional())
-            .map(|r| r.ast);
-        if let Some(ast) = optional
-            && self.when != Some(ast.name.name.as_str())
+        let m = meaning(reference, &CheckerNames { m: self, ctx });
+        if let Read::Requirement { req }
+        | Read::OperatorValue { req }
+        | Read::ContractField { req, .. } = m.read
         {
-            self.optional_read(ast, reference.span);
+            self.requirement_read(req, reference.span);
         }
-        if let Some((idx, _, req)) = self.scope.requirements.get_full(first.name.as_str()) {
-            self.used[idx] = true;
-            if let Some(from) = self.edge_from {
-                self.edges.push(Edge {
-                    from,
-                    to: idx,
-                    at: reference.span,
-                });
-            }
-            if req.operator.is_some() && segs.len() == 1 {
-                return Some(Target::Operator { req: idx });
-            }
-            if segs.len() == 2
-                && let Some(contract) = self.contracts[idx]
-                && let Some(field) = contract.fields.get(segs[1].name.as_str())
-            {
-                return Some(Target::Field {
-                    req: idx,
-                    contract,
-                    field,
-                });
-            }
-        } else if let RefContext::Provides(contract) = ctx
-            && segs.len() == 2
-        {
-            // Not a requirement (the branch above): `consumer` or `given`, by the scope's rule.
-            match super::scope::head(&first.name, |_| false, true) {
-                Head::Consumer if CONSUMER_FIELDS.contains(&segs[1].name.as_str()) => {
-                    return Some(Target::Consumer);
-                }
-                Head::Given => {
-                    if let Some(field) = contract.fields.get(segs[1].name.as_str())
-                        && field.given
-                    {
-                        return Some(Target::Given { contract, field });
-                    }
-                }
-                _ => {}
-            }
-        }
-        // The slow path: ask the scope why the reference reads nothing.
-        if let Err(e) = self.scope.lookup(reference, ctx) {
+        if let Some(e) = m.refusal {
             // A typo names the requirement it meant: that one is used, not unused.
             if let RefError::UnknownRequirement {
                 suggestion: Some(s),
@@ -212,8 +210,58 @@ impl<'a> ModuleChecker<'a, '_> {
                 self.used[idx] = true;
             }
             self.report_ref_error(e);
+            return None;
         }
-        None
+        match m.read {
+            Read::OperatorValue { req } => Some(Target::Operator { req }),
+            Read::ContractField {
+                req,
+                info: Some(field),
+                ..
+            } => Some(Target::Field {
+                req,
+                contract: self.contracts[req]?,
+                field,
+            }),
+            Read::Consumer { .. } => Some(Target::Consumer),
+            Read::Given {
+                info: Some(field), ..
+            } => match ctx {
+                RefContext::Provides(contract) => Some(Target::Given { contract, field }),
+                RefContext::Definition | RefContext::ProvidesUnknown => None,
+            },
+            Read::Loop { var, read } => {
+                let read = match read {
+                    MeaningLoopRead::Whole => LoopRead::Item,
+                    MeaningLoopRead::Meta {
+                        field: ConsumerField::Node,
+                        ..
+                    } => LoopRead::Node,
+                    MeaningLoopRead::Meta { field, .. } => LoopRead::Meta(field.word()),
+                    MeaningLoopRead::Given { info: Some(f), .. } => LoopRead::Given(f),
+                    MeaningLoopRead::Answer { info: Some(f), .. } => LoopRead::Answer(f),
+                    _ => return None,
+                };
+                Some(Target::Loop { var, read })
+            }
+            _ => None,
+        }
+    }
+
+    /// Requirement `idx` is read at `at`: E0320 when it is optional and read outside its
+    /// `when`; it is used; an edge when a narrowing reads it.
+    fn requirement_read(&mut self, idx: usize, at: Span) {
+        let Some((_, info)) = self.scope.requirements.get_index(idx) else {
+            return;
+        };
+        let ast: &'a ast::Requirement = info.ast;
+        if info.is_optional() && self.when != Some(ast.name.name.as_str()) {
+            self.optional_read(ast, at);
+        }
+        self.used[idx] = true;
+        if let Some(from) = self.edge_from {
+            self.edges.push(Edge { from, to: idx, at });
+        }
     }
 
     /// E0320: an optional requirement read outside its `when` block.
@@ -301,6 +349,19 @@ impl<'a> ModuleChecker<'a, '_> {
             RefError::OutsideProvides { span, word } => {
                 OutsideProvides { word: &word }.at(self.cx.path, span)
             }
+            RefError::ElementField { var, span } => {
+                let LoopKind::Item { ty, .. } = &self.loops[var].kind else {
+                    return;
+                };
+                let var = &self.loops[var].name;
+                UnknownField::OfListElement { var, ty }.at(self.cx.path, span)
+            }
+            RefError::ConsumerLoop {
+                var,
+                contract,
+                span,
+                why,
+            } => self.consumer_read_refused(var, &contract, span, why),
             RefError::Unresolved => return,
         };
         self.cx.report(d);
@@ -675,46 +736,6 @@ impl<'a> ModuleChecker<'a, '_> {
             }
             Expr::For(f) => self.eval_for_names(f, ctx),
             Expr::Int(_) | Expr::Bool(..) | Expr::Range(_) | Expr::Error(_) => {}
-        }
-    }
-
-    /// Like [`Self::eval_names`] in a definition, leaving alone references whose first
-    /// word is one of `skip` (`consumer` and `given` of a `provides` whose contract is
-    /// unknown).
-    pub(crate) fn eval_names_skipping(&mut self, expr: &Expr, skip: &[&str]) {
-        let skipped = |r: &Reference| {
-            r.segments
-                .first()
-                .is_some_and(|s| skip.contains(&s.name.as_str()))
-        };
-        match expr {
-            Expr::Ref(r) if skipped(r) => {}
-            Expr::Str(s) => {
-                for interp in s.interpolations() {
-                    let reference = match &interp.legacy {
-                        None => {
-                            self.eval_names_skipping(&interp.expr, skip);
-                            continue;
-                        }
-                        Some(kind) => match self.legacy_reference(interp, kind) {
-                            Some(r) => Cow::Owned(r),
-                            None => continue,
-                        },
-                    };
-                    self.resolve(&reference, RefContext::Definition);
-                }
-            }
-            Expr::List(items, _) => {
-                for item in items {
-                    self.eval_names_skipping(item, skip);
-                }
-            }
-            Expr::Call(c) => {
-                for arg in &c.args {
-                    self.eval_names_skipping(arg, skip);
-                }
-            }
-            other => self.eval_names(other, RefContext::Definition),
         }
     }
 

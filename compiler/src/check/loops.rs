@@ -8,15 +8,16 @@
 //! template; a loop variable named like a requirement, or like an enclosing loop's
 //! variable, is refused (E0102): one name would read two things.
 
-use super::expressions::{Place, Target, Val};
+use super::expressions::{Place, Val};
+use super::meaning::LoopRefusal;
 use super::module::ModuleChecker;
 use super::registry::{ContractInfo, FieldInfo};
 use super::scope::RefContext;
 use super::types::Ty;
-use crate::diagnostics::rules::{ConsumerRead, Duplicate, TypeMismatch, UnknownField};
+use crate::diagnostics::rules::{ConsumerRead, Duplicate, SyntaxError, TypeMismatch, UnknownField};
 use crate::diagnostics::{Code, Diagnostic, Reported, Rule};
 use crate::span::Span;
-use crate::syntax::ast::{self, Expr, ForExpr, Iterable, Reference};
+use crate::syntax::ast::{self, Expr, ForExpr, Iterable};
 
 /// A loop variable met while checking the module. Kept after its loop (targets name it
 /// by index, and messages about a value are written once the value is evaluated).
@@ -51,9 +52,6 @@ pub(crate) enum LoopRead<'a> {
     Item,
 }
 
-/// The words a consumer's loop variable reads besides the contract's fields.
-pub const CONSUMER_WORDS: &[&str] = &["login", "instance", "module", "node", "given"];
-
 impl<'a> ModuleChecker<'a, '_> {
     /// A `for` expression going to `place`: a string, secret when its template reads a
     /// secret.
@@ -63,7 +61,7 @@ impl<'a> ModuleChecker<'a, '_> {
         place: Place<'_>,
         ctx: RefContext<'a>,
     ) -> Val<'a> {
-        let Some(kind) = self.loop_kind(f, place, ctx) else {
+        let Ok(Some(kind)) = self.loop_kind(f, place, ctx) else {
             if let Some(t) = &f.template {
                 self.with_unknown_loop(f, |m| m.eval_names(&Expr::Str(t.clone()), ctx));
             }
@@ -84,7 +82,7 @@ impl<'a> ModuleChecker<'a, '_> {
 
     /// Evaluates `f` for its names only.
     pub(crate) fn eval_for_names(&mut self, f: &ForExpr, ctx: RefContext<'a>) {
-        let kind = self.loop_kind(f, Place::FileBody, ctx);
+        let kind = self.loop_kind(f, Place::FileBody, ctx).ok().flatten();
         let Some(template) = &f.template else { return };
         match kind.and_then(|k| self.enter_loop(f, k).ok()) {
             Some(_) => {
@@ -144,26 +142,44 @@ impl<'a> ModuleChecker<'a, '_> {
     }
 
     /// What `f` runs over: a consumer of a contract this module provides (E0322 for
-    /// any other), or an element of a plain list.
+    /// any other), or an element of a plain list. Refused with its diagnostic (or the
+    /// parser's, for a loop half written); `Ok(None)` when the list's reference reads
+    /// nothing, which its own check told (or, for a type unknown, the declaration's).
     fn loop_kind(
         &mut self,
         f: &ForExpr,
         place: Place<'_>,
         ctx: RefContext<'a>,
-    ) -> Option<LoopKind<'a>> {
-        match f.iterable.as_ref()? {
+    ) -> Result<Option<LoopKind<'a>>, Reported> {
+        let half_written = |m: &mut Self| {
+            let path = m.cx.path;
+            m.cx.syntax_refusal(|| {
+                let rule = SyntaxError::ForOver {
+                    var: &f.var.name,
+                    found: "nothing".into(),
+                };
+                rule.at(path, f.span)
+            })
+        };
+        let Some(iterable) = f.iterable.as_ref() else {
+            return Err(half_written(self));
+        };
+        match iterable {
             Iterable::Consumers { contract, .. } => {
-                let contract = contract.as_ref()?;
-                self.consumers_of(contract).map(LoopKind::Consumer)
+                let Some(contract) = contract.as_ref() else {
+                    return Err(half_written(self));
+                };
+                self.consumers_of(contract)
+                    .map(|c| Some(LoopKind::Consumer(c)))
             }
             Iterable::List(r) => {
                 let val = self.eval(&Expr::Ref(r.clone()), place, ctx);
                 if val.is_error() {
-                    return None;
+                    return Ok(None);
                 }
                 if let Some(taint) = val.secret {
                     let name = self.target_name(taint.target);
-                    self.cx.report(
+                    return Err(self.cx.refuse(
                         Diagnostic::new(
                             Code::E0302,
                             self.cx.path,
@@ -171,22 +187,20 @@ impl<'a> ModuleChecker<'a, '_> {
                             format!("`{name}` is secret; a `for` cannot run over it"),
                         )
                         .with_help("a secret list is never known at build, so its elements cannot be counted into a template; deliver it whole as a `secret` file"),
-                    );
-                    return None;
+                    ));
                 }
                 match val.ty {
-                    Ty::List(inner) => Some(LoopKind::Item {
+                    Ty::List(inner) => Ok(Some(LoopKind::Item {
                         ty: *inner,
                         secret: false,
-                    }),
+                    })),
                     other => {
                         let name = r.dotted();
                         let rule = TypeMismatch::ForOverNonList {
                             name: &name,
                             a_type: super::expressions::a_type(&other),
                         };
-                        self.cx.report(rule.at(self.cx.path, r.span));
-                        None
+                        Err(self.cx.refuse(rule.at(self.cx.path, r.span)))
                     }
                 }
             }
@@ -194,18 +208,22 @@ impl<'a> ModuleChecker<'a, '_> {
     }
 
     /// The contract `consumers CONTRACT` names, when this module provides it; else
-    /// E0322 (or E0103 for a contract that does not exist).
-    fn consumers_of(&mut self, contract: &ast::Ident) -> Option<&'a ContractInfo> {
+    /// E0322 (or E0103 for a contract that does not exist, here or at the `provides`
+    /// block that names it).
+    fn consumers_of(&mut self, contract: &ast::Ident) -> Result<&'a ContractInfo, Reported> {
         let name = contract.name.as_str();
-        let provided: Vec<&'a str> = self
-            .module
+        let module: &'a ast::Module = self.module;
+        let provided: Vec<&'a str> = module
             .provides()
             .map(|p| p.contract.name.as_str())
             .collect();
         let registry = self.cx.registry;
-        if provided.contains(&name) {
-            // An unknown contract in `provides` is told there.
-            return registry.contracts.get(name).map(|c| &**c);
+        if let Some(p) = module.provides().find(|p| p.contract.name == name) {
+            return match registry.contracts.get(name) {
+                Some(c) => Ok(&**c),
+                // Told at the `provides` block that names it.
+                None => Err(self.unknown_provided(p)),
+            };
         }
         let suggestion = crate::diagnostics::closest(name, provided.iter().copied());
         if !registry.contracts.contains_key(name) {
@@ -213,7 +231,7 @@ impl<'a> ModuleChecker<'a, '_> {
                 Some(s) => format!("did you mean `{s}`?"),
                 None => "name a contract this module provides".into(),
             };
-            self.cx.report(
+            return Err(self.cx.refuse(
                 Diagnostic::new(
                     Code::E0103,
                     self.cx.path,
@@ -221,8 +239,7 @@ impl<'a> ModuleChecker<'a, '_> {
                     format!("there is no contract `{name}`"),
                 )
                 .with_help(help),
-            );
-            return None;
+            ));
         }
         let help = match (suggestion, provided.is_empty()) {
             (Some(s), _) => format!(
@@ -240,7 +257,7 @@ impl<'a> ModuleChecker<'a, '_> {
                 super::list_names(provided.iter().copied())
             ),
         };
-        self.cx.report(
+        Err(self.cx.refuse(
             Diagnostic::new(
                 Code::E0322,
                 self.cx.path,
@@ -251,8 +268,7 @@ impl<'a> ModuleChecker<'a, '_> {
                 ),
             )
             .with_help(help),
-        );
-        None
+        ))
     }
 
     /// The loop variable a reference's first word names, innermost first.
@@ -264,103 +280,44 @@ impl<'a> ModuleChecker<'a, '_> {
             .find(|&v| self.loops[v].name == name)
     }
 
-    /// What `reference` reads through loop variable `v`; reports why when it reads
-    /// nothing (E0105).
-    pub(crate) fn resolve_loop(&mut self, v: usize, reference: &Reference) -> Option<Target<'a>> {
-        let segs = &reference.segments;
-        let var = self.loops[v].name.clone();
-        let var = var.as_str();
-        let read = match &self.loops[v].kind {
-            LoopKind::Item { ty, .. } => {
-                if *ty == Ty::Error {
-                    return None;
-                }
-                if segs.len() == 1 {
-                    Some(LoopRead::Item)
-                } else {
-                    let rule = UnknownField::OfListElement { var, ty };
-                    self.cx.report(rule.at(self.cx.path, reference.span));
-                    return None;
-                }
-            }
-            LoopKind::Consumer(contract) => {
-                let contract: &'a ContractInfo = contract;
-                match segs.iter().map(|s| s.name.as_str()).collect::<Vec<_>>()[1..] {
-                    [w @ ("login" | "instance" | "module")] => Some(LoopRead::Meta(match w {
-                        "login" => "login",
-                        "instance" => "instance",
-                        _ => "module",
-                    })),
-                    ["node"] => Some(LoopRead::Node),
-                    ["given", field] => contract
-                        .fields
-                        .get(field)
-                        .filter(|f| f.given)
-                        .map(LoopRead::Given),
-                    [field] => contract
-                        .fields
-                        .get(field)
-                        .filter(|f| !f.given)
-                        .map(LoopRead::Answer),
-                    _ => None,
-                }
-                .or_else(|| {
-                    self.consumer_read_refused(var, contract, reference);
-                    None
-                })
-            }
-        }?;
-        Some(Target::Loop { var: v, read })
-    }
-
-    /// E0105: a consumer's loop variable read as something it does not have.
-    fn consumer_read_refused(&mut self, var: &str, contract: &ContractInfo, r: &Reference) {
-        let segs = &r.segments;
-        let words = segs[1..]
-            .iter()
-            .map(|s| s.name.as_str())
-            .collect::<Vec<_>>();
-        let (read, suggestion) = match words.as_slice() {
-            [] => (ConsumerRead::Bare, None),
-            ["given", field] => (
+    /// E0105: consumer loop variable `v` read as something it does not have, as
+    /// [`super::meaning::meaning`] refused it.
+    pub(crate) fn consumer_read_refused(
+        &self,
+        v: usize,
+        contract: &str,
+        span: Span,
+        why: LoopRefusal,
+    ) -> Diagnostic {
+        let var = self.loops[v].name.as_str();
+        let (read, suggestion) = match &why {
+            LoopRefusal::NoField => (ConsumerRead::Bare, None),
+            LoopRefusal::NotGiven { field, suggestion } => (
                 ConsumerRead::Given { field },
-                crate::diagnostics::closest(
-                    field,
-                    contract
-                        .fields
-                        .values()
-                        .filter(|f| f.given)
-                        .map(|f| f.name.as_str()),
-                )
-                .map(|s| format!("{var}.given.{s}")),
+                suggestion.as_ref().map(|s| format!("{var}.given.{s}")),
             ),
-            [field] if contract.fields.get(*field).is_some_and(|f| f.given) => (
+            LoopRefusal::IsGiven { field } => (
                 ConsumerRead::GivenAsOwn { field },
                 Some(format!("{var}.given.{field}")),
             ),
-            [field] => (
+            LoopRefusal::NoSuch { field, suggestion } => (
                 ConsumerRead::Field { field },
-                crate::diagnostics::closest(
-                    field,
-                    CONSUMER_WORDS[..4].iter().copied().chain(
-                        contract
-                            .fields
-                            .values()
-                            .filter(|f| !f.given)
-                            .map(|f| f.name.as_str()),
-                    ),
-                )
-                .map(|s| format!("{var}.{s}")),
+                suggestion.as_ref().map(|s| format!("{var}.{s}")),
             ),
-            _ => (ConsumerRead::TooDeep { dotted: r.dotted() }, None),
+            LoopRefusal::TooDeep { dotted } => (
+                ConsumerRead::TooDeep {
+                    dotted: dotted.clone(),
+                },
+                None,
+            ),
         };
         let rule = UnknownField::ConsumerLoop {
             var,
-            contract: &contract.name,
+            contract,
             read,
             suggestion,
         };
-        self.cx.report(rule.at(self.cx.path, r.span));
+        rule.at(self.cx.path, span)
     }
 
     /// The type of what loop variable `v` reads.

@@ -9,6 +9,7 @@
 //! [`unused`]. Meshes are the resolver's.
 
 pub use definition_rules::names_a_domain;
+pub mod meaning;
 pub mod registry;
 pub mod scope;
 pub mod secrets;
@@ -55,18 +56,15 @@ pub fn check_items_in(
     std: bool,
     syntax: &[Diagnostic],
 ) -> Vec<Diagnostic> {
-    let mut broken: Vec<Span> = syntax
-        .iter()
-        .filter(|d| d.is_error() && d.file == *path)
-        .map(|d| d.span)
-        .collect();
+    let mine = || syntax.iter().filter(|d| d.is_error() && d.file == *path);
+    let mut broken: Vec<Span> = mine().map(|d| d.span).collect();
     broken.sort();
     let mut cx = Cx {
         path,
         registry,
         std,
         broken,
-        sink: Sink::default(),
+        sink: Sink::after(mine()),
     };
     for item in &file.items {
         match item {
@@ -110,6 +108,16 @@ impl Cx<'_> {
     /// Records a diagnostic: a warning, or an error after which the check goes on.
     pub fn report(&mut self, diagnostic: Diagnostic) {
         self.sink.report(diagnostic);
+    }
+
+    /// The proof that the file's parser reported an error: where the tree holds what
+    /// could not be parsed, a check refuses on it. Without one (the file's syntax
+    /// diagnostics were not given) the check reports `fallback` and refuses on that.
+    pub fn syntax_refusal(&mut self, fallback: impl FnOnce() -> Diagnostic) -> Reported {
+        match self.sink.earlier_error() {
+            Some(told) => told,
+            None => self.refuse(fallback()),
+        }
     }
 
     /// Records the error that makes a check refuse, and returns the proof for its caller.

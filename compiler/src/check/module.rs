@@ -40,6 +40,9 @@ pub(crate) struct ModuleChecker<'a, 'c> {
     pub when: Option<&'a str>,
     /// Optional requirements already told E0320, at a span, so one read is told once.
     pub told_optional: Vec<Span>,
+    /// `provides` blocks of an unknown contract already told E0103, at the contract's
+    /// name, with the proof.
+    pub told_provides: Vec<(Span, crate::diagnostics::Reported)>,
     /// Every loop variable met so far (LANGUAGE.md §12.3); targets name them by index.
     pub loops: Vec<super::loops::LoopVar<'a>>,
     /// The loops whose template is being checked, outermost first.
@@ -70,6 +73,7 @@ pub(crate) fn check_module<'a>(cx: &mut Cx<'a>, module: &'a ast::Module) {
         edge_from: None,
         when: None,
         told_optional: Vec::new(),
+        told_provides: Vec::new(),
         loops: Vec::new(),
         active_loops: Vec::new(),
     };

@@ -8,11 +8,11 @@ use super::module::{ModuleChecker, Seen, duplicate};
 use super::registry::{ContractInfo, ProviderKind};
 use super::scope::RefContext;
 use crate::diagnostics::Rule;
-use crate::diagnostics::closest;
 use crate::diagnostics::rules::{
     Duplicate, OtherProvider, ProviderField, SecretLiteral, Unanswered, UnknownContract,
     UnknownField,
 };
+use crate::diagnostics::{Reported, closest};
 use crate::syntax::ast::{Answer, Expr, Provides};
 
 impl<'a> ModuleChecker<'a, '_> {
@@ -42,26 +42,7 @@ impl<'a> ModuleChecker<'a, '_> {
             .get(p.contract.name.as_str())
             .map(|c| &**c)
         else {
-            let help = closest(
-                &p.contract.name,
-                registry
-                    .contracts
-                    .values()
-                    .filter(|c| c.kind == Some(ProviderKind::Module))
-                    .map(|c| c.name.as_str()),
-            )
-            .map(|s| format!("did you mean `{s}`?"))
-            .unwrap_or_else(|| {
-                format!(
-                    "declare it: `contract {} for module {{ … }}`",
-                    p.contract.name
-                )
-            });
-            let rule = UnknownContract {
-                name: &p.contract.name,
-                help,
-            };
-            self.cx.report(rule.at(self.cx.path, p.contract.span));
+            let _ = self.unknown_provided(p);
             self.answer_names(p);
             return;
         };
@@ -121,6 +102,42 @@ impl<'a> ModuleChecker<'a, '_> {
         }
     }
 
+    /// E0103 for the first `provides` block of a contract the workspace lacks, told once
+    /// whoever asks first: the block's check, or a loop over the consumers of that
+    /// contract (checked before the blocks).
+    pub(crate) fn unknown_provided(&mut self, p: &Provides) -> Reported {
+        if let Some(&(_, told)) = self
+            .told_provides
+            .iter()
+            .find(|(at, _)| *at == p.contract.span)
+        {
+            return told;
+        }
+        let registry = self.cx.registry;
+        let help = closest(
+            &p.contract.name,
+            registry
+                .contracts
+                .values()
+                .filter(|c| c.kind == Some(ProviderKind::Module))
+                .map(|c| c.name.as_str()),
+        )
+        .map(|s| format!("did you mean `{s}`?"))
+        .unwrap_or_else(|| {
+            format!(
+                "declare it: `contract {} for module {{ … }}`",
+                p.contract.name
+            )
+        });
+        let rule = UnknownContract {
+            name: &p.contract.name,
+            help,
+        };
+        let told = self.cx.refuse(rule.at(self.cx.path, p.contract.span));
+        self.told_provides.push((p.contract.span, told));
+        told
+    }
+
     /// The names the answers of a block not otherwise checked read: a duplicate block, or
     /// one of an unknown contract (where `consumer` and `given` are still in place).
     fn answer_names(&mut self, p: &'a Provides) {
@@ -133,7 +150,7 @@ impl<'a> ModuleChecker<'a, '_> {
             }
             None => {
                 for a in &p.answers {
-                    self.eval_names_skipping(&a.value, &["consumer", "given"]);
+                    self.eval_names(&a.value, RefContext::ProvidesUnknown);
                 }
             }
         }

@@ -7,7 +7,7 @@ use super::expressions::{Place, Slot, What};
 use super::module::{ModuleChecker, Seen, duplicate};
 use super::registry::{ContractInfo, FieldInfo, PROVIDER_KINDS, ProviderKind};
 use super::scope::RefContext;
-use super::types::{Bounds, Constraint, TYPE_NAMES, Value};
+use super::types::{Bounds, Constraint, TYPE_NAMES, Ty, Value};
 use crate::diagnostics::closest;
 use crate::diagnostics::rules::{
     Breach, Duplicate, NoPossibleValue, OptionalNotModule, OtherProvider, ProviderField,
@@ -323,7 +323,10 @@ impl<'a> ModuleChecker<'a, '_> {
     ) {
         let mut sound = true;
         for refinement in rs {
-            if !check_refinement_applies(self.cx, refinement, &field.ty, &field.name) {
+            // A field of an unknown type is told at its contract: nothing to check here.
+            if field.ty == Ty::Error
+                || check_refinement_applies(self.cx, refinement, &field.ty, &field.name).is_err()
+            {
                 sound = false;
                 continue;
             }

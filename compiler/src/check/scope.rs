@@ -2,6 +2,7 @@
 //! constraints, and what a `req.field` reference reads. Shared by the checker (which
 //! reports what does not resolve) and the resolver (which evaluates what does).
 
+use super::meaning::{Contract, Form, LoopForm, LoopRefusal, Names, Read, meaning};
 use super::registry::{ContractInfo, FieldInfo, ProviderKind, Registry};
 use super::types::{Constraint, Ty};
 use crate::base::fx_hash::FxIndexMap;
@@ -130,6 +131,16 @@ impl<'a> ReqInfo<'a> {
         self.ast.optional.is_some() && self.kind == Some(ProviderKind::Module)
     }
 
+    /// What the requirement is to [`meaning`]: an operator value, or a contract's fields
+    /// (the registry's contract, or unresolved when it has none).
+    pub fn form(&self) -> Form<'_> {
+        match (&self.operator, &self.contract) {
+            (Some(_), _) => Form::Operator,
+            (None, Some(c)) => Form::Contract(Contract::Known(c)),
+            (None, None) => Form::Contract(Contract::Unresolved),
+        }
+    }
+
     /// The contract's name as written, when the requirement names one.
     pub fn contract_name(&self) -> Option<&'a str> {
         match &self.ast.body {
@@ -220,15 +231,62 @@ pub enum RefError {
     TooDeep { span: Span, what: String },
     /// `consumer` or `given` outside `provides` (E0318).
     OutsideProvides { span: Span, word: String },
-    /// The requirement's contract is unknown or broken (already reported elsewhere).
+    /// A list element's loop variable `var` read with a field (E0105).
+    ElementField { var: usize, span: Span },
+    /// A consumer's loop variable `var` read as something it does not have (E0105).
+    ConsumerLoop {
+        var: usize,
+        contract: String,
+        span: Span,
+        why: LoopRefusal,
+    },
+    /// Nothing to tell: the requirement's contract is unknown or broken, or the loop's
+    /// iterable was refused (already reported elsewhere).
     Unresolved,
 }
 
-/// Where a reference is read: the provides block of `contract`, or anywhere else.
+/// Where a reference is read: the provides block of `contract`, a provides block of a
+/// contract the workspace lacks (E0103, told at the block), or anywhere else.
 #[derive(Debug, Clone, Copy)]
 pub enum RefContext<'c> {
     Definition,
     Provides(&'c ContractInfo),
+    /// `consumer` and its fields are in place; `given` reads nothing, silently.
+    ProvidesUnknown,
+}
+
+/// The names a module's scope holds, read in `ctx`, with no loop variable: the
+/// [`Names`] [`ModuleScope::lookup`] and the resolver read.
+pub struct InScope<'s, 'a, 'c> {
+    pub scope: &'s ModuleScope<'a>,
+    pub ctx: RefContext<'c>,
+}
+
+impl<'s, 'a: 's, 'c> Names<'s> for InScope<'s, 'a, 'c>
+where
+    'c: 's,
+{
+    fn loop_var(&self, _: &str) -> Option<(usize, LoopForm<'s>)> {
+        None
+    }
+
+    fn requirement(&self, word: &str) -> Option<(usize, Form<'s>)> {
+        let (idx, _, r) = self.scope.requirements.get_full(word)?;
+        Some((idx, r.form()))
+    }
+
+    fn provides(&self) -> Option<Contract<'s>> {
+        match self.ctx {
+            RefContext::Definition => None,
+            RefContext::Provides(c) => Some(Contract::Known(c)),
+            RefContext::ProvidesUnknown => Some(Contract::Unresolved),
+        }
+    }
+
+    fn closest_requirement(&self, word: &str) -> Option<String> {
+        crate::diagnostics::closest(word, self.scope.requirements.keys().copied())
+            .map(str::to_string)
+    }
 }
 
 impl<'a> ModuleScope<'a> {
@@ -306,153 +364,51 @@ impl<'a> ModuleScope<'a> {
         }
     }
 
-    /// What `reference` reads, or why it reads nothing.
+    /// What `reference` reads, or why it reads nothing, read with no loop variable in
+    /// scope: [`super::meaning::meaning`] over this scope, its contracts looked up.
     pub fn lookup(
         &self,
         reference: &Reference,
         ctx: RefContext<'_>,
     ) -> Result<RefTarget, RefError> {
-        let segs = &reference.segments;
-        let first = &segs[0];
-        let in_provides = matches!(ctx, RefContext::Provides(_));
-        let head = head(
-            &first.name,
-            |w| self.requirements.contains_key(w),
-            in_provides,
-        );
-        if head == Head::Requirement
-            && let Some(req) = self.requirements.get(first.name.as_str())
-        {
-            return self.lookup_requirement(req, reference);
+        let names = InScope { scope: self, ctx };
+        let m = meaning(reference, &names);
+        if let Some(e) = m.refusal {
+            return Err(e);
         }
-        match (head, ctx) {
-            (Head::Consumer, _) => {
-                return match segs.get(1).map(|s| s.name.as_str()) {
-                    Some(w) if segs.len() == 2 && CONSUMER_FIELDS.contains(&w) => {
-                        Ok(RefTarget::Consumer(w.to_string()))
-                    }
-                    Some(other) if segs.len() == 2 => Err(RefError::UnknownField {
-                        requirement: "consumer".into(),
-                        contract: "consumer".into(),
-                        field: other.to_string(),
-                        span: segs[1].span,
-                        suggestion: crate::diagnostics::closest(
-                            other,
-                            CONSUMER_FIELDS.iter().copied(),
-                        )
-                        .map(str::to_string),
-                    }),
-                    _ => Err(RefError::TooDeep {
-                        span: reference.span,
-                        what: "`consumer` has the fields login, instance and module".into(),
-                    }),
-                };
+        let req = |idx: usize| self.requirements.get_index(idx).map(|(_, r)| r);
+        match m.read {
+            Read::OperatorValue { req: idx } => {
+                let r = req(idx).ok_or(RefError::Unresolved)?;
+                let op = r.operator.as_ref().ok_or(RefError::Unresolved)?;
+                Ok(RefTarget::Operator {
+                    requirement: r.name().to_string(),
+                    ty: op.ty.clone(),
+                    secret: op.secret,
+                    span: r.ast.span,
+                })
             }
-            (Head::Given, RefContext::Provides(contract)) => {
-                let Some(field) = segs.get(1) else {
-                    return Err(RefError::TooDeep {
-                        span: reference.span,
-                        what: "write `given.FIELD`, naming a given field of the contract".into(),
-                    });
-                };
-                return match contract.fields.get(field.name.as_str()).filter(|f| f.given) {
-                    Some(f) if segs.len() == 2 => Ok(RefTarget::Given(f.clone())),
-                    Some(_) => Err(RefError::TooDeep {
-                        span: reference.span,
-                        what: "a given field has no fields".into(),
-                    }),
-                    None => Err(RefError::UnknownField {
-                        requirement: "given".into(),
-                        contract: contract.name.clone(),
-                        field: field.name.to_string(),
-                        span: field.span,
-                        suggestion: crate::diagnostics::closest(
-                            &field.name,
-                            contract
-                                .fields
-                                .values()
-                                .filter(|f| f.given)
-                                .map(|f| f.name.as_str()),
-                        )
-                        .map(str::to_string),
-                    }),
-                };
+            Read::ContractField {
+                req: idx,
+                info: Some(field),
+                ..
+            } => {
+                let r = req(idx).ok_or(RefError::Unresolved)?;
+                let contract = r.contract.as_ref().ok_or(RefError::Unresolved)?;
+                Ok(RefTarget::Field {
+                    requirement: r.name().to_string(),
+                    field: field.clone(),
+                    contract_file: contract.file.clone(),
+                })
             }
-            (Head::OutsideProvides, _) => {
-                return Err(RefError::OutsideProvides {
-                    span: first.span,
-                    word: first.name.to_string(),
-                });
-            }
-            _ => {}
+            Read::Consumer {
+                field: Some(field), ..
+            } => Ok(RefTarget::Consumer(field.word().to_string())),
+            Read::Given {
+                info: Some(field), ..
+            } => Ok(RefTarget::Given(field.clone())),
+            _ => Err(RefError::Unresolved),
         }
-        Err(RefError::UnknownRequirement {
-            name: first.name.to_string(),
-            span: first.span,
-            suggestion: crate::diagnostics::closest(&first.name, self.requirements.keys().copied())
-                .map(str::to_string),
-        })
-    }
-
-    fn lookup_requirement(
-        &self,
-        req: &ReqInfo<'a>,
-        reference: &Reference,
-    ) -> Result<RefTarget, RefError> {
-        let segs = &reference.segments;
-        if let Some(op) = &req.operator {
-            if segs.len() > 1 {
-                return Err(RefError::TooDeep {
-                    span: reference.span,
-                    what: format!("`{}` is an operator value; it has no fields", req.name()),
-                });
-            }
-            return Ok(RefTarget::Operator {
-                requirement: req.name().to_string(),
-                ty: op.ty.clone(),
-                secret: op.secret,
-                span: req.ast.span,
-            });
-        }
-        let Some(contract) = &req.contract else {
-            return Err(RefError::Unresolved);
-        };
-        let Some(field_ident) = segs.get(1) else {
-            return Err(RefError::MissingField {
-                requirement: req.name().to_string(),
-                contract: contract.name.clone(),
-                span: reference.span,
-            });
-        };
-        let Some(field) = contract.fields.get(field_ident.name.as_str()) else {
-            return Err(RefError::UnknownField {
-                requirement: req.name().to_string(),
-                contract: contract.name.clone(),
-                field: field_ident.name.to_string(),
-                span: field_ident.span,
-                suggestion: crate::diagnostics::closest(
-                    &field_ident.name,
-                    contract.fields.keys().map(String::as_str),
-                )
-                .map(str::to_string),
-            });
-        };
-        if segs.len() > 2 {
-            return Err(RefError::TooDeep {
-                span: reference.span,
-                what: format!(
-                    "`{}.{}` is a {}; it has no fields",
-                    req.name(),
-                    field.name,
-                    field.ty
-                ),
-            });
-        }
-        Ok(RefTarget::Field {
-            requirement: req.name().to_string(),
-            field: field.clone(),
-            contract_file: contract.file.clone(),
-        })
     }
 
     /// The new form a legacy placeholder `${kind:…}` stands for, as text (`db.host`), when

@@ -123,8 +123,9 @@ pub fn put_in_order(diags: &mut Vec<Diagnostic>) {
 }
 
 /// Proof that an error was reported: a check that refuses returns `Err(Reported)`, so no
-/// refusal happens without a diagnostic. The only way to make one is
-/// [`Sink::refuse`], which records an error; the field is private, so no other code
+/// refusal happens without a diagnostic. It is made by [`Sink::refuse`], which records
+/// an error, or by [`Sink::earlier_error`], when errors were reported about the text
+/// before the checks began (its syntax errors); the field is private, so no other code
 /// can forge it.
 #[must_use = "a refusal is passed on to the caller, which decides what the error leaves out"]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -134,9 +135,27 @@ pub struct Reported(());
 #[derive(Debug, Default)]
 pub struct Sink {
     pub diagnostics: Vec<Diagnostic>,
+    /// How many errors were reported before the checks began (the file's syntax errors).
+    earlier: usize,
 }
 
 impl Sink {
+    /// A sink for the checks that follow `earlier`, the errors already reported about the
+    /// same text (its syntax errors).
+    pub fn after<'d>(earlier: impl IntoIterator<Item = &'d Diagnostic>) -> Sink {
+        Sink {
+            diagnostics: Vec::new(),
+            earlier: earlier.into_iter().filter(|d| d.is_error()).count(),
+        }
+    }
+
+    /// The proof that an error was reported before the checks began: what a check meets
+    /// in the tree where the parser gave up (`Expr::Error`, an iterable left out) rests
+    /// on it. `None` when the text parsed without error.
+    pub fn earlier_error(&self) -> Option<Reported> {
+        (self.earlier > 0).then_some(Reported(()))
+    }
+
     /// Records `diagnostic`: a warning, or an error that refuses nothing.
     pub fn report(&mut self, diagnostic: Diagnostic) {
         self.diagnostics.push(diagnostic);
@@ -167,6 +186,19 @@ mod sink_tests {
             sink.refuse(Diagnostic::new(Code::E0301, &file, Span::new(2, 3), "e"));
         assert_eq!(sink.diagnostics.len(), 2);
         assert_eq!(sink.diagnostics[1].code, Code::E0301);
+    }
+
+    #[test]
+    fn an_earlier_error_is_a_proof_only_when_one_was_reported() {
+        let file = FilePath::from("a.mesh");
+        let warning = Diagnostic::new(Code::W0001, &file, Span::new(0, 1), "w");
+        let error = Diagnostic::new(Code::E0001, &file, Span::new(2, 3), "e");
+        assert_eq!(Sink::default().earlier_error(), None);
+        assert_eq!(Sink::after([&warning]).earlier_error(), None);
+        let sink = Sink::after([&warning, &error]);
+        assert!(sink.earlier_error().is_some());
+        // The earlier errors are not the sink's: they were reported already.
+        assert!(sink.diagnostics.is_empty());
     }
 }
 

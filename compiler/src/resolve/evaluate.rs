@@ -13,8 +13,11 @@
 
 use super::fx_hash::{FxHashMap, FxHashSet};
 use super::{Answer, InstanceId, KnownInstance, Resolver, World};
+use crate::check::meaning::{
+    ConsumerField, Contract, Form, LoopForm, LoopRead, Names, Read, meaning,
+};
 use crate::check::registry::ContractInfo;
-use crate::check::scope::ReqInfo;
+use crate::check::scope::{ModuleScope, ReqInfo};
 use crate::check::types::{Ty, Value, validate_literal};
 use crate::diagnostics::Code;
 use crate::emit::{InstanceRef, SealedRef, TemplateRef};
@@ -159,6 +162,61 @@ pub(crate) enum Ctx<'m> {
         requirement: &'m str,
         contract: &'m ContractInfo,
     },
+}
+
+/// What is in scope for the resolver where instance `i` reads a reference: the loop
+/// variables bound while its templates render, its module's requirements, the contract
+/// of the `provides` block answering a consumer.
+struct ResolverNames<'x, 'm> {
+    bindings: &'x [super::loops::Binding<'m>],
+    i: InstanceId,
+    scope: &'m ModuleScope<'m>,
+    ctx: Ctx<'m>,
+}
+
+impl<'m> Names<'m> for ResolverNames<'_, 'm> {
+    fn loop_var(&self, word: &str) -> Option<(usize, LoopForm<'m>)> {
+        let (var, b) = super::loops::binding(self.bindings, self.i, word)?;
+        let form = match b.value {
+            super::loops::Bound::Consumer { contract, .. } => {
+                LoopForm::Consumers(Contract::Known(contract))
+            }
+            super::loops::Bound::Item(..) => LoopForm::Item,
+        };
+        Some((var, form))
+    }
+
+    fn requirement(&self, word: &str) -> Option<(usize, Form<'m>)> {
+        let (idx, _, r) = self.scope.requirements.get_full(word)?;
+        Some((idx, r.form()))
+    }
+
+    fn provides(&self) -> Option<Contract<'m>> {
+        match self.ctx {
+            Ctx::Definition => None,
+            Ctx::Provides { contract, .. } => Some(Contract::Known(contract)),
+        }
+    }
+}
+
+/// Field `field` of consumer `c`: its login, instance or module name, or the private
+/// name of its node.
+pub(super) fn consumer_text(
+    w: World<'_, '_>,
+    c: InstanceId,
+    field: ConsumerField,
+) -> Option<Resolved> {
+    let inst = &w.instances[c];
+    let text = |s: &str| Some(Resolved::Plain(Value::Str(s.to_string()), Ty::String));
+    match field {
+        ConsumerField::Login => text(&inst.login),
+        ConsumerField::Instance => text(&inst.name),
+        ConsumerField::Module => text(&inst.module_name),
+        ConsumerField::Node => w.nodes[inst.node]
+            .private_name
+            .clone()
+            .map(|n| Resolved::Plain(Value::Str(n), Ty::Hostname)),
+    }
 }
 
 /// A plain value as text: a mode in four octal digits, everything else as §3 converts it.
@@ -442,53 +500,51 @@ pub(crate) trait Evaluate<'m> {
         Some(parts)
     }
 
-    /// What `reference` reads in instance `i`'s scope: a requirement's field (or an
-    /// operator requirement's value), or inside `provides`, `consumer.*` and `given.*`.
-    /// A requirement's name comes first, as in the checker's scope.
+    /// What `reference` reads in instance `i`'s scope, as [`meaning`] tells it: a
+    /// requirement's field or an operator requirement's value, a loop variable's element
+    /// or consumer, and inside `provides`, `consumer.*` and `given.*`.
     fn eval_ref(&mut self, i: InstanceId, ctx: Ctx<'m>, reference: &Reference) -> Option<Resolved> {
-        if let Some(looped) = self.eval_loop_ref(i, reference) {
-            return looped;
-        }
         let m = self.world().module_of(i)?;
-        let segs = &reference.segments;
-        let first = segs.first()?;
-        if let Some((&req, info)) = m.scope.requirements.get_key_value(first.name.as_str()) {
-            if info.operator.is_some() {
-                return match segs.len() {
-                    1 => self.operator_value(i, req).map(|(v, _)| v),
-                    _ => None,
-                };
-            }
-            return match segs.len() {
-                2 => self.field_value(i, req, &segs[1].name),
-                _ => None,
-            };
-        }
-        let Ctx::Provides {
-            consumer,
-            requirement,
-            contract,
-        } = ctx
-        else {
-            return None; // E0104, E0318: the checker's
+        let names = ResolverNames {
+            bindings: self.bindings(),
+            i,
+            scope: &m.scope,
+            ctx,
         };
-        if segs.len() != 2 {
-            return None;
+        let meaning = meaning(reference, &names);
+        if meaning.refusal.is_some() {
+            return None; // E0104, E0105, E0318: the checker's
         }
-        let word = segs[1].name.as_str();
-        match first.name.as_str() {
-            "consumer" => {
-                let c = &self.world().instances[consumer];
-                let text = match word {
-                    "login" => c.login.clone(),
-                    "instance" => c.name.clone(),
-                    "module" => c.module_name.clone(),
-                    _ => return None,
-                };
-                Some(Resolved::Plain(Value::Str(text), Ty::String))
+        match meaning.read {
+            Read::Loop { var, read } => self.eval_loop_read(var, read),
+            Read::OperatorValue { req } => {
+                let (&req, _) = m.scope.requirements.get_index(req)?;
+                self.operator_value(i, req).map(|(v, _)| v)
             }
-            "given" if contract.fields.get(word).is_some_and(|f| f.given) => {
-                self.given_value(consumer, requirement, word)
+            Read::ContractField { req, field, .. } => {
+                let (&req, _) = m.scope.requirements.get_index(req)?;
+                self.field_value(i, req, &field.name)
+            }
+            Read::Consumer {
+                field: Some(field), ..
+            } => {
+                let Ctx::Provides { consumer, .. } = ctx else {
+                    return None;
+                };
+                consumer_text(self.world(), consumer, field)
+            }
+            Read::Given {
+                field: Some(field), ..
+            } => {
+                let Ctx::Provides {
+                    consumer,
+                    requirement,
+                    ..
+                } = ctx
+                else {
+                    return None;
+                };
+                self.given_value(consumer, requirement, &field.name)
             }
             _ => None,
         }
@@ -607,10 +663,9 @@ pub(crate) trait Evaluate<'m> {
         }
     }
 
-    /// What `reference` reads through a loop variable of instance `i`, if its first
-    /// word names one (see [`super::loops`]).
-    fn eval_loop_ref(&mut self, i: InstanceId, reference: &Reference) -> Option<Option<Resolved>> {
-        super::loops::eval_loop_ref(self, i, reference)
+    /// What `read` reads through loop binding `var` (see [`super::loops`]).
+    fn eval_loop_read(&mut self, var: usize, read: LoopRead<'_, 'm>) -> Option<Resolved> {
+        super::loops::eval_loop_read(self, var, read)
     }
 
     /// Renders `f` in instance `i`'s scope (see [`super::loops`]).

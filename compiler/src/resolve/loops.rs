@@ -9,6 +9,7 @@
 
 use super::evaluate::{Ctx, Evaluate, Resolved};
 use super::{Answer, InstanceId, World};
+use crate::check::meaning::LoopRead;
 use crate::check::registry::ContractInfo;
 use crate::check::types::{Ty, Value};
 use crate::syntax::ast::{ForExpr, Iterable, Reference, SmolStr};
@@ -69,16 +70,18 @@ fn consumers_for<'m>(
     out
 }
 
-/// The binding of `name` in instance `i`'s loops, innermost first.
-fn binding<'e, 'm: 'e, E: Evaluate<'m> + ?Sized>(
-    e: &'e E,
+/// The binding of `name` in instance `i`'s loops, innermost first, with its index among
+/// `bindings`.
+pub(crate) fn binding<'e, 'm>(
+    bindings: &'e [Binding<'m>],
     i: InstanceId,
     name: &str,
-) -> Option<&'e Binding<'m>> {
-    e.bindings()
+) -> Option<(usize, &'e Binding<'m>)> {
+    bindings
         .iter()
+        .enumerate()
         .rev()
-        .find(|b| b.instance == i && b.name == name)
+        .find(|(_, b)| b.instance == i && b.name == name)
 }
 
 /// The name a template gives `reference`: its dotted text, the loop variable it
@@ -92,50 +95,45 @@ pub(crate) fn reference_name<'m, E: Evaluate<'m> + ?Sized>(
     let Some(first) = reference.segments.first() else {
         return dotted;
     };
-    match binding(e, i, &first.name) {
-        Some(b) => format!("{}{}", b.label, &dotted[first.name.len()..]),
+    match binding(e.bindings(), i, &first.name) {
+        Some((_, b)) => format!("{}{}", b.label, &dotted[first.name.len()..]),
         None => dotted,
     }
 }
 
-/// What `reference` reads through a loop variable of instance `i`, if its first word
-/// names one.
-pub(crate) fn eval_loop_ref<'m, E: Evaluate<'m> + ?Sized>(
+/// What `read` reads through loop binding `var` ([`crate::check::meaning`] told what the
+/// reference's words name).
+pub(crate) fn eval_loop_read<'m, E: Evaluate<'m> + ?Sized>(
     e: &mut E,
-    i: InstanceId,
-    reference: &Reference,
-) -> Option<Option<Resolved>> {
-    let segs = &reference.segments;
-    let b = binding(e, i, &segs.first()?.name)?.value.clone();
-    let words: Vec<&str> = segs[1..].iter().map(|s| s.name.as_str()).collect();
-    Some(match b {
-        Bound::Item(v, ty) => words.is_empty().then_some(Resolved::Plain(v, ty)),
-        Bound::Consumer {
-            consumer,
-            requirement,
-            contract,
-        } => {
-            let w = e.world();
-            let c = &w.instances[consumer];
-            let text = |s: &str| Some(Resolved::Plain(Value::Str(s.to_string()), Ty::String));
-            match words.as_slice() {
-                ["login"] => text(&c.login),
-                ["instance"] => text(&c.name),
-                ["module"] => text(&c.module_name),
-                ["node"] => w.nodes[c.node]
-                    .private_name
-                    .clone()
-                    .map(|n| Resolved::Plain(Value::Str(n), Ty::Hostname)),
-                ["given", field] if contract.fields.get(*field).is_some_and(|f| f.given) => {
-                    e.given_value(consumer, requirement, field)
-                }
-                [field] if contract.fields.get(*field).is_some_and(|f| !f.given) => {
-                    e.module_answer(consumer, requirement, field)
-                }
-                _ => None,
-            }
+    var: usize,
+    read: LoopRead<'_, 'm>,
+) -> Option<Resolved> {
+    let b = e.bindings().get(var)?.value.clone();
+    match (b, read) {
+        (Bound::Item(v, ty), LoopRead::Whole) => Some(Resolved::Plain(v, ty)),
+        (Bound::Consumer { consumer, .. }, LoopRead::Meta { field, .. }) => {
+            super::evaluate::consumer_text(e.world(), consumer, field)
         }
-    })
+        (
+            Bound::Consumer {
+                consumer,
+                requirement,
+                ..
+            },
+            LoopRead::Given {
+                field: Some(field), ..
+            },
+        ) => e.given_value(consumer, requirement, &field.name),
+        (
+            Bound::Consumer {
+                consumer,
+                requirement,
+                ..
+            },
+            LoopRead::Answer { field, .. },
+        ) => e.module_answer(consumer, requirement, &field.name),
+        _ => None,
+    }
 }
 
 /// Renders `f` in instance `i`'s scope.

@@ -245,14 +245,18 @@ fn resolve_as(input: &ResolveInput<'_>, output: Output) -> MeshOutcome {
         if sources.contains_key(name) {
             continue;
         }
-        if let Some(src) = (input.module)(name).filter(is_module_source) {
+        if let Some(src) = (input.module)(name) {
             sources.insert(name.to_string(), src);
         }
     }
     let modules: IndexMap<String, LoadedModule<'_>> = sources
         .iter()
+        .filter_map(|(name, src)| Some((name, src, module_of(src)?)))
         .enumerate()
-        .map(|(index, (name, src))| (name.clone(), LoadedModule::new(index, name, src, input)))
+        .map(|(index, (name, src, ast))| {
+            let loaded = LoadedModule::new(index, name, src, ast, input);
+            (name.clone(), loaded)
+        })
         .collect();
     Resolver::new(input, &modules, output).run()
 }
@@ -273,11 +277,12 @@ pub fn meshes_in(registry: &Registry, path: &str) -> Vec<String> {
         .collect()
 }
 
-fn is_module_source(src: &ModuleSource) -> bool {
-    matches!(
-        src.parsed.file.items.get(src.item),
-        Some(ast::Item::Module(_))
-    )
+/// The module definition `src` names, when its item is one.
+fn module_of(src: &ModuleSource) -> Option<&ast::Module> {
+    match src.parsed.file.items.get(src.item) {
+        Some(ast::Item::Module(m)) => Some(m),
+        _ => None,
+    }
 }
 
 /// A module definition as resolution reads it.
@@ -296,16 +301,14 @@ pub(crate) struct LoadedModule<'m> {
 }
 
 impl<'m> LoadedModule<'m> {
+    /// Module `ast`, the definition `src` names, loaded as the mesh's `index`th.
     fn new(
         index: usize,
         name: &str,
         src: &'m ModuleSource,
+        ast: &'m ast::Module,
         input: &ResolveInput<'m>,
     ) -> LoadedModule<'m> {
-        let ast = match &src.parsed.file.items[src.item] {
-            ast::Item::Module(m) => m,
-            _ => unreachable!("filtered by is_module_source"),
-        };
         let mut provides = IndexMap::new();
         for p in ast.provides() {
             provides.entry(p.contract.name.as_str()).or_insert(p);

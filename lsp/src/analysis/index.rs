@@ -9,7 +9,7 @@
 //! file only.
 
 use indexmap::IndexMap;
-use meshc::check::scope::{self, Head};
+use meshc::check::meaning::{Contract, Form, LoopForm, LoopRead, Names, Read, meaning};
 use meshc::db::{SourceFile, Workspace, parse_file};
 use meshc::span::Span;
 use meshc::syntax::ast::{
@@ -281,6 +281,45 @@ struct Indexer {
 struct LoopScope {
     symbol: Symbol,
     consumers_of: Option<String>,
+}
+
+/// What is in scope for the index where a reference is read: the loops whose template
+/// is being indexed, the module's shape, the `provides` block's contract name. Contracts
+/// are known by name only ([`Contract::Unchecked`]), so a file's index depends on no
+/// contract.
+struct IndexNames<'x> {
+    loops: &'x [LoopScope],
+    ctx: &'x ModuleCtx<'x>,
+}
+
+impl<'x> Names<'x> for IndexNames<'x> {
+    fn loop_var(&self, word: &str) -> Option<(usize, LoopForm<'x>)> {
+        let (var, l) = self
+            .loops
+            .iter()
+            .enumerate()
+            .rev()
+            .find(|(_, l)| l.symbol.name() == word)?;
+        let form = match &l.consumers_of {
+            Some(c) => LoopForm::Consumers(Contract::Unchecked(c)),
+            None => LoopForm::Item,
+        };
+        Some((var, form))
+    }
+
+    fn requirement(&self, word: &str) -> Option<(usize, Form<'x>)> {
+        let (idx, _, r) = self.ctx.shape.requirements.get_full(word)?;
+        let form = match (&r.contract, r.kind.as_deref()) {
+            (Some(c), _) => Form::Contract(Contract::Unchecked(c)),
+            (None, Some("operator")) => Form::Operator,
+            (None, _) => Form::Contract(Contract::Unresolved),
+        };
+        Some((idx, form))
+    }
+
+    fn provides(&self) -> Option<Contract<'x>> {
+        self.ctx.provides.map(Contract::Unchecked)
+    }
 }
 
 /// What a reference inside a module can read.
@@ -557,54 +596,6 @@ impl Indexer {
         }
     }
 
-    /// A reference through a loop variable in scope: `c.login`, `c.given.public_name`,
-    /// `c.password`. Returns whether the first word named one.
-    fn loop_reference(&mut self, r: &Reference) -> bool {
-        let Some(first) = r.segments.first() else {
-            return false;
-        };
-        let Some(scope) = self
-            .loops
-            .iter()
-            .rev()
-            .find(|l| l.symbol.name() == first.name.as_str())
-        else {
-            return false;
-        };
-        let symbol = scope.symbol.clone();
-        let contract = scope.consumers_of.clone();
-        self.reference(first, symbol);
-        let Some(contract) = contract else {
-            return true;
-        };
-        match r.segments.get(1).map(|s| (s, s.name.as_str())) {
-            Some((w, "given")) => {
-                self.name(w.span, NameClass::Keyword);
-                if let Some(field) = r.segments.get(2) {
-                    self.reference(
-                        field,
-                        Symbol::Field {
-                            contract,
-                            field: field.name.to_string(),
-                        },
-                    );
-                }
-            }
-            Some((w, "login" | "instance" | "module" | "node")) => {
-                self.name(w.span, NameClass::Property);
-            }
-            Some((field, _)) => self.reference(
-                field,
-                Symbol::Field {
-                    contract,
-                    field: field.name.to_string(),
-                },
-            ),
-            None => {}
-        }
-        true
-    }
-
     fn string(&mut self, s: &StringLit, ctx: &ModuleCtx<'_>) {
         for part in &s.parts {
             let StrPart::Interp(i) = part else { continue };
@@ -630,60 +621,92 @@ impl Indexer {
         }
     }
 
+    /// A reference: its words as [`meaning`] reads them (the checker's and the
+    /// resolver's one reading), module shapes standing for the contracts.
     fn reference_expr(&mut self, r: &Reference, ctx: &ModuleCtx<'_>) {
         let Some(first) = r.segments.first() else {
             return;
         };
-        if self.loop_reference(r) {
-            return;
+        let loops = std::mem::take(&mut self.loops);
+        let read = meaning(r, &IndexNames { loops: &loops, ctx }).read;
+        let field = |contract: &str, field: &ast::Ident| Symbol::Field {
+            contract: contract.to_string(),
+            field: field.name.to_string(),
+        };
+        match read {
+            Read::Nothing => {}
+            Read::Loop { var, read } => {
+                let scope = &loops[var];
+                self.reference(first, scope.symbol.clone());
+                match (read, &scope.consumers_of) {
+                    (LoopRead::Meta { word, .. }, _) => self.name(word.span, NameClass::Property),
+                    (
+                        LoopRead::Given {
+                            keyword, field: f, ..
+                        },
+                        Some(contract),
+                    ) => {
+                        self.name(keyword.span, NameClass::Keyword);
+                        if let Some(f) = f {
+                            self.reference(f, field(contract, f));
+                        }
+                    }
+                    (LoopRead::Answer { field: f, .. }, Some(contract)) => {
+                        self.reference(f, field(contract, f))
+                    }
+                    _ => {}
+                }
+            }
+            Read::Requirement { req } | Read::OperatorValue { req } => {
+                self.requirement_ref(first, ctx, req, None)
+            }
+            Read::ContractField { req, field: f, .. } => {
+                self.requirement_ref(first, ctx, req, Some(f))
+            }
+            Read::Consumer { word, .. } => {
+                self.name(first.span, NameClass::Keyword);
+                if let Some(w) = word {
+                    self.name(w.span, NameClass::Property);
+                }
+            }
+            Read::Given { field: f, .. } => {
+                self.name(first.span, NameClass::Keyword);
+                if let (Some(f), Some(contract)) = (f, ctx.provides) {
+                    self.reference(f, field(contract, f));
+                }
+            }
         }
-        // What the first word names, by the checker's rule (`check::scope::head`).
-        let head = scope::head(
-            &first.name,
-            |w| ctx.shape.requirements.contains_key(w),
-            ctx.provides.is_some(),
+        self.loops = loops;
+    }
+
+    /// Requirement `req` of the module read at `first`, and the contract's field it reads.
+    fn requirement_ref(
+        &mut self,
+        first: &ast::Ident,
+        ctx: &ModuleCtx<'_>,
+        req: usize,
+        field: Option<&ast::Ident>,
+    ) {
+        self.reference(
+            first,
+            Symbol::Requirement {
+                module: ctx.module.to_string(),
+                name: first.name.to_string(),
+            },
         );
-        if head == Head::Requirement
-            && let Some(shape) = ctx.shape.requirements.get(first.name.as_str())
-        {
+        let contract = ctx
+            .shape
+            .requirements
+            .get_index(req)
+            .and_then(|(_, s)| s.contract.as_ref());
+        if let (Some(field), Some(contract)) = (field, contract) {
             self.reference(
-                first,
-                Symbol::Requirement {
-                    module: ctx.module.to_string(),
-                    name: first.name.to_string(),
+                field,
+                Symbol::Field {
+                    contract: contract.clone(),
+                    field: field.name.to_string(),
                 },
             );
-            if let (Some(field), Some(contract)) = (r.segments.get(1), &shape.contract) {
-                self.reference(
-                    field,
-                    Symbol::Field {
-                        contract: contract.clone(),
-                        field: field.name.to_string(),
-                    },
-                );
-            }
-            return;
-        }
-        match (head, ctx.provides) {
-            (Head::Given, Some(contract)) => {
-                self.name(first.span, NameClass::Keyword);
-                if let Some(field) = r.segments.get(1) {
-                    self.reference(
-                        field,
-                        Symbol::Field {
-                            contract: contract.to_string(),
-                            field: field.name.to_string(),
-                        },
-                    );
-                }
-            }
-            (Head::Consumer, Some(_)) => {
-                self.name(first.span, NameClass::Keyword);
-                if let Some(field) = r.segments.get(1) {
-                    self.name(field.span, NameClass::Property);
-                }
-            }
-            _ => {}
         }
     }
 
