@@ -23,7 +23,7 @@ use crate::syntax::ast::{self, Expr, ForExpr, Iterable};
 /// by index, and messages about a value are written once the value is evaluated).
 #[derive(Debug, Clone)]
 pub(crate) struct LoopVar<'a> {
-    pub name: ast::SmolStr,
+    pub name: ast::Name,
     pub span: Span,
     pub kind: LoopKind<'a>,
 }

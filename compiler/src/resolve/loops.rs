@@ -12,14 +12,14 @@ use super::{Answer, InstanceId, World};
 use crate::check::meaning::LoopRead;
 use crate::check::registry::ContractInfo;
 use crate::check::types::{Ty, Value};
-use crate::syntax::ast::{ForExpr, Iterable, Reference, SmolStr};
+use crate::syntax::ast::{ForExpr, Iterable, Name, Reference};
 
 /// A loop variable bound to one element while its template is rendered.
 #[derive(Debug, Clone)]
 pub(crate) struct Binding<'m> {
     /// The instance whose definition holds the loop.
     pub instance: InstanceId,
-    pub name: SmolStr,
+    pub name: Name,
     /// The element's name in template references: `c.alpha_forge`, `c.alpha_forge.n.0`.
     pub label: String,
     pub value: Bound<'m>,

@@ -3,13 +3,14 @@
 //! [`Expr::Error`], never a reason to drop the whole item.
 
 use crate::span::Span;
-pub use smol_str::SmolStr;
+/// A name as written: 16 bytes, inline up to 15 bytes, shared when longer.
+pub type Name = ecow::EcoString;
 
 /// A name as written, with its place.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Ident {
     /// Inline when short (most names are), so a tree holds no allocation per name.
-    pub name: SmolStr,
+    pub name: Name,
     pub span: Span,
 }
 
@@ -691,22 +692,22 @@ mod tests {
     #[test]
     fn the_nodes_a_tree_holds_by_the_thousand_stay_small() {
         let sizes = [
-            ("Ident", size_of::<Ident>(), 32),
+            ("Ident", size_of::<Ident>(), 24),
             ("Docs", size_of::<Docs>(), 16),
             ("StringLit", size_of::<StringLit>(), 32),
             ("StrPart", size_of::<StrPart>(), 16),
             ("Reference", size_of::<Reference>(), 24),
             ("Expr", size_of::<Expr>(), 32),
-            ("EnvEntry", size_of::<EnvEntry>(), 104),
+            ("EnvEntry", size_of::<EnvEntry>(), 96),
             ("ContainerEntryKind", size_of::<ContainerEntryKind>(), 40),
             ("ContainerEntry", size_of::<ContainerEntry>(), 72),
-            ("Requirement", size_of::<Requirement>(), 168),
-            ("ModuleEntry", size_of::<ModuleEntry>(), 168),
-            ("Narrowing", size_of::<Narrowing>(), 72),
-            ("Answer", size_of::<Answer>(), 88),
-            ("AssignEntry", size_of::<AssignEntry>(), 112),
-            ("MeshEntry", size_of::<MeshEntry>(), 152),
-            ("Item", size_of::<Item>(), 104),
+            ("Requirement", size_of::<Requirement>(), 160),
+            ("ModuleEntry", size_of::<ModuleEntry>(), 160),
+            ("Narrowing", size_of::<Narrowing>(), 64),
+            ("Answer", size_of::<Answer>(), 80),
+            ("AssignEntry", size_of::<AssignEntry>(), 96),
+            ("MeshEntry", size_of::<MeshEntry>(), 144),
+            ("Item", size_of::<Item>(), 96),
         ];
         let grown: Vec<String> = sizes
             .iter()

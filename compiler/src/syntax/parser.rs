@@ -266,7 +266,7 @@ impl<'a> Parser<'a> {
         if self.kind() == TokenKind::Ident {
             let t = self.bump();
             return Some(Ident {
-                name: SmolStr::new(self.slice(t.span)),
+                name: Name::from(self.slice(t.span)),
                 span: t.span,
             });
         }

@@ -1,7 +1,7 @@
 //! Decoding string literals: escapes, `${…}` interpolation, and the indentation of
 //! triple-quoted strings. Runs in linear time on any input (no recursion).
 
-use super::ast::{Expr, Ident, Interp, Reference, SmolStr, StrPart, StringLit};
+use super::ast::{Expr, Ident, Interp, Name, Reference, StrPart, StringLit};
 use super::lexer::interp_end;
 use super::parser::parse_embedded;
 use crate::diagnostics::rules::{BadEscape, InvalidLiteral, SyntaxError, Unclosed, UnclosedString};
@@ -268,7 +268,7 @@ fn parse_interp(
     };
     let kind = &body[..colon];
     let legacy = Some(Ident {
-        name: SmolStr::new(kind),
+        name: Name::from(kind),
         span: Span::new(pos, pos + colon),
     });
     pos += colon + 1;
@@ -289,7 +289,7 @@ fn dotted_reference(text: &str, mut pos: usize, body_end: usize) -> Option<Refer
             return None;
         }
         segments.push(Ident {
-            name: SmolStr::new(piece),
+            name: Name::from(piece),
             span: Span::new(pos, pos + piece.len()),
         });
         pos += piece.len() + 1;

@@ -208,7 +208,7 @@ fn secret_path(e: &EnvEntry, taken: &[String]) -> String {
             .map(|s| s.name.to_string())
             .collect::<Vec<_>>()
             .join("_"),
-        _ => e.key.name.to_lowercase(),
+        _ => e.key.name.as_str().to_lowercase(),
     };
     let base: String = base
         .chars()

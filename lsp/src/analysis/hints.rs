@@ -33,7 +33,10 @@ pub fn inlay_hints(snap: &Snapshot, uri: &Uri, range: Range) -> Vec<InlayHint> {
         // After the contract's name (or the narrowing's closing brace).
         let end = module_source(&snap.db, snap.ws, module)
             .and_then(|src| {
-                let r = src.module().requirements().find(|r| r.name.name == name)?;
+                let r = src
+                    .module()
+                    .requirements()
+                    .find(|r| r.name.name.as_str() == name)?;
                 Some(match &r.body {
                     RequirementBody::Contract {
                         contract: Some(c),

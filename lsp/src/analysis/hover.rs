@@ -187,7 +187,10 @@ fn narrowing_at(
         return None;
     }
     let src = module_source(&snap.db, snap.ws, module)?;
-    let r = src.module().requirements().find(|r| r.name.name == name)?;
+    let r = src
+        .module()
+        .requirements()
+        .find(|r| r.name.name.as_str() == name)?;
     let RequirementBody::Contract {
         contract: Some(c),
         narrowing,
