@@ -170,35 +170,23 @@ impl<'a> ModuleChecker<'a, '_> {
                         .and_then(|t| self.container_path(t, &mut paths, true).ok());
                     self.check_mount_source(source, target_text.as_deref());
                 }
-                ContainerEntryKind::Secret(file) => {
-                    let crate::syntax::ast::FileEntry {
-                        target,
-                        owner,
-                        mode,
-                        value,
-                    } = &**file;
+                ContainerEntryKind::Secret(file) | ContainerEntryKind::File(file) => {
+                    let secret = matches!(entry.kind, ContainerEntryKind::Secret(_));
+                    let what = if secret { "secret file" } else { "file" };
                     // Refused with its diagnostic; the entry's other checks go on.
-                    let _ = self.container_path(target, &mut paths, true);
-                    self.check_owner_and_mode(owner.as_ref(), mode.as_ref(), "secret file");
-                    self.check_secret_file(value);
-                    if owner.is_none() && !has_user {
-                        self.unowned(c, target, entry.span, "secret file");
-                    }
-                }
-                ContainerEntryKind::File(file) => {
-                    let crate::syntax::ast::FileEntry {
-                        target,
-                        owner,
-                        mode,
-                        value,
-                    } = &**file;
-                    let _ = self.container_path(target, &mut paths, true);
-                    self.check_owner_and_mode(owner.as_ref(), mode.as_ref(), "file");
-                    let val = self.eval(value, Place::FileBody, DEF);
-                    // Refused with its diagnostic; the entry's other checks go on.
-                    let _ = self.refuse_list_content(value, &val, "a file's content");
-                    if val.secret.is_some() && owner.is_none() && !has_user {
-                        self.unowned(c, target, entry.span, "sealed file");
+                    let _ = self.container_path(&file.target, &mut paths, true);
+                    self.check_owner_and_mode(file.owner.as_ref(), file.mode.as_ref(), what);
+                    let sealed = if secret {
+                        self.check_secret_file(&file.value);
+                        true
+                    } else {
+                        let val = self.eval(&file.value, Place::FileBody, DEF);
+                        let _ = self.refuse_list_content(&file.value, &val, "a file's content");
+                        val.secret.is_some()
+                    };
+                    if sealed && file.owner.is_none() && !has_user {
+                        let what = if secret { "secret file" } else { "sealed file" };
+                        self.unowned(c, &file.target, entry.span, what);
                     }
                 }
                 ContainerEntryKind::Publish(ident) => self.check_publish(ident, published),

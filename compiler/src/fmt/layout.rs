@@ -351,31 +351,16 @@ impl<'a> Layout<'a> {
                         p.text(" read_only");
                     }
                 }
-                ContainerEntryKind::Secret(file) => {
-                    let crate::syntax::ast::FileEntry {
-                        target,
-                        owner,
-                        mode,
-                        value,
-                    } = &**file;
-                    p.text("secret ");
-                    p.string(target);
-                    self.owner_and_mode(&mut p, owner.as_ref(), mode.as_ref());
+                ContainerEntryKind::Secret(file) | ContainerEntryKind::File(file) => {
+                    let word = match &e.kind {
+                        ContainerEntryKind::Secret(_) => "secret ",
+                        _ => "file ",
+                    };
+                    p.text(word);
+                    p.string(&file.target);
+                    self.owner_and_mode(&mut p, file.owner.as_ref(), file.mode.as_ref());
                     p.text(" = ");
-                    self.expr(&mut p, value);
-                }
-                ContainerEntryKind::File(file) => {
-                    let crate::syntax::ast::FileEntry {
-                        target,
-                        owner,
-                        mode,
-                        value,
-                    } = &**file;
-                    p.text("file ");
-                    p.string(target);
-                    self.owner_and_mode(&mut p, owner.as_ref(), mode.as_ref());
-                    p.text(" = ");
-                    self.expr(&mut p, value);
+                    self.expr(&mut p, &file.value);
                 }
                 ContainerEntryKind::Publish(name) => p.text(format!("publish {}", name.name)),
                 ContainerEntryKind::ImagePaths(v) => {
