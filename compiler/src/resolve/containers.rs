@@ -59,12 +59,11 @@ impl<'m> Builder<'_, 'm> {
             files: Vec::new(),
             ports: Vec::new(),
             networks: std::iter::once(Network {
-                name: self.world.instances[i].login.clone(),
+                name: self.world.logins[i].clone(),
                 kept: false,
             })
             .chain(
-                self.world.instances[i]
-                    .settings
+                self.world.settings[i]
                     .keep_networks
                     .iter()
                     .map(|n| Network {

@@ -209,7 +209,7 @@ pub(super) fn consumer_text(
     let inst = &w.instances[c];
     let text = |s: &str| Some(Resolved::Plain(Value::Str(s.to_string()), Ty::String));
     match field {
-        ConsumerField::Login => text(&inst.login),
+        ConsumerField::Login => text(&w.logins[c]),
         ConsumerField::Instance => text(&inst.name),
         ConsumerField::Module => text(&inst.module_name),
         ConsumerField::Node => w.nodes[inst.node]
@@ -583,7 +583,7 @@ pub(crate) trait Evaluate<'m> {
                 Ty::List(Box::new(Ty::Hostname)),
             )),
             (Answer::Identity, "login") => Some(Resolved::Plain(
-                Value::Str(self.world().instances[i].login.clone()),
+                Value::Str(self.world().logins[i].clone()),
                 Ty::String,
             )),
             (Answer::Identity, "instance") => Some(Resolved::Plain(
@@ -623,7 +623,7 @@ pub(crate) trait Evaluate<'m> {
         let contract: &'m ContractInfo = info.contract.as_deref()?;
         let (f, field, fi): (usize, &'m String, _) = contract.fields.get_full(field)?;
         if fi.secret {
-            let key = self.world().instances[consumer].secret_key(req, field);
+            let key = self.world().secret_key(consumer, req, field);
             return Some(Resolved::Sealed(Box::new(SealedRef {
                 by: self.world().instance_ref(provider),
                 key,
@@ -938,7 +938,7 @@ impl<'m> Resolver<'m> {
         let info = self.requirement(i, req)?;
         let contract = info.contract.as_deref()?;
         let fi = contract.fields.get(field)?;
-        if let Some(written) = self.instances[i].settings.givens.get(&(req, field)) {
+        if let Some(written) = self.entries.settings[i].givens.get(&(req, field)) {
             return written.clone().map(|v| Resolved::Plain(v, fi.ty.clone()));
         }
         if let Some(expr) = info.sets.get(field) {

@@ -235,7 +235,7 @@ impl<'m> Resolver<'m> {
                     let answer = match (info.kind, info.contract_name()) {
                         (Some(ProviderKind::Operator), _) => Answer::Operator,
                         (Some(ProviderKind::Host), Some("directory")) => {
-                            match self.instances[i].settings.places.get(req).cloned() {
+                            match self.entries.settings[i].places.get(req).cloned() {
                                 Some(Placement::Path(p, span)) => {
                                     directories.push((i, req, p.clone(), span));
                                     Answer::Directory {
@@ -260,7 +260,7 @@ impl<'m> Resolver<'m> {
                             }
                         }
                         (Some(ProviderKind::Host), Some("access")) => {
-                            match self.instances[i].settings.places.get(req).cloned() {
+                            match self.entries.settings[i].places.get(req).cloned() {
                                 Some(Placement::Path(p, _)) => Answer::Access { path: p },
                                 Some(_) => Answer::Unresolved,
                                 None => {
@@ -283,7 +283,7 @@ impl<'m> Resolver<'m> {
                             }
                         }
                         (Some(ProviderKind::Host), Some("port")) => {
-                            match self.instances[i].settings.places.get(req).cloned() {
+                            match self.entries.settings[i].places.get(req).cloned() {
                                 Some(Placement::Port(p, span)) => {
                                     ports.push((i, req, Some((p, span))));
                                     Answer::Unresolved // filled below

@@ -162,10 +162,10 @@ pub(crate) fn eval_for<'m, E: Evaluate<'m> + ?Sized>(
             consumers
                 .iter()
                 .map(|&(c, req)| {
-                    let login = &w.instances[c].login;
+                    let login = &w.logins[c];
                     let twice = consumers
                         .iter()
-                        .filter(|&&(o, _)| w.instances[o].login == *login)
+                        .filter(|&&(o, _)| w.logins[o] == *login)
                         .count()
                         > 1;
                     let key = if twice {

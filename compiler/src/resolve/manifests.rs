@@ -117,11 +117,11 @@ impl<'a, 'm> Builder<'a, 'm> {
         Instance {
             instance: inst.name.clone(),
             module: inst.module_name.clone(),
-            login: inst.login.clone(),
+            login: self.world.logins[i].clone(),
             requirements,
             containers: self.build_containers(i),
             provides: Vec::new(),
-            genesis: inst.settings.genesis,
+            genesis: self.world.settings[i].genesis,
         }
     }
 
@@ -205,7 +205,7 @@ impl<'a, 'm> Builder<'a, 'm> {
             Some(Answer::Identity) => Requirement::Identity(IdentityRequirement {
                 kind: "mesh".into(),
                 contract: contract_name,
-                login: self.world.instances[i].login.clone(),
+                login: self.world.logins[i].clone(),
                 instance: self.world.instances[i].name.clone(),
                 module: self.world.instances[i].module_name.clone(),
             }),
@@ -250,7 +250,7 @@ impl<'a, 'm> Builder<'a, 'm> {
                     }
                 }
                 let inst = &w.instances[c];
-                let login = &inst.login;
+                let login = &w.logins[c];
                 // Every secret field's key is `<login>/<field>` unless one was recorded
                 // in another form; then the consumer lists them all.
                 let secret_fields: Vec<&str> = cinfo
@@ -270,7 +270,7 @@ impl<'a, 'm> Builder<'a, 'm> {
                 let keys = (!derived).then(|| {
                     secret_fields
                         .iter()
-                        .map(|&f| (f.to_string(), inst.secret_key(req, f)))
+                        .map(|&f| (f.to_string(), w.secret_key(c, req, f)))
                         .collect()
                 });
                 consumers.push(Consumer {
@@ -507,7 +507,7 @@ impl<'m> Resolver<'m> {
 
         let diagnostics = super::order_diagnostics(
             &self.mesh_diags,
-            self.instances.iter().map(|s| s.refusals.as_slice()),
+            self.instances.ids().map(|i| self.own_refusals(i)),
             self.waiting_groups(),
         );
 

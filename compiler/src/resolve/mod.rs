@@ -424,20 +424,15 @@ pub(crate) struct InstanceState<'m> {
     pub node: NodeId,
     /// The loaded module; `None` for an unknown module (E0106).
     pub module: Option<&'m LoadedModule<'m>>,
-    pub settings: Settings<'m>,
     /// Requirement → how it was answered (host, identity and module requirements).
     pub answers: FxHashMap<&'m str, Answer>,
-    pub login: String,
     /// (requirement, secret field) → the key the provider keeps it under, for the keys
     /// that are not in their usual form (see [`InstanceState::secret_key`]); a secret
     /// operator value's field is `""`. Most instances hold none, so a large mesh keeps
     /// no table per instance.
     pub secret_keys: FxHashMap<(&'m str, &'m str), String>,
-    /// The mesh's refusals of this assignment.
+    /// The refusals of this assignment raised from the placements on.
     pub refusals: Vec<Diagnostic>,
-    /// Refused by a diagnostic another instance holds: the first of a group of alike
-    /// logins (E0509), reported once for the whole group.
-    pub refused_with: Option<InstanceId>,
     /// Instances whose answers this one waits for (providers, seat holders).
     pub waits_for: Vec<InstanceId>,
     pub left_out: bool,
@@ -445,16 +440,58 @@ pub(crate) struct InstanceState<'m> {
 
 impl InstanceState<'_> {
     /// The key under which the provider of requirement `req` keeps secret field `field`
-    /// of this instance (`""`: the requirement's own value, a secret operator value):
-    /// `<login>/<field>` (`<login>/<req>` for an operator value), unless
-    /// [`Resolver::allocate_secret_keys`] had to choose another.
-    pub fn secret_key(&self, req: &str, field: &str) -> String {
+    /// of this instance, whose login is `login` (`""`: the requirement's own value, a
+    /// secret operator value): `<login>/<field>` (`<login>/<req>` for an operator value),
+    /// unless [`Resolver::allocate_secret_keys`] had to choose another.
+    pub fn secret_key(&self, login: &str, req: &str, field: &str) -> String {
         match self.secret_keys.get(&(req, field)) {
             Some(key) => key.clone(),
-            None if field.is_empty() => format!("{}/{req}", self.login),
-            None => format!("{}/{field}", self.login),
+            None if field.is_empty() => format!("{login}/{req}"),
+            None => format!("{login}/{field}"),
         }
     }
+}
+
+/// The refusals one phase raises: per instance, in the order raised. Each phase returns
+/// its own; an instance's refusals are those of every phase, in the phases' order.
+#[derive(Default)]
+pub(crate) struct Refusals(IdVec<InstanceId, Vec<Diagnostic>>);
+
+impl Refusals {
+    /// No refusal yet, for a mesh of `len` instances.
+    pub fn new(len: usize) -> Refusals {
+        Refusals(IdVec::filled(len, Vec::new()))
+    }
+
+    /// Records a refusal of instance `i`.
+    pub fn push(&mut self, i: InstanceId, diagnostic: Diagnostic) {
+        self.0[i].push(diagnostic);
+    }
+
+    /// The refusals of instance `i`.
+    pub fn of(&self, i: InstanceId) -> &[Diagnostic] {
+        &self.0[i]
+    }
+}
+
+/// The entries phase's product: what each assignment writes in its braces, judged, and
+/// the refusals of what it writes wrongly.
+#[derive(Default)]
+pub(crate) struct Entries<'m> {
+    pub settings: IdVec<InstanceId, Settings<'m>>,
+    pub refusals: Refusals,
+}
+
+/// The identities phase's product: every instance's login (§8), and the refusals of
+/// logins that do not fit (E0513) or are alike (E0509).
+#[derive(Default)]
+pub(crate) struct Identities {
+    /// The login of each instance (empty for an unknown module).
+    pub logins: IdVec<InstanceId, String>,
+    /// Refused by a diagnostic another instance holds: the first of a group of alike
+    /// logins (E0509), reported once for the whole group.
+    pub refused_with: IdVec<InstanceId, Option<InstanceId>>,
+    pub refusals: Refusals,
 }
 
 /// An assignment dropped before it became an instance: an unknown node (E0107) or a name
@@ -518,6 +555,12 @@ pub(crate) struct Resolver<'m> {
     pub mesh_names: Vec<String>,
     /// Diagnostics about the mesh itself (nodes, seats), in source order.
     pub mesh_diags: Vec<Diagnostic>,
+    /// The names phase's refusals of instances (an unknown module, E0106).
+    pub name_refusals: Refusals,
+    /// The entries phase's product.
+    pub entries: Entries<'m>,
+    /// The identities phase's product.
+    pub identities: Identities,
     /// (consumer, provider) pairs already told E0514.
     pub told_waiting: FxHashSet<(InstanceId, InstanceId)>,
     /// The evaluator's memo and stack, while the values phase runs.
@@ -533,6 +576,10 @@ pub(crate) struct World<'a, 'm> {
     pub nodes: &'a Nodes<'m>,
     pub instances: &'a IdVec<InstanceId, InstanceState<'m>>,
     pub mesh_names: &'a [String],
+    /// What each assignment writes (the entries phase's).
+    pub settings: &'a IdVec<InstanceId, Settings<'m>>,
+    /// Each instance's login (the identities phase's).
+    pub logins: &'a IdVec<InstanceId, String>,
 }
 
 impl<'a, 'm> World<'a, 'm> {
@@ -561,6 +608,12 @@ impl<'a, 'm> World<'a, 'm> {
             node: self.node_name(i).to_string(),
             instance: self.instances[i].name.clone(),
         }
+    }
+
+    /// The key under which the provider of requirement `req` keeps secret field `field`
+    /// of instance `i` (see [`InstanceState::secret_key`]).
+    pub fn secret_key(self, i: InstanceId, req: &str, field: &str) -> String {
+        self.instances[i].secret_key(&self.logins[i], req, field)
     }
 
     /// Whether requirement `req` of instance `i` is absent: an optional requirement with
@@ -604,6 +657,9 @@ impl<'m> Resolver<'m> {
             providers_on_node: FxHashMap::default(),
             mesh_names: Vec::new(),
             mesh_diags: Vec::new(),
+            name_refusals: Refusals::default(),
+            entries: Entries::default(),
+            identities: Identities::default(),
             told_waiting: FxHashSet::default(),
             eval: evaluate::Eval::default(),
         }
@@ -621,10 +677,8 @@ impl<'m> Resolver<'m> {
         self.collect_instances();
         self.collect_seats();
         // 2. Entries and identities.
-        for i in self.instances.ids() {
-            self.judge_entries(i);
-        }
-        self.assign_logins();
+        self.entries = self.judge_entries();
+        self.identities = self.assign_logins(&self.entries);
         // 3. Placements.
         let ports = self.place_host_requirements();
         // 4. Provider choice.
@@ -647,6 +701,8 @@ impl<'m> Resolver<'m> {
             nodes: &self.nodes,
             instances: &self.instances,
             mesh_names: &self.mesh_names,
+            settings: &self.entries.settings,
+            logins: &self.identities.logins,
         }
     }
 
@@ -683,18 +739,29 @@ impl<'m> Resolver<'m> {
         self.world().node_name(i)
     }
 
+    /// Instance `i`'s own refusals, every phase's in the phases' order.
+    pub fn own_refusals(&self, i: InstanceId) -> impl Iterator<Item = &Diagnostic> {
+        self.name_refusals
+            .of(i)
+            .iter()
+            .chain(self.entries.refusals.of(i))
+            .chain(self.identities.refusals.of(i))
+            .chain(&self.instances[i].refusals)
+    }
+
     /// Whether instance `i` is refused by the mesh (its own refusals, or its group's).
     pub fn is_refused(&self, i: InstanceId) -> bool {
-        !self.instances[i].refusals.is_empty() || self.instances[i].refused_with.is_some()
+        self.own_refusals(i).next().is_some() || self.identities.refused_with[i].is_some()
     }
 
     /// Every refusal of instance `i`: its own, then the one it shares with its group.
     pub fn refusals_of(&self, i: InstanceId) -> Vec<Diagnostic> {
-        let mut all = self.instances[i].refusals.clone();
-        if let Some(j) = self.instances[i].refused_with {
+        let mut all: Vec<Diagnostic> = self.own_refusals(i).cloned().collect();
+        if let Some(j) = self.identities.refused_with[i] {
             all.extend(
-                self.instances[j]
+                self.identities
                     .refusals
+                    .of(j)
                     .iter()
                     .filter(|d| d.code == Code::E0509)
                     .cloned(),
@@ -736,12 +803,12 @@ impl<'m> Resolver<'m> {
 /// which its `left_out` entry lists.
 pub(crate) fn order_diagnostics<'a>(
     mesh: &[Diagnostic],
-    refusals: impl IntoIterator<Item = &'a [Diagnostic]>,
+    refusals: impl IntoIterator<Item = impl IntoIterator<Item = &'a Diagnostic>>,
     waiting: Vec<Diagnostic>,
 ) -> Vec<Diagnostic> {
     let mut all: Vec<Diagnostic> = mesh.to_vec();
     for own in refusals {
-        all.extend(own.iter().filter(|d| d.code != Code::E0514).cloned());
+        all.extend(own.into_iter().filter(|d| d.code != Code::E0514).cloned());
     }
     all.extend(waiting);
     // Stable: diagnostics at one place keep the order above.

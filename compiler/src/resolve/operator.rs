@@ -20,10 +20,10 @@ impl<'m> Resolver<'m> {
                 return None; // refused (E0504)
             };
             let by = self.instance_ref(*vault);
-            let key = self.instances[i].secret_key(req, "");
+            let key = self.world().secret_key(i, req, "");
             return Some((Resolved::Sealed(Box::new(SealedRef { by, key })), "vault"));
         }
-        if let Some(written) = self.instances[i].settings.values.get(req) {
+        if let Some(written) = self.entries.settings[i].values.get(req) {
             // `None`: written but refused where it was written (E0513).
             return written
                 .clone()

@@ -35,7 +35,7 @@ impl<'m> Resolver<'m> {
                             continue; // answered by another kind: the checker's (E0202)
                         }
                         let answer = if info.is_optional()
-                            && self.instances[i].settings.absent.contains(req)
+                            && self.entries.settings[i].absent.contains(req)
                         {
                             Answer::Absent
                         } else {
@@ -74,7 +74,7 @@ impl<'m> Resolver<'m> {
     ) -> Answer {
         let i = k.id;
         // 1. A pin.
-        if let Some(pin) = self.instances[i].settings.pins.get(req).copied() {
+        if let Some(pin) = self.entries.settings[i].pins.get(req).copied() {
             let Some((p, span)) = pin else {
                 return Answer::Unresolved; // the pin itself was refused
             };
@@ -332,7 +332,7 @@ impl<'m> Resolver<'m> {
     pub(super) fn allocate_secret_keys(&mut self) {
         for i in self.instances.ids() {
             let Some(m) = self.module_of(i) else { continue };
-            let login = self.instances[i].login.clone();
+            let login = self.identities.logins[i].clone();
             let mut taken: FxHashSet<(InstanceId, String)> = FxHashSet::default();
             let mut unusual: Vec<((&'m str, &'m str), String)> = Vec::new();
             for (&req, info) in &m.scope.requirements {
