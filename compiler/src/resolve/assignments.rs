@@ -6,9 +6,7 @@
 
 use super::fx_hash::FxHashMap;
 use super::host::{is_short, validate_host_path};
-use super::{
-    Entries, IdVec, InstanceId, KnownInstance, Placement, Refusals, Resolver, Settings,
-};
+use super::{Entries, IdVec, InstanceId, KnownInstance, Placement, Refusals, Resolver, Settings};
 use crate::check::registry::ProviderKind;
 use crate::check::scope::ReqInfo;
 use crate::check::types::{Constraint, Ty, Value, validate_literal};
@@ -449,9 +447,7 @@ impl<'m> Judge<'_, 'm> {
                     "remove it from the mesh and deliver it to the vault: the holder of the `vault` seat keeps it under the instance's login",
                 );
             self.refuse(i, d);
-            self.settings
-                .values
-                .insert(name.name.as_str(), None);
+            self.settings.values.insert(name.name.as_str(), None);
             return;
         }
         match judge_literal(value, &op.ty, &op.constraint) {
@@ -623,9 +619,7 @@ impl<'m> Judge<'_, 'm> {
             }
             Err(d) => {
                 self.refuse(i, d);
-                self.settings
-                    .pins
-                    .insert(requirement.name.as_str(), None);
+                self.settings.pins.insert(requirement.name.as_str(), None);
             }
         }
     }

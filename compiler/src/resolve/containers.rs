@@ -342,7 +342,7 @@ impl<'m> Builder<'_, 'm> {
             .scope
             .requirements
             .get_key_value(req)?;
-        let Some(Answer::Port { host_port, .. }) = self.world.instances[i].answers.get(req) else {
+        let Some(Answer::Port { host_port, .. }) = self.world.answers[i].get(req) else {
             return None;
         };
         let host = *host_port;

@@ -558,7 +558,7 @@ pub(crate) trait Evaluate<'m> {
         if fi.given {
             return self.given_value(i, req, field);
         }
-        let answer = self.world().instances[i].answers.get(req)?.clone();
+        let answer = self.world().answers[i].get(req)?.clone();
         let node = &self.world().nodes[self.world().instances[i].node];
         match (answer, field) {
             (Answer::Directory { path, .. }, "path") | (Answer::Access { path }, "path") => {
@@ -608,9 +608,7 @@ pub(crate) trait Evaluate<'m> {
         req: &'m str,
         field: &str,
     ) -> Option<Resolved> {
-        let Some(Answer::Module { provider, .. }) =
-            self.world().instances[consumer].answers.get(req)
-        else {
+        let Some(Answer::Module { provider, .. }) = self.world().answers[consumer].get(req) else {
             return None;
         };
         let provider = *provider;
@@ -722,8 +720,7 @@ impl<'m> Resolver<'m> {
         req: &'m str,
         field: &str,
     ) -> Option<Resolved> {
-        let Some(Answer::Module { provider, .. }) = self.instances[consumer].answers.get(req)
-        else {
+        let Some(Answer::Module { provider, .. }) = self.answers[consumer].get(req) else {
             return None;
         };
         let provider = *provider;
@@ -814,7 +811,7 @@ impl<'m> Resolver<'m> {
     /// (a large mesh would otherwise rehash them again and again).
     fn reserve_memos(&mut self) {
         let (mut operators, mut givens, mut answers) = (0, 0, 0);
-        for inst in self.instances.iter() {
+        for (i, inst) in self.instances.iter_enumerated() {
             let Some(m) = inst.module else { continue };
             for (req, info) in &m.scope.requirements {
                 if info.operator.is_some() {
@@ -824,7 +821,7 @@ impl<'m> Resolver<'m> {
                     continue;
                 };
                 givens += contract.fields.values().filter(|f| f.given).count();
-                if matches!(inst.answers.get(req), Some(Answer::Module { .. })) {
+                if matches!(self.answers[i].get(req), Some(Answer::Module { .. })) {
                     answers += contract
                         .fields
                         .values()
@@ -1023,8 +1020,7 @@ impl<'m> Resolver<'m> {
                 let Some(contract) = info.contract.as_deref() else {
                     continue;
                 };
-                let Some(Answer::Module { provider, .. }) =
-                    self.instances[i].answers.get(req).cloned()
+                let Some(Answer::Module { provider, .. }) = self.answers[i].get(req).cloned()
                 else {
                     continue;
                 };

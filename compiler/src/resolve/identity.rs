@@ -4,7 +4,7 @@
 //! characters matching `^[a-z][a-z0-9_]*$` (E0513 otherwise).
 
 use super::fx_hash::FxHashMap;
-use super::{Entries, Identities, IdVec, InstanceId, Refusals, Resolver};
+use super::{Entries, IdVec, Identities, InstanceId, Refusals, Resolver};
 use crate::diagnostics::Code;
 use crate::syntax::ast;
 

@@ -136,11 +136,6 @@ impl<'m> Resolver<'m> {
                 module_name: a.module.name.to_string(),
                 node: node_index,
                 module,
-                answers: FxHashMap::default(),
-                secret_keys: FxHashMap::default(),
-                refusals: Vec::new(),
-                waits_for: Vec::new(),
-                left_out: false,
             };
             if module.is_none() {
                 let help = did_you_mean(

@@ -16,7 +16,7 @@ impl<'m> Resolver<'m> {
         let info = self.requirement(i, req)?;
         let op = info.operator.as_ref()?;
         if op.secret {
-            let Some(Answer::SecretOperator { vault }) = self.instances[i].answers.get(req) else {
+            let Some(Answer::SecretOperator { vault }) = self.answers[i].get(req) else {
                 return None; // refused (E0504)
             };
             let by = self.instance_ref(*vault);
