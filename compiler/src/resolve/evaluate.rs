@@ -868,8 +868,18 @@ impl<'m> Resolver<'m> {
 
     /// The outermost demand: computes `root`, and first whatever it had to defer.
     fn drive(&mut self, root: Key) {
+        // Most values need nothing deferred: computed at once, with no stack on the heap.
+        // While `root` is computed its memo entry says it is under way, so it need not
+        // wait; once something under it is deferred, it waits as below.
+        if self.compute_key(root) {
+            return;
+        }
         let mut stack = vec![root];
         self.eval.waiting.insert(root);
+        if let Some(deeper) = self.eval.deferred.take() {
+            self.eval.waiting.insert(deeper);
+            stack.push(deeper);
+        }
         while let Some(&top) = stack.last() {
             if self.memo_done(top) == Some(true) || self.compute_key(top) {
                 stack.pop();
@@ -999,18 +1009,22 @@ impl<'m> Resolver<'m> {
         self.reserve_memos();
         // Every instance's own values first, so a provider's refusals are known before
         // its answers are checked for its consumers.
+        // By place, not by name: what `operator_value` and `given_value` ask for each.
         for i in self.instances.ids() {
             let Some(m) = self.module_of(i) else { continue };
-            for (&req, info) in &m.scope.requirements {
+            for (r, info) in m.scope.requirements.values().enumerate() {
                 if info.operator.is_some() {
-                    self.operator_value(i, req);
+                    self.operator_memo(i, r as u32);
                     continue;
                 }
                 let Some(contract) = info.contract.as_deref() else {
                     continue;
                 };
-                for fi in contract.fields.values().filter(|f| f.given) {
-                    self.given_value(i, req, &fi.name);
+                for (f, fi) in contract.fields.values().enumerate() {
+                    // A secret given field has no plain value (see `given_value`).
+                    if fi.given && !fi.secret {
+                        self.given_memo(i, r as u32, f as u32);
+                    }
                 }
             }
         }
