@@ -49,7 +49,8 @@ pub struct Discovered {
 /// saying why it could not be read.
 pub enum Read {
     Text(FilePath, Arc<str>),
-    Unreadable(Diagnostic, FilePath, Arc<str>),
+    /// Boxed: a diagnostic is large and few files are not UTF-8.
+    Unreadable(Box<Diagnostic>, FilePath, Arc<str>),
     Failed(String),
 }
 
@@ -68,7 +69,7 @@ impl Loaded {
         for r in reads {
             match r {
                 Read::Text(path, text) => loaded.files.push((path, text)),
-                Read::Unreadable(d, path, text) => loaded.unreadable.push((d, path, text)),
+                Read::Unreadable(d, path, text) => loaded.unreadable.push((*d, path, text)),
                 Read::Failed(sentence) => loaded.io_errors.push(sentence),
             }
         }
@@ -195,7 +196,7 @@ pub fn read(file: &Listed) -> Read {
                 .find(|&i| lossy.is_char_boundary(i))
                 .unwrap_or(start);
             let d = SyntaxError::NotUtf8 { shown: &shown, at }.at(&shown, Span::new(start, end));
-            Read::Unreadable(d, shown, lossy)
+            Read::Unreadable(Box::new(d), shown, lossy)
         }
     }
 }
