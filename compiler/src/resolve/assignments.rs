@@ -6,7 +6,7 @@
 
 use super::fx_hash::FxHashMap;
 use super::host::{is_short, validate_host_path};
-use super::{InstanceId, KnownInstance, Placement, Resolver};
+use super::{Entries, IdVec, InstanceId, KnownInstance, Placement, Refusals, Resolver, Settings};
 use crate::check::registry::ProviderKind;
 use crate::check::scope::ReqInfo;
 use crate::check::types::{Constraint, Ty, Value, validate_literal};
@@ -92,8 +92,50 @@ fn literal_of_type(expr: &Expr, ty: &Ty) -> Result<Value, Option<String>> {
 }
 
 impl<'m> Resolver<'m> {
+    /// The entries phase: judges what every assignment writes in its braces.
+    pub(super) fn judge_entries(&self) -> Entries<'m> {
+        let mut settings = IdVec::default();
+        settings.reserve_exact(self.instances.len());
+        let mut refusals = Refusals::new(self.instances.len());
+        for i in self.instances.ids() {
+            let mut judge = Judge {
+                r: self,
+                settings: Settings::default(),
+                refusals: Vec::new(),
+            };
+            judge.judge_entries(i);
+            settings.push(judge.settings);
+            for d in judge.refusals {
+                refusals.push(i, d);
+            }
+        }
+        Entries { settings, refusals }
+    }
+}
+
+/// The entries of one assignment being judged: what it writes, and its refusals. Reads
+/// the mesh's names through [`Resolver`].
+struct Judge<'r, 'm> {
+    r: &'r Resolver<'m>,
+    settings: Settings<'m>,
+    refusals: Vec<Diagnostic>,
+}
+
+impl<'m> std::ops::Deref for Judge<'_, 'm> {
+    type Target = Resolver<'m>;
+    fn deref(&self) -> &Resolver<'m> {
+        self.r
+    }
+}
+
+impl<'m> Judge<'_, 'm> {
+    /// Records a refusal of the assignment being judged (`_i`).
+    fn refuse(&mut self, _i: InstanceId, diagnostic: Diagnostic) {
+        self.refusals.push(diagnostic);
+    }
+
     /// Judges the entries of instance `i`'s assignment and records them in its settings.
-    pub(super) fn judge_entries(&mut self, i: InstanceId) {
+    fn judge_entries(&mut self, i: InstanceId) {
         let a = self.instances[i].assign;
         let known = self.known(i);
         let mut seen: FxHashMap<String, Span> = FxHashMap::default();
@@ -116,7 +158,7 @@ impl<'m> Resolver<'m> {
                     continue;
                 }
                 AssignEntryKind::Genesis { keyword } => {
-                    if self.instances[i].settings.genesis {
+                    if self.settings.genesis {
                         let rule = Duplicate::Genesis {
                             instance: &self.instances[i].name,
                             node: self.node_name(i),
@@ -124,7 +166,7 @@ impl<'m> Resolver<'m> {
                         let d = rule.at(self.path, *keyword);
                         self.refuse(i, d);
                     }
-                    self.instances[i].settings.genesis = true;
+                    self.settings.genesis = true;
                     continue;
                 }
             };
@@ -216,7 +258,7 @@ impl<'m> Resolver<'m> {
     ) {
         let i = k.id;
         if req.is_optional() {
-            self.instances[i].settings.absent.insert(name.name.as_str());
+            self.settings.absent.insert(name.name.as_str());
             return;
         }
         let key = req.name();
@@ -292,7 +334,7 @@ impl<'m> Resolver<'m> {
             self.refuse(i, d);
             return;
         }
-        let kept = &mut self.instances[i].settings.keep_networks;
+        let kept = &mut self.settings.keep_networks;
         if kept.iter().any(|k| k == &name) {
             let rule = Duplicate::KeepNetwork {
                 name: &name,
@@ -309,7 +351,7 @@ impl<'m> Resolver<'m> {
     fn judge_short(&mut self, i: InstanceId, value: &Expr) {
         match value {
             Expr::Str(s) if s.as_plain().is_some_and(|v| is_short(&v, 4)) => {
-                self.instances[i].settings.short = s.as_plain();
+                self.settings.short = s.as_plain();
             }
             Expr::Error(_) => {}
             _ => {
@@ -405,15 +447,12 @@ impl<'m> Resolver<'m> {
                     "remove it from the mesh and deliver it to the vault: the holder of the `vault` seat keeps it under the instance's login",
                 );
             self.refuse(i, d);
-            self.instances[i]
-                .settings
-                .values
-                .insert(name.name.as_str(), None);
+            self.settings.values.insert(name.name.as_str(), None);
             return;
         }
         match judge_literal(value, &op.ty, &op.constraint) {
             Ok(v) => {
-                self.instances[i].settings.values.insert(key, Some(v));
+                self.settings.values.insert(key, Some(v));
             }
             Err(why) => {
                 let why = why.unwrap_or_else(|| "the value did not parse".into());
@@ -428,7 +467,7 @@ impl<'m> Resolver<'m> {
                     d = d.with_help(help);
                 }
                 self.refuse(i, d);
-                self.instances[i].settings.values.insert(key, None);
+                self.settings.values.insert(key, None);
             }
         }
     }
@@ -511,8 +550,7 @@ impl<'m> Resolver<'m> {
                 )
                 .with_label_in(&path, set.span(), "set by the definition here");
             self.refuse(i, d);
-            self.instances[i]
-                .settings
+            self.settings
                 .givens
                 .insert((requirement.name.as_str(), field.name.as_str()), None);
             return;
@@ -537,8 +575,7 @@ impl<'m> Resolver<'m> {
                 None
             }
         };
-        self.instances[i]
-            .settings
+        self.settings
             .givens
             .insert((requirement.name.as_str(), field.name.as_str()), stored);
     }
@@ -576,17 +613,13 @@ impl<'m> Resolver<'m> {
         };
         match self.find_instance(instance, node, "the pinned provider") {
             Ok(p) => {
-                self.instances[i]
-                    .settings
+                self.settings
                     .pins
                     .insert(requirement.name.as_str(), Some((p, span)));
             }
             Err(d) => {
                 self.refuse(i, d);
-                self.instances[i]
-                    .settings
-                    .pins
-                    .insert(requirement.name.as_str(), None);
+                self.settings.pins.insert(requirement.name.as_str(), None);
             }
         }
     }
@@ -626,8 +659,8 @@ impl<'m> Resolver<'m> {
             self.refuse(i, d);
             return;
         }
-        let places = |r: &mut Resolver<'m>, p: Placement| {
-            r.instances[i].settings.places.insert(key, p);
+        let places = |r: &mut Judge<'_, 'm>, p: Placement| {
+            r.settings.places.insert(key, p);
         };
         if let Some(node) = node {
             if !self.nodes.contains_key(node.name.as_str()) {

@@ -2,7 +2,7 @@
 //! and seats (E0102, E0107, E0108, E0109, E0515).
 
 use super::fx_hash::{FxHashMap, FxHashSet};
-use super::{Dropped, InstanceId, InstanceState, Resolver, SeatState, Settings, assign_head};
+use super::{Dropped, InstanceId, InstanceState, Resolver, SeatState, assign_head};
 use crate::diagnostics::rules::{Duplicate, InvalidLiteral};
 use crate::diagnostics::{Code, Diagnostic, Rule, closest, did_you_mean};
 
@@ -83,6 +83,7 @@ impl<'m> Resolver<'m> {
     pub(super) fn collect_instances(&mut self) {
         let mesh = self.mesh;
         self.instances.reserve_exact(mesh.assigns().count());
+        self.name_refusals = super::Refusals::new(mesh.assigns().count());
         for a in mesh.assigns() {
             let Some(node_ident) = &a.node else {
                 continue; // a syntax error, reported by the parser
@@ -129,20 +130,12 @@ impl<'m> Resolver<'m> {
             let id = self.instances.next_id();
             let modules: &'m indexmap::IndexMap<String, super::LoadedModule<'m>> = self.modules;
             let module = modules.get(a.module.name.as_str());
-            let mut state = InstanceState {
+            let state = InstanceState {
                 assign: a,
                 name: instance.clone(),
                 module_name: a.module.name.to_string(),
                 node: node_index,
                 module,
-                settings: Settings::default(),
-                answers: FxHashMap::default(),
-                login: String::new(),
-                secret_keys: FxHashMap::default(),
-                refusals: Vec::new(),
-                refused_with: None,
-                waits_for: Vec::new(),
-                left_out: false,
             };
             if module.is_none() {
                 let help = did_you_mean(
@@ -155,7 +148,8 @@ impl<'m> Resolver<'m> {
                         a.module.name
                     )
                 });
-                state.refusals.push(
+                self.name_refusals.push(
+                    id,
                     self.diag(
                         Code::E0106,
                         a.module.span,
