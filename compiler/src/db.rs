@@ -66,7 +66,51 @@ impl Database {
         let ws = Workspace::new(&db, inputs);
         (db, ws)
     }
+
+    /// A database holding the standard library and the files `read` gives for `items`,
+    /// in the order of `items`. Every core takes files in turn: each file is read, made
+    /// an input, parsed and summarised on the thread that read it, while its text is
+    /// still in that core's cache, so reading and parsing overlap and no core waits for
+    /// the other's half. What `read` refuses comes back in the order of `items`. The
+    /// database and the outcome are those of [`Database::with_files`] given the texts
+    /// read.
+    pub fn read_files<T: Sync, E: Send>(
+        items: &[T],
+        read: impl Fn(&T) -> Result<(FilePath, Arc<str>), E> + Sync,
+    ) -> (Database, Workspace, Vec<E>) {
+        let db = Database::default();
+        let std_file =
+            SourceFile::builder(FilePath::from(STDLIB_PATH), Arc::from(STDLIB_TEXT), true)
+                .durability(salsa::Durability::HIGH)
+                .new(&db);
+        let made: Vec<Result<SourceFile, E>> = crate::parallel::map_batches_with(
+            items,
+            FILE_BATCH,
+            || db.clone(),
+            |snapshot, item| {
+                let (path, text) = read(item)?;
+                let file = SourceFile::new(snapshot, path, text, false);
+                file_summary(snapshot, file);
+                Ok(file)
+            },
+        );
+        let mut inputs = Vec::with_capacity(made.len() + 1);
+        inputs.push(std_file);
+        let mut refused = Vec::new();
+        for m in made {
+            match m {
+                Ok(file) => inputs.push(file),
+                Err(e) => refused.push(e),
+            }
+        }
+        let ws = Workspace::new(&db, inputs);
+        (db, ws, refused)
+    }
 }
+
+/// How many files a thread takes at a time when files are spread over the cores: enough
+/// that taking them costs nothing, few enough that the cores finish together.
+const FILE_BATCH: usize = 16;
 
 /// Parses one file.
 #[salsa::tracked(returns(clone))]
@@ -283,11 +327,11 @@ pub fn parallel_map<T: Copy + Send + Sync, R: Send>(
     items: &[T],
     f: impl Fn(&Database, T) -> R + Sync,
 ) -> Vec<R> {
-    crate::parallel::map_chunks_with(
+    crate::parallel::map_batches_with(
         items,
-        64,
+        FILE_BATCH,
         || db.clone(),
-        |snapshot, part| part.iter().map(|&i| f(&snapshot, i)).collect(),
+        |snapshot, &i| f(snapshot, i),
     )
 }
 
@@ -309,19 +353,20 @@ pub fn resolve_mesh(
 }
 
 /// Resolves mesh `mesh` as `meshc build` writes it, against the ports of `lock`: what
-/// [`resolve_mesh`] gives, but with the bytes of every file the build writes
-/// (`MeshOutcome::files`, with each node's `compose.yaml` when `compose`) in place of the
-/// manifests (see [`crate::resolve::build_files`]). It always reads the modules' trees:
-/// a build resolves once, so position-free views would only cost memory.
-#[salsa::tracked(returns(clone))]
+/// [`resolve_mesh`] gives, but each file the build writes (each node's manifest, with its
+/// `compose.yaml` when `compose`) goes to `sink` as soon as it is made, and the outcome
+/// holds no manifest (see [`crate::resolve::build_files`]). It always reads the modules'
+/// trees: a build resolves once, so position-free views would only cost memory. Not a
+/// query: nothing of it is kept, and a build writes its files once.
 pub fn build_mesh(
     db: &dyn salsa::Database,
     ws: Workspace,
-    mesh: String,
-    lock: crate::resolve::Lock,
+    mesh: &str,
+    lock: &crate::resolve::Lock,
     compose: bool,
-) -> Arc<crate::resolve::MeshOutcome> {
-    Arc::new(resolve_to(db, ws, &mesh, &lock, true, Some(compose)))
+    sink: &dyn crate::resolve::FileSink,
+) -> crate::resolve::MeshOutcome {
+    resolve_to(db, ws, mesh, lock, true, Some((compose, sink)))
 }
 
 /// Resolves mesh `mesh` as `meshc check` does: with no lock, and without building the
@@ -359,14 +404,14 @@ fn resolve(
     resolve_to(db, ws, mesh, lock, manifests, None)
 }
 
-/// [`resolve`], or (`files: Some(compose)`) [`crate::resolve::build_files`].
+/// [`resolve`], or (`files: Some((compose, sink))`) [`crate::resolve::build_files`].
 fn resolve_to(
     db: &dyn salsa::Database,
     ws: Workspace,
     mesh: &str,
     lock: &crate::resolve::Lock,
     manifests: bool,
-    files: Option<bool>,
+    files: Option<(bool, &dyn crate::resolve::FileSink)>,
 ) -> crate::resolve::MeshOutcome {
     let reg = registry(db, ws);
     let Some(at) = reg.meshes.get(mesh).copied() else {
@@ -409,9 +454,10 @@ fn resolve_to(
         module_errors: &module_errors,
         lock,
         manifests,
+        sink: files.map(|(_, sink)| sink),
     };
     match files {
-        Some(compose) => crate::resolve::build_files(&input, compose),
+        Some((compose, _)) => crate::resolve::build_files(&input, compose),
         None => crate::resolve::resolve_mesh(&input),
     }
 }
@@ -601,6 +647,7 @@ fn resolve_free(
         module_errors: &module_errors,
         lock: &lock,
         manifests,
+        sink: None,
     };
     Arc::new(crate::resolve::resolve_mesh(&input))
 }
