@@ -6,7 +6,7 @@
 
 use super::fx_hash::FxHashMap;
 use super::host::{is_short, validate_host_path};
-use super::{InstanceId, KnownInstance, Placement, Resolver};
+use super::{Entries, IdVec, InstanceId, KnownInstance, Placement, Refusals, Resolver, Settings};
 use crate::check::registry::ProviderKind;
 use crate::check::scope::ReqInfo;
 use crate::check::types::{Constraint, Ty, Value, validate_literal};
@@ -14,7 +14,7 @@ use crate::diagnostics::rules::{
     DoesNotFit, Duplicate, EntryFor, FitLabel, NoSuchRequirement, NotAdopted, NotOptional,
     PlacedElsewhere, ProviderField, QuotedBool, SecretInMesh, UnknownField, WrongEntry,
 };
-use crate::diagnostics::{Reported, closest};
+use crate::diagnostics::{Diagnostic, Reported, closest};
 use crate::span::{FilePath, Span};
 use crate::syntax::ast::{AssignEntryKind, Expr, Ident, StrPart};
 
@@ -95,8 +95,51 @@ fn literal_of_type(expr: &Expr, ty: &Ty) -> Result<Value, Option<String>> {
 }
 
 impl<'m> Resolver<'m> {
+    /// The entries phase: judges what every assignment writes in its braces.
+    pub(super) fn judge_entries(&self) -> Entries<'m> {
+        let mut settings = IdVec::default();
+        settings.reserve_exact(self.instances.len());
+        let mut refusals = Refusals::new(self.instances.len());
+        for i in self.instances.ids() {
+            let mut judge = Judge {
+                r: self,
+                settings: Settings::default(),
+                refusals: Vec::new(),
+            };
+            judge.judge_entries(i);
+            settings.push(judge.settings);
+            for d in judge.refusals {
+                refusals.push(i, d);
+            }
+        }
+        Entries { settings, refusals }
+    }
+}
+
+/// The entries of one assignment being judged: what it writes, and its refusals. Reads
+/// the mesh's names through [`Resolver`].
+struct Judge<'r, 'm> {
+    r: &'r Resolver<'m>,
+    settings: Settings<'m>,
+    refusals: Vec<Diagnostic>,
+}
+
+impl<'m> std::ops::Deref for Judge<'_, 'm> {
+    type Target = Resolver<'m>;
+    fn deref(&self) -> &Resolver<'m> {
+        self.r
+    }
+}
+
+impl<'m> Judge<'_, 'm> {
+    /// Refuses the assignment being judged (`_i`) with `diagnostic`, and returns the
+    /// proof.
+    fn refuse(&mut self, _i: InstanceId, diagnostic: Diagnostic) -> Reported {
+        Reported::record(&mut self.refusals, diagnostic)
+    }
+
     /// Judges the entries of instance `i`'s assignment and records them in its settings.
-    pub(super) fn judge_entries(&mut self, i: InstanceId) {
+    fn judge_entries(&mut self, i: InstanceId) {
         let a = self.instances[i].assign;
         let known = self.known(i);
         let mut seen: FxHashMap<String, Span> = FxHashMap::default();
@@ -119,7 +162,7 @@ impl<'m> Resolver<'m> {
                     continue;
                 }
                 AssignEntryKind::Genesis { keyword } => {
-                    if self.instances[i].settings.genesis {
+                    if self.settings.genesis {
                         let rule = Duplicate::Genesis {
                             instance: &self.instances[i].name,
                             node: self.node_name(i),
@@ -127,7 +170,7 @@ impl<'m> Resolver<'m> {
                         let d = self.at(*keyword, rule);
                         let _refused = self.refuse(i, d);
                     }
-                    self.instances[i].settings.genesis = true;
+                    self.settings.genesis = true;
                     continue;
                 }
             };
@@ -212,7 +255,7 @@ impl<'m> Resolver<'m> {
     ) -> Result<(), Reported> {
         let i = k.id;
         if req.is_optional() {
-            self.instances[i].settings.absent.insert(name.name.as_str());
+            self.settings.absent.insert(name.name.as_str());
             return Ok(());
         }
         let rule = NotOptional::Declined {
@@ -256,7 +299,7 @@ impl<'m> Resolver<'m> {
             let _refused = self.refuse(i, d);
             return;
         }
-        if self.instances[i].settings.keep_networks.contains(&name) {
+        if self.settings.keep_networks.contains(&name) {
             let rule = Duplicate::KeepNetwork {
                 name: &name,
                 instance: &self.instances[i].name,
@@ -265,14 +308,14 @@ impl<'m> Resolver<'m> {
             let _refused = self.refuse(i, d);
             return;
         }
-        self.instances[i].settings.keep_networks.push(name);
+        self.settings.keep_networks.push(name);
     }
 
     /// `short = "stg"`: 1 to 4 of `[a-z0-9]`, starting with a letter.
     fn judge_short(&mut self, i: InstanceId, value: &Expr) {
         match value {
             Expr::Str(s) if s.as_plain().is_some_and(|v| is_short(&v, 4)) => {
-                self.instances[i].settings.short = s.as_plain();
+                self.settings.short = s.as_plain();
             }
             Expr::Error(_) => {}
             _ => {
@@ -345,8 +388,7 @@ impl<'m> Resolver<'m> {
             };
             let d = self.at(span, rule);
             let refused = self.refuse(i, d);
-            self.instances[i]
-                .settings
+            self.settings
                 .values
                 .insert(name.name.as_str(), Err(refused));
             return Err(refused);
@@ -364,10 +406,7 @@ impl<'m> Resolver<'m> {
                 quoted_bool(&op.ty, value),
             )
         });
-        self.instances[i]
-            .settings
-            .values
-            .insert(key, judged.clone());
+        self.settings.values.insert(key, judged.clone());
         judged.map(drop)
     }
 
@@ -435,7 +474,7 @@ impl<'m> Resolver<'m> {
                 Some((&k.module.path, set.span(), FitLabel::SetByDefinition)),
                 None,
             );
-            self.instances[i].settings.givens.insert(slot, Err(refused));
+            self.settings.givens.insert(slot, Err(refused));
             return Err(refused);
         }
         let constraint = req.field_constraint(info);
@@ -452,10 +491,7 @@ impl<'m> Resolver<'m> {
                 quoted_bool(&info.ty, value),
             )
         });
-        self.instances[i]
-            .settings
-            .givens
-            .insert(slot, judged.clone());
+        self.settings.givens.insert(slot, judged.clone());
         judged.map(drop)
     }
 
@@ -488,10 +524,7 @@ impl<'m> Resolver<'m> {
             Ok(p) => Ok((p, span)),
             Err(d) => Err(self.refuse(i, d)),
         };
-        self.instances[i]
-            .settings
-            .pins
-            .insert(requirement.name.as_str(), pinned);
+        self.settings.pins.insert(requirement.name.as_str(), pinned);
         pinned.map(drop)
     }
 
@@ -524,7 +557,7 @@ impl<'m> Resolver<'m> {
         }
         let placed = self.placement(i, key, contract, at, node, span);
         let place = placed.clone().unwrap_or_else(Placement::Refused);
-        self.instances[i].settings.places.insert(key, place);
+        self.settings.places.insert(key, place);
         placed.map(drop)
     }
 

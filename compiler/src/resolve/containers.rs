@@ -59,12 +59,11 @@ impl<'m> Builder<'_, 'm> {
             files: Vec::new(),
             ports: Vec::new(),
             networks: std::iter::once(Network {
-                name: self.world.instances[i].login.clone(),
+                name: self.world.logins[i].clone(),
                 kept: false,
             })
             .chain(
-                self.world.instances[i]
-                    .settings
+                self.world.settings[i]
                     .keep_networks
                     .iter()
                     .map(|n| Network {
@@ -343,7 +342,7 @@ impl<'m> Builder<'_, 'm> {
             .scope
             .requirements
             .get_key_value(req)?;
-        let Some(Answer::Port { host_port, .. }) = self.world.instances[i].answers.get(req) else {
+        let Some(Answer::Port { host_port, .. }) = self.world.answers[i].get(req) else {
             return None;
         };
         let host = *host_port;

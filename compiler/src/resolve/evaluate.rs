@@ -209,7 +209,7 @@ pub(super) fn consumer_text(
     let inst = &w.instances[c];
     let text = |s: &str| Some(Resolved::Plain(Value::Str(s.to_string()), Ty::String));
     match field {
-        ConsumerField::Login => text(&inst.login),
+        ConsumerField::Login => text(&w.logins[c]),
         ConsumerField::Instance => text(&inst.name),
         ConsumerField::Module => text(&inst.module_name),
         ConsumerField::Node => w.nodes[inst.node]
@@ -558,7 +558,7 @@ pub(crate) trait Evaluate<'m> {
         if fi.given {
             return self.given_value(i, req, field);
         }
-        let answer = self.world().instances[i].answers.get(req)?.clone();
+        let answer = self.world().answers[i].get(req)?.clone();
         let node = &self.world().nodes[self.world().instances[i].node];
         match (answer, field) {
             (Answer::Directory { path, .. }, "path") | (Answer::Access { path }, "path") => {
@@ -583,7 +583,7 @@ pub(crate) trait Evaluate<'m> {
                 Ty::List(Box::new(Ty::Hostname)),
             )),
             (Answer::Identity, "login") => Some(Resolved::Plain(
-                Value::Str(self.world().instances[i].login.clone()),
+                Value::Str(self.world().logins[i].clone()),
                 Ty::String,
             )),
             (Answer::Identity, "instance") => Some(Resolved::Plain(
@@ -608,9 +608,7 @@ pub(crate) trait Evaluate<'m> {
         req: &'m str,
         field: &str,
     ) -> Option<Resolved> {
-        let Some(Answer::Module { provider, .. }) =
-            self.world().instances[consumer].answers.get(req)
-        else {
+        let Some(Answer::Module { provider, .. }) = self.world().answers[consumer].get(req) else {
             return None;
         };
         let provider = *provider;
@@ -623,7 +621,7 @@ pub(crate) trait Evaluate<'m> {
         let contract: &'m ContractInfo = info.contract.as_deref()?;
         let (f, field, fi): (usize, &'m String, _) = contract.fields.get_full(field)?;
         if fi.secret {
-            let key = self.world().instances[consumer].secret_key(req, field);
+            let key = self.world().secret_key(consumer, req, field);
             return Some(Resolved::Sealed(Box::new(SealedRef {
                 by: self.world().instance_ref(provider),
                 key,
@@ -722,8 +720,7 @@ impl<'m> Resolver<'m> {
         req: &'m str,
         field: &str,
     ) -> Option<Resolved> {
-        let Some(Answer::Module { provider, .. }) = self.instances[consumer].answers.get(req)
-        else {
+        let Some(Answer::Module { provider, .. }) = self.answers[consumer].get(req) else {
             return None;
         };
         let provider = *provider;
@@ -814,7 +811,7 @@ impl<'m> Resolver<'m> {
     /// (a large mesh would otherwise rehash them again and again).
     fn reserve_memos(&mut self) {
         let (mut operators, mut givens, mut answers) = (0, 0, 0);
-        for inst in self.instances.iter() {
+        for (i, inst) in self.instances.iter_enumerated() {
             let Some(m) = inst.module else { continue };
             for (req, info) in &m.scope.requirements {
                 if info.operator.is_some() {
@@ -824,7 +821,7 @@ impl<'m> Resolver<'m> {
                     continue;
                 };
                 givens += contract.fields.values().filter(|f| f.given).count();
-                if matches!(inst.answers.get(req), Some(Answer::Module { .. })) {
+                if matches!(self.answers[i].get(req), Some(Answer::Module { .. })) {
                     answers += contract
                         .fields
                         .values()
@@ -938,7 +935,7 @@ impl<'m> Resolver<'m> {
         let info = self.requirement(i, req)?;
         let contract = info.contract.as_deref()?;
         let fi = contract.fields.get(field)?;
-        if let Some(written) = self.instances[i].settings.givens.get(&(req, field)) {
+        if let Some(written) = self.entries.settings[i].givens.get(&(req, field)) {
             // Refused where it was written (E0513): no value.
             return written
                 .clone()
@@ -1012,8 +1009,7 @@ impl<'m> Resolver<'m> {
                 let Some(contract) = info.contract.as_deref() else {
                     continue;
                 };
-                let Some(Answer::Module { provider, .. }) =
-                    self.instances[i].answers.get(req).cloned()
+                let Some(Answer::Module { provider, .. }) = self.answers[i].get(req).cloned()
                 else {
                     continue;
                 };

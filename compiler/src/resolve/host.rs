@@ -228,7 +228,7 @@ impl<'m> Resolver<'m> {
                     let answer = match (info.kind, info.contract_name()) {
                         (Some(ProviderKind::Operator), _) => Answer::Operator,
                         (Some(ProviderKind::Host), Some("directory")) => {
-                            match self.instances[i].settings.places.get(req).cloned() {
+                            match self.entries.settings[i].places.get(req).cloned() {
                                 Some(Placement::Path(p, span)) => {
                                     directories.push((i, req, p.clone(), span));
                                     Answer::Directory {
@@ -253,7 +253,7 @@ impl<'m> Resolver<'m> {
                             }
                         }
                         (Some(ProviderKind::Host), Some("access")) => {
-                            match self.instances[i].settings.places.get(req).cloned() {
+                            match self.entries.settings[i].places.get(req).cloned() {
                                 Some(Placement::Path(p, _)) => Answer::Access { path: p },
                                 Some(_) => Answer::Unresolved,
                                 None => {
@@ -270,7 +270,7 @@ impl<'m> Resolver<'m> {
                             }
                         }
                         (Some(ProviderKind::Host), Some("port")) => {
-                            match self.instances[i].settings.places.get(req).cloned() {
+                            match self.entries.settings[i].places.get(req).cloned() {
                                 Some(Placement::Port(p, span)) => {
                                     ports.push((i, req, Some((p, span))));
                                     Answer::Unresolved // filled below
@@ -303,7 +303,7 @@ impl<'m> Resolver<'m> {
                         // checker's to report (unknown contract or kind).
                         _ => Answer::Unresolved,
                     };
-                    self.instances[i].answers.insert(req, answer);
+                    self.answers[i].insert(req, answer);
                 }
             }
             self.check_nested_directories(&directories);
@@ -335,7 +335,7 @@ impl<'m> Resolver<'m> {
             };
             match clash {
                 Some(((j, other_req), how)) => {
-                    let other_path = match self.instances[j].answers.get(other_req) {
+                    let other_path = match self.answers[j].get(other_req) {
                         Some(Answer::Directory { path, .. }) => path.clone(),
                         _ => String::new(),
                     };
@@ -352,7 +352,7 @@ impl<'m> Resolver<'m> {
                     };
                     let d = self.at(*span, rule);
                     let _refused = self.refuse(*i, d);
-                    self.instances[*i].answers.insert(req, Answer::Unresolved);
+                    self.answers[*i].insert(req, Answer::Unresolved);
                 }
                 None => {
                     earlier.insert(path.clone(), (*i, req));
@@ -479,7 +479,7 @@ impl<'m> Resolver<'m> {
                 let key = super::Lock::key(&node_name, &self.instances[*i].name, req);
                 out.lock.ports.insert(key, p as u16);
             }
-            self.instances[*i].answers.insert(
+            self.answers[*i].insert(
                 req,
                 Answer::Port {
                     host_port: p,

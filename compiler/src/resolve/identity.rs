@@ -4,7 +4,7 @@
 //! characters matching `^[a-z][a-z0-9_]*$` (E0513 otherwise).
 
 use super::fx_hash::FxHashMap;
-use super::{InstanceId, Resolver};
+use super::{Entries, IdVec, Identities, InstanceId, Refusals, Resolver};
 use crate::diagnostics::rules::{DoesNotFit, LoginsAlike};
 use crate::syntax::ast;
 
@@ -40,13 +40,19 @@ pub(crate) fn is_valid_login(login: &str) -> bool {
 impl<'m> Resolver<'m> {
     /// Gives every instance of a known module its login, refusing one that does not fit
     /// (E0513) and every group alike (E0509, once per group, naming its members).
-    pub(super) fn assign_logins(&mut self) {
+    pub(super) fn assign_logins(&self, entries: &Entries<'m>) -> Identities {
+        let n = self.instances.len();
+        let mut out = Identities {
+            logins: IdVec::filled(n, String::new()),
+            refused_with: IdVec::filled(n, None),
+            refusals: Refusals::new(n),
+        };
         let mut by_login: FxHashMap<String, Vec<InstanceId>> = FxHashMap::default();
         let mut order: Vec<String> = Vec::new();
         for i in self.instances.ids() {
             let Some(m) = self.module_of(i) else { continue };
             let inst = &self.instances[i];
-            let instance_short = match &inst.settings.short {
+            let instance_short = match &entries.settings[i].short {
                 Some(s) => s.clone(),
                 None if inst.name == inst.module_name => String::new(),
                 None => short_form(&inst.name, 4),
@@ -56,7 +62,7 @@ impl<'m> Resolver<'m> {
                 login.push('_');
                 login.push_str(&instance_short);
             }
-            self.instances[i].login = login.clone();
+            out.logins[i] = login.clone();
             if !is_valid_login(&login) {
                 let rule = DoesNotFit::Login {
                     login: &login,
@@ -65,7 +71,7 @@ impl<'m> Resolver<'m> {
                     max: LOGIN_MAX,
                 };
                 let d = self.at(self.head(i), rule);
-                let _refused = self.refuse(i, d);
+                out.refusals.push(i, d);
                 continue;
             }
             let entry = by_login.entry(login.clone()).or_default();
@@ -106,11 +112,12 @@ impl<'m> Resolver<'m> {
                     .collect(),
             };
             let d = self.at(self.head(first), rule);
-            let _refused = self.refuse(first, d);
+            out.refusals.push(first, d);
             for &j in &group[1..] {
-                self.instances[j].refused_with = Some(first);
+                out.refused_with[j] = Some(first);
             }
         }
+        out
     }
 }
 

@@ -90,6 +90,11 @@ impl<I: Id, T> IdVec<I, T> {
         self.items.len()
     }
 
+    /// The entry of `id`, if the table holds one.
+    pub fn get(&self, id: I) -> Option<&T> {
+        self.items.get(id.index())
+    }
+
     /// Every id, in order.
     pub fn ids(&self) -> impl Iterator<Item = I> + use<I, T> {
         (0..self.items.len()).map(I::from_index)
@@ -121,11 +126,11 @@ impl<I: Id, T> std::ops::IndexMut<I> for IdVec<I, T> {
     }
 }
 
-impl<'a, I, T> IntoIterator for &'a IdVec<I, T> {
+impl<'a, I: Id, T> IntoIterator for &'a IdVec<I, T> {
     type Item = &'a T;
     type IntoIter = std::slice::Iter<'a, T>;
     fn into_iter(self) -> Self::IntoIter {
-        self.items.iter()
+        self.iter()
     }
 }
 

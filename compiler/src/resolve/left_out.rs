@@ -6,7 +6,7 @@
 //! provider, at its assignment, listing everyone who waits for it.
 
 use super::fx_hash::FxHashSet;
-use super::{IdVec, InstanceId, Resolver};
+use super::{IdVec, InstanceId, LeftOutSet, Resolver};
 use crate::diagnostics::rules::{LeftOutWhy, Waiting};
 use crate::diagnostics::{Code, Diagnostic};
 use crate::span::{FilePath, Span};
@@ -25,21 +25,22 @@ impl<'m> Resolver<'m> {
 
     /// Marks every refused instance left out, then every instance waiting for one
     /// (E0514, once per provider it waits for).
-    pub(super) fn leave_out_refused(&mut self) {
+    pub(super) fn leave_out_refused(&mut self) -> LeftOutSet {
         let n = self.instances.len();
         let mut dependents: IdVec<InstanceId, Vec<InstanceId>> = IdVec::filled(n, Vec::new());
-        for (c, inst) in self.instances.iter_enumerated() {
+        for (c, waits_for) in self.choices.waits_for.iter_enumerated() {
             let mut seen = FxHashSet::default();
-            for &p in &inst.waits_for {
+            for &p in waits_for {
                 if p != c && seen.insert(p) {
                     dependents[p].push(c);
                 }
             }
         }
         let mut queue: VecDeque<InstanceId> = VecDeque::new();
+        let mut flags = IdVec::filled(n, false);
         for i in self.instances.ids() {
             if self.refused_by_itself(i) {
-                self.instances[i].left_out = true;
+                flags[i] = true;
                 queue.push_back(i);
             }
         }
@@ -56,11 +57,15 @@ impl<'m> Resolver<'m> {
                 };
                 let d = self.at(self.head(c), rule);
                 let _refused = self.refuse(c, d);
-                if !self.instances[c].left_out {
-                    self.instances[c].left_out = true;
+                if !flags[c] {
+                    flags[c] = true;
                     queue.push_back(c);
                 }
             }
+        }
+        LeftOutSet {
+            flags,
+            refusals: self.take_refusals(),
         }
     }
 
@@ -104,9 +109,9 @@ impl<'m> Resolver<'m> {
         let n = self.instances.len();
         // provider → its consumers (direct), in instance order.
         let mut dependents: IdVec<InstanceId, Vec<InstanceId>> = IdVec::filled(n, Vec::new());
-        for (c, inst) in self.instances.iter_enumerated() {
+        for (c, waits_for) in self.choices.waits_for.iter_enumerated() {
             let mut seen = FxHashSet::default();
-            for &p in &inst.waits_for {
+            for &p in waits_for {
                 if p != c && seen.insert(p) {
                     dependents[p].push(c);
                 }
@@ -114,7 +119,7 @@ impl<'m> Resolver<'m> {
         }
         let mut out = Vec::new();
         for p in self.instances.ids() {
-            if !self.instances[p].left_out || dependents[p].is_empty() {
+            if !self.left_out.flags[p] || dependents[p].is_empty() {
                 continue;
             }
             let Some((why, place)) = self.own_reason(p) else {
@@ -128,7 +133,7 @@ impl<'m> Resolver<'m> {
             let mut queue: VecDeque<InstanceId> = VecDeque::from([p]);
             while let Some(q) = queue.pop_front() {
                 for &c in &dependents[q] {
-                    if self.instances[c].left_out && seen.insert(c) {
+                    if self.left_out.flags[c] && seen.insert(c) {
                         reached.push((c, (q != p).then_some(q)));
                         queue.push_back(c);
                     }

@@ -46,13 +46,13 @@ fn consumers_for<'m>(
     contract: &str,
 ) -> Vec<(InstanceId, &'m str)> {
     let mut out = Vec::new();
-    for (c, inst) in w.instances.iter_enumerated() {
-        if inst.left_out {
+    for c in w.instances.ids() {
+        if w.is_left_out(c) {
             continue;
         }
         let Some(m) = w.module_of(c) else { continue };
         for (&req, info) in &m.scope.requirements {
-            if let Some(Answer::Module { provider, .. }) = inst.answers.get(req)
+            if let Some(Answer::Module { provider, .. }) = w.answers[c].get(req)
                 && *provider == i
                 && info.contract_name() == Some(contract)
             {
@@ -162,10 +162,10 @@ pub(crate) fn eval_for<'m, E: Evaluate<'m> + ?Sized>(
             consumers
                 .iter()
                 .map(|&(c, req)| {
-                    let login = &w.instances[c].login;
+                    let login = &w.logins[c];
                     let twice = consumers
                         .iter()
-                        .filter(|&&(o, _)| w.instances[o].login == *login)
+                        .filter(|&&(o, _)| w.logins[o] == *login)
                         .count()
                         > 1;
                     let key = if twice {

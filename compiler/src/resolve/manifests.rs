@@ -117,11 +117,11 @@ impl<'a, 'm> Builder<'a, 'm> {
         Instance {
             instance: inst.name.clone(),
             module: inst.module_name.clone(),
-            login: inst.login.clone(),
+            login: self.world.logins[i].clone(),
             requirements,
             containers: self.build_containers(i),
             provides: Vec::new(),
-            genesis: inst.settings.genesis,
+            genesis: self.world.settings[i].genesis,
         }
     }
 
@@ -146,7 +146,7 @@ impl<'a, 'm> Builder<'a, 'm> {
 
     /// The manifest entry of requirement `req` of instance `i`.
     fn requirement_entry(&mut self, i: InstanceId, req: &'m str) -> Option<Requirement> {
-        let answer = self.world.instances[i].answers.get(req).cloned();
+        let answer = self.world.answers[i].get(req).cloned();
         let info = self.world.requirement(i, req)?;
         let contract_name = info.contract_name().unwrap_or("").to_string();
         Some(match answer {
@@ -205,7 +205,7 @@ impl<'a, 'm> Builder<'a, 'm> {
             Some(Answer::Identity) => Requirement::Identity(IdentityRequirement {
                 kind: "mesh".into(),
                 contract: contract_name,
-                login: self.world.instances[i].login.clone(),
+                login: self.world.logins[i].clone(),
                 instance: self.world.instances[i].name.clone(),
                 module: self.world.instances[i].module_name.clone(),
             }),
@@ -250,7 +250,7 @@ impl<'a, 'm> Builder<'a, 'm> {
                     }
                 }
                 let inst = &w.instances[c];
-                let login = &inst.login;
+                let login = &w.logins[c];
                 // Every secret field's key is `<login>/<field>` unless one was recorded
                 // in another form; then the consumer lists them all.
                 let secret_fields: Vec<&str> = cinfo
@@ -264,13 +264,15 @@ impl<'a, 'm> Builder<'a, 'm> {
                             .collect()
                     })
                     .unwrap_or_default();
-                let derived = secret_fields
-                    .iter()
-                    .all(|&f| !inst.secret_keys.contains_key(&(req, f)));
+                let derived = secret_fields.iter().all(|&f| {
+                    w.secret_keys
+                        .get(c)
+                        .is_none_or(|k| !k.contains_key(&(req, f)))
+                });
                 let keys = (!derived).then(|| {
                     secret_fields
                         .iter()
-                        .map(|&f| (f.to_string(), inst.secret_key(req, f)))
+                        .map(|&f| (f.to_string(), w.secret_key(c, req, f)))
                         .collect()
                 });
                 consumers.push(Consumer {
@@ -419,15 +421,14 @@ impl<'m> Resolver<'m> {
     pub(super) fn assemble(&mut self, values: &Values, ports: Ports) -> MeshOutcome {
         let built: Vec<InstanceId> = self
             .instances
-            .iter_enumerated()
-            .filter(|(_, s)| !s.left_out)
-            .map(|(i, _)| i)
+            .ids()
+            .filter(|&i| !self.left_out.flags[i])
             .collect();
 
         // What was left out, in source order, with every reason.
         let mut left_out: Vec<(u32, Option<NodeId>, LeftOutAssignment)> = Vec::new();
         for (i, inst) in self.instances.iter_enumerated() {
-            if !inst.left_out {
+            if !self.left_out.flags[i] {
                 continue;
             }
             let mut diagnostics = self.refusals_of(i);
@@ -507,7 +508,7 @@ impl<'m> Resolver<'m> {
 
         let diagnostics = super::order_diagnostics(
             &self.mesh_diags,
-            self.instances.iter().map(|s| s.refusals.as_slice()),
+            self.instances.ids().map(|i| self.own_refusals(i)),
             self.waiting_groups(),
         );
 
@@ -536,7 +537,7 @@ impl<'m> Resolver<'m> {
         for i in order {
             let Some(m) = self.module_of(i) else { continue };
             for &req in m.scope.requirements.keys() {
-                let provider = match self.instances[i].answers.get(req) {
+                let provider = match self.answers[i].get(req) {
                     Some(Answer::Module { provider, by }) => {
                         Some((self.instance_ref(*provider), *by))
                     }
@@ -575,7 +576,7 @@ impl<'m> Resolver<'m> {
             built_on[self.instances[c].node].push(c);
             let Some(m) = self.module_of(c) else { continue };
             for &req in m.scope.requirements.keys() {
-                if let Some(Answer::Module { provider, .. }) = self.instances[c].answers.get(req) {
+                if let Some(Answer::Module { provider, .. }) = self.answers[c].get(req) {
                     consumers_of[*provider].push((c, req));
                 }
             }
@@ -589,9 +590,9 @@ impl<'m> Resolver<'m> {
         }
         let kept: BTreeSet<String> = self
             .instances
-            .iter()
-            .filter(|s| s.left_out)
-            .map(|s| format!("{}/{}", self.nodes[s.node].name, s.name))
+            .iter_enumerated()
+            .filter(|&(i, _)| self.left_out.flags[i])
+            .map(|(_, s)| format!("{}/{}", self.nodes[s.node].name, s.name))
             .chain(
                 self.dropped
                     .iter()

@@ -2,12 +2,12 @@
 //! and seats (E0102, E0107, E0108, E0109, E0515).
 
 use super::fx_hash::{FxHashMap, FxHashSet};
-use super::{Dropped, InstanceId, InstanceState, Resolver, SeatState, Settings, assign_head};
+use super::{Dropped, InstanceId, InstanceState, Resolver, SeatState, assign_head};
 use crate::diagnostics::rules::{
     CouldHold, Duplicate, InstanceTaken, InvalidLiteral, MeshTwice, NoInstance,
     SeatHolderNotProvider, UnknownModule, UnknownNode, UnknownSeat,
 };
-use crate::diagnostics::{Code, Diagnostic, Reported, Rule, closest};
+use crate::diagnostics::{Code, Diagnostic, Rule, closest};
 
 impl<'m> Resolver<'m> {
     /// Reads every node; a second node of one name is refused (E0101) and ignored.
@@ -77,6 +77,7 @@ impl<'m> Resolver<'m> {
     pub(super) fn collect_instances(&mut self) {
         let mesh = self.mesh;
         self.instances.reserve_exact(mesh.assigns().count());
+        self.name_refusals = super::Refusals::new(mesh.assigns().count());
         for a in mesh.assigns() {
             let Some(node_ident) = &a.node else {
                 continue; // a syntax error, reported by the parser
@@ -116,20 +117,12 @@ impl<'m> Resolver<'m> {
             let id = self.instances.next_id();
             let modules: &'m indexmap::IndexMap<String, super::LoadedModule<'m>> = self.modules;
             let module = modules.get(a.module.name.as_str());
-            let mut state = InstanceState {
+            let state = InstanceState {
                 assign: a,
                 name: instance.clone(),
                 module_name: a.module.name.to_string(),
                 node: node_index,
                 module,
-                settings: Settings::default(),
-                answers: FxHashMap::default(),
-                login: String::new(),
-                secret_keys: FxHashMap::default(),
-                refusals: Vec::new(),
-                refused_with: None,
-                waits_for: Vec::new(),
-                left_out: false,
             };
             if module.is_none() {
                 let rule = UnknownModule {
@@ -140,7 +133,7 @@ impl<'m> Resolver<'m> {
                     ),
                 };
                 let d = self.at(a.module.span, rule);
-                let _refused = Reported::record(&mut state.refusals, d);
+                self.name_refusals.push(id, d);
             }
             self.nodes[node_index].instances.insert(instance, id);
             if let Some(m) = module {

@@ -417,37 +417,86 @@ pub(crate) struct InstanceState<'m> {
     pub node: NodeId,
     /// The loaded module; `None` for an unknown module (E0106).
     pub module: Option<&'m LoadedModule<'m>>,
-    pub settings: Settings<'m>,
-    /// Requirement → how it was answered (host, identity and module requirements).
-    pub answers: FxHashMap<&'m str, Answer>,
-    pub login: String,
-    /// (requirement, secret field) → the key the provider keeps it under, for the keys
-    /// that are not in their usual form (see [`InstanceState::secret_key`]); a secret
-    /// operator value's field is `""`. Most instances hold none, so a large mesh keeps
-    /// no table per instance.
-    pub secret_keys: FxHashMap<(&'m str, &'m str), String>,
-    /// The mesh's refusals of this assignment.
-    pub refusals: Vec<Diagnostic>,
-    /// Refused by a diagnostic another instance holds: the first of a group of alike
-    /// logins (E0509), reported once for the whole group.
-    pub refused_with: Option<InstanceId>,
-    /// Instances whose answers this one waits for (providers, seat holders).
-    pub waits_for: Vec<InstanceId>,
-    pub left_out: bool,
 }
 
-impl InstanceState<'_> {
-    /// The key under which the provider of requirement `req` keeps secret field `field`
-    /// of this instance (`""`: the requirement's own value, a secret operator value):
-    /// `<login>/<field>` (`<login>/<req>` for an operator value), unless
-    /// [`Resolver::allocate_secret_keys`] had to choose another.
-    pub fn secret_key(&self, req: &str, field: &str) -> String {
-        match self.secret_keys.get(&(req, field)) {
-            Some(key) => key.clone(),
-            None if field.is_empty() => format!("{}/{req}", self.login),
-            None => format!("{}/{field}", self.login),
-        }
+/// How each requirement of each instance is answered: requirement → answer. The
+/// placements phase fills the host, mesh and operator requirements, the provider choice
+/// the module requirements and secret operator values; read only after.
+pub(crate) type Answers<'m> = IdVec<InstanceId, FxHashMap<&'m str, Answer>>;
+
+/// (requirement, secret field) → the key the provider keeps it under, for the keys that
+/// are not in their usual form (see [`World::secret_key`]); a secret operator value's
+/// field is `""`. Most instances hold none, so a large mesh keeps no table per instance.
+pub(crate) type SecretKeys<'m> = FxHashMap<(&'m str, &'m str), String>;
+
+/// The refusals one phase raises: per instance, in the order raised. Each phase returns
+/// its own; an instance's refusals are those of every phase, in the phases' order.
+#[derive(Default)]
+pub(crate) struct Refusals(IdVec<InstanceId, Vec<Diagnostic>>);
+
+impl Refusals {
+    /// No refusal yet, for a mesh of `len` instances.
+    pub fn new(len: usize) -> Refusals {
+        Refusals(IdVec::filled(len, Vec::new()))
     }
+
+    /// Records a refusal of instance `i`.
+    pub fn push(&mut self, i: InstanceId, diagnostic: Diagnostic) {
+        self.0[i].push(diagnostic);
+    }
+
+    /// The refusals of instance `i` (none when this phase has not run).
+    pub fn of(&self, i: InstanceId) -> &[Diagnostic] {
+        self.0.get(i).map_or(&[], Vec::as_slice)
+    }
+}
+
+/// The entries phase's product: what each assignment writes in its braces, judged, and
+/// the refusals of what it writes wrongly.
+#[derive(Default)]
+pub(crate) struct Entries<'m> {
+    pub settings: IdVec<InstanceId, Settings<'m>>,
+    pub refusals: Refusals,
+}
+
+/// The placements phase's product (its answers are in [`Resolver::answers`]): the ports
+/// chosen, and the refusals of host requirements (E0501, E0510, E0511, E0518, E0519), with
+/// those of the given values a placed port's protocol reads.
+#[derive(Default)]
+pub(crate) struct Placements {
+    pub ports: Ports,
+    pub refusals: Refusals,
+}
+
+/// The provider choice's product (its answers are in [`Resolver::answers`]): the keys
+/// of sealed secrets not in their usual form, whom each instance waits for, and the
+/// refusals of requirements no provider answers (E0502–E0505, E0515).
+#[derive(Default)]
+pub(crate) struct Choices<'m> {
+    pub secret_keys: IdVec<InstanceId, SecretKeys<'m>>,
+    /// Instances whose answers each one waits for (providers, seat holders).
+    pub waits_for: IdVec<InstanceId, Vec<InstanceId>>,
+    pub refusals: Refusals,
+}
+
+/// What is left out (the last phase before the manifests): each instance's flag, and the
+/// refusals of those waiting for a left-out instance (E0514).
+#[derive(Default)]
+pub(crate) struct LeftOutSet {
+    pub flags: IdVec<InstanceId, bool>,
+    pub refusals: Refusals,
+}
+
+/// The identities phase's product: every instance's login (§8), and the refusals of
+/// logins that do not fit (E0513) or are alike (E0509).
+#[derive(Default)]
+pub(crate) struct Identities {
+    /// The login of each instance (empty for an unknown module).
+    pub logins: IdVec<InstanceId, String>,
+    /// Refused by a diagnostic another instance holds: the first of a group of alike
+    /// logins (E0509), reported once for the whole group.
+    pub refused_with: IdVec<InstanceId, Option<InstanceId>>,
+    pub refusals: Refusals,
 }
 
 /// An assignment dropped before it became an instance: an unknown node (E0107) or a name
@@ -511,6 +560,24 @@ pub(crate) struct Resolver<'m> {
     pub mesh_names: Vec<String>,
     /// Diagnostics about the mesh itself (nodes, seats), in source order.
     pub mesh_diags: Vec<Diagnostic>,
+    /// The names phase's refusals of instances (an unknown module, E0106).
+    pub name_refusals: Refusals,
+    /// The entries phase's product.
+    pub entries: Entries<'m>,
+    /// The identities phase's product.
+    pub identities: Identities,
+    /// The answers the placements and the provider choice give.
+    pub answers: Answers<'m>,
+    /// The placements phase's product.
+    pub placements: Placements,
+    /// The provider choice's product.
+    pub choices: Choices<'m>,
+    /// The values phase's refusals.
+    pub value_refusals: Refusals,
+    /// What is left out.
+    pub left_out: LeftOutSet,
+    /// The refusals of the phase under way; each phase takes them into its product.
+    pending: Refusals,
     /// (consumer, provider) pairs already told E0514.
     pub told_waiting: FxHashSet<(InstanceId, InstanceId)>,
     /// The evaluator's memo and stack, while the values phase runs.
@@ -526,6 +593,17 @@ pub(crate) struct World<'a, 'm> {
     pub nodes: &'a Nodes<'m>,
     pub instances: &'a IdVec<InstanceId, InstanceState<'m>>,
     pub mesh_names: &'a [String],
+    /// What each assignment writes (the entries phase's).
+    pub settings: &'a IdVec<InstanceId, Settings<'m>>,
+    /// Each instance's login (the identities phase's).
+    pub logins: &'a IdVec<InstanceId, String>,
+    /// How each requirement is answered.
+    pub answers: &'a Answers<'m>,
+    /// The keys of sealed secrets not in their usual form (empty before the choice).
+    pub secret_keys: &'a IdVec<InstanceId, SecretKeys<'m>>,
+    /// What is left out; `None` until it is known (while values are computed, every
+    /// instance counts as built).
+    pub left_out: Option<&'a IdVec<InstanceId, bool>>,
 }
 
 impl<'a, 'm> World<'a, 'm> {
@@ -556,10 +634,28 @@ impl<'a, 'm> World<'a, 'm> {
         }
     }
 
+    /// The key under which the provider of requirement `req` keeps secret field `field`
+    /// of instance `i` (see [`InstanceState::secret_key`]).
+    /// `<login>/<field>` (`<login>/<req>` for an operator value, `field` `""`), unless
+    /// [`Resolver::allocate_secret_keys`] had to choose another.
+    pub fn secret_key(self, i: InstanceId, req: &str, field: &str) -> String {
+        let login = &self.logins[i];
+        match self.secret_keys.get(i).and_then(|k| k.get(&(req, field))) {
+            Some(key) => key.clone(),
+            None if field.is_empty() => format!("{login}/{req}"),
+            None => format!("{login}/{field}"),
+        }
+    }
+
+    /// Whether instance `i` is left out (never, until that is known).
+    pub fn is_left_out(self, i: InstanceId) -> bool {
+        self.left_out.is_some_and(|l| l[i])
+    }
+
     /// Whether requirement `req` of instance `i` is absent: an optional requirement with
     /// no provider, or declined.
     pub fn is_absent(self, i: InstanceId, req: &str) -> bool {
-        matches!(self.instances[i].answers.get(req), Some(Answer::Absent))
+        matches!(self.answers[i].get(req), Some(Answer::Absent))
     }
 }
 
@@ -597,6 +693,15 @@ impl<'m> Resolver<'m> {
             providers_on_node: FxHashMap::default(),
             mesh_names: Vec::new(),
             mesh_diags: Vec::new(),
+            name_refusals: Refusals::default(),
+            entries: Entries::default(),
+            identities: Identities::default(),
+            answers: IdVec::default(),
+            placements: Placements::default(),
+            choices: Choices::default(),
+            value_refusals: Refusals::default(),
+            left_out: LeftOutSet::default(),
+            pending: Refusals::default(),
             told_waiting: FxHashSet::default(),
             eval: evaluate::Eval::default(),
         }
@@ -614,23 +719,40 @@ impl<'m> Resolver<'m> {
         self.collect_instances();
         self.collect_seats();
         // 2. Entries and identities.
-        for i in self.instances.ids() {
-            self.judge_entries(i);
-        }
-        self.assign_logins();
+        self.entries = self.judge_entries();
+        self.identities = self.assign_logins(&self.entries);
+        let n = self.instances.len();
+        self.pending = Refusals::new(n);
+        self.answers = IdVec::filled(n, FxHashMap::default());
         // 3. Placements.
         let ports = self.place_host_requirements();
+        self.placements = Placements {
+            ports,
+            refusals: self.take_refusals(),
+        };
         // 4. Provider choice.
-        self.choose_providers();
-        self.allocate_secret_keys();
+        let waits_for = self.choose_providers();
+        let secret_keys = self.allocate_secret_keys();
+        self.choices = Choices {
+            secret_keys,
+            waits_for,
+            refusals: self.take_refusals(),
+        };
         // 5. Values: every value computed, then frozen.
         self.evaluate_requirements();
         self.check_public_names();
         let values: Values = std::mem::take(&mut self.eval).finish();
+        self.value_refusals = self.take_refusals();
         // 6. What is left out.
-        self.leave_out_refused();
+        self.left_out = self.leave_out_refused();
         // 7. The manifests, from the products above.
+        let ports = std::mem::take(&mut self.placements.ports);
         self.assemble(&values, ports)
+    }
+
+    /// The refusals of the phase that just ended.
+    pub(super) fn take_refusals(&mut self) -> Refusals {
+        std::mem::replace(&mut self.pending, Refusals::new(self.instances.len()))
     }
 
     /// What evaluation reads of this mesh.
@@ -640,6 +762,12 @@ impl<'m> Resolver<'m> {
             nodes: &self.nodes,
             instances: &self.instances,
             mesh_names: &self.mesh_names,
+            settings: &self.entries.settings,
+            logins: &self.identities.logins,
+            answers: &self.answers,
+            secret_keys: &self.choices.secret_keys,
+            left_out: (self.left_out.flags.len() == self.instances.len())
+                .then_some(&self.left_out.flags),
         }
     }
 
@@ -676,18 +804,33 @@ impl<'m> Resolver<'m> {
         self.world().node_name(i)
     }
 
+    /// Instance `i`'s own refusals, every phase's in the phases' order.
+    pub fn own_refusals(&self, i: InstanceId) -> impl Iterator<Item = &Diagnostic> {
+        self.name_refusals
+            .of(i)
+            .iter()
+            .chain(self.entries.refusals.of(i))
+            .chain(self.identities.refusals.of(i))
+            .chain(self.placements.refusals.of(i))
+            .chain(self.choices.refusals.of(i))
+            .chain(self.value_refusals.of(i))
+            .chain(self.left_out.refusals.of(i))
+            .chain(self.pending.of(i))
+    }
+
     /// Whether instance `i` is refused by the mesh (its own refusals, or its group's).
     pub fn is_refused(&self, i: InstanceId) -> bool {
-        !self.instances[i].refusals.is_empty() || self.instances[i].refused_with.is_some()
+        self.own_refusals(i).next().is_some() || self.identities.refused_with[i].is_some()
     }
 
     /// Every refusal of instance `i`: its own, then the one it shares with its group.
     pub fn refusals_of(&self, i: InstanceId) -> Vec<Diagnostic> {
-        let mut all = self.instances[i].refusals.clone();
-        if let Some(j) = self.instances[i].refused_with {
+        let mut all: Vec<Diagnostic> = self.own_refusals(i).cloned().collect();
+        if let Some(j) = self.identities.refused_with[i] {
             all.extend(
-                self.instances[j]
+                self.identities
                     .refusals
+                    .of(j)
                     .iter()
                     .filter(|d| d.code == Code::E0509)
                     .cloned(),
@@ -698,9 +841,9 @@ impl<'m> Resolver<'m> {
 
     /// Refuses instance `i` with `diagnostic` (a rule's, built by [`Resolver::at`] or a
     /// lookup such as [`Resolver::find_instance`]), and returns the proof: the one way an
-    /// instance is refused.
+    /// instance is refused outside the entries phase.
     pub fn refuse(&mut self, i: InstanceId, diagnostic: Diagnostic) -> Reported {
-        Reported::record(&mut self.instances[i].refusals, diagnostic)
+        Reported::record(&mut self.pending.0[i], diagnostic)
     }
 
     /// The diagnostic of `rule` broken at `span` of the mesh's file.
@@ -731,12 +874,12 @@ impl<'m> Resolver<'m> {
 /// which its `left_out` entry lists.
 pub(crate) fn order_diagnostics<'a>(
     mesh: &[Diagnostic],
-    refusals: impl IntoIterator<Item = &'a [Diagnostic]>,
+    refusals: impl IntoIterator<Item = impl IntoIterator<Item = &'a Diagnostic>>,
     waiting: Vec<Diagnostic>,
 ) -> Vec<Diagnostic> {
     let mut all: Vec<Diagnostic> = mesh.to_vec();
     for own in refusals {
-        all.extend(own.iter().filter(|d| d.code != Code::E0514).cloned());
+        all.extend(own.into_iter().filter(|d| d.code != Code::E0514).cloned());
     }
     all.extend(waiting);
     // Stable: diagnostics at one place keep the order above.

@@ -17,14 +17,14 @@ impl<'m> Resolver<'m> {
         let info = self.requirement(i, req)?;
         let op = info.operator.as_ref()?;
         if op.secret {
-            let Some(Answer::SecretOperator { vault }) = self.instances[i].answers.get(req) else {
+            let Some(Answer::SecretOperator { vault }) = self.answers[i].get(req) else {
                 return None; // refused (E0504)
             };
             let by = self.instance_ref(*vault);
-            let key = self.instances[i].secret_key(req, "");
+            let key = self.world().secret_key(i, req, "");
             return Some((Resolved::Sealed(Box::new(SealedRef { by, key })), "vault"));
         }
-        if let Some(written) = self.instances[i].settings.values.get(req) {
+        if let Some(written) = self.entries.settings[i].values.get(req) {
             // Refused where it was written (E0512, E0513): no value.
             return written
                 .clone()

@@ -11,7 +11,7 @@
 //! holder of the seat that delivers `secret` (E0504 when nobody holds it).
 
 use super::fx_hash::FxHashSet;
-use super::{Answer, InstanceId, KnownInstance, Resolver, SeatState};
+use super::{Answer, IdVec, InstanceId, KnownInstance, Resolver, SeatState, SecretKeys};
 use crate::check::registry::ProviderKind;
 use crate::check::scope::ReqInfo;
 use crate::diagnostics::Reported;
@@ -25,7 +25,8 @@ const VAULT_CONTRACT: &str = "secret";
 
 impl<'m> Resolver<'m> {
     /// Answers every module requirement of every instance with a provider, or refuses it.
-    pub(super) fn choose_providers(&mut self) {
+    pub(super) fn choose_providers(&mut self) -> IdVec<InstanceId, Vec<InstanceId>> {
+        let mut waits_for = IdVec::filled(self.instances.len(), Vec::new());
         for i in self.instances.ids() {
             let Some(k) = self.known(i) else { continue };
             for (&req, info) in &k.module.scope.requirements {
@@ -38,33 +39,34 @@ impl<'m> Resolver<'m> {
                             continue; // answered by another kind: the checker's (E0202)
                         }
                         let answer = if info.is_optional()
-                            && self.instances[i].settings.absent.contains(req)
+                            && self.entries.settings[i].absent.contains(req)
                         {
                             Answer::Absent
                         } else {
                             self.choose_provider(k, req, info, &contract.name)
                         };
                         if let Answer::Module { provider, .. } = answer {
-                            self.instances[i].waits_for.push(provider);
+                            waits_for[i].push(provider);
                         }
-                        self.instances[i].answers.insert(req, answer);
+                        self.answers[i].insert(req, answer);
                     }
                     Some(ProviderKind::Operator)
                         if info.operator.as_ref().is_some_and(|o| o.secret) =>
                     {
                         let answer = match self.seat_holder_for(i, req, VAULT_CONTRACT) {
                             Ok(vault) => {
-                                self.instances[i].waits_for.push(vault);
+                                waits_for[i].push(vault);
                                 Answer::SecretOperator { vault }
                             }
                             Err(_refused) => Answer::Unresolved,
                         };
-                        self.instances[i].answers.insert(req, answer);
+                        self.answers[i].insert(req, answer);
                     }
                     _ => {}
                 }
             }
         }
+        waits_for
     }
 
     /// The provider of requirement `req` (contract `contract`) of instance `i`.
@@ -77,7 +79,7 @@ impl<'m> Resolver<'m> {
     ) -> Answer {
         let i = k.id;
         // 1. A pin.
-        if let Some(pin) = self.instances[i].settings.pins.get(req).copied() {
+        if let Some(pin) = self.entries.settings[i].pins.get(req).copied() {
             let Ok((p, span)) = pin else {
                 return Answer::Unresolved; // the pin itself was refused
             };
@@ -279,14 +281,15 @@ impl<'m> Resolver<'m> {
     /// taken at the same provider by an earlier requirement of the same consumer. A secret
     /// operator value is kept by the vault under `<login>/<requirement>`. Only the keys
     /// not in those usual forms are recorded (see [`super::InstanceState::secret_key`]).
-    pub(super) fn allocate_secret_keys(&mut self) {
+    pub(super) fn allocate_secret_keys(&self) -> IdVec<InstanceId, SecretKeys<'m>> {
+        let mut keys = IdVec::filled(self.instances.len(), SecretKeys::default());
         for i in self.instances.ids() {
             let Some(m) = self.module_of(i) else { continue };
-            let login = self.instances[i].login.clone();
+            let login = self.identities.logins[i].clone();
             let mut taken: FxHashSet<(InstanceId, String)> = FxHashSet::default();
             let mut unusual: Vec<((&'m str, &'m str), String)> = Vec::new();
             for (&req, info) in &m.scope.requirements {
-                match self.instances[i].answers.get(req) {
+                match self.answers[i].get(req) {
                     Some(Answer::Module { provider, .. }) => {
                         let provider = *provider;
                         let Some(contract) = info.contract.as_deref() else {
@@ -313,7 +316,8 @@ impl<'m> Resolver<'m> {
                     _ => continue,
                 }
             }
-            self.instances[i].secret_keys.extend(unusual);
+            keys[i].extend(unusual);
         }
+        keys
     }
 }
