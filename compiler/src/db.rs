@@ -66,7 +66,51 @@ impl Database {
         let ws = Workspace::new(&db, inputs);
         (db, ws)
     }
+
+    /// A database holding the standard library and the files `read` gives for `items`,
+    /// in the order of `items`. Every core takes files in turn: each file is read, made
+    /// an input, parsed and summarised on the thread that read it, while its text is
+    /// still in that core's cache, so reading and parsing overlap and no core waits for
+    /// the other's half. What `read` refuses comes back in the order of `items`. The
+    /// database and the outcome are those of [`Database::with_files`] given the texts
+    /// read.
+    pub fn read_files<T: Sync, E: Send>(
+        items: &[T],
+        read: impl Fn(&T) -> Result<(FilePath, Arc<str>), E> + Sync,
+    ) -> (Database, Workspace, Vec<E>) {
+        let db = Database::default();
+        let std_file =
+            SourceFile::builder(FilePath::from(STDLIB_PATH), Arc::from(STDLIB_TEXT), true)
+                .durability(salsa::Durability::HIGH)
+                .new(&db);
+        let made: Vec<Result<SourceFile, E>> = crate::parallel::map_batches_with(
+            items,
+            FILE_BATCH,
+            || db.clone(),
+            |snapshot, item| {
+                let (path, text) = read(item)?;
+                let file = SourceFile::new(snapshot, path, text, false);
+                file_summary(snapshot, file);
+                Ok(file)
+            },
+        );
+        let mut inputs = Vec::with_capacity(made.len() + 1);
+        inputs.push(std_file);
+        let mut refused = Vec::new();
+        for m in made {
+            match m {
+                Ok(file) => inputs.push(file),
+                Err(e) => refused.push(e),
+            }
+        }
+        let ws = Workspace::new(&db, inputs);
+        (db, ws, refused)
+    }
 }
+
+/// How many files a thread takes at a time when files are spread over the cores: enough
+/// that taking them costs nothing, few enough that the cores finish together.
+const FILE_BATCH: usize = 16;
 
 /// Parses one file.
 #[salsa::tracked(returns(clone))]
@@ -283,11 +327,11 @@ pub fn parallel_map<T: Copy + Send + Sync, R: Send>(
     items: &[T],
     f: impl Fn(&Database, T) -> R + Sync,
 ) -> Vec<R> {
-    crate::parallel::map_chunks_with(
+    crate::parallel::map_batches_with(
         items,
-        64,
+        FILE_BATCH,
         || db.clone(),
-        |snapshot, part| part.iter().map(|&i| f(&snapshot, i)).collect(),
+        |snapshot, &i| f(snapshot, i),
     )
 }
 

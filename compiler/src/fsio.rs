@@ -88,6 +88,41 @@ pub fn read_regular(path: &Path, limit: u64) -> Result<Vec<u8>, ReadFailure> {
         return Err(ReadFailure::TooLarge { limit });
     }
     let file = std::fs::File::open(path).map_err(failure)?;
+    read_open(file, limit)
+}
+
+/// The bytes of the regular file at `path`, at most `limit` of them, for a path a
+/// directory listing has just said is a regular file and not a link: it is opened
+/// without asking its type first, one path lookup fewer than [`read_regular`]. Should it
+/// have been replaced meanwhile, the open does not wait for a writer (a named pipe is
+/// opened non-blocking) and the open file's type is asked before anything is read, so
+/// the outcome is [`read_regular`]'s.
+pub fn read_listed(path: &Path, limit: u64) -> Result<Vec<u8>, ReadFailure> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        let failure = |e: std::io::Error| match e.kind() {
+            std::io::ErrorKind::NotFound => ReadFailure::NotFound,
+            _ => ReadFailure::Io(e),
+        };
+        let file = OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NONBLOCK)
+            .open(path)
+            .map_err(failure)?;
+        read_open(file, limit)
+    }
+    #[cfg(not(unix))]
+    read_regular(path, limit)
+}
+
+/// Reads an open file: refused unless it is a regular file of at most `limit` bytes, and
+/// never more than `limit + 1` bytes read whatever it claims.
+fn read_open(file: File, limit: u64) -> Result<Vec<u8>, ReadFailure> {
+    let failure = |e: std::io::Error| match e.kind() {
+        std::io::ErrorKind::NotFound => ReadFailure::NotFound,
+        _ => ReadFailure::Io(e),
+    };
     let meta = file.metadata().map_err(failure)?;
     if !meta.is_file() {
         return Err(ReadFailure::NotRegular(kind(&meta)));
@@ -161,6 +196,41 @@ mod tests {
             );
             assert!(err.sentence("x.mesh").contains("not a regular file"));
         }
+    }
+
+    /// A file the listing called regular but that is now a named pipe with no writer is
+    /// refused at once, not waited on; a regular file reads as with `read_regular`, and
+    /// the limit holds.
+    #[cfg(unix)]
+    #[test]
+    fn a_listed_file_turned_pipe_is_refused_without_waiting() {
+        let dir = tempfile::tempdir().unwrap();
+        let plain = dir.path().join("a.mesh");
+        std::fs::write(&plain, "module a {}\n").unwrap();
+        assert_eq!(read_listed(&plain, 1024).unwrap(), b"module a {}\n");
+        assert_eq!(
+            read_listed(&plain, 1024).unwrap(),
+            read_regular(&plain, 1024).unwrap()
+        );
+        assert!(matches!(
+            read_listed(&plain, 4),
+            Err(ReadFailure::TooLarge { limit: 4 })
+        ));
+        assert!(matches!(
+            read_listed(&dir.path().join("gone.mesh"), 1024),
+            Err(ReadFailure::NotFound)
+        ));
+        let pipe = dir.path().join("p.mesh");
+        let made = std::process::Command::new("mkfifo").arg(&pipe).status();
+        if !made.is_ok_and(|s| s.success()) {
+            eprintln!("skipped the pipe: mkfifo did not run");
+            return;
+        }
+        let err = read_listed(&pipe, 1024).unwrap_err();
+        assert!(
+            matches!(err, ReadFailure::NotRegular("a named pipe")),
+            "{err:?}"
+        );
     }
 
     #[cfg(unix)]

@@ -439,10 +439,45 @@ fn explain(code: &str) -> u8 {
 struct Session {
     db: meshc::db::Database,
     ws: meshc::db::Workspace,
-    sources: HashMap<FilePath, Arc<str>>,
+    sources: Sources,
     /// Diagnostics about files that could not be parsed at all (invalid UTF-8).
     load_diagnostics: Vec<Diagnostic>,
     files_read: usize,
+}
+
+/// The texts diagnostics point into: every file of the workspace and those that could not
+/// be parsed. Gathered by path only when a diagnostic is shown: a clean check shows none.
+struct Sources {
+    db: meshc::db::Database,
+    ws: meshc::db::Workspace,
+    unreadable: Vec<(FilePath, Arc<str>)>,
+    by_path: std::sync::OnceLock<HashMap<FilePath, Arc<str>>>,
+}
+
+impl Sources {
+    fn by_path(&self) -> &HashMap<FilePath, Arc<str>> {
+        self.by_path.get_or_init(|| {
+            let files = self.ws.files(&self.db);
+            let mut map = HashMap::with_capacity(files.len() + self.unreadable.len());
+            for f in files {
+                map.insert(f.path(&self.db).clone(), f.text(&self.db).clone());
+            }
+            for (p, t) in &self.unreadable {
+                map.insert(p.clone(), t.clone());
+            }
+            map
+        })
+    }
+}
+
+impl meshc::diagnostics::render::SourceMap for Sources {
+    fn text(&self, path: &FilePath) -> Option<&str> {
+        self.by_path().get(path).map(|t| &**t)
+    }
+
+    fn secrets(&self) -> HashMap<FilePath, Vec<meshc::span::Span>> {
+        self.by_path().secrets()
+    }
 }
 
 /// Reads the `.mesh` files under `paths`; with none given, the workspace's (the sources
@@ -454,6 +489,16 @@ fn load(paths: Vec<PathBuf>) -> Result<cli::workspace::Loaded, u8> {
 
 /// As [`load`], with `first` always read (the mesh file of `build`, `take`, …).
 fn load_with(first: Vec<PathBuf>, paths: Vec<PathBuf>) -> Result<cli::workspace::Loaded, u8> {
+    let found = discover(first, paths)?;
+    let reads =
+        meshc::parallel::map_batches_with(&found.files, 16, || (), |(), f| cli::workspace::read(f));
+    let loaded = cli::workspace::Loaded::from_reads(found.io_errors, found.skipped, reads);
+    said(&loaded.skipped, &loaded.io_errors)?;
+    Ok(loaded)
+}
+
+/// The files under `first` and `paths`, or the workspace's when no path is given.
+fn discover(first: Vec<PathBuf>, paths: Vec<PathBuf>) -> Result<cli::workspace::Discovered, u8> {
     let (paths, exclude) = if paths.is_empty() {
         let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
         match cli::root::default_paths(&cwd) {
@@ -468,17 +513,22 @@ fn load_with(first: Vec<PathBuf>, paths: Vec<PathBuf>) -> Result<cli::workspace:
     };
     let mut all = first;
     all.extend(paths);
-    let loaded = cli::workspace::load_excluding(&all, &exclude);
-    for s in &loaded.skipped {
+    Ok(cli::workspace::discover(&all, &exclude))
+}
+
+/// Says what was skipped as warnings and every path that could not be read; any of the
+/// latter ends the command with exit status 2.
+fn said(skipped: &[String], io_errors: &[String]) -> Result<(), u8> {
+    for s in skipped {
         output::say(&format!("warning: {s}"));
     }
-    if !loaded.io_errors.is_empty() {
-        for e in &loaded.io_errors {
+    if !io_errors.is_empty() {
+        for e in io_errors {
             output::say(e);
         }
         return Err(2);
     }
-    Ok(loaded)
+    Ok(())
 }
 
 fn open(paths: Vec<PathBuf>) -> Result<Session, u8> {
@@ -490,23 +540,30 @@ fn open_for_mesh(mesh_file: &std::path::Path, paths: Vec<PathBuf>) -> Result<Ses
     open_with(vec![mesh_file.to_path_buf()], paths)
 }
 
+/// Reads the workspace into a database, each file parsed on the core that read it.
 fn open_with(first: Vec<PathBuf>, paths: Vec<PathBuf>) -> Result<Session, u8> {
-    let loaded = load_with(first, paths)?;
-    let mut sources: HashMap<FilePath, Arc<str>> = HashMap::new();
-    sources.insert(
-        FilePath::from(meshc::db::STDLIB_PATH),
-        Arc::from(meshc::db::STDLIB_TEXT),
-    );
-    for (p, t) in &loaded.files {
-        sources.insert(p.clone(), t.clone());
-    }
+    use cli::workspace::Read;
+    let found = discover(first, paths)?;
+    let (db, ws, refused) =
+        meshc::db::Database::read_files(&found.files, |f| match cli::workspace::read(f) {
+            Read::Text(path, text) => Ok((path, text)),
+            other => Err(other),
+        });
+    let loaded = cli::workspace::Loaded::from_reads(found.io_errors, found.skipped, refused);
+    said(&loaded.skipped, &loaded.io_errors)?;
     let mut load_diagnostics = Vec::new();
+    let mut unreadable = Vec::new();
     for (d, p, t) in loaded.unreadable {
-        sources.insert(p, t);
+        unreadable.push((p, t));
         load_diagnostics.push(d);
     }
-    let files_read = loaded.files.len() + load_diagnostics.len();
-    let (db, ws) = meshc::db::Database::with_files(loaded.files);
+    let files_read = ws.files(&db).len() - 1 + load_diagnostics.len();
+    let sources = Sources {
+        db: db.clone(),
+        ws,
+        unreadable,
+        by_path: std::sync::OnceLock::new(),
+    };
     Ok(Session {
         db,
         ws,

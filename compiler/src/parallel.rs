@@ -67,6 +67,60 @@ pub fn map_chunks_with<S: Send, T: Sync, R: Send>(
     })
 }
 
+/// Maps every item of `items` with `f`, the items handed out in batches of `batch` to
+/// whichever thread is free (the calling thread among them), and returns the results in
+/// the input's order. Each thread gets a state of its own, made on the calling thread (a
+/// database snapshot, say). For many small items of unequal cost: the files of a
+/// workspace, where equal halves would leave one core idle while the other finishes.
+pub fn map_batches_with<S: Send, T: Sync, R: Send>(
+    items: &[T],
+    batch: usize,
+    mut make: impl FnMut() -> S,
+    f: impl Fn(&S, &T) -> R + Sync,
+) -> Vec<R> {
+    let batch = batch.max(1);
+    let batches = items.len().div_ceil(batch);
+    let threads = threads().min(batches);
+    if threads <= 1 {
+        let state = make();
+        return items.iter().map(|i| f(&state, i)).collect();
+    }
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let work = |state: S| {
+        let mut mine: Vec<(usize, Vec<R>)> = Vec::new();
+        loop {
+            let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let start = k * batch;
+            if start >= items.len() {
+                break;
+            }
+            let end = (start + batch).min(items.len());
+            mine.push((k, items[start..end].iter().map(|i| f(&state, i)).collect()));
+        }
+        mine
+    };
+    let mut done: Vec<(usize, Vec<R>)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (1..threads)
+            .map(|_| {
+                let state = make();
+                let work = &work;
+                scope.spawn(move || work(state))
+            })
+            .collect();
+        let mut done = work(make());
+        for h in handles {
+            done.extend(h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)));
+        }
+        done
+    });
+    done.sort_unstable_by_key(|&(k, _)| k);
+    let mut out = Vec::with_capacity(items.len());
+    for (_, part) in done {
+        out.extend(part);
+    }
+    out
+}
+
 /// Maps every item of `items` with `f`, the items taken one at a time by as many threads
 /// as [`threads`] gives (a thread takes the next item when it finishes one, so items of
 /// unequal cost spread evenly), and returns the results in the input's order. For a few
@@ -120,6 +174,28 @@ mod tests {
         let items: Vec<usize> = (0..1000).collect();
         let doubled = map_chunks(&items, 2, |part| part.iter().map(|i| i * 2).collect());
         assert_eq!(doubled, items.iter().map(|i| i * 2).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn batches_come_back_in_order_whatever_their_size() {
+        let items: Vec<usize> = (0..1001).collect();
+        for batch in [0, 1, 7, 64, 5000] {
+            let made = std::sync::atomic::AtomicUsize::new(0);
+            let doubled = map_batches_with(
+                &items,
+                batch,
+                || made.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+                |_, &i| {
+                    if i % 13 == 0 {
+                        std::thread::yield_now();
+                    }
+                    i * 2
+                },
+            );
+            assert_eq!(doubled, items.iter().map(|i| i * 2).collect::<Vec<_>>());
+            assert!(made.into_inner() <= threads().max(1));
+        }
+        assert!(map_batches_with(&[] as &[usize], 8, || (), |(), &i| i).is_empty());
     }
 
     #[test]

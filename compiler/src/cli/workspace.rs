@@ -26,17 +26,71 @@ pub struct Loaded {
     pub skipped: Vec<String>,
 }
 
-/// Reads every `.mesh` file under `paths` (a file named directly is read whatever its
-/// extension), leaving out every file at or under one of `exclude` (a workspace's
-/// excludes, see `mesh.toml`). Symlink loops and unreadable directories are reported,
-/// not followed; a link that leads out of every given path is not followed either
-/// (said, and skipped), so a link to `/` never walks the file system.
-pub fn load_excluding(paths: &[PathBuf], exclude: &[PathBuf]) -> Loaded {
+/// A file [`discover`] found to read.
+pub struct Listed {
+    pub path: PathBuf,
+    /// The directory listing said it is a regular file, not a link: it is opened without
+    /// asking its type first (see [`meshc::fsio::read_listed`]).
+    pub listed_regular: bool,
+}
+
+/// What [`discover`] found: the files to read, in path order, and what could not be
+/// walked or was skipped.
+#[derive(Default)]
+pub struct Discovered {
+    pub files: Vec<Listed>,
+    /// Sentences for paths that could not be read at all (exit 2).
+    pub io_errors: Vec<String>,
+    /// Sentences for what was skipped on purpose (said as warnings).
+    pub skipped: Vec<String>,
+}
+
+/// One file read: its text, a diagnostic for a text that is not UTF-8, or a sentence
+/// saying why it could not be read.
+pub enum Read {
+    Text(FilePath, Arc<str>),
+    /// Boxed: a diagnostic is large and few files are not UTF-8.
+    Unreadable(Box<Diagnostic>, FilePath, Arc<str>),
+    Failed(String),
+}
+
+impl Loaded {
+    /// What was read, from what [`discover`] said and the reads of its files in order.
+    pub fn from_reads(
+        io_errors: Vec<String>,
+        skipped: Vec<String>,
+        reads: impl IntoIterator<Item = Read>,
+    ) -> Loaded {
+        let mut loaded = Loaded {
+            io_errors,
+            skipped,
+            ..Loaded::default()
+        };
+        for r in reads {
+            match r {
+                Read::Text(path, text) => loaded.files.push((path, text)),
+                Read::Unreadable(d, path, text) => loaded.unreadable.push((*d, path, text)),
+                Read::Failed(sentence) => loaded.io_errors.push(sentence),
+            }
+        }
+        loaded
+    }
+}
+
+/// Every `.mesh` file under `paths` (a file named directly is taken whatever its
+/// extension), in path order, leaving out every file at or under one of `exclude` (a
+/// workspace's excludes, see `mesh.toml`); [`read`] reads each. Symlink loops and
+/// unreadable directories are reported, not followed; a link that leads out of every
+/// given path is not followed either (said, and skipped), so a link to `/` never walks
+/// the file system. Each directory is listed once and asked its real path once: a file
+/// found in it is known by that path joined with its name, so no file costs a path
+/// lookup of its own.
+pub fn discover(paths: &[PathBuf], exclude: &[PathBuf]) -> Discovered {
     let exclude: Vec<PathBuf> = exclude
         .iter()
         .map(|p| std::fs::canonicalize(p).unwrap_or_else(|_| p.clone()))
         .collect();
-    let mut found: Vec<PathBuf> = Vec::new();
+    let mut found: Vec<Found> = Vec::new();
     let mut io_errors = Vec::new();
     let mut skipped = Vec::new();
     let mut seen_dirs = HashSet::new();
@@ -63,48 +117,65 @@ pub fn load_excluding(paths: &[PathBuf], exclude: &[PathBuf]) -> Loaded {
                 &mut skipped,
                 &mut seen_dirs,
             ),
-            Ok(_) => found.push(p.clone()),
+            Ok(_) => found.push(Found {
+                path: p.clone(),
+                canonical: None,
+                listed_regular: false,
+            }),
             Err(e) => io_errors.push(format!("cannot read `{}`: {}", p.display(), plain(&e))),
         }
     }
-    found.sort();
+    // Each directory's files come sorted; only files of several directories, or of
+    // several paths given, may need sorting.
+    if !found.is_sorted_by(|a, b| a.path <= b.path) {
+        found.sort_by(|a, b| a.path.cmp(&b.path));
+    }
     // One file named twice (`lab.mesh` and `./lab.mesh`, or through a link) is read once.
-    let mut seen_files = HashSet::new();
-    found.retain(|p| {
-        let canonical = std::fs::canonicalize(p).unwrap_or_else(|_| p.clone());
-        !exclude.iter().any(|x| canonical.starts_with(x)) && seen_files.insert(canonical)
-    });
-    let mut loaded = Loaded {
+    let mut seen_files = HashSet::with_capacity(found.len());
+    let files = found
+        .into_iter()
+        .filter_map(|f| {
+            let canonical = match f.canonical {
+                Some(c) => c,
+                None => std::fs::canonicalize(&f.path).unwrap_or_else(|_| f.path.clone()),
+            };
+            let keep =
+                !exclude.iter().any(|x| canonical.starts_with(x)) && seen_files.insert(canonical);
+            keep.then_some(Listed {
+                path: f.path,
+                listed_regular: f.listed_regular,
+            })
+        })
+        .collect();
+    Discovered {
+        files,
         io_errors,
         skipped,
-        ..Loaded::default()
-    };
-    // Reading is mostly waiting on the kernel: spread it over the cores.
-    let parts: Vec<Loaded> = meshc::parallel::map_chunks(&found, 2, |part| {
-        let mut l = Loaded::default();
-        for path in part {
-            read_one(path, &mut l);
-        }
-        vec![l]
-    });
-    for part in parts {
-        loaded.files.extend(part.files);
-        loaded.unreadable.extend(part.unreadable);
-        loaded.io_errors.extend(part.io_errors);
     }
-    loaded
 }
 
-fn read_one(path: &Path, loaded: &mut Loaded) {
+/// A file found: its path as walked, its real path when the walk knows it, and whether
+/// the listing said it is a regular file.
+struct Found {
+    path: PathBuf,
+    canonical: Option<PathBuf>,
+    listed_regular: bool,
+}
+
+/// Reads one file [`discover`] found.
+pub fn read(file: &Listed) -> Read {
+    let path = &file.path;
     let shown: FilePath = display_path(path).into();
     // Only a regular file is read, and at most one byte past the limit: a link to
     // `/dev/zero` or a named pipe is refused, never read forever.
-    let bytes = match meshc::fsio::read_regular(path, MAX_FILE_BYTES) {
+    let bytes = if file.listed_regular {
+        meshc::fsio::read_listed(path, MAX_FILE_BYTES)
+    } else {
+        meshc::fsio::read_regular(path, MAX_FILE_BYTES)
+    };
+    let bytes = match bytes {
         Ok(b) => b,
-        Err(e) => {
-            loaded.io_errors.push(e.sentence(&shown));
-            return;
-        }
+        Err(e) => return Read::Failed(e.sentence(&shown)),
     };
     // A UTF-8 byte order mark is no part of the text (editors on Windows write one).
     let bytes = match bytes.strip_prefix(b"\xEF\xBB\xBF") {
@@ -112,7 +183,7 @@ fn read_one(path: &Path, loaded: &mut Loaded) {
         None => bytes,
     };
     match String::from_utf8(bytes) {
-        Ok(text) => loaded.files.push((shown, Arc::from(text))),
+        Ok(text) => Read::Text(shown, Arc::from(text)),
         Err(e) => {
             let at = e.utf8_error().valid_up_to();
             let lossy: Arc<str> = Arc::from(String::from_utf8_lossy(e.as_bytes()).into_owned());
@@ -125,7 +196,7 @@ fn read_one(path: &Path, loaded: &mut Loaded) {
                 .find(|&i| lossy.is_char_boundary(i))
                 .unwrap_or(start);
             let d = SyntaxError::NotUtf8 { shown: &shown, at }.at(&shown, Span::new(start, end));
-            loaded.unreadable.push((d, shown, lossy));
+            Read::Unreadable(Box::new(d), shown, lossy)
         }
     }
 }
@@ -134,7 +205,7 @@ fn read_one(path: &Path, loaded: &mut Loaded) {
 fn walk(
     start: &Path,
     roots: &[PathBuf],
-    out: &mut Vec<PathBuf>,
+    out: &mut Vec<Found>,
     errors: &mut Vec<String>,
     skipped: &mut Vec<String>,
     seen: &mut HashSet<PathBuf>,
@@ -152,7 +223,7 @@ fn walk(
 fn walk_one(
     dir: &Path,
     roots: &[PathBuf],
-    out: &mut Vec<PathBuf>,
+    out: &mut Vec<Found>,
     errors: &mut Vec<String>,
     skipped: &mut Vec<String>,
     seen: &mut HashSet<PathBuf>,
@@ -166,7 +237,7 @@ fn walk_one(
             return;
         }
     };
-    if !seen.insert(canonical) {
+    if !seen.insert(canonical.clone()) {
         return;
     }
     let entries = match std::fs::read_dir(dir) {
@@ -180,27 +251,29 @@ fn walk_one(
             return;
         }
     };
-    let mut entry_types = std::collections::HashMap::new();
-    let mut children: Vec<PathBuf> = Vec::new();
-    for e in entries.flatten() {
-        if let Ok(t) = e.file_type() {
-            entry_types.insert(e.path(), t);
-        }
-        children.push(e.path());
-    }
-    children.sort();
-    for child in children {
+    let mut children: Vec<(PathBuf, Option<std::fs::FileType>)> = entries
+        .flatten()
+        .map(|e| (e.path(), e.file_type().ok()))
+        .collect();
+    children.sort_by(|a, b| a.0.cmp(&b.0));
+    for (child, file_type) in children {
         let name = child.file_name().and_then(|n| n.to_str()).unwrap_or("");
         if name.starts_with('.') || name == "target" || name == "node_modules" {
             continue;
         }
-        let meta = match entry_types.get(&child) {
+        let meta = match file_type {
             // Not a link: the directory listing already knows the type.
             Some(t) if !t.is_symlink() => {
                 if t.is_dir() {
                     subdirs.push(child);
                 } else if t.is_file() && name.ends_with(".mesh") {
-                    out.push(child);
+                    // Not a link, in a directory whose real path is known: so is its own.
+                    let real = child.file_name().map(|n| canonical.join(n));
+                    out.push(Found {
+                        path: child,
+                        canonical: real,
+                        listed_regular: true,
+                    });
                 } else if name.ends_with(".mesh") {
                     skipped.push(format!(
                         "`{}` is not a regular file; skipped",
@@ -214,22 +287,24 @@ fn walk_one(
         match meta {
             Ok(m) if m.is_dir() || name.ends_with(".mesh") => {
                 // A link: followed only while it stays inside the given paths.
-                let inside = std::fs::canonicalize(&child)
-                    .is_ok_and(|c| roots.iter().any(|r| c.starts_with(r)));
-                if !inside {
-                    skipped.push(format!(
+                let real = std::fs::canonicalize(&child)
+                    .ok()
+                    .filter(|c| roots.iter().any(|r| c.starts_with(r)));
+                match real {
+                    None => skipped.push(format!(
                         "`{}` is a link leading out of the paths given; not followed",
                         display_path(&child)
-                    ));
-                } else if m.is_dir() {
-                    subdirs.push(child);
-                } else if m.is_file() {
-                    out.push(child);
-                } else {
-                    skipped.push(format!(
+                    )),
+                    Some(_) if m.is_dir() => subdirs.push(child),
+                    Some(real) if m.is_file() => out.push(Found {
+                        path: child,
+                        canonical: Some(real),
+                        listed_regular: false,
+                    }),
+                    Some(_) => skipped.push(format!(
                         "`{}` is not a regular file; skipped",
                         display_path(&child)
-                    ));
+                    )),
                 }
             }
             Ok(_) => {}
