@@ -75,6 +75,17 @@ pub struct ResolveInput<'a> {
     /// (operator values, given fields, providers' answers) is still evaluated, as a build
     /// evaluates it, so the diagnostics are the same either way.
     pub manifests: bool,
+    /// Where [`build_files`] puts each file as soon as its bytes are made; without one,
+    /// the outcome holds them ([`MeshOutcome::files`]).
+    pub sink: Option<&'a dyn FileSink>,
+}
+
+/// Where a build's files go, one at a time, as each node's are made: called from the
+/// thread that made them, in any order, each name once (`NODE.json`, and
+/// `NODE/compose.yaml` for Compose). The caller writes them; resolution does no I/O.
+pub trait FileSink: Sync {
+    /// Takes the bytes of file `name`.
+    fn put(&self, name: &str, bytes: Vec<u8>);
 }
 
 /// What resolving one mesh gives: every diagnostic, the manifests of its nodes, the new
@@ -211,7 +222,8 @@ pub fn resolve_mesh(input: &ResolveInput<'_>) -> MeshOutcome {
 /// manifest is built, serialised and dropped on its own, so the build holds the bytes of
 /// its manifests and never all their trees at once. The bytes are those
 /// [`crate::emit::manifest_bytes`] and [`crate::emit::compose::compose_yaml`] give for
-/// the manifests of [`resolve_mesh`].
+/// the manifests of [`resolve_mesh`]. With `input.sink`, each file goes there instead
+/// as soon as it is made, and the outcome holds none.
 pub fn build_files(input: &ResolveInput<'_>, compose: bool) -> MeshOutcome {
     resolve_as(input, Output::Files { compose })
 }
