@@ -353,19 +353,20 @@ pub fn resolve_mesh(
 }
 
 /// Resolves mesh `mesh` as `meshc build` writes it, against the ports of `lock`: what
-/// [`resolve_mesh`] gives, but with the bytes of every file the build writes
-/// (`MeshOutcome::files`, with each node's `compose.yaml` when `compose`) in place of the
-/// manifests (see [`crate::resolve::build_files`]). It always reads the modules' trees:
-/// a build resolves once, so position-free views would only cost memory.
-#[salsa::tracked(returns(clone))]
+/// [`resolve_mesh`] gives, but each file the build writes (each node's manifest, with its
+/// `compose.yaml` when `compose`) goes to `sink` as soon as it is made, and the outcome
+/// holds no manifest (see [`crate::resolve::build_files`]). It always reads the modules'
+/// trees: a build resolves once, so position-free views would only cost memory. Not a
+/// query: nothing of it is kept, and a build writes its files once.
 pub fn build_mesh(
     db: &dyn salsa::Database,
     ws: Workspace,
-    mesh: String,
-    lock: crate::resolve::Lock,
+    mesh: &str,
+    lock: &crate::resolve::Lock,
     compose: bool,
-) -> Arc<crate::resolve::MeshOutcome> {
-    Arc::new(resolve_to(db, ws, &mesh, &lock, true, Some(compose)))
+    sink: &dyn crate::resolve::FileSink,
+) -> crate::resolve::MeshOutcome {
+    resolve_to(db, ws, mesh, lock, true, Some((compose, sink)))
 }
 
 /// Resolves mesh `mesh` as `meshc check` does: with no lock, and without building the
@@ -403,14 +404,14 @@ fn resolve(
     resolve_to(db, ws, mesh, lock, manifests, None)
 }
 
-/// [`resolve`], or (`files: Some(compose)`) [`crate::resolve::build_files`].
+/// [`resolve`], or (`files: Some((compose, sink))`) [`crate::resolve::build_files`].
 fn resolve_to(
     db: &dyn salsa::Database,
     ws: Workspace,
     mesh: &str,
     lock: &crate::resolve::Lock,
     manifests: bool,
-    files: Option<bool>,
+    files: Option<(bool, &dyn crate::resolve::FileSink)>,
 ) -> crate::resolve::MeshOutcome {
     let reg = registry(db, ws);
     let Some(at) = reg.meshes.get(mesh).copied() else {
@@ -453,9 +454,10 @@ fn resolve_to(
         module_errors: &module_errors,
         lock,
         manifests,
+        sink: files.map(|(_, sink)| sink),
     };
     match files {
-        Some(compose) => crate::resolve::build_files(&input, compose),
+        Some((compose, _)) => crate::resolve::build_files(&input, compose),
         None => crate::resolve::resolve_mesh(&input),
     }
 }
@@ -645,6 +647,7 @@ fn resolve_free(
         module_errors: &module_errors,
         lock: &lock,
         manifests,
+        sink: None,
     };
     Arc::new(crate::resolve::resolve_mesh(&input))
 }

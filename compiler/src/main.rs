@@ -675,18 +675,23 @@ fn build(
     // Every file's checks (a module with errors is left out of the build, saying why),
     // then this mesh resolved against the lock.
     // The mesh resolves on a thread of its own while the files are checked on the others.
+    // Each node's files are written aside in `out` as soon as they are made, on the
+    // thread that made them, and renamed into place together once the build is known
+    // to be written (or removed if it is not).
     let mut diags = session.load_diagnostics.clone();
     let files = session.ws.files(&session.db).clone();
     let ws = session.ws;
+    let staging = cli::atomic::Staging::new(&out);
     let (outcome, per_file) = meshc::db::beside(
         &session.db,
         |db| {
             meshc::db::build_mesh(
                 db,
                 ws,
-                mesh.clone(),
-                previous.clone(),
+                &mesh,
+                &previous,
                 target == Target::Compose,
+                &staging,
             )
         },
         || {
@@ -738,14 +743,12 @@ fn build(
         ));
         return 1;
     }
-    // Each node's manifest was built and serialised on its own, on every core, in the
-    // mesh's node order whatever the number of threads; only the bytes are left.
     let built: Vec<String> = outcome.nodes.iter().map(|n| n.name.clone()).collect();
     let owned = cli::atomic::Build {
         mesh: &mesh,
         nodes: &built,
     };
-    match cli::atomic::write_build(&out, &owned, &outcome.files) {
+    match cli::atomic::write_build(staging, &owned) {
         Ok(said) => {
             for line in said {
                 output::say(&line);

@@ -78,12 +78,19 @@ fn same_both_ways(label: &str, files: &[(String, String)]) -> usize {
         assert_eq!(built.span, checked.span, "{label}: mesh `{mesh}`");
         assert!(checked.manifests.is_empty(), "{label}: mesh `{mesh}`");
         assert_eq!(built.choices, checked.choices, "{label}: mesh `{mesh}`");
-        let files = db::build_mesh(&database, ws, mesh.clone(), Lock::default(), true);
+        let sink = Collected::default();
+        let files = db::build_mesh(&database, ws, mesh, &Lock::default(), true, &sink);
+        // Files reach the sink in the order their threads finish: compared by name, each
+        // name once.
+        let mut sent = sink.0.into_inner().unwrap();
+        sent.sort();
+        let mut want = files_of(&built);
+        want.sort();
         assert_eq!(
-            files.files,
-            files_of(&built),
+            sent, want,
             "{label}: mesh `{mesh}`: the bytes a build writes differ from its manifests'"
         );
+        assert!(files.files.is_empty(), "{label}: mesh `{mesh}`");
         assert!(files.manifests.is_empty(), "{label}: mesh `{mesh}`");
         assert_eq!(
             (&files.diagnostics, &files.left_out, &files.choices),
@@ -95,7 +102,7 @@ fn same_both_ways(label: &str, files: &[(String, String)]) -> usize {
             built.lock_to_write(),
             "{label}: mesh `{mesh}`"
         );
-        FILES.fetch_add(files.files.len(), std::sync::atomic::Ordering::Relaxed);
+        FILES.fetch_add(want.len(), std::sync::atomic::Ordering::Relaxed);
         CHOICES.fetch_add(checked.choices.len(), std::sync::atomic::Ordering::Relaxed);
         assert_eq!(
             choices_of_manifests(&built),
@@ -104,6 +111,16 @@ fn same_both_ways(label: &str, files: &[(String, String)]) -> usize {
         );
     }
     meshes.len()
+}
+
+/// What a build's sink was given: every file's name and bytes.
+#[derive(Default)]
+struct Collected(std::sync::Mutex<Vec<(String, Vec<u8>)>>);
+
+impl meshc::resolve::FileSink for Collected {
+    fn put(&self, name: &str, bytes: Vec<u8>) {
+        self.0.lock().unwrap().push((name.to_string(), bytes));
+    }
 }
 
 /// The files a build writes of `outcome`'s manifests: each node's bytes, then each

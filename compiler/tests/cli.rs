@@ -419,6 +419,105 @@ fn listing(dir: &Path) -> Vec<String> {
     names
 }
 
+/// Every name in `dir`, hidden ones too, sorted.
+fn everything_in(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+/// A build refused after its files were made and staged in `--out` (the lock would change
+/// under `--locked`) leaves `--out` as it was: no staged file is left behind, nothing is
+/// replaced, and a folder that did not exist is not created.
+#[test]
+fn a_refused_build_leaves_no_staged_file_and_makes_no_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    three_node_workspace(dir.path(), "nginx:1.27");
+    let fresh = meshc(
+        dir.path(),
+        &[
+            "build", "lab.mesh", "--out", "new/out", "--locked", "--target", "compose",
+        ],
+    );
+    no_panic(&fresh);
+    assert_eq!(
+        fresh.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&fresh.stderr)
+    );
+    assert!(
+        String::from_utf8_lossy(&fresh.stderr).contains("nothing was written"),
+        "{}",
+        String::from_utf8_lossy(&fresh.stderr)
+    );
+    assert!(
+        !dir.path().join("new").exists(),
+        "a refused build made its folder"
+    );
+    let first = meshc(
+        dir.path(),
+        &["build", "lab.mesh", "--out", "out", "--target", "compose"],
+    );
+    assert_eq!(
+        first.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&first.stderr)
+    );
+    let out_dir = dir.path().join("out");
+    let before = everything_in(&out_dir);
+    let alpha = std::fs::read(out_dir.join("alpha.json")).unwrap();
+    // Another image, and a fourth node: new ports, so the lock would change.
+    three_node_workspace(dir.path(), "nginx:1.28");
+    std::fs::write(
+        dir.path().join("lab.mesh"),
+        "mesh lab {\n  node alpha { private_name = \"alpha\" }\n  node beta { private_name = \"beta\" }\n  node gamma { private_name = \"gamma\" }\n  node delta { private_name = \"delta\" }\n  assign web to alpha\n  assign web to beta\n  assign web to gamma\n  assign web to delta\n}\n",
+    )
+    .unwrap();
+    let refused = meshc(
+        dir.path(),
+        &[
+            "build", "lab.mesh", "--out", "out", "--locked", "--target", "compose",
+        ],
+    );
+    no_panic(&refused);
+    assert_eq!(
+        refused.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&refused.stderr)
+    );
+    assert_eq!(
+        everything_in(&out_dir),
+        before,
+        "files left behind in --out"
+    );
+    assert_eq!(everything_in(&out_dir.join("alpha")), ["compose.yaml"]);
+    assert!(
+        !out_dir.join("delta").exists(),
+        "a refused build made a node's folder"
+    );
+    assert_eq!(std::fs::read(out_dir.join("alpha.json")).unwrap(), alpha);
+    // Built without `--locked`, the same files are written.
+    let second = meshc(
+        dir.path(),
+        &["build", "lab.mesh", "--out", "out", "--target", "compose"],
+    );
+    assert_eq!(
+        second.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&second.stderr)
+    );
+    assert!(out_dir.join("delta/compose.yaml").is_file());
+    assert_ne!(std::fs::read(out_dir.join("alpha.json")).unwrap(), alpha);
+}
+
 /// A node removed from the mesh: the next build removes the manifest and compose folder
 /// meshc wrote for it, and says so on stderr. A file meshc did not write (another name,
 /// one changed since, a link planted at a removed node's name, a manifest of another

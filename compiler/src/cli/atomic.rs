@@ -6,6 +6,7 @@
 use std::fs::{self, File};
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 /// The sentence refusing to write at `path` because it is a link.
 fn refuse_link(path: &Path) -> Result<(), String> {
@@ -24,7 +25,11 @@ fn refuse_link(path: &Path) -> Result<(), String> {
 /// a relative path into a folder of `dir` (`alpha/compose.yaml`); the folder is created
 /// (and refused if it is a link).
 pub fn write_all(dir: &Path, files: &[(String, Vec<u8>)]) -> Result<(), String> {
-    write_locked(dir, files, None).map(|_| ())
+    let staging = Staging::new(dir);
+    for (name, bytes) in files {
+        staging.stage(name, bytes);
+    }
+    staging.commit(None).map(|_| ())
 }
 
 /// What a build owns in its output directory: the mesh built and, per node, the files
@@ -34,32 +39,206 @@ pub struct Build<'a> {
     pub nodes: &'a [String],
 }
 
-/// Writes a build's `files` as [`write_all`] does, and records them in the directory's
-/// index ([`super::owned::INDEX`]), written in the same all-or-nothing step. The files
-/// an earlier build of this mesh wrote for nodes no longer in it are removed afterwards,
-/// each only if it is still the regular file meshc wrote (same bytes, no link). Returns
-/// the sentences saying what was removed or kept.
-pub fn write_build(
-    dir: &Path,
-    build: &Build<'_>,
-    files: &[(String, Vec<u8>)],
-) -> Result<Vec<String>, String> {
-    write_locked(dir, files, Some(build))
+/// Commits a build's staged files as [`write_all`] does, and records them in the
+/// directory's index ([`super::owned::INDEX`]), written in the same all-or-nothing step.
+/// The files an earlier build of this mesh wrote for nodes no longer in it are removed
+/// afterwards, each only if it is still the regular file meshc wrote (same bytes, no
+/// link). Returns the sentences saying what was removed or kept.
+pub fn write_build(staging: Staging, build: &Build<'_>) -> Result<Vec<String>, String> {
+    staging.commit(Some(build))
 }
 
-fn write_locked(
+/// Files written aside in an output directory, each as soon as its bytes are made (from
+/// any thread), and renamed into place together by [`write_build`] or [`write_all`], or
+/// removed when dropped uncommitted (with the folders staging made, if empty, so the
+/// directory is left as it was): a build need not hold every file's bytes
+/// until the last is made, and the directory still changes all at once or not at all.
+/// The first failure is kept and reported by `commit`; what is staged after it is
+/// dropped unwritten.
+pub struct Staging {
+    dir: PathBuf,
+    state: Mutex<State>,
+}
+
+#[derive(Default)]
+struct State {
+    /// Whether `dir` was checked (no link) and made.
+    ready: bool,
+    /// The folders staging created, outermost first: removed again (when empty) if
+    /// nothing is written.
+    created: Vec<PathBuf>,
+    staged: Vec<Staged>,
+    failed: Option<String>,
+}
+
+/// One file written aside: its name in the directory, where it waits, where it goes,
+/// and the SHA-256 of its bytes (for a build's index).
+struct Staged {
+    name: String,
+    aside: PathBuf,
+    target: PathBuf,
+    sha256: String,
+}
+
+impl Staging {
+    /// Stages into `dir`; nothing is touched until the first file is staged.
+    pub fn new(dir: &Path) -> Staging {
+        Staging {
+            dir: dir.to_path_buf(),
+            state: Mutex::new(State::default()),
+        }
+    }
+
+    fn state(&self) -> std::sync::MutexGuard<'_, State> {
+        // A thread that panicked while staging leaves a state that is still whole.
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Checks `dir` (no link) and makes it, once, recording the folders made.
+    fn prepare(dir: &Path, state: &mut State) -> Result<(), String> {
+        if state.ready {
+            return Ok(());
+        }
+        refuse_link(dir)?;
+        let mut missing = Vec::new();
+        let mut at = Some(dir);
+        while let Some(p) = at.filter(|p| !p.as_os_str().is_empty()) {
+            if fs::symlink_metadata(p).is_ok() {
+                break;
+            }
+            missing.push(p.to_path_buf());
+            at = p.parent();
+        }
+        fs::create_dir_all(dir).map_err(|e| {
+            format!(
+                "cannot create `{}`: {}",
+                dir.display(),
+                super::workspace::plain(&e)
+            )
+        })?;
+        missing.reverse();
+        state.created.extend(missing);
+        state.ready = true;
+        Ok(())
+    }
+
+    /// Writes file `name`'s `bytes` aside, beside its target. Failures are kept for
+    /// [`Staging::commit`]; after one, nothing more is written.
+    pub fn stage(&self, name: &str, bytes: &[u8]) {
+        let target = self.dir.join(name);
+        // A name may hold one folder (`alpha/compose.yaml`): the file is staged beside its
+        // target, in that folder, so the rename stays on one file system.
+        let folder = target.parent().unwrap_or(&self.dir).to_path_buf();
+        {
+            let mut state = self.state();
+            if state.failed.is_some() {
+                return;
+            }
+            let ready = Self::prepare(&self.dir, &mut state).and_then(|()| {
+                if folder != self.dir {
+                    refuse_link(&folder)?;
+                    match fs::create_dir(&folder) {
+                        Ok(()) => state.created.push(folder.clone()),
+                        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+                        Err(e) => {
+                            return Err(format!(
+                                "cannot write `{}`: {}",
+                                target.display(),
+                                super::workspace::plain(&e)
+                            ));
+                        }
+                    }
+                    refuse_link(&folder)?;
+                }
+                refuse_link(&target)
+            });
+            if let Err(e) = ready {
+                state.failed = Some(e);
+                return;
+            }
+        }
+        // Written and digested outside the lock: threads stage their files side by side.
+        let base = target.file_name().unwrap_or_default().to_string_lossy();
+        let written = write_aside(&folder, &base, bytes).map_err(|e| {
+            format!(
+                "cannot write `{}`: {}",
+                target.display(),
+                super::workspace::plain(&e)
+            )
+        });
+        let sha256 = super::owned::digest(bytes);
+        let mut state = self.state();
+        match written {
+            Ok(aside) => state.staged.push(Staged {
+                name: name.to_string(),
+                aside,
+                target,
+                sha256,
+            }),
+            Err(e) => {
+                state.failed.get_or_insert(e);
+            }
+        }
+    }
+
+    fn take(&self) -> State {
+        std::mem::take(&mut *self.state())
+    }
+
+    /// Renames every staged file into place, all or nothing, under an exclusive lock on
+    /// the directory, so two racing builds never leave a mix; with `build`, the index is
+    /// written in the same step and stale files of the mesh are removed after.
+    fn commit(self, build: Option<&Build<'_>>) -> Result<Vec<String>, String> {
+        let mut state = self.take();
+        let result = commit_staged(&self.dir, &mut state, build);
+        if result.is_err() {
+            undo(&state);
+        }
+        result
+    }
+}
+
+/// A build's files are staged as resolution makes them.
+impl meshc::resolve::FileSink for Staging {
+    fn put(&self, name: &str, bytes: Vec<u8>) {
+        self.stage(name, &bytes);
+    }
+}
+
+impl Drop for Staging {
+    fn drop(&mut self) {
+        undo(&self.take());
+    }
+}
+
+/// Removes what `state` staged and the folders it made (only if empty, innermost first).
+fn undo(state: &State) {
+    for s in &state.staged {
+        let _ = fs::remove_file(&s.aside);
+    }
+    for folder in state.created.iter().rev() {
+        let _ = fs::remove_dir(folder);
+    }
+}
+
+/// The sentence refusing `name` if it or its folder is a link.
+fn refuse_links_at(dir: &Path, target: &Path) -> Result<(), String> {
+    refuse_link(target)?;
+    if let Some(folder) = target.parent().filter(|f| *f != dir) {
+        refuse_link(folder)?;
+    }
+    Ok(())
+}
+
+fn commit_staged(
     dir: &Path,
-    files: &[(String, Vec<u8>)],
+    state: &mut State,
     build: Option<&Build<'_>>,
 ) -> Result<Vec<String>, String> {
-    refuse_link(dir)?;
-    fs::create_dir_all(dir).map_err(|e| {
-        format!(
-            "cannot create `{}`: {}",
-            dir.display(),
-            super::workspace::plain(&e)
-        )
-    })?;
+    if let Some(e) = state.failed.take() {
+        return Err(e);
+    }
+    Staging::prepare(dir, state)?;
     // The directory itself is locked (no lock file is left beside the manifests).
     let lock = File::open(dir).map_err(|e| {
         format!(
@@ -81,74 +260,58 @@ fn write_locked(
         let _ = fs::remove_file(&old_lock);
     }
     // A build also writes its index, and learns from the old one what it may remove.
-    // The files are borrowed, not copied: a large mesh's manifests are tens of megabytes.
-    let mut files: Vec<(&str, &[u8])> = files
-        .iter()
-        .map(|(name, bytes)| (name.as_str(), bytes.as_slice()))
-        .collect();
-    let index;
+    // Its files were staged in the order their threads finished: they are renamed in
+    // the mesh's node order, each node's manifest before its compose file.
     let mut plan = None;
     if let Some(build) = build {
-        refuse_link(&dir.join(super::owned::INDEX))?;
+        let place = |name: &str| {
+            let node = name
+                .strip_suffix(".json")
+                .or_else(|| name.strip_suffix("/compose.yaml"))
+                .unwrap_or(name);
+            let at = build.nodes.iter().position(|n| n == node);
+            (
+                !name.ends_with(".json"),
+                at.unwrap_or(usize::MAX),
+                name.to_string(),
+            )
+        };
+        state.staged.sort_by_cached_key(|s| place(&s.name));
+        let index_path = dir.join(super::owned::INDEX);
+        refuse_link(&index_path)?;
+        let files: Vec<(&str, &str)> = state
+            .staged
+            .iter()
+            .map(|s| (s.name.as_str(), s.sha256.as_str()))
+            .collect();
         let (stale, bytes, notes) = super::owned::plan(dir, build.mesh, build.nodes, &files);
-        index = bytes;
-        files.push((super::owned::INDEX, &index));
+        let aside = write_aside(dir, super::owned::INDEX, &bytes).map_err(|e| {
+            format!(
+                "cannot write `{}`: {}",
+                index_path.display(),
+                super::workspace::plain(&e)
+            )
+        })?;
+        state.staged.push(Staged {
+            name: super::owned::INDEX.to_string(),
+            aside,
+            target: index_path,
+            sha256: String::new(),
+        });
         plan = Some((stale, notes));
     }
-    for &(name, _) in &files {
-        let target = dir.join(name);
-        refuse_link(&target)?;
-        if let Some(folder) = target.parent().filter(|f| *f != dir) {
-            refuse_link(folder)?;
-        }
-    }
-    let mut staged: Vec<(PathBuf, PathBuf)> = Vec::new();
-    let discard = |staged: &[(PathBuf, PathBuf)]| {
-        for (a, _) in staged {
-            let _ = fs::remove_file(a);
-        }
-    };
-    for &(name, bytes) in &files {
-        // A name may hold one folder (`alpha/compose.yaml`): the file is staged beside its
-        // target, in that folder, so the rename stays on one file system.
-        let target = dir.join(name);
-        let folder = target.parent().unwrap_or(dir);
-        let base = target.file_name().unwrap_or_default().to_string_lossy();
-        let written = fs::create_dir_all(folder)
-            .map_err(|e| {
-                format!(
-                    "cannot write `{}`: {}",
-                    target.display(),
-                    super::workspace::plain(&e)
-                )
-            })
-            .and_then(|_| refuse_link(folder))
-            .and_then(|_| refuse_link(&target))
-            .and_then(|_| {
-                write_aside(folder, &base, bytes).map_err(|e| {
-                    format!(
-                        "cannot write `{}`: {}",
-                        target.display(),
-                        super::workspace::plain(&e)
-                    )
-                })
-            });
-        match written {
-            Ok(aside) => staged.push((aside, target)),
-            Err(e) => {
-                discard(&staged);
-                return Err(e);
-            }
-        }
+    for s in &state.staged {
+        refuse_links_at(dir, &s.target)?;
     }
     // Each file the build replaces is kept aside (a hard link, no copy) until every rename
     // succeeded, so a failure halfway puts the previous files back: all or nothing.
     let mut done: Vec<(&PathBuf, Option<PathBuf>)> = Vec::new();
-    for (aside, target) in &staged {
+    for s in &state.staged {
+        let target = &s.target;
         let stem = target.file_name().unwrap_or_default().to_string_lossy();
         let previous = meshc::fsio::aside_name(target.parent().unwrap_or(dir), &stem, "old");
         let kept = fs::hard_link(target, &previous).is_ok().then_some(previous);
-        if let Err(e) = fs::rename(aside, target) {
+        if let Err(e) = fs::rename(&s.aside, target) {
             if let Some(p) = &kept {
                 let _ = fs::remove_file(p);
             }
@@ -162,7 +325,6 @@ fn write_locked(
                     }
                 }
             }
-            discard(&staged);
             return Err(format!(
                 "cannot write `{}`: {}",
                 target.display(),
@@ -176,6 +338,9 @@ fn write_locked(
             let _ = fs::remove_file(p);
         }
     }
+    // Everything is in place: nothing is left to undo.
+    state.staged.clear();
+    state.created.clear();
     let mut said = Vec::new();
     if let Some((stale, notes)) = plan {
         said = notes;
@@ -383,6 +548,71 @@ mod tests {
         assert_eq!(read(dir.path(), "a/compose.yaml"), "new:a/compose.yaml");
         assert_eq!(listing(dir.path()), ["a", "a.json"]);
         assert_eq!(listing(&dir.path().join("a")), ["compose.yaml"]);
+    }
+
+    #[test]
+    fn staged_files_appear_only_when_committed_and_go_when_dropped() {
+        let dir = tempfile::tempdir().unwrap();
+        write_all(dir.path(), &files("old", &["a.json"])).unwrap();
+        // Staged from several threads, in any order: nothing shows until the commit.
+        let staging = Staging::new(dir.path());
+        std::thread::scope(|s| {
+            for name in ["b.json", "a.json", "b/compose.yaml"] {
+                let staging = &staging;
+                s.spawn(move || staging.stage(name, format!("new:{name}").as_bytes()));
+            }
+        });
+        assert_eq!(read(dir.path(), "a.json"), "old:a.json");
+        assert!(!dir.path().join("b.json").exists());
+        let nodes = ["a".to_string(), "b".to_string()];
+        let build = Build {
+            mesh: "m",
+            nodes: &nodes,
+        };
+        write_build(staging, &build).unwrap();
+        assert_eq!(read(dir.path(), "a.json"), "new:a.json");
+        assert_eq!(read(dir.path(), "b/compose.yaml"), "new:b/compose.yaml");
+        assert_eq!(
+            listing(dir.path()),
+            [super::super::owned::INDEX, "a.json", "b", "b.json"]
+        );
+        let index = read(dir.path(), super::super::owned::INDEX);
+        assert!(
+            index.contains(&super::super::owned::digest(b"new:b/compose.yaml")),
+            "{index}"
+        );
+        // A staging dropped uncommitted (a build that writes nothing) leaves no trace: not
+        // its files, nor the folders it made.
+        let staging = Staging::new(dir.path());
+        staging.stage("a.json", b"dropped");
+        staging.stage("c/compose.yaml", b"dropped");
+        let out = dir.path().join("new/out");
+        let elsewhere = Staging::new(&out);
+        elsewhere.stage("a.json", b"dropped");
+        assert!(out.join("a.json").parent().unwrap().is_dir());
+        drop((staging, elsewhere));
+        assert_eq!(read(dir.path(), "a.json"), "new:a.json");
+        assert_eq!(
+            listing(dir.path()),
+            [super::super::owned::INDEX, "a.json", "b", "b.json"]
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_failure_while_staging_is_reported_at_the_commit_and_nothing_is_written() {
+        let dir = tempfile::tempdir().unwrap();
+        write_all(dir.path(), &files("old", &["a.json"])).unwrap();
+        std::os::unix::fs::symlink("/nowhere", dir.path().join("b")).unwrap();
+        let staging = Staging::new(dir.path());
+        staging.stage("a.json", b"new");
+        staging.stage("b/compose.yaml", b"new");
+        // Staged after the failure: dropped, never written.
+        staging.stage("c.json", b"new");
+        let err = staging.commit(None).unwrap_err();
+        assert!(err.contains("is a symbolic link"), "{err}");
+        assert_eq!(read(dir.path(), "a.json"), "old:a.json");
+        assert_eq!(listing(dir.path()), ["a.json", "b"]);
     }
 
     #[test]

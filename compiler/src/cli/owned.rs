@@ -30,10 +30,13 @@ pub struct Stale {
     sha256: String,
 }
 
-fn digest(bytes: &[u8]) -> String {
+/// The SHA-256 of `bytes` in lowercase hex, as the index records a file.
+pub fn digest(bytes: &[u8]) -> String {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
     let mut out = String::with_capacity(64);
     for b in Sha256::digest(bytes) {
-        out.push_str(&format!("{b:02x}"));
+        out.push(char::from(HEX[usize::from(b >> 4)]));
+        out.push(char::from(HEX[usize::from(b & 0xf)]));
     }
     out
 }
@@ -80,12 +83,13 @@ fn read(dir: &Path) -> (Index, Option<String>) {
     }
 }
 
-/// What to remove, the new index's bytes, and warnings. `files` are this build's files.
+/// What to remove, the new index's bytes, and warnings. `files` are this build's files,
+/// each with the [`digest`] of its bytes.
 pub fn plan(
     dir: &Path,
     mesh: &str,
     nodes: &[String],
-    files: &[(&str, &[u8])],
+    files: &[(&str, &str)],
 ) -> (Vec<Stale>, Vec<u8>, Vec<String>) {
     let (mut index, warning) = read(dir);
     let before = index.meshes.shift_remove(mesh).unwrap_or_default();
@@ -97,11 +101,11 @@ pub fn plan(
         entry.retain(|name, _| is_build_file(node, name));
         now.insert(node.clone(), entry);
     }
-    for &(name, bytes) in files {
+    for &(name, sha256) in files {
         if let Some(node) = node_of(name)
             && let Some(entry) = now.get_mut(node)
         {
-            entry.insert(name.to_string(), digest(bytes));
+            entry.insert(name.to_string(), sha256.to_string());
         }
     }
     let mut stale = Vec::new();

@@ -42,12 +42,13 @@ impl Serialize for WithoutDigest<'_> {
     fn serialize<S: ser::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use ser::SerializeStruct;
         let m = self.0;
+        // In canonical order already, so the largest object is never moved to sort it.
         let mut st = s.serialize_struct("Manifest", 6)?;
+        st.serialize_field("instances", &m.instances)?;
+        st.serialize_field("left_out", &m.left_out)?;
         st.serialize_field("mesh", &m.mesh)?;
         st.serialize_field("node", &m.node)?;
         st.serialize_field("nodes", &m.nodes)?;
-        st.serialize_field("instances", &m.instances)?;
-        st.serialize_field("left_out", &m.left_out)?;
         st.serialize_field("retired", &m.retired)?;
         st.end()
     }
@@ -87,9 +88,9 @@ fn write_str(out: &mut Vec<u8>, s: &str) {
 }
 
 /// The serializer: writes one value to the end of `out`. Every object of the value is
-/// written in place, its entries in the order they come; when it ends, its bytes are
-/// moved aside into `scratch` (shared: an object ends only after its children have) and
-/// written back with the keys sorted.
+/// written in place, each entry's key and value in the order they come; when it ends,
+/// if its keys were not already in order, its entries are moved aside into `scratch`
+/// (shared: an object ends only after its children have) and written back sorted.
 struct Canonical<'a> {
     out: &'a mut Vec<u8>,
     scratch: &'a mut Vec<u8>,
@@ -102,8 +103,8 @@ struct Seq<'a> {
     first: bool,
 }
 
-/// An object being written: where it starts in `out`, and each entry's key and the
-/// range of its value there.
+/// An object being written: where its first entry starts in `out` (after its `{`), and
+/// each entry's key and the range of its `"key":value` there.
 struct Object<'a> {
     out: &'a mut Vec<u8>,
     scratch: &'a mut Vec<u8>,
@@ -112,13 +113,30 @@ struct Object<'a> {
     key: Option<String>,
 }
 
-impl Object<'_> {
+impl<'a> Object<'a> {
+    fn open(out: &'a mut Vec<u8>, scratch: &'a mut Vec<u8>, len: usize) -> Self {
+        out.push(b'{');
+        let start = out.len();
+        Object {
+            out,
+            scratch,
+            start,
+            entries: Vec::with_capacity(len),
+            key: None,
+        }
+    }
+
     fn entry<T: Serialize + ?Sized>(
         &mut self,
         key: Cow<'static, str>,
         value: &T,
     ) -> Result<(), Error> {
+        if !self.entries.is_empty() {
+            self.out.push(b',');
+        }
         let start = self.out.len();
+        write_str(self.out, &key);
+        self.out.push(b':');
         value.serialize(Canonical {
             out: &mut *self.out,
             scratch: &mut *self.scratch,
@@ -128,20 +146,22 @@ impl Object<'_> {
     }
 
     fn finish(mut self) -> Result<(), Error> {
-        self.entries
-            .sort_unstable_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
-        self.scratch.clear();
-        self.scratch.extend_from_slice(&self.out[self.start..]);
-        self.out.truncate(self.start);
-        self.out.push(b'{');
-        for (i, (k, start, end)) in self.entries.iter().enumerate() {
-            if i > 0 {
-                self.out.push(b',');
+        let sorted = self
+            .entries
+            .is_sorted_by(|a, b| a.0.as_bytes() <= b.0.as_bytes());
+        if !sorted {
+            self.entries
+                .sort_unstable_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+            self.scratch.clear();
+            self.scratch.extend_from_slice(&self.out[self.start..]);
+            self.out.truncate(self.start);
+            for (i, (_, start, end)) in self.entries.iter().enumerate() {
+                if i > 0 {
+                    self.out.push(b',');
+                }
+                self.out
+                    .extend_from_slice(&self.scratch[start - self.start..end - self.start]);
             }
-            write_str(self.out, k);
-            self.out.push(b':');
-            self.out
-                .extend_from_slice(&self.scratch[start - self.start..end - self.start]);
         }
         self.out.push(b'}');
         Ok(())
@@ -174,7 +194,8 @@ impl<'a> ser::Serializer for Canonical<'a> {
         self.serialize_i64(i64::from(v))
     }
     fn serialize_i64(self, v: i64) -> Result<(), Error> {
-        self.out.extend_from_slice(v.to_string().as_bytes());
+        use std::io::Write as _;
+        write!(self.out, "{v}").expect("writing to a Vec never fails");
         Ok(())
     }
     fn serialize_u8(self, v: u8) -> Result<(), Error> {
@@ -187,7 +208,8 @@ impl<'a> ser::Serializer for Canonical<'a> {
         self.serialize_u64(u64::from(v))
     }
     fn serialize_u64(self, v: u64) -> Result<(), Error> {
-        self.out.extend_from_slice(v.to_string().as_bytes());
+        use std::io::Write as _;
+        write!(self.out, "{v}").expect("writing to a Vec never fails");
         Ok(())
     }
     fn serialize_f32(self, _: f32) -> Result<(), Error> {
@@ -247,14 +269,7 @@ impl<'a> ser::Serializer for Canonical<'a> {
         variant: &'static str,
         value: &T,
     ) -> Result<(), Error> {
-        let start = self.out.len();
-        let mut obj = Object {
-            out: self.out,
-            scratch: self.scratch,
-            start,
-            entries: Vec::with_capacity(1),
-            key: None,
-        };
+        let mut obj = Object::open(self.out, self.scratch, 1);
         obj.entry(Cow::Borrowed(variant), value)?;
         obj.finish()
     }
@@ -282,14 +297,7 @@ impl<'a> ser::Serializer for Canonical<'a> {
         Err(Error("a manifest holds no tuple variant".into()))
     }
     fn serialize_map(self, len: Option<usize>) -> Result<Object<'a>, Error> {
-        let start = self.out.len();
-        Ok(Object {
-            out: self.out,
-            scratch: self.scratch,
-            start,
-            entries: Vec::with_capacity(len.unwrap_or(0)),
-            key: None,
-        })
+        Ok(Object::open(self.out, self.scratch, len.unwrap_or(0)))
     }
     fn serialize_struct(self, _: &'static str, len: usize) -> Result<Object<'a>, Error> {
         self.serialize_map(Some(len))

@@ -86,13 +86,15 @@ struct NodeBuilt {
     written: Vec<(String, WrittenBy)>,
 }
 
-/// What the manifests phase keeps of a node: its manifest, or only its files' bytes.
+/// What the manifests phase keeps of a node: its manifest, only its files' bytes, or
+/// nothing (its files went to the input's sink).
 enum NodeKept {
     Manifest(Manifest),
     Files {
         json: Vec<u8>,
         compose: Option<Vec<u8>>,
     },
+    Sent,
 }
 
 impl<'a, 'm> Builder<'a, 'm> {
@@ -382,14 +384,25 @@ fn retired_on(
     shared: &Shared<'_, '_>,
 ) -> Vec<Retired> {
     let mut retired = Vec::new();
-    for (key, before) in shared.previous {
-        let Some((on, instance)) = key.split_once('/') else {
-            continue;
+    if shared.previous.is_empty() {
+        return retired;
+    }
+    // The node's keys (`node/instance`; a node's name holds no `/`) are one run of the
+    // sorted record.
+    let mut now_of: super::FxHashMap<&str, &WrittenBy> = super::FxHashMap::default();
+    for (k, c) in written {
+        now_of.entry(k.as_str()).or_insert(c);
+    }
+    let prefix = format!("{node}/");
+    let from = (
+        std::ops::Bound::Included(prefix.as_str()),
+        std::ops::Bound::Unbounded,
+    );
+    for (key, before) in shared.previous.range::<str, _>(from) {
+        let Some(instance) = key.strip_prefix(prefix.as_str()) else {
+            break;
         };
-        if on != node {
-            continue;
-        }
-        let now = written.iter().find(|(k, _)| k == key).map(|(_, c)| c);
+        let now = now_of.get(key.as_str()).copied();
         if now.is_none() && shared.kept.contains(key) {
             continue;
         }
@@ -492,6 +505,7 @@ impl<'m> Resolver<'m> {
                     files.push(json);
                     composes.extend(compose);
                 }
+                NodeKept::Sent => {}
             }
         }
         let files = nodes
@@ -609,18 +623,36 @@ impl<'m> Resolver<'m> {
         };
         let world = self.world();
         let output = self.output;
+        let sink = self.input.sink;
         let nodes: Vec<NodeId> = (0..self.nodes.len()).map(NodeId::from_index).collect();
         // One node per task: a thread takes the next node as it finishes one, and the
         // results come back in node order.
         let per_node: Vec<(NodeKept, Vec<(String, WrittenBy)>)> =
             crate::parallel::map_each(&nodes, |&n| {
-                let NodeBuilt { manifest, written } = Builder::new(world, values).node(n, &shared);
+                let NodeBuilt {
+                    mut manifest,
+                    written,
+                } = Builder::new(world, values).node(n, &shared);
                 let kept = match output {
-                    Output::Files { compose } => NodeKept::Files {
-                        json: emit::manifest_bytes(&manifest),
-                        compose: compose
-                            .then(|| emit::compose::compose_yaml(&manifest, facts).into_bytes()),
-                    },
+                    Output::Files { compose } => {
+                        let json = emit::manifest_bytes(&manifest);
+                        let compose = compose
+                            .then(|| emit::compose::compose_yaml(&manifest, facts).into_bytes());
+                        match sink {
+                            Some(sink) => {
+                                let name = std::mem::take(&mut manifest.node);
+                                drop(manifest);
+                                // Written while the other threads build: only the bytes of
+                                // the nodes in hand are ever held.
+                                sink.put(&format!("{name}.json"), json);
+                                if let Some(compose) = compose {
+                                    sink.put(&format!("{name}/compose.yaml"), compose);
+                                }
+                                NodeKept::Sent
+                            }
+                            None => NodeKept::Files { json, compose },
+                        }
+                    }
                     Output::Manifests | Output::Nothing => NodeKept::Manifest(manifest),
                 };
                 (kept, written)

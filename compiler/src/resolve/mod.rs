@@ -47,7 +47,8 @@ use crate::check::registry::ModuleSource;
 use crate::check::registry::Registry;
 use crate::check::scope::ModuleScope;
 use crate::check::types::Value;
-use crate::diagnostics::{Code, Diagnostic, Severity};
+use crate::diagnostics::rules::PortsRefused;
+use crate::diagnostics::{Code, Diagnostic, Reported, Rule, Severity};
 use crate::emit::{By, Manifest};
 use crate::span::{FilePath, Span};
 use crate::syntax::ast;
@@ -74,6 +75,17 @@ pub struct ResolveInput<'a> {
     /// (operator values, given fields, providers' answers) is still evaluated, as a build
     /// evaluates it, so the diagnostics are the same either way.
     pub manifests: bool,
+    /// Where [`build_files`] puts each file as soon as its bytes are made; without one,
+    /// the outcome holds them ([`MeshOutcome::files`]).
+    pub sink: Option<&'a dyn FileSink>,
+}
+
+/// Where a build's files go, one at a time, as each node's are made: called from the
+/// thread that made them, in any order, each name once (`NODE.json`, and
+/// `NODE/compose.yaml` for Compose). The caller writes them; resolution does no I/O.
+pub trait FileSink: Sync {
+    /// Takes the bytes of file `name`.
+    fn put(&self, name: &str, bytes: Vec<u8>);
 }
 
 /// What resolving one mesh gives: every diagnostic, the manifests of its nodes, the new
@@ -186,21 +198,11 @@ impl MeshOutcome {
         if changes.is_empty() {
             return Vec::new();
         }
-        vec![
-            Diagnostic::new(
-                Code::E0510,
-                &self.path,
-                self.span,
-                format!(
-                    "`--locked` forbids changing the lock of mesh `{}`: {}",
-                    self.mesh,
-                    crate::diagnostics::capped_join(&changes, "; ")
-                ),
-            )
-            .with_help(
-                "run `meshc build` without `--locked` to choose the ports and update the lock, then commit it",
-            ),
-        ]
+        let rule = PortsRefused::Locked {
+            mesh: &self.mesh,
+            changes: crate::diagnostics::capped_join(&changes, "; "),
+        };
+        vec![rule.at(&self.path, self.span)]
     }
 }
 
@@ -220,7 +222,8 @@ pub fn resolve_mesh(input: &ResolveInput<'_>) -> MeshOutcome {
 /// manifest is built, serialised and dropped on its own, so the build holds the bytes of
 /// its manifests and never all their trees at once. The bytes are those
 /// [`crate::emit::manifest_bytes`] and [`crate::emit::compose::compose_yaml`] give for
-/// the manifests of [`resolve_mesh`].
+/// the manifests of [`resolve_mesh`]. With `input.sink`, each file goes there instead
+/// as soon as it is made, and the outcome holds none.
 pub fn build_files(input: &ResolveInput<'_>, compose: bool) -> MeshOutcome {
     resolve_as(input, Output::Files { compose })
 }
@@ -347,12 +350,13 @@ pub(crate) struct NodeInfo<'m> {
 /// What an assignment writes in its braces, judged.
 #[derive(Default)]
 pub(crate) struct Settings<'m> {
-    /// Operator values: requirement → literal value (`None`: written but refused).
-    pub values: FxHashMap<&'m str, Option<Value>>,
-    /// Given fields: (requirement, field) → literal value (`None`: written but refused).
-    pub givens: FxHashMap<(&'m str, &'m str), Option<Value>>,
-    /// Pins: requirement → the pinned instance (`None`: written but refused).
-    pub pins: FxHashMap<&'m str, Option<(InstanceId, Span)>>,
+    /// Operator values: requirement → literal value, or the proof it was refused where
+    /// it is written.
+    pub values: FxHashMap<&'m str, Result<Value, Reported>>,
+    /// Given fields: (requirement, field) → literal value, or the proof it was refused.
+    pub givens: FxHashMap<(&'m str, &'m str), Result<Value, Reported>>,
+    /// Pins: requirement → the pinned instance, or the proof the pin was refused.
+    pub pins: FxHashMap<&'m str, Result<(InstanceId, Span), Reported>>,
     /// Placements: requirement → where.
     pub places: FxHashMap<&'m str, Placement>,
     /// `short = "stg"`.
@@ -372,8 +376,9 @@ pub(crate) enum Placement {
     Path(String, Span),
     /// `http at 8080`.
     Port(i64, Span),
-    /// A placement already refused (E0506, E0513): the requirement stays unresolved.
-    Refused,
+    /// A placement already refused (E0107, E0506, E0513): the requirement stays
+    /// unresolved.
+    Refused(Reported),
 }
 
 /// How one requirement of an instance was answered.
@@ -846,14 +851,16 @@ impl<'m> Resolver<'m> {
         all
     }
 
-    /// Records a refusal of instance `i`.
-    pub fn refuse(&mut self, i: InstanceId, diagnostic: Diagnostic) {
-        self.pending.push(i, diagnostic);
+    /// Refuses instance `i` with `diagnostic` (a rule's, built by [`Resolver::at`] or a
+    /// lookup such as [`Resolver::find_instance`]), and returns the proof: the one way an
+    /// instance is refused outside the entries phase.
+    pub fn refuse(&mut self, i: InstanceId, diagnostic: Diagnostic) -> Reported {
+        Reported::record(&mut self.pending.0[i], diagnostic)
     }
 
-    /// A diagnostic in the mesh's file.
-    pub fn diag(&self, code: Code, span: Span, message: impl Into<String>) -> Diagnostic {
-        Diagnostic::new(code, self.path, span, message)
+    /// The diagnostic of `rule` broken at `span` of the mesh's file.
+    pub fn at(&self, span: Span, rule: impl Rule) -> Diagnostic {
+        rule.at(self.path, span)
     }
 
     /// The place an assignment is named: `assign MODULE to NODE [as INSTANCE]`.
