@@ -15,8 +15,8 @@ use super::types::{
 };
 use crate::diagnostics::rules::{
     Breach, ContainerPath, Duplicate, EnvPathNotHeld, ExposedEnv, InvalidLiteral, MountSource,
-    PathWrittenTwice, PortNotPublished, PublishNotPort, RootOnly, SecretFilePlain, TypeMismatch,
-    UnknownRequirement, Unpinned, WhenNotOptional,
+    NotOptional, PathWrittenTwice, PortNotPublished, PublishNotPort, RootOnly, SecretFilePlain,
+    TypeMismatch, UnknownRequirement, Unpinned,
 };
 use crate::diagnostics::{Reported, Rule};
 use crate::span::Span;
@@ -244,7 +244,7 @@ impl<'a> ModuleChecker<'a, '_> {
         // The block's entries are what the requirement is wanted for.
         self.used[idx] = true;
         if !req.is_optional() && req.ast.optional.is_none() {
-            let rule = WhenNotOptional {
+            let rule = NotOptional::When {
                 requirement: name,
                 module_kind: req.kind == Some(ProviderKind::Module),
                 declared: req.ast.name.span,

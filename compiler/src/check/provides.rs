@@ -89,7 +89,7 @@ impl<'a> ModuleChecker<'a, '_> {
             .collect();
         if !missing.is_empty() {
             let listed = super::list_names(missing.iter().copied());
-            let rule = Unanswered {
+            let rule = Unanswered::Fields {
                 contract: &contract.name,
                 listed,
                 file: &contract.file,

@@ -513,7 +513,7 @@ impl<'a> ModuleChecker<'a, '_> {
                     (edge.at, words)
                 })
                 .collect();
-            let rule = RequirementCycle { message, reads };
+            let rule = RequirementCycle::Narrowings { message, reads };
             self.cx.report(rule.at(self.cx.path, first_edge.at));
         }
     }

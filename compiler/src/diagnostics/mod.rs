@@ -123,13 +123,28 @@ pub fn put_in_order(diags: &mut Vec<Diagnostic>) {
 }
 
 /// Proof that an error was reported: a check that refuses returns `Err(Reported)`, so no
-/// refusal happens without a diagnostic. It is made by [`Sink::refuse`], which records
-/// an error, or by [`Sink::earlier_error`], when errors were reported about the text
+/// refusal happens without a diagnostic. It is made by [`Sink::refuse`] or
+/// [`Reported::record`], which record an error, or by [`Sink::earlier_error`], when errors were reported about the text
 /// before the checks began (its syntax errors); the field is private, so no other code
 /// can forge it.
 #[must_use = "a refusal is passed on to the caller, which decides what the error leaves out"]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Reported(());
+
+impl Reported {
+    /// Records the error `diagnostic` in `list` and returns the proof that it was
+    /// reported: for a stage that keeps its refusals in lists of its own (the resolver
+    /// keeps each instance's).
+    pub fn record(list: &mut Vec<Diagnostic>, diagnostic: Diagnostic) -> Reported {
+        debug_assert!(
+            diagnostic.is_error(),
+            "a refusal is an error: {}",
+            diagnostic.code
+        );
+        list.push(diagnostic);
+        Reported(())
+    }
+}
 
 /// Collects diagnostics and hands out [`Reported`] tokens for the errors among them.
 #[derive(Debug, Default)]

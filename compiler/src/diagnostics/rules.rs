@@ -12,8 +12,10 @@
 mod check;
 #[cfg(test)]
 mod one_place;
+mod resolve;
 mod syntax;
 pub use check::*;
+pub use resolve::*;
 pub use syntax::*;
 
 use super::{Code, Diagnostic, Label};

@@ -10,9 +10,12 @@ use super::{Entries, IdVec, InstanceId, KnownInstance, Placement, Refusals, Reso
 use crate::check::registry::ProviderKind;
 use crate::check::scope::ReqInfo;
 use crate::check::types::{Constraint, Ty, Value, validate_literal};
-use crate::diagnostics::rules::{Duplicate, UnknownField};
-use crate::diagnostics::{Code, Diagnostic, Rule, closest};
-use crate::span::Span;
+use crate::diagnostics::rules::{
+    DoesNotFit, Duplicate, EntryFor, FitLabel, NoSuchRequirement, NotAdopted, NotOptional,
+    PlacedElsewhere, ProviderField, QuotedBool, SecretInMesh, UnknownField, WrongEntry,
+};
+use crate::diagnostics::{Diagnostic, Reported, closest};
+use crate::span::{FilePath, Span};
 use crate::syntax::ast::{AssignEntryKind, Expr, Ident, StrPart};
 
 /// Why a mesh value does not fit, in words; `None` when the value did not parse (the
@@ -129,9 +132,10 @@ impl<'m> std::ops::Deref for Judge<'_, 'm> {
 }
 
 impl<'m> Judge<'_, 'm> {
-    /// Records a refusal of the assignment being judged (`_i`).
-    fn refuse(&mut self, _i: InstanceId, diagnostic: Diagnostic) {
-        self.refusals.push(diagnostic);
+    /// Refuses the assignment being judged (`_i`) with `diagnostic`, and returns the
+    /// proof.
+    fn refuse(&mut self, _i: InstanceId, diagnostic: Diagnostic) -> Reported {
+        Reported::record(&mut self.refusals, diagnostic)
     }
 
     /// Judges the entries of instance `i`'s assignment and records them in its settings.
@@ -163,8 +167,8 @@ impl<'m> Judge<'_, 'm> {
                             instance: &self.instances[i].name,
                             node: self.node_name(i),
                         };
-                        let d = rule.at(self.path, *keyword);
-                        self.refuse(i, d);
+                        let d = self.at(*keyword, rule);
+                        let _refused = self.refuse(i, d);
                     }
                     self.settings.genesis = true;
                     continue;
@@ -177,8 +181,8 @@ impl<'m> Judge<'_, 'm> {
                     node: self.node_name(i),
                     first: *first,
                 };
-                let d = rule.at(self.path, entry.span);
-                self.refuse(i, d);
+                let d = self.at(entry.span, rule);
+                let _refused = self.refuse(i, d);
                 continue;
             }
             seen.insert(key, entry.span);
@@ -194,34 +198,27 @@ impl<'m> Judge<'_, 'm> {
             let m = k.module;
             let Some(req) = m.scope.requirements.get(name.name.as_str()) else {
                 let names: Vec<&str> = m.scope.requirements.keys().copied().collect();
-                let help = match closest(&name.name, names.iter().copied()) {
-                    Some(c) => format!("did you mean `{c}`?"),
-                    None if names.is_empty() => format!("module `{}` has no requirement", m.name),
-                    None => format!(
-                        "the requirements of `{}` are {}",
-                        m.name,
-                        crate::diagnostics::capped_sorted(
-                            names.iter().map(|n| format!("`{n}`")).collect()
-                        )
+                let closest = closest(&name.name, names.iter().copied());
+                let listed = match closest {
+                    Some(_) => String::new(),
+                    None => crate::diagnostics::capped_sorted(
+                        names.iter().map(|n| format!("`{n}`")).collect(),
                     ),
                 };
-                let d = self
-                    .diag(
-                        Code::E0517,
-                        name.span,
-                        format!(
-                            "module `{}` has no requirement `{}` (instance `{}` on node `{}`)",
-                            m.name,
-                            name.name,
-                            self.instances[i].name,
-                            self.node_name(i)
-                        ),
-                    )
-                    .with_help(help);
-                self.refuse(i, d);
+                let rule = NoSuchRequirement {
+                    module: &m.name,
+                    name: &name.name,
+                    instance: &self.instances[i].name,
+                    node: self.node_name(i),
+                    closest,
+                    listed,
+                };
+                let d = self.at(name.span, rule);
+                let _refused = self.refuse(i, d);
                 continue;
             };
-            match &entry.kind {
+            // A refused entry is recorded as refused in the settings, its proof with it.
+            let _judged: Result<(), Reported> = match &entry.kind {
                 AssignEntryKind::Value { name, value } => {
                     self.judge_operator_value(k, req, name, value, entry.span)
                 }
@@ -243,8 +240,8 @@ impl<'m> Judge<'_, 'm> {
                 AssignEntryKind::Absent { requirement } => {
                     self.judge_absent(k, req, requirement, entry.span)
                 }
-                AssignEntryKind::KeepNetwork { .. } | AssignEntryKind::Genesis { .. } => {}
-            }
+                AssignEntryKind::KeepNetwork { .. } | AssignEntryKind::Genesis { .. } => Ok(()),
+            };
         }
     }
 
@@ -255,40 +252,22 @@ impl<'m> Judge<'_, 'm> {
         req: &'m ReqInfo<'m>,
         name: &'m Ident,
         span: Span,
-    ) {
+    ) -> Result<(), Reported> {
         let i = k.id;
         if req.is_optional() {
             self.settings.absent.insert(name.name.as_str());
-            return;
+            return Ok(());
         }
-        let key = req.name();
-        let kind = req.kind.map(|k| k.as_str()).unwrap_or("contract");
-        let help = if req.kind == Some(ProviderKind::Module) {
-            format!(
-                "a requirement is made optional in its definition: `requires {key}?: module …`; or remove `{key} absent`"
-            )
-        } else {
-            format!(
-                "only a module requirement can be optional, and `{key}` is a {kind} requirement: remove `{key} absent`"
-            )
+        let rule = NotOptional::Declined {
+            requirement: req.name(),
+            instance: &self.instances[i].name,
+            node: self.node_name(i),
+            module_kind: req.kind == Some(ProviderKind::Module),
+            kind: req.kind.map(|k| k.as_str()).unwrap_or("contract"),
+            declared: (&k.module.path, req.ast.span),
         };
-        let d = self
-            .diag(
-                Code::E0326,
-                span,
-                format!(
-                    "`{key}` of instance `{}` on node `{}` is not optional; it cannot be declined with `absent`",
-                    self.instances[i].name,
-                    self.node_name(i)
-                ),
-            )
-            .with_label_in(
-                &k.module.path,
-                req.ast.span,
-                "required here, without `?`",
-            )
-            .with_help(help);
-        self.refuse(i, d);
+        let d = self.at(span, rule);
+        Err(self.refuse(i, d))
     }
 
     /// `keep_network "NAME"`: a found network's name, only on an adopted node (E0325).
@@ -299,52 +278,37 @@ impl<'m> Judge<'_, 'm> {
         };
         let Some(name) = name.filter(|n| is_network_name(n)) else {
             if !matches!(network, Expr::Error(_)) {
-                let d = self
-                    .diag(
-                        Code::E0513,
-                        network.span(),
-                        format!(
-                            "`keep_network` on instance `{}` on node `{}` names a network: letters, digits, `_`, `.` and `-`, in quotes, with no `${{…}}`",
-                            self.instances[i].name,
-                            self.node_name(i)
-                        ),
-                    )
-                    .with_help("e.g. `keep_network \"legacy\"`");
-                self.refuse(i, d);
+                let rule = DoesNotFit::KeepNetwork {
+                    instance: &self.instances[i].name,
+                    node: self.node_name(i),
+                };
+                let d = self.at(network.span(), rule);
+                let _refused = self.refuse(i, d);
             }
             return;
         };
-        let node = self.instances[i].node;
-        if !self.nodes[node].adopted {
-            let node_name = self.nodes[node].name.clone();
-            let node_span = self.nodes[node].ast.name.span;
-            let d = self
-                .diag(
-                    Code::E0325,
-                    keyword.to(span),
-                    format!(
-                        "`keep_network \"{name}\"` on instance `{}`, but node `{node_name}` is not marked `adopted`",
-                        self.instances[i].name
-                    ),
-                )
-                .with_label(node_span, "this node is not adopted")
-                .with_help(format!(
-                    "a found network exists only on a machine that ran services before the mesh: write `adopted = true` in node `{node_name}`, or remove the line"
-                ));
-            self.refuse(i, d);
+        let node = &self.nodes[self.instances[i].node];
+        if !node.adopted {
+            let rule = NotAdopted {
+                network: &name,
+                instance: &self.instances[i].name,
+                node: &node.name,
+                node_span: node.ast.name.span,
+            };
+            let d = self.at(keyword.to(span), rule);
+            let _refused = self.refuse(i, d);
             return;
         }
-        let kept = &mut self.settings.keep_networks;
-        if kept.iter().any(|k| k == &name) {
+        if self.settings.keep_networks.contains(&name) {
             let rule = Duplicate::KeepNetwork {
                 name: &name,
                 instance: &self.instances[i].name,
             };
-            let d = rule.at(self.path, span);
-            self.refuse(i, d);
+            let d = self.at(span, rule);
+            let _refused = self.refuse(i, d);
             return;
         }
-        kept.push(name);
+        self.settings.keep_networks.push(name);
     }
 
     /// `short = "stg"`: 1 to 4 of `[a-z0-9]`, starting with a letter.
@@ -355,51 +319,41 @@ impl<'m> Judge<'_, 'm> {
             }
             Expr::Error(_) => {}
             _ => {
-                let d = self
-                    .diag(
-                        Code::E0513,
-                        value.span(),
-                        format!(
-                            "the short form of instance `{}` on node `{}` does not fit: it is 1 to 4 of `a-z` and `0-9`, starting with a letter, in quotes",
-                            self.instances[i].name,
-                            self.node_name(i)
-                        ),
-                    )
-                    .with_help("e.g. `short = \"stg\"`; it ends the instance's login");
-                self.refuse(i, d);
+                let rule = DoesNotFit::Short {
+                    instance: &self.instances[i].name,
+                    node: self.node_name(i),
+                };
+                let d = self.at(value.span(), rule);
+                let _refused = self.refuse(i, d);
             }
         }
     }
 
-    /// A diagnostic naming node, instance and key for a value that does not fit (E0513).
-    /// `default`: whether leaving the entry out takes a default, so the help offers it
-    /// only where there is one.
+    /// Refuses instance `i` for a value of `key` at `span` that does not fit, because
+    /// `why` (E0513). `default`: whether leaving the entry out takes a default, so the
+    /// help offers it only where there is one; `label` is where the declaration is.
+    #[allow(clippy::too_many_arguments)]
     fn does_not_fit(
-        &self,
+        &mut self,
         i: InstanceId,
         key: &str,
         span: Span,
         why: &str,
         default: bool,
-    ) -> Diagnostic {
-        self.diag(
-            Code::E0513,
-            span,
-            format!(
-                "the value of `{key}` for instance `{}` on node `{}` does not fit: {why}",
-                self.instances[i].name,
-                self.node_name(i)
-            ),
-        )
-        .with_help(if default {
-            format!(
-                "write a literal that fits `{key}` as the module declares it (see the label), or leave it out to take the default"
-            )
-        } else {
-            format!(
-                "write a literal that fits `{key}` as the module declares it (see the label); it has no default, so the assignment must give one"
-            )
-        })
+        label: Option<(&FilePath, Span, FitLabel<'_>)>,
+        quoted_bool: Option<QuotedBool>,
+    ) -> Reported {
+        let rule = DoesNotFit::Value {
+            key,
+            instance: &self.instances[i].name,
+            node: self.node_name(i),
+            why,
+            default,
+            label,
+            quoted_bool,
+        };
+        let d = self.at(span, rule);
+        self.refuse(i, d)
     }
 
     fn judge_operator_value(
@@ -409,67 +363,51 @@ impl<'m> Judge<'_, 'm> {
         name: &'m Ident,
         value: &'m Expr,
         span: Span,
-    ) {
+    ) -> Result<(), Reported> {
         let i = k.id;
         let key = req.name();
         let Some(op) = &req.operator else {
-            let kind = req.kind.map(|k| k.as_str()).unwrap_or("contract");
-            let d = self
-                .diag(
-                    Code::E0516,
-                    span,
-                    format!(
-                        "`{key}` of instance `{}` on node `{}` is a {kind} requirement; `{key} = …` sets an operator value",
-                        self.instances[i].name,
-                        self.node_name(i)
-                    ),
-                )
-                .with_label_in(&k.module.path, req.ast.span, "required here")
-                .with_help(self.entry_help(req));
-            self.refuse(i, d);
-            return;
+            let rule = WrongEntry::NotOperator {
+                key,
+                instance: &self.instances[i].name,
+                node: self.node_name(i),
+                kind: req.kind.map(|k| k.as_str()).unwrap_or("contract"),
+                decl: (&k.module.path, req.ast.span),
+                entry: entry_for(req),
+            };
+            let d = self.at(span, rule);
+            return Err(self.refuse(i, d));
         };
         if op.secret {
-            let d = self
-                .diag(
-                    Code::E0512,
-                    span,
-                    format!(
-                        "`{key}` of instance `{}` on node `{}` is a secret operator value; it is never written in a mesh",
-                        self.instances[i].name,
-                        self.node_name(i)
-                    ),
-                )
-                // The value written may be the secret itself: the excerpt does not show it.
-                .with_redacted(value.span())
-                .with_label_in(&k.module.path, req.ast.span, "declared secret here")
-                .with_help(
-                    "remove it from the mesh and deliver it to the vault: the holder of the `vault` seat keeps it under the instance's login",
-                );
-            self.refuse(i, d);
-            self.settings.values.insert(name.name.as_str(), None);
-            return;
+            let rule = SecretInMesh {
+                key,
+                instance: &self.instances[i].name,
+                node: self.node_name(i),
+                decl: (&k.module.path, req.ast.span),
+                value: value.span(),
+            };
+            let d = self.at(span, rule);
+            let refused = self.refuse(i, d);
+            self.settings
+                .values
+                .insert(name.name.as_str(), Err(refused));
+            return Err(refused);
         }
-        match judge_literal(value, &op.ty, &op.constraint) {
-            Ok(v) => {
-                self.settings.values.insert(key, Some(v));
-            }
-            Err(why) => {
-                let why = why.unwrap_or_else(|| "the value did not parse".into());
-                let mut d = self
-                    .does_not_fit(i, key, value.span(), &why, op.default.is_some())
-                    .with_label_in(
-                        &k.module.path,
-                        req.ast.span,
-                        format!("`{key}` is an operator {}", op.ty),
-                    );
-                if let Some(help) = quoted_bool_help(key, &op.ty, value) {
-                    d = d.with_help(help);
-                }
-                self.refuse(i, d);
-                self.settings.values.insert(key, None);
-            }
-        }
+        let judged = judge_literal(value, &op.ty, &op.constraint).map_err(|why| {
+            let why = why.unwrap_or_else(|| "the value did not parse".into());
+            let label = FitLabel::Operator { ty: &op.ty };
+            self.does_not_fit(
+                i,
+                key,
+                value.span(),
+                &why,
+                op.default.is_some(),
+                Some((&k.module.path, req.ast.span, label)),
+                quoted_bool(&op.ty, value),
+            )
+        });
+        self.settings.values.insert(key, judged.clone());
+        judged.map(drop)
     }
 
     fn judge_given(
@@ -479,28 +417,20 @@ impl<'m> Judge<'_, 'm> {
         requirement: &'m Ident,
         field: &'m Ident,
         value: &'m Expr,
-    ) {
+    ) -> Result<(), Reported> {
         let i = k.id;
         let key = format!("{}.{}", requirement.name, field.name);
-        let path = k.module.path.clone();
         if req.operator.is_some() {
-            let d = self
-                .diag(
-                    Code::E0516,
-                    requirement.span.to(field.span),
-                    format!(
-                        "`{}` of instance `{}` on node `{}` is an operator value; it has no fields",
-                        requirement.name,
-                        self.instances[i].name,
-                        self.node_name(i)
-                    ),
-                )
-                .with_help(format!("set it with `{} = …`", requirement.name));
-            self.refuse(i, d);
-            return;
+            let rule = WrongEntry::FieldOfOperator {
+                requirement: &requirement.name,
+                instance: &self.instances[i].name,
+                node: self.node_name(i),
+            };
+            let d = self.at(requirement.span.to(field.span), rule);
+            return Err(self.refuse(i, d));
         }
         let Some(contract) = req.contract.as_deref() else {
-            return; // unknown contract: the checker's
+            return Ok(()); // unknown contract: the checker's
         };
         let Some(info) = contract.fields.get(field.name.as_str()) else {
             let help = crate::diagnostics::did_you_mean(
@@ -520,64 +450,49 @@ impl<'m> Judge<'_, 'm> {
                 node: self.node_name(i),
                 help,
             };
-            let d = rule.at(self.path, field.span);
-            self.refuse(i, d);
-            return;
+            let d = self.at(field.span, rule);
+            return Err(self.refuse(i, d));
         };
         if !info.given {
-            let d = self
-                .diag(
-                    Code::E0307,
-                    field.span,
-                    format!(
-                        "`{key}` is answered by the provider of `{}`; an assignment sets only given fields",
-                        contract.name
-                    ),
-                )
-                .with_label_in(&contract.file, info.span, "declared here")
-                .with_help(given_fields_help(contract));
-            self.refuse(i, d);
-            return;
+            let rule = ProviderField::InAssignment {
+                key: &key,
+                contract: &contract.name,
+                decl: (&contract.file, info.span),
+                given: given_fields(contract),
+            };
+            let d = self.at(field.span, rule);
+            return Err(self.refuse(i, d));
         }
+        let slot = (requirement.name.as_str(), field.name.as_str());
         if let Some(set) = req.sets.get(field.name.as_str()) {
-            let d = self
-                .does_not_fit(
-                    i,
-                    &key,
-                    value.span(),
-                    "the definition already sets it; an assignment sets only given fields the definition left open",
-                    true,
-                )
-                .with_label_in(&path, set.span(), "set by the definition here");
-            self.refuse(i, d);
-            self.settings
-                .givens
-                .insert((requirement.name.as_str(), field.name.as_str()), None);
-            return;
+            let refused = self.does_not_fit(
+                i,
+                &key,
+                value.span(),
+                "the definition already sets it; an assignment sets only given fields the definition left open",
+                true,
+                Some((&k.module.path, set.span(), FitLabel::SetByDefinition)),
+                None,
+            );
+            self.settings.givens.insert(slot, Err(refused));
+            return Err(refused);
         }
         let constraint = req.field_constraint(info);
-        let judged = judge_literal(value, &info.ty, &constraint);
-        let stored = match judged {
-            Ok(v) => Some(v),
-            Err(why) => {
-                let why = why.unwrap_or_else(|| "the value did not parse".into());
-                let mut d = self
-                    .does_not_fit(i, &key, value.span(), &why, info.default.is_some())
-                    .with_label_in(
-                        &contract.file,
-                        info.span,
-                        format!("`{}` is declared here", field.name),
-                    );
-                if let Some(help) = quoted_bool_help(&key, &info.ty, value) {
-                    d = d.with_help(help);
-                }
-                self.refuse(i, d);
-                None
-            }
-        };
-        self.settings
-            .givens
-            .insert((requirement.name.as_str(), field.name.as_str()), stored);
+        let judged = judge_literal(value, &info.ty, &constraint).map_err(|why| {
+            let why = why.unwrap_or_else(|| "the value did not parse".into());
+            let label = FitLabel::Field { field: &field.name };
+            self.does_not_fit(
+                i,
+                &key,
+                value.span(),
+                &why,
+                info.default.is_some(),
+                Some((&contract.file, info.span, label)),
+                quoted_bool(&info.ty, value),
+            )
+        });
+        self.settings.givens.insert(slot, judged.clone());
+        judged.map(drop)
     }
 
     fn judge_pin(
@@ -588,40 +503,29 @@ impl<'m> Judge<'_, 'm> {
         instance: &'m Ident,
         node: Option<&'m Ident>,
         span: Span,
-    ) {
+    ) -> Result<(), Reported> {
         let i = k.id;
         if req.kind != Some(ProviderKind::Module) {
-            let kind = req.kind.map(|k| k.as_str()).unwrap_or("unknown");
-            let d = self
-                .diag(
-                    Code::E0516,
-                    span,
-                    format!(
-                        "`{}` of instance `{}` on node `{}` is a {kind} requirement; only a module requirement is pinned to a provider",
-                        requirement.name,
-                        self.instances[i].name,
-                        self.node_name(i)
-                    ),
-                )
-                .with_label_in(&k.module.path, req.ast.span, "required here")
-                .with_help(self.entry_help(req));
-            self.refuse(i, d);
-            return;
+            let rule = WrongEntry::Pin {
+                requirement: &requirement.name,
+                instance: &self.instances[i].name,
+                node: self.node_name(i),
+                kind: req.kind.map(|k| k.as_str()).unwrap_or("unknown"),
+                decl: (&k.module.path, req.ast.span),
+                entry: entry_for(req),
+            };
+            let d = self.at(span, rule);
+            return Err(self.refuse(i, d));
         }
         let Some(node) = node else {
-            return; // a syntax error, reported by the parser
+            return Ok(()); // a syntax error, reported by the parser
         };
-        match self.find_instance(instance, node, "the pinned provider") {
-            Ok(p) => {
-                self.settings
-                    .pins
-                    .insert(requirement.name.as_str(), Some((p, span)));
-            }
-            Err(d) => {
-                self.refuse(i, d);
-                self.settings.pins.insert(requirement.name.as_str(), None);
-            }
-        }
+        let pinned = match self.find_instance(instance, node, "the pinned provider") {
+            Ok(p) => Ok((p, span)),
+            Err(d) => Err(self.refuse(i, d)),
+        };
+        self.settings.pins.insert(requirement.name.as_str(), pinned);
+        pinned.map(drop)
     }
 
     fn judge_place(
@@ -632,61 +536,56 @@ impl<'m> Judge<'_, 'm> {
         at: &'m Expr,
         node: Option<&'m Ident>,
         span: Span,
-    ) {
+    ) -> Result<(), Reported> {
         let i = k.id;
         let key = requirement.name.as_str();
         let contract = req.contract_name();
         let placeable = req.kind == Some(ProviderKind::Host)
             && matches!(contract, Some("directory" | "access" | "port"));
         if !placeable {
-            let what = match (req.kind, contract) {
-                (Some(k), Some(c)) => format!("a {} requirement of `{c}`", k.as_str()),
-                (Some(k), None) => format!("an {} requirement", k.as_str()),
-                _ => "a requirement".to_string(),
+            let rule = WrongEntry::Place {
+                key,
+                instance: &self.instances[i].name,
+                node: self.node_name(i),
+                kind: req.kind.map(|k| k.as_str()),
+                contract,
+                decl: (&k.module.path, req.ast.span),
+                entry: entry_for(req),
             };
-            let d = self
-                .diag(
-                    Code::E0516,
-                    span,
-                    format!(
-                        "`{key}` of instance `{}` on node `{}` is {what}; only a host directory, access or port is placed",
-                        self.instances[i].name,
-                        self.node_name(i)
-                    ),
-                )
-                .with_label_in(&k.module.path, req.ast.span, "required here")
-                .with_help(self.entry_help(req));
-            self.refuse(i, d);
-            return;
+            let d = self.at(span, rule);
+            return Err(self.refuse(i, d));
         }
-        let places = |r: &mut Judge<'_, 'm>, p: Placement| {
-            r.settings.places.insert(key, p);
-        };
+        let placed = self.placement(i, key, contract, at, node, span);
+        let place = placed.clone().unwrap_or_else(Placement::Refused);
+        self.settings.places.insert(key, place);
+        placed.map(drop)
+    }
+
+    /// Where requirement `key` (of `contract`) of instance `i` is placed, `at` on `node`.
+    fn placement(
+        &mut self,
+        i: InstanceId,
+        key: &str,
+        contract: Option<&str>,
+        at: &Expr,
+        node: Option<&Ident>,
+        span: Span,
+    ) -> Result<Placement, Reported> {
         if let Some(node) = node {
             if !self.nodes.contains_key(node.name.as_str()) {
                 let d = self.unknown_node(node, "the placement's node");
-                self.refuse(i, d);
-                places(self, Placement::Refused);
-                return;
+                return Err(self.refuse(i, d));
             }
-            let own = self.node_name(i).to_string();
+            let own = self.node_name(i);
             if node.name != own {
-                let d = self
-                    .diag(
-                        Code::E0506,
-                        node.span,
-                        format!(
-                            "`{key}` of instance `{}` on node `{own}` is placed on node `{}`; a host requirement is always answered on its own node",
-                            self.instances[i].name, node.name
-                        ),
-                    )
-                    .with_help(format!(
-                        "a host path means nothing on another node: drop `on {}`, or assign the module to `{}`",
-                        node.name, node.name
-                    ));
-                self.refuse(i, d);
-                places(self, Placement::Refused);
-                return;
+                let rule = PlacedElsewhere {
+                    key,
+                    instance: &self.instances[i].name,
+                    own,
+                    node: &node.name,
+                };
+                let d = self.at(node.span, rule);
+                return Err(self.refuse(i, d));
             }
         }
         let placed = if contract == Some("port") {
@@ -717,50 +616,46 @@ impl<'m> Judge<'_, 'm> {
                 ))),
             }
         };
-        match placed {
-            Ok(p) => places(self, p),
-            Err(why) => {
-                let why = why.unwrap_or_else(|| "the placement did not parse".into());
-                let d = self.does_not_fit(i, key, at.span(), &why, contract != Some("access"));
-                self.refuse(i, d);
-                places(self, Placement::Refused);
-            }
-        }
-    }
-
-    /// What an assignment may write for requirement `req`.
-    fn entry_help(&self, req: &ReqInfo<'_>) -> String {
-        let name = req.name();
-        match (req.kind, req.contract_name()) {
-            (Some(ProviderKind::Operator), _) => format!("set it with `{name} = …`"),
-            (Some(ProviderKind::Module), _) => {
-                format!("pin its provider with `{name} from INSTANCE on NODE`")
-            }
-            (Some(ProviderKind::Host), Some("directory" | "access")) => {
-                format!("place it with `{name} at \"/host/path\"`")
-            }
-            (Some(ProviderKind::Host), Some("port")) => format!("place it with `{name} at 8080`"),
-            _ => format!("`{name}` is answered by the mesh; the assignment writes nothing for it"),
-        }
+        placed.map_err(|why| {
+            let why = why.unwrap_or_else(|| "the placement did not parse".into());
+            self.does_not_fit(
+                i,
+                key,
+                at.span(),
+                &why,
+                contract != Some("access"),
+                None,
+                None,
+            )
+        })
     }
 }
 
-fn given_fields_help(contract: &crate::check::registry::ContractInfo) -> String {
-    let given: Vec<String> = contract
-        .fields
-        .values()
-        .filter(|f| f.given)
-        .map(|f| format!("`{}`", f.name))
-        .collect();
-    if given.is_empty() {
-        format!("contract `{}` has no given field to set", contract.name)
-    } else {
-        format!(
-            "the given fields of `{}` are {}",
-            contract.name,
-            crate::diagnostics::capped_list(&given)
-        )
+/// What an assignment may write for requirement `req`.
+fn entry_for(req: &ReqInfo<'_>) -> EntryFor {
+    match (req.kind, req.contract_name()) {
+        (Some(ProviderKind::Operator), _) => EntryFor::Operator,
+        (Some(ProviderKind::Module), _) => EntryFor::Module,
+        (Some(ProviderKind::Host), Some("directory" | "access")) => EntryFor::HostPath,
+        (Some(ProviderKind::Host), Some("port")) => EntryFor::HostPort,
+        _ => EntryFor::Nothing,
     }
+}
+
+/// The given fields of `contract`, listed (empty when it has none).
+fn given_fields(contract: &crate::check::registry::ContractInfo) -> String {
+    crate::diagnostics::capped_list(
+        contract
+            .fields
+            .values()
+            .filter(|f| f.given)
+            .map(|f| format!("`{}`", f.name)),
+    )
+}
+
+/// The help naming the given fields of `contract`.
+fn given_fields_help(contract: &crate::check::registry::ContractInfo) -> String {
+    crate::diagnostics::rules::given_fields_help(&contract.name, &given_fields(contract))
 }
 
 /// A container network's name as the engine accepts it: `[A-Za-z0-9][A-Za-z0-9_.-]*`.
@@ -771,23 +666,16 @@ pub(crate) fn is_network_name(name: &str) -> bool {
         && name.len() <= 128
 }
 
-/// For a bool written as text (`debug = "no"`): how a bool is written.
-fn quoted_bool_help(key: &str, ty: &Ty, value: &Expr) -> Option<String> {
+/// For a bool written as text (`debug = "no"`): the bool it reads as, if any.
+fn quoted_bool(ty: &Ty, value: &Expr) -> Option<QuotedBool> {
     if *ty != Ty::Bool {
         return None;
     }
     let Expr::Str(s) = value else { return None };
     let text = s.as_plain()?;
-    let meant = match text.trim().to_ascii_lowercase().as_str() {
-        "true" | "yes" | "on" | "1" | "y" | "enabled" => "true",
-        "false" | "no" | "off" | "0" | "n" | "disabled" => "false",
-        _ => {
-            return Some(format!(
-                "a bool is `true` or `false`, without quotes: `{key} = true`"
-            ));
-        }
-    };
-    Some(format!(
-        "a bool is `true` or `false`, without quotes: write `{key} = {meant}`"
-    ))
+    Some(match text.trim().to_ascii_lowercase().as_str() {
+        "true" | "yes" | "on" | "1" | "y" | "enabled" => QuotedBool::Meant("true"),
+        "false" | "no" | "off" | "0" | "n" | "disabled" => QuotedBool::Meant("false"),
+        _ => QuotedBool::Other,
+    })
 }

@@ -19,7 +19,7 @@ use crate::check::meaning::{
 use crate::check::registry::ContractInfo;
 use crate::check::scope::{ModuleScope, ReqInfo};
 use crate::check::types::{Ty, Value, validate_literal};
-use crate::diagnostics::Code;
+use crate::diagnostics::rules::{Missing, Unanswered, Unfit, ValueRefused};
 use crate::emit::{InstanceRef, SealedRef, TemplateRef};
 use crate::functions::Func;
 use crate::syntax::ast::{Call, Expr, ForExpr, Reference, StrPart, StringLit};
@@ -778,12 +778,12 @@ impl<'m> Resolver<'m> {
         match key {
             Key::Operator(i, r) => {
                 if let Some((req, _)) = self.requirement_at(i, r) {
-                    self.report_cycle(i, req);
+                    let _refused = self.report_cycle(i, req);
                 }
             }
             Key::Given(i, r, f) | Key::Answer(i, r, f) => {
                 if let Some((req, field)) = self.field_at(i, r, f) {
-                    self.report_cycle(i, &format!("{req}.{field}"));
+                    let _refused = self.report_cycle(i, &format!("{req}.{field}"));
                 }
             }
         }
@@ -936,33 +936,29 @@ impl<'m> Resolver<'m> {
         let contract = info.contract.as_deref()?;
         let fi = contract.fields.get(field)?;
         if let Some(written) = self.entries.settings[i].givens.get(&(req, field)) {
-            return written.clone().map(|v| Resolved::Plain(v, fi.ty.clone()));
+            // Refused where it was written (E0513): no value.
+            return written
+                .clone()
+                .ok()
+                .map(|v| Resolved::Plain(v, fi.ty.clone()));
         }
         if let Some(expr) = info.sets.get(field) {
             let value = match self.eval_expr(i, Ctx::Definition, expr)? {
                 Resolved::Plain(v, _) => v,
                 _ => return None, // a secret or host path: the checker's
             };
-            let why = validate_literal(&fi.ty, &value)
-                .err()
-                .map(|why| (Code::E0314, format!("is not a valid {}: {why}", fi.ty)))
-                .or_else(|| {
-                    info.field_constraint(fi)
-                        .check(&value)
-                        .map(|b| (Code::E0304, b.to_string()))
-                });
-            if let Some((code, why)) = why {
-                let d = self
-                    .diag(
-                        code,
-                        self.head(i),
-                        format!(
-                            "`{req}.{field}` of {} resolves to {value}, which {why}",
-                            self.who(i)
-                        ),
-                    )
-                    .with_label_in(&m.path, expr.span(), "set here");
-                self.refuse(i, d);
+            if let Some(unfit) = unfit(&fi.ty, &value, || info.field_constraint(fi)) {
+                let who = self.who(i);
+                let rule = ValueRefused::Set {
+                    requirement: req,
+                    field,
+                    who: &who,
+                    value: &value,
+                    unfit,
+                    set: (&m.path, expr.span()),
+                };
+                let d = self.at(self.head(i), rule);
+                let _refused = self.refuse(i, d);
                 return None;
             }
             return Some(Resolved::Plain(value, fi.ty.clone()));
@@ -970,25 +966,18 @@ impl<'m> Resolver<'m> {
         if let Some(default) = &fi.default {
             return Some(Resolved::Plain(default.clone(), fi.ty.clone()));
         }
-        let d = self
-            .diag(
-                Code::E0501,
-                self.head(i),
-                format!(
-                    "`{req}.{field}` of instance `{}` on node `{}` is not set, and contract `{}` gives it no default",
-                    self.instances[i].name,
-                    self.node_name(i),
-                    contract.name
-                ),
-            )
-            .with_label_in(&m.path, info.ast.span, "required here")
-            .with_label_in(&contract.file, fi.span, "a given field: the consumer sets it")
-            .with_help(format!(
-                "set it on the assignment: `{req}.{field} = …`, or in the definition: `requires {req}: {} {} {{ {field} = … }}`",
-                info.kind.map(|k| k.as_str()).unwrap_or("module"),
-                contract.name
-            ));
-        self.refuse(i, d);
+        let rule = Missing::GivenField {
+            requirement: req,
+            field,
+            instance: &self.instances[i].name,
+            node: self.node_name(i),
+            contract: &contract.name,
+            kind: info.kind.map(|k| k.as_str()).unwrap_or("module"),
+            decl: (&m.path, info.ast.span),
+            field_decl: (&contract.file, fi.span),
+        };
+        let d = self.at(self.head(i), rule);
+        let _refused = self.refuse(i, d);
         None
     }
 
@@ -1057,56 +1046,53 @@ impl<'m> Resolver<'m> {
                 if answered {
                     return; // evaluated to nothing for a reason already reported
                 }
-                let d = self
-                    .diag(
-                        Code::E0310,
-                        self.head(i),
-                        format!(
-                            "{} answers `{}` for `{req}` of {} without field `{}`, which has no default",
-                            self.who(provider),
-                            contract.name,
-                            self.who(i),
-                            fi.name
-                        ),
-                    )
-                    .with_label(self.head(provider), "the provider")
-                    .with_help(format!(
-                        "answer it in `provides {} {{ {} = … }}` of module `{}`",
-                        contract.name, fi.name, pm.name
-                    ));
-                self.refuse(i, d);
+                let (who, provider_who) = (self.who(i), self.who(provider));
+                let rule = Unanswered::ToConsumer {
+                    provider: &provider_who,
+                    contract: &contract.name,
+                    requirement: req,
+                    who: &who,
+                    field: &fi.name,
+                    module: &pm.name,
+                    provider_head: self.head(provider),
+                };
+                let d = self.at(self.head(i), rule);
+                let _refused = self.refuse(i, d);
             }
             Some(Resolved::Plain(v, _)) => {
-                let why = validate_literal(&fi.ty, &v)
-                    .err()
-                    .map(|why| (Code::E0314, format!("is not a valid {}: {why}", fi.ty)))
-                    .or_else(|| {
-                        info.field_constraint(fi)
-                            .check(&v)
-                            .map(|b| (Code::E0304, b.to_string()))
-                    });
-                if let Some((code, why)) = why {
-                    let d = self
-                        .diag(
-                            code,
-                            self.head(i),
-                            format!(
-                                "{} answers `{req}.{}` of {} with {v}, which {why}",
-                                self.who(provider),
-                                fi.name,
-                                self.who(i)
-                            ),
-                        )
-                        .with_label(self.head(provider), "the provider")
-                        .with_label_in(&k.module.path, info.ast.span, "required here")
-                        .with_help(
-                            "the answer must satisfy the contract and the consumer's narrowing: change the provider's answer, or the narrowing",
-                        );
-                    self.refuse(i, d);
+                if let Some(unfit) = unfit(&fi.ty, &v, || info.field_constraint(fi)) {
+                    let (who, provider_who) = (self.who(i), self.who(provider));
+                    let rule = ValueRefused::Answer {
+                        provider: &provider_who,
+                        requirement: req,
+                        field: &fi.name,
+                        who: &who,
+                        value: &v,
+                        unfit,
+                        provider_head: self.head(provider),
+                        decl: (&k.module.path, info.ast.span),
+                    };
+                    let d = self.at(self.head(i), rule);
+                    let _refused = self.refuse(i, d);
                 }
             }
             Some(_) => {}
         }
+    }
+}
+
+/// Why `value` is refused for a field of type `ty` whose refinements `constraint` gives:
+/// not a valid value of the type (E0314), else outside a refinement (E0304).
+fn unfit<'t>(
+    ty: &'t Ty,
+    value: &Value,
+    constraint: impl FnOnce() -> crate::check::types::Constraint,
+) -> Option<Unfit<'t>> {
+    match validate_literal(ty, value) {
+        Err(why) => Some(Unfit::Invalid { ty, why }),
+        Ok(()) => constraint()
+            .check(value)
+            .map(|b| Unfit::Breach(b.to_string())),
     }
 }
 

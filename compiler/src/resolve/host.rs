@@ -10,9 +10,10 @@ use super::{Answer, IdVec, InstanceId, NodeId, NodeInfo, Placement, Ports, Resol
 use crate::check::registry::ProviderKind;
 use crate::check::types::validate_hostname;
 use crate::diagnostics::rules::{
-    Duplicate, InvalidLiteral, NodeText, NodeTextWritten, TypeMismatch, UnknownField,
+    AccessUnplaced, DirectoriesMeet, Duplicate, InvalidLiteral, Missing, NodeText, NodeTextWritten,
+    PortPlacedTwice, PortsRefused, TypeMismatch, UnknownField,
 };
-use crate::diagnostics::{Code, Rule, closest};
+use crate::diagnostics::{Rule, closest};
 use crate::emit::DEFAULT_ROOT;
 use crate::span::Span;
 use crate::syntax::ast::{self, Expr};
@@ -178,15 +179,7 @@ impl<'m> Resolver<'m> {
             }
         }
         if !private_written {
-            let d = self
-                .diag(
-                    Code::E0501,
-                    node.name.span,
-                    format!("node `{name}` has no `private_name`, and it has no default"),
-                )
-                .with_help(format!(
-                    "write the node's name on the private network: `node {name} {{ private_name = \"{name}.lab.internal\" }}`"
-                ));
+            let d = self.at(node.name.span, Missing::NodePrivateName { node: name });
             self.mesh_diags.push(d);
         }
         if !short_written && !is_short(&info.short, 6) {
@@ -264,20 +257,14 @@ impl<'m> Resolver<'m> {
                                 Some(Placement::Path(p, _)) => Answer::Access { path: p },
                                 Some(_) => Answer::Unresolved,
                                 None => {
-                                    let d = self
-                                        .diag(
-                                            Code::E0518,
-                                            self.head(i),
-                                            format!(
-                                                "access `{req}` of {} has no location: an access is never created, so the assignment says where the data is",
-                                                self.who(i)
-                                            ),
-                                        )
-                                        .with_label_in(&m.path, info.ast.span, "required here")
-                                        .with_help(format!(
-                                            "place it in the assignment's braces: `{req} at \"/srv/shared/{req}\"`"
-                                        ));
-                                    self.refuse(i, d);
+                                    let who = self.who(i);
+                                    let rule = AccessUnplaced {
+                                        requirement: req,
+                                        who: &who,
+                                        decl: (&m.path, info.ast.span),
+                                    };
+                                    let d = self.at(self.head(i), rule);
+                                    let _refused = self.refuse(i, d);
                                     Answer::Unresolved
                                 }
                             }
@@ -299,19 +286,15 @@ impl<'m> Resolver<'m> {
                             if self.nodes[node].private_name.is_some() {
                                 Answer::Node
                             } else {
-                                let d = self
-                                    .diag(
-                                        Code::E0501,
-                                        self.head(i),
-                                        format!(
-                                            "`{req}` of {} reads the facts of node `{}`, which has no valid `private_name`",
-                                            self.who(i),
-                                            self.nodes[node].name
-                                        ),
-                                    )
-                                    .with_label(self.nodes[node].ast.name.span, "the node")
-                                    .with_help("write the node's `private_name`");
-                                self.refuse(i, d);
+                                let who = self.who(i);
+                                let rule = Missing::NodeFacts {
+                                    requirement: req,
+                                    who: &who,
+                                    node: &self.nodes[node].name,
+                                    node_span: self.nodes[node].ast.name.span,
+                                };
+                                let d = self.at(self.head(i), rule);
+                                let _refused = self.refuse(i, d);
                                 Answer::Unresolved
                             }
                         }
@@ -356,21 +339,19 @@ impl<'m> Resolver<'m> {
                         Some(Answer::Directory { path, .. }) => path.clone(),
                         _ => String::new(),
                     };
-                    let d = self
-                        .diag(
-                            Code::E0511,
-                            *span,
-                            format!(
-                                "directory `{req}` of {} is at `{path}`, and directory `{other_req}` of {} is at `{other_path}`: {how}",
-                                self.who(*i),
-                                self.who(j)
-                            ),
-                        )
-                        .with_label(self.head(j), "that directory's assignment")
-                        .with_help(format!(
-                            "two directories of one node never share or nest their host paths; place `{req}` elsewhere: `{req} at \"/srv/other/{req}\"`"
-                        ));
-                    self.refuse(*i, d);
+                    let (who, other_who) = (self.who(*i), self.who(j));
+                    let rule = DirectoriesMeet {
+                        requirement: req,
+                        who: &who,
+                        path,
+                        other_requirement: other_req,
+                        other_who: &other_who,
+                        other_path: &other_path,
+                        how,
+                        other_head: self.head(j),
+                    };
+                    let d = self.at(*span, rule);
+                    let _refused = self.refuse(*i, d);
                     self.answers[*i].insert(req, Answer::Unresolved);
                 }
                 None => {
@@ -398,21 +379,19 @@ impl<'m> Resolver<'m> {
                 .given_text(*i, req, "protocol")
                 .unwrap_or_else(|| "tcp".to_string());
             if let Some(&(j, other)) = placed_by.get(&(*p, protocol.clone())) {
-                let d = self
-                    .diag(
-                        Code::E0519,
-                        *span,
-                        format!(
-                            "host port {p}/{protocol} of node `{node_name}` is placed twice: for `{req}` of {} and for `{other}` of {}",
-                            self.who(*i),
-                            self.who(j)
-                        ),
-                    )
-                    .with_label(self.head(j), "placed first here")
-                    .with_help(format!(
-                        "place `{req}` on another port, or leave it unplaced and the build chooses a free one"
-                    ));
-                self.refuse(*i, d);
+                let (who, other_who) = (self.who(*i), self.who(j));
+                let rule = PortPlacedTwice {
+                    port: *p,
+                    protocol: &protocol,
+                    node: &node_name,
+                    requirement: req,
+                    who: &who,
+                    other_requirement: other,
+                    other_who: &other_who,
+                    first: self.head(j),
+                };
+                let d = self.at(*span, rule);
+                let _refused = self.refuse(*i, d);
                 continue;
             }
             placed_by.insert((*p, protocol), (*i, req));
@@ -454,21 +433,17 @@ impl<'m> Resolver<'m> {
                 cursor += 1;
             }
             if cursor > hi {
-                let d = self
-                    .diag(
-                        Code::E0510,
-                        self.head(*i),
-                        format!(
-                            "no free port left for `{req}` of {}: every port of `{node_name}`'s range {lo}..{hi} is taken",
-                            self.who(*i)
-                        ),
-                    )
-                    .with_label(self.nodes[node].ast.name.span, "the node")
-                    .with_help(format!(
-                        "widen the node's range (`ports = {lo}..{}`), or place the port: `{req} at 8080`",
-                        hi.saturating_add(1000).min(65535)
-                    ));
-                self.refuse(*i, d);
+                let who = self.who(*i);
+                let rule = PortsRefused::Exhausted {
+                    requirement: req,
+                    who: &who,
+                    node: &node_name,
+                    lo,
+                    hi,
+                    node_span: self.nodes[node].ast.name.span,
+                };
+                let d = self.at(self.head(*i), rule);
+                let _refused = self.refuse(*i, d);
                 continue;
             }
             used.insert(cursor);

@@ -5,7 +5,7 @@
 
 use super::fx_hash::FxHashMap;
 use super::{Entries, IdVec, Identities, InstanceId, Refusals, Resolver};
-use crate::diagnostics::Code;
+use crate::diagnostics::rules::{DoesNotFit, LoginsAlike};
 use crate::syntax::ast;
 
 /// The longest login a backend accepts.
@@ -64,19 +64,13 @@ impl<'m> Resolver<'m> {
             }
             out.logins[i] = login.clone();
             if !is_valid_login(&login) {
-                let d = self
-                    .diag(
-                        Code::E0513,
-                        self.head(i),
-                        format!(
-                            "the login `{login}` of instance `{}` on node `{}` does not fit: a login is at most {LOGIN_MAX} characters of `a-z`, `0-9` and `_`, starting with a letter",
-                            self.instances[i].name,
-                            self.node_name(i)
-                        ),
-                    )
-                    .with_help(
-                        "shorten the node's `short`, the module's `slug` or the instance's `short = \"…\"`",
-                    );
+                let rule = DoesNotFit::Login {
+                    login: &login,
+                    instance: &self.instances[i].name,
+                    node: self.node_name(i),
+                    max: LOGIN_MAX,
+                };
+                let d = self.at(self.head(i), rule);
                 out.refusals.push(i, d);
                 continue;
             }
@@ -106,21 +100,18 @@ impl<'m> Resolver<'m> {
             if group.len() - 1 > GROUP_NAMED {
                 named.push(format!("{} more", group.len() - 1 - GROUP_NAMED));
             }
-            let mut d = self.diag(
-                Code::E0509,
-                self.head(first),
-                format!(
-                    "the login `{login}` of {} is alike the login of {}",
-                    self.who(first),
-                    and_list(&named)
-                ),
-            );
-            for &j in group[1..].iter().take(GROUP_NAMED) {
-                d = d.with_label(self.head(j), format!("also `{login}`"));
-            }
-            d = d.with_help(
-                "a login is keyed by every provider: give one instance a `short = \"…\"` of its own, or its node a `short`",
-            );
+            let (who, others) = (self.who(first), and_list(&named));
+            let rule = LoginsAlike {
+                login: &login,
+                who: &who,
+                others: &others,
+                heads: group[1..]
+                    .iter()
+                    .take(GROUP_NAMED)
+                    .map(|&j| self.head(j))
+                    .collect(),
+            };
+            let d = self.at(self.head(first), rule);
             out.refusals.push(first, d);
             for &j in &group[1..] {
                 out.refused_with[j] = Some(first);

@@ -7,6 +7,7 @@
 
 use super::fx_hash::FxHashSet;
 use super::{IdVec, InstanceId, LeftOutSet, Resolver};
+use crate::diagnostics::rules::{LeftOutWhy, Waiting};
 use crate::diagnostics::{Code, Diagnostic};
 use crate::span::{FilePath, Span};
 use std::collections::VecDeque;
@@ -48,23 +49,14 @@ impl<'m> Resolver<'m> {
                 if !self.told_waiting.insert((c, p)) {
                     continue;
                 }
-                let d = self
-                    .diag(
-                        Code::E0514,
-                        self.head(c),
-                        format!(
-                            "{} waits for {}, which was left out",
-                            self.who(c),
-                            self.who(p)
-                        ),
-                    )
-                    .with_label(self.head(p), "left out")
-                    .with_help(format!(
-                        "{} is built once {} resolves; see why it was left out",
-                        self.who(c),
-                        self.who(p)
-                    ));
-                self.refuse(c, d);
+                let (consumer, provider) = (self.who(c), self.who(p));
+                let rule = Waiting::One {
+                    consumer: &consumer,
+                    provider: &provider,
+                    provider_head: self.head(p),
+                };
+                let d = self.at(self.head(c), rule);
+                let _refused = self.refuse(c, d);
                 if !flags[c] {
                     flags[c] = true;
                     queue.push_back(c);
@@ -77,35 +69,23 @@ impl<'m> Resolver<'m> {
         }
     }
 
-    /// Why instance `i` was left out by itself (not for waiting), in words, with the place
-    /// of the first reason (file and span); `None` when it was not.
-    fn own_reason(&self, i: InstanceId) -> Option<(String, Option<(FilePath, Span)>)> {
+    /// Why instance `i` was left out by itself (not for waiting), with the place of the
+    /// first reason (file and span); `None` when it was not.
+    fn own_reason(&self, i: InstanceId) -> Option<(LeftOutWhy<'_>, Option<(FilePath, Span)>)> {
         let inst = &self.instances[i];
         if let Some(d) = self
             .refusals_of(i)
             .into_iter()
             .find(|d| d.code != Code::E0514)
         {
-            return Some((
-                format!("it was refused ({})", d.code.as_str()),
-                Some((d.file.clone(), d.span)),
-            ));
+            return Some((LeftOutWhy::Refused(d.code), Some((d.file.clone(), d.span))));
         }
         match self.module_of(i) {
-            None => {
-                return Some((
-                    format!("its module `{}` is unknown", inst.module_name),
-                    None,
-                ));
-            }
+            None => return Some((LeftOutWhy::UnknownModule(&inst.module_name), None)),
             Some(m) => {
                 if let Some(d) = self.errors_of(m).first() {
                     return Some((
-                        format!(
-                            "its module `{}` has errors (the first: {})",
-                            inst.module_name,
-                            d.code.as_str()
-                        ),
+                        LeftOutWhy::ModuleErrors(&inst.module_name, d.code),
                         Some((d.file.clone(), d.span)),
                     ));
                 }
@@ -114,11 +94,7 @@ impl<'m> Resolver<'m> {
         let node = &self.nodes[inst.node];
         node.errors.first().map(|d| {
             (
-                format!(
-                    "its node `{}` has errors (the first: {})",
-                    node.name,
-                    d.code.as_str()
-                ),
+                LeftOutWhy::NodeErrors(&node.name, d.code),
                 Some((d.file.clone(), d.span)),
             )
         })
@@ -166,54 +142,17 @@ impl<'m> Resolver<'m> {
             if reached.is_empty() {
                 continue;
             }
-            let message = match reached.as_slice() {
-                [(c, _)] => format!(
-                    "{} waits for {}, which was left out: {why}",
-                    self.who(*c),
-                    self.who(p)
-                ),
-                _ => format!(
-                    "{} instances wait for {}, which was left out: {why}",
-                    reached.len(),
-                    self.who(p)
-                ),
+            let provider = self.who(p);
+            let rule = Waiting::Group {
+                provider: &provider,
+                why,
+                waiters: reached
+                    .iter()
+                    .map(|&(c, through)| (self.who(c), through.map(|t| self.who(t))))
+                    .collect(),
+                place: place.as_ref().map(|(file, span)| (file, *span)),
             };
-            let list: Vec<String> = reached
-                .iter()
-                .map(|(c, through)| match through {
-                    None => self.who(*c),
-                    Some(t) => format!("{} (through {})", self.who(*c), self.who(*t)),
-                })
-                .collect();
-            let (waiting, they) = if reached.len() == 1 {
-                ("1 instance waits".to_string(), "is left out with it")
-            } else {
-                (
-                    format!("{} instances wait", reached.len()),
-                    "are left out with it",
-                )
-            };
-            let built = if reached.len() == 1 {
-                "it is"
-            } else {
-                "they are"
-            };
-            let mut d = self
-                .diag(Code::E0514, self.head(p), message)
-                .with_help(format!(
-                    "{waiting} for {} and {they}: {}; fix what left {} out and {built} built",
-                    self.who(p),
-                    list.join(", "),
-                    self.who(p)
-                ));
-            if let Some((file, span)) = place {
-                d = d.with_label_in(
-                    &file,
-                    span,
-                    format!("{} was left out for this", self.who(p)),
-                );
-            }
-            out.push(d);
+            out.push(self.at(self.head(p), rule));
         }
         out
     }

@@ -3,8 +3,11 @@
 
 use super::fx_hash::{FxHashMap, FxHashSet};
 use super::{Dropped, InstanceId, InstanceState, Resolver, SeatState, assign_head};
-use crate::diagnostics::rules::{Duplicate, InvalidLiteral};
-use crate::diagnostics::{Code, Diagnostic, Rule, closest, did_you_mean};
+use crate::diagnostics::rules::{
+    CouldHold, Duplicate, InstanceTaken, InvalidLiteral, MeshTwice, NoInstance,
+    SeatHolderNotProvider, UnknownModule, UnknownNode, UnknownSeat,
+};
+use crate::diagnostics::{Code, Diagnostic, Rule, closest};
 
 impl<'m> Resolver<'m> {
     /// Reads every node; a second node of one name is refused (E0101) and ignored.
@@ -15,17 +18,12 @@ impl<'m> Resolver<'m> {
         for node in mesh.nodes() {
             if let Some(first) = self.nodes.get(node.name.name.as_str()) {
                 let first_span = first.ast.name.span;
-                let d = self
-                    .diag(
-                        Code::E0101,
-                        node.name.span,
-                        format!(
-                            "node `{}` is defined twice in mesh `{}`",
-                            node.name.name, mesh.name.name
-                        ),
-                    )
-                    .with_label(first_span, "first defined here")
-                    .with_help("rename one of them; node names are unique in a mesh");
+                let rule = MeshTwice::Node {
+                    node: &node.name.name,
+                    mesh: &mesh.name.name,
+                    first: first_span,
+                };
+                let d = self.at(node.name.span, rule);
                 self.mesh_diags.push(d);
                 continue;
             }
@@ -51,17 +49,13 @@ impl<'m> Resolver<'m> {
                     .map_or(node.name.span, |p| p.value.span());
                 match private_names.get(&key) {
                     Some((first_node, first_span)) => {
-                        let d = self
-                            .diag(
-                                Code::E0101,
-                                span,
-                                format!(
-                                    "nodes `{first_node}` and `{}` of mesh `{}` have one private name",
-                                    node.name.name, mesh.name.name
-                                ),
-                            )
-                            .with_label(*first_span, "first written here")
-                            .with_help("a private name reaches one machine: give each node its own");
+                        let rule = MeshTwice::PrivateName {
+                            first_node,
+                            node: &node.name.name,
+                            mesh: &mesh.name.name,
+                            first: *first_span,
+                        };
+                        let d = self.at(span, rule);
                         self.mesh_diags.push(d.clone());
                         info.errors.push(d.clone());
                         if let Some(first) = self.nodes.get_mut(first_node.as_str()) {
@@ -103,20 +97,13 @@ impl<'m> Resolver<'m> {
             };
             if let Some(&first) = self.nodes[node_index].instances.get(&instance) {
                 let first_span = assign_head(self.instances[first].assign);
-                let d = self
-                    .diag(
-                        Code::E0508,
-                        a.instance_name().span,
-                        format!(
-                            "instance `{instance}` is already on node `{}`",
-                            node_ident.name
-                        ),
-                    )
-                    .with_label(first_span, "first assigned here")
-                    .with_help(format!(
-                        "give this assignment a name of its own: `assign {} to {} as {}-two`",
-                        a.module.name, node_ident.name, instance
-                    ));
+                let rule = InstanceTaken {
+                    instance: &instance,
+                    node: &node_ident.name,
+                    module: &a.module.name,
+                    first: first_span,
+                };
+                let d = self.at(a.instance_name().span, rule);
                 self.mesh_diags.push(d.clone());
                 self.dropped.push(Dropped {
                     node: node_ident.name.to_string(),
@@ -138,25 +125,15 @@ impl<'m> Resolver<'m> {
                 module,
             };
             if module.is_none() {
-                let help = did_you_mean(
-                    &a.module.name,
-                    self.registry.modules.keys().map(String::as_str),
-                )
-                .unwrap_or_else(|| {
-                    format!(
-                        "no module named `{}` is defined in the workspace",
-                        a.module.name
-                    )
-                });
-                self.name_refusals.push(
-                    id,
-                    self.diag(
-                        Code::E0106,
-                        a.module.span,
-                        format!("unknown module `{}` in `assign`", a.module.name),
-                    )
-                    .with_help(help),
-                );
+                let rule = UnknownModule {
+                    module: &a.module.name,
+                    closest: closest(
+                        &a.module.name,
+                        self.registry.modules.keys().map(String::as_str),
+                    ),
+                };
+                let d = self.at(a.module.span, rule);
+                self.name_refusals.push(id, d);
             }
             self.nodes[node_index].instances.insert(instance, id);
             if let Some(m) = module {
@@ -177,27 +154,19 @@ impl<'m> Resolver<'m> {
 
     /// E0107 for a node name this mesh does not declare.
     pub(super) fn unknown_node(&self, node: &crate::syntax::ast::Ident, what: &str) -> Diagnostic {
-        let help =
-            did_you_mean(&node.name, self.nodes.keys().map(String::as_str)).unwrap_or_else(|| {
-                let names: Vec<String> = self.nodes.keys().map(|n| format!("`{n}`")).collect();
-                if names.is_empty() {
-                    format!("mesh `{}` declares no node", self.mesh.name.name)
-                } else {
-                    format!(
-                        "the nodes of this mesh are {}",
-                        crate::diagnostics::capped_list(&names)
-                    )
-                }
-            });
-        self.diag(
-            Code::E0107,
-            node.span,
-            format!(
-                "unknown node `{}` ({what}) in mesh `{}`",
-                node.name, self.mesh.name.name
-            ),
-        )
-        .with_help(help)
+        let closest = closest(&node.name, self.nodes.keys().map(String::as_str));
+        let nodes = match closest {
+            Some(_) => String::new(),
+            None => crate::diagnostics::capped_list(self.nodes.keys().map(|n| format!("`{n}`"))),
+        };
+        let rule = UnknownNode {
+            node: &node.name,
+            what,
+            mesh: &self.mesh.name.name,
+            closest,
+            nodes,
+        };
+        self.at(node.span, rule)
     }
 
     /// The instance `instance` on node `node`, or the diagnostic saying why there is none
@@ -214,41 +183,28 @@ impl<'m> Resolver<'m> {
         if let Some(&i) = n.instances.get(instance.name.as_str()) {
             return Ok(i);
         }
-        let elsewhere: Vec<String> = self
-            .nodes
-            .values()
-            .filter(|other| other.instances.contains_key(instance.name.as_str()))
-            .map(|other| format!("`{}`", other.name))
-            .collect();
-        let help = if !elsewhere.is_empty() {
-            format!(
-                "`{}` is assigned to {}; name its node",
-                instance.name,
-                crate::diagnostics::capped_list(&elsewhere)
-            )
-        } else if let Some(c) = closest(&instance.name, n.instances.keys().map(String::as_str)) {
-            format!("did you mean `{c}`?")
-        } else if n.instances.is_empty() {
-            format!("nothing is assigned to node `{}`", node.name)
-        } else {
-            format!(
-                "the instances on `{}` are {}",
-                node.name,
-                crate::diagnostics::capped_sorted(
-                    n.instances.keys().map(|s| format!("`{s}`")).collect()
-                )
-            )
+        let elsewhere = crate::diagnostics::capped_list(
+            self.nodes
+                .values()
+                .filter(|other| other.instances.contains_key(instance.name.as_str()))
+                .map(|other| format!("`{}`", other.name)),
+        );
+        let closest = closest(&instance.name, n.instances.keys().map(String::as_str));
+        let on_node = match (elsewhere.is_empty(), closest) {
+            (true, None) => crate::diagnostics::capped_sorted(
+                n.instances.keys().map(|s| format!("`{s}`")).collect(),
+            ),
+            _ => String::new(),
         };
-        Err(self
-            .diag(
-                Code::E0109,
-                instance.span,
-                format!(
-                    "no instance `{}` on node `{}` ({what})",
-                    instance.name, node.name
-                ),
-            )
-            .with_help(help))
+        let rule = NoInstance {
+            instance: &instance.name,
+            node: &node.name,
+            what,
+            elsewhere,
+            closest,
+            on_node,
+        };
+        Err(self.at(instance.span, rule))
     }
 
     /// Reads the seat lines: each names a seat of the standard library (E0108), once
@@ -261,19 +217,12 @@ impl<'m> Resolver<'m> {
             let Some(seat) = self.registry.seats.get(s.seat.name.as_str()) else {
                 let mut known: Vec<&str> = self.registry.seats.keys().map(String::as_str).collect();
                 known.sort_unstable();
-                let help = did_you_mean(&s.seat.name, known.iter().copied()).unwrap_or_else(|| {
-                    format!(
-                        "the seats are a closed set: {}",
-                        crate::diagnostics::capped_list(known.iter().map(|k| format!("`{k}`")))
-                    )
-                });
-                let d = self
-                    .diag(
-                        Code::E0108,
-                        s.seat.span,
-                        format!("unknown seat `{}`", s.seat.name),
-                    )
-                    .with_help(help);
+                let rule = UnknownSeat {
+                    seat: &s.seat.name,
+                    closest: closest(&s.seat.name, known.iter().copied()),
+                    seats: crate::diagnostics::capped_list(known.iter().map(|k| format!("`{k}`"))),
+                };
+                let d = self.at(s.seat.span, rule);
                 self.mesh_diags.push(d);
                 continue;
             };
@@ -309,14 +258,18 @@ impl<'m> Resolver<'m> {
                         SeatState::Held(holder)
                     }
                     Some(m) => {
-                        let why = format!(
-                            "seat `{}` is held by `{}` on `{}`, whose module `{}` does not provide `{}`",
-                            s.seat.name, instance.name, node.name, m.name, seat.contract
-                        );
-                        let d = self
-                            .diag(Code::E0515, instance.span, why.clone())
-                            .with_label(self.head(holder), "assigned here")
-                            .with_help(self.could_hold_help(&s.seat.name, &seat.contract.clone()));
+                        let in_mesh = self.could_hold(&seat.contract);
+                        let rule = SeatHolderNotProvider {
+                            seat: &s.seat.name,
+                            instance: &instance.name,
+                            node: &node.name,
+                            module: &m.name,
+                            contract: &seat.contract,
+                            holder: self.head(holder),
+                            could_hold: in_mesh.as_could_hold(),
+                        };
+                        let why = rule.message();
+                        let d = self.at(instance.span, rule);
                         self.mesh_diags.push(d);
                         SeatState::Broken {
                             code: Code::E0515,
@@ -330,30 +283,24 @@ impl<'m> Resolver<'m> {
         }
     }
 
-    /// "hold it with `seat vault = keeper on alpha`", naming what could hold the seat:
-    /// instances of this mesh providing the contract, else workspace modules that do.
-    pub(super) fn could_hold_help(&self, seat: &str, contract: &str) -> String {
-        let in_mesh: Vec<InstanceId> = self.providers.get(contract).cloned().unwrap_or_default();
+    /// What could hold a seat delivering `contract`: instances of this mesh providing
+    /// it, else workspace modules that do.
+    pub(super) fn could_hold(&self, contract: &str) -> Holders<'_> {
+        let in_mesh: &[InstanceId] = self.providers.get(contract).map_or(&[], Vec::as_slice);
         if let Some(&first) = in_mesh.first() {
-            let names: Vec<String> = in_mesh.iter().map(|&i| self.who(i)).collect();
-            return format!(
-                "instances that could hold it: {}; hold it with `seat {seat} = {} on {}`",
-                crate::diagnostics::capped_list(&names),
-                self.instances[first].name,
-                self.node_name(first)
-            );
+            return Holders::Instances {
+                names: crate::diagnostics::capped_list(in_mesh.iter().map(|&i| self.who(i))),
+                first: &self.instances[first].name,
+                first_node: self.node_name(first),
+            };
         }
         let modules = self.workspace_modules_providing(contract);
-        if modules.is_empty() {
-            format!(
-                "no module of the workspace provides `{contract}`; write one with `provides {contract} {{ … }}`, assign it and hold the seat with `seat {seat} = INSTANCE on NODE`"
-            )
-        } else {
-            format!(
-                "modules that could hold it: {}; assign one and hold the seat with `seat {seat} = {} on NODE`",
-                crate::diagnostics::capped_list(modules.iter().map(|m| format!("`{m}`"))),
-                modules[0]
-            )
+        match modules.first() {
+            None => Holders::Nothing,
+            Some(first) => Holders::Modules {
+                names: crate::diagnostics::capped_list(modules.iter().map(|m| format!("`{m}`"))),
+                first: first.clone(),
+            },
         }
     }
 
@@ -388,3 +335,39 @@ impl<'m> Resolver<'m> {
 /// The longest node name, in bytes: `<node>.json` and the aside files written beside it
 /// (`.<node>.json.tmp-<16 hex digits>`) stay within the 255 bytes of a file name.
 const NODE_NAME_MAX: usize = 200;
+
+/// What [`Resolver::could_hold`] finds, owned where the rule's [`CouldHold`] borrows.
+pub(super) enum Holders<'a> {
+    Instances {
+        names: String,
+        first: &'a str,
+        first_node: &'a str,
+    },
+    Modules {
+        names: String,
+        first: String,
+    },
+    Nothing,
+}
+
+impl Holders<'_> {
+    /// The rule's view of what could hold the seat.
+    pub(super) fn as_could_hold(&self) -> CouldHold<'_> {
+        match self {
+            Holders::Instances {
+                names,
+                first,
+                first_node,
+            } => CouldHold::Instances {
+                names: names.clone(),
+                first,
+                first_node,
+            },
+            Holders::Modules { names, first } => CouldHold::Modules {
+                names: names.clone(),
+                first,
+            },
+            Holders::Nothing => CouldHold::Nothing,
+        }
+    }
+}

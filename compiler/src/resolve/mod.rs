@@ -47,7 +47,8 @@ use crate::check::registry::ModuleSource;
 use crate::check::registry::Registry;
 use crate::check::scope::ModuleScope;
 use crate::check::types::Value;
-use crate::diagnostics::{Code, Diagnostic, Severity};
+use crate::diagnostics::rules::PortsRefused;
+use crate::diagnostics::{Code, Diagnostic, Reported, Rule, Severity};
 use crate::emit::{By, Manifest};
 use crate::span::{FilePath, Span};
 use crate::syntax::ast;
@@ -197,21 +198,11 @@ impl MeshOutcome {
         if changes.is_empty() {
             return Vec::new();
         }
-        vec![
-            Diagnostic::new(
-                Code::E0510,
-                &self.path,
-                self.span,
-                format!(
-                    "`--locked` forbids changing the lock of mesh `{}`: {}",
-                    self.mesh,
-                    crate::diagnostics::capped_join(&changes, "; ")
-                ),
-            )
-            .with_help(
-                "run `meshc build` without `--locked` to choose the ports and update the lock, then commit it",
-            ),
-        ]
+        let rule = PortsRefused::Locked {
+            mesh: &self.mesh,
+            changes: crate::diagnostics::capped_join(&changes, "; "),
+        };
+        vec![rule.at(&self.path, self.span)]
     }
 }
 
@@ -359,12 +350,13 @@ pub(crate) struct NodeInfo<'m> {
 /// What an assignment writes in its braces, judged.
 #[derive(Default)]
 pub(crate) struct Settings<'m> {
-    /// Operator values: requirement → literal value (`None`: written but refused).
-    pub values: FxHashMap<&'m str, Option<Value>>,
-    /// Given fields: (requirement, field) → literal value (`None`: written but refused).
-    pub givens: FxHashMap<(&'m str, &'m str), Option<Value>>,
-    /// Pins: requirement → the pinned instance (`None`: written but refused).
-    pub pins: FxHashMap<&'m str, Option<(InstanceId, Span)>>,
+    /// Operator values: requirement → literal value, or the proof it was refused where
+    /// it is written.
+    pub values: FxHashMap<&'m str, Result<Value, Reported>>,
+    /// Given fields: (requirement, field) → literal value, or the proof it was refused.
+    pub givens: FxHashMap<(&'m str, &'m str), Result<Value, Reported>>,
+    /// Pins: requirement → the pinned instance, or the proof the pin was refused.
+    pub pins: FxHashMap<&'m str, Result<(InstanceId, Span), Reported>>,
     /// Placements: requirement → where.
     pub places: FxHashMap<&'m str, Placement>,
     /// `short = "stg"`.
@@ -384,8 +376,9 @@ pub(crate) enum Placement {
     Path(String, Span),
     /// `http at 8080`.
     Port(i64, Span),
-    /// A placement already refused (E0506, E0513): the requirement stays unresolved.
-    Refused,
+    /// A placement already refused (E0107, E0506, E0513): the requirement stays
+    /// unresolved.
+    Refused(Reported),
 }
 
 /// How one requirement of an instance was answered.
@@ -858,14 +851,16 @@ impl<'m> Resolver<'m> {
         all
     }
 
-    /// Records a refusal of instance `i`.
-    pub fn refuse(&mut self, i: InstanceId, diagnostic: Diagnostic) {
-        self.pending.push(i, diagnostic);
+    /// Refuses instance `i` with `diagnostic` (a rule's, built by [`Resolver::at`] or a
+    /// lookup such as [`Resolver::find_instance`]), and returns the proof: the one way an
+    /// instance is refused outside the entries phase.
+    pub fn refuse(&mut self, i: InstanceId, diagnostic: Diagnostic) -> Reported {
+        Reported::record(&mut self.pending.0[i], diagnostic)
     }
 
-    /// A diagnostic in the mesh's file.
-    pub fn diag(&self, code: Code, span: Span, message: impl Into<String>) -> Diagnostic {
-        Diagnostic::new(code, self.path, span, message)
+    /// The diagnostic of `rule` broken at `span` of the mesh's file.
+    pub fn at(&self, span: Span, rule: impl Rule) -> Diagnostic {
+        rule.at(self.path, span)
     }
 
     /// The place an assignment is named: `assign MODULE to NODE [as INSTANCE]`.

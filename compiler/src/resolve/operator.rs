@@ -4,7 +4,8 @@
 
 use super::evaluate::{Ctx, Evaluate, Resolved};
 use super::{Answer, InstanceId, Resolver};
-use crate::diagnostics::Code;
+use crate::diagnostics::Reported;
+use crate::diagnostics::rules::{Missing, RequirementCycle};
 use crate::emit::SealedRef;
 
 impl<'m> Resolver<'m> {
@@ -24,9 +25,10 @@ impl<'m> Resolver<'m> {
             return Some((Resolved::Sealed(Box::new(SealedRef { by, key })), "vault"));
         }
         if let Some(written) = self.entries.settings[i].values.get(req) {
-            // `None`: written but refused where it was written (E0513).
+            // Refused where it was written (E0512, E0513): no value.
             return written
                 .clone()
+                .ok()
                 .map(|v| (Resolved::Plain(v, op.ty.clone()), "assignment"));
         }
         if let Some(default) = op.default {
@@ -36,43 +38,28 @@ impl<'m> Resolver<'m> {
             };
         }
         let m = self.module_of(i)?;
-        let d = self
-            .diag(
-                Code::E0501,
-                self.head(i),
-                format!(
-                    "operator value `{req}` ({}) of instance `{}` on node `{}` is missing, and the requirement has no default",
-                    op.ty,
-                    self.instances[i].name,
-                    self.node_name(i)
-                ),
-            )
-            .with_label_in(&m.path, info.ast.span, "required here")
-            .with_help(format!(
-                "give it on the assignment: `assign {} to {}{} {{ {req} = … }}`, or give the requirement a default",
-                m.name,
-                self.node_name(i),
-                match &self.instances[i].assign.instance {
-                    Some(n) => format!(" as {}", n.name),
-                    None => String::new(),
-                }
-            ));
-        self.refuse(i, d);
+        let rule = Missing::OperatorValue {
+            requirement: req,
+            ty: &op.ty,
+            instance: &self.instances[i].name,
+            node: self.node_name(i),
+            module: &m.name,
+            instance_as: self.instances[i]
+                .assign
+                .instance
+                .as_ref()
+                .map(|n| n.name.as_str()),
+            decl: (&m.path, info.ast.span),
+        };
+        let d = self.at(self.head(i), rule);
+        let _refused = self.refuse(i, d);
         None
     }
 
     /// E0313 for a value that reads itself through other requirements or answers.
-    pub(super) fn report_cycle(&mut self, i: InstanceId, what: &str) {
-        let d = self
-            .diag(
-                Code::E0313,
-                self.head(i),
-                format!(
-                    "`{what}` of {} reads itself: the requirements and answers it goes through form a cycle",
-                    self.who(i)
-                ),
-            )
-            .with_help("break the cycle: set one of the values it goes through directly");
-        self.refuse(i, d);
+    pub(super) fn report_cycle(&mut self, i: InstanceId, what: &str) -> Reported {
+        let who = self.who(i);
+        let d = self.at(self.head(i), RequirementCycle::Value { what, who: &who });
+        self.refuse(i, d)
     }
 }

@@ -14,7 +14,10 @@ use super::fx_hash::FxHashSet;
 use super::{Answer, IdVec, InstanceId, KnownInstance, Resolver, SeatState, SecretKeys};
 use crate::check::registry::ProviderKind;
 use crate::check::scope::ReqInfo;
-use crate::diagnostics::Code;
+use crate::diagnostics::Reported;
+use crate::diagnostics::rules::{
+    NoProvider, PinnedNotProvider, SeatBroken, SeatNotHeld, SeveralProviders,
+};
 use crate::emit::By;
 
 /// The contract a secret operator value is kept under: the vault's.
@@ -51,11 +54,11 @@ impl<'m> Resolver<'m> {
                         if info.operator.as_ref().is_some_and(|o| o.secret) =>
                     {
                         let answer = match self.seat_holder_for(i, req, VAULT_CONTRACT) {
-                            Some(vault) => {
+                            Ok(vault) => {
                                 waits_for[i].push(vault);
                                 Answer::SecretOperator { vault }
                             }
-                            None => Answer::Unresolved,
+                            Err(_refused) => Answer::Unresolved,
                         };
                         self.answers[i].insert(req, answer);
                     }
@@ -77,36 +80,26 @@ impl<'m> Resolver<'m> {
         let i = k.id;
         // 1. A pin.
         if let Some(pin) = self.entries.settings[i].pins.get(req).copied() {
-            let Some((p, span)) = pin else {
+            let Ok((p, span)) = pin else {
                 return Answer::Unresolved; // the pin itself was refused
             };
             return match self.module_of(p) {
                 Some(pm) if !pm.provides.contains_key(contract) => {
-                    let provided: Vec<String> =
-                        pm.provides.keys().map(|c| format!("`{c}`")).collect();
-                    let others = self.mesh_providers_help(contract, i);
-                    let d = self
-                        .diag(
-                            Code::E0505,
-                            span,
-                            format!(
-                                "`{req}` of {} is pinned to {}, whose module `{}` does not provide `{contract}`",
-                                self.who(i),
-                                self.who(p),
-                                pm.name
-                            ),
-                        )
-                        .with_label(self.head(p), "the pinned instance")
-                        .with_help(if provided.is_empty() {
-                            format!("`{}` provides nothing; {others}", pm.name)
-                        } else {
-                            format!(
-                                "`{}` provides {}; {others}",
-                                pm.name,
-                                crate::diagnostics::capped_list(&provided)
-                            )
-                        });
-                    self.refuse(i, d);
+                    let (who, pinned_who) = (self.who(i), self.who(p));
+                    let rule = PinnedNotProvider {
+                        requirement: req,
+                        who: &who,
+                        pinned_who: &pinned_who,
+                        module: &pm.name,
+                        contract,
+                        provided: crate::diagnostics::capped_list(
+                            pm.provides.keys().map(|c| format!("`{c}`")),
+                        ),
+                        others: self.mesh_providers(contract, i),
+                        pinned: self.head(p),
+                    };
+                    let d = self.at(span, rule);
+                    let _refused = self.refuse(i, d);
                     Answer::Unresolved
                 }
                 // A known provider, or an unknown module (refused on its own assignment;
@@ -120,11 +113,11 @@ impl<'m> Resolver<'m> {
         // 2. A seat.
         if self.registry.seat_delivering(contract).is_some() {
             return match self.seat_holder_for(i, req, contract) {
-                Some(h) => Answer::Module {
+                Ok(h) => Answer::Module {
                     provider: h,
                     by: By::Seat,
                 },
-                None => Answer::Unresolved,
+                Err(_refused) => Answer::Unresolved,
             };
         }
         // 3. The consumer's own node; 4. the only provider. Both read indices, so a mesh
@@ -142,7 +135,7 @@ impl<'m> Resolver<'m> {
             };
         }
         if here.len() > 1 {
-            self.several_providers(i, req, contract, &here, true);
+            let _refused = self.several_providers(i, req, contract, &here, true);
             return Answer::Unresolved;
         }
         let all: &[InstanceId] = self.providers.get(contract).map_or(&[], |v| v.as_slice());
@@ -157,25 +150,30 @@ impl<'m> Resolver<'m> {
             // An optional requirement with no provider is absent (§12.2).
             (None, _) if info.is_optional() => Answer::Absent,
             (None, _) => {
-                let help = self.no_provider_help(i, contract);
-                let d = self
-                    .diag(
-                        Code::E0502,
-                        self.head(i),
-                        format!(
-                            "no provider for `{req}` (contract `{contract}`) of {}: no instance of mesh `{}` provides `{contract}`",
-                            self.who(i),
-                            self.mesh.name.name
-                        ),
-                    )
-                    .with_label_in(&k.module.path, info.ast.span, "required here")
-                    .with_help(help);
-                self.refuse(i, d);
+                let mut modules = self.workspace_modules_providing(contract);
+                // The module named like the contract (the standard provider: `postgres`
+                // for `postgres`) first; the others in name order.
+                modules.sort_by(|a, b| (a != contract, a).cmp(&(b != contract, b)));
+                let who = self.who(i);
+                let rule = NoProvider {
+                    requirement: req,
+                    contract,
+                    who: &who,
+                    mesh: &self.mesh.name.name,
+                    decl: (&k.module.path, info.ast.span),
+                    modules: crate::diagnostics::capped_list(
+                        modules.iter().map(|m| format!("`{m}`")),
+                    ),
+                    first: modules.first().map(String::as_str),
+                    node: self.node_name(i),
+                };
+                let d = self.at(self.head(i), rule);
+                let _refused = self.refuse(i, d);
                 Answer::Unresolved
             }
             (Some(_), Some(_)) => {
                 let several: Vec<InstanceId> = all.iter().copied().filter(|&p| p != i).collect();
-                self.several_providers(i, req, contract, &several, false);
+                let _refused = self.several_providers(i, req, contract, &several, false);
                 Answer::Unresolved
             }
         }
@@ -189,139 +187,91 @@ impl<'m> Resolver<'m> {
         contract: &str,
         candidates: &[InstanceId],
         on_own_node: bool,
-    ) {
+    ) -> Reported {
         const SHOWN: usize = crate::diagnostics::LIST_SHOWN;
-        let names = crate::diagnostics::capped_list(candidates.iter().map(|&p| self.who(p)));
         let first = candidates[0];
-        let where_ = if on_own_node {
-            "on the consumer's own node".to_string()
-        } else {
-            format!(
-                "in mesh `{}`, none on the consumer's node",
-                self.mesh.name.name
-            )
+        let who = self.who(i);
+        let rule = SeveralProviders {
+            requirement: req,
+            contract,
+            who: &who,
+            on_own_node,
+            mesh: &self.mesh.name.name,
+            names: crate::diagnostics::capped_list(candidates.iter().map(|&p| self.who(p))),
+            heads: candidates
+                .iter()
+                .take(SHOWN)
+                .map(|&p| self.head(p))
+                .collect(),
+            first: &self.instances[first].name,
+            first_node: self.node_name(first),
         };
-        let mut d = self.diag(
-            Code::E0503,
-            self.head(i),
-            format!(
-                "several providers for `{req}` (contract `{contract}`) of {}, {where_}: {}",
-                self.who(i),
-                names
-            ),
-        );
-        for &p in candidates.iter().take(SHOWN) {
-            d = d.with_label(self.head(p), format!("provides `{contract}`"));
-        }
-        d = d.with_help(format!(
-            "pin one in the assignment's braces: `{req} from {} on {}`",
-            self.instances[first].name,
-            self.node_name(first)
-        ));
-        self.refuse(i, d);
+        let d = self.at(self.head(i), rule);
+        self.refuse(i, d)
     }
 
-    /// What would answer a contract nobody in the mesh provides.
-    fn no_provider_help(&self, i: InstanceId, contract: &str) -> String {
-        let mut modules = self.workspace_modules_providing(contract);
-        // The module named like the contract (the standard provider: `postgres` for
-        // `postgres`) first; the others in name order.
-        modules.sort_by(|a, b| (a != contract, a).cmp(&(b != contract, b)));
-        if modules.is_empty() {
-            format!(
-                "no module of the workspace provides `{contract}`; write one with `provides {contract} {{ … }}` and assign it"
-            )
-        } else {
-            format!(
-                "assign a module that provides it ({}), e.g. `assign {} to {}`",
-                crate::diagnostics::capped_list(modules.iter().map(|m| format!("`{m}`"))),
-                modules[0],
-                self.node_name(i)
-            )
-        }
-    }
-
-    /// Which instances of the mesh do provide `contract`, for E0505's help.
-    fn mesh_providers_help(&self, contract: &str, except: InstanceId) -> String {
-        let names: Vec<String> = self
-            .providers
-            .get(contract)
-            .map(|v| {
-                v.iter()
-                    .filter(|&&p| p != except)
-                    .map(|&p| self.who(p))
-                    .collect()
-            })
-            .unwrap_or_default();
-        if names.is_empty() {
-            format!("no instance of this mesh provides `{contract}`")
-        } else {
-            format!(
-                "`{contract}` is provided by {}",
-                crate::diagnostics::capped_list(&names)
-            )
-        }
+    /// The instances of the mesh that do provide `contract` but `except`, listed (empty
+    /// when none), for E0505's help.
+    fn mesh_providers(&self, contract: &str, except: InstanceId) -> String {
+        crate::diagnostics::capped_list(
+            self.providers
+                .get(contract)
+                .into_iter()
+                .flatten()
+                .filter(|&&p| p != except)
+                .map(|&p| self.who(p)),
+        )
     }
 
     /// The holder of the seat that delivers `contract`, for requirement `req` of `i`; or
     /// a refusal of `i` saying the seat is not held (E0504) or held wrongly (E0515, E0109).
-    fn seat_holder_for(&mut self, i: InstanceId, req: &str, contract: &str) -> Option<InstanceId> {
+    fn seat_holder_for(
+        &mut self,
+        i: InstanceId,
+        req: &str,
+        contract: &str,
+    ) -> Result<InstanceId, Reported> {
+        let who = self.who(i);
         let Some(seat) = self.registry.seat_delivering(contract) else {
-            let d = self.diag(
-                Code::E0504,
-                self.head(i),
-                format!(
-                    "`{req}` of {} is a secret operator value, kept by the vault, and no seat delivers `{contract}` in this workspace",
-                    self.who(i)
-                ),
-            );
-            self.refuse(i, d);
-            return None;
+            let rule = SeatNotHeld::NoSeat {
+                requirement: req,
+                who: &who,
+                contract,
+            };
+            let d = self.at(self.head(i), rule);
+            return Err(self.refuse(i, d));
         };
         let seat_name = seat.name.clone();
         match self.seats.get(&seat_name).cloned() {
-            Some(SeatState::Held(h)) => Some(h),
+            Some(SeatState::Held(h)) => Ok(h),
             Some(SeatState::Broken { code, span, why }) => {
-                let d = self
-                    .diag(
-                        code,
-                        self.head(i),
-                        format!(
-                            "`{req}` of {} is answered by the holder of seat `{seat_name}`, and that seat is not held as it must be: {why}",
-                            self.who(i)
-                        ),
-                    )
-                    .with_label(span, "the seat")
-                    .with_help("fix the seat line: it names an instance on its node whose module provides what the seat delivers");
-                self.refuse(i, d);
-                None
+                let rule = SeatBroken {
+                    code,
+                    requirement: req,
+                    who: &who,
+                    seat: &seat_name,
+                    why: &why,
+                    seat_line: span,
+                };
+                let d = self.at(self.head(i), rule);
+                Err(self.refuse(i, d))
             }
             None => {
-                let what = if contract == VAULT_CONTRACT
+                let secret_value = contract == VAULT_CONTRACT
                     && self
                         .requirement(i, req)
-                        .is_some_and(|r| r.operator.is_some())
-                {
-                    format!(
-                        "`{req}` of {} is a secret operator value, delivered to the holder of seat `{seat_name}`",
-                        self.who(i)
-                    )
-                } else {
-                    format!(
-                        "`{req}` (contract `{contract}`) of {} is answered by the holder of seat `{seat_name}`",
-                        self.who(i)
-                    )
+                        .is_some_and(|r| r.operator.is_some());
+                let holders = self.could_hold(contract);
+                let rule = SeatNotHeld::NotHeld {
+                    seat: &seat_name,
+                    requirement: req,
+                    who: &who,
+                    contract,
+                    secret_value,
+                    could_hold: holders.as_could_hold(),
                 };
-                let help = self.could_hold_help(&seat_name, contract);
-                let d = self
-                    .diag(
-                        Code::E0504,
-                        self.head(i),
-                        format!("seat `{seat_name}` is not held: {what}"),
-                    )
-                    .with_help(help);
-                self.refuse(i, d);
-                None
+                let d = self.at(self.head(i), rule);
+                Err(self.refuse(i, d))
             }
         }
     }

@@ -7,7 +7,7 @@ use super::fx_hash::FxHashMap;
 use super::{InstanceId, Resolver};
 use crate::check::registry::ProviderKind;
 use crate::check::types::Value;
-use crate::diagnostics::Code;
+use crate::diagnostics::rules::PublicNameTaken;
 
 /// The given field that holds a public name.
 const PUBLIC_NAME: &str = "public_name";
@@ -37,19 +37,18 @@ impl<'m> Resolver<'m> {
                 let key = name.trim_end_matches('.').to_ascii_lowercase();
                 match held.get(&key) {
                     Some(&(holder, holder_req)) => {
-                        let d = self
-                            .diag(
-                                Code::E0507,
-                                self.public_name_span(i, req),
-                                format!(
-                                    "public name `{name}` (`{req}.{PUBLIC_NAME}` of {}) is already taken by {} (`{holder_req}.{PUBLIC_NAME}`)",
-                                    self.who(i),
-                                    self.who(holder)
-                                ),
-                            )
-                            .with_label(self.public_name_span(holder, holder_req), "held here")
-                            .with_help("a public name is held by one assignment: choose another name for this one");
-                        self.refuse(i, d);
+                        let (who, holder_who) = (self.who(i), self.who(holder));
+                        let rule = PublicNameTaken {
+                            name: &name,
+                            requirement: req,
+                            field: PUBLIC_NAME,
+                            who: &who,
+                            holder_who: &holder_who,
+                            holder_requirement: holder_req,
+                            held: self.public_name_span(holder, holder_req),
+                        };
+                        let d = self.at(self.public_name_span(i, req), rule);
+                        let _refused = self.refuse(i, d);
                     }
                     None => {
                         held.insert(key, (i, req));

@@ -389,41 +389,89 @@ impl Rule for PortNotPublished<'_> {
     }
 }
 
-/// E0326: `when REQ` on a requirement declared without `?` at `declared`. `module_kind`
-/// says whether the requirement is a module's, which could be made optional.
-pub struct WhenNotOptional<'a> {
-    pub requirement: &'a str,
-    pub module_kind: bool,
-    pub declared: Span,
+/// E0326: a requirement declared without `?` (at `declared`) treated as optional.
+/// `module_kind` says whether the requirement is a module's, which could be made
+/// optional.
+pub enum NotOptional<'a> {
+    /// `when REQ` in a definition.
+    When {
+        requirement: &'a str,
+        module_kind: bool,
+        declared: Span,
+    },
+    /// `REQ absent` on an assignment; `declared` is in the module's file.
+    Declined {
+        requirement: &'a str,
+        instance: &'a str,
+        node: &'a str,
+        module_kind: bool,
+        kind: &'a str,
+        declared: (&'a FilePath, Span),
+    },
 }
 
-impl Rule for WhenNotOptional<'_> {
+impl Rule for NotOptional<'_> {
     fn code(&self) -> Code {
         Code::E0326
     }
 
     fn message(&self) -> String {
-        format!(
-            "`when {}` tests a requirement that is not optional",
-            self.requirement
-        )
+        match self {
+            NotOptional::When { requirement, .. } => {
+                format!("`when {requirement}` tests a requirement that is not optional")
+            }
+            NotOptional::Declined {
+                requirement,
+                instance,
+                node,
+                ..
+            } => format!(
+                "`{requirement}` of instance `{instance}` on node `{node}` is not optional; it cannot be declined with `absent`"
+            ),
+        }
     }
 
     fn help(&self) -> Option<String> {
-        let name = self.requirement;
-        Some(if self.module_kind {
-            format!(
+        Some(match self {
+            NotOptional::When {
+                requirement: name,
+                module_kind: true,
+                ..
+            } => format!(
                 "make it optional with `requires {name}?: …`, or write the entries without `when`: `{name}` is always there"
-            )
-        } else {
-            format!(
+            ),
+            NotOptional::When {
+                requirement: name, ..
+            } => format!(
                 "only an optional module requirement may be absent; write the entries without `when`: `{name}` is always there"
-            )
+            ),
+            NotOptional::Declined {
+                requirement: key,
+                module_kind: true,
+                ..
+            } => format!(
+                "a requirement is made optional in its definition: `requires {key}?: module …`; or remove `{key} absent`"
+            ),
+            NotOptional::Declined {
+                requirement: key,
+                kind,
+                ..
+            } => format!(
+                "only a module requirement can be optional, and `{key}` is a {kind} requirement: remove `{key} absent`"
+            ),
         })
     }
 
     fn labels(&self, file: &FilePath) -> Vec<Label> {
-        label(file, self.declared, "declared without `?` here")
+        match self {
+            NotOptional::When { declared, .. } => {
+                label(file, *declared, "declared without `?` here")
+            }
+            NotOptional::Declined {
+                declared: (file, span),
+                ..
+            } => label(file, *span, "required here, without `?`"),
+        }
     }
 }
 
@@ -747,6 +795,14 @@ pub enum ProviderField<'a> {
         field: &'a str,
         decl: (&'a FilePath, Span),
     },
+    /// An assignment setting `key`, a field of `contract` the provider answers;
+    /// `given` lists the contract's given fields (empty when none).
+    InAssignment {
+        key: &'a str,
+        contract: &'a str,
+        decl: (&'a FilePath, Span),
+        given: String,
+    },
 }
 
 impl Rule for ProviderField<'_> {
@@ -767,6 +823,9 @@ impl Rule for ProviderField<'_> {
             ProviderField::AnswersGiven { field, .. } => {
                 format!("`{field}` is given: the consumer sets it and the provider honours it")
             }
+            ProviderField::InAssignment { key, contract, .. } => format!(
+                "`{key}` is answered by the provider of `{contract}`; an assignment sets only given fields"
+            ),
         }
     }
 
@@ -776,6 +835,9 @@ impl Rule for ProviderField<'_> {
             ProviderField::AnswersGiven { field, .. } => {
                 format!("remove this answer; read what the consumer set as `given.{field}`")
             }
+            ProviderField::InAssignment {
+                contract, given, ..
+            } => super::given_fields_help(contract, given),
         })
     }
 
@@ -787,13 +849,16 @@ impl Rule for ProviderField<'_> {
             ProviderField::AnswersGiven {
                 decl: (file, span), ..
             } => label(file, *span, "declared given here"),
+            ProviderField::InAssignment {
+                decl: (file, span), ..
+            } => label(file, *span, "declared here"),
         }
     }
 
     fn masks_other(&self) -> Option<Span> {
         match self {
             ProviderField::Set { secret_value, .. } => *secret_value,
-            ProviderField::AnswersGiven { .. } => None,
+            ProviderField::AnswersGiven { .. } | ProviderField::InAssignment { .. } => None,
         }
     }
 }
@@ -945,35 +1010,55 @@ impl Rule for Widens<'_> {
     }
 }
 
-/// E0313: requirements whose narrowings read each other. `message` names the cycle (its
-/// first requirements only); `reads` are the further edges, each a place and its words.
-pub struct RequirementCycle {
-    pub message: String,
-    pub reads: Vec<(Span, String)>,
+/// E0313: what reads itself.
+pub enum RequirementCycle<'a> {
+    /// Requirements whose narrowings read each other. `message` names the cycle (its
+    /// first requirements only); `reads` are the further edges, each a place and its
+    /// words.
+    Narrowings {
+        message: String,
+        reads: Vec<(Span, String)>,
+    },
+    /// A value of an instance (`what`, of `who`) that the resolver finds reading itself
+    /// through other requirements or answers.
+    Value { what: &'a str, who: &'a str },
 }
 
-impl Rule for RequirementCycle {
+impl Rule for RequirementCycle<'_> {
     fn code(&self) -> Code {
         Code::E0313
     }
 
     fn message(&self) -> String {
-        self.message.clone()
+        match self {
+            RequirementCycle::Narrowings { message, .. } => message.clone(),
+            RequirementCycle::Value { what, who } => format!(
+                "`{what}` of {who} reads itself: the requirements and answers it goes through form a cycle"
+            ),
+        }
     }
 
     fn help(&self) -> Option<String> {
-        Some("a requirement can be answered only after what its narrowing reads: set one of these fields from an operator value or a literal instead".into())
+        Some(match self {
+            RequirementCycle::Narrowings { .. } => "a requirement can be answered only after what its narrowing reads: set one of these fields from an operator value or a literal instead".into(),
+            RequirementCycle::Value { .. } => {
+                "break the cycle: set one of the values it goes through directly".into()
+            }
+        })
     }
 
     fn labels(&self, file: &FilePath) -> Vec<Label> {
-        self.reads
-            .iter()
-            .map(|(span, message)| Label {
-                file: file.clone(),
-                span: *span,
-                message: message.clone(),
-            })
-            .collect()
+        match self {
+            RequirementCycle::Narrowings { reads, .. } => reads
+                .iter()
+                .map(|(span, message)| Label {
+                    file: file.clone(),
+                    span: *span,
+                    message: message.clone(),
+                })
+                .collect(),
+            RequirementCycle::Value { .. } => Vec::new(),
+        }
     }
 }
 
@@ -1057,13 +1142,27 @@ impl Rule for SecretLiteral<'_> {
     }
 }
 
-/// E0310: a `provides` block that leaves fields the provider owes unanswered. `listed`
-/// names them; `fields` are their names and where `file` declares them, each labelled.
-pub struct Unanswered<'a> {
-    pub contract: &'a str,
-    pub listed: String,
-    pub file: &'a FilePath,
-    pub fields: Vec<(&'a str, Span)>,
+/// E0310: fields a provider owes and does not answer.
+pub enum Unanswered<'a> {
+    /// A `provides` block that leaves fields unanswered. `listed` names them; `fields`
+    /// are their names and where `file` declares them, each labelled.
+    Fields {
+        contract: &'a str,
+        listed: String,
+        file: &'a FilePath,
+        fields: Vec<(&'a str, Span)>,
+    },
+    /// A provider (`provider`, its assignment at `provider_head`, of module `module`)
+    /// whose answer to a consumer (`who`, its requirement `requirement`) lacks `field`.
+    ToConsumer {
+        provider: &'a str,
+        contract: &'a str,
+        requirement: &'a str,
+        who: &'a str,
+        field: &'a str,
+        module: &'a str,
+        provider_head: Span,
+    },
 }
 
 impl Rule for Unanswered<'_> {
@@ -1072,28 +1171,60 @@ impl Rule for Unanswered<'_> {
     }
 
     fn message(&self) -> String {
-        format!(
-            "`provides {}` leaves {} unanswered",
-            self.contract, self.listed
-        )
+        match self {
+            Unanswered::Fields {
+                contract, listed, ..
+            } => format!("`provides {contract}` leaves {listed} unanswered"),
+            Unanswered::ToConsumer {
+                provider,
+                contract,
+                requirement,
+                who,
+                field,
+                ..
+            } => format!(
+                "{provider} answers `{contract}` for `{requirement}` of {who} without field `{field}`, which has no default"
+            ),
+        }
     }
 
     fn help(&self) -> Option<String> {
-        let first = self.fields.first().map_or("", |(name, _)| name);
-        Some(format!(
-            "answer every field the provider owes, like `{first} = …`; given fields are the consumer's, and secret fields and fields with a default may be left out"
-        ))
+        Some(match self {
+            Unanswered::Fields { fields, .. } => {
+                let first = fields.first().map_or("", |(name, _)| name);
+                format!(
+                    "answer every field the provider owes, like `{first} = …`; given fields are the consumer's, and secret fields and fields with a default may be left out"
+                )
+            }
+            Unanswered::ToConsumer {
+                contract,
+                field,
+                module,
+                ..
+            } => {
+                format!("answer it in `provides {contract} {{ {field} = … }}` of module `{module}`")
+            }
+        })
     }
 
-    fn labels(&self, _file: &FilePath) -> Vec<Label> {
-        self.fields
-            .iter()
-            .map(|(name, span)| Label {
-                file: self.file.clone(),
-                span: *span,
-                message: format!("`{name}` is declared here"),
-            })
-            .collect()
+    fn labels(&self, file: &FilePath) -> Vec<Label> {
+        match self {
+            Unanswered::Fields {
+                file: declared,
+                fields,
+                ..
+            } => fields
+                .iter()
+                .map(|(name, span)| Label {
+                    file: (*declared).clone(),
+                    span: *span,
+                    message: format!("`{name}` is declared here"),
+                })
+                .collect(),
+            Unanswered::ToConsumer { provider_head, .. } => {
+                label(file, *provider_head, "the provider")
+            }
+        }
     }
 }
 
@@ -1555,7 +1686,7 @@ mod tests {
             .message(),
             "`url` takes 1 argument, found 2"
         );
-        let cycle = RequirementCycle {
+        let cycle = RequirementCycle::Narrowings {
             message: "m".into(),
             reads: vec![(Span::new(1, 2), "a".into()), (Span::new(3, 4), "b".into())],
         }

@@ -14,11 +14,6 @@ const STILL_INLINE: &[(&str, usize, &str)] = &[
         "a test's stand-in diagnostics (a code and a place, no message)",
     ),
     (
-        "resolve/mod.rs",
-        2,
-        "`Resolver::diag`, the resolver's one builder, and `locked_refusals` (E0510)",
-    ),
-    (
         "cli/take.rs",
         2,
         "the refusals of `meshc take`, which arrive as a code, message and help already written",
