@@ -88,53 +88,81 @@ pub fn read_regular(path: &Path, limit: u64) -> Result<Vec<u8>, ReadFailure> {
         return Err(ReadFailure::TooLarge { limit });
     }
     let file = std::fs::File::open(path).map_err(failure)?;
-    read_open(file, limit)
+    let mut bytes = Vec::new();
+    read_open(file, limit, &mut bytes)?;
+    Ok(bytes)
 }
 
-/// The bytes of the regular file at `path`, at most `limit` of them, for a path a
-/// directory listing has just said is a regular file and not a link: it is opened
-/// without asking its type first, one path lookup fewer than [`read_regular`]. Should it
-/// have been replaced meanwhile, the open does not wait for a writer (a named pipe is
-/// opened non-blocking) and the open file's type is asked before anything is read, so
-/// the outcome is [`read_regular`]'s.
-pub fn read_listed(path: &Path, limit: u64) -> Result<Vec<u8>, ReadFailure> {
+/// The bytes of the regular file at `path`, at most `limit` of them, into `bytes` (its
+/// contents replaced), for a path a directory listing has just said is a regular file
+/// and not a link: it is opened without asking its type first, one path lookup fewer
+/// than [`read_regular`], and a caller reading many files passes the same buffer each
+/// time. Should the file have been replaced meanwhile, the open does not wait for a
+/// writer (a named pipe is opened non-blocking) and the open file's type is asked before
+/// anything is read, so the outcome is [`read_regular`]'s.
+pub fn read_listed(path: &Path, limit: u64, bytes: &mut Vec<u8>) -> Result<(), ReadFailure> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::OpenOptionsExt;
-        let failure = |e: std::io::Error| match e.kind() {
-            std::io::ErrorKind::NotFound => ReadFailure::NotFound,
-            _ => ReadFailure::Io(e),
-        };
         let file = OpenOptions::new()
             .read(true)
             .custom_flags(libc::O_NONBLOCK)
             .open(path)
             .map_err(failure)?;
-        read_open(file, limit)
+        read_open(file, limit, bytes)
     }
     #[cfg(not(unix))]
-    read_regular(path, limit)
+    {
+        *bytes = read_regular(path, limit)?;
+        Ok(())
+    }
 }
 
-/// Reads an open file: refused unless it is a regular file of at most `limit` bytes, and
-/// never more than `limit + 1` bytes read whatever it claims.
-fn read_open(file: File, limit: u64) -> Result<Vec<u8>, ReadFailure> {
-    let failure = |e: std::io::Error| match e.kind() {
+/// An I/O error as a failure to read.
+fn failure(e: std::io::Error) -> ReadFailure {
+    match e.kind() {
         std::io::ErrorKind::NotFound => ReadFailure::NotFound,
         _ => ReadFailure::Io(e),
-    };
+    }
+}
+
+/// Reads an open file into `bytes`: refused unless it is a regular file of at most
+/// `limit` bytes, and never more than `limit + 1` bytes read whatever it claims. The
+/// first read asks for one byte more than the size the file's type came with: a file of
+/// that size is read whole in one call, without a second call to see the end; a file
+/// that grew meanwhile is read on to its end or past the limit.
+fn read_open(mut file: File, limit: u64, bytes: &mut Vec<u8>) -> Result<(), ReadFailure> {
     let meta = file.metadata().map_err(failure)?;
     if !meta.is_file() {
         return Err(ReadFailure::NotRegular(kind(&meta)));
     }
-    let mut bytes = Vec::with_capacity(meta.len().min(limit) as usize);
-    file.take(limit + 1)
-        .read_to_end(&mut bytes)
-        .map_err(failure)?;
+    let expected = meta.len().min(limit) as usize;
+    bytes.clear();
+    bytes.resize(expected + 1, 0);
+    let mut got = 0;
+    while got < bytes.len() {
+        match file.read(&mut bytes[got..]) {
+            Ok(0) => break,
+            Ok(n) => {
+                got += n;
+                if got == expected {
+                    break;
+                }
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(failure(e)),
+        }
+    }
+    bytes.truncate(got);
+    if got > expected {
+        file.take(limit + 1 - got as u64)
+            .read_to_end(bytes)
+            .map_err(failure)?;
+    }
     if bytes.len() as u64 > limit {
         return Err(ReadFailure::TooLarge { limit });
     }
-    Ok(bytes)
+    Ok(())
 }
 
 /// 64 bits no other process can guess: std's hasher keys are random per process and
@@ -207,17 +235,23 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let plain = dir.path().join("a.mesh");
         std::fs::write(&plain, "module a {}\n").unwrap();
-        assert_eq!(read_listed(&plain, 1024).unwrap(), b"module a {}\n");
-        assert_eq!(
-            read_listed(&plain, 1024).unwrap(),
-            read_regular(&plain, 1024).unwrap()
-        );
+        let mut buf = b"what the buffer held before".to_vec();
+        read_listed(&plain, 1024, &mut buf).unwrap();
+        assert_eq!(buf, b"module a {}\n");
+        assert_eq!(buf, read_regular(&plain, 1024).unwrap());
+        // Exactly at the limit is read; a byte more is refused.
+        read_listed(&plain, 12, &mut buf).unwrap();
+        assert_eq!(buf.len(), 12);
         assert!(matches!(
-            read_listed(&plain, 4),
-            Err(ReadFailure::TooLarge { limit: 4 })
+            read_listed(&plain, 11, &mut buf),
+            Err(ReadFailure::TooLarge { limit: 11 })
         ));
+        let empty = dir.path().join("e.mesh");
+        std::fs::write(&empty, "").unwrap();
+        read_listed(&empty, 1024, &mut buf).unwrap();
+        assert!(buf.is_empty());
         assert!(matches!(
-            read_listed(&dir.path().join("gone.mesh"), 1024),
+            read_listed(&dir.path().join("gone.mesh"), 1024, &mut buf),
             Err(ReadFailure::NotFound)
         ));
         let pipe = dir.path().join("p.mesh");
@@ -226,7 +260,7 @@ mod tests {
             eprintln!("skipped the pipe: mkfifo did not run");
             return;
         }
-        let err = read_listed(&pipe, 1024).unwrap_err();
+        let err = read_listed(&pipe, 1024, &mut buf).unwrap_err();
         assert!(
             matches!(err, ReadFailure::NotRegular("a named pipe")),
             "{err:?}"

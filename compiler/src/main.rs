@@ -305,6 +305,7 @@ enum ImportCommand {
 }
 
 fn main() -> ExitCode {
+    mark("start");
     let cli = Cli::parse();
     output::set_color(cli.color);
     let code = match cli.command {
@@ -394,9 +395,29 @@ fn main() -> ExitCode {
     ExitCode::from(code)
 }
 
-/// With `MESHC_STATS` set, prints the peak resident memory and the CPU time (user and
-/// system, every thread) on stderr (for the benchmark).
+/// When each step of the command ended, in milliseconds since `main` began (printed with
+/// `MESHC_STATS`).
+static MARKS: std::sync::Mutex<Vec<(&str, std::time::Instant)>> = std::sync::Mutex::new(Vec::new());
+
+/// Notes that step `what` has ended.
+fn mark(what: &'static str) {
+    MARKS
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .push((what, std::time::Instant::now()));
+}
+
+/// With `MESHC_STATS` set, prints the peak resident memory, the CPU time (user and
+/// system, every thread) and when each step ended on stderr (for the benchmark).
 fn report_stats() {
+    let marks = MARKS.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((_, start)) = marks.first() {
+        let steps: Vec<String> = marks[1..]
+            .iter()
+            .map(|(what, at)| format!("{what}:{:.1}", (*at - *start).as_secs_f64() * 1000.0))
+            .collect();
+        eprintln!("meshc-stats: steps_ms={}", steps.join(","));
+    }
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
     if let Some(kib) = status
         .lines()
@@ -578,9 +599,14 @@ fn check(paths: Vec<PathBuf>, flags: &CheckFlags) -> u8 {
         Ok(s) => s,
         Err(code) => return code,
     };
+    mark("read");
+    meshc::db::registry(&session.db, session.ws);
+    mark("registry");
     let mut diags = session.load_diagnostics.clone();
     diags.extend(meshc::db::workspace_diagnostics(&session.db, session.ws));
+    mark("checked");
     let code = report(diags, &session, flags);
+    mark("reported");
     // The process ends here: freeing every tree one by one would only cost time.
     std::mem::forget(session);
     code

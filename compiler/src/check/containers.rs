@@ -786,7 +786,9 @@ impl<'p> HeldPaths<'p> {
     fn holds(&self, path: &str) -> bool {
         // `/data/../etc/shadow` starts with a held `/data` but leads elsewhere: a path
         // that climbs (or is not normalised) is held by nothing.
-        if path.split('/').any(|seg| seg == ".." || seg == ".") || path.contains("//") {
+        if !super::types::plainly_normal(path)
+            && (path.split('/').any(|seg| seg == ".." || seg == ".") || path.contains("//"))
+        {
             return false;
         }
         let Some(set) = &self.many else {

@@ -383,6 +383,15 @@ fn is_dot(c: char) -> bool {
 /// The domain names and IP literals in `text`, with their byte offsets.
 fn domains(text: &str, follows_interp: bool) -> Vec<(usize, &str)> {
     let mut found = Vec::new();
+    // Both a domain name and an IPv4 literal hold a dot (every dot but `.` is beyond
+    // ASCII), and an IPv6 literal a `[`: a text with none of these holds neither, and
+    // most texts (paths, words, numbers) are such.
+    if !text
+        .bytes()
+        .any(|b| b == b'.' || b == b'[' || !b.is_ascii())
+    {
+        return found;
+    }
     let mut chars = text.char_indices().peekable();
     while let Some(&(start, c)) = chars.peek() {
         if !is_token_char(c) {
@@ -390,12 +399,18 @@ fn domains(text: &str, follows_interp: bool) -> Vec<(usize, &str)> {
             continue;
         }
         let mut end = start;
+        let mut dotted = false;
         while let Some(&(i, c)) = chars.peek() {
             if !is_token_char(c) {
                 break;
             }
+            dotted |= is_dot(c);
             end = i + c.len_utf8();
             chars.next();
+        }
+        // A token without a dot is neither a domain name nor an IPv4 literal.
+        if !dotted {
+            continue;
         }
         if let Some(found_here) = domain_in_token(text, start, end, follows_interp)
             .or_else(|| ipv4_in_token(text, start, end))

@@ -9,7 +9,6 @@ use crate::diagnostics::{Diagnostic, Rule};
 use crate::span::{FilePath, Span};
 use crate::syntax::Parsed;
 use crate::syntax::ast::{self, Item};
-use indexmap::IndexMap;
 use std::sync::Arc;
 
 /// The closed set of provider kinds (LANGUAGE.md §5.1).
@@ -177,15 +176,17 @@ pub struct NodeName {
     pub node: String,
 }
 
-/// Every global name of the workspace.
+/// Every global name of the workspace. The tables hash with the Fx hasher: they are
+/// looked up on every reference checked and resolved, and the module table holds one
+/// entry per module of the workspace.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Registry {
-    pub contracts: IndexMap<String, Arc<ContractInfo>>,
-    pub modules: IndexMap<String, ItemRef>,
-    pub meshes: IndexMap<String, ItemRef>,
-    pub seats: IndexMap<String, SeatInfo>,
+    pub contracts: FxIndexMap<String, Arc<ContractInfo>>,
+    pub modules: FxIndexMap<String, ItemRef>,
+    pub meshes: FxIndexMap<String, ItemRef>,
+    pub seats: FxIndexMap<String, SeatInfo>,
     /// Node names and node private names of every mesh (what a definition must not name).
-    pub node_names: IndexMap<String, NodeName>,
+    pub node_names: FxIndexMap<String, NodeName>,
     /// File paths by index, as `ItemRef::file` counts them.
     pub files: Vec<FilePath>,
     /// Duplicates and misplaced declarations (E0101, E0110, E0204), by item and without

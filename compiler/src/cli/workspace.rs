@@ -93,7 +93,7 @@ pub fn discover(paths: &[PathBuf], exclude: &[PathBuf]) -> Discovered {
     let mut found: Vec<Found> = Vec::new();
     let mut io_errors = Vec::new();
     let mut skipped = Vec::new();
-    let mut seen_dirs = HashSet::new();
+    let mut dirs = Dirs::default();
     // Where links may lead: inside one of the directories given (a file given directly
     // is read where it is, and lets its own directory be read).
     let roots: Vec<PathBuf> = paths
@@ -115,11 +115,11 @@ pub fn discover(paths: &[PathBuf], exclude: &[PathBuf]) -> Discovered {
                 &mut found,
                 &mut io_errors,
                 &mut skipped,
-                &mut seen_dirs,
+                &mut dirs,
             ),
             Ok(_) => found.push(Found {
                 path: p.clone(),
-                canonical: None,
+                real: Real::Unknown,
                 listed_regular: false,
             }),
             Err(e) => io_errors.push(format!("cannot read `{}`: {}", p.display(), plain(&e))),
@@ -130,14 +130,33 @@ pub fn discover(paths: &[PathBuf], exclude: &[PathBuf]) -> Discovered {
     if !found.is_sorted_by(|a, b| a.path <= b.path) {
         found.sort_by(|a, b| a.path.cmp(&b.path));
     }
+    // Every file found by listing a directory (each walked once, by its real path) is
+    // named once, and with no excludes none is left out: nothing to look up.
+    if exclude.is_empty() && found.iter().all(|f| matches!(f.real, Real::InDir(_))) {
+        return Discovered {
+            files: found
+                .into_iter()
+                .map(|f| Listed {
+                    path: f.path,
+                    listed_regular: f.listed_regular,
+                })
+                .collect(),
+            io_errors,
+            skipped,
+        };
+    }
     // One file named twice (`lab.mesh` and `./lab.mesh`, or through a link) is read once.
     let mut seen_files = HashSet::with_capacity(found.len());
     let files = found
         .into_iter()
         .filter_map(|f| {
-            let canonical = match f.canonical {
-                Some(c) => c,
-                None => std::fs::canonicalize(&f.path).unwrap_or_else(|_| f.path.clone()),
+            let canonical = match f.real {
+                Real::Known(c) => c,
+                Real::InDir(dir) => match f.path.file_name() {
+                    Some(name) => dirs.real[dir].join(name),
+                    None => f.path.clone(),
+                },
+                Real::Unknown => std::fs::canonicalize(&f.path).unwrap_or_else(|_| f.path.clone()),
             };
             let keep =
                 !exclude.iter().any(|x| canonical.starts_with(x)) && seen_files.insert(canonical);
@@ -154,39 +173,68 @@ pub fn discover(paths: &[PathBuf], exclude: &[PathBuf]) -> Discovered {
     }
 }
 
-/// A file found: its path as walked, its real path when the walk knows it, and whether
+/// A file found: its path as walked, what the walk knows of its real path, and whether
 /// the listing said it is a regular file.
 struct Found {
     path: PathBuf,
-    canonical: Option<PathBuf>,
+    real: Real,
     listed_regular: bool,
+}
+
+/// What the walk knows of a file's real path.
+enum Real {
+    /// Its name in the directory of this index in [`Dirs::real`] (not a link).
+    InDir(usize),
+    /// Looked up already (a link followed).
+    Known(PathBuf),
+    /// Nothing: a file given directly.
+    Unknown,
+}
+
+/// The real path of every directory walked, each walked once.
+#[derive(Default)]
+struct Dirs {
+    seen: HashSet<PathBuf>,
+    real: Vec<PathBuf>,
 }
 
 /// Reads one file [`discover`] found.
 pub fn read(file: &Listed) -> Read {
+    thread_local! {
+        /// The bytes of the last file this thread read: one buffer for every file, so
+        /// reading touches no fresh memory but the text it keeps.
+        static BUFFER: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    BUFFER.with_borrow_mut(|buffer| {
+        let read = read_into(file, buffer);
+        // A large file's buffer is not kept for the next.
+        if buffer.capacity() > 1024 * 1024 {
+            *buffer = Vec::new();
+        }
+        read
+    })
+}
+
+fn read_into(file: &Listed, buffer: &mut Vec<u8>) -> Read {
     let path = &file.path;
     let shown: FilePath = display_path(path).into();
     // Only a regular file is read, and at most one byte past the limit: a link to
     // `/dev/zero` or a named pipe is refused, never read forever.
-    let bytes = if file.listed_regular {
-        meshc::fsio::read_listed(path, MAX_FILE_BYTES)
+    let done = if file.listed_regular {
+        meshc::fsio::read_listed(path, MAX_FILE_BYTES, buffer)
     } else {
-        meshc::fsio::read_regular(path, MAX_FILE_BYTES)
+        meshc::fsio::read_regular(path, MAX_FILE_BYTES).map(|b| *buffer = b)
     };
-    let bytes = match bytes {
-        Ok(b) => b,
-        Err(e) => return Read::Failed(e.sentence(&shown)),
-    };
+    if let Err(e) = done {
+        return Read::Failed(e.sentence(&shown));
+    }
     // A UTF-8 byte order mark is no part of the text (editors on Windows write one).
-    let bytes = match bytes.strip_prefix(b"\xEF\xBB\xBF") {
-        Some(rest) => rest.to_vec(),
-        None => bytes,
-    };
-    match String::from_utf8(bytes) {
+    let bytes = buffer.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(buffer);
+    match std::str::from_utf8(bytes) {
         Ok(text) => Read::Text(shown, Arc::from(text)),
         Err(e) => {
-            let at = e.utf8_error().valid_up_to();
-            let lossy: Arc<str> = Arc::from(String::from_utf8_lossy(e.as_bytes()).into_owned());
+            let at = e.valid_up_to();
+            let lossy: Arc<str> = Arc::from(String::from_utf8_lossy(bytes).into_owned());
             // The lossy text replaces the bad bytes; point at the replacement character.
             let start = lossy[..]
                 .char_indices()
@@ -208,12 +256,12 @@ fn walk(
     out: &mut Vec<Found>,
     errors: &mut Vec<String>,
     skipped: &mut Vec<String>,
-    seen: &mut HashSet<PathBuf>,
+    dirs: &mut Dirs,
 ) {
     let mut pending: Vec<PathBuf> = vec![start.to_path_buf()];
     while let Some(dir) = pending.pop() {
         let mut subdirs = Vec::new();
-        walk_one(&dir, roots, out, errors, skipped, seen, &mut subdirs);
+        walk_one(&dir, roots, out, errors, skipped, dirs, &mut subdirs);
         // Reversed, so the first in path order is walked first.
         pending.extend(subdirs.into_iter().rev());
     }
@@ -226,7 +274,7 @@ fn walk_one(
     out: &mut Vec<Found>,
     errors: &mut Vec<String>,
     skipped: &mut Vec<String>,
-    seen: &mut HashSet<PathBuf>,
+    dirs: &mut Dirs,
     subdirs: &mut Vec<PathBuf>,
 ) {
     // A directory reached twice (a symlink loop, or two links to one place) is read once.
@@ -237,9 +285,11 @@ fn walk_one(
             return;
         }
     };
-    if !seen.insert(canonical.clone()) {
+    if !dirs.seen.insert(canonical.clone()) {
         return;
     }
+    let dir_index = dirs.real.len();
+    dirs.real.push(canonical);
     let entries = match std::fs::read_dir(dir) {
         Ok(e) => e,
         Err(e) => {
@@ -255,7 +305,8 @@ fn walk_one(
         .flatten()
         .map(|e| (e.path(), e.file_type().ok()))
         .collect();
-    children.sort_by(|a, b| a.0.cmp(&b.0));
+    // All in one directory: in path order is in the order of their names' bytes.
+    children.sort_unstable_by(|a, b| a.0.as_os_str().cmp(b.0.as_os_str()));
     for (child, file_type) in children {
         let name = child.file_name().and_then(|n| n.to_str()).unwrap_or("");
         if name.starts_with('.') || name == "target" || name == "node_modules" {
@@ -268,10 +319,9 @@ fn walk_one(
                     subdirs.push(child);
                 } else if t.is_file() && name.ends_with(".mesh") {
                     // Not a link, in a directory whose real path is known: so is its own.
-                    let real = child.file_name().map(|n| canonical.join(n));
                     out.push(Found {
                         path: child,
-                        canonical: real,
+                        real: Real::InDir(dir_index),
                         listed_regular: true,
                     });
                 } else if name.ends_with(".mesh") {
@@ -298,7 +348,7 @@ fn walk_one(
                     Some(_) if m.is_dir() => subdirs.push(child),
                     Some(real) if m.is_file() => out.push(Found {
                         path: child,
-                        canonical: Some(real),
+                        real: Real::Known(real),
                         listed_regular: false,
                     }),
                     Some(_) => skipped.push(format!(

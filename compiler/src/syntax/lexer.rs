@@ -235,11 +235,17 @@ pub fn lex(text: &str) -> Lexed {
     let mut comments = Vec::new();
     let mut lexer = TokenKind::lexer(text);
     let mut last_end = 0usize;
-    let bytes = text.as_bytes();
+    // The first line break at or after `last_end`: looked for once per line, not once
+    // per token.
+    let line_break = |from: usize| text[from..].find('\n').map_or(text.len(), |i| from + i);
+    let mut next_break = line_break(0);
     while let Some(result) = lexer.next() {
         let range = lexer.span();
         let span = Span::new(range.start, range.end);
-        let newline_before = bytes[last_end..range.start].contains(&b'\n') || last_end == 0;
+        if next_break < last_end {
+            next_break = line_break(last_end);
+        }
+        let newline_before = next_break < range.start || last_end == 0;
         last_end = range.end;
         match result {
             Ok(TokenKind::DocComment) => comments.push(Comment { span, doc: true }),
@@ -330,6 +336,34 @@ mod tests {
         let started = std::time::Instant::now();
         assert!(!kinds(&deep).is_empty());
         assert!(started.elapsed() < std::time::Duration::from_secs(20));
+    }
+
+    /// A token follows a line break when one lies between it and whatever the lexer read
+    /// before it (a token or a comment), not inside that: a triple-quoted string's own
+    /// lines say nothing of the token after it.
+    #[test]
+    fn a_token_knows_whether_a_line_break_precedes_it() {
+        let text = "a \"\"\"\nx\n\"\"\" b\nc // n\nd\n\n  e f\n\"s\" g";
+        let flags: Vec<(String, bool)> = lex(text)
+            .tokens
+            .iter()
+            .map(|t| (text[t.span.range()].to_string(), t.newline_before))
+            .collect();
+        let expected = [
+            ("a", true),
+            ("\"\"\"\nx\n\"\"\"", false),
+            ("b", false),
+            ("c", true),
+            ("d", true),
+            ("e", true),
+            ("f", false),
+            ("\"s\"", true),
+            ("g", false),
+            ("", true),
+        ];
+        let expected: Vec<(String, bool)> =
+            expected.iter().map(|(t, n)| (t.to_string(), *n)).collect();
+        assert_eq!(flags, expected);
     }
 
     #[test]

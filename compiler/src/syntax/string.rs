@@ -128,27 +128,51 @@ fn decode_segment(
     buf: &mut String,
 ) {
     let seg = &text[start..end];
-    let mut chars = seg.char_indices().peekable();
-    while let Some((i, c)) = chars.next() {
+    let bytes = seg.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        // A run of printable ASCII other than `\` and `$` (most of a literal) is copied
+        // whole; every other character is looked at one by one.
+        let run = bytes[i..]
+            .iter()
+            .position(|&b| !plain_byte(b))
+            .map_or(bytes.len(), |k| i + k);
+        if run > i {
+            buf.push_str(&seg[i..run]);
+            i = run;
+            if i == bytes.len() {
+                break;
+            }
+        }
+        let Some(c) = seg[i..].chars().next() else {
+            break;
+        };
         match c {
-            '\\' => match chars.next() {
-                Some((_, '"')) => buf.push('"'),
-                Some((_, '\\')) => buf.push('\\'),
-                Some((_, 'n')) => buf.push('\n'),
-                Some((_, 't')) => buf.push('\t'),
-                Some((_, '$')) => buf.push('$'),
-                Some((j, other)) => {
-                    let sp = Span::new(start + i, start + j + other.len_utf8());
-                    diags.push(BadEscape::Unknown { escaped: other }.at(file, sp));
-                    buf.push(other);
+            '\\' => {
+                let after = i + 1;
+                match seg[after..].chars().next() {
+                    Some(escaped @ ('"' | '\\' | 'n' | 't' | '$')) => {
+                        buf.push(match escaped {
+                            'n' => '\n',
+                            't' => '\t',
+                            other => other,
+                        });
+                        i = after + 1;
+                    }
+                    Some(other) => {
+                        let sp = Span::new(start + i, start + after + other.len_utf8());
+                        diags.push(BadEscape::Unknown { escaped: other }.at(file, sp));
+                        buf.push(other);
+                        i = after + other.len_utf8();
+                    }
+                    None => {
+                        let sp = Span::new(start + i, start + i + 1);
+                        diags.push(BadEscape::Lone.at(file, sp));
+                        i = after;
+                    }
                 }
-                None => {
-                    let sp = Span::new(start + i, start + i + 1);
-                    diags.push(BadEscape::Lone.at(file, sp));
-                }
-            },
-            '$' if matches!(chars.peek(), Some((_, '{'))) => {
-                chars.next();
+            }
+            '$' if bytes.get(i + 1) == Some(&b'{') => {
                 let open = start + i;
                 let inner_start = open + 2;
                 match interp_end(&text.as_bytes()[..end], inner_start, true)
@@ -176,13 +200,8 @@ fn decode_segment(
                                 diags.push(SyntaxError::InterpolationNotReference.at(file, whole))
                             }
                         }
-                        // Skip the characters of the interpolation.
-                        while let Some(&(j, _)) = chars.peek() {
-                            if start + j > inner_end {
-                                break;
-                            }
-                            chars.next();
-                        }
+                        // On after the interpolation's closing brace.
+                        i = inner_end + 1 - start;
                     }
                 }
             }
@@ -196,9 +215,16 @@ fn decode_segment(
                     diags.push(rule.at(file, sp));
                 }
                 buf.push(c);
+                i += c.len_utf8();
             }
         }
     }
+}
+
+/// Whether byte `b` stands for itself in a literal and is always allowed there: printable
+/// ASCII, tab, line feed or carriage return, other than `\` and `$`.
+fn plain_byte(b: u8) -> bool {
+    matches!(b, b' '..=b'~' | b'\t' | b'\n' | b'\r') && b != b'\\' && b != b'$'
 }
 
 /// What `c` is when a literal may not hold it: a control character other than tab, line
