@@ -5,7 +5,8 @@
 use super::output::{self, Format};
 use crate::Session;
 use meshc::diagnostics::render;
-use meshc::diagnostics::{Code, Diagnostic};
+use meshc::diagnostics::rules::{DigestMismatch, ReportRefused, ReportStale, TakeFinding};
+use meshc::diagnostics::{Diagnostic, Rule};
 use meshc::emit::Manifest;
 use meshc::resolve::MeshOutcome;
 use meshc::span::{FilePath, Span};
@@ -136,8 +137,9 @@ fn instance_of<'a>(
     Err(2)
 }
 
-fn diag(code: Code, report: &FilePath, message: String, help: Option<String>) -> Diagnostic {
-    Diagnostic::new(code, report, Span::default(), message).with_help_opt(help)
+/// The diagnostic of `rule` about the host report `report` as a whole.
+fn about_report(report: &FilePath, rule: impl Rule) -> Diagnostic {
+    rule.at(report, Span::default())
 }
 
 /// Prints the result of a take: JSON (the §11 object plus `digest` and `rows`) or the
@@ -243,29 +245,21 @@ pub fn run(args: TakeArgs) -> u8 {
     let (report, value) = match take::report::read(&text) {
         Ok(x) => x,
         Err(e) => {
-            let d = diag(
-                Code::E0601,
-                &report_file,
-                format!("the host report is malformed at `{}`: {}", e.path, e.message),
-                Some("survey the node again with `meshc survey`; the report's shape is schema/host-report.schema.json".into()),
-            );
+            let rule = ReportRefused::Malformed {
+                path: &e.path,
+                why: &e.message,
+            };
+            let d = about_report(&report_file, rule);
             print(&[d], None, &session, args.format);
             return 1;
         }
     };
     if report.node != args.node {
-        let d = diag(
-            Code::E0601,
-            &report_file,
-            format!(
-                "the host report describes node `{}`, not `{}`",
-                report.node, args.node
-            ),
-            Some(format!(
-                "survey node `{}` and take with its report",
-                args.node
-            )),
-        );
+        let rule = ReportRefused::OtherNode {
+            found: &report.node,
+            wanted: &args.node,
+        };
+        let d = about_report(&report_file, rule);
         print(&[d], None, &session, args.format);
         return 1;
     }
@@ -274,17 +268,12 @@ pub fn run(args: TakeArgs) -> u8 {
         .map_or(0, |d| d.as_secs() as i64);
     let taken = take::time::parse_rfc3339(&report.taken_at).unwrap_or(0);
     if now - taken > args.max_age {
-        let d = diag(
-            Code::E0602,
-            &report_file,
-            format!(
-                "the host report was taken at {}, {} ago; --max-age is {}",
-                report.taken_at,
-                take::time::say_duration(now - taken),
-                take::time::say_duration(args.max_age)
-            ),
-            Some("survey the node again, or give a longer `--max-age`".into()),
-        );
+        let rule = ReportStale {
+            taken_at: &report.taken_at,
+            age: &take::time::say_duration(now - taken),
+            max_age: &take::time::say_duration(args.max_age),
+        };
+        let d = about_report(&report_file, rule);
         print(&[d], None, &session, args.format);
         return 1;
     }
@@ -292,7 +281,14 @@ pub fn run(args: TakeArgs) -> u8 {
     let mut diags: Vec<Diagnostic> = preview
         .findings
         .iter()
-        .map(|f| diag(f.code, &report_file, f.message.clone(), f.help.clone()))
+        .map(|f| {
+            let rule = TakeFinding {
+                code: f.code,
+                note: &f.message,
+                instance: &instance.instance,
+            };
+            about_report(&report_file, rule)
+        })
         .collect();
     let refuses = preview.refuses();
     let Some(yes) = &args.yes else {
@@ -303,15 +299,11 @@ pub fn run(args: TakeArgs) -> u8 {
     let matches = wanted == preview.digest
         || (!wanted.starts_with("sha256:") && format!("sha256:{wanted}") == preview.digest);
     if !matches {
-        diags.push(diag(
-            Code::E0607,
-            &report_file,
-            format!(
-                "`--yes {wanted}` does not match this preview's digest {}: the comparison, the report or the manifest changed; nothing was written",
-                preview.digest
-            ),
-            Some("read the preview again and confirm the digest it prints last".into()),
-        ));
+        let rule = DigestMismatch {
+            wanted,
+            digest: &preview.digest,
+        };
+        diags.push(about_report(&report_file, rule));
         print(&diags, Some(&preview), &session, args.format);
         return 1;
     }
@@ -414,7 +406,7 @@ pub fn genesis(
         Err(refusals) => {
             let diags: Vec<Diagnostic> = refusals
                 .into_iter()
-                .map(|r| Diagnostic::new(r.code, &shown, outcome.span, r.message).with_help(r.help))
+                .map(|r| r.rule().at(&shown, outcome.span))
                 .chain(left_out)
                 .collect();
             output::print(

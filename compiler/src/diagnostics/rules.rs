@@ -14,9 +14,11 @@ mod check;
 mod one_place;
 mod resolve;
 mod syntax;
+mod take;
 pub use check::*;
 pub use resolve::*;
 pub use syntax::*;
+pub use take::*;
 
 use super::{Code, Diagnostic, Label};
 use crate::span::{FilePath, Span};

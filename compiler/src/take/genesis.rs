@@ -3,19 +3,35 @@
 //! networks, data directories, images, mounts, ports and plain files — so the module
 //! later adopts what genesis raised and a take finds no difference.
 
-use crate::diagnostics::Code;
+use crate::diagnostics::rules::OutsideGenesis;
 use crate::emit::{Manifest, Requirement};
 use serde_json::{Value as Json, json};
 
-/// A refusal of the plan: a genesis instance's module requirement that no genesis
-/// instance answers (E0520).
+/// A refusal of the plan: a genesis instance's module requirement (of `contract`) that
+/// `provider` on `provider_node`, no genesis instance, answers (E0520, worded by
+/// [`Refusal::rule`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Refusal {
-    pub code: Code,
     pub instance: String,
+    pub node: String,
     pub requirement: String,
-    pub message: String,
-    pub help: String,
+    pub contract: String,
+    pub provider: String,
+    pub provider_node: String,
+}
+
+impl Refusal {
+    /// The rule this refusal breaks, with its data.
+    pub fn rule(&self) -> OutsideGenesis<'_> {
+        OutsideGenesis {
+            instance: &self.instance,
+            node: &self.node,
+            requirement: &self.requirement,
+            contract: &self.contract,
+            provider: &self.provider,
+            provider_node: &self.provider_node,
+        }
+    }
 }
 
 /// The bootstrap plan of `node`: its genesis instances, from the manifests of every node
@@ -42,17 +58,12 @@ pub fn plan(manifests: &[&Manifest], node: &str) -> Result<Json, Vec<Refusal>> {
             match r {
                 Requirement::Module(m) if !is_genesis(&m.provider.node, &m.provider.instance) => {
                     refusals.push(Refusal {
-                        code: Code::E0520,
                         instance: inst.instance.clone(),
+                        node: node.to_string(),
                         requirement: name.clone(),
-                        message: format!(
-                            "genesis instance `{}` on `{node}` requires `{name}` ({}), answered by `{}` on `{}`, which is not part of the genesis",
-                            inst.instance, m.contract, m.provider.instance, m.provider.node
-                        ),
-                        help: format!(
-                            "write `genesis` on the assignment of `{}` to `{}` too, or take `{}` out of the genesis",
-                            m.provider.instance, m.provider.node, inst.instance
-                        ),
+                        contract: m.contract.to_string(),
+                        provider: m.provider.instance.clone(),
+                        provider_node: m.provider.node.clone(),
                     });
                 }
                 Requirement::Directory(d) => directories.push(json!({

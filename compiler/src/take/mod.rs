@@ -74,12 +74,12 @@ pub struct Row {
     pub diff: Option<String>,
 }
 
-/// A diagnostic of the preview: its code, message and help (the caller places it).
+/// A diagnostic of the preview: its code and message (the caller builds it with
+/// [`crate::diagnostics::rules::TakeFinding`], which gives the help, and places it).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Finding {
     pub code: Code,
     pub message: String,
-    pub help: Option<String>,
 }
 
 /// The preview of one take: its rows, what it says or refuses, and its digest.
@@ -185,7 +185,6 @@ impl<'a> Comparison<'a> {
             self.findings.push(Finding {
                 code,
                 message: note.clone(),
-                help: help_for(code, &self.instance.instance),
             });
         }
         self.rows.push(Row {
@@ -864,19 +863,6 @@ pub fn minted(instance: &Instance) -> Vec<(String, String)> {
             _ => None,
         })
         .collect()
-}
-
-fn help_for(code: Code, instance: &str) -> Option<String> {
-    Some(match code {
-        Code::E0603 => "pin the module to the running image or a newer one, or take with `--downgrade` if the downgrade is meant".into(),
-        Code::E0604 => "pull the declared image on the node so the host can date it, then survey again".into(),
-        Code::E0605 => "declare what the installation needs, or take with `--replace PATH` to replace the file".into(),
-        Code::E0606 => format!("accept the value the service uses (it is then listed in the report's `accepted` for `{instance}`), or take with `--mint REQUIREMENT`"),
-        Code::W0601 => "write `reach = \"public\"` in the port requirement if it must stay public".into(),
-        Code::W0602 => format!("`keep_network \"NAME\"` on the assignment of `{instance}` keeps it on that network while its neighbours are taken"),
-        Code::W0603 => "remove `keep_network` once the network's other members are taken over".into(),
-        _ => return None,
-    })
 }
 
 fn members_phrase(others: &[&str]) -> String {
