@@ -253,6 +253,35 @@ fn symlink_loop_is_read_once() {
     );
 }
 
+/// A file reached twice — named directly beside the directory that holds it, through
+/// `./`, and through a link in another directory — is read once; a file of the same name
+/// in another directory is a file of its own.
+#[cfg(unix)]
+#[test]
+fn a_file_reached_twice_is_read_once() {
+    let dir = tempfile::tempdir().unwrap();
+    for sub in ["a", "b", "c"] {
+        std::fs::create_dir(dir.path().join(sub)).unwrap();
+    }
+    std::fs::write(dir.path().join("a/web.mesh"), CLEAN).unwrap();
+    std::os::unix::fs::symlink("../a/web.mesh", dir.path().join("b/link.mesh")).unwrap();
+    std::fs::write(
+        dir.path().join("c/web.mesh"),
+        CLEAN.replace("module web", "module other"),
+    )
+    .unwrap();
+    let out = meshc(dir.path(), &["check", "a", "./a/web.mesh", "b", "c"]);
+    no_panic(&out);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("2 files checked, no problems"), "{stderr}");
+    // Read twice, the module would be declared twice (E0101).
+    let out = meshc(dir.path(), &["check", "a/web.mesh", "b/link.mesh"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("1 file checked, no problems"), "{stderr}");
+}
+
 #[test]
 fn deny_warnings_turns_a_warning_into_failure() {
     let dir = tempfile::tempdir().unwrap();

@@ -130,31 +130,39 @@ pub fn discover(paths: &[PathBuf], exclude: &[PathBuf]) -> Discovered {
     if !found.is_sorted_by(|a, b| a.path <= b.path) {
         found.sort_by(|a, b| a.path.cmp(&b.path));
     }
-    // Every file found by listing a directory (each walked once, by its real path) is
-    // named once, and with no excludes none is left out: nothing to look up.
-    if exclude.is_empty() && found.iter().all(|f| matches!(f.real, Real::InDir(_))) {
-        return Discovered {
-            files: found
-                .into_iter()
-                .map(|f| Listed {
-                    path: f.path,
-                    listed_regular: f.listed_regular,
-                })
-                .collect(),
-            io_errors,
-            skipped,
-        };
-    }
+    // Files found by listing a directory (each walked once, by its real path) never
+    // name one file twice; one of them can only be another file (given directly, or
+    // reached through a link) when both have the same name. With no excludes, only those
+    // are looked up.
+    let other_names: Option<HashSet<std::ffi::OsString>> = exclude.is_empty().then(|| {
+        found
+            .iter()
+            .filter(|f| !matches!(f.real, Real::InDir(_)))
+            .filter_map(|f| match &f.real {
+                Real::Known(c) => c.file_name().map(|n| n.to_os_string()),
+                _ => std::fs::canonicalize(&f.path)
+                    .ok()
+                    .and_then(|c| c.file_name().map(|n| n.to_os_string()))
+                    .or_else(|| f.path.file_name().map(|n| n.to_os_string())),
+            })
+            .collect()
+    });
     // One file named twice (`lab.mesh` and `./lab.mesh`, or through a link) is read once.
-    let mut seen_files = HashSet::with_capacity(found.len());
+    let mut seen_files = HashSet::new();
     let files = found
         .into_iter()
         .filter_map(|f| {
             let canonical = match f.real {
                 Real::Known(c) => c,
-                Real::InDir(dir) => match f.path.file_name() {
-                    Some(name) => dirs.real[dir].join(name),
-                    None => f.path.clone(),
+                Real::InDir(dir) => match (f.path.file_name(), &other_names) {
+                    (Some(name), Some(others)) if !others.contains(name) => {
+                        return Some(Listed {
+                            path: f.path,
+                            listed_regular: f.listed_regular,
+                        });
+                    }
+                    (Some(name), _) => dirs.real[dir].join(name),
+                    (None, _) => f.path.clone(),
                 },
                 Real::Unknown => std::fs::canonicalize(&f.path).unwrap_or_else(|_| f.path.clone()),
             };

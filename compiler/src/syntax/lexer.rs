@@ -235,17 +235,11 @@ pub fn lex(text: &str) -> Lexed {
     let mut comments = Vec::new();
     let mut lexer = TokenKind::lexer(text);
     let mut last_end = 0usize;
-    // The first line break at or after `last_end`: looked for once per line, not once
-    // per token.
-    let line_break = |from: usize| text[from..].find('\n').map_or(text.len(), |i| from + i);
-    let mut next_break = line_break(0);
+    let bytes = text.as_bytes();
     while let Some(result) = lexer.next() {
         let range = lexer.span();
         let span = Span::new(range.start, range.end);
-        if next_break < last_end {
-            next_break = line_break(last_end);
-        }
-        let newline_before = next_break < range.start || last_end == 0;
+        let newline_before = bytes[last_end..range.start].contains(&b'\n') || last_end == 0;
         last_end = range.end;
         match result {
             Ok(TokenKind::DocComment) => comments.push(Comment { span, doc: true }),
