@@ -118,8 +118,11 @@ fn same_both_ways(label: &str, files: &[(String, String)]) -> usize {
 struct Collected(std::sync::Mutex<Vec<(String, Vec<u8>)>>);
 
 impl meshc::resolve::FileSink for Collected {
-    fn put(&self, name: &str, bytes: Vec<u8>) {
-        self.0.lock().unwrap().push((name.to_string(), bytes));
+    fn put(&self, name: &str, bytes: &[u8]) {
+        self.0
+            .lock()
+            .unwrap()
+            .push((name.to_string(), bytes.to_vec()));
     }
 }
 

@@ -200,8 +200,8 @@ impl Staging {
 
 /// A build's files are staged as resolution makes them.
 impl meshc::resolve::FileSink for Staging {
-    fn put(&self, name: &str, bytes: Vec<u8>) {
-        self.stage(name, &bytes);
+    fn put(&self, name: &str, bytes: &[u8]) {
+        self.stage(name, bytes);
     }
 }
 

@@ -24,8 +24,21 @@ pub fn canonical_json(value: &Value) -> String {
 /// The digest of `manifest`: SHA-256 over the canonical JSON of the manifest without its
 /// `digest` field, written `sha256:<hex>`. The `digest` the manifest holds is ignored.
 pub fn digest_of(manifest: &Manifest) -> String {
-    let bytes = to_canonical_bytes(&WithoutDigest(manifest)).expect("a manifest always serialises");
-    let hash = Sha256::digest(&bytes);
+    // The canonical bytes are only hashed: each thread keeps its two buffers from one
+    // manifest to the next instead of growing fresh ones (a large mesh's node writes
+    // megabytes).
+    thread_local! {
+        static BUFFERS: std::cell::RefCell<(Vec<u8>, Vec<u8>)> = const {
+            std::cell::RefCell::new((Vec::new(), Vec::new()))
+        };
+    }
+    let hash = BUFFERS.with_borrow_mut(|(out, scratch)| {
+        out.clear();
+        WithoutDigest(manifest)
+            .serialize(Canonical { out, scratch })
+            .expect("a manifest always serialises");
+        Sha256::digest(&out)
+    });
     let mut hex = String::with_capacity(7 + 64);
     hex.push_str("sha256:");
     for byte in hash.iter() {

@@ -20,6 +20,14 @@ pub use manifest::*;
 /// filled in and a trailing newline. A manifest from resolution holds its digest
 /// already; one whose `digest` is empty has it computed here.
 pub fn manifest_bytes(manifest: &Manifest) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    write_manifest_bytes(manifest, &mut bytes);
+    bytes
+}
+
+/// Appends the bytes [`manifest_bytes`] gives to `out`: a build serialises every node's
+/// manifest into one buffer per thread, grown once.
+pub fn write_manifest_bytes(manifest: &Manifest, out: &mut Vec<u8>) {
     let digest = if manifest.digest.is_empty() {
         digest_of(manifest)
     } else {
@@ -30,10 +38,9 @@ pub fn manifest_bytes(manifest: &Manifest) -> Vec<u8> {
         );
         manifest.digest.clone()
     };
-    let mut bytes = serde_json::to_vec_pretty(&WithDigest(manifest, &digest))
+    serde_json::to_writer_pretty(&mut *out, &WithDigest(manifest, &digest))
         .expect("a manifest always serialises");
-    bytes.push(b'\n');
-    bytes
+    out.push(b'\n');
 }
 
 /// A manifest serialised with `digest` in place of the one it holds, field for field as

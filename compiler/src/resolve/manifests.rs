@@ -629,28 +629,35 @@ impl<'m> Resolver<'m> {
         // results come back in node order.
         let per_node: Vec<(NodeKept, Vec<(String, WrittenBy)>)> =
             crate::parallel::map_each(&nodes, |&n| {
-                let NodeBuilt {
-                    mut manifest,
-                    written,
-                } = Builder::new(world, values).node(n, &shared);
+                let NodeBuilt { manifest, written } = Builder::new(world, values).node(n, &shared);
                 let kept = match output {
                     Output::Files { compose } => {
-                        let json = emit::manifest_bytes(&manifest);
                         let compose = compose
                             .then(|| emit::compose::compose_yaml(&manifest, facts).into_bytes());
                         match sink {
                             Some(sink) => {
-                                let name = std::mem::take(&mut manifest.node);
-                                drop(manifest);
                                 // Written while the other threads build: only the bytes of
-                                // the nodes in hand are ever held.
-                                sink.put(&format!("{name}.json"), json);
+                                // the nodes in hand are ever held, in one buffer per thread.
+                                thread_local! {
+                                    static JSON: std::cell::RefCell<Vec<u8>> =
+                                        const { std::cell::RefCell::new(Vec::new()) };
+                                }
+                                let name = manifest.node.clone();
+                                JSON.with_borrow_mut(|json| {
+                                    json.clear();
+                                    emit::write_manifest_bytes(&manifest, json);
+                                    drop(manifest);
+                                    sink.put(&format!("{name}.json"), json);
+                                });
                                 if let Some(compose) = compose {
-                                    sink.put(&format!("{name}/compose.yaml"), compose);
+                                    sink.put(&format!("{name}/compose.yaml"), &compose);
                                 }
                                 NodeKept::Sent
                             }
-                            None => NodeKept::Files { json, compose },
+                            None => NodeKept::Files {
+                                json: emit::manifest_bytes(&manifest),
+                                compose,
+                            },
                         }
                     }
                     Output::Manifests | Output::Nothing => NodeKept::Manifest(manifest),

@@ -84,8 +84,8 @@ pub struct ResolveInput<'a> {
 /// thread that made them, in any order, each name once (`NODE.json`, and
 /// `NODE/compose.yaml` for Compose). The caller writes them; resolution does no I/O.
 pub trait FileSink: Sync {
-    /// Takes the bytes of file `name`.
-    fn put(&self, name: &str, bytes: Vec<u8>);
+    /// Takes the bytes of file `name` (a buffer the thread reuses for the next file).
+    fn put(&self, name: &str, bytes: &[u8]);
 }
 
 /// What resolving one mesh gives: every diagnostic, the manifests of its nodes, the new
