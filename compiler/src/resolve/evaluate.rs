@@ -119,6 +119,15 @@ pub(crate) enum Key {
 /// smallest stack a thread is given (the language server's workers have 2 MiB).
 const STACK_DEPTH: usize = 32;
 
+/// A requirement and a field of its contract, each with its declaration: what a
+/// [`Key::Given`] or [`Key::Answer`] names.
+type FieldAt<'m> = (
+    &'m str,
+    &'m ReqInfo<'m>,
+    &'m str,
+    &'m crate::check::registry::FieldInfo,
+);
+
 /// What an expression evaluates to.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Resolved {
@@ -714,18 +723,13 @@ impl<'m> Resolver<'m> {
 
     /// The provider's `provides` answer to field `field` of `consumer`'s module
     /// requirement `req`, evaluated for this consumer, else the contract's default.
-    fn compute_answer(
-        &mut self,
-        consumer: InstanceId,
-        req: &'m str,
-        field: &str,
-    ) -> Option<Resolved> {
+    fn compute_answer(&mut self, consumer: InstanceId, at: FieldAt<'m>) -> Option<Resolved> {
+        let (req, info, field, fi) = at;
         let Some(Answer::Module { provider, .. }) = self.answers[consumer].get(req) else {
             return None;
         };
         let provider = *provider;
-        let contract: &'m ContractInfo = self.requirement(consumer, req)?.contract.as_deref()?;
-        let fi = contract.fields.get(field)?;
+        let contract: &'m ContractInfo = info.contract.as_deref()?;
         let provides = self
             .module_of(provider)
             .and_then(|pm| pm.provides.get(contract.name.as_str()).copied());
@@ -782,7 +786,7 @@ impl<'m> Resolver<'m> {
                 }
             }
             Key::Given(i, r, f) | Key::Answer(i, r, f) => {
-                if let Some((req, field)) = self.field_at(i, r, f) {
+                if let Some((req, _, field, _)) = self.field_at(i, r, f) {
                     let _refused = self.report_cycle(i, &format!("{req}.{field}"));
                 }
             }
@@ -799,12 +803,13 @@ impl<'m> Resolver<'m> {
         Some((req, info))
     }
 
-    /// The names of requirement `r` and field `f` of its contract (a [`Key`]'s).
-    fn field_at(&self, i: InstanceId, r: u32, f: u32) -> Option<(&'m str, &'m str)> {
+    /// Requirement `r` and field `f` of its contract (a [`Key`]'s), each with its
+    /// declaration.
+    fn field_at(&self, i: InstanceId, r: u32, f: u32) -> Option<FieldAt<'m>> {
         let (req, info) = self.requirement_at(i, r)?;
         let contract: &'m ContractInfo = info.contract.as_deref()?;
-        let (field, _) = contract.fields.get_index(f as usize)?;
-        Some((req, field.as_str()))
+        let (field, fi) = contract.fields.get_index(f as usize)?;
+        Some((req, info, field.as_str(), fi))
     }
 
     /// Sizes the memo tables once for what [`Resolver::evaluate_requirements`] computes
@@ -868,8 +873,18 @@ impl<'m> Resolver<'m> {
 
     /// The outermost demand: computes `root`, and first whatever it had to defer.
     fn drive(&mut self, root: Key) {
+        // Most values need nothing deferred: computed at once, with no stack on the heap.
+        // While `root` is computed its memo entry says it is under way, so it need not
+        // wait; once something under it is deferred, it waits as below.
+        if self.compute_key(root) {
+            return;
+        }
         let mut stack = vec![root];
         self.eval.waiting.insert(root);
+        if let Some(deeper) = self.eval.deferred.take() {
+            self.eval.waiting.insert(deeper);
+            stack.push(deeper);
+        }
         while let Some(&top) = stack.last() {
             if self.memo_done(top) == Some(true) || self.compute_key(top) {
                 stack.pop();
@@ -889,7 +904,7 @@ impl<'m> Resolver<'m> {
             Key::Operator(i, r) => {
                 self.eval.values.operator.insert((i, r), Memo::InProgress);
                 let v = match self.requirement_at(i, r) {
-                    Some((req, _)) => self.compute_operator_value(i, req),
+                    Some((req, info)) => self.compute_operator_value(i, req, info),
                     None => None,
                 };
                 let done = self.eval.deferred.is_none();
@@ -902,7 +917,7 @@ impl<'m> Resolver<'m> {
             Key::Given(i, r, f) => {
                 self.eval.values.given.insert((i, r, f), Memo::InProgress);
                 let v = match self.field_at(i, r, f) {
-                    Some((req, field)) => self.compute_given(i, req, field),
+                    Some(at) => self.compute_given(i, at),
                     None => None,
                 };
                 let done = self.eval.deferred.is_none();
@@ -915,7 +930,7 @@ impl<'m> Resolver<'m> {
             Key::Answer(c, r, f) => {
                 self.eval.values.answer.insert((c, r, f), Memo::InProgress);
                 let v = match self.field_at(c, r, f) {
-                    Some((req, field)) => self.compute_answer(c, req, field),
+                    Some(at) => self.compute_answer(c, at),
                     None => None,
                 };
                 let done = self.eval.deferred.is_none();
@@ -930,12 +945,16 @@ impl<'m> Resolver<'m> {
         done
     }
 
-    fn compute_given(&mut self, i: InstanceId, req: &'m str, field: &str) -> Option<Resolved> {
+    fn compute_given(&mut self, i: InstanceId, at: FieldAt<'m>) -> Option<Resolved> {
+        let (req, info, field, fi) = at;
         let m = self.module_of(i)?;
-        let info = self.requirement(i, req)?;
         let contract = info.contract.as_deref()?;
-        let fi = contract.fields.get(field)?;
-        if let Some(written) = self.entries.settings[i].givens.get(&(req, field)) {
+        // Most assignments write no given field: no key hashed for them.
+        let givens = &self.entries.settings[i].givens;
+        if let Some(written) = (!givens.is_empty())
+            .then(|| givens.get(&(req, field)))
+            .flatten()
+        {
             // Refused where it was written (E0513): no value.
             return written
                 .clone()
@@ -988,18 +1007,22 @@ impl<'m> Resolver<'m> {
         self.reserve_memos();
         // Every instance's own values first, so a provider's refusals are known before
         // its answers are checked for its consumers.
+        // By place, not by name: what `operator_value` and `given_value` ask for each.
         for i in self.instances.ids() {
             let Some(m) = self.module_of(i) else { continue };
-            for (&req, info) in &m.scope.requirements {
+            for (r, info) in m.scope.requirements.values().enumerate() {
                 if info.operator.is_some() {
-                    self.operator_value(i, req);
+                    self.operator_memo(i, r as u32);
                     continue;
                 }
                 let Some(contract) = info.contract.as_deref() else {
                     continue;
                 };
-                for fi in contract.fields.values().filter(|f| f.given) {
-                    self.given_value(i, req, &fi.name);
+                for (f, fi) in contract.fields.values().enumerate() {
+                    // A secret given field has no plain value (see `given_value`).
+                    if fi.given && !fi.secret {
+                        self.given_memo(i, r as u32, f as u32);
+                    }
                 }
             }
         }

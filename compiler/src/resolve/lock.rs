@@ -12,6 +12,7 @@
 //! Keys are `<node>/<instance>/<requirement>`, sorted; only ports the build chose are
 //! kept (a placed port is the assignment's, not the lock's).
 
+use crate::diagnostics::rules::LockChange;
 use std::collections::BTreeMap;
 
 /// The ports a previous build chose, and what each instance's last build wrote. Sorted,
@@ -98,21 +99,23 @@ impl Lock {
     }
 
     /// What differs between `self` (the lock read) and `next` (the lock a build would
-    /// write), one sentence per key, in key order. Empty when they agree.
-    pub fn changes(&self, next: &Lock) -> Vec<String> {
+    /// write), one change per key, in key order (E0510 says each). Empty when they agree.
+    pub fn changes<'a>(&'a self, next: &'a Lock) -> Vec<LockChange<'a>> {
         let mut out = Vec::new();
-        for (k, p) in &next.ports {
-            match self.ports.get(k) {
-                None => out.push(format!("`{k}` would be given host port {p}")),
-                Some(old) if old != p => {
-                    out.push(format!("`{k}` would move from host port {old} to {p}"))
-                }
+        for (key, &port) in &next.ports {
+            match self.ports.get(key) {
+                None => out.push(LockChange::Given { key, port }),
+                Some(&from) if from != port => out.push(LockChange::Moved {
+                    key,
+                    from,
+                    to: port,
+                }),
                 Some(_) => {}
             }
         }
-        for k in self.ports.keys() {
-            if !next.ports.contains_key(k) {
-                out.push(format!("`{k}` would be dropped (no such port requirement)"));
+        for key in self.ports.keys() {
+            if !next.ports.contains_key(key) {
+                out.push(LockChange::Dropped { key });
             }
         }
         out
@@ -208,8 +211,14 @@ mod tests {
         let mut b = Lock::new();
         b.ports.insert("n/i/same".into(), 2);
         b.ports.insert("n/i/new".into(), 3);
-        let changes = a.changes(&b);
-        assert_eq!(changes.len(), 2);
+        let changes: Vec<String> = a.changes(&b).iter().map(ToString::to_string).collect();
+        assert_eq!(
+            changes,
+            [
+                "`n/i/new` would be given host port 3",
+                "`n/i/old` would be dropped (no such port requirement)"
+            ]
+        );
         assert!(a.changes(&a).is_empty());
     }
 }

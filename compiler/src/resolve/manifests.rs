@@ -547,27 +547,32 @@ impl<'m> Resolver<'m> {
     fn provider_choices(&self, built: &[InstanceId]) -> Vec<ProviderChoice> {
         let mut order: Vec<InstanceId> = built.to_vec();
         order.sort_by_key(|&i| self.instances[i].node);
-        let mut out = Vec::new();
-        for i in order {
-            let Some(m) = self.module_of(i) else { continue };
-            for &req in m.scope.requirements.keys() {
-                let provider = match self.answers[i].get(req) {
-                    Some(Answer::Module { provider, by }) => {
-                        Some((self.instance_ref(*provider), *by))
-                    }
-                    Some(Answer::Absent) => None,
-                    _ => continue,
-                };
-                out.push(ProviderChoice {
-                    node: self.node_name(i).to_string(),
-                    instance: self.instances[i].name.clone(),
-                    module: self.instances[i].module_name.clone(),
-                    requirement: req.to_string(),
-                    provider,
-                });
+        let w = self.world();
+        // Every choice is text of its own (the editor keeps them): made on every core, in
+        // the order above whatever the number of threads.
+        crate::parallel::map_chunks(&order, 512, |part| {
+            let mut out = Vec::new();
+            for &i in part {
+                let Some(m) = w.module_of(i) else { continue };
+                for &req in m.scope.requirements.keys() {
+                    let provider = match w.answers[i].get(req) {
+                        Some(Answer::Module { provider, by }) => {
+                            Some((w.instance_ref(*provider), *by))
+                        }
+                        Some(Answer::Absent) => None,
+                        _ => continue,
+                    };
+                    out.push(ProviderChoice {
+                        node: w.node_name(i).to_string(),
+                        instance: w.instances[i].name.clone(),
+                        module: w.instances[i].module_name.clone(),
+                        requirement: req.to_string(),
+                        provider,
+                    });
+                }
             }
-        }
-        out
+            out
+        })
     }
 
     /// One manifest per node, in node order, built on every core: its built instances,

@@ -252,13 +252,24 @@ fn resolve_as(input: &ResolveInput<'_>, output: Output) -> MeshOutcome {
             sources.insert(name.to_string(), src);
         }
     }
-    let modules: IndexMap<String, LoadedModule<'_>> = sources
+    // Each module's scope is read on its own (10,000 modules in a large mesh): on every
+    // core, in the order of first assignment whatever the number of threads.
+    let found: Vec<(&String, &ModuleSource, &ast::Module)> = sources
         .iter()
         .filter_map(|(name, src)| Some((name, src, module_of(src)?)))
+        .collect();
+    let registry = input.registry;
+    let loaded: Vec<LoadedModule<'_>> = crate::parallel::map_chunks(&found, 256, |part| {
+        part.iter()
+            .map(|&(name, src, ast)| LoadedModule::new(name, src, ast, registry))
+            .collect()
+    });
+    let modules: IndexMap<String, LoadedModule<'_>> = loaded
+        .into_iter()
         .enumerate()
-        .map(|(index, (name, src, ast))| {
-            let loaded = LoadedModule::new(index, name, src, ast, input);
-            (name.clone(), loaded)
+        .map(|(index, mut m)| {
+            m.index = index;
+            (m.name.clone(), m)
         })
         .collect();
     Resolver::new(input, &modules, output).run()
@@ -304,13 +315,13 @@ pub(crate) struct LoadedModule<'m> {
 }
 
 impl<'m> LoadedModule<'m> {
-    /// Module `ast`, the definition `src` names, loaded as the mesh's `index`th.
+    /// Module `ast`, the definition `src` names (its place among the mesh's modules is
+    /// set once every module is loaded).
     fn new(
-        index: usize,
         name: &str,
         src: &'m ModuleSource,
         ast: &'m ast::Module,
-        input: &ResolveInput<'m>,
+        registry: &'m Registry,
     ) -> LoadedModule<'m> {
         let mut provides = IndexMap::new();
         for p in ast.provides() {
@@ -320,9 +331,9 @@ impl<'m> LoadedModule<'m> {
             name: name.to_string(),
             path: src.path.clone(),
             ast,
-            scope: ModuleScope::new(ast, input.registry),
+            scope: ModuleScope::new(ast, registry),
             provides,
-            index,
+            index: 0,
             slug: identity::module_slug(ast),
         }
     }

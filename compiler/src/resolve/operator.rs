@@ -13,8 +13,8 @@ impl<'m> Resolver<'m> {
         &mut self,
         i: InstanceId,
         req: &'m str,
+        info: &'m crate::check::scope::ReqInfo<'m>,
     ) -> Option<(Resolved, &'static str)> {
-        let info = self.requirement(i, req)?;
         let op = info.operator.as_ref()?;
         if op.secret {
             let Some(Answer::SecretOperator { vault }) = self.answers[i].get(req) else {
@@ -24,7 +24,8 @@ impl<'m> Resolver<'m> {
             let key = self.world().secret_key(i, req, "");
             return Some((Resolved::Sealed(Box::new(SealedRef { by, key })), "vault"));
         }
-        if let Some(written) = self.entries.settings[i].values.get(req) {
+        let written = &self.entries.settings[i].values;
+        if let Some(written) = (!written.is_empty()).then(|| written.get(req)).flatten() {
             // Refused where it was written (E0512, E0513): no value.
             return written
                 .clone()

@@ -1041,6 +1041,32 @@ impl Rule for PortsRefused<'_> {
     }
 }
 
+/// One change of a lock's ports that `meshc build --locked` refuses (E0510), `key`
+/// being `node/instance/requirement`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LockChange<'a> {
+    /// A port the lock does not hold yet.
+    Given { key: &'a str, port: u16 },
+    /// A port the lock holds at another number.
+    Moved { key: &'a str, from: u16, to: u16 },
+    /// A port of the lock no requirement has any more.
+    Dropped { key: &'a str },
+}
+
+impl Display for LockChange<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LockChange::Given { key, port } => write!(f, "`{key}` would be given host port {port}"),
+            LockChange::Moved { key, from, to } => {
+                write!(f, "`{key}` would move from host port {from} to {to}")
+            }
+            LockChange::Dropped { key } => {
+                write!(f, "`{key}` would be dropped (no such port requirement)")
+            }
+        }
+    }
+}
+
 /// E0509: instances whose logins are alike. `others` names the other members shown
 /// (`a`, `a and b`, …); `heads` are their assignments, each labelled.
 pub struct LoginsAlike<'a> {
