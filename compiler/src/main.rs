@@ -496,8 +496,26 @@ impl meshc::diagnostics::render::SourceMap for Sources {
         self.by_path().get(path).map(|t| &**t)
     }
 
-    fn secrets(&self) -> HashMap<FilePath, Vec<meshc::span::Span>> {
-        self.by_path().secrets()
+    /// The database's secret places of each file shown (its registry is built already);
+    /// a file that could not be parsed is read alone, so a value whose declaration it
+    /// cannot see is masked.
+    fn secrets(&self, shown: &[FilePath]) -> HashMap<FilePath, Vec<meshc::span::Span>> {
+        let mut out = HashMap::with_capacity(shown.len());
+        for f in self.ws.files(&self.db) {
+            let path = f.path(&self.db);
+            if shown.contains(path) {
+                let spans = meshc::db::secret_spans(&self.db, self.ws, *f);
+                out.insert(path.clone(), spans.to_vec());
+            }
+        }
+        for (path, text) in &self.unreadable {
+            if shown.contains(path) {
+                out.extend(meshc::check::secrets::secret_spans_of_texts([(
+                    path, &**text,
+                )]));
+            }
+        }
+        out
     }
 }
 

@@ -415,7 +415,12 @@ impl crate::diagnostics::render::SourceMap
         self.get(path).map(|t| &**t)
     }
 
-    fn secrets(&self) -> std::collections::HashMap<FilePath, Vec<crate::span::Span>> {
-        secret_spans_of_texts(self.iter().map(|(p, t)| (p, &**t)))
+    fn secrets(
+        &self,
+        shown: &[FilePath],
+    ) -> std::collections::HashMap<FilePath, Vec<crate::span::Span>> {
+        let mut spans = secret_spans_of_texts(self.iter().map(|(p, t)| (p, &**t)));
+        spans.retain(|p, _| shown.contains(p));
+        spans
     }
 }

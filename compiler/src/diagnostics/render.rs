@@ -12,9 +12,10 @@ pub trait SourceMap {
     /// The text of `path`, if known.
     fn text(&self, path: &FilePath) -> Option<&str>;
 
-    /// The places of every known file that may hold a secret (`check::secrets`): source
-    /// excerpts show them masked.
-    fn secrets(&self) -> HashMap<FilePath, Vec<Span>>;
+    /// The places of each file of `shown` that may hold a secret (`check::secrets`),
+    /// read with every known file (what a value is for may be declared in another):
+    /// source excerpts show them masked.
+    fn secrets(&self, shown: &[FilePath]) -> HashMap<FilePath, Vec<Span>>;
 }
 
 /// Line indexes built on demand, one per file.
@@ -172,7 +173,7 @@ pub fn to_human(diags: &[Diagnostic], sources: &dyn SourceMap, color: bool) -> S
     let secrets = if files.is_empty() {
         HashMap::new()
     } else {
-        sources.secrets()
+        sources.secrets(&files)
     };
     let shown: HashMap<FilePath, Masked> = files
         .iter()
@@ -492,7 +493,7 @@ mod tests {
             fn text(&self, f: &FilePath) -> Option<&str> {
                 (&**f == "c.mesh").then_some(self.0.as_str())
             }
-            fn secrets(&self) -> HashMap<FilePath, Vec<Span>> {
+            fn secrets(&self, _: &[FilePath]) -> HashMap<FilePath, Vec<Span>> {
                 HashMap::new()
             }
         }

@@ -24,23 +24,33 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-#[test]
-fn no_diagnostic_is_built_outside_the_rules_but_the_listed_ones() {
+/// Every source file of the compiler outside `diagnostics/`: its path under `src/`
+/// (with `/`) and its text.
+fn sources_outside_diagnostics() -> Vec<(String, String)> {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let mut files = Vec::new();
     rust_files(&src, &mut files);
     assert!(files.len() > 20, "the sources were not found under {src:?}");
+    files
+        .into_iter()
+        .filter_map(|path| {
+            let rel = path
+                .strip_prefix(&src)
+                .expect("under src")
+                .to_string_lossy()
+                .replace('\\', "/");
+            (!rel.starts_with("diagnostics/")).then(|| {
+                let text = std::fs::read_to_string(&path).expect("source readable");
+                (rel, text)
+            })
+        })
+        .collect()
+}
+
+#[test]
+fn no_diagnostic_is_built_outside_the_rules_but_the_listed_ones() {
     let mut problems = Vec::new();
-    for path in files {
-        let rel = path
-            .strip_prefix(&src)
-            .expect("under src")
-            .to_string_lossy()
-            .replace('\\', "/");
-        if rel.starts_with("diagnostics/") {
-            continue;
-        }
-        let text = std::fs::read_to_string(&path).expect("source readable");
+    for (rel, text) in sources_outside_diagnostics() {
         let found = text.matches("Diagnostic::new(").count();
         let allowed = STILL_INLINE
             .iter()
@@ -68,20 +78,8 @@ const BUILDERS: &[&str] = &[
 fn no_diagnostic_is_worded_outside_the_rules() {
     // The checker, the resolver, `meshc take` and the rest: a help or a label is a
     // rule's, written in diagnostics/rules/.
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut files = Vec::new();
-    rust_files(&src, &mut files);
     let mut problems = Vec::new();
-    for path in files {
-        let rel = path
-            .strip_prefix(&src)
-            .expect("under src")
-            .to_string_lossy()
-            .replace('\\', "/");
-        if rel.starts_with("diagnostics/") {
-            continue;
-        }
-        let text = std::fs::read_to_string(&path).expect("source readable");
+    for (rel, text) in sources_outside_diagnostics() {
         for builder in BUILDERS {
             if text.contains(builder) {
                 problems.push(format!(
