@@ -7,7 +7,7 @@ use std::process::{Command, Output};
 
 #[path = "support/command.rs"]
 mod command;
-use command::{codes, meshc};
+use command::{codes, exits, meshc};
 
 fn json(out: &Output) -> Value {
     serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
@@ -32,12 +32,7 @@ fn clean_workspace_exits_zero() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("web.mesh"), CLEAN).unwrap();
     let out = meshc(dir.path(), &["check"]);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    exits(&out, 0);
     assert!(String::from_utf8_lossy(&out.stderr).contains("no problems"));
 }
 
@@ -245,12 +240,7 @@ fn symlink_loop_is_read_once() {
     std::os::unix::fs::symlink("nowhere", dir.path().join("sub/dangling")).unwrap();
     let out = meshc(dir.path(), &["check", "--format", "json"]);
     no_panic(&out);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    exits(&out, 0);
 }
 
 /// A file reached twice — named directly beside the directory that holds it, through
@@ -438,13 +428,8 @@ const NODES: [&str; 3] = ["alpha.json", "beta.json", "gamma.json"];
 
 /// The files of `dir` other than the build lock, sorted.
 fn listing(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .flatten()
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| n != ".meshc-build.lock" && n != ".meshc-build.json")
-        .collect();
-    names.sort();
+    let mut names = everything_in(dir);
+    names.retain(|n| n != ".meshc-build.lock" && n != ".meshc-build.json");
     names
 }
 
@@ -473,12 +458,7 @@ fn a_refused_build_leaves_no_staged_file_and_makes_no_folder() {
         ],
     );
     no_panic(&fresh);
-    assert_eq!(
-        fresh.status.code(),
-        Some(1),
-        "{}",
-        String::from_utf8_lossy(&fresh.stderr)
-    );
+    exits(&fresh, 1);
     assert!(
         String::from_utf8_lossy(&fresh.stderr).contains("nothing was written"),
         "{}",
@@ -492,12 +472,7 @@ fn a_refused_build_leaves_no_staged_file_and_makes_no_folder() {
         dir.path(),
         &["build", "lab.mesh", "--out", "out", "--target", "compose"],
     );
-    assert_eq!(
-        first.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&first.stderr)
-    );
+    exits(&first, 0);
     let out_dir = dir.path().join("out");
     let before = everything_in(&out_dir);
     let alpha = std::fs::read(out_dir.join("alpha.json")).unwrap();
@@ -515,12 +490,7 @@ fn a_refused_build_leaves_no_staged_file_and_makes_no_folder() {
         ],
     );
     no_panic(&refused);
-    assert_eq!(
-        refused.status.code(),
-        Some(1),
-        "{}",
-        String::from_utf8_lossy(&refused.stderr)
-    );
+    exits(&refused, 1);
     assert_eq!(
         everything_in(&out_dir),
         before,
@@ -537,12 +507,7 @@ fn a_refused_build_leaves_no_staged_file_and_makes_no_folder() {
         dir.path(),
         &["build", "lab.mesh", "--out", "out", "--target", "compose"],
     );
-    assert_eq!(
-        second.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&second.stderr)
-    );
+    exits(&second, 0);
     assert!(out_dir.join("delta/compose.yaml").is_file());
     assert_ne!(std::fs::read(out_dir.join("alpha.json")).unwrap(), alpha);
 }
@@ -560,12 +525,7 @@ fn files_of_nodes_removed_from_the_mesh_are_removed_and_nothing_else() {
         dir.path(),
         &["build", "lab.mesh", "--out", "out", "--target", "compose"],
     );
-    assert_eq!(
-        first.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&first.stderr)
-    );
+    exits(&first, 0);
     let out = dir.path().join("out");
     assert!(out.join("gamma/compose.yaml").is_file());
     // Files meshc did not write, beside and inside what it did.

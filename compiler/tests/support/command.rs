@@ -27,13 +27,18 @@ pub fn repo_root() -> PathBuf {
 /// What a run printed on its standard output, asserting it exited with 0 (its standard
 /// error is the failure's message).
 pub fn stdout_ok(out: &Output) -> String {
+    exits(out, 0);
+    String::from_utf8(out.stdout.clone()).unwrap()
+}
+
+/// Asserts a run exited with `code`; its standard error is the failure's message.
+pub fn exits(out: &Output, code: i32) {
     assert_eq!(
         out.status.code(),
-        Some(0),
+        Some(code),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    String::from_utf8(out.stdout.clone()).unwrap()
 }
 
 /// Everything a run printed: its standard output, then its standard error.
