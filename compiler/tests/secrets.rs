@@ -285,3 +285,27 @@ fn fmt_errors_show_no_secret() {
     assert_eq!(out.status.code(), Some(1));
     assert_no_leak("fmt -", &out);
 }
+
+/// A mesh file that is not UTF-8 is not checked, but its excerpt is shown: a secret value
+/// on the line of the bad byte is masked although the file is read apart from the
+/// definition that declares it secret (what it cannot resolve, it masks).
+#[test]
+fn a_file_that_is_not_utf8_shows_its_secret_masked() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("defs.mesh"),
+        "module vaulted {\n  requires tok: operator secret string\n  container c {\n    image \"busybox:1\"\n    secret \"/run/secrets/tok\" = tok\n  }\n}\n",
+    )
+    .unwrap();
+    let mut mesh = b"mesh m {\n  node alpha { private_name = \"alpha\" }\n  assign vaulted to alpha { tok = \"S3CR3T-utf8\" } ".to_vec();
+    mesh.extend_from_slice(b"\xff\n}\n");
+    std::fs::write(dir.path().join("m.mesh"), mesh).unwrap();
+    let out = meshc(dir.path(), &["check", "."]);
+    assert_no_leak("check of a file that is not UTF-8", &out);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("is not valid UTF-8"), "{err}");
+    assert!(
+        err.contains("tok = ‹secret›"),
+        "the line is not shown masked:\n{err}"
+    );
+}
