@@ -54,12 +54,7 @@ impl Database {
         files: impl IntoIterator<Item = (FilePath, Arc<str>)>,
     ) -> (Database, Workspace) {
         let db = Database::default();
-        // The standard library never changes: what reads only it is never revalidated.
-        let mut inputs = vec![
-            SourceFile::builder(FilePath::from(STDLIB_PATH), Arc::from(STDLIB_TEXT), true)
-                .durability(salsa::Durability::HIGH)
-                .new(&db),
-        ];
+        let mut inputs = vec![std_input(&db)];
         for (path, text) in files {
             inputs.push(SourceFile::new(&db, path, text, false));
         }
@@ -79,10 +74,7 @@ impl Database {
         read: impl Fn(&T) -> Result<(FilePath, Arc<str>), E> + Sync,
     ) -> (Database, Workspace, Vec<E>) {
         let db = Database::default();
-        let std_file =
-            SourceFile::builder(FilePath::from(STDLIB_PATH), Arc::from(STDLIB_TEXT), true)
-                .durability(salsa::Durability::HIGH)
-                .new(&db);
+        let std_file = std_input(&db);
         let made: Vec<Result<SourceFile, E>> = crate::parallel::map_batches_with(
             items,
             FILE_BATCH,
@@ -106,6 +98,14 @@ impl Database {
         let ws = Workspace::new(&db, inputs);
         (db, ws, refused)
     }
+}
+
+/// The standard library's input. It never changes: what reads only it is never
+/// revalidated.
+fn std_input(db: &Database) -> SourceFile {
+    SourceFile::builder(FilePath::from(STDLIB_PATH), Arc::from(STDLIB_TEXT), true)
+        .durability(salsa::Durability::HIGH)
+        .new(db)
 }
 
 /// How many files a thread takes at a time when files are spread over the cores: enough
