@@ -33,6 +33,16 @@ pub(crate) fn decode(
         span.end as usize
     };
     let end = end.max(start);
+    // Most literals are plain text on one line: their one part is the text as written,
+    // with no buffer to decode into.
+    if terminated && !triple && text.as_bytes()[start..end].iter().all(|&b| plain_byte(b)) {
+        return StringLit {
+            parts: Box::new([StrPart::Text(text[start..end].into())]),
+            triple,
+            closed: terminated,
+            span,
+        };
+    }
     let mut parts = Parts::new();
     // The decoded text is never longer than the literal: one allocation, never grown.
     let mut buf = String::with_capacity(end - start);
