@@ -2,60 +2,45 @@
 //! formatter. Lexing never fails: unknown characters become [`TokenKind::Error`] tokens.
 
 use crate::span::Span;
-use logos::Logos;
 
 /// The kind of a token. Keywords are contextual, so every word is an [`TokenKind::Ident`];
 /// the parser compares its text.
-#[derive(Logos, Debug, Clone, Copy, PartialEq, Eq)]
-#[logos(skip r"[ \t\r\n\x0C]+")]
+///
+/// What each kind matches (the lexer below is written by hand, one pass over the bytes):
+/// - `Ident`: `[A-Za-z_][A-Za-z0-9_]*(-[A-Za-z0-9_]+)*`, a hyphen only between name
+///   characters;
+/// - `Int`: `-?[0-9][0-9A-Za-z_]*`, a number as written;
+/// - comments: `///…` and `//…` to the end of the line;
+/// - between tokens, `[ \t\r\n\x0C]+` is skipped; any other character is one
+///   [`TokenKind::Error`] token.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TokenKind {
-    #[regex(r"[A-Za-z_][A-Za-z0-9_]*(-[A-Za-z0-9_]+)*")]
     Ident,
     /// A number as written; its value (and E0004) is the parser's business.
-    #[regex(r"-?[0-9][0-9A-Za-z_]*")]
     Int,
     /// A `"…"` string; `false` when it ran into the end of its line unterminated.
-    #[token("\"", lex_string)]
     Str(bool),
     /// A `"""…"""` string; `false` when it ran into the end of the file unterminated.
-    #[token("\"\"\"", lex_triple_string)]
     TripleStr(bool),
     /// `/// …`
-    #[regex(r"///[^\n]*", allow_greedy = true)]
     DocComment,
     /// `// …`
-    #[regex(r"//[^\n]*", allow_greedy = true, priority = 2)]
     LineComment,
-    #[token("{")]
     LBrace,
-    #[token("}")]
     RBrace,
-    #[token("[")]
     LBracket,
-    #[token("]")]
     RBracket,
-    #[token("(")]
     LParen,
-    #[token(")")]
     RParen,
-    #[token("<")]
     Lt,
-    #[token(">")]
     Gt,
-    #[token(":")]
     Colon,
-    #[token(",")]
     Comma,
-    #[token(".")]
     Dot,
-    #[token("..")]
     DotDot,
-    #[token("=")]
     Eq,
-    #[token("->")]
     Arrow,
     /// `?` after an optional requirement's name.
-    #[token("?")]
     Question,
     /// Anything the language has no token for.
     Error,
@@ -92,8 +77,9 @@ impl TokenKind {
     }
 }
 
-fn lex_string(lex: &mut logos::Lexer<TokenKind>) -> bool {
-    let rest = lex.remainder().as_bytes();
+/// The rest of a `"…"` string after its opening quote: how many bytes it takes (its
+/// closing quote included), and whether it was closed before the end of its line.
+fn scan_string(rest: &[u8]) -> (usize, bool) {
     let mut i = 0;
     let mut balanced = true;
     while i < rest.len() {
@@ -110,23 +96,17 @@ fn lex_string(lex: &mut logos::Lexer<TokenKind>) -> bool {
                     }
                 }
             }
-            b'"' => {
-                lex.bump(i + 1);
-                return true;
-            }
-            b'\n' => {
-                lex.bump(i);
-                return false;
-            }
+            b'"' => return (i + 1, true),
+            b'\n' => return (i, false),
             _ => i += 1,
         }
     }
-    lex.bump(rest.len());
-    false
+    (rest.len(), false)
 }
 
-fn lex_triple_string(lex: &mut logos::Lexer<TokenKind>) -> bool {
-    let rest = lex.remainder().as_bytes();
+/// The rest of a `"""…"""` string after its opening quotes: how many bytes it takes (its
+/// closing quotes included), and whether it was closed before the end of the text.
+fn scan_triple_string(rest: &[u8]) -> (usize, bool) {
     let mut i = 0;
     let mut balanced = true;
     while i < rest.len() {
@@ -143,15 +123,11 @@ fn lex_triple_string(lex: &mut logos::Lexer<TokenKind>) -> bool {
                     }
                 }
             }
-            b'"' if rest[i..].starts_with(b"\"\"\"") => {
-                lex.bump(i + 3);
-                return true;
-            }
+            b'"' if rest[i..].starts_with(b"\"\"\"") => return (i + 3, true),
             _ => i += 1,
         }
     }
-    lex.bump(rest.len());
-    false
+    (rest.len(), false)
 }
 
 /// Where the interpolation whose body starts at `start` (just after `${`) ends: the
@@ -166,7 +142,8 @@ pub(crate) fn interp_end(text: &[u8], start: usize, one_line: bool) -> Option<us
         Interp(u32),
         Str,
     }
-    let mut stack = vec![Mode::Interp(0)];
+    // Almost every interpolation nests no string: no allocation for those.
+    let mut stack: smallvec::SmallVec<[Mode; 8]> = smallvec::smallvec![Mode::Interp(0)];
     let mut i = start;
     while i < text.len() {
         let c = text[i];
@@ -229,32 +206,152 @@ pub struct Lexed {
     pub comments: Vec<Comment>,
 }
 
+/// Which bytes may follow the first character of a name or a number: `[A-Za-z0-9_]`,
+/// looked up in one table rather than by three comparisons per byte.
+static WORD: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        t[b] = c.is_ascii_alphanumeric() || c == b'_';
+        b += 1;
+    }
+    t
+};
+
+/// A character that may follow the first of a name or a number.
+#[inline(always)]
+fn is_word_byte(b: u8) -> bool {
+    WORD[b as usize]
+}
+
+/// The end of the run of name characters that starts at `i`.
+#[inline(always)]
+fn word_end(bytes: &[u8], mut i: usize) -> usize {
+    while let Some(&b) = bytes.get(i) {
+        if !is_word_byte(b) {
+            break;
+        }
+        i += 1;
+    }
+    i
+}
+
 /// Cuts `text` into tokens. Never fails.
 pub fn lex(text: &str) -> Lexed {
+    let bytes = text.as_bytes();
     let mut tokens = Vec::with_capacity(text.len() / 5);
     let mut comments = Vec::new();
-    let mut lexer = TokenKind::lexer(text);
-    let mut last_end = 0usize;
-    let bytes = text.as_bytes();
-    while let Some(result) = lexer.next() {
-        let range = lexer.span();
-        let span = Span::new(range.start, range.end);
-        let newline_before = bytes[last_end..range.start].contains(&b'\n') || last_end == 0;
-        last_end = range.end;
-        match result {
-            Ok(TokenKind::DocComment) => comments.push(Comment { span, doc: true }),
-            Ok(TokenKind::LineComment) => comments.push(Comment { span, doc: false }),
-            Ok(kind) => tokens.push(Token {
-                kind,
-                span,
-                newline_before,
-            }),
-            Err(()) => tokens.push(Token {
-                kind: TokenKind::Error,
-                span,
-                newline_before,
-            }),
-        }
+    let mut i = 0usize;
+    // Whether a line break lies between the last token or comment and the next.
+    let mut newline = true;
+    while i < bytes.len() {
+        let start = i;
+        let b = bytes[i];
+        let kind = match b {
+            b' ' | b'\t' | b'\r' | b'\x0C' => {
+                // Indentation is most of a file's whitespace: its run is skipped here.
+                i += 1;
+                while bytes.get(i) == Some(&b' ') {
+                    i += 1;
+                }
+                continue;
+            }
+            b'\n' => {
+                newline = true;
+                i += 1;
+                while bytes.get(i) == Some(&b' ') {
+                    i += 1;
+                }
+                continue;
+            }
+            b'A'..=b'Z' | b'a'..=b'z' | b'_' => {
+                i += 1;
+                loop {
+                    i = word_end(bytes, i);
+                    // A hyphen belongs to the name only when a name character follows.
+                    if i + 1 < bytes.len() && bytes[i] == b'-' && is_word_byte(bytes[i + 1]) {
+                        i += 2;
+                    } else {
+                        break;
+                    }
+                }
+                TokenKind::Ident
+            }
+            b'0'..=b'9' => {
+                i = word_end(bytes, i + 1);
+                TokenKind::Int
+            }
+            b'-' => match bytes.get(i + 1) {
+                Some(b'0'..=b'9') => {
+                    i = word_end(bytes, i + 2);
+                    TokenKind::Int
+                }
+                Some(b'>') => {
+                    i += 2;
+                    TokenKind::Arrow
+                }
+                _ => {
+                    i += 1;
+                    TokenKind::Error
+                }
+            },
+            b'"' if bytes[i..].starts_with(b"\"\"\"") => {
+                let (len, closed) = scan_triple_string(&bytes[i + 3..]);
+                i += 3 + len;
+                TokenKind::TripleStr(closed)
+            }
+            b'"' => {
+                let (len, closed) = scan_string(&bytes[i + 1..]);
+                i += 1 + len;
+                TokenKind::Str(closed)
+            }
+            b'/' if bytes.get(i + 1) == Some(&b'/') => {
+                let doc = bytes.get(i + 2) == Some(&b'/');
+                i = memchr_newline(bytes, i + 2);
+                comments.push(Comment {
+                    span: Span::new(start, i),
+                    doc,
+                });
+                newline = false;
+                continue;
+            }
+            b'.' if bytes.get(i + 1) == Some(&b'.') => {
+                i += 2;
+                TokenKind::DotDot
+            }
+            _ => {
+                i += 1;
+                match b {
+                    b'{' => TokenKind::LBrace,
+                    b'}' => TokenKind::RBrace,
+                    b'[' => TokenKind::LBracket,
+                    b']' => TokenKind::RBracket,
+                    b'(' => TokenKind::LParen,
+                    b')' => TokenKind::RParen,
+                    b'<' => TokenKind::Lt,
+                    b'>' => TokenKind::Gt,
+                    b':' => TokenKind::Colon,
+                    b',' => TokenKind::Comma,
+                    b'.' => TokenKind::Dot,
+                    b'=' => TokenKind::Eq,
+                    b'?' => TokenKind::Question,
+                    _ => {
+                        // One character, whole: never a part of one.
+                        while i < bytes.len() && !text.is_char_boundary(i) {
+                            i += 1;
+                        }
+                        TokenKind::Error
+                    }
+                }
+            }
+        };
+        tokens.push(Token {
+            kind,
+            span: Span::new(start, i),
+            newline_before: newline,
+        });
+        newline = false;
     }
     tokens.push(Token {
         kind: TokenKind::Eof,
@@ -262,6 +359,14 @@ pub fn lex(text: &str) -> Lexed {
         newline_before: true,
     });
     Lexed { tokens, comments }
+}
+
+/// The index of the first `\n` at or after `from`, else the length of `bytes`.
+fn memchr_newline(bytes: &[u8], from: usize) -> usize {
+    bytes[from..]
+        .iter()
+        .position(|&b| b == b'\n')
+        .map_or(bytes.len(), |k| from + k)
 }
 
 #[cfg(test)]
@@ -358,6 +463,94 @@ mod tests {
         let expected: Vec<(String, bool)> =
             expected.iter().map(|(t, n)| (t.to_string(), *n)).collect();
         assert_eq!(flags, expected);
+    }
+
+    /// Each token with its text.
+    fn pieces(text: &str) -> Vec<(TokenKind, &str)> {
+        lex(text)
+            .tokens
+            .iter()
+            .map(|t| (t.kind, &text[t.span.range()]))
+            .collect()
+    }
+
+    /// A hyphen joins two runs of name characters and nothing else: at a name's end, twice
+    /// in a row, or before a character that cannot continue a name it is a token of its
+    /// own (an error), and the name ends before it.
+    #[test]
+    fn hyphens_inside_names_only() {
+        use TokenKind::*;
+        assert_eq!(
+            pieces("_-_ a-1b"),
+            vec![(Ident, "_-_"), (Ident, "a-1b"), (Eof, "")]
+        );
+        assert_eq!(
+            pieces("a-- b- c-é"),
+            vec![
+                (Ident, "a"),
+                (Error, "-"),
+                (Error, "-"),
+                (Ident, "b"),
+                (Error, "-"),
+                (Ident, "c"),
+                (Error, "-"),
+                (Error, "é"),
+                (Eof, "")
+            ]
+        );
+        // A number takes letters but no hyphen; `-` before a digit starts one.
+        assert_eq!(
+            pieces("0x- 1-a -7 -->"),
+            vec![
+                (Int, "0x"),
+                (Error, "-"),
+                (Int, "1"),
+                (Error, "-"),
+                (Ident, "a"),
+                (Int, "-7"),
+                (Error, "-"),
+                (Arrow, "->"),
+                (Eof, "")
+            ]
+        );
+    }
+
+    /// The longest token wins: `..` over `.`, `"""` over `"`, `///` over `//`.
+    #[test]
+    fn the_longest_token_wins() {
+        use TokenKind::*;
+        assert_eq!(
+            pieces("... \"\" \"\"\"\"\"\""),
+            vec![
+                (DotDot, ".."),
+                (Dot, "."),
+                (Str(true), "\"\""),
+                (TripleStr(true), "\"\"\"\"\"\""),
+                (Eof, "")
+            ]
+        );
+        let l = lex("//// four\n// two\n/// three");
+        let docs: Vec<bool> = l.comments.iter().map(|c| c.doc).collect();
+        assert_eq!(docs, vec![true, false, true]);
+        assert_eq!(l.tokens.len(), 1);
+    }
+
+    /// An unknown character is one error token, never part of a character, and
+    /// whitespace is space, tab, carriage return, line feed and form feed only.
+    #[test]
+    fn unknown_characters_are_whole_error_tokens() {
+        use TokenKind::*;
+        assert_eq!(
+            pieces("€;\u{b}x\x0C\ry"),
+            vec![
+                (Error, "€"),
+                (Error, ";"),
+                (Error, "\u{b}"),
+                (Ident, "x"),
+                (Ident, "y"),
+                (Eof, "")
+            ]
+        );
     }
 
     #[test]
