@@ -489,12 +489,7 @@ impl<'a> ModuleChecker<'a, '_> {
     fn target_range(&self, target: Target<'a>) -> Option<Bounds> {
         match target {
             Target::Field { req, field, .. } => {
-                let info = &self.scope.requirements[req];
-                if info.narrowed.contains_key(field.name.as_str()) {
-                    info.field_constraint(field).range
-                } else {
-                    field.constraint.range
-                }
+                self.scope.requirements[req].field_constraint(field).range
             }
             Target::Given { field, .. } => field.constraint.range,
             Target::Operator { req } => self.scope.requirements[req]

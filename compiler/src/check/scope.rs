@@ -152,13 +152,16 @@ impl<'a> ReqInfo<'a> {
     }
 
     /// The effective constraint of `field`: the contract's, narrowed by this requirement.
-    pub fn field_constraint(&self, field: &FieldInfo) -> Constraint {
+    /// Most fields are not narrowed: theirs is the contract's own, borrowed (a large mesh
+    /// asks for it once per answer to every consumer).
+    pub fn field_constraint<'f>(&self, field: &'f FieldInfo) -> std::borrow::Cow<'f, Constraint> {
+        let Some(refs) = self.narrowed.get(field.name.as_str()) else {
+            return std::borrow::Cow::Borrowed(&field.constraint);
+        };
         let mut c = field.constraint.clone();
-        if let Some(refs) = self.narrowed.get(field.name.as_str()) {
-            let owned: Vec<ast::Refinement> = refs.iter().map(|r| (*r).clone()).collect();
-            c.refine(&owned);
-        }
-        c
+        let owned: Vec<ast::Refinement> = refs.iter().map(|r| (*r).clone()).collect();
+        c.refine(&owned);
+        std::borrow::Cow::Owned(c)
     }
 }
 
@@ -605,7 +608,7 @@ module b {
             );
             let port = &registry.contracts["postgres"].fields["port"];
             assert_eq!(
-                scope.requirements["db"].field_constraint(port),
+                *scope.requirements["db"].field_constraint(port),
                 port.constraint
             );
         });

@@ -1106,10 +1106,10 @@ impl<'m> Resolver<'m> {
 
 /// Why `value` is refused for a field of type `ty` whose refinements `constraint` gives:
 /// not a valid value of the type (E0314), else outside a refinement (E0304).
-fn unfit<'t>(
+fn unfit<'t, 'c>(
     ty: &'t Ty,
     value: &Value,
-    constraint: impl FnOnce() -> crate::check::types::Constraint,
+    constraint: impl FnOnce() -> std::borrow::Cow<'c, crate::check::types::Constraint>,
 ) -> Option<Unfit<'t>> {
     match validate_literal(ty, value) {
         Err(why) => Some(Unfit::Invalid { ty, why }),

@@ -238,12 +238,11 @@ impl<'m> Resolver<'m> {
                                 }
                                 Some(_) => Answer::Unresolved,
                                 None => {
-                                    let p = format!(
-                                        "{}/{}/{}",
+                                    let p = super::slash_joined(&[
                                         self.nodes[node].root.trim_end_matches('/'),
-                                        self.instances[i].name,
-                                        req
-                                    );
+                                        &self.instances[i].name,
+                                        req,
+                                    ]);
                                     directories.push((i, req, p.clone(), self.head(i)));
                                     Answer::Directory {
                                         path: p,
@@ -322,11 +321,11 @@ impl<'m> Resolver<'m> {
             } else if let Some(hit) = ancestors(path).find_map(|a| earlier.get(a).copied()) {
                 Some((hit, "a path it lies under"))
             } else {
-                let prefix = if path == "/" {
-                    "/".to_string()
-                } else {
-                    format!("{path}/")
-                };
+                let mut prefix = String::with_capacity(path.len() + 1);
+                prefix.push_str(path);
+                if path != "/" {
+                    prefix.push('/');
+                }
                 earlier
                     .range(prefix.clone()..)
                     .next()

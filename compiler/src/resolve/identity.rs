@@ -57,7 +57,12 @@ impl<'m> Resolver<'m> {
                 None if inst.name == inst.module_name => String::new(),
                 None => short_form(&inst.name, 4),
             };
-            let mut login = format!("{}_{}", self.nodes[inst.node].short, m.slug);
+            let node_short = &self.nodes[inst.node].short;
+            let mut login =
+                String::with_capacity(node_short.len() + m.slug.len() + instance_short.len() + 2);
+            login.push_str(node_short);
+            login.push('_');
+            login.push_str(&m.slug);
             if !instance_short.is_empty() {
                 login.push('_');
                 login.push_str(&instance_short);

@@ -35,7 +35,7 @@ impl Lock {
 
     /// The key of a port requirement.
     pub fn key(node: &str, instance: &str, requirement: &str) -> String {
-        format!("{node}/{instance}/{requirement}")
+        super::slash_joined(&[node, instance, requirement])
     }
 
     /// Reads a lock file's text. An empty text is an empty lock.

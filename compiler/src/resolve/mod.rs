@@ -275,6 +275,20 @@ fn resolve_as(input: &ResolveInput<'_>, output: Output) -> MeshOutcome {
     Resolver::new(input, &modules, output).run()
 }
 
+/// `parts` joined by `/`: a lock's key, a directory's default path. Made for every
+/// assignment of a large mesh, several times over, so without the formatting machinery.
+pub(crate) fn slash_joined(parts: &[&str]) -> String {
+    let len = parts.iter().map(|p| p.len() + 1).sum::<usize>();
+    let mut out = String::with_capacity(len);
+    for (k, part) in parts.iter().enumerate() {
+        if k > 0 {
+            out.push('/');
+        }
+        out.push_str(part);
+    }
+    out
+}
+
 /// The meshes declared in the file `path`, in source order: what `meshc build FILE`
 /// builds.
 pub fn meshes_in(registry: &Registry, path: &str) -> Vec<String> {

@@ -231,8 +231,8 @@ impl<'m> Resolver<'m> {
         req: &str,
         contract: &str,
     ) -> Result<InstanceId, Reported> {
-        let who = self.who(i);
         let Some(seat) = self.registry.seat_delivering(contract) else {
+            let who = self.who(i);
             let rule = SeatNotHeld::NoSeat {
                 requirement: req,
                 who: &who,
@@ -245,6 +245,7 @@ impl<'m> Resolver<'m> {
         match self.seats.get(&seat_name).cloned() {
             Some(SeatState::Held(h)) => Ok(h),
             Some(SeatState::Broken { code, span, why }) => {
+                let who = self.who(i);
                 let rule = SeatBroken {
                     code,
                     requirement: req,
@@ -262,6 +263,7 @@ impl<'m> Resolver<'m> {
                         .requirement(i, req)
                         .is_some_and(|r| r.operator.is_some());
                 let holders = self.could_hold(contract);
+                let who = self.who(i);
                 let rule = SeatNotHeld::NotHeld {
                     seat: &seat_name,
                     requirement: req,
@@ -285,8 +287,11 @@ impl<'m> Resolver<'m> {
         let mut keys = IdVec::filled(self.instances.len(), SecretKeys::default());
         for i in self.instances.ids() {
             let Some(m) = self.module_of(i) else { continue };
-            let login = self.identities.logins[i].clone();
-            let mut taken: FxHashSet<(InstanceId, String)> = FxHashSet::default();
+            let login = &self.identities.logins[i];
+            // A key is `<login>/` and one or two names: the login is this instance's
+            // own and a name holds no `/`, so two keys are equal exactly when their
+            // names are, and the names stand for the key until one must be written.
+            let mut taken: FxHashSet<(InstanceId, &str, Option<&str>)> = FxHashSet::default();
             let mut unusual: Vec<((&'m str, &'m str), String)> = Vec::new();
             for (&req, info) in &m.scope.requirements {
                 match self.answers[i].get(req) {
@@ -296,21 +301,18 @@ impl<'m> Resolver<'m> {
                             continue;
                         };
                         for field in contract.fields.values().filter(|f| f.secret) {
-                            let key = format!("{login}/{}", field.name);
-                            if !taken.insert((provider, key)) {
+                            if !taken.insert((provider, &field.name, None)) {
+                                taken.insert((provider, req, Some(&field.name)));
                                 let key = format!("{login}/{req}/{}", field.name);
-                                taken.insert((provider, key.clone()));
                                 unusual.push(((req, field.name.as_str()), key));
                             }
                         }
                     }
                     Some(Answer::SecretOperator { vault }) => {
                         let vault = *vault;
-                        let key = format!("{login}/{req}");
-                        if !taken.insert((vault, key)) {
-                            let key = format!("{login}/{req}/value");
-                            taken.insert((vault, key.clone()));
-                            unusual.push(((req, ""), key));
+                        if !taken.insert((vault, req, None)) {
+                            taken.insert((vault, req, Some("value")));
+                            unusual.push(((req, ""), format!("{login}/{req}/value")));
                         }
                     }
                     _ => continue,
