@@ -1011,6 +1011,67 @@ mesh lab {
     assert_valid(&validator(), &alpha, "alpha");
 }
 
+/// A secret operator value is kept by the vault under `<login>/<requirement>`, a secret
+/// field under `<login>/<field>`: a requirement named like a field of another requirement
+/// that the vault also answers takes the same key, and the later one in the definition
+/// moves aside (`/value` for an operator value, `/<requirement>/<field>` for a field),
+/// whichever form came first.
+#[test]
+fn an_operator_value_and_a_secret_field_of_one_vault_never_share_a_key() {
+    let keeper = r#"module keeper {
+  requires api: host port { container = 8200 }
+  container keeper { image "hashicorp/vault:1.17.6"  publish api }
+  provides secret { }
+}
+"#;
+    let mesh = r#"
+mesh lab {
+  node alpha { private_name = "alpha.lab.internal" }
+  seat vault = keeper on alpha
+  assign keeper to alpha
+  assign app to alpha
+}"#;
+    let keys = |app: &str| -> Vec<String> {
+        let files = one_file("all.mesh", &format!("{keeper}{app}{mesh}"));
+        let b = build(&files, "all.mesh");
+        assert_eq!(b.exit, 0, "{:?}", b.diagnostics());
+        let alpha = b.json("alpha").unwrap();
+        let secrets = lookup(&alpha, "instances[instance=app].containers[0].secrets").unwrap();
+        secrets
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["sealed"]["key"].as_str().unwrap().to_string())
+            .collect()
+    };
+    // The field first: the operator value named `value` moves aside.
+    let field_first = keys(
+        r#"module app {
+  requires session: module secret
+  requires value: operator secret string
+  container app {
+    image "nginx:1.27"
+    secret "/run/secrets/session" = session.value
+    secret "/run/secrets/value" = value
+  }
+}"#,
+    );
+    assert_eq!(field_first, ["alpha_app/value", "alpha_app/value/value"]);
+    // The operator value first: the secret field `value` moves aside.
+    let value_first = keys(
+        r#"module app {
+  requires value: operator secret string
+  requires session: module secret
+  container app {
+    image "nginx:1.27"
+    secret "/run/secrets/value" = value
+    secret "/run/secrets/session" = session.value
+  }
+}"#,
+    );
+    assert_eq!(value_first, ["alpha_app/value", "alpha_app/session/value"]);
+}
+
 mod recombined {
     use super::*;
     use proptest::prelude::*;
