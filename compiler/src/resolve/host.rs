@@ -327,7 +327,10 @@ impl<'m> Resolver<'m> {
                     prefix.push('/');
                 }
                 earlier
-                    .range(prefix.clone()..)
+                    .range::<str, _>((
+                        std::ops::Bound::Included(prefix.as_str()),
+                        std::ops::Bound::Unbounded,
+                    ))
                     .next()
                     .filter(|(k, _)| k.starts_with(&prefix))
                     .map(|(_, v)| (*v, "a path under it"))

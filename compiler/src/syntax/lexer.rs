@@ -249,16 +249,9 @@ pub fn lex(text: &str) -> Lexed {
         let start = i;
         let b = bytes[i];
         let kind = match b {
-            b' ' | b'\t' | b'\r' | b'\x0C' => {
-                // Indentation is most of a file's whitespace: its run is skipped here.
-                i += 1;
-                while bytes.get(i) == Some(&b' ') {
-                    i += 1;
-                }
-                continue;
-            }
-            b'\n' => {
-                newline = true;
+            b' ' | b'\t' | b'\r' | b'\n' | b'\x0C' => {
+                newline |= b == b'\n';
+                // Indentation is most of a file's whitespace: a run of spaces at once.
                 i += 1;
                 while bytes.get(i) == Some(&b' ') {
                     i += 1;
