@@ -270,7 +270,7 @@ pub fn workspace_diagnostics(db: &Database, ws: Workspace) -> Vec<Diagnostic> {
                 .map(|name| check_mesh(db, ws, name.clone()))
                 .collect::<Vec<_>>()
         },
-        || parallel_map(db, &files, |db, file| check_file(db, ws, file)),
+        || parallel_map_beside(db, &files, |db, file| check_file(db, ws, file)),
     );
     let mut out: Vec<Diagnostic> = Vec::new();
     for diags in per_file {
@@ -328,6 +328,23 @@ pub fn parallel_map<T: Copy + Send + Sync, R: Send>(
     f: impl Fn(&Database, T) -> R + Sync,
 ) -> Vec<R> {
     crate::parallel::map_batches_with(
+        items,
+        FILE_BATCH,
+        || db.clone(),
+        |snapshot, &i| f(snapshot, i),
+    )
+}
+
+/// [`parallel_map`] on one core fewer, for work that runs while a thread of
+/// [`beside`] does: each thread keeps a core, so the thread beside (a mesh's
+/// resolution, the longer of the two) is never the one that waits.
+pub fn parallel_map_beside<T: Copy + Send + Sync, R: Send>(
+    db: &Database,
+    items: &[T],
+    f: impl Fn(&Database, T) -> R + Sync,
+) -> Vec<R> {
+    crate::parallel::map_batches_on(
+        crate::parallel::threads().saturating_sub(1).max(1),
         items,
         FILE_BATCH,
         || db.clone(),

@@ -713,7 +713,7 @@ fn build(
             )
         },
         || {
-            meshc::db::parallel_map(&session.db, &files, |db, f| {
+            meshc::db::parallel_map_beside(&session.db, &files, |db, f| {
                 meshc::db::check_file(db, ws, f)
             })
         },

@@ -75,12 +75,25 @@ pub fn map_chunks_with<S: Send, T: Sync, R: Send>(
 pub fn map_batches_with<S: Send, T: Sync, R: Send>(
     items: &[T],
     batch: usize,
+    make: impl FnMut() -> S,
+    f: impl Fn(&S, &T) -> R + Sync,
+) -> Vec<R> {
+    map_batches_on(threads(), items, batch, make, f)
+}
+
+/// [`map_batches_with`] on at most `threads` threads (the calling thread among them):
+/// fewer than [`threads`] when a thread of its own runs beside (see
+/// [`crate::db::beside`]), so that each thread has a core.
+pub fn map_batches_on<S: Send, T: Sync, R: Send>(
+    threads: usize,
+    items: &[T],
+    batch: usize,
     mut make: impl FnMut() -> S,
     f: impl Fn(&S, &T) -> R + Sync,
 ) -> Vec<R> {
     let batch = batch.max(1);
     let batches = items.len().div_ceil(batch);
-    let threads = threads().min(batches);
+    let threads = threads.min(batches);
     if threads <= 1 {
         let state = make();
         return items.iter().map(|i| f(&state, i)).collect();
