@@ -11,8 +11,9 @@
 //! `consumer.*` and `given.*` reading who asks. Every value is memoised, and a value that
 //! reads itself is refused (E0313). What does not resolve evaluates to nothing.
 
-use super::fx_hash::{FxHashMap, FxHashSet};
-use super::{Answer, InstanceId, KnownInstance, Resolver, World};
+use super::fx_hash::FxHashSet;
+use super::ids::Id;
+use super::{Answer, InstanceId, KnownInstance, LoadedModule, Resolver, World};
 use crate::check::meaning::{
     ConsumerField, Contract, Form, LoopForm, LoopRead, Names, Read, meaning,
 };
@@ -32,20 +33,118 @@ pub(crate) type OperatorValue = (Resolved, &'static str);
 /// Once the phase is over nothing is under way, so every entry is done, and whoever
 /// builds a manifest only reads it (from any thread).
 ///
-/// The tables are keyed by indices, not names: (instance, the requirement's place in its
-/// module's scope, the field's place in its contract). A key is three integers, so a
-/// lookup hashes and compares no text, and a table of a large mesh is a third smaller.
+/// The tables are dense, keyed by indices, not names: (instance, the requirement's place
+/// in its module's scope, the field's place in its contract) is a place in a vector (see
+/// [`Layout`]), so a lookup hashes and compares nothing. A slot is `None` until asked for.
 #[derive(Default)]
 pub(crate) struct Values {
-    pub operator: FxHashMap<(InstanceId, u32), Memo<Option<OperatorValue>>>,
-    pub given: FxHashMap<(InstanceId, u32, u32), Memo<Option<Resolved>>>,
-    pub answer: FxHashMap<(InstanceId, u32, u32), Memo<Option<Resolved>>>,
+    layout: Layout,
+    operator: Vec<Option<Memo<Option<OperatorValue>>>>,
+    given: Vec<Option<Memo<Option<Resolved>>>>,
+    answer: Vec<Option<Memo<Option<Resolved>>>>,
+}
+
+/// Where each memoised value of a mesh lives in the tables of [`Values`]: instance `i`'s
+/// requirement `r` is operator slot `req_base[i] + r`; field `f` of that requirement's
+/// contract is field slot `field_start[req_base[i] + r] + f`. Requirements are numbered
+/// across the mesh in instance order, and fields likewise, so a requirement's fields end
+/// where the next requirement's begin (`field_start` has one entry more than there are
+/// requirements).
+#[derive(Default)]
+struct Layout {
+    /// Per instance, where its requirements begin; one entry more than instances.
+    req_base: Vec<u32>,
+    /// Per requirement of the mesh, where its contract's fields begin; one entry more.
+    field_start: Vec<u32>,
+}
+
+impl Layout {
+    /// The layout for `instances`: for each instance in instance order, the number of
+    /// contract fields of each of its requirements in scope order.
+    fn new<R: IntoIterator<Item = u32>>(instances: impl IntoIterator<Item = R>) -> Layout {
+        let mut layout = Layout {
+            req_base: vec![0],
+            field_start: vec![0],
+        };
+        let mut fields: u32 = 0;
+        for requirements in instances {
+            for count in requirements {
+                fields = fields.saturating_add(count);
+                layout.field_start.push(fields);
+            }
+            let requirements = u32::try_from(layout.field_start.len() - 1).unwrap_or(u32::MAX);
+            layout.req_base.push(requirements);
+        }
+        layout
+    }
+
+    /// The operator slot of requirement `r` of instance `i`, if it has one.
+    fn requirement(&self, i: InstanceId, r: u32) -> Option<usize> {
+        let base = *self.req_base.get(i.index())?;
+        let end = *self.req_base.get(i.index() + 1)?;
+        let k = base.checked_add(r)?;
+        (k < end).then_some(k as usize)
+    }
+
+    /// The field slot of field `f` of requirement `r` of instance `i`, if it has one.
+    fn field(&self, i: InstanceId, r: u32, f: u32) -> Option<usize> {
+        let k = self.requirement(i, r)?;
+        let start = *self.field_start.get(k)?;
+        let end = *self.field_start.get(k + 1)?;
+        let at = start.checked_add(f)?;
+        (at < end).then_some(at as usize)
+    }
+
+    fn requirements(&self) -> usize {
+        self.field_start.len() - 1
+    }
+
+    fn fields(&self) -> usize {
+        self.field_start.last().map_or(0, |&n| n as usize)
+    }
+}
+
+/// The memo at `slot` of `table`, if asked for.
+fn memo<T>(table: &[Option<Memo<T>>], slot: Option<usize>) -> Option<&Memo<T>> {
+    table.get(slot?)?.as_ref()
+}
+
+/// Sets the memo at `slot` of `table` (`None`: not asked for). Every key the resolver
+/// makes has a slot: its indices come from the same scopes and contracts as the layout.
+fn set_memo<T>(table: &mut [Option<Memo<T>>], slot: Option<usize>, to: Option<Memo<T>>) {
+    match slot.and_then(|k| table.get_mut(k)) {
+        Some(s) => *s = to,
+        None => debug_assert!(false, "a memoised value outside the layout"),
+    }
 }
 
 impl Values {
+    /// Empty tables with a slot for every requirement and field of `modules`, the
+    /// module of each instance in instance order.
+    pub fn new<'a, 'm: 'a>(modules: impl Iterator<Item = Option<&'a LoadedModule<'m>>>) -> Values {
+        let layout = Layout::new(modules.map(|m| {
+            m.into_iter().flat_map(|m| {
+                m.scope.requirements.values().map(|info| {
+                    info.contract
+                        .as_deref()
+                        .map_or(0, |c| c.fields.len() as u32)
+                })
+            })
+        }));
+        let fields = layout.fields();
+        Values {
+            operator: std::iter::repeat_with(|| None)
+                .take(layout.requirements())
+                .collect(),
+            given: std::iter::repeat_with(|| None).take(fields).collect(),
+            answer: std::iter::repeat_with(|| None).take(fields).collect(),
+            layout,
+        }
+    }
+
     /// Operator requirement `r` of instance `i`, if computed.
     pub fn operator(&self, i: InstanceId, r: u32) -> Option<OperatorValue> {
-        match self.operator.get(&(i, r)) {
+        match memo(&self.operator, self.layout.requirement(i, r)) {
             Some(Memo::Done(v)) => v.clone(),
             _ => None,
         }
@@ -53,7 +152,7 @@ impl Values {
 
     /// Given field `f` of requirement `r` of instance `i`, if computed.
     pub fn given(&self, i: InstanceId, r: u32, f: u32) -> Option<Resolved> {
-        match self.given.get(&(i, r, f)) {
+        match memo(&self.given, self.layout.field(i, r, f)) {
             Some(Memo::Done(v)) => v.clone(),
             _ => None,
         }
@@ -61,10 +160,34 @@ impl Values {
 
     /// The answer to field `f` of `consumer`'s requirement `r`, if computed.
     pub fn answer(&self, consumer: InstanceId, r: u32, f: u32) -> Option<Resolved> {
-        match self.answer.get(&(consumer, r, f)) {
+        match memo(&self.answer, self.layout.field(consumer, r, f)) {
             Some(Memo::Done(v)) => v.clone(),
             _ => None,
         }
+    }
+
+    /// Whether `key` is being computed (`Some(false)`), done (`Some(true)`) or not yet
+    /// asked for (`None`).
+    fn done(&self, key: Key) -> Option<bool> {
+        let done = |m: Option<&Memo<_>>| m.map(|m| matches!(m, Memo::Done(_)));
+        match key {
+            Key::Operator(i, r) => memo(&self.operator, self.layout.requirement(i, r))
+                .map(|m| matches!(m, Memo::Done(_))),
+            Key::Given(i, r, f) => done(memo(&self.given, self.layout.field(i, r, f))),
+            Key::Answer(i, r, f) => done(memo(&self.answer, self.layout.field(i, r, f))),
+        }
+    }
+
+    fn set_operator(&mut self, i: InstanceId, r: u32, to: Option<Memo<Option<OperatorValue>>>) {
+        set_memo(&mut self.operator, self.layout.requirement(i, r), to);
+    }
+
+    fn set_given(&mut self, i: InstanceId, r: u32, f: u32, to: Option<Memo<Option<Resolved>>>) {
+        set_memo(&mut self.given, self.layout.field(i, r, f), to);
+    }
+
+    fn set_answer(&mut self, i: InstanceId, r: u32, f: u32, to: Option<Memo<Option<Resolved>>>) {
+        set_memo(&mut self.answer, self.layout.field(i, r, f), to);
     }
 }
 
@@ -761,17 +884,7 @@ impl<'m> Resolver<'m> {
     /// Whether `key` is being computed (`Some(false)`), done (`Some(true)`) or not yet
     /// asked for (`None`).
     fn memo_done(&self, key: Key) -> Option<bool> {
-        let done = |m: Option<&Memo<_>>| m.map(|m| matches!(m, Memo::Done(_)));
-        match key {
-            Key::Operator(i, r) => self
-                .eval
-                .values
-                .operator
-                .get(&(i, r))
-                .map(|m| matches!(m, Memo::Done(_))),
-            Key::Given(i, r, f) => done(self.eval.values.given.get(&(i, r, f))),
-            Key::Answer(i, r, f) => done(self.eval.values.answer.get(&(i, r, f))),
-        }
+        self.eval.values.done(key)
     }
 
     /// E0313 for `key`, once.
@@ -810,34 +923,6 @@ impl<'m> Resolver<'m> {
         let contract: &'m ContractInfo = info.contract.as_deref()?;
         let (field, fi) = contract.fields.get_index(f as usize)?;
         Some((req, info, field.as_str(), fi))
-    }
-
-    /// Sizes the memo tables once for what [`Resolver::evaluate_requirements`] computes
-    /// (a large mesh would otherwise rehash them again and again).
-    fn reserve_memos(&mut self) {
-        let (mut operators, mut givens, mut answers) = (0, 0, 0);
-        for (i, inst) in self.instances.iter_enumerated() {
-            let Some(m) = inst.module else { continue };
-            for (req, info) in &m.scope.requirements {
-                if info.operator.is_some() {
-                    operators += 1;
-                }
-                let Some(contract) = info.contract.as_deref() else {
-                    continue;
-                };
-                givens += contract.fields.values().filter(|f| f.given).count();
-                if matches!(self.answers[i].get(req), Some(Answer::Module { .. })) {
-                    answers += contract
-                        .fields
-                        .values()
-                        .filter(|f| !f.given && !f.secret)
-                        .count();
-                }
-            }
-        }
-        self.eval.values.operator.reserve(operators);
-        self.eval.values.given.reserve(givens);
-        self.eval.values.answer.reserve(answers);
     }
 
     /// Computes `key` into its memo unless it is there. Values read one another to any
@@ -902,41 +987,41 @@ impl<'m> Resolver<'m> {
         self.eval.depth += 1;
         let done = match key {
             Key::Operator(i, r) => {
-                self.eval.values.operator.insert((i, r), Memo::InProgress);
+                self.eval.values.set_operator(i, r, Some(Memo::InProgress));
                 let v = match self.requirement_at(i, r) {
                     Some((req, info)) => self.compute_operator_value(i, req, info),
                     None => None,
                 };
                 let done = self.eval.deferred.is_none();
                 match done {
-                    true => self.eval.values.operator.insert((i, r), Memo::Done(v)),
-                    false => self.eval.values.operator.remove(&(i, r)),
+                    true => self.eval.values.set_operator(i, r, Some(Memo::Done(v))),
+                    false => self.eval.values.set_operator(i, r, None),
                 };
                 done
             }
             Key::Given(i, r, f) => {
-                self.eval.values.given.insert((i, r, f), Memo::InProgress);
+                self.eval.values.set_given(i, r, f, Some(Memo::InProgress));
                 let v = match self.field_at(i, r, f) {
                     Some(at) => self.compute_given(i, at),
                     None => None,
                 };
                 let done = self.eval.deferred.is_none();
                 match done {
-                    true => self.eval.values.given.insert((i, r, f), Memo::Done(v)),
-                    false => self.eval.values.given.remove(&(i, r, f)),
+                    true => self.eval.values.set_given(i, r, f, Some(Memo::Done(v))),
+                    false => self.eval.values.set_given(i, r, f, None),
                 };
                 done
             }
             Key::Answer(c, r, f) => {
-                self.eval.values.answer.insert((c, r, f), Memo::InProgress);
+                self.eval.values.set_answer(c, r, f, Some(Memo::InProgress));
                 let v = match self.field_at(c, r, f) {
                     Some(at) => self.compute_answer(c, at),
                     None => None,
                 };
                 let done = self.eval.deferred.is_none();
                 match done {
-                    true => self.eval.values.answer.insert((c, r, f), Memo::Done(v)),
-                    false => self.eval.values.answer.remove(&(c, r, f)),
+                    true => self.eval.values.set_answer(c, r, f, Some(Memo::Done(v))),
+                    false => self.eval.values.set_answer(c, r, f, None),
                 };
                 done
             }
@@ -1004,7 +1089,6 @@ impl<'m> Resolver<'m> {
     /// even where nothing reads it: operator values, given fields, and every plain field
     /// a provider answers (checked against the consumer's narrowing, E0304, E0314).
     pub(super) fn evaluate_requirements(&mut self) {
-        self.reserve_memos();
         // Every instance's own values first, so a provider's refusals are known before
         // its answers are checked for its consumers.
         // By place, not by name: what `operator_value` and `given_value` ask for each.
@@ -1151,6 +1235,37 @@ pub(super) fn finish_parts(parts: Vec<TemplatePart>) -> Option<Resolved> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_requirement_and_field_has_a_slot_of_its_own() {
+        // Three instances: requirements with 2, 0 and 3 fields; none (an unknown module);
+        // one requirement with 1 field.
+        let layout = Layout::new([vec![2, 0, 3], vec![], vec![1]]);
+        let id = InstanceId::from_index;
+        assert_eq!(layout.requirements(), 4);
+        assert_eq!(layout.fields(), 6);
+        let mut seen = Vec::new();
+        for (i, fields) in [(0, vec![2, 0, 3]), (2, vec![1])] {
+            for (r, &n) in fields.iter().enumerate() {
+                assert!(layout.requirement(id(i), r as u32).is_some());
+                for f in 0..n {
+                    seen.push(layout.field(id(i), r as u32, f).unwrap());
+                }
+                // One past the contract's fields is no slot, not the next requirement's.
+                assert_eq!(layout.field(id(i), r as u32, n), None);
+            }
+            assert_eq!(layout.requirement(id(i), fields.len() as u32), None);
+        }
+        assert_eq!(seen, vec![0, 1, 2, 3, 4, 5]);
+        assert_eq!(layout.requirement(id(1), 0), None);
+        assert_eq!(layout.requirement(id(3), 0), None);
+        assert_eq!(layout.field(id(0), u32::MAX, u32::MAX), None);
+        let reqs: Vec<_> = [(0, 0), (0, 1), (0, 2), (2, 0)]
+            .iter()
+            .map(|&(i, r)| layout.requirement(id(i), r).unwrap())
+            .collect();
+        assert_eq!(reqs, vec![0, 1, 2, 3]);
+    }
 
     #[test]
     fn modes_are_octal_text() {

@@ -761,6 +761,8 @@ impl<'m> Resolver<'m> {
         let n = self.instances.len();
         self.pending = Refusals::new(n);
         self.answers = IdVec::filled(n, FxHashMap::default());
+        // The memo tables, sized once: the placements phase already reads given values.
+        self.eval.values = Values::new(self.instances.iter().map(|inst| inst.module));
         // 3. Placements.
         let ports = self.place_host_requirements();
         self.placements = Placements {
