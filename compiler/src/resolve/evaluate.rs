@@ -35,13 +35,72 @@ pub(crate) type OperatorValue = (Resolved, &'static str);
 ///
 /// The tables are dense, keyed by indices, not names: (instance, the requirement's place
 /// in its module's scope, the field's place in its contract) is a place in a vector (see
-/// [`Layout`]), so a lookup hashes and compares nothing. A slot is `None` until asked for.
+/// [`Layout`]), so a lookup hashes and compares nothing.
 #[derive(Default)]
 pub(crate) struct Values {
     layout: Layout,
-    operator: Vec<Option<Memo<Option<OperatorValue>>>>,
-    given: Vec<Option<Memo<Option<Resolved>>>>,
-    answer: Vec<Option<Memo<Option<Resolved>>>>,
+    operator: Table<Option<OperatorValue>>,
+    given: Table<Option<Resolved>>,
+    answer: Table<Option<Resolved>>,
+}
+
+/// One table of memos. Each slot is a `u32`: [`NOT_ASKED`], [`UNDER_WAY`], or the place
+/// of its value in `done` past those two. Most slots are never asked for (a field the
+/// provider answers has no given value, and the other way round), so a slot costs four
+/// bytes and only values computed take room.
+struct Table<T> {
+    state: Vec<u32>,
+    done: Vec<T>,
+}
+
+/// A slot not asked for.
+const NOT_ASKED: u32 = 0;
+/// A slot whose value is being computed.
+const UNDER_WAY: u32 = 1;
+
+impl<T> Default for Table<T> {
+    fn default() -> Self {
+        Table {
+            state: Vec::new(),
+            done: Vec::new(),
+        }
+    }
+}
+
+impl<T> Table<T> {
+    fn with_slots(slots: usize) -> Table<T> {
+        Table {
+            state: vec![NOT_ASKED; slots],
+            done: Vec::new(),
+        }
+    }
+
+    /// The memo at `slot`, if asked for.
+    fn get(&self, slot: Option<usize>) -> Option<Memo<&T>> {
+        match *self.state.get(slot?)? {
+            NOT_ASKED => None,
+            UNDER_WAY => Some(Memo::InProgress),
+            k => self.done.get((k - 2) as usize).map(Memo::Done),
+        }
+    }
+
+    /// Sets the memo at `slot` (`None`: not asked for). Every key the resolver makes has
+    /// a slot: its indices come from the same scopes and contracts as the layout.
+    fn set(&mut self, slot: Option<usize>, to: Option<Memo<T>>) {
+        let Some(state) = slot.and_then(|k| self.state.get_mut(k)) else {
+            debug_assert!(false, "a memoised value outside the layout");
+            return;
+        };
+        *state = match to {
+            None => NOT_ASKED,
+            Some(Memo::InProgress) => UNDER_WAY,
+            Some(Memo::Done(v)) => {
+                self.done.push(v);
+                // A mesh is a text in memory: it cannot hold 2^32 - 2 values.
+                u32::try_from(self.done.len() + 1).unwrap_or(u32::MAX)
+            }
+        };
+    }
 }
 
 /// Where each memoised value of a mesh lives in the tables of [`Values`]: instance `i`'s
@@ -104,20 +163,6 @@ impl Layout {
     }
 }
 
-/// The memo at `slot` of `table`, if asked for.
-fn memo<T>(table: &[Option<Memo<T>>], slot: Option<usize>) -> Option<&Memo<T>> {
-    table.get(slot?)?.as_ref()
-}
-
-/// Sets the memo at `slot` of `table` (`None`: not asked for). Every key the resolver
-/// makes has a slot: its indices come from the same scopes and contracts as the layout.
-fn set_memo<T>(table: &mut [Option<Memo<T>>], slot: Option<usize>, to: Option<Memo<T>>) {
-    match slot.and_then(|k| table.get_mut(k)) {
-        Some(s) => *s = to,
-        None => debug_assert!(false, "a memoised value outside the layout"),
-    }
-}
-
 impl Values {
     /// Empty tables with a slot for every requirement and field of `modules`, the
     /// module of each instance in instance order.
@@ -131,20 +176,17 @@ impl Values {
                 })
             })
         }));
-        let fields = layout.fields();
         Values {
-            operator: std::iter::repeat_with(|| None)
-                .take(layout.requirements())
-                .collect(),
-            given: std::iter::repeat_with(|| None).take(fields).collect(),
-            answer: std::iter::repeat_with(|| None).take(fields).collect(),
+            operator: Table::with_slots(layout.requirements()),
+            given: Table::with_slots(layout.fields()),
+            answer: Table::with_slots(layout.fields()),
             layout,
         }
     }
 
     /// Operator requirement `r` of instance `i`, if computed.
     pub fn operator(&self, i: InstanceId, r: u32) -> Option<OperatorValue> {
-        match memo(&self.operator, self.layout.requirement(i, r)) {
+        match self.operator.get(self.layout.requirement(i, r)) {
             Some(Memo::Done(v)) => v.clone(),
             _ => None,
         }
@@ -152,7 +194,7 @@ impl Values {
 
     /// Given field `f` of requirement `r` of instance `i`, if computed.
     pub fn given(&self, i: InstanceId, r: u32, f: u32) -> Option<Resolved> {
-        match memo(&self.given, self.layout.field(i, r, f)) {
+        match self.given.get(self.layout.field(i, r, f)) {
             Some(Memo::Done(v)) => v.clone(),
             _ => None,
         }
@@ -160,7 +202,7 @@ impl Values {
 
     /// The answer to field `f` of `consumer`'s requirement `r`, if computed.
     pub fn answer(&self, consumer: InstanceId, r: u32, f: u32) -> Option<Resolved> {
-        match memo(&self.answer, self.layout.field(consumer, r, f)) {
+        match self.answer.get(self.layout.field(consumer, r, f)) {
             Some(Memo::Done(v)) => v.clone(),
             _ => None,
         }
@@ -169,25 +211,28 @@ impl Values {
     /// Whether `key` is being computed (`Some(false)`), done (`Some(true)`) or not yet
     /// asked for (`None`).
     fn done(&self, key: Key) -> Option<bool> {
-        let done = |m: Option<&Memo<_>>| m.map(|m| matches!(m, Memo::Done(_)));
-        match key {
-            Key::Operator(i, r) => memo(&self.operator, self.layout.requirement(i, r))
-                .map(|m| matches!(m, Memo::Done(_))),
-            Key::Given(i, r, f) => done(memo(&self.given, self.layout.field(i, r, f))),
-            Key::Answer(i, r, f) => done(memo(&self.answer, self.layout.field(i, r, f))),
+        let state = match key {
+            Key::Operator(i, r) => self.operator.state.get(self.layout.requirement(i, r)?),
+            Key::Given(i, r, f) => self.given.state.get(self.layout.field(i, r, f)?),
+            Key::Answer(i, r, f) => self.answer.state.get(self.layout.field(i, r, f)?),
+        };
+        match state.copied()? {
+            NOT_ASKED => None,
+            UNDER_WAY => Some(false),
+            _ => Some(true),
         }
     }
 
     fn set_operator(&mut self, i: InstanceId, r: u32, to: Option<Memo<Option<OperatorValue>>>) {
-        set_memo(&mut self.operator, self.layout.requirement(i, r), to);
+        self.operator.set(self.layout.requirement(i, r), to);
     }
 
     fn set_given(&mut self, i: InstanceId, r: u32, f: u32, to: Option<Memo<Option<Resolved>>>) {
-        set_memo(&mut self.given, self.layout.field(i, r, f), to);
+        self.given.set(self.layout.field(i, r, f), to);
     }
 
     fn set_answer(&mut self, i: InstanceId, r: u32, f: u32, to: Option<Memo<Option<Resolved>>>) {
-        set_memo(&mut self.answer, self.layout.field(i, r, f), to);
+        self.answer.set(self.layout.field(i, r, f), to);
     }
 }
 
