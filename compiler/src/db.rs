@@ -270,7 +270,7 @@ pub fn workspace_diagnostics(db: &Database, ws: Workspace) -> Vec<Diagnostic> {
                 .map(|name| check_mesh(db, ws, name.clone()))
                 .collect::<Vec<_>>()
         },
-        || parallel_map_beside(db, &files, |db, file| check_file(db, ws, file)),
+        || check_files_beside(db, ws, &files, !meshes.is_empty()),
     );
     let mut out: Vec<Diagnostic> = Vec::new();
     for diags in per_file {
@@ -350,6 +350,27 @@ pub fn parallel_map_beside<T: Copy + Send + Sync, R: Send>(
         || db.clone(),
         |snapshot, &i| f(snapshot, i),
     )
+}
+
+/// Every file of `files` checked, on the cores that a mesh resolving beside leaves free
+/// (see [`beside`]). With `meshes`, the errors of every module follow: the resolution
+/// reads them once it comes to leave out what cannot be built, by which time the files
+/// are long checked, so the cores here work them out ahead of it (salsa keeps them for
+/// it; a module it asks for first is worked out once, by whichever thread asks first).
+pub fn check_files_beside(
+    db: &Database,
+    ws: Workspace,
+    files: &[SourceFile],
+    meshes: bool,
+) -> Vec<Arc<Vec<Diagnostic>>> {
+    let checked = parallel_map_beside(db, files, |db, file| check_file(db, ws, file));
+    if meshes {
+        let names: Vec<String> = registry(db, ws).modules.keys().cloned().collect();
+        parallel_map_beside(db, &names.iter().collect::<Vec<_>>(), |db, name| {
+            module_errors(db, ws, name.clone());
+        });
+    }
+    checked
 }
 
 /// Resolves mesh `mesh` of the workspace against the ports of `lock` (LANGUAGE.md §7):
@@ -441,28 +462,7 @@ fn resolve_to(
         return crate::resolve::MeshOutcome::empty(mesh, &path);
     };
     let module = |name: &str| module_source(db, ws, name);
-    // Each file's errors, sorted by place, read once: a module's are those inside its span.
-    let errors_by_file: std::cell::RefCell<std::collections::HashMap<usize, Arc<Vec<Diagnostic>>>> =
-        Default::default();
-    let errors_in = |file_index: usize, span: crate::span::Span| -> Vec<Diagnostic> {
-        let Some(&file) = ws.files(db).get(file_index) else {
-            return Vec::new();
-        };
-        let errors = errors_by_file
-            .borrow_mut()
-            .entry(file_index)
-            .or_insert_with(|| sorted_errors(db, ws, file))
-            .clone();
-        let first = errors.partition_point(|d| d.span.start < span.start);
-        errors[first..]
-            .iter()
-            .take_while(|d| d.span.start <= span.end)
-            .filter(|d| d.span.end <= span.end)
-            .cloned()
-            .collect()
-    };
-    let module_errors =
-        |name: &str| -> Vec<Diagnostic> { module_errors_with(db, ws, &reg, name, &errors_in) };
+    let module_errors = |name: &str| module_errors(db, ws, name.to_string()).to_vec();
     let input = crate::resolve::ResolveInput {
         mesh: mesh_ast,
         path: &path,
@@ -542,8 +542,8 @@ fn module_errors_with(
         let Some(info) = reg.contracts.get(c).filter(|i| !i.std) else {
             continue;
         };
-        if let Some(index) = reg.files.iter().position(|f| *f == info.file) {
-            out.extend(errors_in(index, info.span));
+        if let Some(at) = reg.contract_items.get(c) {
+            out.extend(errors_in(at.file, info.span));
         }
     }
     out
@@ -562,13 +562,20 @@ fn sorted_errors(
     file: SourceFile,
 ) -> Arc<Vec<Diagnostic>> {
     let path = file.path(db);
-    let mut errors: Vec<Diagnostic> = check_file(db, ws, file)
-        .iter()
-        .filter(|d| d.is_error() && d.file == *path)
-        .cloned()
-        .collect();
+    let checked = check_file(db, ws, file);
+    let mine = |d: &&Diagnostic| d.is_error() && d.file == *path;
+    if !checked.iter().any(|d| mine(&d)) {
+        return no_errors();
+    }
+    let mut errors: Vec<Diagnostic> = checked.iter().filter(mine).cloned().collect();
     errors.sort_by_key(|d| d.span.start);
     Arc::new(errors)
+}
+
+/// The errors of a file that has none: one list shared by every such file.
+fn no_errors() -> Arc<Vec<Diagnostic>> {
+    static NONE: std::sync::OnceLock<Arc<Vec<Diagnostic>>> = std::sync::OnceLock::new();
+    NONE.get_or_init(|| Arc::new(Vec::new())).clone()
 }
 
 /// The errors of module `name`'s definition (see [`module_errors_with`]) as a query of

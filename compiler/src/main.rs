@@ -712,11 +712,7 @@ fn build(
                 &staging,
             )
         },
-        || {
-            meshc::db::parallel_map_beside(&session.db, &files, |db, f| {
-                meshc::db::check_file(db, ws, f)
-            })
-        },
+        || meshc::db::check_files_beside(&session.db, ws, &files, true),
     );
     for file_diags in per_file {
         diags.extend(file_diags.iter().cloned());

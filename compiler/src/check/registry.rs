@@ -182,6 +182,8 @@ pub struct NodeName {
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Registry {
     pub contracts: FxIndexMap<String, Arc<ContractInfo>>,
+    /// Where each contract of [`Registry::contracts`] is declared.
+    pub contract_items: FxIndexMap<String, ItemRef>,
     pub modules: FxIndexMap<String, ItemRef>,
     pub meshes: FxIndexMap<String, ItemRef>,
     pub seats: FxIndexMap<String, SeatInfo>,
@@ -326,8 +328,6 @@ impl Registry {
     /// tree and no position.
     pub fn from_summaries<'a>(inputs: impl IntoIterator<Item = SummaryInput<'a>>) -> Registry {
         let mut reg = Registry::default();
-        // Where each contract is declared, for the label of a duplicate.
-        let mut contract_at: std::collections::HashMap<String, ItemRef> = Default::default();
         for (file_index, input) in inputs.into_iter().enumerate() {
             reg.files.push(input.path.clone());
             for (item_index, item) in input.summary.items.iter().enumerate() {
@@ -344,7 +344,8 @@ impl Registry {
                                 NameProblem::Duplicate {
                                     what: "contract",
                                     at: here,
-                                    first: contract_at
+                                    first: reg
+                                        .contract_items
                                         .get(info.name.as_str())
                                         .copied()
                                         .unwrap_or(here),
@@ -354,7 +355,7 @@ impl Registry {
                             continue;
                         }
                         reg.contracts.insert(info.name.clone(), info.clone());
-                        contract_at.insert(info.name.clone(), here);
+                        reg.contract_items.insert(info.name.clone(), here);
                     }
                     ItemSummary::Module { name } => {
                         if let Some(prev) = reg.modules.get(name.as_str()) {
