@@ -213,6 +213,8 @@ impl<'m> Resolver<'m> {
     /// node's range. Module requirements are [`Resolver::choose_providers`]'.
     pub(super) fn place_host_requirements(&mut self) -> Ports {
         let mut out = Ports::default();
+        // Every port the lock will hold: (key, port).
+        let mut locked: Vec<(String, u16)> = Vec::new();
         // Instances per node, in source order.
         let mut per_node: IdVec<NodeId, Vec<InstanceId>> =
             IdVec::filled(self.nodes.len(), Vec::new());
@@ -306,19 +308,25 @@ impl<'m> Resolver<'m> {
                 }
             }
             self.check_nested_directories(&directories);
-            self.allocate_ports(node, &ports, &mut out);
+            self.allocate_ports(node, &ports, &mut out, &mut locked);
         }
+        // Made sorted at once: a large mesh's keys inserted one by one into the tree
+        // cost more than the rest of its placements.
+        out.lock.ports = locked.into_iter().collect();
         out
     }
 
     /// E0511: two directories of one node at the same or nested host paths. The later one
     /// (in source order) is refused, naming the earlier.
     fn check_nested_directories(&mut self, directories: &[(InstanceId, &'m str, String, Span)]) {
-        let mut earlier: BTreeMap<String, (InstanceId, &'m str)> = BTreeMap::new();
+        // The paths kept so far, twice: hashed for the same path and its ancestors, sorted
+        // for the paths under it.
+        let mut earlier: BTreeMap<&str, (InstanceId, &'m str)> = BTreeMap::new();
+        let mut exact: super::FxHashMap<&str, (InstanceId, &'m str)> = Default::default();
         for (i, req, path, span) in directories {
-            let clash = if let Some(&hit) = earlier.get(path) {
+            let clash = if let Some(&hit) = exact.get(path.as_str()) {
                 Some((hit, "the same path"))
-            } else if let Some(hit) = ancestors(path).find_map(|a| earlier.get(a).copied()) {
+            } else if let Some(hit) = ancestors(path).find_map(|a| exact.get(a).copied()) {
                 Some((hit, "a path it lies under"))
             } else {
                 let mut prefix = String::with_capacity(path.len() + 1);
@@ -357,7 +365,8 @@ impl<'m> Resolver<'m> {
                     self.answers[*i].insert(req, Answer::Unresolved);
                 }
                 None => {
-                    earlier.insert(path.clone(), (*i, req));
+                    earlier.insert(path, (*i, req));
+                    exact.insert(path, (*i, req));
                 }
             }
         }
@@ -366,7 +375,13 @@ impl<'m> Resolver<'m> {
     /// Chooses the host port of every port requirement of node `node`: placed ones first
     /// (E0519 for one placed twice), then the lock's (when still free and in range), then
     /// the lowest free port in the node's range (E0510 when none is left).
-    fn allocate_ports(&mut self, node: NodeId, ports: &[PortRequest<'m>], out: &mut Ports) {
+    fn allocate_ports(
+        &mut self,
+        node: NodeId,
+        ports: &[PortRequest<'m>],
+        out: &mut Ports,
+        locked: &mut Vec<(String, u16)>,
+    ) {
         let (lo, hi) = self.nodes[node].ports;
         let node_name = self.nodes[node].name.clone();
         let mut used: FxHashSet<i64> = FxHashSet::default();
@@ -400,12 +415,18 @@ impl<'m> Resolver<'m> {
             used.insert(*p);
             chosen[k] = Some(*p);
         }
-        for (k, (i, req, place)) in ports.iter().enumerate() {
-            if place.is_some() {
-                continue;
-            }
-            let key = super::Lock::key(&node_name, &self.instances[*i].name, req);
-            if let Some(&p) = self.input.lock.ports.get(&key) {
+        // The lock key of each port not placed: what the lock is read at and written at.
+        let keys: Vec<Option<String>> = ports
+            .iter()
+            .map(|(i, req, place)| {
+                place
+                    .is_none()
+                    .then(|| super::Lock::key(&node_name, &self.instances[*i].name, req))
+            })
+            .collect();
+        for (k, key) in keys.iter().enumerate() {
+            let Some(key) = key else { continue };
+            if let Some(&p) = self.input.lock.ports.get(key) {
                 let p = i64::from(p);
                 if (lo..=hi).contains(&p) && used.insert(p) {
                     chosen[k] = Some(p);
@@ -465,6 +486,9 @@ impl<'m> Resolver<'m> {
         // A placement that moves a port the lock held is the operator's move: said too.
         for (i, req, place) in ports.iter() {
             let Some((p, _)) = place else { continue };
+            if self.input.lock.ports.is_empty() {
+                break;
+            }
             let key = super::Lock::key(&node_name, &self.instances[*i].name, req);
             if let Some(&locked) = self.input.lock.ports.get(&key)
                 && i64::from(locked) != *p
@@ -475,11 +499,10 @@ impl<'m> Resolver<'m> {
                 ));
             }
         }
-        for (k, (i, req, place)) in ports.iter().enumerate() {
+        for ((k, (i, req, place)), key) in ports.iter().enumerate().zip(keys) {
             let Some(p) = chosen[k] else { continue };
-            if place.is_none() {
-                let key = super::Lock::key(&node_name, &self.instances[*i].name, req);
-                out.lock.ports.insert(key, p as u16);
+            if let (None, Some(key)) = (place, key) {
+                locked.push((key, p as u16));
             }
             self.answers[*i].insert(
                 req,
