@@ -1188,3 +1188,66 @@ fn a_provider_whose_consumers_change_gets_a_new_manifest() {
         one.json("beta").unwrap()["digest"]
     );
 }
+
+/// A provider's answer that reads nothing of its consumer is worked out once and given to
+/// every consumer; one that reads `consumer.*` or `given.*`, even inside a string, is
+/// worked out for each: three consumers with their own logins and given values each see
+/// their own.
+#[test]
+fn answers_that_read_the_consumer_are_each_consumers_own() {
+    let files = one_file(
+        "all.mesh",
+        r#"contract kv for module {
+  host: hostname
+  user: string
+  label: string
+  given tier: string = "low"
+}
+module store {
+  requires here: host node
+  container store { image "redis:7.4" }
+  provides kv {
+    host = here.private_name
+    user = consumer.login
+    label = "${given.tier} for ${consumer.instance} at ${here.private_name}"
+  }
+}
+module fast {
+  requires kv: module kv { tier = "high" }
+  container fast { image "nginx:1.27"  env { H = kv.host  U = kv.user  L = kv.label } }
+}
+module slow {
+  requires kv: module kv
+  container slow { image "nginx:1.27"  env { H = kv.host  U = kv.user  L = kv.label } }
+}
+mesh lab {
+  node alpha { private_name = "alpha.lab.internal" }
+  node beta { private_name = "beta.lab.internal" }
+  assign store to alpha
+  assign fast to alpha
+  assign slow to beta
+  assign fast to beta
+}"#,
+    );
+    let b = build(&files, "all.mesh");
+    assert_eq!(b.exit, 0, "{:?}", b.diagnostics());
+    let env = |node: &str, instance: &str| {
+        let doc = b.json(node).unwrap();
+        lookup(&doc, &format!("instances[instance={instance}].containers")).unwrap()[0]["env"]
+            .clone()
+    };
+    for (node, instance, tier) in [
+        ("alpha", "fast", "high"),
+        ("beta", "slow", "low"),
+        ("beta", "fast", "high"),
+    ] {
+        let env = env(node, instance);
+        assert_eq!(env["H"], "alpha.lab.internal", "{node}/{instance}");
+        assert_eq!(env["U"], format!("{node}_{instance}"), "{node}/{instance}");
+        assert_eq!(
+            env["L"],
+            format!("{tier} for {instance} at alpha.lab.internal"),
+            "{node}/{instance}"
+        );
+    }
+}

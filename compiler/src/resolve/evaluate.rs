@@ -11,7 +11,7 @@
 //! `consumer.*` and `given.*` reading who asks. Every value is memoised, and a value that
 //! reads itself is refused (E0313). What does not resolve evaluates to nothing.
 
-use super::fx_hash::FxHashSet;
+use super::fx_hash::{FxHashMap, FxHashSet};
 use super::ids::Id;
 use super::{Answer, InstanceId, KnownInstance, LoadedModule, Resolver, World};
 use crate::check::meaning::{
@@ -251,6 +251,13 @@ pub(crate) struct Eval<'m> {
     pub waiting: FxHashSet<Key>,
     /// The loop variables bound while a `for` template renders, innermost last.
     pub loop_bindings: Vec<super::loops::Binding<'m>>,
+    /// A provider's answers that read nothing of the consumer they answer, by (provider,
+    /// contract, field): the same for every consumer, so evaluated once (see
+    /// [`Resolver::compute_answer`]).
+    pub shared_answers: FxHashMap<(InstanceId, usize, u32), Option<Resolved>>,
+    /// Whether the answer being evaluated has read something of who asks (`consumer.*`,
+    /// `given.*`) or rendered a loop.
+    pub read_consumer: bool,
 }
 
 impl Eval<'_> {
@@ -549,6 +556,10 @@ pub(crate) trait Evaluate<'m> {
     /// The same, to bind and unbind.
     fn bindings_mut(&mut self) -> &mut Vec<super::loops::Binding<'m>>;
 
+    /// Notes that what is being evaluated reads something of the consumer it answers, or
+    /// renders a loop (nothing to note for an evaluator that keeps no answer aside).
+    fn reads_consumer(&mut self) {}
+
     /// Evaluates `expr` in instance `i`'s scope.
     fn eval_expr(&mut self, i: InstanceId, ctx: Ctx<'m>, expr: &Expr) -> Option<Resolved> {
         match expr {
@@ -576,7 +587,10 @@ pub(crate) trait Evaluate<'m> {
             }
             Expr::Ref(r) => self.eval_ref(i, ctx, r),
             Expr::Call(c) => self.eval_call(i, ctx, c),
-            Expr::For(f) => self.eval_for(i, ctx, f),
+            Expr::For(f) => {
+                self.reads_consumer();
+                self.eval_for(i, ctx, f)
+            }
             Expr::Range(_) | Expr::Error(_) => None,
         }
     }
@@ -691,6 +705,12 @@ pub(crate) trait Evaluate<'m> {
         let meaning = meaning(reference, &names);
         if meaning.refusal.is_some() {
             return None; // E0104, E0105, E0318: the checker's
+        }
+        if matches!(
+            meaning.read,
+            Read::Loop { .. } | Read::Consumer { .. } | Read::Given { .. }
+        ) {
+            self.reads_consumer();
         }
         match meaning.read {
             Read::Loop { var, read } => self.eval_loop_read(var, read),
@@ -881,6 +901,10 @@ impl<'m> Evaluate<'m> for Resolver<'m> {
     fn bindings_mut(&mut self) -> &mut Vec<super::loops::Binding<'m>> {
         &mut self.eval.loop_bindings
     }
+
+    fn reads_consumer(&mut self) {
+        self.eval.read_consumer = true;
+    }
 }
 
 impl<'m> Resolver<'m> {
@@ -891,7 +915,18 @@ impl<'m> Resolver<'m> {
 
     /// The provider's `provides` answer to field `field` of `consumer`'s module
     /// requirement `req`, evaluated for this consumer, else the contract's default.
-    fn compute_answer(&mut self, consumer: InstanceId, at: FieldAt<'m>) -> Option<Resolved> {
+    ///
+    /// An answer that reads nothing of the consumer (`host = here.private_name`) is the
+    /// same for every consumer: it is evaluated for the first and kept for the others,
+    /// unless its evaluation met a cycle or was deferred (each consumer then evaluates it,
+    /// as it would without the copy). Whatever else evaluating it refuses is refused once,
+    /// by the memoised values it reads, so the copy changes no diagnostic.
+    fn compute_answer(
+        &mut self,
+        consumer: InstanceId,
+        f: u32,
+        at: FieldAt<'m>,
+    ) -> Option<Resolved> {
         let (req, info, field, fi) = at;
         let Some(Answer::Module { provider, .. }) = self.answers[consumer].get(req) else {
             return None;
@@ -903,20 +938,36 @@ impl<'m> Resolver<'m> {
             .and_then(|pm| pm.provides.get(contract.name.as_str()).copied());
         match provides {
             Some(p) => match p.answers.iter().find(|a| a.field.name == *field) {
-                Some(answer) => self
-                    .eval_expr(
-                        provider,
-                        Ctx::Provides {
-                            consumer,
-                            requirement: req,
-                            contract,
-                        },
-                        &answer.value,
-                    )
-                    .and_then(|v| match v {
-                        Resolved::Plain(v, _) => Some(Resolved::Plain(v, fi.ty.clone())),
-                        _ => None, // a secret or host path in a plain answer: the checker's
-                    }),
+                Some(answer) => {
+                    let shared = (provider, std::ptr::from_ref(contract) as usize, f);
+                    if let Some(v) = self.eval.shared_answers.get(&shared) {
+                        return v.clone();
+                    }
+                    let outer = std::mem::replace(&mut self.eval.read_consumer, false);
+                    let cycles = self.eval.told_cycle.len();
+                    let v = self
+                        .eval_expr(
+                            provider,
+                            Ctx::Provides {
+                                consumer,
+                                requirement: req,
+                                contract,
+                            },
+                            &answer.value,
+                        )
+                        .and_then(|v| match v {
+                            Resolved::Plain(v, _) => Some(Resolved::Plain(v, fi.ty.clone())),
+                            _ => None, // a secret or host path in a plain answer: the checker's
+                        });
+                    let alone = !self.eval.read_consumer
+                        && self.eval.told_cycle.len() == cycles
+                        && self.eval.deferred.is_none();
+                    self.eval.read_consumer |= outer;
+                    if alone {
+                        self.eval.shared_answers.insert(shared, v.clone());
+                    }
+                    v
+                }
                 None => fi
                     .default
                     .clone()
@@ -1060,7 +1111,7 @@ impl<'m> Resolver<'m> {
             Key::Answer(c, r, f) => {
                 self.eval.values.set_answer(c, r, f, Some(Memo::InProgress));
                 let v = match self.field_at(c, r, f) {
-                    Some(at) => self.compute_answer(c, at),
+                    Some(at) => self.compute_answer(c, f, at),
                     None => None,
                 };
                 let done = self.eval.deferred.is_none();
