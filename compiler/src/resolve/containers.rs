@@ -3,7 +3,7 @@
 //! files as sealed references, files rendered or sealed with their template, published
 //! ports.
 
-use super::evaluate::{Ctx, Evaluate, Resolved, render_template, text_of};
+use super::evaluate::{Ctx, Evaluate, Resolved, into_text, render_template, text_of};
 use super::manifests::Builder;
 use super::{Answer, InstanceId};
 use crate::check::types::Value;
@@ -89,7 +89,7 @@ impl<'m> Builder<'_, 'm> {
                     }
                     image_seen = true;
                     if let Some(Resolved::Plain(v, ty)) = self.eval_string(i, Ctx::Definition, s) {
-                        out.image = text_of(&v, &ty);
+                        out.image = into_text(v, &ty);
                     }
                 }
                 ContainerEntryKind::Command(expr) => out.command = self.command(i, expr),
@@ -219,7 +219,7 @@ impl<'m> Builder<'_, 'm> {
                     };
                     out.extend(vs.iter().map(|v| text_of(v, &inner)));
                 }
-                Some(Resolved::Plain(v, ty)) => out.push(text_of(&v, &ty)),
+                Some(Resolved::Plain(v, ty)) => out.push(into_text(v, &ty)),
                 _ => {} // a secret in a command is refused by the checker (E0302)
             }
         }
@@ -234,7 +234,7 @@ impl<'m> Builder<'_, 'm> {
         exposed: Option<String>,
     ) -> Option<EnvValue> {
         Some(match self.eval_expr(i, Ctx::Definition, value)? {
-            Resolved::Plain(v, ty) => EnvValue::Text(text_of(&v, &ty)),
+            Resolved::Plain(v, ty) => EnvValue::Text(into_text(v, &ty)),
             Resolved::Sealed(sealed) => EnvValue::Sealed(SealedEnv {
                 sealed: *sealed,
                 exposed,
@@ -302,7 +302,7 @@ impl<'m> Builder<'_, 'm> {
     ) -> Option<File> {
         let resolved = self.eval_expr(i, Ctx::Definition, value)?;
         let (content, template, references, default_mode) = match resolved {
-            Resolved::Plain(v, ty) => (Some(text_of(&v, &ty)), None, None, DEFAULT_FILE_MODE),
+            Resolved::Plain(v, ty) => (Some(into_text(v, &ty)), None, None, DEFAULT_FILE_MODE),
             Resolved::Sealed(sealed) => {
                 let name = match value {
                     Expr::Ref(r) => r.dotted(),

@@ -404,6 +404,14 @@ pub(super) fn consumer_text(
 }
 
 /// A plain value as text: a mode in four octal digits, everything else as §3 converts it.
+/// [`text_of`], taking the value: a string is its own text, moved instead of copied.
+pub(crate) fn into_text(value: Value, ty: &Ty) -> String {
+    match value {
+        Value::Str(s) => s,
+        other => text_of(&other, ty),
+    }
+}
+
 pub(crate) fn text_of(value: &Value, ty: &Ty) -> String {
     match (value, ty) {
         (Value::Int(n), Ty::Mode) => format!("{n:04o}"),
@@ -607,7 +615,7 @@ pub(crate) trait Evaluate<'m> {
             let value = self.eval_expr(i, ctx, arg)?;
             let parts = match (arg, value) {
                 (_, Resolved::HostPath(_)) => return None, // E0303, the checker's
-                (_, Resolved::Plain(v, ty)) => vec![TemplatePart::Text(text_of(&v, &ty))],
+                (_, Resolved::Plain(v, ty)) => vec![TemplatePart::Text(into_text(v, &ty))],
                 // Named like any reference of a template: through a loop variable, for
                 // its element, so two consumers' arguments never share a name.
                 (Expr::Ref(r), value @ Resolved::Sealed(_)) => vec![TemplatePart::Ref {
@@ -641,6 +649,10 @@ pub(crate) trait Evaluate<'m> {
 
     /// Evaluates a string literal: plain text when no part is secret, else a template.
     fn eval_string(&mut self, i: InstanceId, ctx: Ctx<'m>, s: &StringLit) -> Option<Resolved> {
+        // Most strings are text alone: no parts to make and join.
+        if let [StrPart::Text(t)] = &*s.parts {
+            return Some(Resolved::Plain(Value::Str(t.to_string()), Ty::String));
+        }
         let parts = self.string_parts(i, ctx, s)?;
         finish_parts(parts)
     }
@@ -669,7 +681,7 @@ pub(crate) trait Evaluate<'m> {
                             // Any other expression: a call, applied or kept.
                             match self.eval_expr(i, ctx, &interp.expr)? {
                                 Resolved::Plain(v, ty) => {
-                                    parts.push(TemplatePart::Text(text_of(&v, &ty)))
+                                    parts.push(TemplatePart::Text(into_text(v, &ty)))
                                 }
                                 Resolved::Template(inner) => parts.extend(inner),
                                 Resolved::HostPath(_) | Resolved::Sealed(_) => return None,
@@ -853,7 +865,7 @@ pub(crate) trait Evaluate<'m> {
     /// Given field `field` of requirement `req` of instance `i`, as text.
     fn given_text(&mut self, i: InstanceId, req: &'m str, field: &str) -> Option<String> {
         match self.given_value(i, req, field)? {
-            Resolved::Plain(v, ty) => Some(text_of(&v, &ty)),
+            Resolved::Plain(v, ty) => Some(into_text(v, &ty)),
             _ => None,
         }
     }
