@@ -390,6 +390,7 @@ fn main() -> ExitCode {
         } => cli::take::genesis(mesh_file, paths, node, out, format),
     };
     if std::env::var_os("MESHC_STATS").is_some() {
+        mark("end");
         report_stats();
     }
     ExitCode::from(code)
@@ -653,9 +654,11 @@ fn build(
         Ok(s) => s,
         Err(code) => return code,
     };
+    mark("read");
     let shown = cli::workspace::display_path(&mesh_file);
     meshc::db::parse_all(&session.db, session.ws.files(&session.db));
     let registry = meshc::db::registry(&session.db, session.ws);
+    mark("registry");
     let meshes = meshc::resolve::meshes_in(&registry, &shown);
     let mesh = match meshes.as_slice() {
         [one] => one.clone(),
@@ -714,6 +717,7 @@ fn build(
         },
         || meshc::db::check_files_beside(&session.db, ws, &files, true),
     );
+    mark("resolved");
     for file_diags in per_file {
         diags.extend(file_diags.iter().cloned());
     }
@@ -741,6 +745,7 @@ fn build(
     unparsed.sort();
     unparsed.dedup();
     let code = report(diags, &session, flags);
+    mark("reported");
     std::mem::forget(session);
     if refused_by_lock {
         output::say("nothing was written: the lock would change under --locked");
@@ -774,6 +779,7 @@ fn build(
             return 2;
         }
     }
+    mark("written");
     let lock_text = outcome.lock_to_write().to_text();
     let lock_on_disk = cli::workspace::read_lock(&lock_path).ok().flatten();
     if lock_on_disk.as_deref() != Some(lock_text.as_str())
@@ -782,6 +788,7 @@ fn build(
         output::say(&e);
         return 2;
     }
+    mark("locked");
     // Every port the lock moved, and why (LANGUAGE.md §12.6), whatever the format:
     // notes go to stderr.
     for moved in &outcome.port_moves {
