@@ -69,6 +69,43 @@ struct State {
     created: Vec<PathBuf>,
     staged: Vec<Staged>,
     failed: Option<String>,
+    /// Flushes the staged files to disk on a thread of its own while the build goes on.
+    syncer: Option<Syncer>,
+}
+
+/// A thread that flushes each file written aside to disk (`fsync`), in the order they
+/// come: the threads that make the files do not wait for the disk, and every file is on
+/// disk before any is renamed into place ([`Syncer::finish`] is called first). Each file
+/// is opened again by its path, so no file stays open while it waits.
+struct Syncer {
+    send: std::sync::mpsc::Sender<PathBuf>,
+    thread: std::thread::JoinHandle<Vec<(PathBuf, std::io::Error)>>,
+}
+
+impl Syncer {
+    fn start() -> Syncer {
+        let (send, receive) = std::sync::mpsc::channel::<PathBuf>();
+        let thread = std::thread::spawn(move || {
+            let mut failed = Vec::new();
+            for path in receive {
+                let synced = fs::OpenOptions::new()
+                    .write(true)
+                    .open(&path)
+                    .and_then(|f| f.sync_all());
+                if let Err(e) = synced {
+                    failed.push((path, e));
+                }
+            }
+            failed
+        });
+        Syncer { send, thread }
+    }
+
+    /// Waits until every file sent is on disk; the files that could not be flushed.
+    fn finish(self) -> Vec<(PathBuf, std::io::Error)> {
+        drop(self.send);
+        self.thread.join().unwrap_or_default()
+    }
 }
 
 /// One file written aside: its name in the directory, where it waits, where it goes,
@@ -159,7 +196,7 @@ impl Staging {
         }
         // Written and digested outside the lock: threads stage their files side by side.
         let base = target.file_name().unwrap_or_default().to_string_lossy();
-        let written = write_aside(&folder, &base, bytes).map_err(|e| {
+        let written = write_aside(&folder, &base, bytes, false).map_err(|e| {
             format!(
                 "cannot write `{}`: {}",
                 target.display(),
@@ -169,12 +206,17 @@ impl Staging {
         let sha256 = super::owned::digest(bytes);
         let mut state = self.state();
         match written {
-            Ok(aside) => state.staged.push(Staged {
-                name: name.to_string(),
-                aside,
-                target,
-                sha256,
-            }),
+            Ok(aside) => {
+                let syncer = state.syncer.get_or_insert_with(Syncer::start);
+                // A syncer that is gone leaves the file unflushed: `finish` says so.
+                let _ = syncer.send.send(aside.clone());
+                state.staged.push(Staged {
+                    name: name.to_string(),
+                    aside,
+                    target,
+                    sha256,
+                })
+            }
             Err(e) => {
                 state.failed.get_or_insert(e);
             }
@@ -192,7 +234,7 @@ impl Staging {
         let mut state = self.take();
         let result = commit_staged(&self.dir, &mut state, build);
         if result.is_err() {
-            undo(&state);
+            undo(&mut state);
         }
         result
     }
@@ -207,12 +249,16 @@ impl meshc::resolve::FileSink for Staging {
 
 impl Drop for Staging {
     fn drop(&mut self) {
-        undo(&self.take());
+        undo(&mut self.take());
     }
 }
 
 /// Removes what `state` staged and the folders it made (only if empty, innermost first).
-fn undo(state: &State) {
+fn undo(state: &mut State) {
+    // Nothing is removed under the syncer's feet.
+    if let Some(syncer) = state.syncer.take() {
+        syncer.finish();
+    }
     for s in &state.staged {
         let _ = fs::remove_file(&s.aside);
     }
@@ -235,8 +281,22 @@ fn commit_staged(
     state: &mut State,
     build: Option<&Build<'_>>,
 ) -> Result<Vec<String>, String> {
+    // Every staged file is on disk before anything is renamed.
+    let unflushed = state.syncer.take().map(Syncer::finish).unwrap_or_default();
     if let Some(e) = state.failed.take() {
         return Err(e);
+    }
+    if let Some((aside, e)) = unflushed.first() {
+        let target = state
+            .staged
+            .iter()
+            .find(|s| s.aside == *aside)
+            .map_or(aside, |s| &s.target);
+        return Err(format!(
+            "cannot write `{}`: {}",
+            target.display(),
+            super::workspace::plain(e)
+        ));
     }
     Staging::prepare(dir, state)?;
     // The directory itself is locked (no lock file is left beside the manifests).
@@ -285,7 +345,7 @@ fn commit_staged(
             .map(|s| (s.name.as_str(), s.sha256.as_str()))
             .collect();
         let (stale, bytes, notes) = super::owned::plan(dir, build.mesh, build.nodes, &files);
-        let aside = write_aside(dir, super::owned::INDEX, &bytes).map_err(|e| {
+        let aside = write_aside(dir, super::owned::INDEX, &bytes, true).map_err(|e| {
             format!(
                 "cannot write `{}`: {}",
                 index_path.display(),
@@ -353,11 +413,14 @@ fn commit_staged(
     Ok(said)
 }
 
-/// Writes `bytes` into a new aside file for `name` in `dir` and flushes it to disk;
-/// returns its path. The file is removed again when writing fails.
-fn write_aside(dir: &Path, name: &str, bytes: &[u8]) -> std::io::Result<PathBuf> {
+/// Writes `bytes` into a new aside file for `name` in `dir`, flushed to disk when `sync`
+/// (else by a [`Syncer`]); returns its path. The file is removed again when writing
+/// fails.
+fn write_aside(dir: &Path, name: &str, bytes: &[u8], sync: bool) -> std::io::Result<PathBuf> {
     let (path, mut f) = meshc::fsio::create_aside(dir, name, "tmp")?;
-    let result = f.write_all(bytes).and_then(|_| f.sync_all());
+    let result = f
+        .write_all(bytes)
+        .and_then(|_| if sync { f.sync_all() } else { Ok(()) });
     match result {
         Ok(()) => Ok(path),
         Err(e) => {
@@ -387,7 +450,7 @@ pub fn replace_file(path: &Path, bytes: &[u8]) -> Result<(), String> {
             super::workspace::plain(&e)
         )
     };
-    let aside = write_aside(dir, &name, bytes).map_err(failed)?;
+    let aside = write_aside(dir, &name, bytes, true).map_err(failed)?;
     let result = (|| {
         if let Ok(meta) = fs::symlink_metadata(path) {
             fs::set_permissions(&aside, meta.permissions())?;
