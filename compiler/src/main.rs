@@ -718,6 +718,8 @@ fn build(
         || meshc::db::check_files_beside(&session.db, ws, &files, true),
     );
     mark("resolved");
+    // The process ends with the build: freeing a large mesh's outcome would only cost time.
+    let outcome = std::mem::ManuallyDrop::new(outcome);
     for file_diags in per_file {
         diags.extend(file_diags.iter().cloned());
     }
@@ -780,7 +782,7 @@ fn build(
         }
     }
     mark("written");
-    let lock_text = outcome.lock_to_write().to_text();
+    let lock_text = outcome.lock_text();
     let lock_on_disk = cli::workspace::read_lock(&lock_path).ok().flatten();
     if lock_on_disk.as_deref() != Some(lock_text.as_str())
         && let Err(e) = cli::atomic::replace_file(&lock_path, lock_text.as_bytes())

@@ -15,6 +15,9 @@
 use crate::diagnostics::rules::LockChange;
 use std::collections::BTreeMap;
 
+/// What one instance wrote: container → the paths of its files and secret files.
+type WrittenBy = BTreeMap<String, Vec<String>>;
+
 /// The ports a previous build chose, and what each instance's last build wrote. Sorted,
 /// so its text is deterministic.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
@@ -24,7 +27,7 @@ pub struct Lock {
     /// `<node>/<instance>` → container name → the file and secret-file paths (inside the
     /// container) its last build wrote. A later build that no longer names one lists it
     /// in the manifest's `retired` (LANGUAGE.md §13.4).
-    pub written: BTreeMap<String, BTreeMap<String, Vec<String>>>,
+    pub written: BTreeMap<String, WrittenBy>,
 }
 
 impl Lock {
@@ -80,19 +83,22 @@ impl Lock {
 
     /// The lock file's text: pretty JSON, keys sorted, with a trailing newline.
     pub fn to_text(&self) -> String {
-        let mut ports = serde_json::Map::new();
-        for (k, p) in &self.ports {
-            ports.insert(k.clone(), serde_json::Value::from(*p));
+        Lock::text(&self.ports, &self.written)
+    }
+
+    /// The text of a lock holding `ports` and `written`, written from them as they are
+    /// (a large mesh's lock is a megabyte: no copy of it is made first).
+    pub fn text(ports: &BTreeMap<String, u16>, written: &BTreeMap<String, WrittenBy>) -> String {
+        #[derive(serde::Serialize)]
+        struct Text<'a> {
+            ports: &'a BTreeMap<String, u16>,
+            #[serde(skip_serializing_if = "none_written")]
+            written: &'a BTreeMap<String, WrittenBy>,
         }
-        let mut top = serde_json::Map::new();
-        top.insert("ports".into(), serde_json::Value::Object(ports));
-        if !self.written.is_empty() {
-            top.insert(
-                "written".into(),
-                serde_json::to_value(&self.written).expect("maps of strings serialise"),
-            );
+        fn none_written(written: &&BTreeMap<String, WrittenBy>) -> bool {
+            written.is_empty()
         }
-        let mut text = serde_json::to_string_pretty(&serde_json::Value::Object(top))
+        let mut text = serde_json::to_string_pretty(&Text { ports, written })
             .expect("a lock always serialises");
         text.push('\n');
         text

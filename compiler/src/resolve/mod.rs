@@ -174,6 +174,11 @@ impl MeshOutcome {
         }
     }
 
+    /// The text of [`MeshOutcome::lock_to_write`], made without copying it.
+    pub fn lock_text(&self) -> String {
+        Lock::text(&self.lock.ports, &self.written)
+    }
+
     /// The lock a build writes: the ports chosen and what each instance wrote.
     pub fn lock_to_write(&self) -> Lock {
         let mut lock = self.lock.clone();
