@@ -105,9 +105,11 @@ impl<'m> Builder<'_, 'm> {
                         if self.left_out_by_when(i, e.when.as_deref()) {
                             continue;
                         }
-                        if out.env.contains_key(e.key.name.as_str()) {
+                        let indexmap::map::Entry::Vacant(slot) =
+                            out.env.entry(e.key.name.to_string())
+                        else {
                             continue; // E0102, the checker's
-                        }
+                        };
                         let exposed = e.exposed.as_ref().map(|x| {
                             x.reason
                                 .as_ref()
@@ -115,7 +117,7 @@ impl<'m> Builder<'_, 'm> {
                                 .unwrap_or_default()
                         });
                         if let Some(v) = self.env_value(i, &e.value, exposed) {
-                            out.env.insert(e.key.name.to_string(), v);
+                            slot.insert(v);
                         }
                     }
                 }
