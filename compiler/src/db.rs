@@ -343,8 +343,7 @@ pub fn parallel_map_beside<T: Copy + Send + Sync, R: Send>(
     items: &[T],
     f: impl Fn(&Database, T) -> R + Sync,
 ) -> Vec<R> {
-    crate::parallel::map_batches_on(
-        crate::parallel::threads().saturating_sub(1).max(1),
+    crate::parallel::map_batches_beside(
         items,
         FILE_BATCH,
         || db.clone(),

@@ -51,6 +51,7 @@ pub fn map_chunks_with<S: Send, T: Sync, R: Send>(
         return f(make(), items);
     }
     let chunk = items.len().div_ceil(threads);
+    let _section = Section::start();
     std::thread::scope(|scope| {
         let handles: Vec<_> = items
             .chunks(chunk)
@@ -78,14 +79,64 @@ pub fn map_batches_with<S: Send, T: Sync, R: Send>(
     make: impl FnMut() -> S,
     f: impl Fn(&S, &T) -> R + Sync,
 ) -> Vec<R> {
-    map_batches_on(threads(), items, batch, make, f)
+    map_batches_on(threads(), false, items, batch, make, f)
 }
 
-/// [`map_batches_with`] on at most `threads` threads (the calling thread among them):
-/// fewer than [`threads`] when a thread of its own runs beside (see
-/// [`crate::db::beside`]), so that each thread has a core.
-pub fn map_batches_on<S: Send, T: Sync, R: Send>(
+/// How many sections spread over the cores ([`map_chunks_with`], [`map_each`]) are
+/// under way, for background work to wait on (see [`map_batches_beside`]).
+static SECTIONS: std::sync::Mutex<usize> = std::sync::Mutex::new(0);
+/// Told when the last section under way ends.
+static SECTIONS_DONE: std::sync::Condvar = std::sync::Condvar::new();
+
+/// A section under way, from its start to its drop (a panic in it ends it too).
+struct Section;
+
+impl Section {
+    fn start() -> Section {
+        *SECTIONS.lock().unwrap_or_else(|e| e.into_inner()) += 1;
+        Section
+    }
+}
+
+impl Drop for Section {
+    fn drop(&mut self) {
+        let mut n = SECTIONS.lock().unwrap_or_else(|e| e.into_inner());
+        *n = n.saturating_sub(1);
+        if *n == 0 {
+            SECTIONS_DONE.notify_all();
+        }
+    }
+}
+
+/// Waits until no section is under way.
+fn wait_for_sections() {
+    let mut n = SECTIONS.lock().unwrap_or_else(|e| e.into_inner());
+    while *n > 0 {
+        n = SECTIONS_DONE.wait(n).unwrap_or_else(|e| e.into_inner());
+    }
+}
+
+/// Maps `items` as [`map_batches_with`] does, in the background of work spread over the
+/// cores beside it: on one thread fewer than [`threads`] (at least one), so that the
+/// thread beside has a core of its own (see [`crate::db::beside`]), and, before each
+/// batch, waiting while a section of [`map_chunks_with`] or [`map_each`] is under way, so
+/// that such a section (the thread beside spreading its own work) has every core while
+/// it lasts. Background work only waits between batches, holding nothing.
+pub fn map_batches_beside<S: Send, T: Sync, R: Send>(
+    items: &[T],
+    batch: usize,
+    make: impl FnMut() -> S,
+    f: impl Fn(&S, &T) -> R + Sync,
+) -> Vec<R> {
+    let threads = threads().saturating_sub(1).max(1);
+    map_batches_on(threads, true, items, batch, make, f)
+}
+
+/// [`map_batches_with`] on at most `threads` threads (the calling thread among them),
+/// each batch waiting for the sections under way first when `background`.
+fn map_batches_on<S: Send, T: Sync, R: Send>(
     threads: usize,
+    background: bool,
     items: &[T],
     batch: usize,
     mut make: impl FnMut() -> S,
@@ -96,12 +147,22 @@ pub fn map_batches_on<S: Send, T: Sync, R: Send>(
     let threads = threads.min(batches);
     if threads <= 1 {
         let state = make();
-        return items.iter().map(|i| f(&state, i)).collect();
+        let mut out = Vec::with_capacity(items.len());
+        for part in items.chunks(batch) {
+            if background {
+                wait_for_sections();
+            }
+            out.extend(part.iter().map(|i| f(&state, i)));
+        }
+        return out;
     }
     let next = std::sync::atomic::AtomicUsize::new(0);
     let work = |state: S| {
         let mut mine: Vec<(usize, Vec<R>)> = Vec::new();
         loop {
+            if background {
+                wait_for_sections();
+            }
             let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             let start = k * batch;
             if start >= items.len() {
@@ -144,6 +205,7 @@ pub fn map_each<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Ve
         return items.iter().map(f).collect();
     }
     let next = std::sync::atomic::AtomicUsize::new(0);
+    let _section = Section::start();
     let mut done: Vec<(usize, R)> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..threads)
             .map(|_| {
@@ -171,6 +233,30 @@ pub fn map_each<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Ve
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn background_work_waits_for_a_section_under_way() {
+        use std::sync::atomic::{AtomicBool, Ordering::SeqCst};
+        let section = Section::start();
+        let ended = AtomicBool::new(false);
+        std::thread::scope(|scope| {
+            let background = scope.spawn(|| {
+                map_batches_beside(
+                    &[1, 2, 3],
+                    1,
+                    || (),
+                    |(), &x| {
+                        assert!(ended.load(SeqCst), "background work ran inside a section");
+                        x * 2
+                    },
+                )
+            });
+            std::thread::sleep(std::time::Duration::from_millis(30));
+            ended.store(true, SeqCst);
+            drop(section);
+            assert_eq!(background.join().unwrap(), vec![2, 4, 6]);
+        });
+    }
 
     #[test]
     fn the_thread_knob_takes_a_small_positive_number_only() {
