@@ -622,7 +622,10 @@ fn check(paths: Vec<PathBuf>, flags: &CheckFlags) -> u8 {
     meshc::db::registry(&session.db, session.ws);
     mark("registry");
     let mut diags = session.load_diagnostics.clone();
-    diags.extend(meshc::db::workspace_diagnostics(&session.db, session.ws));
+    diags.extend(meshc::db::workspace_diagnostics_once(
+        &session.db,
+        session.ws,
+    ));
     mark("checked");
     let code = report(diags, &session, flags);
     mark("reported");
