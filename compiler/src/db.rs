@@ -283,7 +283,11 @@ fn diagnostics_of(db: &Database, ws: Workspace, once: bool) -> Vec<Diagnostic> {
                 .map(|name| check_mesh(db, ws, name.clone()))
                 .collect::<Vec<_>>()
         },
-        || check_files_beside(db, ws, &files, once && !meshes.is_empty()),
+        || match meshes.is_empty() {
+            // Nothing resolves beside: every core checks files.
+            true => parallel_map(db, &files, |db, file| check_file(db, ws, file)),
+            false => check_files_beside(db, ws, &files, once),
+        },
     );
     let mut out: Vec<Diagnostic> = Vec::new();
     for diags in per_file {
@@ -365,18 +369,19 @@ pub fn parallel_map_beside<T: Copy + Send + Sync, R: Send>(
 }
 
 /// Every file of `files` checked, on the cores that a mesh resolving beside leaves free
-/// (see [`beside`]). With `meshes`, the errors of every module follow: the resolution
-/// reads them once it comes to leave out what cannot be built, by which time the files
-/// are long checked, so the cores here work them out ahead of it (salsa keeps them for
-/// it; a module it asks for first is worked out once, by whichever thread asks first).
+/// (see [`beside`]). With `errors_ahead`, the errors of every module follow: the
+/// resolution reads them once it comes to leave out what cannot be built, by which time
+/// the files are long checked, so the cores here work them out ahead of it (salsa keeps
+/// them for it; a module it asks for first is worked out once, by whichever thread asks
+/// first).
 pub fn check_files_beside(
     db: &Database,
     ws: Workspace,
     files: &[SourceFile],
-    meshes: bool,
+    errors_ahead: bool,
 ) -> Vec<Arc<Vec<Diagnostic>>> {
     let checked = parallel_map_beside(db, files, |db, file| check_file(db, ws, file));
-    if meshes {
+    if errors_ahead {
         let names: Vec<String> = registry(db, ws).modules.keys().cloned().collect();
         parallel_map_beside(db, &names.iter().collect::<Vec<_>>(), |db, name| {
             module_errors(db, ws, name.clone());
