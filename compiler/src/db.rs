@@ -344,28 +344,33 @@ pub fn parallel_map<T: Copy + Send + Sync, R: Send>(
     items: &[T],
     f: impl Fn(&Database, T) -> R + Sync,
 ) -> Vec<R> {
-    crate::parallel::map_batches_with(
-        items,
-        FILE_BATCH,
-        || db.clone(),
-        |snapshot, &i| f(snapshot, i),
-    )
+    map_on_snapshots(db, items, false, f)
 }
 
-/// [`parallel_map`] on one core fewer, for work that runs while a thread of
-/// [`beside`] does: each thread keeps a core, so the thread beside (a mesh's
+/// [`parallel_map`] in the background of a thread of [`beside`]
+/// ([`crate::parallel::map_batches_beside`]): on one core fewer, and giving way to the
+/// thread beside while it spreads its own work, so that the thread beside (a mesh's
 /// resolution, the longer of the two) is never the one that waits.
 pub fn parallel_map_beside<T: Copy + Send + Sync, R: Send>(
     db: &Database,
     items: &[T],
     f: impl Fn(&Database, T) -> R + Sync,
 ) -> Vec<R> {
-    crate::parallel::map_batches_beside(
-        items,
-        FILE_BATCH,
-        || db.clone(),
-        |snapshot, &i| f(snapshot, i),
-    )
+    map_on_snapshots(db, items, true, f)
+}
+
+fn map_on_snapshots<T: Copy + Send + Sync, R: Send>(
+    db: &Database,
+    items: &[T],
+    in_background: bool,
+    f: impl Fn(&Database, T) -> R + Sync,
+) -> Vec<R> {
+    let make = || db.clone();
+    let each = |snapshot: &Database, &i: &T| f(snapshot, i);
+    match in_background {
+        true => crate::parallel::map_batches_beside(items, FILE_BATCH, make, each),
+        false => crate::parallel::map_batches_with(items, FILE_BATCH, make, each),
+    }
 }
 
 /// Every file of `files` checked, on the cores that a mesh resolving beside leaves free

@@ -403,7 +403,6 @@ pub(super) fn consumer_text(
     }
 }
 
-/// A plain value as text: a mode in four octal digits, everything else as §3 converts it.
 /// [`text_of`], taking the value: a string is its own text, moved instead of copied.
 pub(crate) fn into_text(value: Value, ty: &Ty) -> String {
     match value {
@@ -412,6 +411,7 @@ pub(crate) fn into_text(value: Value, ty: &Ty) -> String {
     }
 }
 
+/// A plain value as text: a mode in four octal digits, everything else as §3 converts it.
 pub(crate) fn text_of(value: &Value, ty: &Ty) -> String {
     match (value, ty) {
         (Value::Int(n), Ty::Mode) => format!("{n:04o}"),
