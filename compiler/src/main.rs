@@ -8,6 +8,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 use clap::{Parser, Subcommand};
 use cli::output::{self, Deny, Format};
+use meshc::base::process::mark;
 use meshc::diagnostics::{Code, Diagnostic};
 use meshc::span::FilePath;
 use std::collections::HashMap;
@@ -305,6 +306,11 @@ enum ImportCommand {
 }
 
 fn main() -> ExitCode {
+    // `meshc` ends with its command: what it built is left to the operating system.
+    meshc::base::process::ends_with_command();
+    if std::env::var_os("MESHC_STATS").is_some() {
+        meshc::base::process::mark_steps();
+    }
     mark("start");
     let cli = Cli::parse();
     output::set_color(cli.color);
@@ -396,22 +402,10 @@ fn main() -> ExitCode {
     ExitCode::from(code)
 }
 
-/// When each step of the command ended, in milliseconds since `main` began (printed with
-/// `MESHC_STATS`).
-static MARKS: std::sync::Mutex<Vec<(&str, std::time::Instant)>> = std::sync::Mutex::new(Vec::new());
-
-/// Notes that step `what` has ended.
-fn mark(what: &'static str) {
-    MARKS
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .push((what, std::time::Instant::now()));
-}
-
 /// With `MESHC_STATS` set, prints the peak resident memory, the CPU time (user and
 /// system, every thread) and when each step ended on stderr (for the benchmark).
 fn report_stats() {
-    let marks = MARKS.lock().unwrap_or_else(|e| e.into_inner());
+    let marks = meshc::base::process::marks();
     if let Some((_, start)) = marks.first() {
         let steps: Vec<String> = marks[1..]
             .iter()
@@ -696,6 +690,7 @@ fn build(
             return 2;
         }
     };
+    mark("lock");
     // Every file's checks (a module with errors is left out of the build, saying why),
     // then this mesh resolved against the lock.
     // The mesh resolves on a thread of its own while the files are checked on the others.

@@ -5,6 +5,7 @@
 
 pub mod fx_hash;
 pub mod line_index;
+pub mod process;
 pub mod template_functions;
 
 /// The standard contracts and seats, embedded in the binary.

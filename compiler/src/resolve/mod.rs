@@ -263,6 +263,7 @@ fn resolve_as(input: &ResolveInput<'_>, output: Output) -> MeshOutcome {
         .iter()
         .filter_map(|(name, src)| Some((name, src, module_of(src)?)))
         .collect();
+    crate::base::process::mark("resolve.sources");
     let registry = input.registry;
     let loaded: Vec<LoadedModule<'_>> = crate::parallel::map_chunks(&found, 256, |part| {
         part.iter()
@@ -277,7 +278,12 @@ fn resolve_as(input: &ResolveInput<'_>, output: Output) -> MeshOutcome {
             (m.name.clone(), m)
         })
         .collect();
-    Resolver::new(input, &modules, output).run()
+    crate::base::process::mark("resolve.loaded");
+    let outcome = Resolver::new(input, &modules, output).run();
+    crate::base::process::release(modules);
+    drop(found);
+    crate::base::process::release(sources);
+    outcome
 }
 
 /// `parts` joined by `/`: a lock's key, a directory's default path. Made for every
@@ -751,6 +757,7 @@ impl<'m> Resolver<'m> {
 
     /// Every phase, in order.
     fn run(mut self) -> MeshOutcome {
+        use crate::base::process::mark;
         // 1. Names.
         self.collect_nodes();
         self.mesh_names = self
@@ -760,6 +767,7 @@ impl<'m> Resolver<'m> {
             .collect();
         self.collect_instances();
         self.collect_seats();
+        mark("resolve.names");
         // 2. Entries and identities.
         self.entries = self.judge_entries();
         self.identities = self.assign_logins(&self.entries);
@@ -768,12 +776,14 @@ impl<'m> Resolver<'m> {
         self.answers = IdVec::filled(n, FxHashMap::default());
         // The memo tables, sized once: the placements phase already reads given values.
         self.eval.values = Values::new(self.instances.iter().map(|inst| inst.module));
+        mark("resolve.entries");
         // 3. Placements.
         let ports = self.place_host_requirements();
         self.placements = Placements {
             ports,
             refusals: self.take_refusals(),
         };
+        mark("resolve.placements");
         // 4. Provider choice.
         let waits_for = self.choose_providers();
         let secret_keys = self.allocate_secret_keys();
@@ -782,16 +792,22 @@ impl<'m> Resolver<'m> {
             waits_for,
             refusals: self.take_refusals(),
         };
+        mark("resolve.choice");
         // 5. Values: every value computed, then frozen.
         self.evaluate_requirements();
         self.check_public_names();
         let values: Values = std::mem::take(&mut self.eval).finish();
         self.value_refusals = self.take_refusals();
+        mark("resolve.values");
         // 6. What is left out.
         self.left_out = self.leave_out_refused();
+        mark("resolve.left_out");
         // 7. The manifests, from the products above.
         let ports = std::mem::take(&mut self.placements.ports);
-        self.assemble(&values, ports)
+        let outcome = self.assemble(&values, ports);
+        mark("resolve.assembled");
+        crate::base::process::release((self, values));
+        outcome
     }
 
     /// The refusals of the phase that just ended.
