@@ -46,6 +46,38 @@ impl Lock {
         if text.trim().is_empty() {
             return Ok(Lock::default());
         }
+        // A lock meshc wrote reads straight into its maps (a large mesh's lock is a
+        // megabyte); anything else is read again as a JSON value, to say what is wrong.
+        if let Some(lock) = Lock::parse_typed(text) {
+            return Ok(lock);
+        }
+        Lock::parse_value(text)
+    }
+
+    /// The lock `text` holds, if it is well formed; read without a JSON value in between.
+    fn parse_typed(text: &str) -> Option<Lock> {
+        #[derive(serde::Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Text {
+            #[serde(default)]
+            ports: BTreeMap<String, u16>,
+            #[serde(default)]
+            written: BTreeMap<String, WrittenBy>,
+        }
+        // A struct reads from an array too; a lock is an object.
+        if !text.trim_start().starts_with('{') {
+            return None;
+        }
+        let Text { ports, written } = serde_json::from_str(text).ok()?;
+        let parts_are =
+            |key: &str, n: usize| key.split('/').count() == n && !key.split('/').any(str::is_empty);
+        let well_formed = ports.iter().all(|(k, &p)| p >= 1 && parts_are(k, 3))
+            && written.keys().all(|k| parts_are(k, 2));
+        well_formed.then_some(Lock { ports, written })
+    }
+
+    /// [`Lock::parse`] through a JSON value: slower, and says what is wrong.
+    fn parse_value(text: &str) -> Result<Lock, String> {
         let value: serde_json::Value =
             serde_json::from_str(text).map_err(|e| format!("the lock file is not JSON: {e}"))?;
         let serde_json::Value::Object(top) = value else {
@@ -195,6 +227,27 @@ mod tests {
         assert!(Lock::parse("{\"written\": {\"a\": {}}}").is_err());
         assert!(Lock::parse("{\"written\": {\"a/b\": {\"c\": [1]}}}").is_err());
         assert!(Lock::parse("{").is_err());
+        assert!(Lock::parse("{\"ports\": {\"a/b/c\": 0}}").is_err());
+        assert!(Lock::parse("{\"ports\": {\"a//c\": 1}}").is_err());
+        assert!(Lock::parse("{\"written\": {\"a/\": {}}}").is_err());
+    }
+
+    #[test]
+    fn both_readings_agree() {
+        // The typed reading and the JSON-value reading give the same lock, and a lock
+        // the typed reading refuses gets the value reading's message.
+        let text = "{\"ports\": {\"n/i/r\": 20000, \"m/j/s\": 1}, \"written\": {\"n/i\": {\"c\": [\"/a\", \"/b\"]}}}";
+        let typed = Lock::parse_typed(text).expect("a well-formed lock");
+        assert_eq!(Lock::parse_value(text).unwrap(), typed);
+        assert_eq!(typed.ports.len(), 2);
+        assert_eq!(typed.written["n/i"]["c"], ["/a", "/b"]);
+        let bad = "{\"ports\": {\"a/b\": 1}}";
+        assert!(Lock::parse_typed(bad).is_none());
+        assert!(Lock::parse_typed("[{}, {}]").is_none());
+        assert_eq!(
+            Lock::parse(bad).unwrap_err(),
+            "the lock file's key `a/b` is not `<node>/<instance>/<requirement>`"
+        );
     }
 
     #[test]
