@@ -35,17 +35,104 @@ pub fn digest_of(manifest: &Manifest) -> String {
     let hash = BUFFERS.with_borrow_mut(|(out, scratch)| {
         out.clear();
         WithoutDigest(manifest)
-            .serialize(Canonical { out, scratch })
+            .serialize(Canonical {
+                out,
+                scratch,
+                pretty: None,
+                depth: 0,
+            })
             .expect("a manifest always serialises");
         Sha256::digest(&out)
     });
-    let mut hex = String::with_capacity(7 + 64);
+    written_digest(&hash)
+}
+
+/// `sha256:<lowercase hex>` of a SHA-256 hash.
+fn written_digest(hash: &[u8]) -> String {
+    let mut hex = String::with_capacity(DIGEST_LEN);
     hex.push_str("sha256:");
-    for byte in hash.iter() {
+    for byte in hash {
         hex.push(char::from_digit(u32::from(byte >> 4), 16).expect("a nibble"));
         hex.push(char::from_digit(u32::from(byte & 0xf), 16).expect("a nibble"));
     }
     hex
+}
+
+/// The length of a written digest: `sha256:` and 64 hex digits.
+const DIGEST_LEN: usize = 7 + 64;
+
+/// Appends `manifest` to `pretty` as `serde_json`'s pretty printer writes it with its
+/// digest in place of the one it holds (which is ignored), and returns that digest, from
+/// one walk of the manifest: each field's canonical JSON is written beside its pretty
+/// JSON, and the digest, whose length is fixed, is written into the place kept for it
+/// once the canonical bytes are hashed. The bytes are `serde_json::to_writer_pretty`'s
+/// of the manifest with [`digest_of`] filled in (a test holds the two together).
+pub fn write_pretty_with_digest(manifest: &Manifest, pretty: &mut Vec<u8>) -> String {
+    thread_local! {
+        static BUFFERS: std::cell::RefCell<(Vec<u8>, Vec<u8>)> = const {
+            std::cell::RefCell::new((Vec::new(), Vec::new()))
+        };
+    }
+    /// Writes field `key` of the top-level object, the `k`th, pretty, and `value`'s
+    /// canonical JSON at the end of `out`, returning the field with the range of its
+    /// canonical bytes.
+    fn field<T: Serialize + ?Sized>(
+        k: usize,
+        key: &'static str,
+        value: &T,
+        out: &mut Vec<u8>,
+        scratch: &mut Vec<u8>,
+        pretty: &mut Vec<u8>,
+    ) -> (&'static str, std::ops::Range<usize>) {
+        pretty_item(pretty, k == 0, 1);
+        write_str(pretty, key);
+        pretty.extend_from_slice(b": ");
+        let at = out.len();
+        value
+            .serialize(Canonical {
+                out: &mut *out,
+                scratch,
+                pretty: Some(pretty),
+                depth: 1,
+            })
+            .expect("a manifest always serialises");
+        (key, at..out.len())
+    }
+    BUFFERS.with_borrow_mut(|(out, scratch)| {
+        out.clear();
+        let m = manifest;
+        pretty.push(b'{');
+        let mut fields = vec![
+            field(0, "mesh", &m.mesh, out, scratch, pretty),
+            field(1, "node", &m.node, out, scratch, pretty),
+        ];
+        // The digest's place, filled in once the canonical bytes are hashed.
+        pretty_item(pretty, false, 1);
+        pretty.extend_from_slice(b"\"digest\": \"");
+        let digest_at = pretty.len();
+        pretty.extend_from_slice(&[b'0'; DIGEST_LEN]);
+        pretty.push(b'"');
+        fields.push(field(3, "nodes", &m.nodes, out, scratch, pretty));
+        fields.push(field(4, "instances", &m.instances, out, scratch, pretty));
+        fields.push(field(5, "left_out", &m.left_out, out, scratch, pretty));
+        fields.push(field(6, "retired", &m.retired, out, scratch, pretty));
+        pretty_close(pretty, false, 1, b'}');
+        pretty.push(b'\n');
+        // The canonical JSON of the manifest without its digest: the same fields, in
+        // key order (no key needs escaping).
+        fields.sort_unstable_by_key(|&(key, _)| key);
+        let mut hasher = Sha256::new();
+        for (i, (key, range)) in fields.into_iter().enumerate() {
+            hasher.update(if i == 0 { b"{\"" } else { b",\"" });
+            hasher.update(key.as_bytes());
+            hasher.update(b"\":");
+            hasher.update(&out[range]);
+        }
+        hasher.update(b"}");
+        let digest = written_digest(&hasher.finalize());
+        pretty[digest_at..digest_at + DIGEST_LEN].copy_from_slice(digest.as_bytes());
+        digest
+    })
 }
 
 /// A manifest serialised without its `digest` field.
@@ -74,6 +161,8 @@ pub fn to_canonical_bytes<T: Serialize + ?Sized>(value: &T) -> Result<Vec<u8>, E
     value.serialize(Canonical {
         out: &mut out,
         scratch: &mut scratch,
+        pretty: None,
+        depth: 0,
     })?;
     Ok(out)
 }
@@ -104,35 +193,98 @@ fn write_str(out: &mut Vec<u8>, s: &str) {
 /// written in place, each entry's key and value in the order they come; when it ends,
 /// if its keys were not already in order, its entries are moved aside into `scratch`
 /// (shared: an object ends only after its children have) and written back sorted.
+///
+/// With `pretty`, the same walk also writes the value there as `serde_json`'s pretty
+/// printer does (two spaces a level, `": "` after a key, entries in the order they
+/// come), its value `depth` levels in: a build writes each manifest and the canonical
+/// JSON of its digest in one pass, each string escaped once.
 struct Canonical<'a> {
     out: &'a mut Vec<u8>,
     scratch: &'a mut Vec<u8>,
+    pretty: Option<&'a mut Vec<u8>>,
+    depth: usize,
 }
 
-/// An array being written.
+/// An array being written; `depth` is its elements'.
 struct Seq<'a> {
     out: &'a mut Vec<u8>,
     scratch: &'a mut Vec<u8>,
+    pretty: Option<&'a mut Vec<u8>>,
+    depth: usize,
     first: bool,
 }
 
 /// An object being written: where its first entry starts in `out` (after its `{`), and
-/// each entry's key and the range of its `"key":value` there.
+/// each entry's key and the range of its `"key":value` there; `depth` is its entries'.
 struct Object<'a> {
     out: &'a mut Vec<u8>,
     scratch: &'a mut Vec<u8>,
+    pretty: Option<&'a mut Vec<u8>>,
+    depth: usize,
     start: usize,
     entries: Vec<(Cow<'static, str>, usize, usize)>,
     key: Option<String>,
 }
 
+/// Starts a pretty element or entry at `depth`: after `[`/`{` for the first, after a
+/// comma otherwise, on a line of its own.
+fn pretty_item(pretty: &mut Vec<u8>, first: bool, depth: usize) {
+    pretty.extend_from_slice(if first { b"\n" } else { b",\n" });
+    indent(pretty, depth);
+}
+
+/// Ends a pretty array or object whose items were at `depth`: on a line of its own when
+/// it holds any, right after its opening bracket when it holds none.
+fn pretty_close(pretty: &mut Vec<u8>, empty: bool, depth: usize, bracket: u8) {
+    if !empty {
+        pretty.push(b'\n');
+        indent(pretty, depth - 1);
+    }
+    pretty.push(bracket);
+}
+
+/// `depth` levels of two spaces.
+fn indent(pretty: &mut Vec<u8>, depth: usize) {
+    const SPACES: &[u8] = &[b' '; 64];
+    let mut n = depth * 2;
+    while n > 0 {
+        let k = n.min(SPACES.len());
+        pretty.extend_from_slice(&SPACES[..k]);
+        n -= k;
+    }
+}
+
+impl<'a> Canonical<'a> {
+    /// Writes a scalar with `write` into the canonical bytes, and the same bytes into
+    /// the pretty ones (a scalar is written alike in both).
+    fn scalar(self, write: impl FnOnce(&mut Vec<u8>)) -> Result<(), Error> {
+        let at = self.out.len();
+        write(self.out);
+        if let Some(pretty) = self.pretty {
+            pretty.extend_from_slice(&self.out[at..]);
+        }
+        Ok(())
+    }
+}
+
 impl<'a> Object<'a> {
-    fn open(out: &'a mut Vec<u8>, scratch: &'a mut Vec<u8>, len: usize) -> Self {
+    fn open(
+        out: &'a mut Vec<u8>,
+        scratch: &'a mut Vec<u8>,
+        mut pretty: Option<&'a mut Vec<u8>>,
+        depth: usize,
+        len: usize,
+    ) -> Self {
         out.push(b'{');
+        if let Some(p) = pretty.as_deref_mut() {
+            p.push(b'{');
+        }
         let start = out.len();
         Object {
             out,
             scratch,
+            pretty,
+            depth: depth + 1,
             start,
             entries: Vec::with_capacity(len),
             key: None,
@@ -144,15 +296,23 @@ impl<'a> Object<'a> {
         key: Cow<'static, str>,
         value: &T,
     ) -> Result<(), Error> {
-        if !self.entries.is_empty() {
+        let first = self.entries.is_empty();
+        if !first {
             self.out.push(b',');
         }
         let start = self.out.len();
         write_str(self.out, &key);
+        if let Some(pretty) = self.pretty.as_deref_mut() {
+            pretty_item(pretty, first, self.depth);
+            pretty.extend_from_slice(&self.out[start..]);
+            pretty.extend_from_slice(b": ");
+        }
         self.out.push(b':');
         value.serialize(Canonical {
             out: &mut *self.out,
             scratch: &mut *self.scratch,
+            pretty: self.pretty.as_deref_mut(),
+            depth: self.depth,
         })?;
         self.entries.push((key, start, self.out.len()));
         Ok(())
@@ -177,6 +337,9 @@ impl<'a> Object<'a> {
             }
         }
         self.out.push(b'}');
+        if let Some(pretty) = self.pretty {
+            pretty_close(pretty, self.entries.is_empty(), self.depth, b'}');
+        }
         Ok(())
     }
 }
@@ -193,9 +356,7 @@ impl<'a> ser::Serializer for Canonical<'a> {
     type SerializeStructVariant = Impossible<(), Error>;
 
     fn serialize_bool(self, v: bool) -> Result<(), Error> {
-        self.out
-            .extend_from_slice(if v { b"true" } else { b"false" });
-        Ok(())
+        self.scalar(|out| out.extend_from_slice(if v { b"true" } else { b"false" }))
     }
     fn serialize_i8(self, v: i8) -> Result<(), Error> {
         self.serialize_i64(i64::from(v))
@@ -208,8 +369,7 @@ impl<'a> ser::Serializer for Canonical<'a> {
     }
     fn serialize_i64(self, v: i64) -> Result<(), Error> {
         use std::io::Write as _;
-        write!(self.out, "{v}").expect("writing to a Vec never fails");
-        Ok(())
+        self.scalar(|out| write!(out, "{v}").expect("writing to a Vec never fails"))
     }
     fn serialize_u8(self, v: u8) -> Result<(), Error> {
         self.serialize_u64(u64::from(v))
@@ -222,8 +382,7 @@ impl<'a> ser::Serializer for Canonical<'a> {
     }
     fn serialize_u64(self, v: u64) -> Result<(), Error> {
         use std::io::Write as _;
-        write!(self.out, "{v}").expect("writing to a Vec never fails");
-        Ok(())
+        self.scalar(|out| write!(out, "{v}").expect("writing to a Vec never fails"))
     }
     fn serialize_f32(self, _: f32) -> Result<(), Error> {
         Err(Error("a manifest holds no floating-point number".into()))
@@ -232,12 +391,10 @@ impl<'a> ser::Serializer for Canonical<'a> {
         Err(Error("a manifest holds no floating-point number".into()))
     }
     fn serialize_char(self, v: char) -> Result<(), Error> {
-        write_str(self.out, v.encode_utf8(&mut [0; 4]));
-        Ok(())
+        self.scalar(|out| write_str(out, v.encode_utf8(&mut [0; 4])))
     }
     fn serialize_str(self, v: &str) -> Result<(), Error> {
-        write_str(self.out, v);
-        Ok(())
+        self.scalar(|out| write_str(out, v))
     }
     fn serialize_bytes(self, v: &[u8]) -> Result<(), Error> {
         use ser::SerializeSeq;
@@ -248,8 +405,7 @@ impl<'a> ser::Serializer for Canonical<'a> {
         seq.end()
     }
     fn serialize_none(self) -> Result<(), Error> {
-        self.out.extend_from_slice(b"null");
-        Ok(())
+        self.scalar(|out| out.extend_from_slice(b"null"))
     }
     fn serialize_some<T: Serialize + ?Sized>(self, value: &T) -> Result<(), Error> {
         value.serialize(self)
@@ -282,15 +438,21 @@ impl<'a> ser::Serializer for Canonical<'a> {
         variant: &'static str,
         value: &T,
     ) -> Result<(), Error> {
-        let mut obj = Object::open(self.out, self.scratch, 1);
+        let mut obj = Object::open(self.out, self.scratch, self.pretty, self.depth, 1);
         obj.entry(Cow::Borrowed(variant), value)?;
         obj.finish()
     }
     fn serialize_seq(self, _: Option<usize>) -> Result<Seq<'a>, Error> {
         self.out.push(b'[');
+        let mut pretty = self.pretty;
+        if let Some(p) = pretty.as_deref_mut() {
+            p.push(b'[');
+        }
         Ok(Seq {
             out: self.out,
             scratch: self.scratch,
+            pretty,
+            depth: self.depth + 1,
             first: true,
         })
     }
@@ -310,7 +472,13 @@ impl<'a> ser::Serializer for Canonical<'a> {
         Err(Error("a manifest holds no tuple variant".into()))
     }
     fn serialize_map(self, len: Option<usize>) -> Result<Object<'a>, Error> {
-        Ok(Object::open(self.out, self.scratch, len.unwrap_or(0)))
+        Ok(Object::open(
+            self.out,
+            self.scratch,
+            self.pretty,
+            self.depth,
+            len.unwrap_or(0),
+        ))
     }
     fn serialize_struct(self, _: &'static str, len: usize) -> Result<Object<'a>, Error> {
         self.serialize_map(Some(len))
@@ -333,14 +501,22 @@ impl ser::SerializeSeq for Seq<'_> {
         if !self.first {
             self.out.push(b',');
         }
+        if let Some(pretty) = self.pretty.as_deref_mut() {
+            pretty_item(pretty, self.first, self.depth);
+        }
         self.first = false;
         value.serialize(Canonical {
             out: &mut *self.out,
             scratch: &mut *self.scratch,
+            pretty: self.pretty.as_deref_mut(),
+            depth: self.depth,
         })
     }
     fn end(self) -> Result<(), Error> {
         self.out.push(b']');
+        if let Some(pretty) = self.pretty {
+            pretty_close(pretty, self.first, self.depth, b']');
+        }
         Ok(())
     }
 }
@@ -589,6 +765,41 @@ mod tests {
         assert_eq!(written, br#"{"A":2,"B":1}"#);
         let written = to_canonical_bytes(&BTreeMap::from([(Wrapped('z'), 1)])).unwrap();
         assert_eq!(written, br#"{"z":1}"#);
+    }
+
+    /// `value`'s pretty and canonical JSON from one walk.
+    fn both(value: &Value) -> (String, String) {
+        let (mut out, mut scratch, mut pretty) = (Vec::new(), Vec::new(), Vec::new());
+        value
+            .serialize(Canonical {
+                out: &mut out,
+                scratch: &mut scratch,
+                pretty: Some(&mut pretty),
+                depth: 0,
+            })
+            .unwrap();
+        (
+            String::from_utf8(pretty).unwrap(),
+            String::from_utf8(out).unwrap(),
+        )
+    }
+
+    #[test]
+    fn one_walk_writes_serde_jsons_pretty_text_beside_the_canonical_one() {
+        let values = [
+            json!({"b": 1, "a": {"d": [1, "x\n\"y\"", -3, [], {}, [[]], {"k": {}}], "c": null}, "A": true, "é": "\u{1}\u{2028}"}),
+            json!([]),
+            json!({}),
+            json!([{"z": [false, {"y": [1, 2]}]}, "s"]),
+            json!("text"),
+            json!(42),
+            json!(null),
+        ];
+        for v in values {
+            let (pretty, canonical) = both(&v);
+            assert_eq!(pretty, serde_json::to_string_pretty(&v).unwrap(), "{v}");
+            assert_eq!(canonical, canonical_json(&v), "{v}");
+        }
     }
 
     #[test]

@@ -13,7 +13,7 @@ pub use crate::base::template_functions as functions;
 pub mod manifest;
 pub mod node_names;
 
-pub use canonical::{canonical_json, digest_of};
+pub use canonical::{canonical_json, digest_of, write_pretty_with_digest};
 pub use manifest::*;
 
 /// The bytes of `manifest` as `meshc build` writes them: pretty JSON with its digest
@@ -26,41 +26,15 @@ pub fn manifest_bytes(manifest: &Manifest) -> Vec<u8> {
 }
 
 /// Appends the bytes [`manifest_bytes`] gives to `out`: a build serialises every node's
-/// manifest into one buffer per thread, grown once.
+/// manifest into one buffer per thread, grown once. The digest is worked out in the same
+/// walk ([`write_pretty_with_digest`]); a manifest that holds one already must hold that
+/// one.
 pub fn write_manifest_bytes(manifest: &Manifest, out: &mut Vec<u8>) {
-    let digest = if manifest.digest.is_empty() {
-        digest_of(manifest)
-    } else {
-        debug_assert_eq!(
-            manifest.digest,
-            digest_of(manifest),
-            "a manifest changed after its digest was taken"
-        );
-        manifest.digest.clone()
-    };
-    serde_json::to_writer_pretty(&mut *out, &WithDigest(manifest, &digest))
-        .expect("a manifest always serialises");
-    out.push(b'\n');
-}
-
-/// A manifest serialised with `digest` in place of the one it holds, field for field as
-/// [`Manifest`] writes itself (a test holds the two together).
-struct WithDigest<'a>(&'a Manifest, &'a str);
-
-impl serde::Serialize for WithDigest<'_> {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeStruct;
-        let m = self.0;
-        let mut st = s.serialize_struct("Manifest", 7)?;
-        st.serialize_field("mesh", &m.mesh)?;
-        st.serialize_field("node", &m.node)?;
-        st.serialize_field("digest", self.1)?;
-        st.serialize_field("nodes", &m.nodes)?;
-        st.serialize_field("instances", &m.instances)?;
-        st.serialize_field("left_out", &m.left_out)?;
-        st.serialize_field("retired", &m.retired)?;
-        st.end()
-    }
+    let digest = write_pretty_with_digest(manifest, out);
+    debug_assert!(
+        manifest.digest.is_empty() || manifest.digest == digest,
+        "a manifest changed after its digest was taken"
+    );
 }
 
 #[cfg(test)]
@@ -78,10 +52,31 @@ mod tests {
             left_out: vec![LeftOut {
                 instance: "web".into(),
                 module: "web".into(),
-                diagnostics: vec![],
+                diagnostics: vec![LeftOutDiagnostic {
+                    code: "E0501".into(),
+                    message: "`title` \"quoted\"\n".into(),
+                }],
             }],
-            retired: vec![],
+            retired: vec![
+                Retired {
+                    instance: "old".into(),
+                    container: "old".into(),
+                    path: None,
+                },
+                Retired {
+                    instance: "web".into(),
+                    container: "web".into(),
+                    path: Some("/etc/é".into()),
+                },
+            ],
         };
+        let mut m = m;
+        m.nodes.insert(
+            "alpha".into(),
+            NodeAddress {
+                private_name: "alpha.lab".into(),
+            },
+        );
         let bytes = manifest_bytes(&m);
         let mut filled = m.clone();
         filled.digest = digest_of(&m);

@@ -295,8 +295,10 @@ impl<'a, 'm> Builder<'a, 'm> {
         out
     }
 
-    /// Node `n`'s manifest, its digest filled in, and what its instances wrote.
-    fn node(&mut self, n: NodeId, shared: &Shared<'_, 'm>) -> NodeBuilt {
+    /// Node `n`'s manifest, its digest filled in when `digest` (a manifest written to
+    /// bytes at once has its digest worked out as it is written), and what its instances
+    /// wrote.
+    fn node(&mut self, n: NodeId, shared: &Shared<'_, 'm>, digest: bool) -> NodeBuilt {
         let w = self.world;
         let node = &w.nodes[n];
         let mut instances = Vec::with_capacity(shared.built_on[n].len());
@@ -350,7 +352,9 @@ impl<'a, 'm> Builder<'a, 'm> {
                 Some((name, NodeAddress { private_name }))
             })
             .collect();
-        manifest.digest = emit::digest_of(&manifest);
+        if digest {
+            manifest.digest = emit::digest_of(&manifest);
+        }
         NodeBuilt { manifest, written }
     }
 }
@@ -634,36 +638,41 @@ impl<'m> Resolver<'m> {
         // results come back in node order.
         let per_node: Vec<(NodeKept, Vec<(String, WrittenBy)>)> =
             crate::parallel::map_each(&nodes, |&n| {
-                let NodeBuilt { manifest, written } = Builder::new(world, values).node(n, &shared);
+                let digest = !matches!(output, Output::Files { .. });
+                let NodeBuilt { manifest, written } =
+                    Builder::new(world, values).node(n, &shared, digest);
                 let kept = match output {
                     Output::Files { compose } => {
-                        let compose = compose
-                            .then(|| emit::compose::compose_yaml(&manifest, facts).into_bytes());
-                        match sink {
-                            Some(sink) => {
-                                // Written while the other threads build: only the bytes of
-                                // the nodes in hand are ever held, in one buffer per thread.
-                                thread_local! {
-                                    static JSON: std::cell::RefCell<Vec<u8>> =
-                                        const { std::cell::RefCell::new(Vec::new()) };
-                                }
-                                let name = manifest.node.clone();
-                                JSON.with_borrow_mut(|json| {
-                                    json.clear();
-                                    emit::write_manifest_bytes(&manifest, json);
-                                    drop(manifest);
-                                    sink.put(&format!("{name}.json"), json);
-                                });
-                                if let Some(compose) = compose {
-                                    sink.put(&format!("{name}/compose.yaml"), &compose);
-                                }
-                                NodeKept::Sent
-                            }
-                            None => NodeKept::Files {
-                                json: emit::manifest_bytes(&manifest),
-                                compose,
-                            },
+                        // Serialised into one buffer per thread, the digest worked out in
+                        // the same walk; with `sink`, written while the other threads
+                        // build: only the bytes of the nodes in hand are ever held.
+                        thread_local! {
+                            static JSON: std::cell::RefCell<Vec<u8>> =
+                                const { std::cell::RefCell::new(Vec::new()) };
                         }
+                        let mut manifest = manifest;
+                        JSON.with_borrow_mut(|json| {
+                            json.clear();
+                            manifest.digest = emit::write_pretty_with_digest(&manifest, json);
+                            let compose = compose.then(|| {
+                                emit::compose::compose_yaml(&manifest, facts).into_bytes()
+                            });
+                            let name = std::mem::take(&mut manifest.node);
+                            drop(manifest);
+                            match sink {
+                                Some(sink) => {
+                                    sink.put(&format!("{name}.json"), json);
+                                    if let Some(compose) = compose {
+                                        sink.put(&format!("{name}/compose.yaml"), &compose);
+                                    }
+                                    NodeKept::Sent
+                                }
+                                None => NodeKept::Files {
+                                    json: json.clone(),
+                                    compose,
+                                },
+                            }
+                        })
                     }
                     Output::Manifests | Output::Nothing => NodeKept::Manifest(manifest),
                 };
