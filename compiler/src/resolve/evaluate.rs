@@ -653,8 +653,49 @@ pub(crate) trait Evaluate<'m> {
         if let [StrPart::Text(t)] = &*s.parts {
             return Some(Resolved::Plain(Value::Str(t.to_string()), Ty::String));
         }
+        // Most of the rest interpolate plain values only: their text at once, no part
+        // made or named.
+        if let Ok(text) = self.plain_string(i, ctx, s) {
+            return text.map(|t| Resolved::Plain(Value::Str(t), Ty::String));
+        }
         let parts = self.string_parts(i, ctx, s)?;
         finish_parts(parts)
+    }
+
+    /// String literal `s` as text when every interpolation is a reference (in the
+    /// current form) to a plain value: what [`finish_parts`] would make of its parts, and
+    /// `Ok(None)` where it would refuse. `Err(NotPlain)` as soon as a part is anything
+    /// else (a call, a legacy placeholder, a secret), for [`Self::string_parts`] to
+    /// evaluate whole: what was evaluated here is memoised, so nothing is computed twice.
+    fn plain_string(
+        &mut self,
+        i: InstanceId,
+        ctx: Ctx<'m>,
+        s: &StringLit,
+    ) -> Result<Option<String>, NotPlain> {
+        let mut text = String::new();
+        for p in &s.parts {
+            match p {
+                StrPart::Text(t) => text.push_str(t),
+                StrPart::Interp(interp) => {
+                    let (None, Some(reference)) = (&interp.legacy, interp.reference()) else {
+                        return Err(NotPlain);
+                    };
+                    match self.eval_ref(i, ctx, reference) {
+                        Some(Resolved::Plain(v, ty)) => match v {
+                            Value::Str(v) => text.push_str(&v),
+                            v => text.push_str(&text_of(&v, &ty)),
+                        },
+                        Some(Resolved::Sealed(_)) => return Err(NotPlain),
+                        // Refused, or a host path (never a value: E0303, the checker's).
+                        Some(Resolved::HostPath(_) | Resolved::Template(_)) | None => {
+                            return Ok(None);
+                        }
+                    }
+                }
+            }
+        }
+        Ok(Some(text))
     }
 
     /// The parts of a string literal, every interpolation evaluated (legacy placeholders
@@ -1313,6 +1354,9 @@ fn unfit<'t, 'c>(
 
 /// Parts joined into a value: a template when any part is sealed or a call kept for the
 /// node, else plain text. A part that is neither (a host path) makes no value.
+/// A string literal that is not text and plain values alone ([`Evaluate::plain_string`]).
+pub(crate) struct NotPlain;
+
 pub(super) fn finish_parts(parts: Vec<TemplatePart>) -> Option<Resolved> {
     let sealed = parts.iter().any(|p| {
         matches!(
