@@ -180,9 +180,18 @@ fn summary_group(db: &dyn salsa::Database, ws: Workspace, group: usize) -> Arc<V
 
 /// The definition of module `name`.
 pub fn module_source(db: &dyn salsa::Database, ws: Workspace, name: &str) -> Option<ModuleSource> {
-    let reg = registry(db, ws);
+    module_source_in(db, &registry(db, ws), ws.files(db), name)
+}
+
+/// [`module_source`] with the workspace's registry and files in hand.
+fn module_source_in(
+    db: &dyn salsa::Database,
+    reg: &Registry,
+    files: &[SourceFile],
+    name: &str,
+) -> Option<ModuleSource> {
     let at = reg.modules.get(name)?;
-    let file = ws.files(db)[at.file];
+    let file = *files.get(at.file)?;
     Some(ModuleSource {
         path: file.path(db).clone(),
         parsed: parse_file(db, file),
@@ -224,7 +233,10 @@ pub fn secret_spans(
 ) -> Arc<Vec<crate::span::Span>> {
     let parsed = parse_file(db, file);
     let reg = registry(db, ws);
-    let module = |name: &str| module_source(db, ws, name);
+    // The registry at hand: each of a large mesh's modules is looked up without asking
+    // for it again.
+    let sources = ws.files(db);
+    let module = |name: &str| module_source_in(db, &reg, sources, name);
     Arc::new(crate::check::secrets::secret_spans(
         file.text(db),
         &parsed,
@@ -483,7 +495,10 @@ fn resolve_to(
     let Some(ast::Item::Mesh(mesh_ast)) = parsed.file.items.get(at.item) else {
         return crate::resolve::MeshOutcome::empty(mesh, &path);
     };
-    let module = |name: &str| module_source(db, ws, name);
+    // The registry at hand: each of a large mesh's modules is looked up without asking
+    // for it again.
+    let sources = ws.files(db);
+    let module = |name: &str| module_source_in(db, &reg, sources, name);
     let module_errors = |name: &str| module_errors(db, ws, name.to_string()).to_vec();
     let input = crate::resolve::ResolveInput {
         mesh: mesh_ast,

@@ -126,6 +126,15 @@ impl<I: Id, T> std::ops::IndexMut<I> for IdVec<I, T> {
     }
 }
 
+impl<I: Id, T> FromIterator<T> for IdVec<I, T> {
+    fn from_iter<It: IntoIterator<Item = T>>(items: It) -> Self {
+        IdVec {
+            items: items.into_iter().collect(),
+            id: PhantomData,
+        }
+    }
+}
+
 impl<'a, I: Id, T> IntoIterator for &'a IdVec<I, T> {
     type Item = &'a T;
     type IntoIter = std::slice::Iter<'a, T>;

@@ -773,7 +773,15 @@ impl<'m> Resolver<'m> {
         self.identities = self.assign_logins(&self.entries);
         let n = self.instances.len();
         self.pending = Refusals::new(n);
-        self.answers = IdVec::filled(n, FxHashMap::default());
+        // Each instance's answers sized once: one per requirement of its module.
+        self.answers = self
+            .instances
+            .iter()
+            .map(|inst| {
+                let requirements = inst.module.map_or(0, |m| m.scope.requirements.len());
+                FxHashMap::with_capacity_and_hasher(requirements, Default::default())
+            })
+            .collect();
         // The memo tables, sized once: the placements phase already reads given values.
         self.eval.values = Values::new(self.instances.iter().map(|inst| inst.module));
         mark("resolve.entries");
