@@ -639,6 +639,19 @@ fn report(diags: Vec<Diagnostic>, session: &Session, flags: &CheckFlags) -> u8 {
     u8::from(failed)
 }
 
+/// The lock at `path` (none yet: an empty one), or what to say of it.
+fn previous_lock(path: &std::path::Path) -> Result<meshc::resolve::Lock, String> {
+    match cli::workspace::read_lock(path)? {
+        Some(text) => meshc::resolve::Lock::parse(&text).map_err(|e| {
+            format!(
+                "`{}` is not a lock file meshc can read: {e}",
+                path.display()
+            )
+        }),
+        None => Ok(meshc::resolve::Lock::default()),
+    }
+}
+
 fn build(
     mesh_file: PathBuf,
     paths: Vec<PathBuf>,
@@ -647,6 +660,13 @@ fn build(
     target: Target,
     flags: &CheckFlags,
 ) -> u8 {
+    // The lock (a megabyte for a large mesh) is read on a thread of its own while the
+    // workspace is.
+    let lock_path = PathBuf::from(format!("{}.lock", mesh_file.display()));
+    let lock_reading = {
+        let path = lock_path.clone();
+        std::thread::spawn(move || previous_lock(&path))
+    };
     let session = match open_for_mesh(&mesh_file, paths) {
         Ok(s) => s,
         Err(code) => return code,
@@ -672,23 +692,13 @@ fn build(
             return 2;
         }
     };
-    let lock_path = PathBuf::from(format!("{}.lock", mesh_file.display()));
-    let previous = match cli::workspace::read_lock(&lock_path) {
-        Ok(Some(text)) => match meshc::resolve::Lock::parse(&text) {
-            Ok(lock) => lock,
-            Err(e) => {
-                output::say(&format!(
-                    "`{}` is not a lock file meshc can read: {e}",
-                    lock_path.display()
-                ));
-                return 2;
-            }
-        },
-        Ok(None) => meshc::resolve::Lock::default(),
-        Err(e) => {
-            output::say(&e);
+    let previous = match lock_reading.join() {
+        Ok(Ok(lock)) => lock,
+        Ok(Err(said)) => {
+            output::say(&said);
             return 2;
         }
+        Err(panic) => std::panic::resume_unwind(panic),
     };
     mark("lock");
     // Every file's checks (a module with errors is left out of the build, saying why),
