@@ -36,6 +36,13 @@ pub struct Workspace {
     #[default]
     #[returns(copy)]
     pub reuse_resolution: bool,
+    /// Whether resolution lists how each module requirement is answered
+    /// ([`crate::resolve::MeshOutcome::choices`]), as the language server's hovers and
+    /// hints read them. `meshc` itself never reads them: for a large mesh they are tens of
+    /// thousands of names copied for nothing.
+    #[default]
+    #[returns(copy)]
+    pub provider_choices: bool,
 }
 
 /// The database. Cheap to clone: a clone is a snapshot for another thread.
@@ -508,6 +515,7 @@ fn resolve_to(
         module_errors: &module_errors,
         lock,
         manifests,
+        choices: ws.provider_choices(db),
         sink: files.map(|(_, sink)| sink),
     };
     match files {
@@ -708,6 +716,7 @@ fn resolve_free(
         module_errors: &module_errors,
         lock: &lock,
         manifests,
+        choices: ws.provider_choices(db),
         sink: None,
     };
     Arc::new(crate::resolve::resolve_mesh(&input))

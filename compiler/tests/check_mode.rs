@@ -27,11 +27,16 @@ static FILES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::n
 /// is also resolved as the language server resolves it, from position-free modules
 /// (`Workspace::reuse_resolution`), which must give the very same outcome.
 fn same_both_ways(label: &str, files: &[(String, String)]) -> usize {
-    let (database, ws) = workspace(files);
+    let (mut database, ws) = workspace(files);
     let (mut reusing, reuse_ws) = workspace(files);
+    // As `meshc` resolves: no provider choices listed, and nothing else different.
+    let (unlisting, unlisting_ws) = workspace(files);
     {
         use salsa::Setter as _;
         reuse_ws.set_reuse_resolution(&mut reusing).to(true);
+        // Both list their provider choices, as the language server's does, to compare.
+        ws.set_provider_choices(&mut database).to(true);
+        reuse_ws.set_provider_choices(&mut reusing).to(true);
     }
     let meshes: Vec<String> = db::registry(&database, ws).meshes.keys().cloned().collect();
     for mesh in &meshes {
@@ -78,6 +83,13 @@ fn same_both_ways(label: &str, files: &[(String, String)]) -> usize {
         assert_eq!(built.span, checked.span, "{label}: mesh `{mesh}`");
         assert!(checked.manifests.is_empty(), "{label}: mesh `{mesh}`");
         assert_eq!(built.choices, checked.choices, "{label}: mesh `{mesh}`");
+        let unlisted = db::check_mesh(&unlisting, unlisting_ws, mesh.clone());
+        let mut listed = (*checked).clone();
+        listed.choices.clear();
+        assert_eq!(
+            *unlisted, listed,
+            "{label}: mesh `{mesh}`: without choices listed"
+        );
         let sink = Collected::default();
         let files = db::build_mesh(&database, ws, mesh, &Lock::default(), true, &sink);
         // Files reach the sink in the order their threads finish: compared by name, each

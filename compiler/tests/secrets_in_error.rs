@@ -153,6 +153,7 @@ fn the_resolver_treats_a_given_secret_field_as_secret_even_unaware_of_errors() {
         module_errors: &no_errors,
         lock: &lock,
         manifests: true,
+        choices: false,
         sink: None,
     };
     let outcome = meshc::resolve::resolve_mesh(&input);

@@ -119,6 +119,10 @@ impl State {
         ws.set_reuse_resolution(&mut db)
             .with_durability(Durability::HIGH)
             .to(true);
+        // Hovers and hints read how each module requirement is answered.
+        ws.set_provider_choices(&mut db)
+            .with_durability(Durability::HIGH)
+            .to(true);
         let std_file = ws.files(&db)[0];
         State {
             db,

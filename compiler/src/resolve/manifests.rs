@@ -478,7 +478,10 @@ impl<'m> Resolver<'m> {
         }
         left_out.sort_by_key(|(at, _, _)| *at);
 
-        let choices = self.provider_choices(&built);
+        let choices = match self.input.choices {
+            true => self.provider_choices(&built),
+            false => Vec::new(),
+        };
         let mut lock = ports.lock;
         lock.written = self.input.lock.written.clone();
         let nodes: Vec<super::NodeFacts> = self

@@ -75,6 +75,9 @@ pub struct ResolveInput<'a> {
     /// (operator values, given fields, providers' answers) is still evaluated, as a build
     /// evaluates it, so the diagnostics are the same either way.
     pub manifests: bool,
+    /// Whether to list how each module requirement is answered
+    /// ([`MeshOutcome::choices`]); without it the list is empty.
+    pub choices: bool,
     /// Where [`build_files`] puts each file as soon as its bytes are made; without one,
     /// the outcome holds them ([`MeshOutcome::files`]).
     pub sink: Option<&'a dyn FileSink>,
@@ -120,7 +123,8 @@ pub struct MeshOutcome {
     /// How each module requirement of every built assignment is answered, node by node in
     /// the mesh's order and in source order within a node (the order of the manifests).
     /// Filled with or without manifests, so the editor's hovers and hints read
-    /// `db::check_mesh` (above this layer) instead of building manifests.
+    /// `db::check_mesh` (above this layer) instead of building manifests; empty unless
+    /// the input asks for them ([`ResolveInput::choices`]).
     pub choices: Vec<ProviderChoice>,
     /// The facts of every node of the mesh, in its order (for `--target compose`).
     pub nodes: Vec<NodeFacts>,
