@@ -115,7 +115,7 @@ impl<'m> Resolver<'m> {
                 continue;
             }
             let id = self.instances.next_id();
-            let modules: &'m indexmap::IndexMap<String, super::LoadedModule<'m>> = self.modules;
+            let modules: &'m super::FxIndexMap<String, super::LoadedModule<'m>> = self.modules;
             let module = modules.get(a.module.name.as_str());
             let state = InstanceState {
                 assign: a,

@@ -52,7 +52,7 @@ use crate::diagnostics::{Code, Diagnostic, Reported, Rule, Severity};
 use crate::emit::{By, Manifest};
 use crate::span::{FilePath, Span};
 use crate::syntax::ast;
-use fx_hash::{FxHashMap, FxHashSet};
+use fx_hash::{FxHashMap, FxHashSet, FxIndexMap};
 use indexmap::IndexMap;
 
 /// Everything resolution reads. No I/O: the caller looks modules up.
@@ -251,7 +251,7 @@ pub(crate) enum Output {
 
 fn resolve_as(input: &ResolveInput<'_>, output: Output) -> MeshOutcome {
     // Load every assigned module once; their trees outlive the resolver, which borrows them.
-    let mut sources: IndexMap<String, ModuleSource> = IndexMap::new();
+    let mut sources: FxIndexMap<String, ModuleSource> = FxIndexMap::default();
     for a in input.mesh.assigns() {
         let name = a.module.name.as_str();
         if sources.contains_key(name) {
@@ -274,7 +274,7 @@ fn resolve_as(input: &ResolveInput<'_>, output: Output) -> MeshOutcome {
             .map(|&(name, src, ast)| LoadedModule::new(name, src, ast, registry))
             .collect()
     });
-    let modules: IndexMap<String, LoadedModule<'_>> = loaded
+    let modules: FxIndexMap<String, LoadedModule<'_>> = loaded
         .into_iter()
         .enumerate()
         .map(|(index, mut m)| {
@@ -335,7 +335,7 @@ pub(crate) struct LoadedModule<'m> {
     pub ast: &'m ast::Module,
     pub scope: ModuleScope<'m>,
     /// `provides` blocks by contract (the first of a contract wins).
-    pub provides: IndexMap<&'m str, &'m ast::Provides>,
+    pub provides: FxIndexMap<&'m str, &'m ast::Provides>,
     /// The module's place among the mesh's loaded modules (its errors' place in
     /// [`Resolver::errors_of`]'s table).
     index: usize,
@@ -352,7 +352,7 @@ impl<'m> LoadedModule<'m> {
         ast: &'m ast::Module,
         registry: &'m Registry,
     ) -> LoadedModule<'m> {
-        let mut provides = IndexMap::new();
+        let mut provides = FxIndexMap::default();
         for p in ast.provides() {
             provides.entry(p.contract.name.as_str()).or_insert(p);
         }
@@ -590,7 +590,7 @@ pub(crate) struct Resolver<'m> {
     pub mesh: &'m ast::Mesh,
     pub path: &'m FilePath,
     pub registry: &'m Registry,
-    pub modules: &'m IndexMap<String, LoadedModule<'m>>,
+    pub modules: &'m FxIndexMap<String, LoadedModule<'m>>,
     /// What this resolution makes of the manifests.
     pub output: Output,
     /// The errors of each loaded module (the checker's), by the module's place, read on
@@ -723,7 +723,7 @@ pub(crate) struct Ports {
 impl<'m> Resolver<'m> {
     fn new(
         input: &'m ResolveInput<'m>,
-        modules: &'m IndexMap<String, LoadedModule<'m>>,
+        modules: &'m FxIndexMap<String, LoadedModule<'m>>,
         output: Output,
     ) -> Resolver<'m> {
         Resolver {
