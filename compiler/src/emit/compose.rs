@@ -249,7 +249,6 @@ pub fn compose_yaml(manifest: &Manifest, nodes: &[NodeFacts]) -> String {
 mod tests {
     use super::*;
     use crate::emit::manifest::*;
-    use indexmap::IndexMap;
 
     fn node(name: &str, address: Option<&str>) -> NodeFacts {
         NodeFacts {
@@ -261,7 +260,7 @@ mod tests {
     }
 
     fn manifest() -> Manifest {
-        let mut env = IndexMap::new();
+        let mut env = crate::base::fx_hash::FxIndexMap::default();
         env.insert(
             "PLAIN".to_string(),
             EnvValue::Text("a $HOME \"q\"\nb".into()),
@@ -288,7 +287,7 @@ mod tests {
                 instance: "web".into(),
                 module: "web".into(),
                 login: "alpha_web".into(),
-                requirements: IndexMap::new(),
+                requirements: Default::default(),
                 containers: vec![Container {
                     name: "web".into(),
                     image: "example/web:1.0".into(),

@@ -2,11 +2,13 @@
 //! host and tests outside the project read them. `schema/manifest.schema.json` at the
 //! repository root is the normative description of this shape; keep the two in step.
 //!
-//! Struct field order is the order fields are written. Maps are [`IndexMap`]s in source
+//! Struct field order is the order fields are written. Maps are [`FxIndexMap`]s in source
 //! order; the digest is taken over canonical JSON, so order never changes it, but the
 //! bytes written stay identical for the same input all the same.
 
-use indexmap::IndexMap;
+/// Maps keep source order; hashed with FxHash, as every table of the compiler (a large
+/// mesh's manifests hold hundreds of thousands of keys).
+use crate::base::fx_hash::FxIndexMap;
 use serde::Serialize;
 use serde_json::Value as Json;
 
@@ -50,7 +52,7 @@ pub struct Instance {
     pub module: String,
     pub login: String,
     /// Every requirement of the module, resolved, in the definition's order.
-    pub requirements: IndexMap<String, Requirement>,
+    pub requirements: FxIndexMap<String, Requirement>,
     pub containers: Vec<Container>,
     /// Every contract the module provides, with the consumers it answers.
     pub provides: Vec<Provided>,
@@ -222,7 +224,7 @@ pub struct Container {
     pub command: Vec<String>,
     pub user: Option<i64>,
     /// Env values are always strings, or a sealed value marked `exposed`.
-    pub env: IndexMap<String, EnvValue>,
+    pub env: FxIndexMap<String, EnvValue>,
     pub mounts: Vec<Mount>,
     pub secrets: Vec<SecretFile>,
     pub files: Vec<File>,
@@ -261,7 +263,7 @@ pub struct SealedEnv {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct TemplateEnv {
     pub template: String,
-    pub references: IndexMap<String, TemplateRef>,
+    pub references: FxIndexMap<String, TemplateRef>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub exposed: Option<String>,
 }
@@ -296,7 +298,7 @@ pub struct SecretFile {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub template: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub references: Option<IndexMap<String, TemplateRef>>,
+    pub references: Option<FxIndexMap<String, TemplateRef>>,
 }
 
 /// A file: rendered `content` when it reads no secret, else sealed — its `template` with
@@ -314,7 +316,7 @@ pub struct File {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub template: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub references: Option<IndexMap<String, TemplateRef>>,
+    pub references: Option<FxIndexMap<String, TemplateRef>>,
 }
 
 /// A published port.
@@ -344,12 +346,12 @@ pub struct Consumer {
     pub private_name: String,
     pub instance: String,
     pub login: String,
-    pub given: IndexMap<String, Json>,
+    pub given: FxIndexMap<String, Json>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub requirement: Option<String>,
     /// Secret field → key, when a key is not `<login>/<field>`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub keys: Option<IndexMap<String, String>>,
+    pub keys: Option<FxIndexMap<String, String>>,
 }
 
 /// An assignment left out of this node, and why.

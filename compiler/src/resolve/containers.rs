@@ -3,6 +3,7 @@
 //! files as sealed references, files rendered or sealed with their template, published
 //! ports.
 
+use super::FxIndexMap;
 use super::evaluate::{Ctx, Evaluate, Resolved, into_text, render_template, text_of};
 use super::manifests::Builder;
 use super::{Answer, InstanceId};
@@ -12,7 +13,6 @@ use crate::emit::{
     TemplateRef,
 };
 use crate::syntax::ast::{self, ContainerEntryKind, Expr};
-use indexmap::IndexMap;
 
 /// The mode of a file that writes none and reads no secret.
 pub(crate) const DEFAULT_FILE_MODE: i64 = 0o644;
@@ -53,7 +53,7 @@ impl<'m> Builder<'_, 'm> {
             image: String::new(),
             command: Vec::new(),
             user: None,
-            env: IndexMap::new(),
+            env: Default::default(),
             mounts: Vec::new(),
             secrets: Vec::new(),
             files: Vec::new(),
@@ -106,7 +106,7 @@ impl<'m> Builder<'_, 'm> {
                             continue;
                         }
                         let indexmap::map::Entry::Vacant(slot) =
-                            out.env.entry(e.key.name.to_string())
+                            out.env.entry(String::from(e.key.name.as_str()))
                         else {
                             continue; // E0102, the checker's
                         };
@@ -310,7 +310,7 @@ impl<'m> Builder<'_, 'm> {
                     Expr::Ref(r) => r.dotted(),
                     _ => "secret".to_string(),
                 };
-                let mut refs = IndexMap::new();
+                let mut refs = FxIndexMap::default();
                 refs.insert(name.clone(), TemplateRef::Sealed { sealed: *sealed });
                 (
                     None,

@@ -11,6 +11,7 @@
 //! `consumer.*` and `given.*` reading who asks. Every value is memoised, and a value that
 //! reads itself is refused (E0313). What does not resolve evaluates to nothing.
 
+use super::FxIndexMap;
 use super::fx_hash::{FxHashMap, FxHashSet};
 use super::ids::Id;
 use super::{Answer, InstanceId, KnownInstance, LoadedModule, Resolver, World};
@@ -24,7 +25,6 @@ use crate::diagnostics::rules::{Missing, Unanswered, Unfit, ValueRefused};
 use crate::emit::{InstanceRef, SealedRef, TemplateRef};
 use crate::functions::Func;
 use crate::syntax::ast::{Call, Expr, ForExpr, Reference, StrPart, StringLit};
-use indexmap::IndexMap;
 
 /// An operator value and where it came from (`assignment`, `default`, `vault`).
 pub(crate) type OperatorValue = (Resolved, &'static str);
@@ -447,9 +447,9 @@ pub(crate) fn json_of(value: &Value, ty: &Ty) -> serde_json::Value {
 /// A call is written `${FUNC(ARG, …)}`; an argument is a reference's name, a call, or a
 /// JSON string literal of plain text, as the node's renderer reads it
 /// ([`crate::base::template_functions::render`]).
-pub(crate) fn render_template(parts: &[TemplatePart]) -> (String, IndexMap<String, TemplateRef>) {
+pub(crate) fn render_template(parts: &[TemplatePart]) -> (String, FxIndexMap<String, TemplateRef>) {
     let mut text = String::new();
-    let mut refs = IndexMap::new();
+    let mut refs = FxIndexMap::default();
     write_parts(parts, &mut text, &mut refs);
     (text, refs)
 }
@@ -457,7 +457,7 @@ pub(crate) fn render_template(parts: &[TemplatePart]) -> (String, IndexMap<Strin
 fn write_parts(
     parts: &[TemplatePart],
     text: &mut String,
-    refs: &mut IndexMap<String, TemplateRef>,
+    refs: &mut FxIndexMap<String, TemplateRef>,
 ) {
     for part in parts {
         match part {
@@ -481,7 +481,7 @@ fn write_call(
     func: Func,
     args: &[Vec<TemplatePart>],
     text: &mut String,
-    refs: &mut IndexMap<String, TemplateRef>,
+    refs: &mut FxIndexMap<String, TemplateRef>,
 ) {
     text.push_str(func.name());
     text.push('(');
@@ -511,7 +511,7 @@ fn write_call(
     text.push(')');
 }
 
-fn note_ref(name: &str, value: &Resolved, refs: &mut IndexMap<String, TemplateRef>) {
+fn note_ref(name: &str, value: &Resolved, refs: &mut FxIndexMap<String, TemplateRef>) {
     let r = match value {
         Resolved::Sealed(s) => TemplateRef::Sealed {
             sealed: (**s).clone(),
@@ -651,7 +651,7 @@ pub(crate) trait Evaluate<'m> {
     fn eval_string(&mut self, i: InstanceId, ctx: Ctx<'m>, s: &StringLit) -> Option<Resolved> {
         // Most strings are text alone: no parts to make and join.
         if let [StrPart::Text(t)] = &*s.parts {
-            return Some(Resolved::Plain(Value::Str(t.to_string()), Ty::String));
+            return Some(Resolved::Plain(Value::Str(String::from(&**t)), Ty::String));
         }
         // Most of the rest interpolate plain values only: their text at once, no part
         // made or named.
@@ -709,7 +709,7 @@ pub(crate) trait Evaluate<'m> {
         let mut parts = Vec::with_capacity(s.parts.len());
         for p in &s.parts {
             match p {
-                StrPart::Text(t) => parts.push(TemplatePart::Text(t.to_string())),
+                StrPart::Text(t) => parts.push(TemplatePart::Text(String::from(&**t))),
                 StrPart::Interp(interp) => {
                     let reference = match (&interp.legacy, interp.reference()) {
                         (Some(kind), Some(r)) => self

@@ -7,6 +7,7 @@
 //! node's manifest is built by a [`Builder`] of its own, on every core, in the mesh's
 //! node order whatever the number of threads.
 
+use super::FxIndexMap;
 use super::evaluate::{Evaluate, OperatorValue, Resolved, json_of};
 use super::ids::Id;
 use super::loops::Binding;
@@ -107,7 +108,7 @@ impl<'a, 'm> Builder<'a, 'm> {
     }
 
     fn build_instance(&mut self, i: InstanceId) -> Instance {
-        let mut requirements = IndexMap::new();
+        let mut requirements = FxIndexMap::default();
         if let Some(m) = self.world.module_of(i) {
             for &req in m.scope.requirements.keys() {
                 if let Some(entry) = self.requirement_entry(i, req) {
@@ -243,7 +244,7 @@ impl<'a, 'm> Builder<'a, 'm> {
                 if cinfo.contract_name() != Some(contract) {
                     continue;
                 }
-                let mut given = IndexMap::new();
+                let mut given = FxIndexMap::default();
                 if let Some(ci) = cinfo.contract.as_deref() {
                     for f in ci.fields.values().filter(|f| f.given) {
                         if let Some(v) = self.given_json(c, req, &f.name) {

@@ -52,7 +52,8 @@ use crate::diagnostics::{Code, Diagnostic, Reported, Rule, Severity};
 use crate::emit::{By, Manifest};
 use crate::span::{FilePath, Span};
 use crate::syntax::ast;
-use fx_hash::{FxHashMap, FxHashSet, FxIndexMap};
+pub(crate) use fx_hash::FxIndexMap;
+use fx_hash::{FxHashMap, FxHashSet};
 use indexmap::IndexMap;
 
 /// Everything resolution reads. No I/O: the caller looks modules up.

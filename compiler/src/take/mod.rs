@@ -1135,10 +1135,9 @@ pub fn plan(
 mod tests {
     use super::*;
     use crate::emit::{InstanceRef, SealedRef};
-    use indexmap::IndexMap;
 
     fn sealed_file(template: &str) -> File {
-        let mut refs = IndexMap::new();
+        let mut refs = crate::base::fx_hash::FxIndexMap::default();
         refs.insert(
             "key.value".to_string(),
             TemplateRef::Sealed {
