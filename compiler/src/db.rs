@@ -240,8 +240,7 @@ pub fn secret_spans(
 ) -> Arc<Vec<crate::span::Span>> {
     let parsed = parse_file(db, file);
     let reg = registry(db, ws);
-    // The registry at hand: each of a large mesh's modules is looked up without asking
-    // for it again.
+    // Each module looked up with the registry at hand, not asked for again.
     let sources = ws.files(db);
     let module = |name: &str| module_source_in(db, &reg, sources, name);
     Arc::new(crate::check::secrets::secret_spans(
@@ -502,8 +501,7 @@ fn resolve_to(
     let Some(ast::Item::Mesh(mesh_ast)) = parsed.file.items.get(at.item) else {
         return crate::resolve::MeshOutcome::empty(mesh, &path);
     };
-    // The registry at hand: each of a large mesh's modules is looked up without asking
-    // for it again.
+    // Each module looked up with the registry at hand, not asked for again.
     let sources = ws.files(db);
     let module = |name: &str| module_source_in(db, &reg, sources, name);
     let module_errors = |name: &str| module_errors(db, ws, name.to_string()).to_vec();

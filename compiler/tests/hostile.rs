@@ -284,6 +284,62 @@ fn special_files_are_refused_not_read() {
     }
 }
 
+#[test]
+fn a_lock_is_read_for_its_ports_or_refused_saying_why() {
+    // A lock meshc would write: its port is kept (LANGUAGE.md §7, the lock file's number).
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("web.mesh"), CLEAN).unwrap();
+    std::fs::write(dir.path().join("m.mesh"), MESH).unwrap();
+    std::fs::write(
+        dir.path().join("m.mesh.lock"),
+        "{\n  \"ports\": {\n    \"a/web/http\": 12345\n  }\n}\n",
+    )
+    .unwrap();
+    let out = meshc(dir.path(), &["build", "m.mesh", ".", "--out", "out"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    let manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("out/a.json")).unwrap()).unwrap();
+    assert_eq!(
+        manifest["instances"][0]["requirements"]["http"]["host_port"],
+        12345
+    );
+    // What is not a lock: exit 2, one sentence saying what is wrong, nothing written.
+    for (lock, says) in [
+        (
+            "{\"ports\": {\"a/web\": 1}}",
+            "the lock file's key `a/web` is not `<node>/<instance>/<requirement>`",
+        ),
+        ("[{}, {}]", "the lock file is not a JSON object"),
+        (
+            "{\"ports\": {\"a/web/http\": 0}}",
+            "the lock file's port for `a/web/http` is not in 1..65535",
+        ),
+        ("{\"ports\": {", "the lock file is not JSON"),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("web.mesh"), CLEAN).unwrap();
+        std::fs::write(dir.path().join("m.mesh"), MESH).unwrap();
+        std::fs::write(dir.path().join("m.mesh.lock"), lock).unwrap();
+        let out = meshc(dir.path(), &["build", "m.mesh", ".", "--out", "out"]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{lock}: {err}");
+        assert!(
+            err.contains("`m.mesh.lock` is not a lock file meshc can read: ") && err.contains(says),
+            "{lock}: {err}"
+        );
+        assert!(
+            !dir.path().join("out").exists(),
+            "{lock}: something was written"
+        );
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("m.mesh.lock")).unwrap(),
+            lock,
+            "the lock was changed"
+        );
+    }
+}
+
 #[cfg(unix)]
 #[test]
 fn links_out_of_the_input_are_not_followed() {

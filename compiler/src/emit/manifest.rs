@@ -6,8 +6,8 @@
 //! order; the digest is taken over canonical JSON, so order never changes it, but the
 //! bytes written stay identical for the same input all the same.
 
-/// Maps keep source order; hashed with FxHash, as every table of the compiler (a large
-/// mesh's manifests hold hundreds of thousands of keys).
+// Hashed with FxHash, as every table of the compiler (a large mesh's manifests hold
+// hundreds of thousands of keys).
 use crate::base::fx_hash::FxIndexMap;
 use serde::Serialize;
 use serde_json::Value as Json;

@@ -25,6 +25,7 @@ use crate::diagnostics::rules::{Missing, Unanswered, Unfit, ValueRefused};
 use crate::emit::{InstanceRef, SealedRef, TemplateRef};
 use crate::functions::Func;
 use crate::syntax::ast::{Call, Expr, ForExpr, Reference, StrPart, StringLit};
+use std::borrow::Cow;
 
 /// An operator value and where it came from (`assignment`, `default`, `vault`).
 pub(crate) type OperatorValue = (Resolved, &'static str);
@@ -653,95 +654,102 @@ pub(crate) trait Evaluate<'m> {
         if let [StrPart::Text(t)] = &*s.parts {
             return Some(Resolved::Plain(Value::Str(String::from(&**t)), Ty::String));
         }
-        // Most of the rest interpolate plain values only: their text at once, no part
-        // made or named.
-        if let Ok(text) = self.plain_string(i, ctx, s) {
-            return text.map(|t| Resolved::Plain(Value::Str(t), Ty::String));
+        let (parts, kept) = self.evaluated_parts(i, ctx, s)?;
+        if kept {
+            return finish_parts(self.named(i, parts));
         }
-        let parts = self.string_parts(i, ctx, s)?;
-        finish_parts(parts)
-    }
-
-    /// String literal `s` as text when every interpolation is a reference (in the
-    /// current form) to a plain value: what [`finish_parts`] would make of its parts, and
-    /// `Ok(None)` where it would refuse. `Err(NotPlain)` as soon as a part is anything
-    /// else (a call, a legacy placeholder, a secret), for [`Self::string_parts`] to
-    /// evaluate whole: what was evaluated here is memoised, so nothing is computed twice.
-    fn plain_string(
-        &mut self,
-        i: InstanceId,
-        ctx: Ctx<'m>,
-        s: &StringLit,
-    ) -> Result<Option<String>, NotPlain> {
+        // Text and plain values alone (most strings): joined, no part named.
         let mut text = String::new();
-        for p in &s.parts {
-            match p {
-                StrPart::Text(t) => text.push_str(t),
-                StrPart::Interp(interp) => {
-                    let (None, Some(reference)) = (&interp.legacy, interp.reference()) else {
-                        return Err(NotPlain);
-                    };
-                    match self.eval_ref(i, ctx, reference) {
-                        Some(Resolved::Plain(v, ty)) => match v {
-                            Value::Str(v) => text.push_str(&v),
-                            v => text.push_str(&text_of(&v, &ty)),
-                        },
-                        Some(Resolved::Sealed(_)) => return Err(NotPlain),
-                        // Refused, or a host path (never a value: E0303, the checker's).
-                        Some(Resolved::HostPath(_) | Resolved::Template(_)) | None => {
-                            return Ok(None);
-                        }
-                    }
-                }
+        for part in parts {
+            match part {
+                Evaluated::Text(t) => text.push_str(&t),
+                Evaluated::Ref(_, Resolved::Plain(Value::Str(v), _)) => text.push_str(&v),
+                Evaluated::Ref(_, Resolved::Plain(v, ty)) => text.push_str(&text_of(&v, &ty)),
+                Evaluated::Ref(..) | Evaluated::Parts(_) => return None,
             }
         }
-        Ok(Some(text))
+        Some(Resolved::Plain(Value::Str(text), Ty::String))
     }
 
     /// The parts of a string literal, every interpolation evaluated (legacy placeholders
-    /// read as the new form they stand for).
+    /// read as the new form they stand for) and every reference named.
     fn string_parts(
         &mut self,
         i: InstanceId,
         ctx: Ctx<'m>,
         s: &StringLit,
     ) -> Option<Vec<TemplatePart>> {
+        let (parts, _) = self.evaluated_parts(i, ctx, s)?;
+        Some(self.named(i, parts))
+    }
+
+    /// The parts of string literal `s`, every interpolation evaluated (legacy
+    /// placeholders read as the new form they stand for), no reference named yet; and
+    /// whether any is kept for the node (a secret, a call on one), without which the
+    /// parts join into plain text. `None` when a part makes no value (a host path).
+    fn evaluated_parts<'s>(
+        &mut self,
+        i: InstanceId,
+        ctx: Ctx<'m>,
+        s: &'s StringLit,
+    ) -> Option<(Vec<Evaluated<'s>>, bool)> {
         let mut parts = Vec::with_capacity(s.parts.len());
+        let mut kept = false;
         for p in &s.parts {
             match p {
-                StrPart::Text(t) => parts.push(TemplatePart::Text(String::from(&**t))),
+                StrPart::Text(t) => parts.push(Evaluated::Text(String::from(&**t))),
                 StrPart::Interp(interp) => {
                     let reference = match (&interp.legacy, interp.reference()) {
-                        (Some(kind), Some(r)) => self
-                            .world()
-                            .module_of(i)?
-                            .scope
-                            .legacy_reference(&kind.name, r)?,
-                        (None, Some(r)) => r.clone(),
+                        (Some(kind), Some(r)) => Cow::Owned(
+                            self.world()
+                                .module_of(i)?
+                                .scope
+                                .legacy_reference(&kind.name, r)?,
+                        ),
+                        (None, Some(r)) => Cow::Borrowed(r),
                         (_, None) => {
                             // Any other expression: a call, applied or kept.
                             match self.eval_expr(i, ctx, &interp.expr)? {
                                 Resolved::Plain(v, ty) => {
-                                    parts.push(TemplatePart::Text(into_text(v, &ty)))
+                                    parts.push(Evaluated::Text(into_text(v, &ty)))
                                 }
-                                Resolved::Template(inner) => parts.extend(inner),
+                                Resolved::Template(inner) => {
+                                    kept = true;
+                                    parts.push(Evaluated::Parts(inner));
+                                }
                                 Resolved::HostPath(_) | Resolved::Sealed(_) => return None,
                             }
                             continue;
                         }
                     };
                     let value = self.eval_ref(i, ctx, &reference)?;
-                    if !matches!(value, Resolved::Plain(..) | Resolved::Sealed(_)) {
-                        return None; // a host path is never a value (E0303, the checker's)
+                    match value {
+                        Resolved::Plain(..) => {}
+                        Resolved::Sealed(_) => kept = true,
+                        // A host path is never a value (E0303, the checker's).
+                        Resolved::HostPath(_) | Resolved::Template(_) => return None,
                     }
-                    parts.push(TemplatePart::Ref {
-                        name: self.reference_name(i, &reference),
-                        value,
-                    });
+                    parts.push(Evaluated::Ref(reference, value));
                 }
             }
         }
-        Some(parts)
+        Some((parts, kept))
+    }
+
+    /// `parts` as template parts, each reference named as the template names it.
+    fn named(&self, i: InstanceId, parts: Vec<Evaluated<'_>>) -> Vec<TemplatePart> {
+        let mut out = Vec::with_capacity(parts.len());
+        for part in parts {
+            match part {
+                Evaluated::Text(t) => out.push(TemplatePart::Text(t)),
+                Evaluated::Ref(reference, value) => out.push(TemplatePart::Ref {
+                    name: self.reference_name(i, &reference),
+                    value,
+                }),
+                Evaluated::Parts(inner) => out.extend(inner),
+            }
+        }
+        out
     }
 
     /// What `reference` reads in instance `i`'s scope, as [`meaning`] tells it: a
@@ -1352,11 +1360,17 @@ fn unfit<'t, 'c>(
     }
 }
 
+/// A part of a string literal, evaluated, its reference not yet named: naming one costs
+/// a copy of its dotted name, which only a template keeps.
+pub(crate) enum Evaluated<'s> {
+    Text(String),
+    Ref(Cow<'s, Reference>, Resolved),
+    /// A call kept for the node, its parts named already.
+    Parts(Vec<TemplatePart>),
+}
+
 /// Parts joined into a value: a template when any part is sealed or a call kept for the
 /// node, else plain text. A part that is neither (a host path) makes no value.
-/// A string literal that is not text and plain values alone ([`Evaluate::plain_string`]).
-pub(crate) struct NotPlain;
-
 pub(super) fn finish_parts(parts: Vec<TemplatePart>) -> Option<Resolved> {
     let sealed = parts.iter().any(|p| {
         matches!(

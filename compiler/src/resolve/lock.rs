@@ -69,10 +69,8 @@ impl Lock {
             return None;
         }
         let Text { ports, written } = serde_json::from_str(text).ok()?;
-        let parts_are =
-            |key: &str, n: usize| key.split('/').count() == n && !key.split('/').any(str::is_empty);
-        let well_formed = ports.iter().all(|(k, &p)| p >= 1 && parts_are(k, 3))
-            && written.keys().all(|k| parts_are(k, 2));
+        let well_formed = ports.iter().all(|(k, &p)| p >= 1 && has_parts(k, 3))
+            && written.keys().all(|k| has_parts(k, 2));
         well_formed.then_some(Lock { ports, written })
     }
 
@@ -98,7 +96,7 @@ impl Lock {
                 return Err("`ports` in the lock file is not an object".into());
             };
             for (k, p) in ports {
-                if k.split('/').count() != 3 || k.split('/').any(str::is_empty) {
+                if !has_parts(&k, 3) {
                     return Err(format!(
                         "the lock file's key `{k}` is not `<node>/<instance>/<requirement>`"
                     ));
@@ -160,6 +158,11 @@ impl Lock {
     }
 }
 
+/// Whether lock key `key` is `n` non-empty parts joined by `/`.
+fn has_parts(key: &str, n: usize) -> bool {
+    key.split('/').count() == n && !key.split('/').any(str::is_empty)
+}
+
 /// Reads `written`: `{"<node>/<instance>": {"<container>": ["/path", …]}}`.
 fn parse_written(
     v: serde_json::Value,
@@ -170,7 +173,7 @@ fn parse_written(
     };
     let mut out = BTreeMap::new();
     for (k, containers) in instances {
-        if k.split('/').count() != 2 || k.split('/').any(str::is_empty) {
+        if !has_parts(&k, 2) {
             return Err(bad(&format!(
                 "has a key `{k}` that is not `<node>/<instance>`"
             )));

@@ -296,10 +296,9 @@ impl<'a, 'm> Builder<'a, 'm> {
         out
     }
 
-    /// Node `n`'s manifest, its digest filled in when `digest` (a manifest written to
-    /// bytes at once has its digest worked out as it is written), and what its instances
-    /// wrote.
-    fn node(&mut self, n: NodeId, shared: &Shared<'_, 'm>, digest: bool) -> NodeBuilt {
+    /// Node `n`'s manifest, its digest not yet taken (a manifest written to bytes at
+    /// once has it worked out as it is written), and what its instances wrote.
+    fn node(&mut self, n: NodeId, shared: &Shared<'_, 'm>) -> NodeBuilt {
         let w = self.world;
         let node = &w.nodes[n];
         let mut instances = Vec::with_capacity(shared.built_on[n].len());
@@ -353,9 +352,6 @@ impl<'a, 'm> Builder<'a, 'm> {
                 Some((name, NodeAddress { private_name }))
             })
             .collect();
-        if digest {
-            manifest.digest = emit::digest_of(&manifest);
-        }
         NodeBuilt { manifest, written }
     }
 }
@@ -642,9 +638,10 @@ impl<'m> Resolver<'m> {
         // results come back in node order.
         let per_node: Vec<(NodeKept, Vec<(String, WrittenBy)>)> =
             crate::parallel::map_each(&nodes, |&n| {
-                let digest = !matches!(output, Output::Files { .. });
-                let NodeBuilt { manifest, written } =
-                    Builder::new(world, values).node(n, &shared, digest);
+                let NodeBuilt {
+                    mut manifest,
+                    written,
+                } = Builder::new(world, values).node(n, &shared);
                 let kept = match output {
                     Output::Files { compose } => {
                         // Serialised into one buffer per thread, the digest worked out in
@@ -654,7 +651,6 @@ impl<'m> Resolver<'m> {
                             static JSON: std::cell::RefCell<Vec<u8>> =
                                 const { std::cell::RefCell::new(Vec::new()) };
                         }
-                        let mut manifest = manifest;
                         JSON.with_borrow_mut(|json| {
                             json.clear();
                             manifest.digest = emit::write_pretty_with_digest(&manifest, json);
@@ -678,7 +674,10 @@ impl<'m> Resolver<'m> {
                             }
                         })
                     }
-                    Output::Manifests | Output::Nothing => NodeKept::Manifest(manifest),
+                    Output::Manifests | Output::Nothing => {
+                        manifest.digest = emit::digest_of(&manifest);
+                        NodeKept::Manifest(manifest)
+                    }
                 };
                 (kept, written)
             });
