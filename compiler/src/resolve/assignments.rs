@@ -95,8 +95,9 @@ fn literal_of_type(expr: &Expr, ty: &Ty) -> Result<Value, Option<String>> {
 }
 
 impl<'m> Resolver<'m> {
-    /// The entries phase: judges what every assignment writes in its braces.
-    pub(super) fn judge_entries(&self) -> Entries<'m> {
+    /// The entries phase: judges what every assignment writes in its braces, refusing
+    /// what it writes wrongly.
+    pub(super) fn judge_entries(&self) -> (Entries<'m>, Refusals) {
         let mut settings = IdVec::default();
         settings.reserve_exact(self.instances.len());
         let mut refusals = Refusals::new(self.instances.len());
@@ -112,7 +113,7 @@ impl<'m> Resolver<'m> {
                 refusals.push(i, d);
             }
         }
-        Entries { settings, refusals }
+        (Entries { settings }, refusals)
     }
 }
 

@@ -14,7 +14,7 @@
 use super::FxIndexMap;
 use super::fx_hash::{FxHashMap, FxHashSet};
 use super::ids::Id;
-use super::{Answer, InstanceId, KnownInstance, LoadedModule, Resolver, World};
+use super::{Answer, InstanceId, KnownInstance, LoadedModule, Phase, World};
 use crate::check::meaning::{
     ConsumerField, Contract, Form, LoopForm, LoopRead, Names, Read, meaning,
 };
@@ -22,7 +22,7 @@ use crate::check::registry::ContractInfo;
 use crate::check::scope::{ModuleScope, ReqInfo};
 use crate::check::types::{Ty, Value, validate_literal};
 use crate::diagnostics::rules::{Missing, Unanswered, Unfit, ValueRefused};
-use crate::emit::{InstanceRef, SealedRef, TemplateRef};
+use crate::emit::{SealedRef, TemplateRef};
 use crate::functions::Func;
 use crate::syntax::ast::{Call, Expr, ForExpr, Reference, StrPart, StringLit};
 use std::borrow::Cow;
@@ -244,7 +244,7 @@ pub(crate) struct Eval<'m> {
     pub values: Values,
     /// Values already told E0313.
     pub told_cycle: FxHashSet<Key>,
-    /// Memoised values under way on the call stack (see [`Resolver::demand`]).
+    /// Memoised values under way on the call stack (see [`Evaluator::demand`]).
     pub depth: usize,
     /// The value deferred because the call stack held too many under way.
     pub deferred: Option<Key>,
@@ -254,7 +254,7 @@ pub(crate) struct Eval<'m> {
     pub loop_bindings: Vec<super::loops::Binding<'m>>,
     /// A provider's answers that read nothing of the consumer they answer, by (provider,
     /// contract, field): the same for every consumer, so evaluated once (see
-    /// [`Resolver::compute_answer`]).
+    /// [`Evaluator::compute_answer`]).
     pub shared_answers: FxHashMap<(InstanceId, usize, u32), Option<Resolved>>,
     /// Whether the answer being evaluated has read something of who asks (`consumer.*`,
     /// `given.*`) or rendered a loop.
@@ -262,6 +262,14 @@ pub(crate) struct Eval<'m> {
 }
 
 impl Eval<'_> {
+    /// Nothing computed yet, into `values`' tables.
+    pub fn new(values: Values) -> Self {
+        Eval {
+            values,
+            ..Eval::default()
+        }
+    }
+
     /// The phase's product. Nothing is under way once the phase is over.
     pub fn finish(self) -> Values {
         debug_assert!(self.depth == 0 && self.deferred.is_none() && self.waiting.is_empty());
@@ -291,7 +299,7 @@ pub(crate) enum Key {
 }
 
 /// How many memoised values may be under way on the call stack at once (see
-/// [`Resolver::demand`]). Each takes a handful of frames; 32 of them stay far below the
+/// [`Evaluator::demand`]). Each takes a handful of frames; 32 of them stay far below the
 /// smallest stack a thread is given (the language server's workers have 2 MiB).
 const STACK_DEPTH: usize = 32;
 
@@ -525,8 +533,8 @@ fn note_ref(name: &str, value: &Resolved, refs: &mut FxIndexMap<String, Template
     refs.entry(name.to_string()).or_insert(r);
 }
 
-/// Evaluation, shared by whoever evaluates: the values phase ([`Resolver`], which computes
-/// each memoised value on first demand and may refuse) and a manifest's builder
+/// Evaluation, shared by whoever evaluates: a phase's [`Evaluator`], which computes
+/// each memoised value on first demand and may refuse, and a manifest's builder
 /// ([`super::manifests::Builder`], which reads the values phase's product and never
 /// refuses). The provided methods are the rules; an implementation only says where a
 /// memoised value comes from and where loop variables are bound.
@@ -935,9 +943,31 @@ pub(crate) trait Evaluate<'m> {
     }
 }
 
-impl<'m> Evaluate<'m> for Resolver<'m> {
+/// The evaluator of a phase that computes values (the placements, for a placed port's
+/// protocol, and the values phase): it reads `world`, computes each memoised value into
+/// `eval` on first demand, and refuses what does not resolve as the phase's refusals.
+pub(crate) struct Evaluator<'e, 'r, 'm> {
+    pub world: World<'e, 'm>,
+    pub phase: &'e mut Phase<'r, 'm>,
+    pub eval: &'e mut Eval<'m>,
+}
+
+impl<'r, 'm> std::ops::Deref for Evaluator<'_, 'r, 'm> {
+    type Target = Phase<'r, 'm>;
+    fn deref(&self) -> &Phase<'r, 'm> {
+        self.phase
+    }
+}
+
+impl<'m> std::ops::DerefMut for Evaluator<'_, '_, 'm> {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        self.phase
+    }
+}
+
+impl<'m> Evaluate<'m> for Evaluator<'_, '_, 'm> {
     fn world(&self) -> World<'_, 'm> {
-        Resolver::world(self)
+        self.world
     }
 
     fn operator_memo(&mut self, i: InstanceId, r: u32) -> Option<OperatorValue> {
@@ -968,12 +998,7 @@ impl<'m> Evaluate<'m> for Resolver<'m> {
     }
 }
 
-impl<'m> Resolver<'m> {
-    /// The node and instance name of instance `i`.
-    pub(super) fn instance_ref(&self, i: InstanceId) -> InstanceRef {
-        self.world().instance_ref(i)
-    }
-
+impl<'m> Evaluator<'_, '_, 'm> {
     /// The provider's `provides` answer to field `field` of `consumer`'s module
     /// requirement `req`, evaluated for this consumer, else the contract's default.
     ///
@@ -989,7 +1014,7 @@ impl<'m> Resolver<'m> {
         at: FieldAt<'m>,
     ) -> Option<Resolved> {
         let (req, info, field, fi) = at;
-        let Some(Answer::Module { provider, .. }) = self.answers[consumer].get(req) else {
+        let Some(Answer::Module { provider, .. }) = self.world.answers[consumer].get(req) else {
             return None;
         };
         let provider = *provider;
@@ -1192,7 +1217,7 @@ impl<'m> Resolver<'m> {
         let m = self.module_of(i)?;
         let contract = info.contract.as_deref()?;
         // Most assignments write no given field: no key hashed for them.
-        let givens = &self.entries.settings[i].givens;
+        let givens = &self.world.settings[i].givens;
         if let Some(written) = (!givens.is_empty())
             .then(|| givens.get(&(req, field)))
             .flatten()
@@ -1273,7 +1298,7 @@ impl<'m> Resolver<'m> {
                 let Some(contract) = info.contract.as_deref() else {
                     continue;
                 };
-                let Some(Answer::Module { provider, .. }) = self.answers[i].get(req).cloned()
+                let Some(Answer::Module { provider, .. }) = self.world.answers[i].get(req).cloned()
                 else {
                     continue;
                 };

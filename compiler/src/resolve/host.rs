@@ -4,9 +4,12 @@
 //! things stay singular: one directory at one host path (E0511), one host port once on a
 //! node (E0519).
 
-use super::evaluate::Evaluate as _;
+use super::evaluate::{Eval, Evaluate as _, Evaluator};
 use super::fx_hash::{FxHashMap, FxHashSet};
-use super::{Answer, IdVec, InstanceId, NodeId, NodeInfo, Placement, Ports, Resolver, identity};
+use super::{
+    Answer, Answers, Entries, IdVec, Identities, InstanceId, Ledger, NodeId, NodeInfo, Phase,
+    Placement, Placements, Ports, Refusals, Resolver, SecretKeys, World, identity,
+};
 use crate::check::registry::ProviderKind;
 use crate::check::types::validate_hostname;
 use crate::diagnostics::rules::{
@@ -208,10 +211,94 @@ impl<'m> Resolver<'m> {
         self.mesh_diags.push(d);
     }
 
-    /// Answers the host, mesh and operator requirements of every instance: directories
-    /// and accesses where they are placed, ports from placements, the lock and the
-    /// node's range. Module requirements are [`Resolver::choose_providers`]'.
-    pub(super) fn place_host_requirements(&mut self) -> Ports {
+    /// The placements phase: answers the host, mesh and operator requirements of every
+    /// instance (directories and accesses where they are placed, ports from placements,
+    /// the lock and the node's range) and chooses the ports the lock will hold. Module
+    /// requirements are the provider choice's ([`Resolver::choose_providers`]). The given
+    /// values a placed port's protocol reads are computed into `eval`'s memo tables.
+    pub(super) fn place_host_requirements(
+        &self,
+        earlier: &Ledger<'_>,
+        entries: &Entries<'m>,
+        identities: &Identities,
+        eval: &mut Eval<'m>,
+    ) -> (Placements<'m>, Refusals) {
+        // Each instance's answers sized once: one per requirement of its module.
+        let answers = self
+            .instances
+            .iter()
+            .map(|inst| {
+                let requirements = inst.module.map_or(0, |m| m.scope.requirements.len());
+                FxHashMap::with_capacity_and_hasher(requirements, Default::default())
+            })
+            .collect();
+        let mut placing = Placing {
+            phase: Phase::new(self, earlier),
+            entries,
+            identities,
+            answers,
+            no_secret_keys: IdVec::default(),
+            eval,
+        };
+        let ports = placing.place();
+        let placements = Placements {
+            answers: placing.answers,
+            ports,
+        };
+        (placements, placing.phase.end())
+    }
+}
+
+/// The placements phase under way: the answers it gives, and the evaluator's memo tables
+/// for the given values a placed port's protocol reads.
+struct Placing<'a, 'm> {
+    phase: Phase<'a, 'm>,
+    entries: &'a Entries<'m>,
+    identities: &'a Identities,
+    answers: Answers<'m>,
+    /// No secret has a key yet (the provider choice gives them).
+    no_secret_keys: IdVec<InstanceId, SecretKeys<'m>>,
+    eval: &'a mut Eval<'m>,
+}
+
+impl<'a, 'm> std::ops::Deref for Placing<'a, 'm> {
+    type Target = Phase<'a, 'm>;
+    fn deref(&self) -> &Phase<'a, 'm> {
+        &self.phase
+    }
+}
+
+impl<'m> std::ops::DerefMut for Placing<'_, 'm> {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        &mut self.phase
+    }
+}
+
+impl<'a, 'm> Placing<'a, 'm> {
+    /// An evaluator of what the answers so far give (no module requirement is answered
+    /// yet, and nothing is left out).
+    fn evaluator(&mut self) -> Evaluator<'_, 'a, 'm> {
+        let r: &'a Resolver<'m> = self.phase.r;
+        Evaluator {
+            world: World {
+                registry: r.registry,
+                nodes: &r.nodes,
+                instances: &r.instances,
+                mesh_names: &r.mesh_names,
+                settings: &self.entries.settings,
+                logins: &self.identities.logins,
+                answers: &self.answers,
+                secret_keys: &self.no_secret_keys,
+                left_out: None,
+            },
+            phase: &mut self.phase,
+            eval: &mut *self.eval,
+        }
+    }
+
+    /// Answers every host, mesh and operator requirement, node by node, and returns the
+    /// ports chosen.
+    fn place(&mut self) -> Ports {
         let mut out = Ports::default();
         // Every port the lock will hold: (key, port).
         let mut locked: Vec<(String, u16)> = Vec::new();
@@ -393,6 +480,7 @@ impl<'m> Resolver<'m> {
         for (k, (i, req, place)) in ports.iter().enumerate() {
             let Some((p, span)) = place else { continue };
             let protocol = self
+                .evaluator()
                 .given_text(*i, req, "protocol")
                 .unwrap_or_else(|| "tcp".to_string());
             if let Some(&(j, other)) = placed_by.get(&(*p, protocol.clone())) {

@@ -40,13 +40,13 @@ pub(crate) fn is_valid_login(login: &str) -> bool {
 impl<'m> Resolver<'m> {
     /// Gives every instance of a known module its login, refusing one that does not fit
     /// (E0513) and every group alike (E0509, once per group, naming its members).
-    pub(super) fn assign_logins(&self, entries: &Entries<'m>) -> Identities {
+    pub(super) fn assign_logins(&self, entries: &Entries<'m>) -> (Identities, Refusals) {
         let n = self.instances.len();
         let mut out = Identities {
             logins: IdVec::filled(n, String::new()),
             refused_with: IdVec::filled(n, None),
-            refusals: Refusals::new(n),
         };
+        let mut refusals = Refusals::new(n);
         let mut by_login: FxHashMap<String, Vec<InstanceId>> = FxHashMap::default();
         let mut order: Vec<String> = Vec::new();
         for i in self.instances.ids() {
@@ -76,7 +76,7 @@ impl<'m> Resolver<'m> {
                     max: LOGIN_MAX,
                 };
                 let d = self.at(self.head(i), rule);
-                out.refusals.push(i, d);
+                refusals.push(i, d);
                 continue;
             }
             let entry = by_login.entry(login.clone()).or_default();
@@ -117,12 +117,12 @@ impl<'m> Resolver<'m> {
                     .collect(),
             };
             let d = self.at(self.head(first), rule);
-            out.refusals.push(first, d);
+            refusals.push(first, d);
             for &j in &group[1..] {
                 out.refused_with[j] = Some(first);
             }
         }
-        out
+        (out, refusals)
     }
 }
 

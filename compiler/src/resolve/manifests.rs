@@ -12,8 +12,8 @@ use super::evaluate::{Evaluate, OperatorValue, Resolved, json_of};
 use super::ids::Id;
 use super::loops::Binding;
 use super::{
-    Answer, IdVec, InstanceId, LeftOutAssignment, MeshOutcome, NodeId, Output, Ports,
-    ProviderChoice, Resolver, Values, World,
+    Answer, IdVec, InstanceId, Ledger, LeftOutAssignment, LeftOutSet, MeshOutcome, NodeId, Output,
+    Ports, ProviderChoice, Resolver, Values, World,
 };
 use crate::check::types::Value;
 use crate::emit::{
@@ -432,20 +432,25 @@ fn retired_on(
 impl<'m> Resolver<'m> {
     /// The outcome: what was left out and why, the provider choices, the lock, every
     /// diagnostic in order, and (for a build) the manifests, built from `values`.
-    pub(super) fn assemble(&mut self, values: &Values, ports: Ports) -> MeshOutcome {
-        let built: Vec<InstanceId> = self
-            .instances
-            .ids()
-            .filter(|&i| !self.left_out.flags[i])
-            .collect();
+    pub(super) fn assemble(
+        &self,
+        world: World<'_, 'm>,
+        refused: &Ledger<'_>,
+        waits_for: &IdVec<InstanceId, Vec<InstanceId>>,
+        left_out_set: &LeftOutSet,
+        values: &Values,
+        ports: Ports,
+    ) -> MeshOutcome {
+        let flags = &left_out_set.flags;
+        let built: Vec<InstanceId> = self.instances.ids().filter(|&i| !flags[i]).collect();
 
         // What was left out, in source order, with every reason.
         let mut left_out: Vec<(u32, Option<NodeId>, LeftOutAssignment)> = Vec::new();
         for (i, inst) in self.instances.iter_enumerated() {
-            if !self.left_out.flags[i] {
+            if !flags[i] {
                 continue;
             }
-            let mut diagnostics = self.refusals_of(i);
+            let mut diagnostics = refused.refusals_of(i);
             if let Some(m) = self.module_of(i) {
                 diagnostics.extend(self.errors_of(m).iter().cloned());
             }
@@ -476,7 +481,7 @@ impl<'m> Resolver<'m> {
         left_out.sort_by_key(|(at, _, _)| *at);
 
         let choices = match self.input.choices {
-            true => self.provider_choices(&built),
+            true => Self::provider_choices(world, &built),
             false => Vec::new(),
         };
         let mut lock = ports.lock;
@@ -494,7 +499,7 @@ impl<'m> Resolver<'m> {
         let (kept, written) = match self.output {
             Output::Nothing => (Vec::new(), Default::default()),
             Output::Manifests | Output::Files { .. } => {
-                self.manifests(values, &built, &left_out, &nodes)
+                self.manifests(world, values, &built, &left_out, &nodes)
             }
         };
         let mut manifests = IndexMap::new();
@@ -526,8 +531,8 @@ impl<'m> Resolver<'m> {
 
         let diagnostics = super::order_diagnostics(
             &self.mesh_diags,
-            self.instances.ids().map(|i| self.own_refusals(i)),
-            self.waiting_groups(),
+            self.instances.ids().map(|i| refused.own(i)),
+            self.waiting_groups(refused, waits_for, left_out_set),
         );
 
         MeshOutcome {
@@ -548,10 +553,9 @@ impl<'m> Resolver<'m> {
 
     /// How each module requirement of the built instances is answered, in manifest order
     /// (node by node, source order within a node).
-    fn provider_choices(&self, built: &[InstanceId]) -> Vec<ProviderChoice> {
+    fn provider_choices(w: World<'_, '_>, built: &[InstanceId]) -> Vec<ProviderChoice> {
         let mut order: Vec<InstanceId> = built.to_vec();
-        order.sort_by_key(|&i| self.instances[i].node);
-        let w = self.world();
+        order.sort_by_key(|&i| w.instances[i].node);
         // Every choice is text of its own (the editor keeps them): made on every core, in
         // the order above whatever the number of threads.
         crate::parallel::map_chunks(&order, 512, |part| {
@@ -586,6 +590,7 @@ impl<'m> Resolver<'m> {
     /// thread that built it and dropped, keeping only its bytes.
     fn manifests(
         &self,
+        world: World<'_, 'm>,
         values: &Values,
         built: &[InstanceId],
         left_out: &[(u32, Option<NodeId>, LeftOutAssignment)],
@@ -599,7 +604,7 @@ impl<'m> Resolver<'m> {
             built_on[self.instances[c].node].push(c);
             let Some(m) = self.module_of(c) else { continue };
             for &req in m.scope.requirements.keys() {
-                if let Some(Answer::Module { provider, .. }) = self.answers[c].get(req) {
+                if let Some(Answer::Module { provider, .. }) = world.answers[c].get(req) {
                     consumers_of[*provider].push((c, req));
                 }
             }
@@ -614,7 +619,7 @@ impl<'m> Resolver<'m> {
         let kept: BTreeSet<String> = self
             .instances
             .iter_enumerated()
-            .filter(|&(i, _)| self.left_out.flags[i])
+            .filter(|&(i, _)| world.is_left_out(i))
             .map(|(_, s)| format!("{}/{}", self.nodes[s.node].name, s.name))
             .chain(
                 self.dropped
@@ -630,7 +635,6 @@ impl<'m> Resolver<'m> {
             previous: &self.input.lock.written,
             kept,
         };
-        let world = self.world();
         let output = self.output;
         let sink = self.input.sink;
         let nodes: Vec<NodeId> = (0..self.nodes.len()).map(NodeId::from_index).collect();

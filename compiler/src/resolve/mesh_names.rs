@@ -74,10 +74,10 @@ impl<'m> Resolver<'m> {
     /// Turns every assignment with a known node into an instance. An unknown module is
     /// refused (E0106) but keeps its instance name; an unknown node (E0107) or a name taken
     /// on the node (E0508) drops the assignment.
-    pub(super) fn collect_instances(&mut self) {
+    pub(super) fn collect_instances(&mut self) -> super::Refusals {
         let mesh = self.mesh;
         self.instances.reserve_exact(mesh.assigns().count());
-        self.name_refusals = super::Refusals::new(mesh.assigns().count());
+        let mut refusals = super::Refusals::new(mesh.assigns().count());
         for a in mesh.assigns() {
             let Some(node_ident) = &a.node else {
                 continue; // a syntax error, reported by the parser
@@ -133,7 +133,7 @@ impl<'m> Resolver<'m> {
                     ),
                 };
                 let d = self.at(a.module.span, rule);
-                self.name_refusals.push(id, d);
+                refusals.push(id, d);
             }
             self.nodes[node_index].instances.insert(instance, id);
             if let Some(m) = module {
@@ -150,6 +150,7 @@ impl<'m> Resolver<'m> {
             }
             self.instances.push(state);
         }
+        refusals
     }
 
     /// E0107 for a node name this mesh does not declare.

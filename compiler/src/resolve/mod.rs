@@ -284,7 +284,7 @@ fn resolve_as(input: &ResolveInput<'_>, output: Output) -> MeshOutcome {
         })
         .collect();
     crate::base::process::mark("resolve.loaded");
-    let outcome = Resolver::new(input, &modules, output).run();
+    let outcome = run(input, &modules, output);
     crate::base::process::release(modules);
     drop(found);
     crate::base::process::release(sources);
@@ -473,8 +473,10 @@ pub(crate) struct InstanceState<'m> {
 }
 
 /// How each requirement of each instance is answered: requirement → answer. The
-/// placements phase fills the host, mesh and operator requirements, the provider choice
-/// the module requirements and secret operator values; read only after.
+/// placements phase makes the table with the host, mesh and operator answers
+/// ([`Placements::answers`]) and hands it to the provider choice, which adds the module
+/// requirements and secret operator values and owns it from then on
+/// ([`Choices::answers`]): one phase writes it at a time, and every later phase reads it.
 pub(crate) type Answers<'m> = IdVec<InstanceId, FxHashMap<&'m str, Answer>>;
 
 /// (requirement, secret field) → the key the provider keeps it under, for the keys that
@@ -482,8 +484,8 @@ pub(crate) type Answers<'m> = IdVec<InstanceId, FxHashMap<&'m str, Answer>>;
 /// field is `""`. Most instances hold none, so a large mesh keeps no table per instance.
 pub(crate) type SecretKeys<'m> = FxHashMap<(&'m str, &'m str), String>;
 
-/// The refusals one phase raises: per instance, in the order raised. Each phase returns
-/// its own; an instance's refusals are those of every phase, in the phases' order.
+/// The refusals one phase raises: per instance, in the order raised. Each phase hands its
+/// own to the [`Ledger`] when it ends.
 #[derive(Default)]
 pub(crate) struct Refusals(IdVec<InstanceId, Vec<Diagnostic>>);
 
@@ -498,58 +500,133 @@ impl Refusals {
         self.0[i].push(diagnostic);
     }
 
-    /// The refusals of instance `i` (none when this phase has not run).
+    /// The refusals of instance `i`.
     pub fn of(&self, i: InstanceId) -> &[Diagnostic] {
         self.0.get(i).map_or(&[], Vec::as_slice)
     }
 }
 
-/// The entries phase's product: what each assignment writes in its braces, judged, and
-/// the refusals of what it writes wrongly.
-#[derive(Default)]
+/// Every refusal of the phases that have ended, phase by phase in the order they ran:
+/// what "is this instance refused" reads, and the one place an instance's refusals are
+/// listed in order.
+pub(crate) struct Ledger<'a> {
+    phases: Vec<Refusals>,
+    /// Refused by a diagnostic another instance holds: the members of a group of alike
+    /// logins after the first (E0509, the identities phase's).
+    shared: &'a IdVec<InstanceId, Option<InstanceId>>,
+}
+
+impl<'a> Ledger<'a> {
+    /// A ledger with no phase ended yet; `shared` says who is refused by whose E0509.
+    fn new(shared: &'a IdVec<InstanceId, Option<InstanceId>>) -> Ledger<'a> {
+        Ledger {
+            phases: Vec::with_capacity(8),
+            shared,
+        }
+    }
+
+    /// The refusals of the phase that just ended.
+    fn close(&mut self, refusals: Refusals) {
+        self.phases.push(refusals);
+    }
+
+    /// Instance `i`'s own refusals, every phase's in the phases' order.
+    pub fn own(&self, i: InstanceId) -> impl Iterator<Item = &Diagnostic> {
+        self.phases.iter().flat_map(move |p| p.of(i))
+    }
+
+    /// Whether instance `i` is refused by the mesh (its own refusals, or its group's).
+    pub fn is_refused(&self, i: InstanceId) -> bool {
+        self.own(i).next().is_some() || self.shared.get(i).is_some_and(Option::is_some)
+    }
+
+    /// Every refusal of instance `i`: its own, then the one it shares with its group.
+    pub fn refusals_of(&self, i: InstanceId) -> Vec<Diagnostic> {
+        let mut all: Vec<Diagnostic> = self.own(i).cloned().collect();
+        if let Some(&Some(j)) = self.shared.get(i) {
+            all.extend(self.own(j).filter(|d| d.code == Code::E0509).cloned());
+        }
+        all
+    }
+}
+
+/// A phase under way: it reads the mesh's names (through [`Resolver`]) and the refusals
+/// of the phases before it, and keeps its own, which it hands to the [`Ledger`] when it
+/// ends. [`Phase::refuse`] is the one way an instance is refused after the entries.
+pub(crate) struct Phase<'r, 'm> {
+    r: &'r Resolver<'m>,
+    earlier: &'r Ledger<'r>,
+    refusals: Refusals,
+}
+
+impl<'r, 'm> Phase<'r, 'm> {
+    fn new(r: &'r Resolver<'m>, earlier: &'r Ledger<'r>) -> Phase<'r, 'm> {
+        Phase {
+            r,
+            earlier,
+            refusals: Refusals::new(r.instances.len()),
+        }
+    }
+
+    /// Refuses instance `i` with `diagnostic` (a rule's, built by [`Resolver::at`] or a
+    /// lookup such as [`Resolver::find_instance`]), and returns the proof.
+    pub fn refuse(&mut self, i: InstanceId, diagnostic: Diagnostic) -> Reported {
+        Reported::record(&mut self.refusals.0[i], diagnostic)
+    }
+
+    /// Whether instance `i` is refused, by an earlier phase or by this one so far.
+    pub fn is_refused(&self, i: InstanceId) -> bool {
+        self.earlier.is_refused(i) || !self.refusals.of(i).is_empty()
+    }
+
+    /// The phase's refusals, for the ledger.
+    fn end(self) -> Refusals {
+        self.refusals
+    }
+}
+
+impl<'m> std::ops::Deref for Phase<'_, 'm> {
+    type Target = Resolver<'m>;
+    fn deref(&self) -> &Resolver<'m> {
+        self.r
+    }
+}
+
+/// The entries phase's product: what each assignment writes in its braces, judged.
 pub(crate) struct Entries<'m> {
     pub settings: IdVec<InstanceId, Settings<'m>>,
-    pub refusals: Refusals,
 }
 
-/// The placements phase's product (its answers are in [`Resolver::answers`]): the ports
-/// chosen, and the refusals of host requirements (E0501, E0510, E0511, E0518, E0519), with
-/// those of the given values a placed port's protocol reads.
-#[derive(Default)]
-pub(crate) struct Placements {
-    pub ports: Ports,
-    pub refusals: Refusals,
-}
-
-/// The provider choice's product (its answers are in [`Resolver::answers`]): the keys
-/// of sealed secrets not in their usual form, whom each instance waits for, and the
-/// refusals of requirements no provider answers (E0502–E0505, E0515).
-#[derive(Default)]
-pub(crate) struct Choices<'m> {
-    pub secret_keys: IdVec<InstanceId, SecretKeys<'m>>,
-    /// Instances whose answers each one waits for (providers, seat holders).
-    pub waits_for: IdVec<InstanceId, Vec<InstanceId>>,
-    pub refusals: Refusals,
-}
-
-/// What is left out (the last phase before the manifests): each instance's flag, and the
-/// refusals of those waiting for a left-out instance (E0514).
-#[derive(Default)]
-pub(crate) struct LeftOutSet {
-    pub flags: IdVec<InstanceId, bool>,
-    pub refusals: Refusals,
-}
-
-/// The identities phase's product: every instance's login (§8), and the refusals of
-/// logins that do not fit (E0513) or are alike (E0509).
-#[derive(Default)]
+/// The identities phase's product: every instance's login (§8), and who is refused by
+/// another's E0509 (the [`Ledger`] reads it).
 pub(crate) struct Identities {
     /// The login of each instance (empty for an unknown module).
     pub logins: IdVec<InstanceId, String>,
     /// Refused by a diagnostic another instance holds: the first of a group of alike
     /// logins (E0509), reported once for the whole group.
     pub refused_with: IdVec<InstanceId, Option<InstanceId>>,
-    pub refusals: Refusals,
+}
+
+/// The placements phase's product: the host, mesh and operator answers, and the ports
+/// chosen.
+pub(crate) struct Placements<'m> {
+    pub answers: Answers<'m>,
+    pub ports: Ports,
+}
+
+/// The provider choice's product: every answer (the placements' and the module
+/// requirements'), the keys of sealed secrets not in their usual form, and whom each
+/// instance waits for.
+pub(crate) struct Choices<'m> {
+    pub answers: Answers<'m>,
+    pub secret_keys: IdVec<InstanceId, SecretKeys<'m>>,
+    /// Instances whose answers each one waits for (providers, seat holders).
+    pub waits_for: IdVec<InstanceId, Vec<InstanceId>>,
+}
+
+/// What is left out (the last phase before the manifests): each instance's flag.
+pub(crate) struct LeftOutSet {
+    pub flags: IdVec<InstanceId, bool>,
 }
 
 /// An assignment dropped before it became an instance: an unknown node (E0107) or a name
@@ -570,71 +647,6 @@ pub(crate) enum SeatState {
     /// The seat line is wrong (reported at the line, with this code); consumers are
     /// refused naming it.
     Broken { code: Code, span: Span, why: String },
-}
-
-/// A mesh being resolved. Its phases run in the one order [`Resolver::run`] writes;
-/// each fills what the next reads (see docs/resolution.md, "Order of work"):
-///
-/// 1. names: [`Resolver::nodes`], [`Resolver::instances`], [`Resolver::seats`], the
-///    providers of each contract, and the mesh's own diagnostics;
-/// 2. entries and identities: each instance's [`Settings`] and login;
-/// 3. placements: host answers, and the lock's ports ([`Ports`], returned);
-/// 4. provider choice: module answers and the keys of sealed secrets;
-/// 5. values: every value an instance's manifest can read, computed once through
-///    [`evaluate::Eval`] and returned as an immutable product ([`Values`]);
-/// 6. what is left out;
-/// 7. the manifests, node by node on every core, from `&self` and the values alone
-///    ([`manifests::build`]): building reads and never refuses.
-pub(crate) struct Resolver<'m> {
-    /// What resolution reads; never changed.
-    pub input: &'m ResolveInput<'m>,
-    pub mesh: &'m ast::Mesh,
-    pub path: &'m FilePath,
-    pub registry: &'m Registry,
-    pub modules: &'m FxIndexMap<String, LoadedModule<'m>>,
-    /// What this resolution makes of the manifests.
-    pub output: Output,
-    /// The errors of each loaded module (the checker's), by the module's place, read on
-    /// first need: resolution reads them only to leave assignments out, so the checker
-    /// may still be checking other files on other cores while this mesh resolves.
-    module_errors: Vec<std::cell::OnceCell<Vec<Diagnostic>>>,
-    /// Contract → workspace modules providing it, read from the workspace on first need.
-    workspace_providers: std::cell::OnceCell<FxHashMap<String, Vec<String>>>,
-    pub nodes: Nodes<'m>,
-    pub instances: IdVec<InstanceId, InstanceState<'m>>,
-    pub dropped: Vec<Dropped>,
-    /// Seat → its holder, for seats a line of this mesh names.
-    pub seats: FxHashMap<String, SeatState>,
-    /// Contract → instances whose module provides it, in source order.
-    pub providers: FxHashMap<String, Vec<InstanceId>>,
-    /// (contract, node) → instances on that node whose module provides the contract.
-    pub providers_on_node: FxHashMap<(&'m str, NodeId), Vec<InstanceId>>,
-    /// The private name of every node, in node order (the `mesh_names` fact).
-    pub mesh_names: Vec<String>,
-    /// Diagnostics about the mesh itself (nodes, seats), in source order.
-    pub mesh_diags: Vec<Diagnostic>,
-    /// The names phase's refusals of instances (an unknown module, E0106).
-    pub name_refusals: Refusals,
-    /// The entries phase's product.
-    pub entries: Entries<'m>,
-    /// The identities phase's product.
-    pub identities: Identities,
-    /// The answers the placements and the provider choice give.
-    pub answers: Answers<'m>,
-    /// The placements phase's product.
-    pub placements: Placements,
-    /// The provider choice's product.
-    pub choices: Choices<'m>,
-    /// The values phase's refusals.
-    pub value_refusals: Refusals,
-    /// What is left out.
-    pub left_out: LeftOutSet,
-    /// The refusals of the phase under way; each phase takes them into its product.
-    pending: Refusals,
-    /// (consumer, provider) pairs already told E0514.
-    pub told_waiting: FxHashSet<(InstanceId, InstanceId)>,
-    /// The evaluator's memo and stack, while the values phase runs.
-    pub eval: evaluate::Eval<'m>,
 }
 
 /// What evaluation reads of a mesh, whoever evaluates: the values phase (which fills the
@@ -688,9 +700,8 @@ impl<'a, 'm> World<'a, 'm> {
     }
 
     /// The key under which the provider of requirement `req` keeps secret field `field`
-    /// of instance `i` (see [`InstanceState::secret_key`]).
-    /// `<login>/<field>` (`<login>/<req>` for an operator value, `field` `""`), unless
-    /// [`Resolver::allocate_secret_keys`] had to choose another.
+    /// of instance `i`: `<login>/<field>` (`<login>/<req>` for an operator value, `field`
+    /// `""`), unless the provider choice had to choose another ([`Choices::secret_keys`]).
     pub fn secret_key(self, i: InstanceId, req: &str, field: &str) -> String {
         let login = &self.logins[i];
         match self.secret_keys.get(i).and_then(|k| k.get(&(req, field))) {
@@ -721,13 +732,127 @@ pub(crate) struct Ports {
     pub moves: Vec<String>,
 }
 
+/// A mesh being resolved: what resolution reads, and the names phase's product (nodes,
+/// instances, seats, the providers of each contract, the mesh's own diagnostics), never
+/// changed once [`Resolver::name`] has made it. Every later phase is a function of it and
+/// of the products of the phases before, and returns its own product; [`run`] writes
+/// the one order (see docs/resolution.md, "Order of work"):
+///
+/// 1. names: [`Resolver::name`];
+/// 2. entries ([`Entries`]) and identities ([`Identities`]);
+/// 3. placements: host answers and the lock's ports ([`Placements`]);
+/// 4. provider choice: module answers and the keys of sealed secrets ([`Choices`]);
+/// 5. values: every value an instance's manifest can read, computed once through an
+///    [`evaluate::Evaluator`] and frozen ([`Values`]);
+/// 6. what is left out ([`LeftOutSet`]);
+/// 7. the manifests, node by node on every core, from the products above alone
+///    ([`manifests`]): building reads and never refuses.
+///
+/// Each phase's refusals go to the [`Ledger`] as it ends, in this order.
+pub(crate) struct Resolver<'m> {
+    /// What resolution reads; never changed.
+    pub input: &'m ResolveInput<'m>,
+    pub mesh: &'m ast::Mesh,
+    pub path: &'m FilePath,
+    pub registry: &'m Registry,
+    pub modules: &'m FxIndexMap<String, LoadedModule<'m>>,
+    /// What this resolution makes of the manifests.
+    pub output: Output,
+    /// The errors of each loaded module (the checker's), by the module's place, read on
+    /// first need: resolution reads them only to leave assignments out, so the checker
+    /// may still be checking other files on other cores while this mesh resolves.
+    module_errors: Vec<std::cell::OnceCell<Vec<Diagnostic>>>,
+    /// Contract → workspace modules providing it, read from the workspace on first need.
+    workspace_providers: std::cell::OnceCell<FxHashMap<String, Vec<String>>>,
+    pub nodes: Nodes<'m>,
+    pub instances: IdVec<InstanceId, InstanceState<'m>>,
+    pub dropped: Vec<Dropped>,
+    /// Seat → its holder, for seats a line of this mesh names.
+    pub seats: FxHashMap<String, SeatState>,
+    /// Contract → instances whose module provides it, in source order.
+    pub providers: FxHashMap<String, Vec<InstanceId>>,
+    /// (contract, node) → instances on that node whose module provides the contract.
+    pub providers_on_node: FxHashMap<(&'m str, NodeId), Vec<InstanceId>>,
+    /// The private name of every node, in node order (the `mesh_names` fact).
+    pub mesh_names: Vec<String>,
+    /// Diagnostics about the mesh itself (nodes, seats), in source order.
+    pub mesh_diags: Vec<Diagnostic>,
+}
+
+/// Every phase, in order (see [`Resolver`]).
+fn run<'m>(
+    input: &'m ResolveInput<'m>,
+    modules: &'m FxIndexMap<String, LoadedModule<'m>>,
+    output: Output,
+) -> MeshOutcome {
+    use crate::base::process::mark;
+    // 1. Names.
+    let (r, name_refusals) = Resolver::name(input, modules, output);
+    let r = &r;
+    mark("resolve.names");
+    // 2. Entries and identities.
+    let (entries, entry_refusals) = r.judge_entries();
+    let (identities, login_refusals) = r.assign_logins(&entries);
+    let mut ledger = Ledger::new(&identities.refused_with);
+    ledger.close(name_refusals);
+    ledger.close(entry_refusals);
+    ledger.close(login_refusals);
+    // The memo tables, sized once: the placements phase already reads given values.
+    let mut eval = evaluate::Eval::new(Values::new(r.instances.iter().map(|i| i.module)));
+    mark("resolve.entries");
+    // 3. Placements.
+    let (placements, refusals) =
+        r.place_host_requirements(&ledger, &entries, &identities, &mut eval);
+    ledger.close(refusals);
+    mark("resolve.placements");
+    // 4. Provider choice.
+    let Placements { answers, ports } = placements;
+    let (choices, refusals) = r.choose_providers(&ledger, &entries, &identities, answers);
+    ledger.close(refusals);
+    mark("resolve.choice");
+    // 5. Values: every value computed, then frozen.
+    let mut phase = Phase::new(r, &ledger);
+    let mut evaluator = evaluate::Evaluator {
+        world: r.world(&entries, &identities, &choices, None),
+        phase: &mut phase,
+        eval: &mut eval,
+    };
+    evaluator.evaluate_requirements();
+    evaluator.check_public_names();
+    let refusals = phase.end();
+    let values: Values = eval.finish();
+    ledger.close(refusals);
+    mark("resolve.values");
+    // 6. What is left out.
+    let (left_out, refusals) = r.leave_out_refused(&ledger, &choices.waits_for);
+    ledger.close(refusals);
+    mark("resolve.left_out");
+    // 7. The manifests, from the products above.
+    let world = r.world(&entries, &identities, &choices, Some(&left_out));
+    let outcome = r.assemble(
+        world,
+        &ledger,
+        &choices.waits_for,
+        &left_out,
+        &values,
+        ports,
+    );
+    mark("resolve.assembled");
+    crate::base::process::release(ledger);
+    crate::base::process::release((entries, identities, choices, left_out, values));
+    outcome
+}
+
 impl<'m> Resolver<'m> {
-    fn new(
+    /// The names phase: reads the mesh's nodes, instances and seats, and returns what
+    /// every later phase reads, with the refusals of instances (an unknown module,
+    /// E0106).
+    fn name(
         input: &'m ResolveInput<'m>,
         modules: &'m FxIndexMap<String, LoadedModule<'m>>,
         output: Output,
-    ) -> Resolver<'m> {
-        Resolver {
+    ) -> (Resolver<'m>, Refusals) {
+        let mut r = Resolver {
             input,
             output,
             mesh: input.mesh,
@@ -746,101 +871,37 @@ impl<'m> Resolver<'m> {
             providers_on_node: FxHashMap::default(),
             mesh_names: Vec::new(),
             mesh_diags: Vec::new(),
-            name_refusals: Refusals::default(),
-            entries: Entries::default(),
-            identities: Identities::default(),
-            answers: IdVec::default(),
-            placements: Placements::default(),
-            choices: Choices::default(),
-            value_refusals: Refusals::default(),
-            left_out: LeftOutSet::default(),
-            pending: Refusals::default(),
-            told_waiting: FxHashSet::default(),
-            eval: evaluate::Eval::default(),
-        }
-    }
-
-    /// Every phase, in order.
-    fn run(mut self) -> MeshOutcome {
-        use crate::base::process::mark;
-        // 1. Names.
-        self.collect_nodes();
-        self.mesh_names = self
+        };
+        r.collect_nodes();
+        r.mesh_names = r
             .nodes
             .values()
             .filter_map(|n| n.private_name.clone())
             .collect();
-        self.collect_instances();
-        self.collect_seats();
-        mark("resolve.names");
-        // 2. Entries and identities.
-        self.entries = self.judge_entries();
-        self.identities = self.assign_logins(&self.entries);
-        let n = self.instances.len();
-        self.pending = Refusals::new(n);
-        // Each instance's answers sized once: one per requirement of its module.
-        self.answers = self
-            .instances
-            .iter()
-            .map(|inst| {
-                let requirements = inst.module.map_or(0, |m| m.scope.requirements.len());
-                FxHashMap::with_capacity_and_hasher(requirements, Default::default())
-            })
-            .collect();
-        // The memo tables, sized once: the placements phase already reads given values.
-        self.eval.values = Values::new(self.instances.iter().map(|inst| inst.module));
-        mark("resolve.entries");
-        // 3. Placements.
-        let ports = self.place_host_requirements();
-        self.placements = Placements {
-            ports,
-            refusals: self.take_refusals(),
-        };
-        mark("resolve.placements");
-        // 4. Provider choice.
-        let waits_for = self.choose_providers();
-        let secret_keys = self.allocate_secret_keys();
-        self.choices = Choices {
-            secret_keys,
-            waits_for,
-            refusals: self.take_refusals(),
-        };
-        mark("resolve.choice");
-        // 5. Values: every value computed, then frozen.
-        self.evaluate_requirements();
-        self.check_public_names();
-        let values: Values = std::mem::take(&mut self.eval).finish();
-        self.value_refusals = self.take_refusals();
-        mark("resolve.values");
-        // 6. What is left out.
-        self.left_out = self.leave_out_refused();
-        mark("resolve.left_out");
-        // 7. The manifests, from the products above.
-        let ports = std::mem::take(&mut self.placements.ports);
-        let outcome = self.assemble(&values, ports);
-        mark("resolve.assembled");
-        crate::base::process::release((self, values));
-        outcome
+        let refusals = r.collect_instances();
+        r.collect_seats();
+        (r, refusals)
     }
 
-    /// The refusals of the phase that just ended.
-    pub(super) fn take_refusals(&mut self) -> Refusals {
-        std::mem::replace(&mut self.pending, Refusals::new(self.instances.len()))
-    }
-
-    /// What evaluation reads of this mesh.
-    pub fn world(&self) -> World<'_, 'm> {
+    /// What evaluation reads of this mesh, once the provider choice has ended (and, with
+    /// `left_out`, once that is known).
+    pub fn world<'a>(
+        &'a self,
+        entries: &'a Entries<'m>,
+        identities: &'a Identities,
+        choices: &'a Choices<'m>,
+        left_out: Option<&'a LeftOutSet>,
+    ) -> World<'a, 'm> {
         World {
             registry: self.registry,
             nodes: &self.nodes,
             instances: &self.instances,
             mesh_names: &self.mesh_names,
-            settings: &self.entries.settings,
-            logins: &self.identities.logins,
-            answers: &self.answers,
-            secret_keys: &self.choices.secret_keys,
-            left_out: (self.left_out.flags.len() == self.instances.len())
-                .then_some(&self.left_out.flags),
+            settings: &entries.settings,
+            logins: &identities.logins,
+            answers: &choices.answers,
+            secret_keys: &choices.secret_keys,
+            left_out: left_out.map(|l| &l.flags),
         }
     }
 
@@ -874,49 +935,7 @@ impl<'m> Resolver<'m> {
 
     /// The node name of instance `i`.
     pub fn node_name(&self, i: InstanceId) -> &str {
-        self.world().node_name(i)
-    }
-
-    /// Instance `i`'s own refusals, every phase's in the phases' order.
-    pub fn own_refusals(&self, i: InstanceId) -> impl Iterator<Item = &Diagnostic> {
-        self.name_refusals
-            .of(i)
-            .iter()
-            .chain(self.entries.refusals.of(i))
-            .chain(self.identities.refusals.of(i))
-            .chain(self.placements.refusals.of(i))
-            .chain(self.choices.refusals.of(i))
-            .chain(self.value_refusals.of(i))
-            .chain(self.left_out.refusals.of(i))
-            .chain(self.pending.of(i))
-    }
-
-    /// Whether instance `i` is refused by the mesh (its own refusals, or its group's).
-    pub fn is_refused(&self, i: InstanceId) -> bool {
-        self.own_refusals(i).next().is_some() || self.identities.refused_with[i].is_some()
-    }
-
-    /// Every refusal of instance `i`: its own, then the one it shares with its group.
-    pub fn refusals_of(&self, i: InstanceId) -> Vec<Diagnostic> {
-        let mut all: Vec<Diagnostic> = self.own_refusals(i).cloned().collect();
-        if let Some(j) = self.identities.refused_with[i] {
-            all.extend(
-                self.identities
-                    .refusals
-                    .of(j)
-                    .iter()
-                    .filter(|d| d.code == Code::E0509)
-                    .cloned(),
-            );
-        }
-        all
-    }
-
-    /// Refuses instance `i` with `diagnostic` (a rule's, built by [`Resolver::at`] or a
-    /// lookup such as [`Resolver::find_instance`]), and returns the proof: the one way an
-    /// instance is refused outside the entries phase.
-    pub fn refuse(&mut self, i: InstanceId, diagnostic: Diagnostic) -> Reported {
-        Reported::record(&mut self.pending.0[i], diagnostic)
+        &self.nodes[self.instances[i].node].name
     }
 
     /// The diagnostic of `rule` broken at `span` of the mesh's file.
@@ -935,7 +954,7 @@ impl<'m> Resolver<'m> {
         i: InstanceId,
         name: &str,
     ) -> Option<&'m crate::check::scope::ReqInfo<'m>> {
-        self.world().requirement(i, name)
+        self.module_of(i)?.scope.requirements.get(name)
     }
 }
 
@@ -970,4 +989,56 @@ pub(crate) fn assign_head(a: &ast::Assign) -> Span {
         s = s.to(i.span);
     }
     Span::new(a.span.start as usize, s.end as usize)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ids::Id;
+    use super::*;
+
+    fn d(code: Code, at: usize) -> Diagnostic {
+        Diagnostic::new(code, &FilePath::from("m.mesh"), Span::new(at, at + 1), "x")
+    }
+
+    /// The ledger lists an instance's refusals phase by phase, in the order the phases
+    /// ended; a member of a group of alike logins is refused by its first member's E0509
+    /// (and by nothing else of that member's).
+    #[test]
+    fn the_ledger_keeps_the_phases_order_and_shares_a_groups_refusal() {
+        let (a, b, c) = (
+            InstanceId::from_index(0),
+            InstanceId::from_index(1),
+            InstanceId::from_index(2),
+        );
+        let shared: IdVec<InstanceId, Option<InstanceId>> =
+            [None, Some(a), None].into_iter().collect();
+        let mut ledger = Ledger::new(&shared);
+        let mut names = Refusals::new(3);
+        names.push(a, d(Code::E0106, 1));
+        let mut logins = Refusals::new(3);
+        logins.push(a, d(Code::E0509, 2));
+        let mut later = Refusals::new(3);
+        later.push(a, d(Code::E0501, 3));
+        later.push(c, d(Code::E0514, 4));
+        ledger.close(names);
+        ledger.close(logins);
+        ledger.close(later);
+        let codes = |v: Vec<Diagnostic>| v.into_iter().map(|d| d.code).collect::<Vec<_>>();
+        assert_eq!(
+            codes(ledger.own(a).cloned().collect()),
+            [Code::E0106, Code::E0509, Code::E0501]
+        );
+        assert_eq!(codes(ledger.refusals_of(b)), [Code::E0509]);
+        assert!(ledger.own(b).next().is_none());
+        assert!(ledger.is_refused(a) && ledger.is_refused(b) && ledger.is_refused(c));
+        // A phase's refusals are the ledger's once the phase is closed into it.
+        let nothing: IdVec<InstanceId, Option<InstanceId>> = IdVec::filled(3, None);
+        let mut quiet = Ledger::new(&nothing);
+        quiet.close(Refusals::new(3));
+        let mut own = Refusals::new(3);
+        own.push(b, d(Code::E0502, 5));
+        assert!(!quiet.is_refused(b) && !own.of(b).is_empty());
+        quiet.close(own);
+        assert!(quiet.is_refused(b) && !quiet.is_refused(a));
+    }
 }

@@ -2,13 +2,13 @@
 //! requirement's default, else refused (E0501). A secret operator value is never written
 //! in a mesh: the vault keeps it, and the instance reads a sealed reference.
 
-use super::evaluate::{Ctx, Evaluate, Resolved};
-use super::{Answer, InstanceId, Resolver};
+use super::evaluate::{Ctx, Evaluate, Evaluator, Resolved};
+use super::{Answer, InstanceId};
 use crate::diagnostics::Reported;
 use crate::diagnostics::rules::{Missing, RequirementCycle};
 use crate::emit::SealedRef;
 
-impl<'m> Resolver<'m> {
+impl<'m> Evaluator<'_, '_, 'm> {
     pub(super) fn compute_operator_value(
         &mut self,
         i: InstanceId,
@@ -17,14 +17,14 @@ impl<'m> Resolver<'m> {
     ) -> Option<(Resolved, &'static str)> {
         let op = info.operator.as_ref()?;
         if op.secret {
-            let Some(Answer::SecretOperator { vault }) = self.answers[i].get(req) else {
+            let Some(Answer::SecretOperator { vault }) = self.world.answers[i].get(req) else {
                 return None; // refused (E0504)
             };
-            let by = self.instance_ref(*vault);
+            let by = self.world.instance_ref(*vault);
             let key = self.world().secret_key(i, req, "");
             return Some((Resolved::Sealed(Box::new(SealedRef { by, key })), "vault"));
         }
-        let written = &self.entries.settings[i].values;
+        let written = &self.world.settings[i].values;
         if let Some(written) = (!written.is_empty()).then(|| written.get(req)).flatten() {
             // Refused where it was written (E0512, E0513): no value.
             return written

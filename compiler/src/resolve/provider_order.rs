@@ -11,7 +11,10 @@
 //! holder of the seat that delivers `secret` (E0504 when nobody holds it).
 
 use super::fx_hash::FxHashSet;
-use super::{Answer, IdVec, InstanceId, KnownInstance, Resolver, SeatState, SecretKeys};
+use super::{
+    Answer, Answers, Choices, Entries, IdVec, Identities, InstanceId, KnownInstance, Ledger, Phase,
+    Refusals, Resolver, SeatState, SecretKeys,
+};
 use crate::check::registry::ProviderKind;
 use crate::check::scope::ReqInfo;
 use crate::diagnostics::Reported;
@@ -24,8 +27,58 @@ use crate::emit::By;
 const VAULT_CONTRACT: &str = "secret";
 
 impl<'m> Resolver<'m> {
-    /// Answers every module requirement of every instance with a provider, or refuses it.
-    pub(super) fn choose_providers(&mut self) -> IdVec<InstanceId, Vec<InstanceId>> {
+    /// The provider choice: answers every module requirement of every instance with a
+    /// provider, or refuses it, and every secret operator value with the vault; gives
+    /// each secret its key. Takes the placements' answers and returns every answer.
+    pub(super) fn choose_providers(
+        &self,
+        earlier: &Ledger<'_>,
+        entries: &Entries<'m>,
+        identities: &Identities,
+        answers: Answers<'m>,
+    ) -> (Choices<'m>, Refusals) {
+        let mut choosing = Choosing {
+            phase: Phase::new(self, earlier),
+            entries,
+            answers,
+        };
+        let waits_for = choosing.choose();
+        let Choosing { phase, answers, .. } = choosing;
+        let secret_keys = allocate_secret_keys(self, &identities.logins, &answers);
+        let choices = Choices {
+            answers,
+            secret_keys,
+            waits_for,
+        };
+        (choices, phase.end())
+    }
+}
+
+/// The provider choice under way: the answers so far (the placements' and those it
+/// gives).
+struct Choosing<'a, 'm> {
+    phase: Phase<'a, 'm>,
+    entries: &'a Entries<'m>,
+    answers: Answers<'m>,
+}
+
+impl<'a, 'm> std::ops::Deref for Choosing<'a, 'm> {
+    type Target = Phase<'a, 'm>;
+    fn deref(&self) -> &Phase<'a, 'm> {
+        &self.phase
+    }
+}
+
+impl<'m> std::ops::DerefMut for Choosing<'_, 'm> {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        &mut self.phase
+    }
+}
+
+impl<'m> Choosing<'_, 'm> {
+    /// Answers every module requirement and secret operator value, and returns whom each
+    /// instance waits for.
+    fn choose(&mut self) -> IdVec<InstanceId, Vec<InstanceId>> {
         let mut waits_for = IdVec::filled(self.instances.len(), Vec::new());
         for i in self.instances.ids() {
             let Some(k) = self.known(i) else { continue };
@@ -277,49 +330,53 @@ impl<'m> Resolver<'m> {
             }
         }
     }
+}
 
-    /// Gives every secret a consumer receives the key its provider keeps it under:
-    /// `<login>/<field>`, or `<login>/<requirement>/<field>` when that key is already
-    /// taken at the same provider by an earlier requirement of the same consumer. A secret
-    /// operator value is kept by the vault under `<login>/<requirement>`. Only the keys
-    /// not in those usual forms are recorded (see [`super::InstanceState::secret_key`]).
-    pub(super) fn allocate_secret_keys(&self) -> IdVec<InstanceId, SecretKeys<'m>> {
-        let mut keys = IdVec::filled(self.instances.len(), SecretKeys::default());
-        for i in self.instances.ids() {
-            let Some(m) = self.module_of(i) else { continue };
-            let login = &self.identities.logins[i];
-            // A key is `<login>/` and one or two names: the login is this instance's
-            // own and a name holds no `/`, so two keys are equal exactly when their
-            // names are, and the names stand for the key until one must be written.
-            let mut taken: FxHashSet<(InstanceId, &str, Option<&str>)> = FxHashSet::default();
-            let mut unusual: Vec<((&'m str, &'m str), String)> = Vec::new();
-            for (&req, info) in &m.scope.requirements {
-                match self.answers[i].get(req) {
-                    Some(Answer::Module { provider, .. }) => {
-                        let provider = *provider;
-                        let Some(contract) = info.contract.as_deref() else {
-                            continue;
-                        };
-                        for field in contract.fields.values().filter(|f| f.secret) {
-                            if !taken.insert((provider, &field.name, None)) {
-                                taken.insert((provider, req, Some(&field.name)));
-                                let key = format!("{login}/{req}/{}", field.name);
-                                unusual.push(((req, field.name.as_str()), key));
-                            }
+/// Gives every secret a consumer receives the key its provider keeps it under:
+/// `<login>/<field>`, or `<login>/<requirement>/<field>` when that key is already
+/// taken at the same provider by an earlier requirement of the same consumer. A secret
+/// operator value is kept by the vault under `<login>/<requirement>`. Only the keys
+/// not in those usual forms are recorded (see [`super::World::secret_key`]).
+fn allocate_secret_keys<'m>(
+    r: &Resolver<'m>,
+    logins: &IdVec<InstanceId, String>,
+    answers: &Answers<'m>,
+) -> IdVec<InstanceId, SecretKeys<'m>> {
+    let mut keys = IdVec::filled(r.instances.len(), SecretKeys::default());
+    for i in r.instances.ids() {
+        let Some(m) = r.module_of(i) else { continue };
+        let login = &logins[i];
+        // A key is `<login>/` and one or two names: the login is this instance's
+        // own and a name holds no `/`, so two keys are equal exactly when their
+        // names are, and the names stand for the key until one must be written.
+        let mut taken: FxHashSet<(InstanceId, &str, Option<&str>)> = FxHashSet::default();
+        let mut unusual: Vec<((&'m str, &'m str), String)> = Vec::new();
+        for (&req, info) in &m.scope.requirements {
+            match answers[i].get(req) {
+                Some(Answer::Module { provider, .. }) => {
+                    let provider = *provider;
+                    let Some(contract) = info.contract.as_deref() else {
+                        continue;
+                    };
+                    for field in contract.fields.values().filter(|f| f.secret) {
+                        if !taken.insert((provider, &field.name, None)) {
+                            taken.insert((provider, req, Some(&field.name)));
+                            let key = format!("{login}/{req}/{}", field.name);
+                            unusual.push(((req, field.name.as_str()), key));
                         }
                     }
-                    Some(Answer::SecretOperator { vault }) => {
-                        let vault = *vault;
-                        if !taken.insert((vault, req, None)) {
-                            taken.insert((vault, req, Some("value")));
-                            unusual.push(((req, ""), format!("{login}/{req}/value")));
-                        }
-                    }
-                    _ => continue,
                 }
+                Some(Answer::SecretOperator { vault }) => {
+                    let vault = *vault;
+                    if !taken.insert((vault, req, None)) {
+                        taken.insert((vault, req, Some("value")));
+                        unusual.push(((req, ""), format!("{login}/{req}/value")));
+                    }
+                }
+                _ => continue,
             }
-            keys[i].extend(unusual);
         }
-        keys
+        keys[i].extend(unusual);
     }
+    keys
 }

@@ -2,9 +2,9 @@
 //! the route contract's) held by one assignment is refused to every later one, naming
 //! the holder (E0507).
 
-use super::evaluate::{Evaluate as _, Resolved};
+use super::InstanceId;
+use super::evaluate::{Evaluate as _, Evaluator, Resolved};
 use super::fx_hash::FxHashMap;
-use super::{InstanceId, Resolver};
 use crate::check::registry::ProviderKind;
 use crate::check::types::Value;
 use crate::diagnostics::rules::PublicNameTaken;
@@ -12,7 +12,7 @@ use crate::diagnostics::rules::PublicNameTaken;
 /// The given field that holds a public name.
 const PUBLIC_NAME: &str = "public_name";
 
-impl<'m> Resolver<'m> {
+impl<'m> Evaluator<'_, '_, 'm> {
     /// Refuses every assignment asking for a public name an earlier one (in source
     /// order) holds. Names compare case-insensitively, a trailing dot ignored.
     pub(super) fn check_public_names(&mut self) {
