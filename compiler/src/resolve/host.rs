@@ -261,18 +261,7 @@ struct Placing<'a, 'm> {
     eval: &'a mut Eval<'m>,
 }
 
-impl<'a, 'm> std::ops::Deref for Placing<'a, 'm> {
-    type Target = Phase<'a, 'm>;
-    fn deref(&self) -> &Phase<'a, 'm> {
-        &self.phase
-    }
-}
-
-impl<'m> std::ops::DerefMut for Placing<'_, 'm> {
-    fn deref_mut(&mut self) -> &mut Self::Target {
-        &mut self.phase
-    }
-}
+super::runs_as_phase!(Placing);
 
 impl<'a, 'm> Placing<'a, 'm> {
     /// An evaluator of what the answers so far give (no module requirement is answered

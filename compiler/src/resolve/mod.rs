@@ -592,6 +592,26 @@ impl<'m> std::ops::Deref for Phase<'_, 'm> {
     }
 }
 
+/// Makes a phase's state (a struct `NAME<'a, 'm>` with a field `phase: Phase<'a, 'm>`)
+/// read the mesh and refuse through its [`Phase`].
+macro_rules! runs_as_phase {
+    ($name:ident) => {
+        impl<'a, 'm> std::ops::Deref for $name<'a, 'm> {
+            type Target = super::Phase<'a, 'm>;
+            fn deref(&self) -> &super::Phase<'a, 'm> {
+                &self.phase
+            }
+        }
+
+        impl<'m> std::ops::DerefMut for $name<'_, 'm> {
+            fn deref_mut(&mut self) -> &mut Self::Target {
+                &mut self.phase
+            }
+        }
+    };
+}
+pub(crate) use runs_as_phase;
+
 /// The entries phase's product: what each assignment writes in its braces, judged.
 pub(crate) struct Entries<'m> {
     pub settings: IdVec<InstanceId, Settings<'m>>,
@@ -995,9 +1015,25 @@ pub(crate) fn assign_head(a: &ast::Assign) -> Span {
 mod tests {
     use super::ids::Id;
     use super::*;
+    use crate::diagnostics::rules::{LoginsAlike, UnknownModule};
 
-    fn d(code: Code, at: usize) -> Diagnostic {
-        Diagnostic::new(code, &FilePath::from("m.mesh"), Span::new(at, at + 1), "x")
+    /// A refusal at `at` (E0106, or E0509 with `alike`), as the resolver's rules build it.
+    fn refusal(at: usize, alike: bool) -> Diagnostic {
+        let (path, span) = (FilePath::from("m.mesh"), Span::new(at, at + 1));
+        match alike {
+            true => LoginsAlike {
+                login: "a_b",
+                who: "`a` on `n`",
+                others: "`b` on `n`",
+                heads: Vec::new(),
+            }
+            .at(&path, span),
+            false => UnknownModule {
+                module: "m",
+                closest: None,
+            }
+            .at(&path, span),
+        }
     }
 
     /// The ledger lists an instance's refusals phase by phase, in the order the phases
@@ -1014,21 +1050,19 @@ mod tests {
             [None, Some(a), None].into_iter().collect();
         let mut ledger = Ledger::new(&shared);
         let mut names = Refusals::new(3);
-        names.push(a, d(Code::E0106, 1));
+        names.push(a, refusal(1, false));
         let mut logins = Refusals::new(3);
-        logins.push(a, d(Code::E0509, 2));
+        logins.push(a, refusal(2, true));
         let mut later = Refusals::new(3);
-        later.push(a, d(Code::E0501, 3));
-        later.push(c, d(Code::E0514, 4));
+        later.push(a, refusal(3, false));
+        later.push(c, refusal(4, false));
         ledger.close(names);
         ledger.close(logins);
         ledger.close(later);
-        let codes = |v: Vec<Diagnostic>| v.into_iter().map(|d| d.code).collect::<Vec<_>>();
-        assert_eq!(
-            codes(ledger.own(a).cloned().collect()),
-            [Code::E0106, Code::E0509, Code::E0501]
-        );
-        assert_eq!(codes(ledger.refusals_of(b)), [Code::E0509]);
+        let starts = |v: Vec<&Diagnostic>| v.iter().map(|d| d.span.start).collect::<Vec<_>>();
+        assert_eq!(starts(ledger.own(a).collect()), [1, 2, 3]);
+        assert_eq!(starts(ledger.refusals_of(b).iter().collect()), [2]);
+        assert_eq!(ledger.refusals_of(b)[0].code, Code::E0509);
         assert!(ledger.own(b).next().is_none());
         assert!(ledger.is_refused(a) && ledger.is_refused(b) && ledger.is_refused(c));
         // A phase's refusals are the ledger's once the phase is closed into it.
@@ -1036,7 +1070,7 @@ mod tests {
         let mut quiet = Ledger::new(&nothing);
         quiet.close(Refusals::new(3));
         let mut own = Refusals::new(3);
-        own.push(b, d(Code::E0502, 5));
+        own.push(b, refusal(5, false));
         assert!(!quiet.is_refused(b) && !own.of(b).is_empty());
         quiet.close(own);
         assert!(quiet.is_refused(b) && !quiet.is_refused(a));

@@ -62,18 +62,7 @@ struct Choosing<'a, 'm> {
     answers: Answers<'m>,
 }
 
-impl<'a, 'm> std::ops::Deref for Choosing<'a, 'm> {
-    type Target = Phase<'a, 'm>;
-    fn deref(&self) -> &Phase<'a, 'm> {
-        &self.phase
-    }
-}
-
-impl<'m> std::ops::DerefMut for Choosing<'_, 'm> {
-    fn deref_mut(&mut self) -> &mut Self::Target {
-        &mut self.phase
-    }
-}
+super::runs_as_phase!(Choosing);
 
 impl<'m> Choosing<'_, 'm> {
     /// Answers every module requirement and secret operator value, and returns whom each
