@@ -8,7 +8,7 @@ use super::evaluate::{Eval, Evaluate as _, Evaluator};
 use super::fx_hash::{FxHashMap, FxHashSet};
 use super::{
     Answer, Answers, Entries, IdVec, Identities, InstanceId, Ledger, NodeId, NodeInfo, Phase,
-    Placement, Placements, Ports, Refusals, Resolver, SecretKeys, World, identity,
+    Placement, Placements, Ports, Refusals, Resolver, SecretKeys, identity,
 };
 use crate::check::registry::ProviderKind;
 use crate::check::types::validate_hostname;
@@ -269,17 +269,13 @@ impl<'a, 'm> Placing<'a, 'm> {
     fn evaluator(&mut self) -> Evaluator<'_, 'a, 'm> {
         let r: &'a Resolver<'m> = self.phase.r;
         Evaluator {
-            world: World {
-                registry: r.registry,
-                nodes: &r.nodes,
-                instances: &r.instances,
-                mesh_names: &r.mesh_names,
-                settings: &self.entries.settings,
-                logins: &self.identities.logins,
-                answers: &self.answers,
-                secret_keys: &self.no_secret_keys,
-                left_out: None,
-            },
+            world: r.world_of(
+                self.entries,
+                self.identities,
+                &self.answers,
+                &self.no_secret_keys,
+                None,
+            ),
             phase: &mut self.phase,
             eval: &mut *self.eval,
         }

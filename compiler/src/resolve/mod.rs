@@ -912,6 +912,25 @@ impl<'m> Resolver<'m> {
         choices: &'a Choices<'m>,
         left_out: Option<&'a LeftOutSet>,
     ) -> World<'a, 'm> {
+        self.world_of(
+            entries,
+            identities,
+            &choices.answers,
+            &choices.secret_keys,
+            left_out.map(|l| &l.flags),
+        )
+    }
+
+    /// What evaluation reads of this mesh, from its parts (the placements read the
+    /// answers they have given so far, before any secret has a key).
+    pub fn world_of<'a>(
+        &'a self,
+        entries: &'a Entries<'m>,
+        identities: &'a Identities,
+        answers: &'a Answers<'m>,
+        secret_keys: &'a IdVec<InstanceId, SecretKeys<'m>>,
+        left_out: Option<&'a IdVec<InstanceId, bool>>,
+    ) -> World<'a, 'm> {
         World {
             registry: self.registry,
             nodes: &self.nodes,
@@ -919,9 +938,9 @@ impl<'m> Resolver<'m> {
             mesh_names: &self.mesh_names,
             settings: &entries.settings,
             logins: &identities.logins,
-            answers: &choices.answers,
-            secret_keys: &choices.secret_keys,
-            left_out: left_out.map(|l| &l.flags),
+            answers,
+            secret_keys,
+            left_out,
         }
     }
 
