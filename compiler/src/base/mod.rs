@@ -7,6 +7,7 @@ pub mod fx_hash;
 pub mod line_index;
 pub mod process;
 pub mod template_functions;
+pub mod visible;
 
 /// The standard contracts and seats, embedded in the binary.
 pub const STDLIB_TEXT: &str = include_str!("../../../stdlib-contracts/std.mesh");
