@@ -664,11 +664,14 @@ mod mutated {
     const FORGE: &str = include_str!("../../tests/import/forge/docker-compose.yml");
 
     fn import(text: &str) {
-        let read = |p: &str| -> Result<String, String> {
+        let read = |p: &str| -> Result<String, meshc::import::files::Unread> {
             if p.ends_with("app.env") {
                 Ok("LOG_LEVEL=info\nSESSION_SECRET=c1a5f0e9b8d7c6a5f4e3d2c1b0a9f8e7\n".into())
             } else {
-                Err("no such file".into())
+                Err(meshc::import::files::Unread {
+                    missing: true,
+                    reason: "no such file".into(),
+                })
             }
         };
         let request = Request {

@@ -3,28 +3,25 @@
 //! `import-report.json` into DIR, all at once or not at all.
 
 use super::output;
+use meshc::import::files::{MAX_BYTES, Unread, read_beside};
 use meshc::import::{Problem, Request, import_compose};
 use std::path::{Path, PathBuf};
-
-/// The largest Compose (or env) file read.
-const MAX_BYTES: u64 = 4 * 1024 * 1024;
-
-fn read_limited(path: &Path) -> Result<String, String> {
-    let meta = std::fs::metadata(path).map_err(|e| super::workspace::plain(&e))?;
-    if meta.len() > MAX_BYTES {
-        return Err(format!("larger than {} MiB", MAX_BYTES / 1024 / 1024));
-    }
-    let bytes = std::fs::read(path).map_err(|e| super::workspace::plain(&e))?;
-    String::from_utf8(bytes).map_err(|_| "not valid UTF-8".to_string())
-}
 
 /// Runs the import; returns the exit status (0 written, 1 refused, 2 usage or I/O).
 pub fn compose(file: PathBuf, out: PathBuf) -> u8 {
     let shown = super::workspace::display_path(&file);
-    let text = match read_limited(&file) {
-        Ok(t) => t,
+    // The file named on the command line is read wherever it is (the user named it),
+    // but only as a regular file, bounded: a named pipe or a device is refused unopened.
+    let text = match meshc::fsio::read_regular(&file, MAX_BYTES) {
+        Ok(bytes) => match String::from_utf8(bytes) {
+            Ok(t) => t,
+            Err(_) => {
+                output::say(&format!("cannot read `{shown}`: not valid UTF-8"));
+                return 2;
+            }
+        },
         Err(e) => {
-            output::say(&format!("cannot read `{shown}`: {e}"));
+            output::say(&e.sentence(&shown));
             return 2;
         }
     };
@@ -62,11 +59,15 @@ pub fn compose(file: PathBuf, out: PathBuf) -> u8 {
         }
     }
     let dotenv_path = dir.join(".env");
-    let dotenv = match read_limited(&dotenv_path) {
+    let dotenv = match read_beside(&dir, Path::new(".env")) {
         Ok(t) => Some(t),
-        Err(_) if !dotenv_path.exists() => None,
+        Err(Unread { missing: true, .. }) => None,
         Err(e) => {
-            output::say(&format!("cannot read `{}`: {e}", dotenv_path.display()));
+            output::say(&format!(
+                "cannot read `{}`: {}",
+                dotenv_path.display(),
+                e.reason
+            ));
             return 2;
         }
     };
@@ -75,7 +76,7 @@ pub fn compose(file: PathBuf, out: PathBuf) -> u8 {
         .file_name()
         .map(|n| n.to_string_lossy().to_string())
         .unwrap_or_else(|| "compose".into());
-    let read = |p: &str| read_limited(Path::new(p));
+    let read = |p: &str| read_beside(&dir, Path::new(p));
     let request = Request {
         text: &text,
         shown: &shown,

@@ -115,7 +115,7 @@ pub struct Inputs<'a> {
     pub vars: &'a Vars,
     /// Reads a file named in the Compose file (an `env_file`, another file of
     /// `extends`); the path is absolute.
-    pub read: &'a dyn Fn(&str) -> Result<String, String>,
+    pub read: &'a dyn Fn(&str) -> Result<String, super::files::Unread>,
 }
 
 struct Reader<'a> {
@@ -339,7 +339,11 @@ fn extend_one(
             let text = match (reader.inputs.read)(&path) {
                 Ok(t) => t,
                 Err(e) => {
-                    reader.problem(name, ext.line, format!("`extends` reads `{file}`: {e}"));
+                    reader.problem(
+                        name,
+                        ext.line,
+                        format!("`extends` reads `{file}`: {}", e.reason),
+                    );
                     return node.clone();
                 }
             };
@@ -648,7 +652,6 @@ fn read_service(
             }
             "environment" => {
                 for (k, val) in as_pairs(v) {
-                    s.env.retain(|e| e.key != k);
                     s.env.push(EnvVar {
                         key: k,
                         value: val.as_str().map(str::to_string),
@@ -679,7 +682,6 @@ fn read_service(
                         Ok(text) => match parse_env_file(&text) {
                             Ok(pairs) => {
                                 for (k, val) in pairs {
-                                    env_files.retain(|e| e.key != k);
                                     env_files.push(EnvVar {
                                         secret_hint: super::interpolate::secret_name(&k),
                                         key: k,
@@ -693,8 +695,10 @@ fn read_service(
                                 }
                             }
                         },
-                        Err(_) if !required => {}
-                        Err(e) => r.problem(name, line, format!("`env_file` `{file}`: {e}")),
+                        Err(e) if e.missing && !required => {}
+                        Err(e) => {
+                            r.problem(name, line, format!("`env_file` `{file}`: {}", e.reason))
+                        }
                     }
                 }
             }
@@ -781,13 +785,27 @@ fn read_service(
         );
         return None;
     }
-    // `environment` wins over `env_file`, as in Compose.
-    for e in env_files {
-        if !s.env.iter().any(|x| x.key == e.key) {
-            s.env.push(e);
-        }
-    }
+    // A variable set twice keeps its last value; `environment` wins over `env_file`,
+    // as in Compose.
+    last_of_each(&mut s.env);
+    last_of_each(&mut env_files);
+    let set: std::collections::HashSet<String> = s.env.iter().map(|e| e.key.clone()).collect();
+    s.env
+        .extend(env_files.into_iter().filter(|e| !set.contains(&e.key)));
     Some(s)
+}
+
+/// Keeps the last entry of each key, in the order of those last entries (as removing an
+/// earlier entry at each repeat would, in one pass instead of one per entry).
+fn last_of_each(vars: &mut Vec<EnvVar>) {
+    let mut seen = std::collections::HashSet::new();
+    let mut kept: Vec<EnvVar> = vars
+        .drain(..)
+        .rev()
+        .filter(|e| seen.insert(e.key.clone()))
+        .collect();
+    kept.reverse();
+    *vars = kept;
 }
 
 fn parse_port_number(text: &str) -> Option<Vec<u16>> {

@@ -30,7 +30,7 @@ pub fn parse_env_file(text: &str) -> Result<Vec<(String, String)>, Vec<LineProbl
         }
         let line = line.strip_prefix("export ").unwrap_or(line).trim_start();
         let Some((key, value)) = line.split_once('=') else {
-            problems.push((i + 1, format!("`{}` is not `KEY=VALUE`", shorten(line))));
+            problems.push((i + 1, "the line is not `KEY=VALUE` (it has no `=`)".into()));
             continue;
         };
         let key = key.trim();
@@ -39,7 +39,11 @@ pub fn parse_env_file(text: &str) -> Result<Vec<(String, String)>, Vec<LineProbl
                 .chars()
                 .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.' || c == '-')
         {
-            problems.push((i + 1, format!("`{}` is not a variable name", shorten(key))));
+            problems.push((
+                i + 1,
+                "the text before `=` is not a variable name (letters, digits, `_`, `.` and `-`)"
+                    .into(),
+            ));
             continue;
         }
         let value = value.trim();
@@ -87,16 +91,6 @@ pub fn parse_env_file(text: &str) -> Result<Vec<(String, String)>, Vec<LineProbl
         Ok(out)
     } else {
         Err(problems)
-    }
-}
-
-fn shorten(s: &str) -> String {
-    // A bad line may hold a secret: show its start only.
-    let head: String = s.chars().take(12).collect();
-    if head.len() < s.len() {
-        format!("{head}…")
-    } else {
-        head
     }
 }
 
@@ -184,7 +178,11 @@ pub fn interpolate(text: &str, vars: &Vars) -> Result<(String, bool), String> {
                     j += 1;
                 }
                 if j >= text.len() {
-                    return Err(format!("`{}` has no closing brace", shorten(&text[i..])));
+                    // The text may be a secret: where, not what.
+                    return Err(format!(
+                        "the `${{` at character {} of the value has no closing brace",
+                        text[..i].chars().count() + 1
+                    ));
                 }
                 let inner = &text[start..j];
                 let (value, s) = braced(inner, vars)?;
@@ -230,7 +228,7 @@ fn braced(inner: &str, vars: &Vars) -> Result<(String, bool), String> {
         .unwrap_or(inner.len());
     let name = &inner[..name_end];
     if name.is_empty() {
-        return Err(format!("`${{{}}}` names no variable", shorten(inner)));
+        return Err("a `${…}` names no variable (a name starts it)".into());
     }
     let rest = &inner[name_end..];
     let value = vars.get(name);
@@ -251,8 +249,7 @@ fn braced(inner: &str, vars: &Vars) -> Result<(String, bool), String> {
         ("", "")
     } else {
         return Err(format!(
-            "`${{{}}}` is not an interpolation Compose knows",
-            shorten(inner)
+            "`${{{name}…}}` is not an interpolation Compose knows: after the name comes `}}`, `:-`, `-`, `:?`, `?`, `:+` or `+`"
         ));
     };
     let set_nonempty = value.is_some_and(|v| !v.is_empty());

@@ -12,6 +12,7 @@
 //! the result is text for the caller to write (all at once).
 
 pub mod compose;
+pub mod files;
 pub mod generate;
 pub mod interpolate;
 pub mod secrets;
@@ -61,8 +62,9 @@ pub struct Request<'a> {
     pub default_name: &'a str,
     /// The `.env` file beside the Compose file, when there is one.
     pub dotenv: Option<&'a str>,
-    /// Reads another file the Compose file names (absolute path).
-    pub read: &'a dyn Fn(&str) -> Result<String, String>,
+    /// Reads another file the Compose file names (absolute path); the command line's
+    /// reads only regular files beside or under `dir` ([`files::read_beside`]).
+    pub read: &'a dyn Fn(&str) -> Result<String, files::Unread>,
 }
 
 /// The import's result: files to write (name → text) and the report.

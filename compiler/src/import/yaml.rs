@@ -70,6 +70,9 @@ enum Frame {
     Seq(Vec<Node>, usize),
     Map {
         entries: Vec<(String, Node)>,
+        /// The keys of `entries`, so a key written twice is found in constant time: a
+        /// scan of the entries made a mapping of N keys cost N² (80,000 keys: minutes).
+        keys: std::collections::HashSet<String>,
         key: Option<(String, usize)>,
         line: usize,
     },
@@ -115,9 +118,11 @@ impl Builder {
                 }
             }
             Some(Frame::Seq(items, _)) => items.push(node),
-            Some(Frame::Map { entries, key, .. }) => match key.take() {
+            Some(Frame::Map {
+                entries, keys, key, ..
+            }) => match key.take() {
                 Some((k, line)) => {
-                    if entries.iter().any(|(e, _)| *e == k) {
+                    if !keys.insert(k.clone()) {
                         self.problems.push(YamlProblem {
                             line,
                             message: format!("the key `{k}` is written twice"),
@@ -197,6 +202,7 @@ impl MarkedEventReceiver for Builder {
                 self.anchor(anchor, line);
                 self.stack.push(Frame::Map {
                     entries: Vec::new(),
+                    keys: std::collections::HashSet::new(),
                     key: None,
                     line,
                 });
