@@ -97,7 +97,8 @@ pub fn compose(file: PathBuf, out: PathBuf) -> u8 {
                 output::say("nothing was written");
                 return 2;
             }
-            print!("{}", imported.summary);
+            // The report quotes service names, keys and paths from the Compose file.
+            print!("{}", meshc::base::visible::visible_lines(&imported.summary));
             output::say(&format!(
                 "wrote {} files into {}; check them with `meshc check {}` and build with `meshc build {} {}`",
                 files.len(),

@@ -78,16 +78,18 @@ pub fn run(paths: Vec<PathBuf>, write: bool) -> u8 {
                 failed = true;
             }
         } else {
+            // The diff shows the file's text: its control and bidirectional characters
+            // are written as visible escapes, as in an excerpt.
             print!(
                 "{}",
-                meshc::take::diff::unified(
+                meshc::base::visible::visible_lines(&meshc::take::diff::unified(
                     old_shown.get(&c.path).map_or(&*c.old, String::as_str),
                     new_shown
                         .get(&c.path)
                         .map_or(c.new.as_str(), String::as_str),
                     &format!("a/{}", c.path),
                     &format!("b/{}", c.path)
-                )
+                ))
             );
         }
     }

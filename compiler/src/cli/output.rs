@@ -93,9 +93,15 @@ pub fn print(diags: &[Diagnostic], sources: &dyn SourceMap, format: Format, file
     }
 }
 
-/// Prints a sentence on stderr as `meshc: …`.
+/// Prints a sentence on stderr as `meshc: …`. A sentence quotes names and text from
+/// elsewhere (a file name, a Compose key, a path): its control and bidirectional
+/// characters are written as visible escapes (`base::visible`), never raw.
 pub fn say(sentence: &str) {
-    let _ = writeln!(std::io::stderr().lock(), "meshc: {sentence}");
+    let _ = writeln!(
+        std::io::stderr().lock(),
+        "meshc: {}",
+        meshc::base::visible::visible_lines(sentence)
+    );
 }
 
 /// Prints one line on stdout. A reader that went away (`meshc check --format json | head`)

@@ -161,11 +161,16 @@ fn physical(file: &str, sl: u32, sc: u32, el: u32, ec: u32) -> Json {
 
 /// Human text with source excerpts, as `meshc check` prints it on stderr.
 pub fn to_human(diags: &[Diagnostic], sources: &dyn SourceMap, color: bool) -> String {
+    use crate::base::visible::{visible, visible_lines};
     use ariadne::{Config, IndexType, Label, Report, ReportKind};
+    // Every cost here is once per file or once per diagnostic, never their product: 64,000
+    // diagnostics in one file took minutes when each one looked the file through.
     let mut files: Vec<FilePath> = Vec::new();
+    let mut known_files: std::collections::HashSet<FilePath> = std::collections::HashSet::new();
     for d in diags {
         for f in std::iter::once(&d.file).chain(d.labels.iter().map(|l| &l.file)) {
-            if !files.contains(f) && sources.text(f).is_some() {
+            if !known_files.contains(f) && sources.text(f).is_some() {
+                known_files.insert(f.clone());
                 files.push(f.clone());
             }
         }
@@ -175,22 +180,27 @@ pub fn to_human(diags: &[Diagnostic], sources: &dyn SourceMap, color: bool) -> S
     } else {
         sources.secrets(&files)
     };
+    let mut redacted: HashMap<&FilePath, Vec<Span>> = HashMap::new();
+    for d in diags {
+        redacted.entry(&d.file).or_default().extend(d.redacted());
+    }
     let shown: HashMap<FilePath, Masked> = files
         .iter()
         .map(|f| {
             let text = sources.text(f).unwrap_or("");
-            let secret = diags
-                .iter()
-                .filter(|d| d.file == *f)
-                .flat_map(Diagnostic::redacted)
+            let secret = redacted
+                .get(f)
+                .into_iter()
+                .flatten()
+                .copied()
                 .chain(secrets.get(f).into_iter().flatten().copied());
-            (f.clone(), Masked::new(text, secret))
+            (f.clone(), Masked::shown(text, secret))
         })
         .collect();
     let mut cache = ariadne::sources(
         shown
             .iter()
-            .map(|(f, m)| (f.clone(), m.text.clone()))
+            .map(|(f, m)| (Shown(f.clone()), m.text.clone()))
             .collect::<Vec<_>>(),
     );
     // A range of the file's own text, moved to where it is in the masked text.
@@ -211,7 +221,7 @@ pub fn to_human(diags: &[Diagnostic], sources: &dyn SourceMap, color: bool) -> S
             Severity::Error => ReportKind::Error,
             Severity::Warning => ReportKind::Warning,
         };
-        let known = |f: &FilePath| files.contains(f);
+        let known = |f: &FilePath| known_files.contains(f);
         if !known(&d.file) {
             // No text to show (the file could not be read): a plain line.
             out.extend_from_slice(
@@ -219,13 +229,13 @@ pub fn to_human(diags: &[Diagnostic], sources: &dyn SourceMap, color: bool) -> S
                     "{}[{}]: {}\n  --> {}\n",
                     d.severity.as_str(),
                     d.code,
-                    d.message,
-                    d.file
+                    visible(&d.message),
+                    visible(&d.file)
                 )
                 .as_bytes(),
             );
             if let Some(help) = &d.help {
-                out.extend_from_slice(format!("  help: {help}\n").as_bytes());
+                out.extend_from_slice(format!("  help: {}\n", visible_lines(help)).as_bytes());
             }
             continue;
         }
@@ -237,41 +247,44 @@ pub fn to_human(diags: &[Diagnostic], sources: &dyn SourceMap, color: bool) -> S
         let mut labelled: Vec<(String, u32, u32)> = Vec::new();
         let mut place = |pos: &mut Positions<'_>, file: &FilePath, start: usize| {
             let (line, col) = pos.line_col(file, start as u32);
-            labelled.push((file.to_string(), line, col));
+            let name = visible(file);
+            labelled.push((name.to_string(), line, col));
             if let Some(m) = shown.get(file) {
                 let (ml, mc) = m.line_col(m.offset(start));
                 if (ml, mc) != (line, col) {
                     places.push((
-                        format!("[ {file}:{ml}:{mc} ]"),
-                        format!("[ {file}:{line}:{col} ]"),
+                        format!("[ {name}:{ml}:{mc} ]"),
+                        format!("[ {name}:{line}:{col} ]"),
                     ));
                 }
             }
         };
         place(&mut pos, &d.file, range.start);
         let range = moved(&d.file, range);
-        let mut report = Report::build(kind, (d.file.clone(), range.clone()))
+        let id = Shown(d.file.clone());
+        let mut report = Report::build(kind, (id.clone(), range.clone()))
             .with_config(
                 Config::default()
                     .with_index_type(IndexType::Char)
                     .with_color(color),
             )
             .with_code(d.code.as_str())
-            .with_message(&d.message)
-            .with_label(Label::new((d.file.clone(), range)).with_message(d.code.title()));
+            .with_message(visible(&d.message))
+            .with_label(Label::new((id, range)).with_message(d.code.title()));
         for l in &d.labels {
             if known(&l.file) {
                 let r = clamp(l.span.range(), sources.text(&l.file).unwrap_or(""));
                 place(&mut pos, &l.file, r.start);
                 let r = moved(&l.file, r);
-                report =
-                    report.with_label(Label::new((l.file.clone(), r)).with_message(&l.message));
+                report = report.with_label(
+                    Label::new((Shown(l.file.clone()), r)).with_message(visible(&l.message)),
+                );
             } else {
-                report = report.with_note(format!("{}: {}", l.file, l.message));
+                report = report.with_note(format!("{}: {}", visible(&l.file), visible(&l.message)));
             }
         }
         if let Some(help) = &d.help {
-            report = report.with_help(help);
+            report = report.with_help(visible_lines(help));
         }
         let mut one = Vec::new();
         let _ = report.finish().write(&mut cache, &mut one);
@@ -283,6 +296,23 @@ pub fn to_human(diags: &[Diagnostic], sources: &dyn SourceMap, color: bool) -> S
         out.extend_from_slice(one.as_bytes());
     }
     String::from_utf8_lossy(&out).into_owned()
+}
+
+/// A file as ariadne names it: compared as the file, written through
+/// [`crate::base::visible::visible`] (a file name is text from elsewhere too).
+#[derive(Clone, PartialEq, Eq, Hash)]
+struct Shown(FilePath);
+
+impl std::fmt::Display for Shown {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&crate::base::visible::visible(&self.0))
+    }
+}
+
+impl std::fmt::Debug for Shown {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Display::fmt(self, f)
+    }
 }
 
 /// ariadne titles a second excerpt of a file with the report's own place
@@ -356,6 +386,20 @@ pub struct Masked {
 impl Masked {
     /// `text` with every place of `spans` masked.
     pub fn new(text: &str, spans: impl Iterator<Item = Span>) -> Masked {
+        Masked::build(text, spans, false)
+    }
+
+    /// `text` as a terminal is shown it: every place of `spans` masked, and every
+    /// control, bidirectional or line-separating character (`base::visible::is_hidden`)
+    /// outside them written as its visible escape (`\u{1b}`), except the line feed and
+    /// the carriage return before it. So an excerpt never writes a raw escape sequence,
+    /// and its lines are those of the text as JSON counts them (`\n` alone ends a line;
+    /// ariadne would also break at U+2028, U+2029, `\r`, `\x0B`, `\x0C` and U+0085).
+    pub fn shown(text: &str, spans: impl Iterator<Item = Span>) -> Masked {
+        Masked::build(text, spans, true)
+    }
+
+    fn build(text: &str, spans: impl Iterator<Item = Span>, escape: bool) -> Masked {
         let mut ranges: Vec<std::ops::Range<usize>> = spans
             .map(|s| clamp(s.range(), text))
             .filter(|r| !r.is_empty())
@@ -380,14 +424,38 @@ impl Masked {
         let mut out = String::with_capacity(text.len());
         let mut cuts = Vec::with_capacity(pieces.len());
         let mut at = 0;
+        // Copies `text[at..to]` into `out`, escaping hidden characters as cuts.
+        let copy = |out: &mut String,
+                    cuts: &mut Vec<(usize, usize, usize, usize)>,
+                    at: usize,
+                    to: usize| {
+            if !escape {
+                out.push_str(&text[at..to]);
+                return;
+            }
+            let mut from = at;
+            for (i, c) in text[at..to].char_indices() {
+                let i = at + i;
+                let kept = c == '\n' || (c == '\r' && text[i + 1..].starts_with('\n'));
+                if kept || !crate::base::visible::is_hidden(c) {
+                    continue;
+                }
+                out.push_str(&text[from..i]);
+                let shown_start = out.len();
+                out.push_str(&crate::base::visible::visible(&text[i..i + c.len_utf8()]));
+                cuts.push((i, i + c.len_utf8(), shown_start, out.len()));
+                from = i + c.len_utf8();
+            }
+            out.push_str(&text[from..to]);
+        };
         for (start, end) in pieces {
-            out.push_str(&text[at..start]);
+            copy(&mut out, &mut cuts, at, start);
             let shown_start = out.len();
             out.push_str(MASK);
             cuts.push((start, end, shown_start, out.len()));
             at = end;
         }
-        out.push_str(&text[at..]);
+        copy(&mut out, &mut cuts, at, text.len());
         let mut line_starts = vec![(0, 0)];
         let mut chars = 0;
         for (i, ch) in out.char_indices() {
@@ -438,13 +506,17 @@ impl Masked {
         c + self.text[b..o].chars().count()
     }
 
-    /// 1-based line and column (in characters) of `offset` of the masked text.
+    /// 1-based line and column (in characters) of `offset` of the masked text: the line
+    /// found among the line starts, not by counting the text before it (which made every
+    /// diagnostic cost the size of its file).
     fn line_col(&self, offset: usize) -> (u32, u32) {
-        let o = offset.min(self.text.len());
-        let before = &self.text[..o];
-        let line = before.matches('\n').count() + 1;
-        let start = before.rfind('\n').map_or(0, |i| i + 1);
-        (line as u32, before[start..].chars().count() as u32 + 1)
+        let mut o = offset.min(self.text.len());
+        while !self.text.is_char_boundary(o) {
+            o -= 1;
+        }
+        let i = self.line_starts.partition_point(|&(b, _)| b <= o) - 1;
+        let (b, _) = self.line_starts[i];
+        (i as u32 + 1, self.text[b..o].chars().count() as u32 + 1)
     }
 }
 

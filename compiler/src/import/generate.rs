@@ -18,7 +18,7 @@
 
 use super::compose::{GrantSource, Project, Service, Source};
 use super::interpolate::{Vars, secret_name};
-use super::secrets::{FileForm, file_form, image_name, looks_random, url_with_password};
+use super::secrets::{FileForm, file_form, image_name, secret_value};
 use super::{Action, Note};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -763,9 +763,7 @@ pub fn generate(project: &Project, shown: &str, vars: &Vars) -> Generated {
                     };
                     let secret = g.secret_hint
                         || matches!(&g.source, GrantSource::Environment(var) if secret_name(var))
-                        || text
-                            .as_deref()
-                            .is_some_and(|t| looks_random(t) || url_with_password(t));
+                        || text.as_deref().is_some_and(secret_value);
                     match text {
                         None => note(&key, Action::Dropped, format!("{from} has no value")),
                         Some(_) if secret => {
@@ -903,7 +901,8 @@ pub fn generate(project: &Project, shown: &str, vars: &Vars) -> Generated {
         // Command.
         if let Some(cmd) = &s.command {
             let secretish = s.command_secret
-                || cmd.iter().any(|w| looks_random(w) || url_with_password(w))
+                || cmd.iter().any(|w| secret_value(w))
+                || cmd.windows(2).any(|w| secret_value(&w.join(" ")))
                 || secret_flag_value(cmd)
                 || providers.get(&s.name).is_some_and(|p| {
                     p.fields
@@ -989,10 +988,7 @@ pub fn generate(project: &Project, shown: &str, vars: &Vars) -> Generated {
                 })
                 .collect();
             let own_secret = !value.is_empty()
-                && (secret_name(&e.key)
-                    || e.secret_hint
-                    || looks_random(&literal)
-                    || url_with_password(&literal));
+                && (secret_name(&e.key) || e.secret_hint || secret_value(&literal));
             let provider_password = providers
                 .get(&s.name)
                 .and_then(|p| p.fields.iter().find(|(f, _)| *f == "password"))
@@ -1227,7 +1223,7 @@ fn vars_get(vars: &Vars, name: &str) -> Option<String> {
 
 /// Whether the literal text left in a value still holds a secret of its own.
 fn secret_literal(text: &str) -> bool {
-    looks_random(text) || url_with_password(text)
+    secret_value(text)
 }
 
 /// Whether `text` names `token` as a word (a host name in a URL or `host:port`).

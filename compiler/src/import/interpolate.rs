@@ -107,38 +107,7 @@ impl Vars {
     }
 }
 
-/// Whether a variable's name says it holds a secret (PASSWORD, SECRET, TOKEN, KEY…).
-pub fn secret_name(name: &str) -> bool {
-    let upper = name.to_ascii_uppercase();
-    if upper.ends_with("_FILE") || upper.starts_with("FILE__") {
-        return false;
-    }
-    const WORDS: &[&str] = &[
-        "PASSWORD",
-        "PASSWD",
-        "PASS",
-        "SECRET",
-        "TOKEN",
-        "KEY",
-        "APIKEY",
-        "CREDENTIAL",
-        "CREDENTIALS",
-        "SALT",
-    ];
-    const NOT_SECRET: &[&str] = &["PUBLIC", "PATH", "ID", "URL", "HOST", "NAME", "USER"];
-    let words: Vec<&str> = upper.split(['_', '-', '.']).collect();
-    let secret = words.iter().any(|w| WORDS.contains(w))
-        || upper.contains("PASSWORD")
-        || upper.contains("SECRET")
-        || upper.contains("TOKEN")
-        || upper.ends_with("KEY");
-    // `API_KEY_ID`, `PUBLIC_KEY`, `SECRET_PATH`: the name says the value is not the secret.
-    secret
-        && !words
-            .last()
-            .is_some_and(|w| NOT_SECRET.contains(w) && !WORDS.contains(w))
-        && words.first().is_none_or(|w| *w != "PUBLIC")
-}
+pub use super::secrets::secret_name;
 
 /// Interpolates one text. Returns the text and whether a variable with a secret name
 /// was read, or the problem.
@@ -349,27 +318,5 @@ mod tests {
         assert!(e.contains("`NOPE` has no value"), "{e}");
         let e = i("${NOPE:?set the region}").unwrap_err();
         assert!(e.contains("set the region"), "{e}");
-    }
-
-    #[test]
-    fn tells_secret_names() {
-        for s in [
-            "POSTGRES_PASSWORD",
-            "SECRET_KEY_BASE",
-            "API_TOKEN",
-            "APP_KEY",
-            "DB_PASS",
-        ] {
-            assert!(secret_name(s), "{s}");
-        }
-        for s in [
-            "POSTGRES_PASSWORD_FILE",
-            "POSTGRES_USER",
-            "KEY_ID",
-            "PUBLIC_KEY",
-            "TZ",
-        ] {
-            assert!(!secret_name(s), "{s}");
-        }
     }
 }
