@@ -2,7 +2,9 @@
 //! declare secrets with marker values everywhere a secret can be written, rightly or
 //! wrongly, and then damage them (`secret_programs`), no marker reaches any output:
 //! `meshc check` in every format, the manifests `meshc build` writes, what it lists as
-//! left out, the lock, and `meshc fmt`'s errors. `PROPTEST_CASES=N` asks for a longer run.
+//! left out, the lock, and `meshc fmt`'s errors; and for random Compose projects
+//! (`secret_programs::compose`), everything `meshc import compose` prints or writes.
+//! `PROPTEST_CASES=N` asks for a longer run.
 
 mod secret_programs;
 
@@ -133,4 +135,115 @@ fn the_generator_writes_markers_in_every_place() {
     ] {
         assert!(all.contains(shape), "never generated: {shape}");
     }
+}
+
+/// `meshc import compose` of a random project holding marker secrets: what it prints on
+/// stdout (the report for people), on stderr (each problem), and every file it writes
+/// (the modules, the mesh, `import-report.json`) hold no marker, whether the import
+/// succeeds or is refused.
+fn no_marker_in_import(seed: u64) -> Result<(), TestCaseError> {
+    let p = secret_programs::compose::secret_compose(seed);
+    prop_assert!(p.markers > 0);
+    let read = |path: &str| -> Result<String, meshc::import::files::Unread> {
+        p.env_files
+            .iter()
+            .find(|(n, _)| path == format!("/srv/p/{n}"))
+            .map(|(_, t)| t.clone())
+            .ok_or(meshc::import::files::Unread {
+                missing: true,
+                reason: "no such file".into(),
+            })
+    };
+    let request = meshc::import::Request {
+        text: &p.compose,
+        shown: "compose.yaml",
+        dir: "/srv/p",
+        default_name: "p",
+        dotenv: Some(&p.dotenv),
+        read: &read,
+    };
+    let mut inputs = vec![
+        ("compose.yaml".to_string(), p.compose.clone()),
+        (".env".to_string(), p.dotenv.clone()),
+    ];
+    inputs.extend(p.env_files.iter().cloned());
+    match meshc::import::import_compose(&request) {
+        Ok(imported) => {
+            clean("import's report on stdout", &imported.summary, &inputs)?;
+            for (name, text) in &imported.files {
+                clean(&format!("the written {name}"), text, &inputs)?;
+            }
+            clean("the report", &imported.report.to_string(), &inputs)?;
+        }
+        Err(problems) => {
+            for problem in problems {
+                clean("a problem on stderr", &problem.message, &inputs)?;
+                clean("a problem's service", &problem.service, &inputs)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: cases(), ..ProptestConfig::default() })]
+
+    #[test]
+    fn no_secret_reaches_any_import_output(seed in any::<u64>()) {
+        no_marker_in_import(seed)?;
+    }
+}
+
+/// The Compose generator writes what it means to: markers in each kind of place, and
+/// projects that import as well as ones refused.
+#[test]
+fn the_compose_generator_writes_markers_in_every_place() {
+    let mut all = String::new();
+    let (mut ok, mut refused) = (0, 0);
+    for seed in 0..64 {
+        let p = secret_programs::compose::secret_compose(seed);
+        all.push_str(&p.compose);
+        all.push_str(&p.dotenv);
+        for (_, t) in &p.env_files {
+            all.push_str(t);
+        }
+        let read = |_: &str| -> Result<String, meshc::import::files::Unread> {
+            Err(meshc::import::files::Unread {
+                missing: true,
+                reason: "no such file".into(),
+            })
+        };
+        let request = meshc::import::Request {
+            text: &p.compose,
+            shown: "compose.yaml",
+            dir: "/srv/p",
+            default_name: "p",
+            dotenv: Some(&p.dotenv),
+            read: &read,
+        };
+        match meshc::import::import_compose(&request) {
+            Ok(_) => ok += 1,
+            Err(_) => refused += 1,
+        }
+    }
+    for shape in [
+        "Bearer Q9",
+        "Authorization: Bearer Q9",
+        "@o12.ingest.sentry.io",
+        "hooks.slack.com",
+        "token=Q9",
+        "ghp_Q9",
+        "xoxb-Q9",
+        "://app:Q9",
+        "BORG_PASSPHRASE",
+        "MYSQL_PWD",
+        "env_file:",
+        "--password",
+        "x${Q9",
+        "is not a line",
+        "has no equals sign",
+    ] {
+        assert!(all.contains(shape), "never generated: {shape}");
+    }
+    assert!(ok > 0 && refused > 0, "{ok} imported, {refused} refused");
 }

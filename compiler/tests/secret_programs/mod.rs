@@ -6,6 +6,8 @@
 
 #![allow(dead_code)]
 
+pub mod compose;
+
 /// What every marker starts with.
 pub const MARKER: &str = "Q9SECRETq";
 
