@@ -579,6 +579,27 @@ mod tests {
         assert!(out.contains("├─[ c.mesh:2:3 ]"), "{out}");
     }
 
+    /// What a terminal is shown of a text escapes every hidden character (a raw escape,
+    /// a bidirectional override, the separators ariadne takes for line ends) outside the
+    /// masks, keeps `\n` and `\r\n`, and keeps every position's line.
+    #[test]
+    fn the_shown_text_escapes_hidden_characters_and_keeps_lines() {
+        let text = "// a\u{2028}b\u{2029}c\rd\u{b}e\u{c}f\u{85}g\r\nx = \"\u{1b}[2J\" s = \"secret\u{1b}\"\n";
+        let at = text.find("s =").unwrap();
+        let secret = text.find("\"secret").unwrap();
+        let m = Masked::shown(text, std::iter::once(Span::new(secret, secret + 8)));
+        assert_eq!(
+            m.text,
+            "// a\\u{2028}b\\u{2029}c\\u{d}d\\u{b}e\\u{c}f\\u{85}g\r\nx = \"\\u{1b}[2J\" s = ‹secret›\"\n",
+            "a hidden character inside a mask is masked with it"
+        );
+        assert!(!m.text.contains(['\u{1b}', '\u{2028}', '\u{85}']));
+        assert_eq!(m.line_col(m.offset(at)).0, 2, "the line JSON gives");
+        assert_eq!(&m.text[m.range(at..at + 3)], "s =");
+        // Without escapes (`new`), only the mask changes the text.
+        assert!(Masked::new(text, std::iter::empty()).text == text);
+    }
+
     #[test]
     fn a_mask_has_one_width_and_positions_follow_it() {
         let text = "a = \"short\" b\nc = \"a much longer secret\" d\n";

@@ -7,7 +7,7 @@
 //! known (a named pipe would wait for a writer, a device never ends). Reads go through
 //! [`crate::fsio::read_regular`], bounded.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// The largest Compose, `.env`, `env_file` or `extends` file read.
 pub const MAX_BYTES: u64 = 4 * 1024 * 1024;
@@ -72,8 +72,8 @@ pub fn read_beside(dir: &Path, path: &Path) -> Result<String, Unread> {
 }
 
 /// The refusal of a file outside the folder, saying where a link led.
-fn outside(folder: &Path, asked: &Path, target: &PathBuf) -> String {
-    let led = if asked == target.as_path() {
+fn outside(folder: &Path, asked: &Path, target: &Path) -> String {
+    let led = if asked == target {
         String::new()
     } else {
         format!(" (it leads to `{}`)", target.display())
