@@ -245,6 +245,17 @@ fn class_11_a_malformed_env_line_is_never_quoted() {
         all.contains("compose.yaml:4") && all.contains("has no closing brace"),
         "{all}"
     );
+    // Nor a port mapping, a volume or a volume mode it cannot read.
+    std::fs::write(
+        dir.join("compose.yaml"),
+        format!("{WEB}    ports: [\"Q11MARKER:80\", \"8080:Q11MARKER\"]\n    volumes: [\"./d:/d:Q11MARKER\", \"a:b:c:Q11MARKER\"]\n"),
+    )
+    .unwrap();
+    let run = import(dir, &[]);
+    let all = said(&run);
+    assert_eq!(run.status.code(), Some(1), "{all}");
+    assert!(!all.contains("Q11MA"), "{all}");
+    assert!(all.contains("4 problems"), "{all}");
 }
 
 /// Class 6: import missed secrets by name (`BORG_PASSPHRASE`, `MYSQL_PWD`, `DB_PW`,

@@ -822,13 +822,13 @@ fn parse_port_number(text: &str) -> Option<Vec<u16>> {
 }
 
 fn read_port(r: &mut Reader<'_>, name: &str, item: &Node, out: &mut Vec<Port>) {
-    let bad = |r: &mut Reader<'_>, what: &str| {
+    // A value that does not parse is never quoted (it may hold anything): its line says
+    // which one it is.
+    let bad = |r: &mut Reader<'_>| {
         r.problem(
             name,
             item.line,
-            format!(
-                "`{what}` is not a port mapping Compose knows (`[HOST_IP:][HOST:]CONTAINER[/udp]`)"
-            ),
+            "this entry of `ports` is not a port mapping Compose knows (`[HOST_IP:][HOST:]CONTAINER[/udp]`)",
         );
     };
     match &item.value {
@@ -838,7 +838,7 @@ fn read_port(r: &mut Reader<'_>, name: &str, item: &Node, out: &mut Vec<Port>) {
                 None => (text.as_str(), "tcp"),
             };
             if proto != "tcp" && proto != "udp" {
-                bad(r, text);
+                bad(r);
                 return;
             }
             // An IPv6 host address is written in brackets.
@@ -846,7 +846,7 @@ fn read_port(r: &mut Reader<'_>, name: &str, item: &Node, out: &mut Vec<Port>) {
                 match after.split_once("]:") {
                     Some((ip, rest)) => (Some(ip.to_string()), rest),
                     None => {
-                        bad(r, text);
+                        bad(r);
                         return;
                     }
                 }
@@ -863,7 +863,7 @@ fn read_port(r: &mut Reader<'_>, name: &str, item: &Node, out: &mut Vec<Port>) {
                 None => (None, rest),
             };
             let Some(targets) = parse_port_number(container) else {
-                bad(r, text);
+                bad(r);
                 return;
             };
             let hosts = match host {
@@ -871,20 +871,20 @@ fn read_port(r: &mut Reader<'_>, name: &str, item: &Node, out: &mut Vec<Port>) {
                 Some(h) => match parse_port_number(h) {
                     Some(h) => Some(h),
                     None => {
-                        bad(r, text);
+                        bad(r);
                         return;
                     }
                 },
             };
             if targets.len() > MAX_PORT_RANGE {
-                r.problem(name, item.line, format!("`{text}` publishes {} ports; import reads ranges of at most {MAX_PORT_RANGE}", targets.len()));
+                r.problem(name, item.line, format!("this entry of `ports` publishes {} ports; import reads ranges of at most {MAX_PORT_RANGE}", targets.len()));
                 return;
             }
             if let Some(h) = &hosts
                 && h.len() != targets.len()
                 && h.len() != 1
             {
-                bad(r, text);
+                bad(r);
                 return;
             }
             for (i, t) in targets.iter().enumerate() {
@@ -915,7 +915,7 @@ fn read_port(r: &mut Reader<'_>, name: &str, item: &Node, out: &mut Vec<Port>) {
                 Some(p) => match parse_port_number(p) {
                     Some(v) if v.len() == 1 => Some(v[0]),
                     _ => {
-                        bad(r, p);
+                        bad(r);
                         return;
                     }
                 },
@@ -923,11 +923,7 @@ fn read_port(r: &mut Reader<'_>, name: &str, item: &Node, out: &mut Vec<Port>) {
             };
             let proto = item.get("protocol").and_then(Node::as_str).unwrap_or("tcp");
             if proto != "tcp" && proto != "udp" {
-                r.problem(
-                    name,
-                    item.line,
-                    format!("the protocol `{proto}` is neither tcp nor udp"),
-                );
+                r.problem(name, item.line, "the `protocol` is neither tcp nor udp");
                 return;
             }
             if item.get("mode").and_then(Node::as_str) == Some("host")
@@ -946,7 +942,7 @@ fn read_port(r: &mut Reader<'_>, name: &str, item: &Node, out: &mut Vec<Port>) {
                 udp: proto == "udp",
             });
         }
-        _ => bad(r, "?"),
+        _ => bad(r),
     }
 }
 
@@ -980,7 +976,7 @@ fn read_volume(
                         r.problem(
                             name,
                             item.line,
-                            format!("`{mode}` is not a volume mode Compose knows (ro, rw, z, Z)"),
+                            "a mode of this volume is not one Compose knows (ro, rw, z, Z)",
                         );
                         return None;
                     }
@@ -995,7 +991,7 @@ fn read_volume(
                     r.problem(
                         name,
                         item.line,
-                        format!("`{text}` is not a volume Compose knows (`SOURCE:TARGET[:ro]`)"),
+                        "this entry of `volumes` is not a volume Compose knows (`SOURCE:TARGET[:ro]`)",
                     );
                     return None;
                 }
@@ -1029,11 +1025,11 @@ fn read_volume(
                     );
                     return None;
                 }
-                other => {
+                _ => {
                     r.problem(
                         name,
                         item.line,
-                        format!("`{other}` is not a volume type Compose knows"),
+                        "the volume's `type` is not one Compose knows (volume, bind, tmpfs, npipe, cluster)",
                     );
                     return None;
                 }
