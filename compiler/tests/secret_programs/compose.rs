@@ -82,7 +82,9 @@ pub fn secret_compose(seed: u64) -> Project {
         ));
         compose.push_str("    environment:\n");
         for i in 0..1 + g.rng.below(5) {
-            let line = match g.rng.below(4) {
+            // The first entry always holds a secret: every project has one.
+            let kind = g.rng.below(if i == 0 { 3 } else { 4 });
+            let line = match kind {
                 0 => {
                     let m = g.marker();
                     format!("{}_{i}: \"{m}\"", g.rng.pick(SECRET_NAMES))
