@@ -207,6 +207,29 @@ enum Command {
         #[arg(long, default_value = "/srv/mesh")]
         root: PathBuf,
     },
+    /// Before the first render: mint every secret value the manifests need, and list the rest.
+    ///
+    /// Lays out, under DIR, every value `meshc render` of these manifests will read, as it
+    /// reads them (DIR/<node>/<instance>/<key>). A value a `secret` requirement asks the
+    /// vault for is minted as the vault would (the `length` and `alphabet` its provider's
+    /// manifest gives, from the system's cryptographic source); a secret field of another
+    /// contract is minted as 32 `alnum` characters. Files are 0400 in 0700 folders; an
+    /// existing value is never overwritten. Every value only the operator can give
+    /// (operator secrets) is listed with the file it goes in. Give every node's manifest
+    /// at once to fill one folder for the whole mesh. No value is ever printed. Exit
+    /// status: 0 every value in place, 1 values left for the operator (listed) or a
+    /// refused manifest, 2 I/O.
+    Secrets {
+        /// The manifests, as `meshc build` wrote them.
+        #[arg(required = true)]
+        manifests: Vec<PathBuf>,
+        /// The folder of secret values (made 0700 if missing).
+        #[arg(long)]
+        secrets: PathBuf,
+        /// `human` (a summary and the values to give, on stderr) or `json` (on stdout).
+        #[arg(long, value_enum, default_value = "human")]
+        format: Format,
+    },
     /// Rewrite old forms as the forms they stand for.
     ///
     /// A legacy placeholder becomes the reference it is read as; a literal host path as
@@ -348,6 +371,11 @@ fn main() -> ExitCode {
             secrets,
             root,
         } => cli::render::run(manifest, secrets, root),
+        Command::Secrets {
+            manifests,
+            secrets,
+            format,
+        } => cli::secrets::run(manifests, secrets, format),
         Command::Migrate { paths, write } => cli::migrate::run(paths, write),
         Command::Import(ImportCommand::Compose { file, out }) => cli::import::compose(file, out),
         Command::Take {

@@ -11,6 +11,7 @@ pub mod output;
 pub mod owned;
 pub mod render;
 pub mod root;
+pub mod secrets;
 pub mod survey;
 pub mod take;
 pub mod workspace;
