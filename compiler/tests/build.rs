@@ -1251,3 +1251,53 @@ mesh lab {
         );
     }
 }
+
+/// Issue 35: a build that left an instance out (its module unknown: renamed, or its file
+/// moved away) rewrote the lock without that instance, so its ports went to the next
+/// instance that asked. A left-out instance keeps its lock entries, and its ports are
+/// held from every other instance, until its assignment is removed from the mesh.
+#[test]
+fn the_lock_keeps_the_ports_of_an_instance_a_failed_build_left_out() {
+    let first = build(
+        &web_mesh("  assign web to alpha as a\n  assign web to alpha as b"),
+        "all.mesh",
+    );
+    assert_eq!(first.exit, 0);
+    let lock = first.outcomes[0].lock.clone();
+    let a_http = lock.ports["alpha/a/http"];
+    let a_admin = lock.ports["alpha/a/admin"];
+    // `a`'s module is renamed away (E0106): `a` is left out, and a new instance comes.
+    let files: Vec<(String, String)> = web_mesh(
+        "  assign gone to alpha as a\n  assign web to alpha as new\n  assign web to alpha as b",
+    );
+    let failed = build_with_lock(&files, "all.mesh", &lock);
+    assert_eq!(failed.exit, 1, "the build leaves `a` out");
+    let kept = &failed.outcomes[0].lock;
+    assert_eq!(kept.ports.get("alpha/a/http"), Some(&a_http), "{kept:?}");
+    assert_eq!(kept.ports.get("alpha/a/admin"), Some(&a_admin), "{kept:?}");
+    let new: Vec<u16> = ["alpha/new/http", "alpha/new/admin"]
+        .iter()
+        .map(|k| kept.ports[*k])
+        .collect();
+    assert!(
+        !new.contains(&a_http) && !new.contains(&a_admin),
+        "the left-out instance's ports were handed on: {kept:?}"
+    );
+    // The next build, `a` fixed: it is where it was.
+    let fixed = build_with_lock(
+        &web_mesh(
+            "  assign web to alpha as a\n  assign web to alpha as new\n  assign web to alpha as b",
+        ),
+        "all.mesh",
+        kept,
+    );
+    assert_eq!(fixed.exit, 0);
+    assert_eq!(fixed.outcomes[0].lock.ports["alpha/a/http"], a_http);
+    // Removed from the mesh, its entries go.
+    let removed = build_with_lock(
+        &web_mesh("  assign web to alpha as new\n  assign web to alpha as b"),
+        "all.mesh",
+        kept,
+    );
+    assert!(!removed.outcomes[0].lock.ports.contains_key("alpha/a/http"));
+}
