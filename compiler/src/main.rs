@@ -207,6 +207,33 @@ enum Command {
         #[arg(long, default_value = "/srv/mesh")]
         root: PathBuf,
     },
+    /// On the node: render, then bring its Docker Compose project to what the manifest says.
+    ///
+    /// Renders (as `meshc render`), then runs Docker Compose (the `docker compose` plugin
+    /// where present, else `docker-compose`): `up -d --remove-orphans`, then `up -d
+    /// --no-deps --force-recreate` for exactly the services whose rendered files changed
+    /// since the last apply (render keeps each service's digest, never a value, under
+    /// ROOT/.mesh), then `docker network rm` for every network of the project the
+    /// manifest no longer names. A job that completed for its current digest is not
+    /// started again. Each command is printed before it runs; --dry-run renders nothing
+    /// and only prints. Exit status: 0 the project is up, 1 render refused or a command
+    /// failed (its output shown), 2 no engine or no Compose reachable (or I/O).
+    Apply {
+        /// The node's manifest, as `meshc build` wrote it.
+        manifest: PathBuf,
+        /// The folder of secret values (see `meshc secrets`).
+        #[arg(long)]
+        secrets: PathBuf,
+        /// The node's root (its `root` in the mesh).
+        #[arg(long, default_value = "/srv/mesh")]
+        root: PathBuf,
+        /// The node's compose file (default: NODE/compose.yaml beside the manifest).
+        #[arg(long)]
+        compose: Option<PathBuf>,
+        /// Print the commands, change nothing.
+        #[arg(long)]
+        dry_run: bool,
+    },
     /// Before the first render: mint every secret value the manifests need, and list the rest.
     ///
     /// Lays out, under DIR, every value `meshc render` of these manifests will read, as it
@@ -371,6 +398,13 @@ fn main() -> ExitCode {
             secrets,
             root,
         } => cli::render::run(manifest, secrets, root),
+        Command::Apply {
+            manifest,
+            secrets,
+            root,
+            compose,
+            dry_run,
+        } => cli::apply::run(manifest, secrets, root, compose, dry_run),
         Command::Secrets {
             manifests,
             secrets,

@@ -1,5 +1,6 @@
 //! The command line's I/O: reading workspaces, writing files, printing diagnostics.
 
+pub mod apply;
 pub mod atomic;
 pub mod doc;
 pub mod engine;

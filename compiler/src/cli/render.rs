@@ -45,7 +45,6 @@ const FIELDS: &[&str] = &[
 
 #[derive(Deserialize)]
 pub struct Manifest {
-    pub mesh: String,
     pub node: String,
     pub instances: Vec<Instance>,
 }
@@ -183,10 +182,9 @@ struct Planned {
     service: String,
 }
 
-/// What a render did: how many files, and the digest of each service's files.
+/// What a render did: how many files it wrote.
 pub struct Rendered {
     pub files: usize,
-    pub digests: BTreeMap<String, String>,
 }
 
 pub fn run(manifest: PathBuf, secrets: PathBuf, root: PathBuf) -> u8 {
@@ -585,8 +583,33 @@ fn directory_refused(path: &str, root: &Path) -> Option<String> {
     None
 }
 
+/// What a render will write, read and checked whole, nothing written yet.
+pub struct Prepared {
+    pub manifest: Manifest,
+    /// The manifest as JSON (digest removed), for what the typed view leaves out.
+    pub json: Value,
+    planned: Vec<Planned>,
+    directories: Vec<(PathBuf, u32, u32)>,
+    /// The digest of each service's rendered files.
+    pub digests: BTreeMap<String, String>,
+}
+
+impl Prepared {
+    /// How many files the render writes.
+    pub fn files(&self) -> usize {
+        self.planned.len()
+    }
+}
+
 pub fn render(manifest_path: &Path, secrets: &Path, root: &Path) -> Result<Rendered, Fail> {
-    let (manifest, _) = read_manifest(manifest_path)?;
+    let prepared = prepare(manifest_path, secrets, root)?;
+    commit(&prepared, root)
+}
+
+/// Reads the manifest and every value, renders every template and checks everything
+/// that can refuse: a refusal here has written nothing.
+pub fn prepare(manifest_path: &Path, secrets: &Path, root: &Path) -> Result<Prepared, Fail> {
+    let (manifest, json) = read_manifest(manifest_path)?;
     check_secrets_dir(secrets)?;
     check_root(root)?;
     let mut values = Values {
@@ -770,8 +793,26 @@ pub fn render(manifest_path: &Path, secrets: &Path, root: &Path) -> Result<Rende
         directory_in_the_way(path)?;
     }
     let digests = digests(&planned, &services);
+    Ok(Prepared {
+        manifest,
+        json,
+        planned,
+        directories,
+        digests,
+    })
+}
+
+/// Writes what [`prepare`] planned: the files folder switched in whole, then the
+/// directory requirements' folders.
+pub fn commit(prepared: &Prepared, root: &Path) -> Result<Rendered, Fail> {
+    let Prepared {
+        planned,
+        directories,
+        digests,
+        ..
+    } = prepared;
     let mesh_existed = root.join(".mesh").exists();
-    write_tree(root, &planned, &digests).inspect_err(|_| {
+    write_tree(root, planned, digests).inspect_err(|_| {
         if !mesh_existed {
             // Made by this run and left empty by the failure: removed, so a refusal
             // leaves the root as it was.
@@ -780,7 +821,7 @@ pub fn render(manifest_path: &Path, secrets: &Path, root: &Path) -> Result<Rende
     })?;
     let live = files_dir(&root.display().to_string());
     let mut made: Vec<String> = Vec::new();
-    for (path, owner, mode) in &directories {
+    for (path, owner, mode) in directories {
         if let Err(f) = make_directory(path, *owner, *mode) {
             let why = match f {
                 Fail::Refused(m) | Fail::Io(m) | Fail::Left(m) => m,
@@ -805,7 +846,6 @@ pub fn render(manifest_path: &Path, secrets: &Path, root: &Path) -> Result<Rende
     }
     Ok(Rendered {
         files: planned.len(),
-        digests,
     })
 }
 
@@ -839,15 +879,6 @@ fn digests(planned: &[Planned], services: &BTreeSet<String>) -> BTreeMap<String,
             (s.to_string(), format!("sha256:{hex}"))
         })
         .collect()
-}
-
-/// The digests the files folder under `root` was rendered with (empty when none).
-pub fn rendered_digests(root: &Path) -> BTreeMap<String, String> {
-    let path = PathBuf::from(files_dir(&root.display().to_string())).join(DIGESTS);
-    read_regular(&path, MAX_MANIFEST)
-        .ok()
-        .and_then(|b| serde_json::from_slice(&b).ok())
-        .unwrap_or_default()
 }
 
 /// Refuses, before anything is written, what stands where a directory requirement's
