@@ -42,13 +42,13 @@ struct CheckFlags {
     old_forms: bool,
 }
 
-/// What `meshc build` writes.
-#[derive(clap::ValueEnum, Clone, Copy, PartialEq, Eq)]
-enum Target {
-    /// `<node>.json` per node.
-    Manifest,
-    /// `<node>.json` and `<node>/compose.yaml` per node.
-    Compose,
+/// What `meshc build --target` accepts: every target of [`meshc::target::TARGETS`].
+fn targets() -> clap::builder::PossibleValuesParser {
+    clap::builder::PossibleValuesParser::new(
+        meshc::target::TARGETS
+            .iter()
+            .map(|t| clap::builder::PossibleValue::new(t.name).help(t.about)),
+    )
 }
 
 #[derive(Subcommand)]
@@ -79,8 +79,8 @@ enum Command {
         locked: bool,
         /// `compose` also writes DIR/<node>/compose.yaml beside each manifest: the node's
         /// Docker Compose project (files bound from `<root>/.mesh/files`, see `meshc render`).
-        #[arg(long, value_enum, default_value = "manifest")]
-        target: Target,
+        #[arg(long, value_parser = targets(), default_value = "manifest")]
+        target: String,
         #[command(flatten)]
         flags: CheckFlags,
     },
@@ -719,9 +719,15 @@ fn build(
     paths: Vec<PathBuf>,
     out: PathBuf,
     locked: bool,
-    target: Target,
+    target: String,
     flags: &CheckFlags,
 ) -> u8 {
+    // Only the names of the table pass the argument parser.
+    let Some(target) = meshc::target::find(&target) else {
+        output::say(&format!("`{target}` is not a target meshc knows"));
+        return 2;
+    };
+    let target = (target.make)();
     // The lock (a megabyte for a large mesh) is read on a thread of its own while the
     // workspace is.
     let lock_path = PathBuf::from(format!("{}.lock", mesh_file.display()));
@@ -773,17 +779,13 @@ fn build(
     let files = session.ws.files(&session.db).clone();
     let ws = session.ws;
     let staging = cli::atomic::Staging::new(&out);
+    let writer = meshc::target::Build::new(&*target, &staging);
     let (outcome, per_file) = meshc::db::beside(
         &session.db,
         |db| {
-            meshc::db::build_mesh(
-                db,
-                ws,
-                &mesh,
-                &previous,
-                target == Target::Compose,
-                &staging,
-            )
+            let outcome = meshc::db::build_mesh(db, ws, &mesh, &previous, &writer);
+            writer.finish(&outcome.nodes);
+            outcome
         },
         || meshc::db::check_files_beside(&session.db, ws, &files, true),
     );

@@ -165,7 +165,7 @@ fn running(service: &str, id: &str) -> String {
 
 fn up(n: &Node, tail: &str) -> String {
     format!(
-        "docker-compose -p n1 -f {} up -d {tail}",
+        "docker-compose -p t-n1 -f {} up -d {tail}",
         n.compose.display()
     )
 }
@@ -277,7 +277,7 @@ fn no_compose_or_no_engine_is_exit_2_and_nothing_is_rendered() {
     let o = n.apply(&[], &[("FAKE_PLUGIN", "1")]);
     assert_eq!(o.status.code(), Some(0), "{}", said(&o));
     assert!(
-        String::from_utf8_lossy(&o.stdout).contains("$ docker compose -p n1 -f "),
+        String::from_utf8_lossy(&o.stdout).contains("$ docker compose -p t-n1 -f "),
         "{}",
         said(&o)
     );

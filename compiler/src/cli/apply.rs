@@ -227,13 +227,16 @@ pub fn run(
             .join(&node)
             .join("compose.yaml")
     });
-    if let Err(e) = meshc::fsio::read_regular(&file, 64 * 1024 * 1024) {
-        output::say(&format!(
-            "{}; give the node's compose file with --compose",
-            e.sentence(&visible(&file.display().to_string()))
-        ));
-        return 2;
-    }
+    let compose_text = match meshc::fsio::read_regular(&file, 64 * 1024 * 1024) {
+        Ok(b) => String::from_utf8_lossy(&b).into_owned(),
+        Err(e) => {
+            output::say(&format!(
+                "{}; give the node's compose file with --compose",
+                e.sentence(&visible(&file.display().to_string()))
+            ));
+            return 2;
+        }
+    };
     let dir = file
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
@@ -276,7 +279,7 @@ pub fn run(
     let before = containers(&project);
     let mut services: Vec<String> = Vec::new();
     let mut done_jobs: Vec<String> = Vec::new();
-    let mut named_networks: BTreeSet<String> = BTreeSet::new();
+    let mut named_networks: BTreeSet<String> = compose_networks(&compose_text);
     let instances = prepared.json["instances"]
         .as_array()
         .cloned()
@@ -386,8 +389,58 @@ pub fn run(
     0
 }
 
+/// The networks the compose file defines (its top-level `networks:` keys, as meshc
+/// writes them: two spaces, a double-quoted name, a colon): a network the target adds
+/// (a node's gateway network) is the project's as much as an instance's own.
+fn compose_networks(text: &str) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    let mut inside = false;
+    for line in text.lines() {
+        if !line.starts_with(' ') {
+            inside = line.trim_end() == "networks:";
+            continue;
+        }
+        if inside
+            && let Some(rest) = line.strip_prefix("  ")
+            && rest.starts_with('"')
+            && let Some(key) = rest.trim_end().strip_suffix(':')
+            && let Ok(name) = serde_json::from_str::<String>(key)
+        {
+            out.insert(name);
+        }
+    }
+    out
+}
+
 /// Whether a program of that name is on the `PATH`.
 fn which(program: &str) -> bool {
     std::env::var_os("PATH")
         .is_some_and(|paths| std::env::split_paths(&paths).any(|d| d.join(program).is_file()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_networks_a_compose_file_defines_are_read_and_nothing_else() {
+        let text = "services:\n  \"web\":\n    networks:\n      - \"n1_web\"\nnetworks:\n  \"n1_web\":\n    name: \"n1_web\"\n  \"t-n1-gateway\":\n    internal: true\nvolumes: {}\n";
+        assert_eq!(
+            compose_networks(text).into_iter().collect::<Vec<_>>(),
+            ["n1_web", "t-n1-gateway"]
+        );
+        assert!(compose_networks("services: {}\n").is_empty());
+    }
+
+    #[test]
+    fn a_printed_command_quotes_what_a_shell_would_read() {
+        let words: Vec<String> = ["docker", "network", "rm", "a b", "x'y", "\u{1b}[2J"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        assert_eq!(
+            shown(&words),
+            "docker network rm 'a b' 'x'\\''y' '\\u{1b}[2J'"
+        );
+    }
 }
