@@ -65,6 +65,8 @@ pub struct Instance {
 pub struct Container {
     pub name: String,
     user: Option<i64>,
+    /// `user UID:GID`'s group: the default group of a file with no `owner` (§14.2).
+    group: Option<i64>,
     #[serde(default)]
     pub env: indexmap::IndexMap<String, Value>,
     #[serde(default)]
@@ -679,7 +681,10 @@ pub fn prepare(manifest_path: &Path, secrets: &Path, root: &Path) -> Result<Prep
                     continue;
                 };
                 let owner = f.owner.unwrap_or(default_owner);
-                let group = f.group.unwrap_or(owner);
+                let group = f.group.unwrap_or(match (f.owner, c.group) {
+                    (None, Some(g)) => g,
+                    _ => owner,
+                });
                 let default_mode = match (secret, f.content.is_some()) {
                     (true, _) => 0o440,
                     (false, true) => 0o644,
