@@ -256,19 +256,18 @@ pub fn run(manifests: Vec<PathBuf>, dir: PathBuf, format: Format) -> u8 {
         }
     }
     // The folder: made 0700 if missing; one open to others is refused, as render does.
-    if !dir.exists() {
-        if let Err(e) = fs::DirBuilder::new()
+    if !dir.exists()
+        && let Err(e) = fs::DirBuilder::new()
             .recursive(true)
             .mode(0o700)
             .create(&dir)
-        {
-            output::say(&format!(
-                "cannot create `{}`: {}",
-                visible(&dir.display().to_string()),
-                super::workspace::plain(&e)
-            ));
-            return 2;
-        }
+    {
+        output::say(&format!(
+            "cannot create `{}`: {}",
+            visible(&dir.display().to_string()),
+            super::workspace::plain(&e)
+        ));
+        return 2;
     }
     if let Err(f) = render::check_secrets_dir(&dir) {
         let (Fail::Refused(m) | Fail::Io(m) | Fail::Left(m)) = f;
