@@ -260,6 +260,24 @@ fn exec(container: &str, script: &str) -> String {
     docker_ok(&["exec", container, "/bin/sh", "-c", script])
 }
 
+/// The container Compose runs for `service` of project `project` (the compose file fixes
+/// no container name: Compose names it after the project, which differs by version).
+fn container_of(project: &str, service: &str) -> String {
+    let id = docker_ok(&[
+        "ps",
+        "-q",
+        "--filter",
+        &format!("label=com.docker.compose.project={project}"),
+        "--filter",
+        &format!("label=com.docker.compose.service={service}"),
+    ]);
+    assert!(
+        !id.is_empty() && !id.contains('\n'),
+        "one container of {project}/{service}: {id:?}"
+    );
+    id
+}
+
 /// A network of its own, so the machine has an address no other node uses: node B's
 /// `private_address`. Returns the network and that address (its gateway).
 fn lan(name: &str) -> (String, String) {
@@ -292,8 +310,9 @@ fn built_nodes_run_on_the_engine_as_their_manifests_say() {
     }
     let _engine = engine::exclusive();
     let started = Instant::now();
-    // Node A declares no private_address (private ports on the bridge gateway); node B
-    // declares the address of a network made for the test.
+    // Node A declares no private_address (private ports on the gateway of the network its
+    // project defines: the engine's own bridge is not 172.17.0.1 everywhere, and in CI it
+    // is 172.29.0.1); node B declares the address of a network made for the test.
     let n = std::process::id() % 100_000;
     let (a, b) = (format!("e{n}"), format!("f{n}"));
     let image = format!("meshc-compose-e2e:{a}");
@@ -410,8 +429,15 @@ fn built_nodes_run_on_the_engine_as_their_manifests_say() {
     for file in &teardown.compose_files {
         ok(&compose(file, &["up", "-d"]), "docker-compose up -d");
     }
-    let client_name = client["name"].as_str().unwrap();
-    let near_container = near["containers"][0]["name"].as_str().unwrap();
+    let (project_a, project_b) = (format!("e2e-{a}"), format!("e2e-{b}"));
+    for (node, project) in [(&a, &project_a), (&b, &project_b)] {
+        assert_eq!(
+            std::fs::read_to_string(out.join(node).join(".env")).unwrap(),
+            format!("COMPOSE_PROJECT_NAME={project}\n")
+        );
+    }
+    let client_name = &container_of(&project_a, client["name"].as_str().unwrap());
+    let near_container = &container_of(&project_a, near["containers"][0]["name"].as_str().unwrap());
 
     // Files and secret files: owner, group, mode and content, as the manifest declares
     // them (§12.1's defaults: the container's user, its number as the group; a secret
@@ -484,8 +510,8 @@ fn built_nodes_run_on_the_engine_as_their_manifests_say() {
     );
 
     // The consumer reaches each provider by the host and port its manifest gave it: the
-    // one on its own node through the bridge gateway, the one on node B through B's
-    // private_address, both by private name.
+    // one on its own node through the gateway of node A's own network, the one on node B
+    // through B's private_address, both by private name.
     for (prefix, web, node, page) in [
         ("NEAR", near, &a, "hello from near\n"),
         ("FAR", far, &b, "hello from far\n"),
@@ -521,19 +547,54 @@ fn built_nodes_run_on_the_engine_as_their_manifests_say() {
             .eq([address_b.as_str(), &format!("{b}.e2e.internal")])),
         "{hosts}"
     );
+    // Node A's name maps to the gateway the engine gave node A's network: an address the
+    // engine made, not one assumed.
+    let gateway_a = docker_ok(&[
+        "network",
+        "inspect",
+        "--format",
+        "{{range .IPAM.Config}}{{.Gateway}}{{end}}",
+        &format!("{project_a}_mesh-gateway"),
+    ]);
+    assert!(
+        hosts.lines().any(|l| l
+            .split_whitespace()
+            .eq([gateway_a.as_str(), &format!("{a}.e2e.internal")])),
+        "{gateway_a}: {hosts}"
+    );
+    // Every container carries its digest label, and its logs are bounded.
+    let inspected = docker_ok(&[
+        "inspect",
+        "--format",
+        "{{index .Config.Labels \"mesh.digest\"}} {{.HostConfig.LogConfig.Type}} {{index .HostConfig.LogConfig.Config \"max-size\"}}",
+        client_name,
+    ]);
+    assert!(
+        inspected.starts_with("sha256:") && inspected.ends_with(" json-file 10m"),
+        "{inspected}"
+    );
 
     // Torn down: nothing of either project is left.
     teardown.run();
-    for node in [&a, &b] {
+    for project in [&project_a, &project_b] {
         let left = docker_ok(&[
             "ps",
             "-a",
             "--filter",
-            &format!("name={node}-"),
+            &format!("label=com.docker.compose.project={project}"),
             "--format",
             "{{.Names}}",
         ]);
-        assert_eq!(left, "", "containers of {node} left after down");
+        assert_eq!(left, "", "containers of {project} left after down");
+        let networks = docker_ok(&[
+            "network",
+            "ls",
+            "--filter",
+            &format!("label=com.docker.compose.project={project}"),
+            "--format",
+            "{{.Name}}",
+        ]);
+        assert_eq!(networks, "", "networks of {project} left after down");
     }
     drop(teardown);
     eprintln!(
