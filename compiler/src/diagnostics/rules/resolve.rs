@@ -86,12 +86,15 @@ impl Rule for MeshTwice<'_> {
 }
 
 /// E0508: an instance name already taken on its node; `first` is the first assignment's
-/// head.
+/// head. With `container`, the name is taken by a container: (the container name this
+/// assignment would give, the instance already holding it), as instance `x` of a module
+/// with containers `a` and `b` holds `x-a` beside an instance `x-a`.
 pub struct InstanceTaken<'a> {
     pub instance: &'a str,
     pub node: &'a str,
     pub module: &'a str,
     pub first: Span,
+    pub container: Option<(&'a str, &'a str)>,
 }
 
 impl Rule for InstanceTaken<'_> {
@@ -100,10 +103,16 @@ impl Rule for InstanceTaken<'_> {
     }
 
     fn message(&self) -> String {
-        format!(
-            "instance `{}` is already on node `{}`",
-            self.instance, self.node
-        )
+        match self.container {
+            None => format!(
+                "instance `{}` is already on node `{}`",
+                self.instance, self.node
+            ),
+            Some((name, other)) => format!(
+                "container name `{name}` of instance `{}` is already on node `{}`, given by instance `{other}`",
+                self.instance, self.node
+            ),
+        }
     }
 
     fn help(&self) -> Option<String> {
@@ -114,7 +123,11 @@ impl Rule for InstanceTaken<'_> {
     }
 
     fn labels(&self, file: &FilePath) -> Vec<Label> {
-        vec![label(file, self.first, "first assigned here")]
+        let why = match self.container {
+            None => "first assigned here",
+            Some(_) => "the container name is first given here",
+        };
+        vec![label(file, self.first, why)]
     }
 }
 
