@@ -265,7 +265,7 @@ fn exec(container: &str, script: &str) -> String {
 fn container_of(project: &str, service: &str) -> String {
     let id = docker_ok(&[
         "ps",
-        "-q",
+        "-aq",
         "--filter",
         &format!("label=com.docker.compose.project={project}"),
         "--filter",
@@ -601,4 +601,151 @@ fn built_nodes_run_on_the_engine_as_their_manifests_say() {
         "{test}: build, render, up, assertions and teardown in {:.1}s",
         started.elapsed().as_secs_f64()
     );
+}
+
+/// An engine time (RFC 3339 in UTC, its fraction with trailing zeros dropped) written
+/// so that text order is time order: the fraction padded to nine digits.
+fn instant(t: &str) -> String {
+    let t = t.trim().trim_matches('"').trim_end_matches('Z');
+    let (seconds, fraction) = t.split_once('.').unwrap_or((t, ""));
+    assert!(
+        seconds.len() == 19 && fraction.len() <= 9,
+        "an engine time in UTC: {t:?}"
+    );
+    format!("{seconds}.{fraction:0<9}")
+}
+
+/// LANGUAGE.md §14.1 and §14.3 on a real engine: a plain `up -d` of one node starts a
+/// container with `health` first, its module's job once it is healthy (`after`), and the
+/// consumer on the same node only once the job completed and the provider is healthy
+/// (the same-node rule); the job exits 0 and stays exited (`restart: on-failure`); the
+/// consumer runs as `UID:GID`. Asserted with the engine's own start and finish times and
+/// health log, never with sleeps.
+#[test]
+fn a_node_starts_in_the_order_its_health_jobs_and_providers_say() {
+    let test = "a_node_starts_in_the_order_its_health_jobs_and_providers_say";
+    if !engine_or_skip(test) || !compose_or_skip(test) {
+        return;
+    }
+    let _engine = engine::exclusive();
+    let n = std::process::id() % 100_000;
+    let node = format!("o{n}");
+    let image = format!("meshc-compose-order:{node}");
+    let work = tempfile::tempdir().unwrap();
+    let dir = work.path();
+    let out = dir.join("out");
+    let teardown = Teardown {
+        compose_files: vec![out.join(&node).join("compose.yaml")],
+        network: None,
+        image: image.clone(),
+    };
+    engine::import_busybox(&image, &["sh", "sleep", "httpd", "true"]);
+    let low = 40_000 + (std::process::id() % 1_000) * 10;
+    std::fs::write(
+        dir.join("order.mesh"),
+        format!(
+            r#"contract store for module {{
+  host: hostname
+}}
+
+module db {{
+  requires http: host port {{ container = 8080 }}
+  requires here: host node
+  container server {{
+    image "{image}"
+    command ["/bin/httpd", "-f", "-p", "8080", "-h", "/"]
+    health ["/bin/sh", "-c", "sleep 1"] every "1s" retries 5
+    publish http
+  }}
+  job provision {{
+    image "{image}"
+    after server
+    command ["/bin/sh", "-c", "sleep 1"]
+  }}
+  provides store {{
+    host = here.private_name
+  }}
+}}
+
+module app {{
+  requires db: module store
+  container app {{
+    image "{image}"
+    user 1000:2000
+    env {{
+      DB = "${{db.host}}"
+    }}
+  }}
+}}
+
+mesh order {{
+  node {node} {{ private_name = "{node}.order.internal"  ports = {low}..{hi} }}
+  assign db to {node}
+  assign app to {node}
+}}
+"#,
+            hi = low + 9,
+        ),
+    )
+    .unwrap();
+    let built = meshc(
+        dir,
+        &[
+            "build",
+            "order.mesh",
+            ".",
+            "--out",
+            "out",
+            "--target",
+            "compose",
+        ],
+    );
+    ok(&built, "meshc build --target compose");
+    let file = &teardown.compose_files[0];
+    ok(&compose(file, &["up", "-d"]), "docker-compose up -d");
+    let project = format!("order-{node}");
+    let state = |service: &str, format: &str| -> String {
+        docker_ok(&[
+            "inspect",
+            "--format",
+            format,
+            &container_of(&project, service),
+        ])
+    };
+    let time =
+        |service: &str, what: &str| -> String { state(service, &format!("{{{{.State.{what}}}}}")) };
+    // RFC 3339 with nanoseconds, all in UTC: compared as text.
+    let healthy_at = {
+        let log = state(
+            "db-server",
+            "{{range .State.Health.Log}}{{if eq .ExitCode 0}}{{json .End}} {{end}}{{end}}",
+        );
+        instant(
+            log.split_whitespace()
+                .next()
+                .unwrap_or_else(|| panic!("the server became healthy: {log:?}")),
+        )
+    };
+    let (provision_start, provision_end) = (
+        time("db-provision", "StartedAt"),
+        time("db-provision", "FinishedAt"),
+    );
+    let app_start = time("app", "StartedAt");
+    assert!(
+        healthy_at < provision_start,
+        "the job started ({provision_start}) before the server was healthy ({healthy_at})"
+    );
+    assert!(
+        provision_end < app_start,
+        "the consumer started ({app_start}) before the job completed ({provision_end})"
+    );
+    assert_eq!(
+        state(
+            "db-provision",
+            "{{.State.Status}} {{.State.ExitCode}} {{.RestartCount}}"
+        ),
+        "exited 0 0"
+    );
+    assert_eq!(state("app", "{{.Config.User}}"), "1000:2000");
+    drop(teardown);
 }
