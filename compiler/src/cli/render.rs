@@ -530,7 +530,10 @@ fn id(n: i64, what: &str, refused: &mut Vec<String>) -> u32 {
 }
 
 /// The value an env file carries unchanged in Docker Compose v1.29 and v2: single
-/// quotes, and nothing inside them that either reads specially.
+/// quotes, and nothing inside them that either reads specially. Compose v1.29 reads env
+/// files with python-dotenv, which replaces every `${NAME}` (quoted or not, with no
+/// escape) by the deployer's environment: a value holding `${` is refused, so no `$` is
+/// ever left for Compose to interpolate (LANGUAGE.md §14.6).
 fn env_line(key: &str, value: &str) -> Result<String, String> {
     if value.contains(['\'', '\\', '\n', '\r', '\0']) {
         return Err(format!(
@@ -541,6 +544,12 @@ fn env_line(key: &str, value: &str) -> Result<String, String> {
     if key.is_empty() || key.contains(['=', '\n', '\r', '\0', '#', ' ']) {
         return Err(format!(
             "env `{}`: not a name an env file can carry",
+            visible(key)
+        ));
+    }
+    if value.contains("${") {
+        return Err(format!(
+            "env `{}`: the value holds `${{`, which Docker Compose v1.29 replaces from the environment in an env file (no quoting escapes it); deliver it as a secret file",
             visible(key)
         ));
     }
