@@ -42,13 +42,13 @@ struct CheckFlags {
     old_forms: bool,
 }
 
-/// What `meshc build` writes.
-#[derive(clap::ValueEnum, Clone, Copy, PartialEq, Eq)]
-enum Target {
-    /// `<node>.json` per node.
-    Manifest,
-    /// `<node>.json` and `<node>/compose.yaml` per node.
-    Compose,
+/// What `meshc build --target` accepts: every target of [`meshc::target::TARGETS`].
+fn targets() -> clap::builder::PossibleValuesParser {
+    clap::builder::PossibleValuesParser::new(
+        meshc::target::TARGETS
+            .iter()
+            .map(|t| clap::builder::PossibleValue::new(t.name).help(t.about)),
+    )
 }
 
 #[derive(Subcommand)]
@@ -79,8 +79,8 @@ enum Command {
         locked: bool,
         /// `compose` also writes DIR/<node>/compose.yaml beside each manifest: the node's
         /// Docker Compose project (files bound from `<root>/.mesh/files`, see `meshc render`).
-        #[arg(long, value_enum, default_value = "manifest")]
-        target: Target,
+        #[arg(long, value_parser = targets(), default_value = "manifest")]
+        target: String,
         #[command(flatten)]
         flags: CheckFlags,
     },
@@ -206,6 +206,56 @@ enum Command {
         /// The node's root (its `root` in the mesh).
         #[arg(long, default_value = "/srv/mesh")]
         root: PathBuf,
+    },
+    /// On the node: render, then bring its Docker Compose project to what the manifest says.
+    ///
+    /// Renders (as `meshc render`), then runs Docker Compose (the `docker compose` plugin
+    /// where present, else `docker-compose`): `up -d --remove-orphans`, then `up -d
+    /// --no-deps --force-recreate` for exactly the services whose rendered files changed
+    /// since the last apply (render keeps each service's digest, never a value, under
+    /// ROOT/.mesh), then `docker network rm` for every network of the project the
+    /// manifest no longer names. A job that completed for its current digest is not
+    /// started again. Each command is printed before it runs; --dry-run renders nothing
+    /// and only prints. Exit status: 0 the project is up, 1 render refused or a command
+    /// failed (its output shown), 2 no engine or no Compose reachable (or I/O).
+    Apply {
+        /// The node's manifest, as `meshc build` wrote it.
+        manifest: PathBuf,
+        /// The folder of secret values (see `meshc secrets`).
+        #[arg(long)]
+        secrets: PathBuf,
+        /// The node's root (its `root` in the mesh).
+        #[arg(long, default_value = "/srv/mesh")]
+        root: PathBuf,
+        /// The node's compose file (default: NODE/compose.yaml beside the manifest).
+        #[arg(long)]
+        compose: Option<PathBuf>,
+        /// Print the commands, change nothing.
+        #[arg(long)]
+        dry_run: bool,
+    },
+    /// Before the first render: mint every secret value the manifests need, and list the rest.
+    ///
+    /// Lays out, under DIR, every value `meshc render` of these manifests will read, as it
+    /// reads them (DIR/<node>/<instance>/<key>). A value a `secret` requirement asks the
+    /// vault for is minted as the vault would (the `length` and `alphabet` its provider's
+    /// manifest gives, from the system's cryptographic source); a secret field of another
+    /// contract is minted as 32 `alnum` characters. Files are 0400 in 0700 folders; an
+    /// existing value is never overwritten. Every value only the operator can give
+    /// (operator secrets) is listed with the file it goes in. Give every node's manifest
+    /// at once to fill one folder for the whole mesh. No value is ever printed. Exit
+    /// status: 0 every value in place, 1 values left for the operator (listed) or a
+    /// refused manifest, 2 I/O.
+    Secrets {
+        /// The manifests, as `meshc build` wrote them.
+        #[arg(required = true)]
+        manifests: Vec<PathBuf>,
+        /// The folder of secret values (made 0700 if missing).
+        #[arg(long)]
+        secrets: PathBuf,
+        /// `human` (a summary and the values to give, on stderr) or `json` (on stdout).
+        #[arg(long, value_enum, default_value = "human")]
+        format: Format,
     },
     /// Rewrite old forms as the forms they stand for.
     ///
@@ -348,6 +398,18 @@ fn main() -> ExitCode {
             secrets,
             root,
         } => cli::render::run(manifest, secrets, root),
+        Command::Apply {
+            manifest,
+            secrets,
+            root,
+            compose,
+            dry_run,
+        } => cli::apply::run(manifest, secrets, root, compose, dry_run),
+        Command::Secrets {
+            manifests,
+            secrets,
+            format,
+        } => cli::secrets::run(manifests, secrets, format),
         Command::Migrate { paths, write } => cli::migrate::run(paths, write),
         Command::Import(ImportCommand::Compose { file, out }) => cli::import::compose(file, out),
         Command::Take {
@@ -657,9 +719,15 @@ fn build(
     paths: Vec<PathBuf>,
     out: PathBuf,
     locked: bool,
-    target: Target,
+    target: String,
     flags: &CheckFlags,
 ) -> u8 {
+    // Only the names of the table pass the argument parser.
+    let Some(target) = meshc::target::find(&target) else {
+        output::say(&format!("`{target}` is not a target meshc knows"));
+        return 2;
+    };
+    let target = (target.make)();
     // The lock (a megabyte for a large mesh) is read on a thread of its own while the
     // workspace is.
     let lock_path = PathBuf::from(format!("{}.lock", mesh_file.display()));
@@ -711,17 +779,13 @@ fn build(
     let files = session.ws.files(&session.db).clone();
     let ws = session.ws;
     let staging = cli::atomic::Staging::new(&out);
+    let writer = meshc::target::Build::new(&*target, &staging);
     let (outcome, per_file) = meshc::db::beside(
         &session.db,
         |db| {
-            meshc::db::build_mesh(
-                db,
-                ws,
-                &mesh,
-                &previous,
-                target == Target::Compose,
-                &staging,
-            )
+            let outcome = meshc::db::build_mesh(db, ws, &mesh, &previous, &writer);
+            writer.finish(&outcome.nodes);
+            outcome
         },
         || meshc::db::check_files_beside(&session.db, ws, &files, true),
     );

@@ -401,6 +401,25 @@ fn an_env_value_an_env_file_cannot_carry_is_refused_by_key() {
     assert!(!text.contains("two"), "{text}");
 }
 
+/// Issue 33, class 5: an exposed secret holding `${VAR}` reached the container as the
+/// deployer's environment (Compose v1.29 interpolates env files, quoted or not). No `$`
+/// is left for Compose to read: the value is refused by key, and never printed; a `$`
+/// that Compose leaves alone is written as it is.
+#[test]
+fn an_exposed_secret_holding_a_variable_is_never_left_for_compose_to_interpolate() {
+    let n = node(true);
+    n.secret("vault", "n1_client/value", "s3cr${HOME}t");
+    let text = refused(&n, "env `TOKEN`");
+    assert!(text.contains("`${`"), "{text}");
+    assert!(!text.contains("s3cr"), "{text}");
+    let n = node(true);
+    n.secret("vault", "n1_client/value", "s3cr$HOME$$t");
+    let rendered = n.render();
+    assert_eq!(rendered.status.code(), Some(0), "{}", said(&rendered));
+    let env = std::fs::read_to_string(n.files().join("n1_client/client.env")).unwrap();
+    assert!(env.contains("TOKEN='s3cr$HOME$$t'\n"), "{env}");
+}
+
 #[test]
 fn the_compose_target_writes_the_same_bytes_twice() {
     let n = node(false);
@@ -414,12 +433,14 @@ fn the_compose_target_writes_the_same_bytes_twice() {
     );
     assert_eq!(again.status.code(), Some(0), "{}", said(&again));
     assert_eq!(yaml(&n), first);
-    let listing: Vec<String> = std::fs::read_dir(n.dir.path().join("out/n1"))
+    let mut listing: Vec<String> = std::fs::read_dir(n.dir.path().join("out/n1"))
         .unwrap()
         .flatten()
         .map(|e| e.file_name().to_string_lossy().into_owned())
         .collect();
-    assert_eq!(listing, ["compose.yaml"], "nothing staged is left");
+    listing.sort();
+    // The project's `.env` (its name) beside the file, and nothing staged.
+    assert_eq!(listing, [".env", "compose.yaml"], "nothing staged is left");
 }
 
 #[test]
@@ -511,4 +532,252 @@ module app {
             logins[0], logins[1]
         )
     );
+}
+
+// Issue 33, class 1: the manifest is input from elsewhere. Its digest is a plain SHA-256
+// anyone who can edit the file recomputes (`write_with_digest` does), so each attack
+// below is written with a valid digest.
+
+/// Every entry under `dir`, recursively, as paths relative to it: what a refused render
+/// must leave exactly as it was.
+fn tree(dir: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            out.push(p.strip_prefix(dir).unwrap().display().to_string());
+            if e.file_type().unwrap().is_dir() {
+                todo.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Applies `edit` to the manifest (digest recomputed), renders, and asserts a refusal
+/// holding `want` that wrote nothing anywhere in the test's folder.
+fn attack(edit: impl FnOnce(&mut Value), want: &str) -> String {
+    let n = node(true);
+    let mut m = n.json();
+    edit(&mut m);
+    n.write_with_digest(m);
+    let before = tree(n.dir.path());
+    let text = refused(&n, want);
+    assert_eq!(tree(n.dir.path()), before, "nothing written: {text}");
+    text
+}
+
+#[test]
+fn render_refuses_a_login_that_climbs_out_of_the_root() {
+    attack(
+        |m| m["instances"][2]["login"] = Value::from("../../../escaped"),
+        "the login `../../../escaped` holds a `/`",
+    );
+    attack(
+        |m| m["instances"][2]["login"] = Value::from(".."),
+        "starts with a `.`",
+    );
+    attack(|m| m["instances"][2]["login"] = Value::from(""), "is empty");
+}
+
+#[test]
+fn render_refuses_a_container_name_that_climbs_out_of_the_root() {
+    attack(
+        |m| m["instances"][2]["containers"][0]["name"] = Value::from("../../../../escaped"),
+        "the container `../../../../escaped` holds a `/`",
+    );
+}
+
+#[test]
+fn render_refuses_a_name_holding_a_control_character_and_never_prints_it_raw() {
+    let text = attack(
+        |m| m["instances"][2]["login"] = Value::from("n1\u{1b}[2Jclient"),
+        "holds a control or formatting character",
+    );
+    assert!(!text.contains('\u{1b}'), "{text:?}");
+    assert!(text.contains("\\u{1b}"), "{text:?}");
+}
+
+#[test]
+fn render_refuses_a_file_target_that_climbs_out_of_its_container_folder() {
+    attack(
+        |m| m["instances"][2]["containers"][0]["files"][0]["target"] = Value::from("/../../x"),
+        "not an absolute, normalised path",
+    );
+}
+
+#[test]
+fn render_refuses_a_secret_reference_that_climbs_out_of_the_secrets_folder() {
+    let n = node(true);
+    // A value planted beside the secrets folder: a reference climbing to it is refused,
+    // not read.
+    std::fs::write(n.dir.path().join("planted"), "outside").unwrap();
+    let mut m = n.json();
+    m["instances"][2]["containers"][0]["secrets"][0]["sealed"]["by"]["node"] = Value::from("..");
+    m["instances"][2]["containers"][0]["secrets"][0]["sealed"]["key"] = Value::from("planted");
+    n.write_with_digest(m);
+    refused(&n, "is no path in the secrets folder");
+}
+
+#[test]
+fn render_never_writes_a_setuid_setgid_or_sticky_mode() {
+    for mode in ["4755", "2755", "1777", "6711"] {
+        attack(
+            |m| m["instances"][2]["containers"][0]["files"][0]["mode"] = Value::from(mode),
+            "sets a setuid, setgid or sticky bit",
+        );
+    }
+    attack(
+        |m| m["instances"][0]["requirements"]["site"]["mode"] = Value::from("4750"),
+        "sets a setuid, setgid or sticky bit",
+    );
+}
+
+#[test]
+fn render_refuses_an_owner_that_chown_reads_as_unchanged() {
+    attack(
+        |m| m["instances"][2]["containers"][0]["files"][0]["owner"] = Value::from(4294967295u64),
+        "is not a user or group number",
+    );
+}
+
+#[test]
+fn render_refuses_a_directory_requirement_at_a_system_folder_or_in_the_mesh_folder() {
+    for path in ["/etc/cron.d", "/", "/usr", "/srv/../etc"] {
+        attack(
+            |m| m["instances"][0]["requirements"]["site"]["path"] = Value::from(path),
+            "directory `site`",
+        );
+    }
+    let n = node(true);
+    let mut m = n.json();
+    m["instances"][0]["requirements"]["site"]["path"] =
+        Value::from(n.root.join(".mesh/files").display().to_string());
+    n.write_with_digest(m);
+    refused(&n, "the `.mesh` folder holding every secret file");
+}
+
+#[test]
+fn render_refuses_two_files_at_one_path() {
+    attack(
+        |m| {
+            let files = m["instances"][2]["containers"][0]["files"]
+                .as_array_mut()
+                .unwrap();
+            let mut twin = files[0].clone();
+            twin["content"] = Value::from("other");
+            files.push(twin);
+        },
+        "two files are written at",
+    );
+}
+
+/// Issue 33, class 10: a folder in the way of a directory requirement was found after
+/// the files had been written and switched in, and the refusal said "nothing was
+/// written". It is found before anything is written now.
+#[test]
+fn a_folder_in_the_way_of_a_directory_requirement_is_refused_before_anything_is_written() {
+    let n = node(true);
+    let site = n.json()["instances"][0]["requirements"]["site"]["path"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    std::fs::create_dir_all(Path::new(&site).parent().unwrap()).unwrap();
+    std::fs::write(&site, "a file where the folder goes").unwrap();
+    let text = refused(&n, "is in the way of a directory requirement");
+    assert!(text.contains("nothing was written"), "{text}");
+    // A file standing where a parent folder goes is found as early.
+    std::fs::remove_file(&site).unwrap();
+    let parent = Path::new(&site).parent().unwrap();
+    std::fs::remove_dir_all(parent).unwrap();
+    std::fs::write(parent, "a file where a parent goes").unwrap();
+    refused(&n, "is in the way of the directory requirement");
+}
+
+/// Runs render with `manifest` and asserts it ends, refused, within ten seconds.
+fn render_ends(n: &Node, manifest: &Path, want: &str) {
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_meshc"))
+        .args([
+            "render",
+            &manifest.display().to_string(),
+            "--secrets",
+            &n.secrets.display().to_string(),
+            "--root",
+            &n.root.display().to_string(),
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while child.try_wait().unwrap().is_none() {
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("render of `{}` did not end", manifest.display());
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let o = child.wait_with_output().unwrap();
+    let text = said(&o);
+    assert_eq!(o.status.code(), Some(1), "{text}");
+    assert!(text.contains(want), "`{want}` in: {text}");
+    assert!(!n.root.join(".mesh").exists(), "{text}");
+}
+
+fn mkfifo(path: &Path) {
+    let made = std::process::Command::new("mkfifo").arg(path).status();
+    assert!(made.is_ok_and(|s| s.success()), "mkfifo runs");
+}
+
+/// Issue 33, class 9: `/dev/zero` as the manifest read until memory ran out; a named
+/// pipe as the manifest or as a secret value waited forever.
+#[test]
+fn render_of_a_device_or_a_pipe_ends_with_a_refusal() {
+    let n = node(true);
+    render_ends(&n, Path::new("/dev/zero"), "a device, not a regular file");
+    let link = n.dir.path().join("zero.json");
+    std::os::unix::fs::symlink("/dev/zero", &link).unwrap();
+    render_ends(&n, &link, "a device, not a regular file");
+    let pipe = n.dir.path().join("pipe.json");
+    mkfifo(&pipe);
+    render_ends(&n, &pipe, "a named pipe, not a regular file");
+    // A secret value that is a pipe, a device, or a link to one.
+    let value = n.secrets.join("n1/web/n1_client/password");
+    std::fs::remove_file(&value).unwrap();
+    mkfifo(&value);
+    render_ends(&n, &n.manifest, "a named pipe, not a regular file");
+    std::fs::remove_file(&value).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", &value).unwrap();
+    render_ends(&n, &n.manifest, "a device, not a regular file");
+}
+
+/// Render's refusal names every missing value, not the first eight.
+#[test]
+fn every_missing_value_is_named() {
+    let n = build_node(
+        MODULES,
+        &(0..12)
+            .map(|i| format!("  assign client to n1 as c{i}\n"))
+            .chain([
+                "  seat vault = vault on n1\n  assign web to n1\n  assign vault to n1\n"
+                    .to_string(),
+            ])
+            .collect::<String>(),
+    );
+    let o = n.render();
+    let text = said(&o);
+    assert_eq!(o.status.code(), Some(1), "{text}");
+    assert!(text.contains("no value for 24 secrets"), "{text}");
+    for i in 0..12 {
+        assert!(
+            text.contains(&format!("`n1/web/n1_client_c{i}/password`")),
+            "{text}"
+        );
+        assert!(
+            text.contains(&format!("`n1/vault/n1_client_c{i}/value`")),
+            "{text}"
+        );
+    }
 }

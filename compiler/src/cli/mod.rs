@@ -1,5 +1,6 @@
 //! The command line's I/O: reading workspaces, writing files, printing diagnostics.
 
+pub mod apply;
 pub mod atomic;
 pub mod doc;
 pub mod engine;
@@ -11,6 +12,7 @@ pub mod output;
 pub mod owned;
 pub mod render;
 pub mod root;
+pub mod secrets;
 pub mod survey;
 pub mod take;
 pub mod workspace;

@@ -296,6 +296,23 @@ impl<'a, 'm> Placing<'a, 'm> {
         for (node, members) in per_node.iter_enumerated() {
             let mut directories: Vec<(InstanceId, &'m str, String, Span)> = Vec::new();
             let mut ports: Vec<PortRequest<'m>> = Vec::new();
+            // The lock's ports of an instance left out before its requirements are known
+            // (its module unknown): kept, and held from every other instance, until its
+            // assignment leaves the mesh, so a failed build hands none of them away.
+            let mut held: Vec<i64> = Vec::new();
+            for &i in members {
+                if self.module_of(i).is_none() {
+                    let prefix =
+                        super::Lock::key(&self.nodes[node].name, &self.instances[i].name, "");
+                    for (key, &port) in self.input.lock.ports.range(prefix.clone()..) {
+                        if !key.starts_with(&prefix) {
+                            break;
+                        }
+                        locked.push((key.clone(), port));
+                        held.push(i64::from(port));
+                    }
+                }
+            }
             for &i in members {
                 let Some(m) = self.module_of(i) else { continue };
                 for (&req, info) in &m.scope.requirements {
@@ -380,7 +397,7 @@ impl<'a, 'm> Placing<'a, 'm> {
                 }
             }
             self.check_nested_directories(&directories);
-            self.allocate_ports(node, &ports, &mut out, &mut locked);
+            self.allocate_ports(node, &ports, &held, &mut out, &mut locked);
         }
         // Made sorted at once: a large mesh's keys inserted one by one into the tree
         // cost more than the rest of its placements.
@@ -451,12 +468,13 @@ impl<'a, 'm> Placing<'a, 'm> {
         &mut self,
         node: NodeId,
         ports: &[PortRequest<'m>],
+        held: &[i64],
         out: &mut Ports,
         locked: &mut Vec<(String, u16)>,
     ) {
         let (lo, hi) = self.nodes[node].ports;
         let node_name = self.nodes[node].name.clone();
-        let mut used: FxHashSet<i64> = FxHashSet::default();
+        let mut used: FxHashSet<i64> = held.iter().copied().collect();
         // A host port is a number and a protocol: TCP 443 and UDP 443 are two sockets.
         let mut placed_by: FxHashMap<(i64, String), (InstanceId, &'m str)> = FxHashMap::default();
         let mut chosen: Vec<Option<i64>> = vec![None; ports.len()];
