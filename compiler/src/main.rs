@@ -49,6 +49,8 @@ enum Target {
     Manifest,
     /// `<node>.json` and `<node>/compose.yaml` per node.
     Compose,
+    /// `<node>.json` per node and `swarm/stack.yaml`, one Docker Swarm stack for the mesh.
+    Swarm,
 }
 
 #[derive(Subcommand)]
@@ -79,6 +81,8 @@ enum Command {
         locked: bool,
         /// `compose` also writes DIR/<node>/compose.yaml beside each manifest: the node's
         /// Docker Compose project (files bound from `<root>/.mesh/files`, see `meshc render`).
+        /// `swarm` writes DIR/swarm/stack.yaml: one Docker Swarm stack for the whole mesh
+        /// (see `meshc render --swarm` and docs/swarm.md).
         #[arg(long, value_enum, default_value = "manifest")]
         target: Target,
         #[command(flatten)]
@@ -199,13 +203,22 @@ enum Command {
     /// a changed manifest, a secrets folder open to others, a root that is a link), 2 I/O.
     Render {
         /// The node's manifest, as `meshc build` wrote it.
-        manifest: PathBuf,
+        #[arg(required_unless_present = "swarm", conflicts_with = "swarm")]
+        manifest: Option<PathBuf>,
         /// The folder of secret values (not readable by other users).
         #[arg(long)]
         secrets: PathBuf,
         /// The node's root (its `root` in the mesh).
         #[arg(long, default_value = "/srv/mesh")]
         root: PathBuf,
+        /// On a swarm's manager: the folder `meshc build --target swarm` wrote; the files
+        /// its stack's configs, secrets and env files read are written into --out, with
+        /// `stack.env` naming each by the digest of its content.
+        #[arg(long, requires = "out", conflicts_with = "root")]
+        swarm: Option<PathBuf>,
+        /// With --swarm: the folder to write them into (made 0700).
+        #[arg(long, requires = "swarm")]
+        out: Option<PathBuf>,
     },
     /// Rewrite old forms as the forms they stand for.
     ///
@@ -347,7 +360,14 @@ fn main() -> ExitCode {
             manifest,
             secrets,
             root,
-        } => cli::render::run(manifest, secrets, root),
+            swarm,
+            out,
+        } => match (manifest, swarm, out) {
+            (_, Some(dir), Some(stage)) => cli::swarm::render(dir, secrets, stage),
+            (Some(manifest), _, _) => cli::render::run(manifest, secrets, root),
+            // clap requires one or the other.
+            _ => 2,
+        },
         Command::Migrate { paths, write } => cli::migrate::run(paths, write),
         Command::Import(ImportCommand::Compose { file, out }) => cli::import::compose(file, out),
         Command::Take {
@@ -711,20 +731,20 @@ fn build(
     let files = session.ws.files(&session.db).clone();
     let ws = session.ws;
     let staging = cli::atomic::Staging::new(&out);
+    // The swarm target is made from the manifests as they are written.
+    let collect = (target == Target::Swarm).then(|| cli::swarm::Collect::new(&staging));
+    let sink: &dyn meshc::resolve::FileSink = match &collect {
+        Some(c) => c,
+        None => &staging,
+    };
     let (outcome, per_file) = meshc::db::beside(
         &session.db,
-        |db| {
-            meshc::db::build_mesh(
-                db,
-                ws,
-                &mesh,
-                &previous,
-                target == Target::Compose,
-                &staging,
-            )
-        },
+        |db| meshc::db::build_mesh(db, ws, &mesh, &previous, target == Target::Compose, sink),
         || meshc::db::check_files_beside(&session.db, ws, &files, true),
     );
+    if let Some(c) = collect {
+        c.stage_stack(&outcome.mesh, &outcome.nodes);
+    }
     mark("resolved");
     // The process ends with the build: freeing a large mesh's outcome would only cost time.
     let outcome = std::mem::ManuallyDrop::new(outcome);

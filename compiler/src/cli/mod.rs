@@ -12,5 +12,6 @@ pub mod owned;
 pub mod render;
 pub mod root;
 pub mod survey;
+pub mod swarm;
 pub mod take;
 pub mod workspace;

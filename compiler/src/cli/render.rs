@@ -378,6 +378,28 @@ fn env_line(key: &str, value: &str) -> Result<String, String> {
 }
 
 fn render(manifest_path: &Path, secrets: &Path, root: &Path) -> Result<usize, Fail> {
+    render_with(manifest_path, secrets, root, true)
+}
+
+/// `meshc render --swarm` (super::swarm): the files of a node's manifest rendered under
+/// `root` as on the node, without making its directories (they are the node's, not the
+/// manager's). The sentence of a refusal or failure on error.
+pub(super) fn render_files(
+    manifest_path: &Path,
+    secrets: &Path,
+    root: &Path,
+) -> Result<usize, String> {
+    render_with(manifest_path, secrets, root, false).map_err(|f| match f {
+        Fail::Refused(m) | Fail::Io(m) => m,
+    })
+}
+
+fn render_with(
+    manifest_path: &Path,
+    secrets: &Path,
+    root: &Path,
+    make_directories: bool,
+) -> Result<usize, Fail> {
     let manifest = read_manifest(manifest_path)?;
     check_secrets_dir(secrets)?;
     check_root(root)?;
@@ -531,7 +553,7 @@ fn render(manifest_path: &Path, secrets: &Path, root: &Path) -> Result<usize, Fa
         }));
     }
     write_tree(root, &live, &planned)?;
-    for (path, owner, mode) in &directories {
+    for (path, owner, mode) in directories.iter().filter(|_| make_directories) {
         make_directory(path, *owner, *mode)?;
     }
     Ok(planned.len())
