@@ -6,8 +6,29 @@
 #[path = "support/swarm.rs"]
 mod swarm;
 
-use std::time::Duration;
+#[path = "support/command.rs"]
+mod command;
+#[path = "support/manifest.rs"]
+mod manifest;
+
+use command::meshc;
+use manifest::instance;
+use serde_json::Value;
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+use std::process::Output;
+use std::time::{Duration, Instant};
 use swarm::Swarm;
+
+fn ok(out: &Output, what: &str) {
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{what} failed: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
 
 /// The reach docs/swarm.md designs, on a stack written by hand: a host-mode port is bound
 /// to its node's private address only (the node's `docker_gwbridge` says so), so a task on
@@ -137,4 +158,389 @@ configs:
         .a
         .on_host("/bin/busybox", &["nc", "-w", "2", "127.0.0.1", "15432"]);
     assert!(!loopback.status.success(), "reached on loopback");
+}
+
+const MODULES: &str = r#"
+contract greeting for module {
+  host: hostname
+  port: port
+  password: secret string
+}
+
+/// Answers each connection on its private port with a line naming it.
+module web {
+  requires http: host port { container = 8080 }
+  requires here: host node
+  requires says: operator string
+  container web {
+    image "IMAGE"
+    command ["/bin/sh", "-c", "while true; do echo ${says} | nc -l -p 8080; done"]
+    publish http
+  }
+  provides greeting {
+    host = here.private_name
+    port = http.host_port
+  }
+}
+
+/// Makes secrets.
+module vault {
+  container vault {
+    image "IMAGE"
+  }
+  provides secret {}
+}
+
+/// Reaches a web server on its own node and one on the other, with its files, secrets
+/// and env.
+module client {
+  requires near: module greeting
+  requires far: module greeting
+  requires token: module secret
+  container client {
+    image "IMAGE"
+    user 1000
+    env {
+      NEAR_HOST = "${near.host}"
+      NEAR_PORT = "${near.port}"
+      FAR_HOST = "${far.host}"
+      FAR_PORT = "${far.port}"
+      GREETING = "hello \"mesh\" $HOME"
+      TOKEN = token.value exposed "busybox reads the token from its environment"
+    }
+    file "/etc/client.conf" = """
+      plain = yes
+      """
+    file "/etc/client.ini" = """
+      [db]
+      password = ${far.password}
+      """
+    secret "/run/secrets/web_password" = far.password
+  }
+}
+"#;
+
+const PASSWORD: &str = "p\"a'ss wo$rd\nsecond \\line";
+const ROTATED: &str = "a new password";
+const TOKEN: &str = "tok3nValue42";
+
+/// Inside a task: the address `/etc/hosts` gives host `$1` (busybox-static cannot use the
+/// C library's resolver; the engine wrote the file from `extra_hosts`), then the line
+/// served at that address and port `$2`.
+const RESOLVE_AND_READ: &str = r#"
+ip=""
+while read -r address names; do
+  for n in $names; do [ "$n" = "$1" ] && ip="$address"; done
+done < /etc/hosts
+[ -n "$ip" ] || { echo "no address for $1" >&2; exit 3; }
+echo | nc -w 3 "$ip" "$2"
+"#;
+
+fn mesh_text(swarm: &Swarm, with_extra: bool) -> String {
+    format!(
+        r#"mesh e2e {{
+  node alpha {{ private_name = "alpha.e2e.internal"  private_address = "{a}"  ports = 21000..21009 }}
+  node beta {{ private_name = "beta.e2e.internal"  private_address = "{b}"  ports = 21010..21019 }}
+  seat vault = alpha-vault on alpha
+  assign vault to alpha as alpha-vault
+  assign web to alpha as alpha-web {{ says = "hello-from-near" }}
+  assign web to beta as beta-web {{ says = "hello-from-far" }}
+{extra}  assign client to alpha as alpha-client {{
+    near from alpha-web on alpha
+    far from beta-web on beta
+  }}
+}}
+"#,
+        a = swarm.a.addr,
+        b = swarm.b.addr,
+        extra = if with_extra {
+            "  assign web to beta as spare { says = \"extra\" }\n"
+        } else {
+            ""
+        }
+    )
+}
+
+/// `meshc render --swarm`, then `docker stack deploy` on the manager with the variables
+/// of the `stack.env` it wrote, as docs/swarm.md says.
+fn render_and_deploy(swarm: &Swarm, dir: &Path) {
+    let rendered = meshc(
+        dir,
+        &[
+            "render",
+            "--swarm",
+            "out",
+            "--secrets",
+            "secrets",
+            "--out",
+            "stage",
+        ],
+    );
+    ok(&rendered, "meshc render --swarm");
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&rendered.stdout),
+        String::from_utf8_lossy(&rendered.stderr)
+    );
+    assert!(
+        !said.contains("tok3n") && !said.contains("wo$rd") && !said.contains(ROTATED),
+        "{said}"
+    );
+    let env = std::fs::read_to_string(dir.join("stage/stack.env")).unwrap();
+    let mut deploy = std::process::Command::new("docker");
+    deploy
+        .current_dir(dir)
+        .args(["-H", &format!("unix://{}", swarm.a.sock)])
+        .args([
+            "stack",
+            "deploy",
+            "--resolve-image=never",
+            "--prune",
+            "-c",
+            "out/swarm/stack.yaml",
+            "e2e",
+        ]);
+    for line in env.lines() {
+        let (k, v) = line.split_once('=').unwrap();
+        deploy.env(k, v.trim_matches('\''));
+    }
+    ok(&deploy.output().unwrap(), "docker stack deploy");
+}
+
+/// Waits until `check` holds, up to `within`; its last answer.
+fn eventually(within: Duration, mut check: impl FnMut() -> Option<String>) -> Option<String> {
+    let deadline = Instant::now() + within;
+    loop {
+        if let Some(v) = check() {
+            return Some(v);
+        }
+        if Instant::now() > deadline {
+            return None;
+        }
+        std::thread::sleep(Duration::from_millis(500));
+    }
+}
+
+#[test]
+fn a_built_stack_runs_on_two_swarm_nodes_as_its_manifests_say() {
+    let test = "a_built_stack_runs_on_two_swarm_nodes_as_its_manifests_say";
+    let Some(swarm) = Swarm::up(test) else {
+        return;
+    };
+    let started = Instant::now();
+    let image = "meshc-swarm-e2e:1";
+    swarm.import_busybox(
+        image,
+        &["sh", "nc", "cat", "stat", "id", "sleep", "echo", "env"],
+    );
+    let work = tempfile::tempdir().unwrap();
+    let dir = work.path();
+    std::fs::write(dir.join("modules.mesh"), MODULES.replace("IMAGE", image)).unwrap();
+    std::fs::write(dir.join("e2e.mesh"), mesh_text(&swarm, true)).unwrap();
+    let built = meshc(
+        dir,
+        &[
+            "build", "e2e.mesh", ".", "--out", "out", "--target", "swarm",
+        ],
+    );
+    ok(&built, "meshc build --target swarm");
+    let stack = std::fs::read_to_string(dir.join("out/swarm/stack.yaml")).unwrap();
+    let read = |node: &str| -> Value {
+        serde_json::from_slice(&std::fs::read(dir.join(format!("out/{node}.json"))).unwrap())
+            .unwrap()
+    };
+    let (alpha, beta) = (read("alpha"), read("beta"));
+    let client_instance = instance(&alpha, "alpha-client");
+    let client = &client_instance["containers"][0];
+    let far = instance(&beta, "beta-web");
+
+    // The labels, as the stack's header says, each node's for its swarm node.
+    for (mesh_node, swarm_node) in [("alpha", &swarm.a), ("beta", &swarm.b)] {
+        let line = format!(
+            "docker node update --label-add mesh.node={mesh_node} <the swarm node of {mesh_node}>"
+        );
+        assert!(stack.contains(&line), "{stack}");
+        swarm.a.docker_ok(&[
+            "node",
+            "update",
+            "--label-add",
+            &format!("mesh.node={mesh_node}"),
+            &swarm_node.name,
+        ]);
+    }
+
+    // The secrets folder, on the manager: one file per sealed reference.
+    let secrets = dir.join("secrets");
+    let login = client_instance["login"].as_str().unwrap();
+    let write_secret = |node: &str, by: &str, key: &str, value: &str| {
+        let path = secrets.join(node).join(by).join(key);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, format!("{value}\n")).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
+    };
+    write_secret("beta", "beta-web", &format!("{login}/password"), PASSWORD);
+    write_secret("alpha", "alpha-vault", &format!("{login}/value"), TOKEN);
+    std::fs::set_permissions(&secrets, std::fs::Permissions::from_mode(0o700)).unwrap();
+    render_and_deploy(&swarm, dir);
+
+    // Placement: each task on its node.
+    let wait = Duration::from_secs(90);
+    let client_name = format!("e2e_{}", client["name"].as_str().unwrap());
+    let c = swarm.a.task_container(&client_name, wait);
+    swarm.b.task_container("e2e_beta-web", wait);
+    swarm.b.task_container("e2e_spare", wait);
+    swarm.a.task_container("e2e_alpha-web", wait);
+    let exec = |script: &str| swarm.a.docker_ok(&["exec", &c, "sh", "-c", script]);
+
+    // Files and secret files: owner, group, mode and content as the manifest declares
+    // them (§12.1's defaults: the container's user, its number as the group; 0440 a
+    // secret file, 0644 a plain file, 0640 a sealed one).
+    let declared = |list: &str, target: &str, default_mode: &str| -> String {
+        let f = client[list]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["target"] == target)
+            .unwrap_or_else(|| panic!("{target} is declared"));
+        let owner = f["owner"].as_i64().unwrap_or(1000);
+        let group = f["group"].as_i64().unwrap_or(owner);
+        let mode = f["mode"].as_str().unwrap_or(default_mode);
+        format!("{owner} {group} {}", mode.trim_start_matches('0'))
+    };
+    let stat = |path: &str| exec(&format!("stat -c '%u %g %a' {path}"));
+    assert_eq!(
+        stat("/run/secrets/web_password"),
+        declared("secrets", "/run/secrets/web_password", "0440")
+    );
+    assert_eq!(
+        exec("cat /run/secrets/web_password; echo '|'"),
+        format!("{PASSWORD}|")
+    );
+    assert_eq!(
+        stat("/etc/client.conf"),
+        declared("files", "/etc/client.conf", "0644")
+    );
+    let plain = client["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["target"] == "/etc/client.conf")
+        .unwrap();
+    assert_eq!(
+        exec("cat /etc/client.conf; echo '|'"),
+        format!("{}|", plain["content"].as_str().unwrap())
+    );
+    assert_eq!(
+        stat("/etc/client.ini"),
+        declared("files", "/etc/client.ini", "0640")
+    );
+    assert_eq!(
+        exec("cat /etc/client.ini; echo '|'"),
+        format!("[db]\npassword = {PASSWORD}\n|")
+    );
+    // The declared user.
+    assert_eq!(exec("id -u"), "1000");
+    // Env as built, the exposed secret from the env file render wrote.
+    let env = exec("env");
+    assert!(
+        env.lines().any(|l| l == "GREETING=hello \"mesh\" $HOME"),
+        "{env}"
+    );
+    assert!(env.lines().any(|l| l == format!("TOKEN={TOKEN}")), "{env}");
+
+    // Reach, at the manifest's address: the provider on the client's own node and the
+    // one on the other node, by private name and host port.
+    for (prefix, node, says) in [
+        ("NEAR", "alpha", "hello-from-near"),
+        ("FAR", "beta", "hello-from-far"),
+    ] {
+        let host = client["env"][format!("{prefix}_HOST")].as_str().unwrap();
+        let port = client["env"][format!("{prefix}_PORT")].as_str().unwrap();
+        assert_eq!(host, format!("{node}.e2e.internal"));
+        let reached = eventually(Duration::from_secs(30), || {
+            let o = swarm
+                .a
+                .docker(&["exec", &c, "sh", "-c", RESOLVE_AND_READ, "read", host, port]);
+            let line = String::from_utf8_lossy(&o.stdout).trim().to_string();
+            (o.status.success() && !line.is_empty()).then_some(line)
+        });
+        assert_eq!(reached.as_deref(), Some(says), "{host}:{port}");
+    }
+    // The far provider's private port is bound to beta's private address and nothing
+    // else: not its loopback, not another address.
+    let far_port = far["requirements"]["http"]["host_port"].to_string();
+    let listening = swarm
+        .b
+        .on_host("ss", &["-Hltn", &format!("sport = :{far_port}")]);
+    let listening = String::from_utf8_lossy(&listening.stdout).to_string();
+    let bound: Vec<&str> = listening
+        .lines()
+        .filter_map(|l| l.split_whitespace().nth(3))
+        .collect();
+    assert_eq!(
+        bound,
+        [format!("{}:{far_port}", swarm.b.addr)],
+        "{listening}"
+    );
+
+    // A rotated secret rolls its service to the new value.
+    write_secret("beta", "beta-web", &format!("{login}/password"), ROTATED);
+    let rotated_at = Instant::now();
+    render_and_deploy(&swarm, dir);
+    let rolled = eventually(Duration::from_secs(90), || {
+        let id = swarm.a.docker_ok(&[
+            "ps",
+            "-q",
+            "--filter",
+            &format!("label=com.docker.swarm.service.name={client_name}"),
+            "--filter",
+            "status=running",
+        ]);
+        let id = id.lines().next()?.to_string();
+        let o = swarm
+            .a
+            .docker(&["exec", &id, "cat", "/run/secrets/web_password"]);
+        let v = String::from_utf8_lossy(&o.stdout).to_string();
+        (id != c && v == ROTATED).then_some(v)
+    });
+    assert_eq!(rolled.as_deref(), Some(ROTATED), "the client did not roll");
+    eprintln!(
+        "{test}: rotated secret rolled in {:.1}s",
+        rotated_at.elapsed().as_secs_f64()
+    );
+
+    // A removed instance is gone after --prune.
+    std::fs::write(dir.join("e2e.mesh"), mesh_text(&swarm, false)).unwrap();
+    ok(
+        &meshc(
+            dir,
+            &[
+                "build", "e2e.mesh", ".", "--out", "out", "--target", "swarm",
+            ],
+        ),
+        "meshc build --target swarm without spare",
+    );
+    render_and_deploy(&swarm, dir);
+    let services = swarm
+        .a
+        .docker_ok(&["service", "ls", "--format", "{{.Name}}"]);
+    assert!(
+        !services.lines().any(|s| s == "e2e_spare"),
+        "{services}"
+    );
+    assert!(services.lines().any(|s| s == "e2e_beta-web"), "{services}");
+    let gone = eventually(Duration::from_secs(30), || {
+        let left = swarm.b.docker_ok(&[
+            "ps",
+            "-q",
+            "--filter",
+            "label=com.docker.swarm.service.name=e2e_spare",
+        ]);
+        left.is_empty().then_some(String::new())
+    });
+    assert!(gone.is_some(), "spare's container is still on beta");
+    eprintln!(
+        "{test}: build, render, deploy, assertions, rotation and prune in {:.1}s",
+        started.elapsed().as_secs_f64()
+    );
 }
