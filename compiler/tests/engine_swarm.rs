@@ -385,11 +385,11 @@ fn a_built_stack_runs_on_two_swarm_nodes_as_its_manifests_say() {
 
     // Placement: each task on its node.
     let wait = Duration::from_secs(90);
-    let client_name = format!("e2e_{}", client["name"].as_str().unwrap());
+    let client_name = format!("e2e_alpha_{}", client["name"].as_str().unwrap());
     let c = swarm.a.task_container(&client_name, wait);
-    swarm.b.task_container("e2e_beta-web", wait);
-    swarm.b.task_container("e2e_spare", wait);
-    swarm.a.task_container("e2e_alpha-web", wait);
+    swarm.b.task_container("e2e_beta_beta-web", wait);
+    swarm.b.task_container("e2e_beta_spare", wait);
+    swarm.a.task_container("e2e_alpha_alpha-web", wait);
     let exec = |script: &str| swarm.a.docker_ok(&["exec", &c, "sh", "-c", script]);
 
     // Files and secret files: owner, group, mode and content as the manifest declares
@@ -525,16 +525,19 @@ fn a_built_stack_runs_on_two_swarm_nodes_as_its_manifests_say() {
         .a
         .docker_ok(&["service", "ls", "--format", "{{.Name}}"]);
     assert!(
-        !services.lines().any(|s| s == "e2e_spare"),
+        !services.lines().any(|s| s == "e2e_beta_spare"),
         "{services}"
     );
-    assert!(services.lines().any(|s| s == "e2e_beta-web"), "{services}");
+    assert!(
+        services.lines().any(|s| s == "e2e_beta_beta-web"),
+        "{services}"
+    );
     let gone = eventually(Duration::from_secs(30), || {
         let left = swarm.b.docker_ok(&[
             "ps",
             "-q",
             "--filter",
-            "label=com.docker.swarm.service.name=e2e_spare",
+            "label=com.docker.swarm.service.name=e2e_beta_spare",
         ]);
         left.is_empty().then_some(String::new())
     });
@@ -543,4 +546,115 @@ fn a_built_stack_runs_on_two_swarm_nodes_as_its_manifests_say() {
         "{test}: build, render, deploy, assertions, rotation and prune in {:.1}s",
         started.elapsed().as_secs_f64()
     );
+}
+
+/// Whether the `docker` command line (with `docker stack`) can be run; without it, fails
+/// when an engine is required, else says so.
+fn docker_cli_or_skip(test: &str) -> bool {
+    let runs = std::process::Command::new("docker")
+        .args(["stack", "config", "--help"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !runs {
+        assert!(
+            std::env::var_os("MESHC_REQUIRE_ENGINE").is_none() && std::env::var_os("CI").is_none(),
+            "{test}: `docker stack config` cannot be run, and MESHC_REQUIRE_ENGINE or CI is set"
+        );
+        eprintln!("{test}: `docker stack config` cannot be run; the test did not run");
+    }
+    runs
+}
+
+/// `docker stack config` loads a stack as `docker stack deploy` does (the Compose file
+/// schema of its version, interpolation, the env files read) and accepts the stack of
+/// every mesh of the catalogue, with the variables `meshc render --swarm` sets and the
+/// files it writes stood in for.
+#[test]
+fn docker_stack_config_accepts_the_stack_of_every_catalogue_mesh() {
+    let test = "docker_stack_config_accepts_the_stack_of_every_catalogue_mesh";
+    if !docker_cli_or_skip(test) {
+        return;
+    }
+    let repo = command::repo_root();
+    let meshes: Vec<String> = std::fs::read_dir(repo.join("catalogue"))
+        .unwrap()
+        .flatten()
+        .filter_map(|e| {
+            let name = e.file_name().to_string_lossy().to_string();
+            let text = std::fs::read_to_string(e.path()).ok()?;
+            let stem = name.strip_suffix(".mesh")?;
+            text.lines()
+                .any(|l| l.starts_with("mesh "))
+                .then(|| stem.to_string())
+        })
+        .collect();
+    assert!(meshes.len() >= 3, "{meshes:?}");
+    for mesh in &meshes {
+        let work = tempfile::tempdir().unwrap();
+        let out = work.path().join("out");
+        let built = meshc(
+            &repo,
+            &[
+                "build",
+                &format!("catalogue/{mesh}.mesh"),
+                "catalogue",
+                "--out",
+                &out.display().to_string(),
+                "--target",
+                "swarm",
+                "--locked",
+            ],
+        );
+        ok(&built, &format!("building {mesh} for swarm"));
+        let stack = std::fs::read_to_string(out.join("swarm/stack.yaml")).unwrap();
+        // Every file the stack reads from the stage, and every digest variable.
+        let stage = work.path().join("stage");
+        std::fs::create_dir(&stage).unwrap();
+        let mut vars = Vec::new();
+        for line in stack.lines() {
+            if let Some(at) = line.find("${MESH_STAGE:") {
+                let rest = &line[at..];
+                let file = rest[rest.find("}/").unwrap() + 2..].trim_end_matches('"');
+                std::fs::write(stage.join(file), "").unwrap();
+            }
+            let mut rest = line;
+            while let Some(at) = rest.find("${MESH_") {
+                let name: String = rest[at + 2..]
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                    .collect();
+                if name != "MESH_STAGE" {
+                    vars.push(name);
+                }
+                rest = &rest[at + 2..];
+            }
+        }
+        let mut config = std::process::Command::new("docker");
+        config
+            .args(["stack", "config", "-c"])
+            .arg(out.join("swarm/stack.yaml"))
+            .env("MESH_STAGE", &stage);
+        for v in &vars {
+            config.env(v, "0123456789abcdef");
+        }
+        let loaded = config.output().unwrap();
+        ok(&loaded, &format!("docker stack config of {mesh}"));
+        let text = String::from_utf8_lossy(&loaded.stdout);
+        assert!(text.contains("services:"), "{text}");
+        // Without the variables render sets, the engine refuses to deploy, saying why.
+        let bare = std::process::Command::new("docker")
+            .args(["stack", "config", "-c"])
+            .arg(out.join("swarm/stack.yaml"))
+            .env_remove("MESH_STAGE")
+            .output()
+            .unwrap();
+        if !vars.is_empty() {
+            assert!(!bare.status.success(), "{mesh}: deployable without render");
+            assert!(
+                String::from_utf8_lossy(&bare.stderr).contains("meshc render"),
+                "{}",
+                String::from_utf8_lossy(&bare.stderr)
+            );
+        }
+    }
 }

@@ -295,6 +295,7 @@ pub fn stack_yaml(mesh: &str, manifests: &[Value], nodes: &[NodeFacts]) -> Strin
     let mut configs: Vec<String> = Vec::new();
     let mut secrets: Vec<String> = Vec::new();
     let mut services = String::new();
+    let mut names: std::collections::HashSet<String> = std::collections::HashSet::new();
     for m in manifests {
         let node = m["node"].as_str().unwrap_or_default();
         for i in m["instances"].as_array().into_iter().flatten() {
@@ -302,6 +303,7 @@ pub fn stack_yaml(mesh: &str, manifests: &[Value], nodes: &[NodeFacts]) -> Strin
             for c in i["containers"].as_array().into_iter().flatten() {
                 service(
                     &mut services,
+                    &mut names,
                     node,
                     login,
                     c,
@@ -350,9 +352,29 @@ pub fn stack_yaml(mesh: &str, manifests: &[Value], nodes: &[NodeFacts]) -> Strin
     y
 }
 
+/// The service of container `container` of node `node`: `<node>_<container>`, as a
+/// container's name is unique on its node only (the fleet runs one `node-exporter` on
+/// every node). Where two would meet (node `a_b` and container `c`, node `a` and container
+/// `b_c`), the later one takes a number.
+pub fn service_name(
+    names: &mut std::collections::HashSet<String>,
+    node: &str,
+    container: &str,
+) -> String {
+    let base = format!("{node}_{container}");
+    let mut name = base.clone();
+    let mut n = 2;
+    while !names.insert(name.clone()) {
+        name = format!("{base}_{n}");
+        n += 1;
+    }
+    name
+}
+
 #[allow(clippy::too_many_arguments)]
 fn service(
     y: &mut String,
+    names: &mut std::collections::HashSet<String>,
     node: &str,
     login: &str,
     c: &Value,
@@ -362,7 +384,7 @@ fn service(
     secrets: &mut Vec<String>,
 ) {
     let name = c["name"].as_str().unwrap_or_default();
-    let _ = writeln!(y, "  {}:", key(name));
+    let _ = writeln!(y, "  {}:", key(&service_name(names, node, name)));
     let _ = writeln!(
         y,
         "    image: {}",
@@ -490,9 +512,12 @@ fn service(
         })
         .collect();
     if !nets.is_empty() {
+        // On each of its networks the service answers to its container's name too, as a
+        // Compose service does: containers of one instance find each other by it.
         y.push_str("    networks:\n");
         for (n, kept) in nets {
-            let _ = writeln!(y, "      - {}", key(n));
+            let _ = writeln!(y, "      {}:", key(n));
+            let _ = writeln!(y, "        aliases:\n          - {}", val(name));
             if !networks.iter().any(|(name, _)| name == n) {
                 networks.push((n.to_string(), kept));
             }
@@ -579,7 +604,7 @@ mod tests {
             &[node("alpha", Some("10.0.0.11")), node("beta", None)],
         );
         let docs = yaml_rust2::YamlLoader::load_from_str(&y).expect("the stack is YAML");
-        let web = &docs[0]["services"]["web"];
+        let web = &docs[0]["services"]["alpha_web"];
         assert_eq!(
             web["deploy"]["placement"]["constraints"][0].as_str(),
             Some("node.labels.mesh.node == alpha")
@@ -659,9 +684,39 @@ mod tests {
         m["instances"][0]["containers"][0]["ports"][0]["reach"] = json!("public");
         let y = stack_yaml("lab", &[m], &[node("alpha", Some("10.0.0.11"))]);
         let docs = yaml_rust2::YamlLoader::load_from_str(&y).unwrap();
-        let web = &docs[0]["services"]["web"];
+        let web = &docs[0]["services"]["alpha_web"];
         assert_eq!(web["ports"][0]["mode"].as_str(), Some("ingress"));
         assert_eq!(web["deploy"]["endpoint_mode"].as_str(), Some("vip"));
+    }
+
+    #[test]
+    fn services_of_one_container_name_on_two_nodes_are_two_services() {
+        let mut beta = manifest();
+        beta["node"] = json!("beta");
+        let y = stack_yaml(
+            "lab",
+            &[manifest(), beta],
+            &[
+                node("alpha", Some("10.0.0.11")),
+                node("beta", Some("10.0.0.12")),
+            ],
+        );
+        let docs = yaml_rust2::YamlLoader::load_from_str(&y).unwrap();
+        let services = docs[0]["services"].as_hash().unwrap();
+        assert_eq!(services.len(), 2, "{y}");
+        let beta_web = &docs[0]["services"]["beta_web"];
+        assert_eq!(
+            beta_web["deploy"]["placement"]["constraints"][0].as_str(),
+            Some("node.labels.mesh.node == beta")
+        );
+        // Each still answers to its container's name on its instance's network.
+        assert_eq!(
+            beta_web["networks"]["alpha_web"]["aliases"][0].as_str(),
+            Some("web")
+        );
+        let mut names = std::collections::HashSet::new();
+        assert_eq!(service_name(&mut names, "a_b", "c"), "a_b_c");
+        assert_eq!(service_name(&mut names, "a", "b_c"), "a_b_c_2");
     }
 
     #[test]
