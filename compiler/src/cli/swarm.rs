@@ -181,7 +181,7 @@ fn render_stage(dir: &Path, secrets: &Path, stage: &Path) -> Result<usize, Strin
                 let login = i["login"].as_str().unwrap_or_default();
                 for c in i["containers"].as_array().into_iter().flatten() {
                     let name = c["name"].as_str().unwrap_or_default();
-                    for f in swarm::delivered(login, c) {
+                    for f in swarm::delivered(node, login, c) {
                         let from = files
                             .join(login)
                             .join(name)
@@ -221,7 +221,7 @@ fn render_stage(dir: &Path, secrets: &Path, stage: &Path) -> Result<usize, Strin
                                 .unwrap_or(v);
                             plain.push_str(&format!("{k}={v}\n"));
                         }
-                        let key = swarm::key_of(Kind::Env, login, name, "");
+                        let key = swarm::key_of(Kind::Env, node, login, name, "");
                         write_private(&stage.join(format!("{key}.env")), plain.as_bytes())?;
                         count += 1;
                     }

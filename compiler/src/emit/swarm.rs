@@ -53,17 +53,16 @@ pub fn short_digest(bytes: &[u8]) -> String {
     })
 }
 
-/// What one config, secret or env file of the stack is: its key (a stack-wide name that
-/// stays the same while the file stays where it is), and the variable holding the digest
-/// of its content.
-pub fn key_of(kind: Kind, login: &str, container: &str, target: &str) -> String {
+/// The key of one config, secret or env file of the stack: a stack-wide name that stays
+/// the same while the file stays where it is (node, login, container, path).
+pub fn key_of(kind: Kind, node: &str, login: &str, container: &str, target: &str) -> String {
     let prefix = match kind {
         Kind::Config => "c",
         Kind::Secret => "s",
         Kind::Env => "e",
     };
     let mut id = Vec::new();
-    for part in [login, container, target] {
+    for part in [node, login, container, target] {
         id.extend_from_slice(part.as_bytes());
         id.push(0);
     }
@@ -100,7 +99,7 @@ pub struct Delivered {
 /// them (§12.1: the file's owner, else the container's user, else root; the owner's
 /// number as the group; 0440 a secret, 0644 a plain file, 0640 a sealed one). A mode that
 /// is not octal is left at its default here: `render --swarm` refuses it by name.
-pub fn delivered(login: &str, container: &Value) -> Vec<Delivered> {
+pub fn delivered(node: &str, login: &str, container: &Value) -> Vec<Delivered> {
     let name = container["name"].as_str().unwrap_or_default();
     let user = container["user"].as_i64().unwrap_or(0);
     let group = container["group"].as_i64();
@@ -132,7 +131,7 @@ pub fn delivered(login: &str, container: &Value) -> Vec<Delivered> {
                 .unwrap_or(default);
             out.push(Delivered {
                 kind,
-                key: key_of(kind, login, name, target),
+                key: key_of(kind, node, login, name, target),
                 target: target.to_string(),
                 uid,
                 gid,
@@ -422,7 +421,7 @@ fn service(
         }
     }
     if has_sealed_env(c) {
-        let k = key_of(Kind::Env, login, name, "");
+        let k = key_of(Kind::Env, node, login, name, "");
         y.push_str("    env_file:\n");
         let _ = writeln!(y, "      - {}", staged(&format!("{k}.env")));
     }
@@ -480,7 +479,7 @@ fn service(
             let _ = writeln!(y, "        read_only: {read_only}");
         }
     }
-    let files = delivered(login, c);
+    let files = delivered(node, login, c);
     for (section, kind, keys) in [
         ("configs", Kind::Config, &mut *configs),
         ("secrets", Kind::Secret, &mut *secrets),
@@ -648,7 +647,7 @@ mod tests {
         let key = db["source"].as_str().unwrap();
         assert_eq!(
             key,
-            key_of(Kind::Secret, "alpha_web", "web", "/run/secrets/db")
+            key_of(Kind::Secret, "alpha", "alpha_web", "web", "/run/secrets/db")
         );
         let top = &docs[0]["secrets"][key];
         assert_eq!(
@@ -721,18 +720,28 @@ mod tests {
 
     #[test]
     fn keys_stay_with_where_a_file_goes() {
-        let a = key_of(Kind::Secret, "alpha_web", "web", "/run/secrets/db");
+        let a = key_of(Kind::Secret, "alpha", "alpha_web", "web", "/run/secrets/db");
         assert_eq!(
             a,
-            key_of(Kind::Secret, "alpha_web", "web", "/run/secrets/db")
+            key_of(Kind::Secret, "alpha", "alpha_web", "web", "/run/secrets/db")
         );
         assert_ne!(
             a,
-            key_of(Kind::Secret, "alpha_web", "web", "/run/secrets/db2")
+            key_of(
+                Kind::Secret,
+                "alpha",
+                "alpha_web",
+                "web",
+                "/run/secrets/db2"
+            )
         );
         assert_ne!(
             a,
-            key_of(Kind::Secret, "alpha_we", "bweb", "/run/secrets/db")
+            key_of(Kind::Secret, "alpha", "alpha_we", "bweb", "/run/secrets/db")
+        );
+        assert_ne!(
+            a,
+            key_of(Kind::Secret, "beta", "alpha_web", "web", "/run/secrets/db")
         );
         assert_eq!(a.len(), 17);
     }
