@@ -431,9 +431,9 @@ pub fn resolve_mesh(
 }
 
 /// Resolves mesh `mesh` as `meshc build` writes it, against the ports of `lock`: what
-/// [`resolve_mesh`] gives, but each file the build writes (each node's manifest, with its
-/// `compose.yaml` when `compose`) goes to `sink` as soon as it is made, and the outcome
-/// holds no manifest (see [`crate::resolve::build_files`]). It always reads the modules'
+/// [`resolve_mesh`] gives, but each node's manifest goes to `sink` as soon as it is made
+/// (the build writes it and its target's files), and the outcome holds no manifest (see
+/// [`crate::resolve::build_to`]). It always reads the modules'
 /// trees: a build resolves once, so position-free views would only cost memory. Not a
 /// query: nothing of it is kept, and a build writes its files once.
 pub fn build_mesh(
@@ -441,10 +441,9 @@ pub fn build_mesh(
     ws: Workspace,
     mesh: &str,
     lock: &crate::resolve::Lock,
-    compose: bool,
-    sink: &dyn crate::resolve::FileSink,
+    sink: &dyn crate::resolve::ManifestSink,
 ) -> crate::resolve::MeshOutcome {
-    resolve_to(db, ws, mesh, lock, true, Some((compose, sink)))
+    resolve_to(db, ws, mesh, lock, true, Some(sink))
 }
 
 /// Resolves mesh `mesh` as `meshc check` does: with no lock, and without building the
@@ -482,14 +481,14 @@ fn resolve(
     resolve_to(db, ws, mesh, lock, manifests, None)
 }
 
-/// [`resolve`], or (`files: Some((compose, sink))`) [`crate::resolve::build_files`].
+/// [`resolve`], or (`sink: Some(…)`) [`crate::resolve::build_to`].
 fn resolve_to(
     db: &dyn salsa::Database,
     ws: Workspace,
     mesh: &str,
     lock: &crate::resolve::Lock,
     manifests: bool,
-    files: Option<(bool, &dyn crate::resolve::FileSink)>,
+    sink: Option<&dyn crate::resolve::ManifestSink>,
 ) -> crate::resolve::MeshOutcome {
     let reg = registry(db, ws);
     let Some(at) = reg.meshes.get(mesh).copied() else {
@@ -514,10 +513,10 @@ fn resolve_to(
         lock,
         manifests,
         choices: ws.provider_choices(db),
-        sink: files.map(|(_, sink)| sink),
+        sink,
     };
-    match files {
-        Some((compose, _)) => crate::resolve::build_files(&input, compose),
+    match sink {
+        Some(_) => crate::resolve::build_to(&input),
         None => crate::resolve::resolve_mesh(&input),
     }
 }

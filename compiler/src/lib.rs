@@ -21,6 +21,7 @@ pub mod resolve;
 pub mod span;
 pub mod syntax;
 pub mod take;
+pub mod target;
 /// The generated workspaces of the benchmarks and of the test of threads.
 #[doc(hidden)]
 pub mod workload;

@@ -42,15 +42,13 @@ struct CheckFlags {
     old_forms: bool,
 }
 
-/// What `meshc build` writes.
-#[derive(clap::ValueEnum, Clone, Copy, PartialEq, Eq)]
-enum Target {
-    /// `<node>.json` per node.
-    Manifest,
-    /// `<node>.json` and `<node>/compose.yaml` per node.
-    Compose,
-    /// `<node>.json` per node and `swarm/stack.yaml`, one Docker Swarm stack for the mesh.
-    Swarm,
+/// What `meshc build --target` accepts: every target of [`meshc::target::TARGETS`].
+fn targets() -> clap::builder::PossibleValuesParser {
+    clap::builder::PossibleValuesParser::new(
+        meshc::target::TARGETS
+            .iter()
+            .map(|t| clap::builder::PossibleValue::new(t.name).help(t.about)),
+    )
 }
 
 #[derive(Subcommand)]
@@ -81,10 +79,8 @@ enum Command {
         locked: bool,
         /// `compose` also writes DIR/<node>/compose.yaml beside each manifest: the node's
         /// Docker Compose project (files bound from `<root>/.mesh/files`, see `meshc render`).
-        /// `swarm` writes DIR/swarm/stack.yaml: one Docker Swarm stack for the whole mesh
-        /// (see `meshc render --swarm` and docs/swarm.md).
-        #[arg(long, value_enum, default_value = "manifest")]
-        target: Target,
+        #[arg(long, value_parser = targets(), default_value = "manifest")]
+        target: String,
         #[command(flatten)]
         flags: CheckFlags,
     },
@@ -677,9 +673,16 @@ fn build(
     paths: Vec<PathBuf>,
     out: PathBuf,
     locked: bool,
-    target: Target,
+    target: String,
     flags: &CheckFlags,
 ) -> u8 {
+    // Only the names of the table pass the argument parser.
+    let Some(target) = meshc::target::find(&target) else {
+        output::say(&format!("`{target}` is not a target meshc knows"));
+        return 2;
+    };
+    let swarm = target.name == "swarm";
+    let target = (target.make)();
     // The lock (a megabyte for a large mesh) is read on a thread of its own while the
     // workspace is.
     let lock_path = PathBuf::from(format!("{}.lock", mesh_file.display()));
@@ -731,20 +734,16 @@ fn build(
     let files = session.ws.files(&session.db).clone();
     let ws = session.ws;
     let staging = cli::atomic::Staging::new(&out);
-    // The swarm target is made from the manifests as they are written.
-    let collect = (target == Target::Swarm).then(|| cli::swarm::Collect::new(&staging));
-    let sink: &dyn meshc::resolve::FileSink = match &collect {
-        Some(c) => c,
-        None => &staging,
-    };
+    let writer = meshc::target::Build::new(&*target, &staging);
     let (outcome, per_file) = meshc::db::beside(
         &session.db,
-        |db| meshc::db::build_mesh(db, ws, &mesh, &previous, target == Target::Compose, sink),
+        |db| {
+            let outcome = meshc::db::build_mesh(db, ws, &mesh, &previous, &writer);
+            writer.finish(&outcome.nodes);
+            outcome
+        },
         || meshc::db::check_files_beside(&session.db, ws, &files, true),
     );
-    if let Some(c) = collect {
-        c.stage_stack(&outcome.mesh, &outcome.nodes);
-    }
     mark("resolved");
     // The process ends with the build: freeing a large mesh's outcome would only cost time.
     let outcome = std::mem::ManuallyDrop::new(outcome);
@@ -810,6 +809,11 @@ fn build(
         }
     }
     mark("written");
+    if swarm {
+        for note in cli::swarm::notes(&out) {
+            output::say(&note);
+        }
+    }
     let lock_text = outcome.lock_text();
     let lock_on_disk = cli::workspace::read_lock(&lock_path).ok().flatten();
     if lock_on_disk.as_deref() != Some(lock_text.as_str())

@@ -15,6 +15,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("emit", &["emit"]),
     ("resolve", &["resolve"]),
     ("db", &["db"]),
+    ("target", &["target"]),
 ];
 
 fn layer_of(module: &str) -> Option<usize> {

@@ -241,7 +241,7 @@ impl Staging {
 }
 
 /// A build's files are staged as resolution makes them.
-impl meshc::resolve::FileSink for Staging {
+impl meshc::target::FileSink for Staging {
     fn put(&self, name: &str, bytes: &[u8]) {
         self.stage(name, bytes);
     }
@@ -321,14 +321,14 @@ fn commit_staged(
     }
     // A build also writes its index, and learns from the old one what it may remove.
     // Its files were staged in the order their threads finished: they are renamed in
-    // the mesh's node order, each node's manifest before its compose file.
+    // the mesh's node order, the manifests first, then each node's target files.
     let mut plan = None;
     if let Some(build) = build {
         let place = |name: &str| {
-            let node = name
-                .strip_suffix(".json")
-                .or_else(|| name.strip_suffix("/compose.yaml"))
-                .unwrap_or(name);
+            let node = match name.split_once('/') {
+                Some((node, _)) => node,
+                None => name.strip_suffix(".json").unwrap_or(name),
+            };
             let at = build.nodes.iter().position(|n| n == node);
             (
                 !name.ends_with(".json"),

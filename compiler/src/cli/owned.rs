@@ -41,24 +41,31 @@ pub fn digest(bytes: &[u8]) -> String {
     out
 }
 
-/// The node a build file belongs to: `alpha.json` and `alpha/compose.yaml` are `alpha`'s.
+/// The node a build file belongs to: its manifest `alpha.json` and every file a target
+/// writes in its folder (`alpha/compose.yaml`, `alpha/.env`) are `alpha`'s.
 fn node_of(name: &str) -> Option<&str> {
     match name.split_once('/') {
-        Some((node, "compose.yaml")) => Some(node),
+        Some((node, file)) if is_plain(file) => Some(node),
         Some(_) => None,
         None => name.strip_suffix(".json"),
     }
 }
 
+/// A name of one path component, none of `.` and `..`.
+fn is_plain(name: &str) -> bool {
+    !name.is_empty() && name != "." && name != ".." && !name.contains(['/', '\0'])
+}
+
 /// Whether `name` is one a build writes for `node`: an index edited by hand never leads a
 /// removal anywhere else (`..`, an absolute path, another folder).
 fn is_build_file(node: &str, name: &str) -> bool {
-    let plain_node = !node.is_empty()
-        && node != "."
-        && node != ".."
-        && !node.contains(['/', '\0'])
-        && !node.starts_with('.');
-    plain_node && (name == format!("{node}.json") || name == format!("{node}/compose.yaml"))
+    let plain_node = is_plain(node) && !node.starts_with('.');
+    plain_node
+        && (name == format!("{node}.json")
+            || name
+                .strip_prefix(node)
+                .and_then(|rest| rest.strip_prefix('/'))
+                .is_some_and(is_plain))
 }
 
 /// Reads the index of `dir`, or none (missing, not a regular file, or not an index).
@@ -203,5 +210,28 @@ fn is_ours(path: &Path, sha256: &str) -> Ours {
         // `read_regular` refuses anything but a regular file, of the open file too.
         Ok(bytes) if digest(&bytes) == sha256 => Ours::Yes,
         _ => Ours::Changed,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A node's files are its manifest and the files a target writes directly in its
+    /// folder; nothing deeper, nothing outside, no `..`.
+    #[test]
+    fn a_node_owns_its_manifest_and_the_files_of_its_folder() {
+        assert_eq!(node_of("alpha.json"), Some("alpha"));
+        assert_eq!(node_of("alpha/compose.yaml"), Some("alpha"));
+        assert_eq!(node_of("alpha/.env"), Some("alpha"));
+        assert_eq!(node_of("alpha/a/b"), None);
+        assert_eq!(node_of("alpha/.."), None);
+        assert!(is_build_file("alpha", "alpha/.env"));
+        assert!(is_build_file("alpha", "alpha.json"));
+        assert!(!is_build_file("alpha", "alpha/../x"));
+        assert!(!is_build_file("alpha", "alpha/"));
+        assert!(!is_build_file("alpha", "alphabet/compose.yaml"));
+        assert!(!is_build_file("..", "../x"));
+        assert!(!is_build_file(".hidden", ".hidden/x"));
     }
 }

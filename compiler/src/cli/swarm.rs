@@ -1,67 +1,27 @@
-//! `--target swarm` at the command line (LANGUAGE.md §14.4, docs/swarm.md): the build's
-//! stack, made from the manifests the build writes, and `meshc render --swarm`, which
-//! writes on the manager the files the stack's configs, secrets and env files read.
+//! `--target swarm` at the command line (LANGUAGE.md §14.4, docs/swarm.md): what the
+//! build says of the stack, and `meshc render --swarm`, which writes on the manager the
+//! files the stack's configs, secrets and env files read.
 
 use super::output;
 use meshc::emit::swarm::{self, Kind};
-use meshc::resolve::FileSink;
 use serde_json::Value;
 use std::fs;
 use std::io::Write;
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 
-/// A sink that passes every file on and keeps the bytes of each node's manifest, from
-/// which the stack is made once the build has every node.
-pub struct Collect<'a> {
-    inner: &'a dyn FileSink,
-    manifests: Mutex<Vec<(String, Vec<u8>)>>,
-}
-
-impl<'a> Collect<'a> {
-    pub fn new(inner: &'a dyn FileSink) -> Collect<'a> {
-        Collect {
-            inner,
-            manifests: Mutex::new(Vec::new()),
-        }
-    }
-
-    /// The stack of mesh `mesh` from the manifests collected, in the order of `nodes`
-    /// (the mesh's), staged into `sink` as `swarm/stack.yaml`; what Swarm will not do is
-    /// said on stderr.
-    pub fn stage_stack(self, mesh: &str, nodes: &[meshc::emit::NodeFacts]) {
-        let collected = self
-            .manifests
-            .into_inner()
-            .unwrap_or_else(|e| e.into_inner());
-        let mut manifests = Vec::new();
-        for n in nodes {
-            let name = format!("{}.json", n.name);
-            if let Some((_, bytes)) = collected.iter().find(|(f, _)| *f == name)
-                && let Ok(v) = serde_json::from_slice::<Value>(bytes)
-            {
-                manifests.push(v);
-            }
-        }
-        for note in swarm::notes(&manifests) {
-            output::say(&format!("note: {note}"));
-        }
-        let stack = swarm::stack_yaml(mesh, &manifests, nodes);
-        self.inner.put(swarm::STACK, stack.as_bytes());
-    }
-}
-
-impl FileSink for Collect<'_> {
-    fn put(&self, name: &str, bytes: &[u8]) {
-        if name.ends_with(".json") && !name.contains('/') {
-            self.manifests
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .push((name.to_string(), bytes.to_vec()));
-        }
-        self.inner.put(name, bytes);
-    }
+/// What Swarm will not do of a stack just built into `out`, one sentence each, from the
+/// notes its header holds (see [`swarm::NOTE_LINE`]).
+pub fn notes(out: &Path) -> Vec<String> {
+    fs::read_to_string(out.join(swarm::STACK))
+        .map(|stack| {
+            stack
+                .lines()
+                .filter_map(|l| l.strip_prefix(swarm::NOTE_LINE))
+                .map(|n| format!("note: --target swarm: {n}"))
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 /// `meshc render --swarm DIR --secrets SECRETS --out STAGE`.

@@ -47,6 +47,12 @@ pub fn digest_of(manifest: &Manifest) -> String {
     written_digest(&hash)
 }
 
+/// `sha256:<hex>` over the canonical JSON of `value` (the label a Compose service carries,
+/// LANGUAGE.md §14.7); an error where `value` has no JSON.
+pub fn digest_of_value<T: Serialize + ?Sized>(value: &T) -> Result<String, Error> {
+    Ok(written_digest(&Sha256::digest(to_canonical_bytes(value)?)))
+}
+
 /// `sha256:<lowercase hex>` of a SHA-256 hash.
 fn written_digest(hash: &[u8]) -> String {
     let mut hex = String::with_capacity(DIGEST_LEN);
@@ -588,7 +594,7 @@ impl ser::SerializeStruct for Object<'_> {
 
 /// A value's text where JSON writes it as a string (a string, a char, a unit variant,
 /// through newtypes), else `None`; a compound value is an error. Read by the canonical
-/// writer for a map's keys and by `node_names` for keys and values.
+/// writer for a map's keys.
 pub(super) struct Text {
     /// Read as a map's key: `Some` is no key (as in `serde_json`).
     pub key: bool,

@@ -61,6 +61,58 @@ pub struct Instance {
     pub genesis: bool,
 }
 
+impl Instance {
+    /// Adds to `out` every node this instance names, as its fields say: each module
+    /// requirement's provider, the maker of each sealed reference (in requirements, env,
+    /// files and secret files) and each consumer of what it provides. The manifest's
+    /// `nodes` table lists them.
+    pub fn nodes_named<'a>(&'a self, out: &mut Vec<&'a str>) {
+        fn refs<'a>(refs: &'a FxIndexMap<String, TemplateRef>, out: &mut Vec<&'a str>) {
+            for r in refs.values() {
+                if let TemplateRef::Sealed { sealed } = r {
+                    out.push(&sealed.by.node);
+                }
+            }
+        }
+        for r in self.requirements.values() {
+            match r {
+                Requirement::Module(m) => out.push(&m.provider.node),
+                Requirement::Operator(OperatorRequirement {
+                    sealed: Some(s), ..
+                }) => out.push(&s.by.node),
+                _ => {}
+            }
+        }
+        for c in &self.containers {
+            for v in c.env.values() {
+                match v {
+                    EnvValue::Text(_) => {}
+                    EnvValue::Sealed(s) => out.push(&s.sealed.by.node),
+                    EnvValue::Template(t) => refs(&t.references, out),
+                }
+            }
+            for s in &c.secrets {
+                if let Some(sealed) = &s.sealed {
+                    out.push(&sealed.by.node);
+                }
+                if let Some(r) = &s.references {
+                    refs(r, out);
+                }
+            }
+            for f in &c.files {
+                if let Some(r) = &f.references {
+                    refs(r, out);
+                }
+            }
+        }
+        for p in &self.provides {
+            for c in &p.consumers {
+                out.push(&c.node);
+            }
+        }
+    }
+}
+
 /// Where a module requirement's answer comes from (LANGUAGE.md §7).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -387,6 +439,120 @@ pub const DEFAULT_ROOT: &str = "/srv/mesh";
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The manifest's `nodes` table reads the nodes an instance names from its typed
+    /// fields: a provider, every sealed reference's maker, a consumer; never a given
+    /// value that happens to be called `node`.
+    #[test]
+    fn an_instance_names_the_nodes_its_fields_name() {
+        let sealed = |node: &str| SealedRef {
+            by: InstanceRef {
+                node: node.into(),
+                instance: "vault".into(),
+            },
+            key: "k".into(),
+        };
+        let mut requirements = FxIndexMap::default();
+        requirements.insert(
+            "db".to_string(),
+            Requirement::Module(ModuleRequirement {
+                kind: "module".into(),
+                contract: "pg".into(),
+                provider: InstanceRef {
+                    node: "p".into(),
+                    instance: "pg".into(),
+                },
+                by: By::Only,
+            }),
+        );
+        requirements.insert(
+            "key".to_string(),
+            Requirement::Operator(OperatorRequirement {
+                kind: "operator".into(),
+                value: None,
+                sealed: Some(sealed("o")),
+                from: "vault".into(),
+            }),
+        );
+        let mut env = FxIndexMap::default();
+        env.insert(
+            "A".to_string(),
+            EnvValue::Sealed(SealedEnv {
+                sealed: sealed("e"),
+                exposed: Some("why".into()),
+            }),
+        );
+        let mut refs = FxIndexMap::default();
+        refs.insert(
+            "x".to_string(),
+            TemplateRef::Sealed {
+                sealed: sealed("t"),
+            },
+        );
+        env.insert(
+            "B".to_string(),
+            EnvValue::Template(TemplateEnv {
+                template: "${x}".into(),
+                references: refs.clone(),
+                exposed: None,
+            }),
+        );
+        let mut given = FxIndexMap::default();
+        given.insert("node".to_string(), Json::String("g".into()));
+        let instance = Instance {
+            instance: "app".into(),
+            module: "app".into(),
+            login: "a_app".into(),
+            requirements,
+            containers: vec![Container {
+                name: "app".into(),
+                image: "app:1".into(),
+                command: vec![],
+                user: None,
+                env,
+                mounts: vec![],
+                secrets: vec![SecretFile {
+                    target: "/s".into(),
+                    owner: 0,
+                    group: 0,
+                    mode: "0440".into(),
+                    sealed: Some(sealed("s")),
+                    template: None,
+                    references: None,
+                }],
+                files: vec![File {
+                    target: "/f".into(),
+                    owner: 0,
+                    group: 0,
+                    mode: "0640".into(),
+                    content: None,
+                    template: Some("${x}".into()),
+                    references: Some(refs),
+                }],
+                ports: vec![],
+                networks: vec![],
+            }],
+            provides: vec![Provided {
+                contract: "api".into(),
+                consumers: vec![Consumer {
+                    node: "c".into(),
+                    private_name: "c.lab".into(),
+                    instance: "web".into(),
+                    login: "c_web".into(),
+                    given,
+                    requirement: None,
+                    keys: None,
+                }],
+            }],
+            genesis: false,
+        };
+        let mut found = Vec::new();
+        instance.nodes_named(&mut found);
+        found.sort_unstable();
+        found.dedup();
+        // The given field called `node` ("g") is a value, not a node.
+        assert_eq!(found, ["c", "e", "o", "p", "s", "t"]);
+    }
 
     /// `meshc graph` and the language server name the rule that chose a provider with
     /// `as_str`; it is the word the manifest writes.

@@ -11,7 +11,6 @@ pub mod compose;
 /// too); here under the name the node's renderer has always used.
 pub use crate::base::template_functions as functions;
 pub mod manifest;
-pub mod node_names;
 pub mod swarm;
 
 pub use canonical::{canonical_json, digest_of, write_pretty_with_digest};

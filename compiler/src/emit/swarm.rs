@@ -173,7 +173,11 @@ fn duration(d: &str) -> String {
     }
 }
 
-/// What the build says on stderr about the stack: each `after` Swarm will not enforce.
+/// The line of the header holding one note of what Swarm will not do (each `after`);
+/// `meshc build` says each on stderr.
+pub const NOTE_LINE: &str = "# not enforced: ";
+
+/// What Swarm will not do of what the manifests say: each `after`, one sentence each.
 pub fn notes(manifests: &[Value]) -> Vec<String> {
     let mut out = Vec::new();
     for m in manifests {
@@ -187,7 +191,7 @@ pub fn notes(manifests: &[Value]) -> Vec<String> {
                     .collect();
                 if !after.is_empty() {
                     out.push(format!(
-                        "--target swarm: `{}` on node `{}` starts after {} under Compose; Swarm has no start order, so it may start first and relies on its restart policy",
+                        "`{}` on node `{}` starts after {} under Compose; Swarm has no start order, so it may start first and relies on its restart policy",
                         c["name"].as_str().unwrap_or_default(),
                         m["node"].as_str().unwrap_or_default(),
                         after
@@ -277,6 +281,11 @@ pub fn stack_yaml(mesh: &str, manifests: &[Value], nodes: &[NodeFacts]) -> Strin
         "#    docker stack deploy -c DIR/swarm/stack.yaml --prune {mesh}"
     );
     y.push_str("# Swarm has no start order: `after` is not enforced here (docs/swarm.md).\n");
+    for n in notes(manifests) {
+        y.push_str(NOTE_LINE);
+        y.push_str(&crate::base::visible::visible(&n));
+        y.push('\n');
+    }
     y.push_str("version: \"3.8\"\n");
 
     // Every node's private name, mapped to its address, inside every container.

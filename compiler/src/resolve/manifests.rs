@@ -87,14 +87,10 @@ struct NodeBuilt {
     written: Vec<(String, WrittenBy)>,
 }
 
-/// What the manifests phase keeps of a node: its manifest, only its files' bytes, or
-/// nothing (its files went to the input's sink).
+/// What the manifests phase keeps of a node: its manifest, or nothing (it went to the
+/// input's sink).
 enum NodeKept {
     Manifest(Manifest),
-    Files {
-        json: Vec<u8>,
-        compose: Option<Vec<u8>>,
-    },
     Sent,
 }
 
@@ -337,21 +333,20 @@ impl<'a, 'm> Builder<'a, 'm> {
             left_out,
             retired,
         };
-        let mut named = BTreeSet::new();
-        named.insert(manifest.node.clone());
-        // Read from the instances as their JSON would read, without building it. A
-        // failure (no JSON could be made) leaves the node's own name alone.
-        let mut found = BTreeSet::new();
-        if emit::node_names::nodes_named(&manifest.instances, &mut found).is_ok() {
-            named.extend(found);
+        let mut found = Vec::new();
+        for instance in &manifest.instances {
+            instance.nodes_named(&mut found);
         }
-        manifest.nodes = named
+        let mut named: BTreeSet<&str> = found.into_iter().collect();
+        named.insert(&manifest.node);
+        let nodes = named
             .into_iter()
             .filter_map(|name| {
-                let private_name = w.nodes.get(&name)?.private_name.clone()?;
-                Some((name, NodeAddress { private_name }))
+                let private_name = w.nodes.get(name)?.private_name.clone()?;
+                Some((name.to_string(), NodeAddress { private_name }))
             })
             .collect();
+        manifest.nodes = nodes;
         NodeBuilt { manifest, written }
     }
 }
@@ -498,36 +493,16 @@ impl<'m> Resolver<'m> {
             .collect();
         let (kept, written) = match self.output {
             Output::Nothing => (Vec::new(), Default::default()),
-            Output::Manifests | Output::Files { .. } => {
+            Output::Manifests | Output::Sent => {
                 self.manifests(world, values, &built, &left_out, &nodes)
             }
         };
         let mut manifests = IndexMap::new();
-        let mut files = Vec::new();
-        let mut composes = Vec::new();
         for kept in kept {
-            match kept {
-                NodeKept::Manifest(m) => {
-                    manifests.insert(m.node.clone(), m);
-                }
-                NodeKept::Files { json, compose } => {
-                    files.push(json);
-                    composes.extend(compose);
-                }
-                NodeKept::Sent => {}
+            if let NodeKept::Manifest(m) = kept {
+                manifests.insert(m.node.clone(), m);
             }
         }
-        let files = nodes
-            .iter()
-            .map(|n| format!("{}.json", n.name))
-            .zip(files)
-            .chain(
-                nodes
-                    .iter()
-                    .map(|n| format!("{}/compose.yaml", n.name))
-                    .zip(composes),
-            )
-            .collect();
 
         let diagnostics = super::order_diagnostics(
             &self.mesh_diags,
@@ -547,7 +522,6 @@ impl<'m> Resolver<'m> {
             port_moves: ports.moves,
             choices,
             nodes,
-            files,
         }
     }
 
@@ -586,8 +560,8 @@ impl<'m> Resolver<'m> {
     /// One manifest per node, in node order, built on every core: its built instances,
     /// what was left out of it and what it retired, digests filled in; and the record of
     /// what this build wrote, for the lock (what is left out or dropped keeps its
-    /// previous record). For [`Output::Files`] each node's manifest is serialised on the
-    /// thread that built it and dropped, keeping only its bytes.
+    /// previous record). For [`Output::Sent`] each node's manifest goes to the input's sink
+    /// from the thread that built it, and is not kept.
     fn manifests(
         &self,
         world: World<'_, 'm>,
@@ -646,39 +620,12 @@ impl<'m> Resolver<'m> {
                     mut manifest,
                     written,
                 } = Builder::new(world, values).node(n, &shared);
-                let kept = match output {
-                    Output::Files { compose } => {
-                        // Serialised into one buffer per thread, the digest worked out in
-                        // the same walk; with `sink`, written while the other threads
-                        // build: only the bytes of the nodes in hand are ever held.
-                        thread_local! {
-                            static JSON: std::cell::RefCell<Vec<u8>> =
-                                const { std::cell::RefCell::new(Vec::new()) };
-                        }
-                        JSON.with_borrow_mut(|json| {
-                            json.clear();
-                            manifest.digest = emit::write_pretty_with_digest(&manifest, json);
-                            let compose = compose.then(|| {
-                                emit::compose::compose_yaml(&manifest, facts).into_bytes()
-                            });
-                            let name = std::mem::take(&mut manifest.node);
-                            drop(manifest);
-                            match sink {
-                                Some(sink) => {
-                                    sink.put(&format!("{name}.json"), json);
-                                    if let Some(compose) = compose {
-                                        sink.put(&format!("{name}/compose.yaml"), &compose);
-                                    }
-                                    NodeKept::Sent
-                                }
-                                None => NodeKept::Files {
-                                    json: json.clone(),
-                                    compose,
-                                },
-                            }
-                        })
+                let kept = match (output, sink) {
+                    (Output::Sent, Some(sink)) => {
+                        sink.node(manifest, facts);
+                        NodeKept::Sent
                     }
-                    Output::Manifests | Output::Nothing => {
+                    _ => {
                         manifest.digest = emit::digest_of(&manifest);
                         NodeKept::Manifest(manifest)
                     }

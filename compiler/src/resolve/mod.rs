@@ -79,17 +79,20 @@ pub struct ResolveInput<'a> {
     /// Whether to list how each module requirement is answered
     /// ([`MeshOutcome::choices`]); without it the list is empty.
     pub choices: bool,
-    /// Where [`build_files`] puts each file as soon as its bytes are made; without one,
-    /// the outcome holds them ([`MeshOutcome::files`]).
-    pub sink: Option<&'a dyn FileSink>,
+    /// Where [`build_to`] hands each node's manifest as soon as it is made; without one,
+    /// the outcome holds them ([`MeshOutcome::manifests`]).
+    pub sink: Option<&'a dyn ManifestSink>,
 }
 
-/// Where a build's files go, one at a time, as each node's are made: called from the
-/// thread that made them, in any order, each name once (`NODE.json`, and
-/// `NODE/compose.yaml` for Compose). The caller writes them; resolution does no I/O.
-pub trait FileSink: Sync {
-    /// Takes the bytes of file `name` (a buffer the thread reuses for the next file).
-    fn put(&self, name: &str, bytes: &[u8]);
+/// Where a build's manifests go, one at a time, as each node's is made: called from the
+/// thread that built it, in any order, once per node, with the facts of every node of the
+/// mesh. The manifest's digest is not yet taken: a sink that writes the manifest works it
+/// out in the same walk ([`crate::emit::write_pretty_with_digest`]). Resolution names no
+/// file and does no I/O; what a build writes of each manifest is the caller's (the build
+/// of `crate::target`).
+pub trait ManifestSink: Sync {
+    /// Takes node `manifest.node`'s manifest.
+    fn node(&self, manifest: Manifest, nodes: &[NodeFacts]);
 }
 
 /// What resolving one mesh gives: every diagnostic, the manifests of its nodes, the new
@@ -127,13 +130,8 @@ pub struct MeshOutcome {
     /// `db::check_mesh` (above this layer) instead of building manifests; empty unless
     /// the input asks for them ([`ResolveInput::choices`]).
     pub choices: Vec<ProviderChoice>,
-    /// The facts of every node of the mesh, in its order (for `--target compose`).
+    /// The facts of every node of the mesh, in its order (for the targets).
     pub nodes: Vec<NodeFacts>,
-    /// The bytes of every file a build writes, in the order it writes them: each node's
-    /// `NODE.json` in the mesh's node order, then (for `--target compose`) each node's
-    /// `NODE/compose.yaml`. Filled by [`build_files`] only, which leaves
-    /// [`MeshOutcome::manifests`] empty.
-    pub files: Vec<(String, Vec<u8>)>,
 }
 
 /// How one module requirement of one built assignment is answered.
@@ -175,7 +173,6 @@ impl MeshOutcome {
             port_moves: Vec::new(),
             choices: Vec::new(),
             nodes: Vec::new(),
-            files: Vec::new(),
         }
     }
 
@@ -227,15 +224,13 @@ pub fn resolve_mesh(input: &ResolveInput<'_>) -> MeshOutcome {
 }
 
 /// Resolves `input.mesh` as `meshc build` writes it (whatever `input.manifests` says):
-/// the outcome holds no manifest but the bytes of every file the build writes
-/// ([`MeshOutcome::files`]), and everything else [`resolve_mesh`] gives. Each node's
-/// manifest is built, serialised and dropped on its own, so the build holds the bytes of
-/// its manifests and never all their trees at once. The bytes are those
-/// [`crate::emit::manifest_bytes`] and [`crate::emit::compose::compose_yaml`] give for
-/// the manifests of [`resolve_mesh`]. With `input.sink`, each file goes there instead
-/// as soon as it is made, and the outcome holds none.
-pub fn build_files(input: &ResolveInput<'_>, compose: bool) -> MeshOutcome {
-    resolve_as(input, Output::Files { compose })
+/// each node's manifest is built and handed to `input.sink` on the thread that built it,
+/// so the build never holds all the manifests at once; the outcome holds none of them and
+/// everything else [`resolve_mesh`] gives. The manifests are those of [`resolve_mesh`],
+/// their digests not yet taken. Without a sink, the outcome holds them as
+/// [`resolve_mesh`]'s does.
+pub fn build_to(input: &ResolveInput<'_>) -> MeshOutcome {
+    resolve_as(input, Output::Sent)
 }
 
 /// What a resolution makes of the manifests.
@@ -246,8 +241,8 @@ pub(crate) enum Output {
     Nothing,
     /// The manifests, in [`MeshOutcome::manifests`].
     Manifests,
-    /// The bytes of the files a build writes, in [`MeshOutcome::files`].
-    Files { compose: bool },
+    /// Each node's manifest handed to the input's sink as it is made.
+    Sent,
 }
 
 fn resolve_as(input: &ResolveInput<'_>, output: Output) -> MeshOutcome {

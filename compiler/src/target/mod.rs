@@ -1,0 +1,140 @@
+//! Output targets: what `meshc build --target NAME` writes besides the manifests.
+//!
+//! Resolution makes one manifest per node and the facts of every node ([`NodeFacts`]), and
+//! names no file. A build hands each node's manifest, as soon as it is made, to a
+//! [`Build`], which writes `NODE.json` and asks the chosen [`Target`] for the node's own
+//! files; once every node is built, the target may add files of the whole mesh. The
+//! binary chooses the target by name from [`TARGETS`] and writes what the build gives
+//! through a [`FileSink`] (its atomic, all-or-nothing staging).
+//!
+//! A new target (Kubernetes, Podman…) is one file here implementing [`Target`] and one
+//! entry in [`TARGETS`]; nothing below this layer knows targets exist.
+
+pub mod compose;
+pub mod swarm;
+
+use crate::emit::{self, Manifest, NodeFacts};
+use crate::resolve::ManifestSink;
+
+/// A file a target writes: its path relative to the output folder, and its bytes.
+pub type OutputFile = (String, Vec<u8>);
+
+/// What a target makes of a mesh's manifests.
+///
+/// A node's files are named `NODE/<name>` (one folder per node, files directly in it):
+/// `meshc build` records them as that node's in its ownership index and removes them when
+/// the node leaves the mesh. A file of the whole mesh ([`Target::mesh_files`]) is named by
+/// the target in a folder of its own.
+pub trait Target: Sync {
+    /// The files of `manifest`'s node. Called once per node, on the thread that built it,
+    /// in any order; `manifest.digest` is filled in; `nodes` are the facts of every node
+    /// of the mesh, in its order.
+    fn node_files(&self, manifest: &Manifest, nodes: &[NodeFacts]) -> Vec<OutputFile>;
+
+    /// The files of the whole mesh, once every node's manifest went through
+    /// [`Target::node_files`] (a target that needs them keeps what it needs of each,
+    /// behind a lock: one value of the target serves one build).
+    fn mesh_files(&self, _nodes: &[NodeFacts]) -> Vec<OutputFile> {
+        Vec::new()
+    }
+}
+
+/// A target as `--target` names it.
+pub struct Registered {
+    /// The value of `--target`.
+    pub name: &'static str,
+    /// One line for `meshc build --help`.
+    pub about: &'static str,
+    /// A target for one build.
+    pub make: fn() -> Box<dyn Target>,
+}
+
+/// Every target, the default first. Add a target here.
+pub const TARGETS: &[Registered] = &[
+    Registered {
+        name: "manifest",
+        about: "`<node>.json` per node.",
+        make: || Box::new(Manifests),
+    },
+    Registered {
+        name: "compose",
+        about: "`<node>.json` and `<node>/compose.yaml` per node.",
+        make: || Box::new(compose::Compose),
+    },
+    Registered {
+        name: "swarm",
+        about: "`<node>.json` per node and `swarm/stack.yaml`: one Docker Swarm stack for the whole mesh (see `meshc render --swarm`).",
+        make: || Box::<swarm::Swarm>::default(),
+    },
+];
+
+/// The target `--target NAME` names.
+pub fn find(name: &str) -> Option<&'static Registered> {
+    TARGETS.iter().find(|t| t.name == name)
+}
+
+/// The manifests alone.
+struct Manifests;
+
+impl Target for Manifests {
+    fn node_files(&self, _: &Manifest, _: &[NodeFacts]) -> Vec<OutputFile> {
+        Vec::new()
+    }
+}
+
+/// Where a build's files go, one at a time, as each node's are made: called from the
+/// thread that made them, in any order, each name once. The binary writes them.
+pub trait FileSink: Sync {
+    /// Takes the bytes of file `name` (a buffer the thread may reuse for the next file).
+    fn put(&self, name: &str, bytes: &[u8]);
+}
+
+/// A build's writer: each node's manifest as `NODE.json` and its target's files, to
+/// `files`. Resolution gives it the manifests ([`ManifestSink`]); the caller calls
+/// [`Build::finish`] once resolution is done.
+pub struct Build<'a> {
+    target: &'a dyn Target,
+    files: &'a dyn FileSink,
+}
+
+impl<'a> Build<'a> {
+    pub fn new(target: &'a dyn Target, files: &'a dyn FileSink) -> Self {
+        Build { target, files }
+    }
+
+    /// Writes the files of the whole mesh (see [`Target::mesh_files`]).
+    pub fn finish(&self, nodes: &[NodeFacts]) {
+        for (name, bytes) in self.target.mesh_files(nodes) {
+            self.files.put(&name, &bytes);
+        }
+    }
+}
+
+impl ManifestSink for Build<'_> {
+    fn node(&self, mut manifest: Manifest, nodes: &[NodeFacts]) {
+        // Serialised into one buffer per thread, the digest worked out in the same walk,
+        // and written while the other threads build: only the bytes of the nodes in hand
+        // are ever held.
+        thread_local! {
+            static JSON: std::cell::RefCell<Vec<u8>> =
+                const { std::cell::RefCell::new(Vec::new()) };
+        }
+        JSON.with_borrow_mut(|json| {
+            json.clear();
+            manifest.digest = emit::write_pretty_with_digest(&manifest, json);
+            let more = self.target.node_files(&manifest, nodes);
+            let name = std::mem::take(&mut manifest.node);
+            drop(manifest);
+            self.files.put(&format!("{name}.json"), json);
+            for (file, bytes) in more {
+                debug_assert!(
+                    file.strip_prefix(&name)
+                        .and_then(|f| f.strip_prefix('/'))
+                        .is_some_and(|f| !f.is_empty() && !f.contains('/')),
+                    "a node's file is NODE/<name>: {file}"
+                );
+                self.files.put(&file, &bytes);
+            }
+        })
+    }
+}
