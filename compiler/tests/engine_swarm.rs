@@ -658,3 +658,68 @@ fn docker_stack_config_accepts_the_stack_of_every_catalogue_mesh() {
         }
     }
 }
+
+/// Swarm has no start order: the build says, on stderr and in the stack's header, which
+/// `after` it will not enforce; health becomes the service's healthcheck and a job's
+/// restart policy is `on-failure`.
+#[test]
+fn a_swarm_build_says_after_is_not_enforced_and_keeps_health_and_jobs() {
+    let work = tempfile::tempdir().unwrap();
+    let dir = work.path();
+    std::fs::write(
+        dir.join("db.mesh"),
+        r#"
+/// A database and the job that fills it.
+module db {
+  container pg {
+    image "postgres:18.6"
+    health ["pg_isready", "--quiet"] every "10s" start "7d" retries 5
+  }
+  job provision {
+    image "postgres:18.6"
+    after pg
+    command ["sh", "/mesh/provision"]
+  }
+}
+
+mesh m {
+  node alpha { private_name = "alpha.m.internal"  private_address = "10.9.0.1" }
+  assign db to alpha
+}
+"#,
+    )
+    .unwrap();
+    let built = meshc(
+        dir,
+        &["build", "db.mesh", ".", "--out", "out", "--target", "swarm"],
+    );
+    ok(&built, "meshc build --target swarm");
+    let said = String::from_utf8_lossy(&built.stderr);
+    assert!(
+        said.lines().any(|l| l
+            .contains("note: --target swarm: `db-provision` on node `alpha` starts after `pg`")
+            && l.contains("Swarm has no start order")),
+        "{said}"
+    );
+    let stack = std::fs::read_to_string(dir.join("out/swarm/stack.yaml")).unwrap();
+    assert!(
+        stack.contains("# not enforced: `db-provision` on node `alpha` starts after `pg`"),
+        "{stack}"
+    );
+    assert!(
+        stack.contains("    healthcheck:\n      test:\n        - \"CMD\"\n        - \"pg_isready\"\n        - \"--quiet\"\n      interval: \"10s\"\n      start_period: \"168h\"\n      retries: 5\n"),
+        "{stack}"
+    );
+    let job = &stack[stack
+        .find("  \"alpha_db-provision\":")
+        .expect("the job's service")..];
+    assert!(
+        job.contains("      restart_policy:\n        condition: \"on-failure\"\n"),
+        "{job}"
+    );
+    let pg = &stack[stack.find("  \"alpha_db-pg\":").expect("pg's service")..];
+    assert!(
+        pg.contains("      restart_policy:\n        condition: \"any\"\n"),
+        "{pg}"
+    );
+}

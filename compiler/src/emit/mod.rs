@@ -11,10 +11,12 @@ pub mod compose;
 /// too); here under the name the node's renderer has always used.
 pub use crate::base::template_functions as functions;
 pub mod manifest;
+pub mod order;
 pub mod swarm;
 
 pub use canonical::{canonical_json, digest_of, write_pretty_with_digest};
 pub use manifest::*;
+pub use order::same_node_providers;
 
 /// The bytes of `manifest` as `meshc build` writes them: pretty JSON with its digest
 /// filled in and a trailing newline. A manifest from resolution holds its digest
