@@ -539,6 +539,7 @@ mod tests {
                 image: "app:1".into(),
                 command: vec![],
                 user: None,
+                group: None,
                 env,
                 mounts: vec![],
                 secrets: vec![SecretFile {
@@ -561,6 +562,9 @@ mod tests {
                 }],
                 ports: vec![],
                 networks: vec![],
+                health: None,
+                job: false,
+                after: Vec::new(),
             }],
             provides: vec![Provided {
                 contract: "api".into(),
