@@ -142,17 +142,23 @@ impl meshc::target::FileSink for Collected {
 }
 
 /// The files a build writes of `outcome`'s manifests: each node's bytes, then each
-/// node's compose file.
+/// node's Compose project (its compose file and the `.env` naming it).
 fn files_of(outcome: &meshc::resolve::MeshOutcome) -> Vec<(String, Vec<u8>)> {
     let json = outcome
         .manifests
         .iter()
         .map(|(node, m)| (format!("{node}.json"), meshc::emit::manifest_bytes(m)));
-    let compose = outcome.manifests.iter().map(|(node, m)| {
-        (
-            format!("{node}/compose.yaml"),
-            meshc::emit::compose::compose_yaml(m, &outcome.nodes).into_bytes(),
-        )
+    let compose = outcome.manifests.iter().flat_map(|(node, m)| {
+        [
+            (
+                format!("{node}/compose.yaml"),
+                meshc::emit::compose::compose_yaml(m, &outcome.nodes).into_bytes(),
+            ),
+            (
+                format!("{node}/.env"),
+                meshc::emit::compose::dot_env(m).into_bytes(),
+            ),
+        ]
     });
     json.chain(compose).collect()
 }

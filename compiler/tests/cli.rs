@@ -496,7 +496,10 @@ fn a_refused_build_leaves_no_staged_file_and_makes_no_folder() {
         before,
         "files left behind in --out"
     );
-    assert_eq!(everything_in(&out_dir.join("alpha")), ["compose.yaml"]);
+    assert_eq!(
+        everything_in(&out_dir.join("alpha")),
+        [".env", "compose.yaml"]
+    );
     assert!(
         !out_dir.join("delta").exists(),
         "a refused build made a node's folder"

@@ -260,6 +260,24 @@ fn exec(container: &str, script: &str) -> String {
     docker_ok(&["exec", container, "/bin/sh", "-c", script])
 }
 
+/// The container Compose runs for `service` of project `project` (the compose file fixes
+/// no container name: Compose names it after the project, which differs by version).
+fn container_of(project: &str, service: &str) -> String {
+    let id = docker_ok(&[
+        "ps",
+        "-aq",
+        "--filter",
+        &format!("label=com.docker.compose.project={project}"),
+        "--filter",
+        &format!("label=com.docker.compose.service={service}"),
+    ]);
+    assert!(
+        !id.is_empty() && !id.contains('\n'),
+        "one container of {project}/{service}: {id:?}"
+    );
+    id
+}
+
 /// A network of its own, so the machine has an address no other node uses: node B's
 /// `private_address`. Returns the network and that address (its gateway).
 fn lan(name: &str) -> (String, String) {
@@ -292,8 +310,9 @@ fn built_nodes_run_on_the_engine_as_their_manifests_say() {
     }
     let _engine = engine::exclusive();
     let started = Instant::now();
-    // Node A declares no private_address (private ports on the bridge gateway); node B
-    // declares the address of a network made for the test.
+    // Node A declares no private_address (private ports on the gateway of the network its
+    // project defines: the engine's own bridge is not 172.17.0.1 everywhere, and in CI it
+    // is 172.29.0.1); node B declares the address of a network made for the test.
     let n = std::process::id() % 100_000;
     let (a, b) = (format!("e{n}"), format!("f{n}"));
     let image = format!("meshc-compose-e2e:{a}");
@@ -410,8 +429,15 @@ fn built_nodes_run_on_the_engine_as_their_manifests_say() {
     for file in &teardown.compose_files {
         ok(&compose(file, &["up", "-d"]), "docker-compose up -d");
     }
-    let client_name = client["name"].as_str().unwrap();
-    let near_container = near["containers"][0]["name"].as_str().unwrap();
+    let (project_a, project_b) = (format!("e2e-{a}"), format!("e2e-{b}"));
+    for (node, project) in [(&a, &project_a), (&b, &project_b)] {
+        assert_eq!(
+            std::fs::read_to_string(out.join(node).join(".env")).unwrap(),
+            format!("COMPOSE_PROJECT_NAME={project}\n")
+        );
+    }
+    let client_name = &container_of(&project_a, client["name"].as_str().unwrap());
+    let near_container = &container_of(&project_a, near["containers"][0]["name"].as_str().unwrap());
 
     // Files and secret files: owner, group, mode and content, as the manifest declares
     // them (§12.1's defaults: the container's user, its number as the group; a secret
@@ -484,8 +510,8 @@ fn built_nodes_run_on_the_engine_as_their_manifests_say() {
     );
 
     // The consumer reaches each provider by the host and port its manifest gave it: the
-    // one on its own node through the bridge gateway, the one on node B through B's
-    // private_address, both by private name.
+    // one on its own node through the gateway of node A's own network, the one on node B
+    // through B's private_address, both by private name.
     for (prefix, web, node, page) in [
         ("NEAR", near, &a, "hello from near\n"),
         ("FAR", far, &b, "hello from far\n"),
@@ -521,23 +547,205 @@ fn built_nodes_run_on_the_engine_as_their_manifests_say() {
             .eq([address_b.as_str(), &format!("{b}.e2e.internal")])),
         "{hosts}"
     );
+    // Node A's name maps to the gateway the engine gave node A's network: an address the
+    // engine made, not one assumed.
+    let gateway_a = docker_ok(&[
+        "network",
+        "inspect",
+        "--format",
+        "{{range .IPAM.Config}}{{.Gateway}}{{end}}",
+        &format!("{project_a}_mesh-gateway"),
+    ]);
+    assert!(
+        hosts.lines().any(|l| l
+            .split_whitespace()
+            .eq([gateway_a.as_str(), &format!("{a}.e2e.internal")])),
+        "{gateway_a}: {hosts}"
+    );
+    // Every container carries its digest label, and its logs are bounded.
+    let inspected = docker_ok(&[
+        "inspect",
+        "--format",
+        "{{index .Config.Labels \"mesh.digest\"}} {{.HostConfig.LogConfig.Type}} {{index .HostConfig.LogConfig.Config \"max-size\"}}",
+        client_name,
+    ]);
+    assert!(
+        inspected.starts_with("sha256:") && inspected.ends_with(" json-file 10m"),
+        "{inspected}"
+    );
 
     // Torn down: nothing of either project is left.
     teardown.run();
-    for node in [&a, &b] {
+    for project in [&project_a, &project_b] {
         let left = docker_ok(&[
             "ps",
             "-a",
             "--filter",
-            &format!("name={node}-"),
+            &format!("label=com.docker.compose.project={project}"),
             "--format",
             "{{.Names}}",
         ]);
-        assert_eq!(left, "", "containers of {node} left after down");
+        assert_eq!(left, "", "containers of {project} left after down");
+        let networks = docker_ok(&[
+            "network",
+            "ls",
+            "--filter",
+            &format!("label=com.docker.compose.project={project}"),
+            "--format",
+            "{{.Name}}",
+        ]);
+        assert_eq!(networks, "", "networks of {project} left after down");
     }
     drop(teardown);
     eprintln!(
         "{test}: build, render, up, assertions and teardown in {:.1}s",
         started.elapsed().as_secs_f64()
     );
+}
+
+/// An engine time (RFC 3339 in UTC, its fraction with trailing zeros dropped) written
+/// so that text order is time order: the fraction padded to nine digits.
+fn instant(t: &str) -> String {
+    let t = t.trim().trim_matches('"').trim_end_matches('Z');
+    let (seconds, fraction) = t.split_once('.').unwrap_or((t, ""));
+    assert!(
+        seconds.len() == 19 && fraction.len() <= 9,
+        "an engine time in UTC: {t:?}"
+    );
+    format!("{seconds}.{fraction:0<9}")
+}
+
+/// LANGUAGE.md §14.1 and §14.3 on a real engine: a plain `up -d` of one node starts a
+/// container with `health` first, its module's job once it is healthy (`after`), and the
+/// consumer on the same node only once the job completed and the provider is healthy
+/// (the same-node rule); the job exits 0 and stays exited (`restart: on-failure`); the
+/// consumer runs as `UID:GID`. Asserted with the engine's own start and finish times and
+/// health log, never with sleeps.
+#[test]
+fn a_node_starts_in_the_order_its_health_jobs_and_providers_say() {
+    let test = "a_node_starts_in_the_order_its_health_jobs_and_providers_say";
+    if !engine_or_skip(test) || !compose_or_skip(test) {
+        return;
+    }
+    let _engine = engine::exclusive();
+    let n = std::process::id() % 100_000;
+    let node = format!("o{n}");
+    let image = format!("meshc-compose-order:{node}");
+    let work = tempfile::tempdir().unwrap();
+    let dir = work.path();
+    let out = dir.join("out");
+    let teardown = Teardown {
+        compose_files: vec![out.join(&node).join("compose.yaml")],
+        network: None,
+        image: image.clone(),
+    };
+    engine::import_busybox(&image, &["sh", "sleep", "httpd", "true"]);
+    let low = 40_000 + (std::process::id() % 1_000) * 10;
+    std::fs::write(
+        dir.join("order.mesh"),
+        format!(
+            r#"contract store for module {{
+  host: hostname
+}}
+
+module db {{
+  requires http: host port {{ container = 8080 }}
+  requires here: host node
+  container server {{
+    image "{image}"
+    command ["/bin/httpd", "-f", "-p", "8080", "-h", "/"]
+    health ["/bin/sh", "-c", "sleep 1"] every "1s" retries 5
+    publish http
+  }}
+  job provision {{
+    image "{image}"
+    after server
+    command ["/bin/sh", "-c", "sleep 1"]
+  }}
+  provides store {{
+    host = here.private_name
+  }}
+}}
+
+module app {{
+  requires db: module store
+  container app {{
+    image "{image}"
+    user 1000:2000
+    env {{
+      DB = "${{db.host}}"
+    }}
+  }}
+}}
+
+mesh order {{
+  node {node} {{ private_name = "{node}.order.internal"  ports = {low}..{hi} }}
+  assign db to {node}
+  assign app to {node}
+}}
+"#,
+            hi = low + 9,
+        ),
+    )
+    .unwrap();
+    let built = meshc(
+        dir,
+        &[
+            "build",
+            "order.mesh",
+            ".",
+            "--out",
+            "out",
+            "--target",
+            "compose",
+        ],
+    );
+    ok(&built, "meshc build --target compose");
+    let file = &teardown.compose_files[0];
+    ok(&compose(file, &["up", "-d"]), "docker-compose up -d");
+    let project = format!("order-{node}");
+    let state = |service: &str, format: &str| -> String {
+        docker_ok(&[
+            "inspect",
+            "--format",
+            format,
+            &container_of(&project, service),
+        ])
+    };
+    let time =
+        |service: &str, what: &str| -> String { state(service, &format!("{{{{.State.{what}}}}}")) };
+    // RFC 3339 with nanoseconds, all in UTC: compared as text.
+    let healthy_at = {
+        let log = state(
+            "db-server",
+            "{{range .State.Health.Log}}{{if eq .ExitCode 0}}{{json .End}} {{end}}{{end}}",
+        );
+        instant(
+            log.split_whitespace()
+                .next()
+                .unwrap_or_else(|| panic!("the server became healthy: {log:?}")),
+        )
+    };
+    let (provision_start, provision_end) = (
+        time("db-provision", "StartedAt"),
+        time("db-provision", "FinishedAt"),
+    );
+    let app_start = time("app", "StartedAt");
+    assert!(
+        healthy_at < provision_start,
+        "the job started ({provision_start}) before the server was healthy ({healthy_at})"
+    );
+    assert!(
+        provision_end < app_start,
+        "the consumer started ({app_start}) before the job completed ({provision_end})"
+    );
+    assert_eq!(
+        state(
+            "db-provision",
+            "{{.State.Status}} {{.State.ExitCode}} {{.RestartCount}}"
+        ),
+        "exited 0 0"
+    );
+    assert_eq!(state("app", "{{.Config.User}}"), "1000:2000");
+    drop(teardown);
 }

@@ -401,6 +401,25 @@ fn an_env_value_an_env_file_cannot_carry_is_refused_by_key() {
     assert!(!text.contains("two"), "{text}");
 }
 
+/// Issue 33, class 5: an exposed secret holding `${VAR}` reached the container as the
+/// deployer's environment (Compose v1.29 interpolates env files, quoted or not). No `$`
+/// is left for Compose to read: the value is refused by key, and never printed; a `$`
+/// that Compose leaves alone is written as it is.
+#[test]
+fn an_exposed_secret_holding_a_variable_is_never_left_for_compose_to_interpolate() {
+    let n = node(true);
+    n.secret("vault", "n1_client/value", "s3cr${HOME}t");
+    let text = refused(&n, "env `TOKEN`");
+    assert!(text.contains("`${`"), "{text}");
+    assert!(!text.contains("s3cr"), "{text}");
+    let n = node(true);
+    n.secret("vault", "n1_client/value", "s3cr$HOME$$t");
+    let rendered = n.render();
+    assert_eq!(rendered.status.code(), Some(0), "{}", said(&rendered));
+    let env = std::fs::read_to_string(n.files().join("n1_client/client.env")).unwrap();
+    assert!(env.contains("TOKEN='s3cr$HOME$$t'\n"), "{env}");
+}
+
 #[test]
 fn the_compose_target_writes_the_same_bytes_twice() {
     let n = node(false);
@@ -414,12 +433,13 @@ fn the_compose_target_writes_the_same_bytes_twice() {
     );
     assert_eq!(again.status.code(), Some(0), "{}", said(&again));
     assert_eq!(yaml(&n), first);
-    let listing: Vec<String> = std::fs::read_dir(n.dir.path().join("out/n1"))
+    let mut listing: Vec<String> = std::fs::read_dir(n.dir.path().join("out/n1"))
         .unwrap()
         .flatten()
         .map(|e| e.file_name().to_string_lossy().into_owned())
         .collect();
-    assert_eq!(listing, ["compose.yaml"], "nothing staged is left");
+    listing.sort();
+    assert_eq!(listing, [".env", "compose.yaml"], "nothing staged is left");
 }
 
 #[test]

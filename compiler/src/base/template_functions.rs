@@ -93,11 +93,26 @@ pub fn yaml(x: &str) -> String {
             c if (c as u32) < 0x20 || (0x7f..=0x9f).contains(&(c as u32)) => {
                 let _ = write!(out, "\\x{:02X}", c as u32);
             }
+            // YAML readers refuse U+FFFE and U+FFFF raw (PyYAML in Compose v1.29, Go's
+            // yaml in v2), anywhere in the file; every non-character is escaped alike.
+            c if is_noncharacter(c) && (c as u32) <= 0xffff => {
+                let _ = write!(out, "\\u{:04X}", c as u32);
+            }
+            c if is_noncharacter(c) => {
+                let _ = write!(out, "\\U{:08X}", c as u32);
+            }
             c => out.push(c),
         }
     }
     out.push('"');
     out
+}
+
+/// Whether `c` is a Unicode non-character: U+FDD0–U+FDEF, and the last two code points
+/// of every plane (U+FFFE, U+FFFF, U+1FFFE…).
+pub fn is_noncharacter(c: char) -> bool {
+    let n = c as u32;
+    (0xfdd0..=0xfdef).contains(&n) || n & 0xfffe == 0xfffe
 }
 
 /// `replace(x, from, to)`.

@@ -367,11 +367,19 @@ fn id(n: i64, what: &str, refused: &mut Vec<String>) -> u32 {
 }
 
 /// The value an env file carries unchanged in Docker Compose v1.29 and v2: single
-/// quotes, and nothing inside them that either reads specially.
+/// quotes, and nothing inside them that either reads specially. Compose v1.29 reads env
+/// files with python-dotenv, which replaces every `${NAME}` (quoted or not, with no
+/// escape) by the deployer's environment: a value holding `${` is refused, so no `$` is
+/// ever left for Compose to interpolate (LANGUAGE.md §14.6).
 fn env_line(key: &str, value: &str) -> Result<String, String> {
     if value.contains(['\'', '\\', '\n', '\r', '\0']) {
         return Err(format!(
             "env `{key}`: the value holds a quote, a backslash or a line break, which an env file cannot carry unchanged; deliver it as a secret file"
+        ));
+    }
+    if value.contains("${") {
+        return Err(format!(
+            "env `{key}`: the value holds `${{`, which Docker Compose v1.29 replaces from the environment in an env file (no quoting escapes it); deliver it as a secret file"
         ));
     }
     Ok(format!("{key}='{value}'\n"))

@@ -78,6 +78,10 @@ impl<'m> Resolver<'m> {
         let mesh = self.mesh;
         self.instances.reserve_exact(mesh.assigns().count());
         let mut refusals = super::Refusals::new(mesh.assigns().count());
+        // The name of every container on each node (`<instance>`, or
+        // `<instance>-<container>` for a module with several): a Compose service and a
+        // container are named by it, so two of one name on a node are refused (E0508).
+        let mut services: FxHashMap<(super::NodeId, String), InstanceId> = FxHashMap::default();
         for a in mesh.assigns() {
             let Some(node_ident) = &a.node else {
                 continue; // a syntax error, reported by the parser
@@ -102,6 +106,7 @@ impl<'m> Resolver<'m> {
                     node: &node_ident.name,
                     module: &a.module.name,
                     first: first_span,
+                    container: None,
                 };
                 let d = self.at(a.instance_name().span, rule);
                 self.mesh_diags.push(d.clone());
@@ -117,6 +122,32 @@ impl<'m> Resolver<'m> {
             let id = self.instances.next_id();
             let modules: &'m super::FxIndexMap<String, super::LoadedModule<'m>> = self.modules;
             let module = modules.get(a.module.name.as_str());
+            let names = container_names(&instance, module);
+            if let Some((name, &first)) = names
+                .iter()
+                .find_map(|n| Some((n, services.get(&(node_index, n.clone()))?)))
+            {
+                let rule = InstanceTaken {
+                    instance: &instance,
+                    node: &node_ident.name,
+                    module: &a.module.name,
+                    first: assign_head(self.instances[first].assign),
+                    container: Some((name, &self.instances[first].name)),
+                };
+                let d = self.at(a.instance_name().span, rule);
+                self.mesh_diags.push(d.clone());
+                self.dropped.push(Dropped {
+                    node: node_ident.name.to_string(),
+                    node_index: Some(node_index),
+                    instance,
+                    module: a.module.name.to_string(),
+                    diagnostics: vec![d],
+                });
+                continue;
+            }
+            for n in names {
+                services.insert((node_index, n), id);
+            }
             let state = InstanceState {
                 assign: a,
                 name: instance.clone(),
@@ -370,5 +401,18 @@ impl Holders<'_> {
             },
             Holders::Nothing => CouldHold::Nothing,
         }
+    }
+}
+
+/// The names instance `instance` of `module` gives its containers and jobs: the instance's
+/// for a module with one, else `<instance>-<container>` each (LANGUAGE.md §9).
+fn container_names(instance: &str, module: Option<&super::LoadedModule<'_>>) -> Vec<String> {
+    let Some(m) = module else {
+        return Vec::new();
+    };
+    let containers: Vec<&str> = m.ast.containers().map(|c| c.name.name.as_str()).collect();
+    match containers.as_slice() {
+        [_] => vec![instance.to_string()],
+        several => several.iter().map(|c| format!("{instance}-{c}")).collect(),
     }
 }

@@ -10,9 +10,15 @@ pub struct Compose;
 
 impl Target for Compose {
     fn node_files(&self, manifest: &Manifest, nodes: &[NodeFacts]) -> Vec<OutputFile> {
-        vec![(
-            format!("{}/compose.yaml", manifest.node),
-            compose::compose_yaml(manifest, nodes).into_bytes(),
-        )]
+        vec![
+            (
+                format!("{}/compose.yaml", manifest.node),
+                compose::compose_yaml(manifest, nodes).into_bytes(),
+            ),
+            (
+                format!("{}/.env", manifest.node),
+                compose::dot_env(manifest).into_bytes(),
+            ),
+        ]
     }
 }

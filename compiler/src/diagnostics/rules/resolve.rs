@@ -86,12 +86,15 @@ impl Rule for MeshTwice<'_> {
 }
 
 /// E0508: an instance name already taken on its node; `first` is the first assignment's
-/// head.
+/// head. With `container`, the name is taken by a container: (the container name this
+/// assignment would give, the instance already holding it), as instance `x` of a module
+/// with containers `a` and `b` holds `x-a` beside an instance `x-a`.
 pub struct InstanceTaken<'a> {
     pub instance: &'a str,
     pub node: &'a str,
     pub module: &'a str,
     pub first: Span,
+    pub container: Option<(&'a str, &'a str)>,
 }
 
 impl Rule for InstanceTaken<'_> {
@@ -100,10 +103,16 @@ impl Rule for InstanceTaken<'_> {
     }
 
     fn message(&self) -> String {
-        format!(
-            "instance `{}` is already on node `{}`",
-            self.instance, self.node
-        )
+        match self.container {
+            None => format!(
+                "instance `{}` is already on node `{}`",
+                self.instance, self.node
+            ),
+            Some((name, other)) => format!(
+                "container name `{name}` of instance `{}` is already on node `{}`, given by instance `{other}`",
+                self.instance, self.node
+            ),
+        }
     }
 
     fn help(&self) -> Option<String> {
@@ -114,7 +123,11 @@ impl Rule for InstanceTaken<'_> {
     }
 
     fn labels(&self, file: &FilePath) -> Vec<Label> {
-        vec![label(file, self.first, "first assigned here")]
+        let why = match self.container {
+            None => "first assigned here",
+            Some(_) => "the container name is first given here",
+        };
+        vec![label(file, self.first, why)]
     }
 }
 
@@ -1607,6 +1620,53 @@ impl Rule for ValueRefused<'_> {
                 label(decl.0, decl.1, "required here"),
             ],
         }
+    }
+}
+
+/// E0521: a directory placed at `/`, at or under a system directory, or at or under the
+/// node's own `ROOT/.mesh` (LANGUAGE.md §14.6, §14.7).
+pub struct SystemPlace<'a> {
+    pub key: &'a str,
+    pub instance: &'a str,
+    pub path: &'a str,
+    /// What the path is, or is under: `/`, `/etc`, or the node's `ROOT/.mesh`.
+    pub under: &'a str,
+    /// `under` is the node's own `.mesh` folder.
+    pub state: bool,
+}
+
+impl Rule for SystemPlace<'_> {
+    fn code(&self) -> Code {
+        Code::E0521
+    }
+
+    fn message(&self) -> String {
+        let what = if self.state {
+            format!(
+                "the node's own `{}`, where meshc keeps its state",
+                self.under
+            )
+        } else if self.under == "/" {
+            "the root of the file system".to_string()
+        } else {
+            format!("the system directory `{}`", self.under)
+        };
+        let at = if self.path == self.under {
+            "at"
+        } else {
+            "under"
+        };
+        format!(
+            "directory `{}` of instance `{}` is placed {at} {what}: `{}`",
+            self.key, self.instance, self.path
+        )
+    }
+
+    fn help(&self) -> Option<String> {
+        Some(format!(
+            "the node creates, owns and sets the mode of a directory: place it where data is kept (`{} at \"/srv/{}\"`), or drop the placement for the node's default",
+            self.key, self.key
+        ))
     }
 }
 
