@@ -723,3 +723,146 @@ mesh m {
         "{pg}"
     );
 }
+
+/// `render --swarm` refuses a missing secret value by name and writes no `stack.env`, so
+/// nothing can be deployed half-rendered; with every value, each file is its owner's only
+/// and `stack.env` names each by the digest of its content, never by the value.
+#[test]
+fn render_swarm_refuses_a_missing_value_and_names_files_by_digest() {
+    let work = tempfile::tempdir().unwrap();
+    let dir = work.path();
+    std::fs::write(
+        dir.join("modules.mesh"),
+        MODULES.replace("IMAGE", "busybox:1"),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("e2e.mesh"),
+        r#"mesh e2e {
+  node alpha { private_name = "alpha.e2e.internal"  private_address = "10.9.0.1"  ports = 21000..21009 }
+  node beta { private_name = "beta.e2e.internal"  private_address = "10.9.0.2"  ports = 21010..21019 }
+  seat vault = alpha-vault on alpha
+  assign vault to alpha as alpha-vault
+  assign web to alpha as alpha-web { says = "near" }
+  assign web to beta as beta-web { says = "far" }
+  assign client to alpha as alpha-client {
+    near from alpha-web on alpha
+    far from beta-web on beta
+  }
+}
+"#,
+    )
+    .unwrap();
+    ok(
+        &meshc(
+            dir,
+            &[
+                "build", "e2e.mesh", ".", "--out", "out", "--target", "swarm",
+            ],
+        ),
+        "meshc build --target swarm",
+    );
+    let alpha: Value =
+        serde_json::from_slice(&std::fs::read(dir.join("out/alpha.json")).unwrap()).unwrap();
+    let login = instance(&alpha, "alpha-client")["login"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let secrets = dir.join("secrets");
+    let password = secrets.join(format!("beta/beta-web/{login}/password"));
+    std::fs::create_dir_all(password.parent().unwrap()).unwrap();
+    std::fs::write(&password, "pw-value-1\n").unwrap();
+    std::fs::set_permissions(&password, std::fs::Permissions::from_mode(0o600)).unwrap();
+    std::fs::set_permissions(&secrets, std::fs::Permissions::from_mode(0o700)).unwrap();
+    let render = || {
+        meshc(
+            dir,
+            &[
+                "render",
+                "--swarm",
+                "out",
+                "--secrets",
+                "secrets",
+                "--out",
+                "stage",
+            ],
+        )
+    };
+    // The vault's token is missing.
+    let refused = render();
+    assert_eq!(refused.status.code(), Some(1));
+    let said = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        said.contains("no value for the secret")
+            && said.contains(&format!("alpha/alpha-vault/{login}/value")),
+        "{said}"
+    );
+    assert!(!said.contains("pw-value-1"), "{said}");
+    assert!(!dir.join("stage/stack.env").exists());
+    // With it, every file is written, and stack.env holds digests, not values.
+    let token = secrets.join(format!("alpha/alpha-vault/{login}/value"));
+    std::fs::create_dir_all(token.parent().unwrap()).unwrap();
+    std::fs::write(&token, "token-value-1\n").unwrap();
+    std::fs::set_permissions(&token, std::fs::Permissions::from_mode(0o600)).unwrap();
+    ok(&render(), "meshc render --swarm");
+    let env = std::fs::read_to_string(dir.join("stage/stack.env")).unwrap();
+    assert!(
+        !env.contains("pw-value-1") && !env.contains("token-value-1"),
+        "{env}"
+    );
+    let stack = std::fs::read_to_string(dir.join("out/swarm/stack.yaml")).unwrap();
+    let mut digests = 0;
+    for line in env.lines() {
+        let (k, v) = line.split_once('=').unwrap();
+        if k == "MESH_STAGE" {
+            continue;
+        }
+        assert!(
+            stack.contains(&format!("${{{k}:?")),
+            "{k} is read by the stack"
+        );
+        let file = dir
+            .join("stage")
+            .join(k.trim_start_matches("MESH_").to_ascii_lowercase());
+        let meta = std::fs::metadata(&file).unwrap();
+        assert_eq!(
+            meta.permissions().mode() & 0o777,
+            0o400,
+            "{}",
+            file.display()
+        );
+        let bytes = std::fs::read(&file).unwrap();
+        use sha2::Digest;
+        let hex: String = sha2::Sha256::digest(&bytes)
+            .iter()
+            .take(8)
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        assert_eq!(v, hex, "{}", file.display());
+        digests += 1;
+    }
+    assert_eq!(
+        digests, 3,
+        "a config, a sealed file and a secret file: {env}"
+    );
+    // A changed value changes its digest, and only its own.
+    std::fs::write(&password, "pw-value-2\n").unwrap();
+    ok(&render(), "meshc render --swarm again");
+    let again = std::fs::read_to_string(dir.join("stage/stack.env")).unwrap();
+    let changed: Vec<&str> = env
+        .lines()
+        .zip(again.lines())
+        .filter(|(a, b)| a != b)
+        .map(|(a, _)| a.split('=').next().unwrap())
+        .collect();
+    assert_eq!(
+        changed.len(),
+        2,
+        "the sealed file and the secret file: {changed:?}"
+    );
+    // A refused render takes the stack.env of the last one away: nothing deploys
+    // half-rendered.
+    std::fs::remove_file(&token).unwrap();
+    assert_eq!(render().status.code(), Some(1));
+    assert!(!dir.join("stage/stack.env").exists());
+}

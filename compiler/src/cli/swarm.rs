@@ -97,6 +97,18 @@ fn render_stage(dir: &Path, secrets: &Path, stage: &Path) -> Result<usize, Strin
                 super::workspace::plain(&e)
             )
         })?;
+    // Until every file is written, no stack.env: a deploy in between is refused by the
+    // engine instead of pairing earlier digests with new contents.
+    let env_path = stage.join("stack.env");
+    if let Err(e) = fs::remove_file(&env_path)
+        && e.kind() != std::io::ErrorKind::NotFound
+    {
+        return Err(format!(
+            "cannot remove `{}`: {}",
+            env_path.display(),
+            super::workspace::plain(&e)
+        ));
+    }
     // Each node's files are rendered as `meshc render` renders them on the node, into a
     // root of the stage's own, then read back as the stack's files.
     let work = stage.join(".render");
