@@ -199,13 +199,22 @@ enum Command {
     /// a changed manifest, a secrets folder open to others, a root that is a link), 2 I/O.
     Render {
         /// The node's manifest, as `meshc build` wrote it.
-        manifest: PathBuf,
+        #[arg(required_unless_present = "swarm", conflicts_with = "swarm")]
+        manifest: Option<PathBuf>,
         /// The folder of secret values (not readable by other users).
         #[arg(long)]
         secrets: PathBuf,
         /// The node's root (its `root` in the mesh).
         #[arg(long, default_value = "/srv/mesh")]
         root: PathBuf,
+        /// On a swarm's manager: the folder `meshc build --target swarm` wrote; the files
+        /// its stack's configs, secrets and env files read are written into --out, with
+        /// `stack.env` naming each by the digest of its content.
+        #[arg(long, requires = "out", conflicts_with = "root")]
+        swarm: Option<PathBuf>,
+        /// With --swarm: the folder to write them into (made 0700).
+        #[arg(long, requires = "swarm")]
+        out: Option<PathBuf>,
     },
     /// On the node: render, then bring its Docker Compose project to what the manifest says.
     ///
@@ -397,7 +406,14 @@ fn main() -> ExitCode {
             manifest,
             secrets,
             root,
-        } => cli::render::run(manifest, secrets, root),
+            swarm,
+            out,
+        } => match (manifest, swarm, out) {
+            (_, Some(dir), Some(stage)) => cli::swarm::render(dir, secrets, stage),
+            (Some(manifest), _, _) => cli::render::run(manifest, secrets, root),
+            // clap requires one or the other.
+            _ => 2,
+        },
         Command::Apply {
             manifest,
             secrets,
@@ -727,6 +743,7 @@ fn build(
         output::say(&format!("`{target}` is not a target meshc knows"));
         return 2;
     };
+    let swarm = target.name == "swarm";
     let target = (target.make)();
     // The lock (a megabyte for a large mesh) is read on a thread of its own while the
     // workspace is.
@@ -854,6 +871,11 @@ fn build(
         }
     }
     mark("written");
+    if swarm {
+        for note in cli::swarm::notes(&out) {
+            output::say(&note);
+        }
+    }
     let lock_text = outcome.lock_text();
     let lock_on_disk = cli::workspace::read_lock(&lock_path).ok().flatten();
     if lock_on_disk.as_deref() != Some(lock_text.as_str())

@@ -14,5 +14,6 @@ pub mod render;
 pub mod root;
 pub mod secrets;
 pub mod survey;
+pub mod swarm;
 pub mod take;
 pub mod workspace;

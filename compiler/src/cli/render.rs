@@ -174,6 +174,15 @@ pub enum Fail {
     Left(String),
 }
 
+impl Fail {
+    /// The sentence that says why, whatever the kind of failure.
+    fn into_sentence(self) -> String {
+        match self {
+            Fail::Refused(m) | Fail::Io(m) | Fail::Left(m) => m,
+        }
+    }
+}
+
 /// One file to write: where, its bytes, owner, group and mode, and the service it is for.
 struct Planned {
     path: PathBuf,
@@ -617,6 +626,21 @@ pub fn render(manifest_path: &Path, secrets: &Path, root: &Path) -> Result<Rende
     commit(&prepared, root)
 }
 
+/// `meshc render --swarm` (super::swarm): the files of a node's manifest rendered under
+/// `root` as on the node, without making its directories (they are the node's, not the
+/// manager's). The sentence of a refusal or failure on error.
+pub(super) fn render_files(
+    manifest_path: &Path,
+    secrets: &Path,
+    root: &Path,
+) -> Result<usize, String> {
+    let mut prepared = prepare(manifest_path, secrets, root).map_err(Fail::into_sentence)?;
+    prepared.directories.clear();
+    commit(&prepared, root)
+        .map(|r| r.files)
+        .map_err(Fail::into_sentence)
+}
+
 /// Reads the manifest and every value, renders every template and checks everything
 /// that can refuse: a refusal here has written nothing.
 pub fn prepare(manifest_path: &Path, secrets: &Path, root: &Path) -> Result<Prepared, Fail> {
@@ -837,9 +861,7 @@ pub fn commit(prepared: &Prepared, root: &Path) -> Result<Rendered, Fail> {
     let mut made: Vec<String> = Vec::new();
     for (path, owner, mode) in directories {
         if let Err(f) = make_directory(path, *owner, *mode) {
-            let why = match f {
-                Fail::Refused(m) | Fail::Io(m) | Fail::Left(m) => m,
-            };
+            let why = f.into_sentence();
             let pending: Vec<String> = directories
                 .iter()
                 .skip(made.len())

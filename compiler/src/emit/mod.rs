@@ -12,6 +12,7 @@ pub mod compose;
 pub use crate::base::template_functions as functions;
 pub mod manifest;
 pub mod order;
+pub mod swarm;
 
 pub use canonical::{canonical_json, digest_of, write_pretty_with_digest};
 pub use manifest::*;

@@ -11,6 +11,7 @@
 //! entry in [`TARGETS`]; nothing below this layer knows targets exist.
 
 pub mod compose;
+pub mod swarm;
 
 use crate::emit::{self, Manifest, NodeFacts};
 use crate::resolve::ManifestSink;
@@ -59,6 +60,11 @@ pub const TARGETS: &[Registered] = &[
         name: "compose",
         about: "`<node>.json` and `<node>/compose.yaml` per node.",
         make: || Box::new(compose::Compose),
+    },
+    Registered {
+        name: "swarm",
+        about: "`<node>.json` per node and `swarm/stack.yaml`: one Docker Swarm stack for the whole mesh (see `meshc render --swarm`).",
+        make: || Box::<swarm::Swarm>::default(),
     },
 ];
 
