@@ -294,14 +294,42 @@ fn genesis_plans_exactly_the_declared_foundation() {
     let forge = &plan["instances"][1];
     assert_eq!(forge["directories"][0]["path"], "/srv/forge");
     assert_eq!(forge["containers"][0]["mounts"][0]["container"], "/data");
-    // The plain file is planned; the sealed one (it reads the vault's secret) is not.
-    let files: Vec<&str> = forge["containers"][0]["files"]
-        .as_array()
-        .unwrap()
+    // Every file is planned with its owner, group and mode (LANGUAGE.md §14.5): the plain
+    // one with its content, the sealed one (it reads the vault's secret) as render writes
+    // it, from its template and the place of each secret, never a value.
+    let files = forge["containers"][0]["files"].as_array().unwrap();
+    let targets: Vec<&str> = files
         .iter()
         .map(|f| f["target"].as_str().unwrap())
         .collect();
-    assert_eq!(files, ["/data/gitea/conf/app.ini"]);
+    assert_eq!(
+        targets,
+        ["/data/gitea/conf/app.ini", "/data/gitea/conf/secret.ini"]
+    );
+    for f in files {
+        assert_eq!(
+            (&f["owner"], &f["group"]),
+            (&1000.into(), &1000.into()),
+            "{f}"
+        );
+    }
+    assert_eq!(files[0]["mode"], "0644");
+    assert!(files[0]["content"].is_string());
+    assert_eq!(files[1]["mode"], "0640");
+    assert!(files[1].get("content").is_none(), "{}", files[1]);
+    assert!(
+        files[1]["template"]
+            .as_str()
+            .unwrap()
+            .contains("INTERNAL_TOKEN = ${key.value}"),
+        "{}",
+        files[1]
+    );
+    assert_eq!(
+        files[1]["references"]["key.value"]["sealed"]["by"]["instance"],
+        "vault"
+    );
+    assert_eq!(forge["directories"][0]["group"], 1000);
 }
 
 /// No engine answering is exit 2 with one sentence; so is a host that is not a socket.
