@@ -527,10 +527,11 @@ impl<'a> Comparison<'a> {
                 f,
                 Outcome::Same,
                 None,
+                // The dates as the report has them (the JSON rows carry the same).
                 format!(
                     "`{}` ({}) runs already",
                     declared.image,
-                    time::format_rfc3339(dc)
+                    declared_created.as_deref().unwrap_or_default()
                 ),
             );
         } else {
@@ -546,9 +547,9 @@ impl<'a> Comparison<'a> {
                 format!(
                     "the declared image `{}` ({}) is {how} the running `{}` ({})",
                     declared.image,
-                    time::format_rfc3339(dc),
+                    declared_created.as_deref().unwrap_or_default(),
                     found.image,
-                    time::format_rfc3339(fc)
+                    found.image_created.as_deref().unwrap_or_default()
                 ),
             );
         }
