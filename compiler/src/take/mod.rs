@@ -606,7 +606,6 @@ impl<'a> Comparison<'a> {
                 None => (false, None, String::new()),
             },
         };
-        self.owner(name, found, f, original);
         if equal {
             let minted_here = self.minted_for(f);
             let mut note = format!("`{path}` is as declared");
@@ -638,6 +637,7 @@ impl<'a> Comparison<'a> {
                 None,
                 note,
             );
+            self.owner(name, found, f, original);
             return;
         }
         let diff = shown_found.map(|old| {
@@ -697,6 +697,7 @@ impl<'a> Comparison<'a> {
         {
             last.message = format!("{}:\n{}", last.message, d.trim_end());
         }
+        self.owner(name, found, f, original);
     }
 
     /// W0604: a taken file whose owner or group changes (render writes the declared ones).
