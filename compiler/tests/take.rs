@@ -464,7 +464,11 @@ fn secret_line(i: usize) -> String {
         _ => key.to_ascii_uppercase(),
     };
     let q = quotes[i / 7 % quotes.len()];
-    let (kq, vq) = if i % 5 == 0 { ("\"", "\"") } else { ("", q) };
+    let (kq, vq) = if i.is_multiple_of(5) {
+        ("\"", "\"")
+    } else {
+        ("", q)
+    };
     format!(
         "{}{kq}{key}{kq}{}{vq}{TAKE_MARKER}{i}x{vq}{}",
         before[i / 3 % before.len()],

@@ -332,7 +332,23 @@ impl<'a> Comparison<'a> {
         };
         let name = declared.name.as_str();
         for var in names {
-            if declared.env.contains_key(var) {
+            if let Some(value) = declared.env.get(var) {
+                // A variable still set from a secret minted anew holds a value in use.
+                let makers: Vec<&crate::emit::InstanceRef> = match value {
+                    crate::emit::EnvValue::Sealed(s) => vec![&s.sealed.by],
+                    crate::emit::EnvValue::Template(t) => t
+                        .references
+                        .values()
+                        .filter_map(|r| match r {
+                            TemplateRef::Sealed { sealed } => Some(&sealed.by),
+                            TemplateRef::Value { .. } => None,
+                        })
+                        .collect(),
+                    crate::emit::EnvValue::Text(_) => Vec::new(),
+                };
+                if let Some(req) = self.minted_by(makers.into_iter()) {
+                    self.value_found.push((req, format!("${var}")));
+                }
                 continue;
             }
             let as_file = [
@@ -723,15 +739,18 @@ impl<'a> Comparison<'a> {
 
     /// The requirement minted anew (not accepted) whose secret the sealed file `f` reads.
     fn minted_for(&self, f: &File) -> Option<String> {
-        let makers: Vec<&crate::emit::InstanceRef> = f
-            .references
-            .iter()
-            .flatten()
-            .filter_map(|(_, r)| match r {
-                TemplateRef::Sealed { sealed } => Some(&sealed.by),
-                TemplateRef::Value { .. } => None,
-            })
-            .collect();
+        self.minted_by(f.references.iter().flatten().filter_map(|(_, r)| match r {
+            TemplateRef::Sealed { sealed } => Some(&sealed.by),
+            TemplateRef::Value { .. } => None,
+        }))
+    }
+
+    /// The requirement minted anew (not accepted) that one of `makers` provides.
+    fn minted_by<'r>(
+        &self,
+        makers: impl Iterator<Item = &'r crate::emit::InstanceRef>,
+    ) -> Option<String> {
+        let makers: Vec<&crate::emit::InstanceRef> = makers.collect();
         self.instance
             .requirements
             .iter()
