@@ -1413,6 +1413,17 @@ impl Template {
     fn sealed_view(&self, found: &str) -> String {
         let lines = self.lines();
         let shown: Vec<String> = lines.iter().map(|l| shown_line(l)).collect();
+        // Literal lines are looked up, only lines with a secret part are tried one by one:
+        // linear in the found text, however long the template (LANGUAGE.md §14.6).
+        let mut literal: std::collections::HashMap<&str, usize> = Default::default();
+        let mut patterned: Vec<usize> = Vec::new();
+        for (i, l) in lines.iter().enumerate() {
+            if l.contains(&Part::Sealed) {
+                patterned.push(i);
+            } else {
+                literal.entry(shown[i].as_str()).or_insert(i);
+            }
+        }
         let mut out = String::with_capacity(found.len());
         for (i, line) in found.split('\n').enumerate() {
             if i > 0 {
@@ -1422,7 +1433,17 @@ impl Template {
                 .get(i)
                 .filter(|p| line_matches(p, line))
                 .map(|_| i)
-                .or_else(|| lines.iter().position(|p| line_matches(p, line)));
+                .or_else(|| {
+                    (!is_unmatched(line))
+                        .then(|| literal.get(line).copied())
+                        .flatten()
+                })
+                .or_else(|| {
+                    patterned
+                        .iter()
+                        .copied()
+                        .find(|&at| line_matches(&lines[at], line))
+                });
             match at {
                 Some(at) => out.push_str(&shown[at]),
                 None => out.push_str(&unmatched(i + 1)),
