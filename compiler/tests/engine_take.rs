@@ -894,6 +894,7 @@ module app {
     image "tw-app:new"
     command ["/bin/sh", "-c", "test -f /data/token.conf && exec /bin/sleep 3600"]
     user 1100
+    env { LISTEN = "8080" }
     mount data.path -> "/data"
     file "/data/app.conf" = """
       listen = 8080
@@ -975,10 +976,17 @@ mesh lab {
         run_meshc(dir.path(), &["survey", "--node", "tw", "lab.mesh", "."]);
     assert_eq!(code, Some(0), "{err}");
     assert!(!report_text.contains(MARK), "{report_text}");
+    let report: Value = serde_json::from_str(&report_text).unwrap();
+    let found = report["containers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "tw-gen")
+        .unwrap();
+    assert_eq!(found["user"], "1100", "{found}");
+    assert_eq!(found["env_names"], serde_json::json!(["LISTEN"]), "{found}");
     std::fs::write(dir.path().join("report.json"), &report_text).unwrap();
-    let mut args = take_args("tw-gen", &["--format", "json"]);
-    args.truncate(args.len());
-    let (code, out, err) = run_meshc(dir.path(), &args);
+    let (code, out, err) = run_meshc(dir.path(), &take_args("tw-gen", &["--format", "json"]));
     assert_eq!(code, Some(0), "{out}{err}");
     assert!(!out.contains(MARK) && !err.contains(MARK));
     let v: Value = serde_json::from_str(&out).unwrap();
@@ -1105,6 +1113,11 @@ fn raise_container(c: &Value) {
     if let Some(user) = c["user"].as_i64() {
         args.push("--user".into());
         args.push(user.to_string());
+    }
+    for (name, value) in c["env"].as_object().into_iter().flatten() {
+        let value = value.as_str().expect("the test's env values are plain");
+        args.push("-e".into());
+        args.push(format!("{name}={value}"));
     }
     for n in c["networks"].as_array().unwrap() {
         args.push("--network".into());

@@ -93,6 +93,9 @@ pub fn plan(manifests: &[&Manifest], node: &str) -> Result<Json, Vec<Refusal>> {
                     "image": c.image,
                     "command": c.command,
                     "user": c.user,
+                    // Plain values as they are; a secret one as the manifest has it (its
+                    // sealed reference or template), never a value.
+                    "env": c.env,
                     "networks": c.networks.iter().filter(|n| !n.kept).map(|n| n.name.clone()).collect::<Vec<_>>(),
                     "mounts": c.mounts,
                     "ports": c.ports,
