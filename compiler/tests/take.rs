@@ -52,7 +52,11 @@ fn run_case(dir: &Path) -> Vec<String> {
         let label = format!("{}/{name}", dir.file_name().unwrap().to_string_lossy());
         let tmp = tempfile::tempdir().unwrap();
         let work = tmp.path().join("ws");
-        copy_dir(&root().join("workspace"), &work);
+        // A case may name another workspace beside `workspace/`.
+        copy_dir(
+            &root().join(spec["workspace"].as_str().unwrap_or("workspace")),
+            &work,
+        );
         let out_dir = tmp.path().join("out");
         let human = run["format"] == "human";
         let report = dir.join("report.json");
