@@ -53,7 +53,11 @@ pub fn visible(text: &str) -> Cow<'_, str> {
 /// multi-line excerpt): `\n` (and a `\r\n` pair) is kept as a line break, every other
 /// hidden character is escaped.
 pub fn visible_lines(text: &str) -> Cow<'_, str> {
-    if !text.contains(|c: char| c != '\n' && is_hidden(c)) {
+    let plain = text.split('\n').all(|line| {
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        !line.contains(is_hidden)
+    });
+    if plain {
         return Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len() + 8);
