@@ -3,9 +3,10 @@
 //! runs), its digest, the cutover plan `--yes` writes, and the genesis plan. Pure: the
 //! caller reads the report and the clock and writes the plan.
 //!
-//! No secret value reaches a row, a finding or a plan: a sealed file is compared on its
-//! template, and in a diff both its secret parts and the found text they match are shown
-//! as `‹sealed›`.
+//! Nothing found reaches a row, a finding or a plan where it could be a secret (LANGUAGE.md
+//! §14.5): a sealed file is compared on its template line by line, and of its found text
+//! only whether each line matches is shown; a plain file's value on a line whose key names
+//! a secret is `‹masked›`; the environment is compared by name.
 
 pub mod diff;
 pub mod genesis;
@@ -57,7 +58,8 @@ pub enum Outcome {
 pub struct Row {
     /// The declared container it is about (empty for the instance as a whole).
     pub container: String,
-    /// `container`, `name`, `image`, `file`, `secret`, `port`, `network` or `mount`.
+    /// `container`, `name`, `image`, `file`, `owner`, `user`, `env`, `secret`, `port`,
+    /// `network`, `mount` or `data`.
     pub what: &'static str,
     /// The file path, port, network or requirement the row is about.
     pub subject: String,
@@ -165,7 +167,8 @@ struct Comparison<'a> {
     options: &'a Options,
     rows: Vec<Row>,
     findings: Vec<Finding>,
-    /// Requirements minted anew whose found value a sealed file holds, with its path.
+    /// Requirements minted anew whose found value is in use, with where: a sealed file's
+    /// path, or `$NAME` of an env variable.
     value_found: Vec<(String, String)>,
 }
 
