@@ -179,6 +179,12 @@ fn run_case(dir: &Path) -> Vec<String> {
                 if serde_json::from_str::<Value>(&plan_text).is_err() {
                     say("no JSON plan was written".into());
                 }
+                // The plan is the operator's alone (issue 37).
+                use std::os::unix::fs::PermissionsExt;
+                let mode = std::fs::metadata(&plan).map_or(0, |m| m.permissions().mode() & 0o777);
+                if mode != 0o600 {
+                    say(format!("the plan is written {mode:o}, not 600"));
+                }
             }
             _ => {
                 if out_dir.exists()
