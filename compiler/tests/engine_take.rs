@@ -522,3 +522,620 @@ fn raise(plan: &Value) {
         }
     }
 }
+
+// ---------------------------------------------------------------------------------------
+// Compared whole (LANGUAGE.md §14.5, issue 37) and nothing found ever printed (issue 33,
+// class 7). Objects of these tests are named `tw-…`.
+
+/// Every secret value the installation below holds carries this marker: no output of
+/// survey or take may ever hold it.
+const MARK: &str = "twmark";
+
+/// A module taking over an installation that keeps secrets in files and in the
+/// environment: a plain file, sealed files whose found lines have other shapes than the
+/// template's, and a password that moves from an env variable to a file.
+const WHOLE_MODULES: &str = r#"
+/// The service found on the node, and the module that takes it over.
+module app {
+  requires data: host directory { owner = 1100  mode = 0o750 }
+  requires key: module secret
+  container app {
+    image "tw-app:new"
+    command ["/bin/sleep", "3600"]
+    user 1100
+    mount data.path -> "/data"
+    env { DB_PASSWORD_FILE = "/data/db_password" }
+    file "/data/app.conf" = """
+      listen = 8080
+      """
+    file "/data/equals.conf" = """
+      token = ${key.value}
+      """
+    file "/data/tab.conf" = """
+      token = ${key.value}
+      """
+    file "/data/case.conf" = """
+      token = ${key.value}
+      """
+    file "/data/url.conf" = """
+      url = redis://west_app:${key.value}@kvd:6379/0
+      """
+  }
+}
+
+/// Makes the secrets the app requires.
+module vault {
+  container vault {
+    image "tw-app:new"
+  }
+  provides secret { }
+}
+"#;
+
+fn tw_images() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        engine::import_busybox("tw-app:old", &["sh", "sleep", "test"]);
+        std::thread::sleep(std::time::Duration::from_millis(1500));
+        engine::import_busybox("tw-app:new", &["sh", "sleep", "test"]);
+    });
+}
+
+fn tw_workspace(modules: &str, mesh: &str) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    std::fs::write(dir.path().join("modules.mesh"), modules).unwrap();
+    std::fs::write(
+        dir.path().join("lab.mesh"),
+        mesh.replace("DATA", &data.display().to_string()),
+    )
+    .unwrap();
+    std::fs::create_dir_all(&data).unwrap();
+    (dir, data)
+}
+
+/// Runs meshc in `dir`; (exit, stdout, stderr).
+fn run_meshc(dir: &Path, args: &[&str]) -> (Option<i32>, String, String) {
+    let out = meshc(dir, args);
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn take_args<'a>(instance: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec![
+        "take",
+        instance,
+        "--node",
+        "tw",
+        "lab.mesh",
+        ".",
+        "--report",
+        "report.json",
+        "--out",
+        "plans",
+    ];
+    args.extend_from_slice(extra);
+    args
+}
+
+fn set_owner(path: &Path, owner: u32, group: u32, mode: u32) {
+    use std::os::unix::fs::PermissionsExt;
+    std::os::unix::fs::chown(path, Some(owner), Some(group)).unwrap();
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
+}
+
+#[test]
+fn take_compares_owners_user_env_and_data_and_prints_no_found_secret() {
+    if !engine_or_skip("take_compares_owners_user_env_and_data_and_prints_no_found_secret") {
+        return;
+    }
+    let _engine = engine::exclusive();
+    tw_images();
+    let _cleanup = Cleanup::new(&["tw-app"], &[]);
+    let (dir, data) = tw_workspace(
+        WHOLE_MODULES,
+        r#"
+mesh lab {
+  node tw {
+    private_name = "tw.lab.internal"
+    ports = 24800..24899
+    adopted = true
+  }
+  seat vault = tw-vault on tw
+  assign vault to tw as tw-vault
+  assign app to tw as tw-app { data at "DATA" }
+}
+"#,
+    );
+    // The installation as it is found: root-owned 0644 files, a root-owned 0755 data
+    // directory, secret lines in shapes the templates do not have, an admin password in
+    // a plain file, a password in the environment, the container running as root.
+    let files: [(&str, String); 6] = [
+        (
+            "app.conf",
+            format!("listen = 8080\nadmin_password = Winter2024!{MARK}1\n"),
+        ),
+        ("equals.conf", format!("TOKEN=Winter2024!{MARK}2\n")),
+        ("tab.conf", format!("token\tWinter2024!{MARK}3\n")),
+        ("case.conf", format!("Token = Winter2024!{MARK}4\n")),
+        (
+            "url.conf",
+            format!("url = redis://west_app:Winter2024!{MARK}5@kvd:6379/0\nextra = 1\n"),
+        ),
+        ("db_password", format!("Winter2024!{MARK}6\n")),
+    ];
+    for (name, text) in &files {
+        std::fs::write(data.join(name), text).unwrap();
+        set_owner(&data.join(name), 0, 0, 0o644);
+    }
+    set_owner(&data, 0, 0, 0o755);
+    docker_ok(&[
+        "run",
+        "-d",
+        "--name",
+        "tw-app",
+        "--user",
+        "0:0",
+        "-e",
+        &format!("DB_PASSWORD=Winter2024!{MARK}7"),
+        "-e",
+        "USER_UID=1100",
+        "-v",
+        &format!("{}:/data", data.display()),
+        "tw-app:old",
+    ]);
+
+    // Every output of survey and take, kept for the sweep below.
+    let mut outputs: Vec<(String, String)> = Vec::new();
+    let (code, report_text, err) =
+        run_meshc(dir.path(), &["survey", "--node", "tw", "lab.mesh", "."]);
+    assert_eq!(code, Some(0), "{err}");
+    std::fs::write(dir.path().join("report.json"), &report_text).unwrap();
+    outputs.push(("survey stdout (the report)".into(), report_text.clone()));
+    outputs.push(("survey stderr".into(), err));
+    let report: Value = serde_json::from_str(&report_text).unwrap();
+    let found = report["containers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "tw-app")
+        .expect("the survey found tw-app");
+    assert_eq!(found["user"], "0:0", "{found}");
+    let env: Vec<&str> = found["env_names"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    assert_eq!(
+        env,
+        ["DB_PASSWORD", "USER_UID"],
+        "names only, the image's left out"
+    );
+    let data_entry = report["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["container"] == "tw-app")
+        .unwrap_or_else(|| panic!("no data entry: {report_text}"));
+    assert_eq!(
+        (
+            &data_entry["owner"],
+            &data_entry["group"],
+            &data_entry["mode"]
+        ),
+        (&0.into(), &0.into(), &"0755".into()),
+        "{data_entry}"
+    );
+
+    // The preview, as JSON and for a person.
+    let (code, json_out, err) = run_meshc(dir.path(), &take_args("tw-app", &["--format", "json"]));
+    assert_eq!(code, Some(1), "{json_out}{err}");
+    outputs.push(("take --format json".into(), json_out.clone()));
+    outputs.push(("take --format json stderr".into(), err));
+    let v: Value = serde_json::from_str(&json_out).unwrap();
+    let (code, human_out, human_err) = run_meshc(dir.path(), &take_args("tw-app", &[]));
+    assert_eq!(code, Some(1), "{human_out}{human_err}");
+    outputs.push(("take stdout".into(), human_out.clone()));
+    outputs.push(("take stderr".into(), human_err.clone()));
+
+    let c = codes(&v);
+    assert!(c.contains(&"W0604".to_string()), "{c:?}");
+    let owner_rows = rows(&v, "owner");
+    assert_eq!(
+        owner_rows.len(),
+        5,
+        "one W0604 per found file: {owner_rows:?}"
+    );
+    assert!(
+        owner_rows[0]["note"]
+            .as_str()
+            .unwrap()
+            .contains("is owned by 0:0 and will be owned by 1100:1100"),
+        "{}",
+        owner_rows[0]
+    );
+    let user = rows(&v, "user");
+    assert_eq!(user[0]["outcome"], "said", "{}", user[0]);
+    assert!(
+        user[0]["note"].as_str().unwrap().contains("runs as `0:0`"),
+        "{}",
+        user[0]
+    );
+    let env_rows = rows(&v, "env");
+    let said = |name: &str| {
+        env_rows
+            .iter()
+            .find(|r| r["subject"] == name)
+            .map(|r| r["note"].as_str().unwrap().to_string())
+            .unwrap_or_default()
+    };
+    assert!(
+        said("DB_PASSWORD").contains("now delivered as a file (`DB_PASSWORD_FILE`)"),
+        "{env_rows:?}"
+    );
+    assert!(said("USER_UID").contains("no longer set"), "{env_rows:?}");
+    let data_rows = rows(&v, "data");
+    assert!(
+        data_rows[0]["note"]
+            .as_str()
+            .unwrap()
+            .contains("its owner from 0:0 to 1100:1100 and its mode from 0755 to 0750"),
+        "{data_rows:?}"
+    );
+    // Every sealed file differs in shape: refused, each line reported by number only.
+    let sealed: Vec<&Value> = rows(&v, "file")
+        .into_iter()
+        .filter(|r| r["declared"]["sealed"] == true)
+        .collect();
+    assert_eq!(sealed.len(), 4);
+    for r in &sealed {
+        assert_eq!(r["code"], "E0605", "{r}");
+        let diff = r["diff"].as_str().unwrap();
+        let line = if r["subject"] == "/data/url.conf" {
+            2
+        } else {
+            1
+        };
+        assert!(
+            diff.contains(&format!("-‹sealed: line {line} is not as declared›")),
+            "{diff}"
+        );
+    }
+    let plain = rows(&v, "file")
+        .into_iter()
+        .find(|r| r["subject"] == "/data/app.conf")
+        .unwrap();
+    assert!(
+        plain["diff"]
+            .as_str()
+            .unwrap()
+            .contains("-admin_password = ‹masked›"),
+        "{plain}"
+    );
+    // The human image row shows both dates, as the JSON has them.
+    let image = &rows(&v, "image")[0];
+    let image_line = human_out
+        .lines()
+        .find(|l| l.contains(" image "))
+        .expect("an image row");
+    for date in [&image["declared"]["created"], &image["found"]["created"]] {
+        let date = date.as_str().unwrap();
+        assert!(image_line.contains(date), "{image_line} lacks {date}");
+    }
+
+    // Confirmed, the plan is written 0600.
+    let overrides = [
+        "--replace",
+        "/data/app.conf",
+        "--replace",
+        "/data/equals.conf",
+        "--replace",
+        "/data/tab.conf",
+        "--replace",
+        "/data/case.conf",
+        "--replace",
+        "/data/url.conf",
+        "--mint",
+        "key",
+    ];
+    let mut args = take_args("tw-app", &overrides);
+    args.extend(["--format", "json"]);
+    let (code, out, err) = run_meshc(dir.path(), &args);
+    assert_eq!(code, Some(0), "{out}{err}");
+    let digest = serde_json::from_str::<Value>(&out).unwrap()["digest"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let mut args = take_args("tw-app", &overrides);
+    args.extend(["--yes", &digest]);
+    let (code, out, err) = run_meshc(dir.path(), &args);
+    assert_eq!(code, Some(0), "{out}{err}");
+    outputs.push(("take --yes stdout".into(), out));
+    outputs.push(("take --yes stderr".into(), err));
+    let plan_path = dir.path().join("plans/tw.tw-app.take.json");
+    let plan = std::fs::read_to_string(&plan_path).unwrap();
+    outputs.push(("the cutover plan".into(), plan));
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(&plan_path).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600, "the plan is the operator's alone");
+
+    // The sweep: no secret value the installation holds, in any output.
+    for (what, text) in &outputs {
+        assert!(
+            !text.contains(MARK),
+            "{what} holds a found secret value:\n{text}"
+        );
+        assert!(!text.contains("Winter2024"), "{what}:\n{text}");
+    }
+}
+
+/// The genesis plan of an instance with a sealed file and owners, raised as a host would
+/// (files rendered as `meshc render` renders them, owners and modes set), then surveyed
+/// and taken: nothing differs. A container that exited because its configuration is
+/// missing is then not "the same container".
+#[test]
+fn genesis_with_sealed_files_and_owners_round_trips_without_a_difference() {
+    if !engine_or_skip("genesis_with_sealed_files_and_owners_round_trips_without_a_difference") {
+        return;
+    }
+    let _engine = engine::exclusive();
+    tw_images();
+    let (dir, _data) = tw_workspace(
+        r#"
+/// A service that will not start without its sealed configuration.
+module app {
+  requires data: host directory { owner = 1100  mode = 0o750 }
+  requires token: operator secret string
+  container app {
+    image "tw-app:new"
+    command ["/bin/sh", "-c", "test -f /data/token.conf && exec /bin/sleep 3600"]
+    user 1100
+    env { LISTEN = "8080" }
+    mount data.path -> "/data"
+    file "/data/app.conf" = """
+      listen = 8080
+      """
+    file "/data/token.conf" = """
+      token = ${token}
+      """
+  }
+}
+
+/// Holds the operator's secrets.
+module vault {
+  container vault {
+    image "tw-app:new"
+  }
+  provides secret { }
+}
+"#,
+        r#"
+mesh lab {
+  node tw {
+    private_name = "tw.lab.internal"
+    ports = 24800..24899
+    adopted = true
+  }
+  seat vault = tw-vault on tw
+  assign vault to tw as tw-vault
+  assign app to tw as tw-gen {
+    genesis
+    data at "DATA"
+  }
+}
+"#,
+    );
+    let (code, _, err) = run_meshc(
+        dir.path(),
+        &[
+            "genesis", "lab.mesh", ".", "--node", "tw", "--out", "genesis",
+        ],
+    );
+    assert_eq!(code, Some(0), "{err}");
+    let plan: Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("genesis/tw.genesis.json")).unwrap())
+            .unwrap();
+    let networks: Vec<String> = plan["networks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_str().unwrap().to_string())
+        .collect();
+    let net_refs: Vec<&str> = networks.iter().map(String::as_str).collect();
+    let _cleanup = Cleanup::new(&["tw-gen"], &net_refs);
+    // The operator's secret, where render reads it: DIR/<node>/<instance>/<key>.
+    let secrets = dir.path().join("secrets");
+    let value = format!("Winter2024!{MARK}9");
+    let file = plan["instances"][0]["containers"][0]["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["target"] == "/data/token.conf")
+        .expect("genesis plans the sealed file")
+        .clone();
+    let sealed = file["references"]
+        .as_object()
+        .unwrap()
+        .values()
+        .next()
+        .unwrap()["sealed"]
+        .clone();
+    let at = secrets
+        .join(sealed["by"]["node"].as_str().unwrap())
+        .join(sealed["by"]["instance"].as_str().unwrap())
+        .join(sealed["key"].as_str().unwrap());
+    std::fs::create_dir_all(at.parent().unwrap()).unwrap();
+    std::fs::write(&at, &value).unwrap();
+    raise_whole(&plan, &secrets);
+
+    let (code, report_text, err) =
+        run_meshc(dir.path(), &["survey", "--node", "tw", "lab.mesh", "."]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(!report_text.contains(MARK), "{report_text}");
+    let report: Value = serde_json::from_str(&report_text).unwrap();
+    let found = report["containers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "tw-gen")
+        .unwrap();
+    assert_eq!(found["user"], "1100", "{found}");
+    assert_eq!(found["env_names"], serde_json::json!(["LISTEN"]), "{found}");
+    std::fs::write(dir.path().join("report.json"), &report_text).unwrap();
+    let (code, out, err) = run_meshc(dir.path(), &take_args("tw-gen", &["--format", "json"]));
+    assert_eq!(code, Some(0), "{out}{err}");
+    assert!(!out.contains(MARK) && !err.contains(MARK));
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert!(codes(&v).is_empty(), "{out}");
+    for row in v["rows"].as_array().unwrap() {
+        assert_eq!(
+            row["outcome"], "same",
+            "genesis raised something the module does not declare: {row}"
+        );
+    }
+    for what in ["container", "file", "user", "data", "network"] {
+        assert!(!rows(&v, what).is_empty(), "no {what} row: {out}");
+    }
+    assert_eq!(rows(&v, "file").len(), 2, "{out}");
+
+    // Raised without its sealed configuration, the container exits: not the same.
+    docker_ok(&["rm", "-f", "tw-gen"]);
+    let token = Path::new(
+        plan["instances"][0]["directories"][0]["path"]
+            .as_str()
+            .unwrap(),
+    )
+    .join("token.conf");
+    std::fs::remove_file(&token).unwrap();
+    raise_container(&plan["instances"][0]["containers"][0]);
+    let mut stopped = false;
+    for _ in 0..50 {
+        if docker_ok(&["inspect", "-f", "{{.State.Running}}", "tw-gen"]) == "false" {
+            stopped = true;
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    assert!(stopped, "tw-gen kept running without its configuration");
+    let (code, report_text, err) =
+        run_meshc(dir.path(), &["survey", "--node", "tw", "lab.mesh", "."]);
+    assert_eq!(code, Some(0), "{err}");
+    std::fs::write(dir.path().join("report.json"), &report_text).unwrap();
+    let (_, out, _) = run_meshc(dir.path(), &take_args("tw-gen", &["--format", "json"]));
+    let v: Value = serde_json::from_str(&out).unwrap();
+    let container = &rows(&v, "container")[0];
+    assert_eq!(container["outcome"], "said", "{container}");
+    assert!(
+        container["note"].as_str().unwrap().contains("stopped"),
+        "{container}"
+    );
+}
+
+/// Raises a genesis plan as a host would: networks; directories with their owner, group
+/// and mode; every file with its owner, group and mode, a sealed one rendered from the
+/// secrets under `secrets` as `meshc render` renders it; then the containers.
+fn raise_whole(plan: &Value, secrets: &Path) {
+    for n in plan["networks"].as_array().unwrap() {
+        docker_ok(&["network", "create", n.as_str().unwrap()]);
+    }
+    for inst in plan["instances"].as_array().unwrap() {
+        for d in inst["directories"].as_array().unwrap() {
+            let path = Path::new(d["path"].as_str().unwrap());
+            std::fs::create_dir_all(path).unwrap();
+            set_owner(
+                path,
+                d["owner"].as_u64().unwrap() as u32,
+                d["group"].as_u64().unwrap() as u32,
+                u32::from_str_radix(d["mode"].as_str().unwrap(), 8).unwrap(),
+            );
+        }
+        for c in inst["containers"].as_array().unwrap() {
+            for f in c["files"].as_array().unwrap() {
+                let target = f["target"].as_str().unwrap();
+                let mount = c["mounts"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .find(|m| target.starts_with(&format!("{}/", m["container"].as_str().unwrap())))
+                    .expect("the test's files lie in a mount");
+                let host = Path::new(mount["host"].as_str().unwrap()).join(
+                    target
+                        .strip_prefix(mount["container"].as_str().unwrap())
+                        .unwrap()
+                        .trim_start_matches('/'),
+                );
+                let text = match f["content"].as_str() {
+                    Some(t) => t.to_string(),
+                    None => {
+                        let refs = f["references"].clone();
+                        let mut lookup = |r: &str| -> Result<String, String> {
+                            let v = &refs[r];
+                            if let Some(t) = v["value"].as_str() {
+                                return Ok(t.to_string());
+                            }
+                            let s = &v["sealed"];
+                            std::fs::read_to_string(
+                                secrets
+                                    .join(s["by"]["node"].as_str().unwrap())
+                                    .join(s["by"]["instance"].as_str().unwrap())
+                                    .join(s["key"].as_str().unwrap()),
+                            )
+                            .map_err(|e| e.to_string())
+                        };
+                        meshc::emit::functions::render(f["template"].as_str().unwrap(), &mut lookup)
+                            .unwrap()
+                    }
+                };
+                std::fs::write(&host, text).unwrap();
+                set_owner(
+                    &host,
+                    f["owner"].as_u64().unwrap() as u32,
+                    f["group"].as_u64().unwrap() as u32,
+                    u32::from_str_radix(f["mode"].as_str().unwrap(), 8).unwrap(),
+                );
+            }
+            raise_container(c);
+        }
+    }
+}
+
+fn raise_container(c: &Value) {
+    let mut args: Vec<String> = vec![
+        "run".into(),
+        "-d".into(),
+        "--name".into(),
+        c["name"].as_str().unwrap().into(),
+    ];
+    if let Some(user) = c["user"].as_i64() {
+        args.push("--user".into());
+        args.push(user.to_string());
+    }
+    for (name, value) in c["env"].as_object().into_iter().flatten() {
+        let value = value.as_str().expect("the test's env values are plain");
+        args.push("-e".into());
+        args.push(format!("{name}={value}"));
+    }
+    for n in c["networks"].as_array().unwrap() {
+        args.push("--network".into());
+        args.push(n.as_str().unwrap().into());
+    }
+    for m in c["mounts"].as_array().unwrap() {
+        args.push("-v".into());
+        let ro = if m["read_only"] == true { ":ro" } else { "" };
+        args.push(format!(
+            "{}:{}{ro}",
+            m["host"].as_str().unwrap(),
+            m["container"].as_str().unwrap()
+        ));
+    }
+    args.push(c["image"].as_str().unwrap().into());
+    for part in c["command"].as_array().unwrap() {
+        args.push(part.as_str().unwrap().into());
+    }
+    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+    docker_ok(&refs);
+}

@@ -52,7 +52,11 @@ fn run_case(dir: &Path) -> Vec<String> {
         let label = format!("{}/{name}", dir.file_name().unwrap().to_string_lossy());
         let tmp = tempfile::tempdir().unwrap();
         let work = tmp.path().join("ws");
-        copy_dir(&root().join("workspace"), &work);
+        // A case may name another workspace beside `workspace/`.
+        copy_dir(
+            &root().join(spec["workspace"].as_str().unwrap_or("workspace")),
+            &work,
+        );
         let out_dir = tmp.path().join("out");
         let human = run["format"] == "human";
         let report = dir.join("report.json");
@@ -175,6 +179,12 @@ fn run_case(dir: &Path) -> Vec<String> {
                 if serde_json::from_str::<Value>(&plan_text).is_err() {
                     say("no JSON plan was written".into());
                 }
+                // The plan is the operator's alone (issue 37).
+                use std::os::unix::fs::PermissionsExt;
+                let mode = std::fs::metadata(&plan).map_or(0, |m| m.permissions().mode() & 0o777);
+                if mode != 0o600 {
+                    say(format!("the plan is written {mode:o}, not 600"));
+                }
             }
             _ => {
                 if out_dir.exists()
@@ -294,14 +304,42 @@ fn genesis_plans_exactly_the_declared_foundation() {
     let forge = &plan["instances"][1];
     assert_eq!(forge["directories"][0]["path"], "/srv/forge");
     assert_eq!(forge["containers"][0]["mounts"][0]["container"], "/data");
-    // The plain file is planned; the sealed one (it reads the vault's secret) is not.
-    let files: Vec<&str> = forge["containers"][0]["files"]
-        .as_array()
-        .unwrap()
+    // Every file is planned with its owner, group and mode (LANGUAGE.md §14.5): the plain
+    // one with its content, the sealed one (it reads the vault's secret) as render writes
+    // it, from its template and the place of each secret, never a value.
+    let files = forge["containers"][0]["files"].as_array().unwrap();
+    let targets: Vec<&str> = files
         .iter()
         .map(|f| f["target"].as_str().unwrap())
         .collect();
-    assert_eq!(files, ["/data/gitea/conf/app.ini"]);
+    assert_eq!(
+        targets,
+        ["/data/gitea/conf/app.ini", "/data/gitea/conf/secret.ini"]
+    );
+    for f in files {
+        assert_eq!(
+            (&f["owner"], &f["group"]),
+            (&1000.into(), &1000.into()),
+            "{f}"
+        );
+    }
+    assert_eq!(files[0]["mode"], "0644");
+    assert!(files[0]["content"].is_string());
+    assert_eq!(files[1]["mode"], "0640");
+    assert!(files[1].get("content").is_none(), "{}", files[1]);
+    assert!(
+        files[1]["template"]
+            .as_str()
+            .unwrap()
+            .contains("INTERNAL_TOKEN = ${key.value}"),
+        "{}",
+        files[1]
+    );
+    assert_eq!(
+        files[1]["references"]["key.value"]["sealed"]["by"]["instance"],
+        "vault"
+    );
+    assert_eq!(forge["directories"][0]["group"], 1000);
 }
 
 /// No engine answering is exit 2 with one sentence; so is a host that is not a socket.
@@ -333,4 +371,241 @@ fn survey_without_an_engine_says_so_in_one_sentence() {
         assert_eq!(err.lines().count(), 1, "{err}");
         assert!(err.starts_with("meshc: "), "{err}");
     }
+}
+
+/// Issue 33, class 8: control and bidirectional characters of a host report (network,
+/// member and mount names, a file's lines, the node's name) reach a terminal only as
+/// visible escapes, in take's rows and in its diagnostics; JSON escapes them as JSON does.
+#[test]
+fn report_text_reaches_the_terminal_only_as_visible_escapes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let work = tmp.path().join("ws");
+    copy_dir(&root().join("workspace"), &work);
+    let mut report: Value =
+        serde_json::from_slice(&std::fs::read(root().join("shared_network/report.json")).unwrap())
+            .unwrap();
+    let c = &mut report["containers"][0];
+    c["networks"][1]["name"] = "legacy\u{1b}[2J".into();
+    c["networks"][1]["members"] =
+        serde_json::json!(["forge", "runner\u{1b}]0;pwn\u{7}", "ci\u{202e}"]);
+    c["mounts"][0]["source"] = "/srv/forge\u{1b}[31m".into();
+    for f in report["files"].as_array_mut().unwrap() {
+        if f["path"] == "/data/gitea/conf/app.ini" {
+            f["content"] = "[server]\nHTTP_PORT = 3000\u{9b}2K\u{2067}\n".into();
+        }
+    }
+    let path = tmp.path().join("report.json");
+    std::fs::write(&path, serde_json::to_vec(&report).unwrap()).unwrap();
+    let raw = ['\u{1b}', '\u{7}', '\u{9b}', '\u{202e}', '\u{2067}'];
+    let take = |report: &Path, json: bool| {
+        let mut args = vec![
+            "take".to_string(),
+            "forge".into(),
+            "--node".into(),
+            "alpha".into(),
+            "lab.mesh".into(),
+            ".".into(),
+            "--report".into(),
+            report.display().to_string(),
+            "--max-age".into(),
+            "876000h".into(),
+        ];
+        if json {
+            args.extend(["--format".into(), "json".into()]);
+        }
+        Command::new(env!("CARGO_BIN_EXE_meshc"))
+            .args(&args)
+            .current_dir(&work)
+            .output()
+            .unwrap()
+    };
+    let out = take(&path, false);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    for text in [&stdout, &stderr] {
+        assert!(!text.contains(raw), "a raw control character: {text:?}");
+    }
+    assert!(stdout.contains("legacy\\u{1b}[2J"), "{stdout}");
+    assert!(stdout.contains("/srv/forge\\u{1b}[31m"), "{stdout}");
+    assert!(
+        stdout.contains("HTTP_PORT = 3000\\u{9b}2K\\u{2067}"),
+        "{stdout}"
+    );
+    assert!(stderr.contains("runner\\u{1b}]0;pwn\\u{7}"), "{stderr}");
+    assert!(stderr.contains("ci\\u{202e}"), "{stderr}");
+    // JSON keeps the text as it is, escaped as JSON escapes it.
+    let out = take(&path, true);
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let mut all = String::new();
+    strings(&v, &mut all);
+    assert!(all.contains("legacy\u{1b}[2J"), "{all}");
+    // The node's name of a report for another node, in E0601.
+    report["node"] = "alpha\u{1b}[2J\u{202e}".into();
+    std::fs::write(&path, serde_json::to_vec(&report).unwrap()).unwrap();
+    let out = take(&path, false);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(!stderr.contains(raw), "{stderr:?}");
+    assert!(stderr.contains("alpha\\u{1b}[2J\\u{202e}"), "{stderr}");
+}
+
+/// The value every secret below carries: no output may hold it.
+const TAKE_MARKER: &str = "Winter2024mk";
+
+/// A found line holding a secret, in one of the shapes a configuration file has: the key
+/// in any case, `KEY=value`, `key: value`, a tab, quotes, `export`, a comment, a `\r`.
+fn secret_line(i: usize) -> String {
+    let keys = [
+        "INTERNAL_TOKEN",
+        "token",
+        "Admin_Password",
+        "db-pass",
+        "SECRET_KEY",
+        "api.key",
+    ];
+    let before = ["", "  ", "\t", "export ", "# ", "; "];
+    let seps = ["=", " = ", "\t", ": ", " ", "  =\t"];
+    let quotes = ["", "'", "\""];
+    let after = ["", "\r", ","];
+    let key = keys[i % keys.len()];
+    let key = match i / keys.len() % 3 {
+        0 => key.to_string(),
+        1 => key.to_ascii_lowercase(),
+        _ => key.to_ascii_uppercase(),
+    };
+    let q = quotes[i / 7 % quotes.len()];
+    let (kq, vq) = if i.is_multiple_of(5) {
+        ("\"", "\"")
+    } else {
+        ("", q)
+    };
+    format!(
+        "{}{kq}{key}{kq}{}{vq}{TAKE_MARKER}{i}x{vq}{}",
+        before[i / 3 % before.len()],
+        seps[i / 2 % seps.len()],
+        after[i / 11 % after.len()]
+    )
+}
+
+/// The secrets property of `check` and `build`, applied to take (issue 33, class 7): for
+/// found files holding secret lines of many shapes — in the sealed file and in the plain
+/// one — no output of `take` (human stdout and stderr, JSON, the cutover plan) holds a
+/// found value. Each shape is also masked where the survey would write it.
+#[test]
+fn no_found_secret_reaches_any_output_of_take() {
+    let base: Value =
+        serde_json::from_slice(&std::fs::read(root().join("accepted_secret/report.json")).unwrap())
+            .unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let work = tmp.path().join("ws");
+    copy_dir(&root().join("workspace"), &work);
+    let run = |args: &[String]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_meshc"))
+            .args(args)
+            .current_dir(&work)
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let mut problems = Vec::new();
+    // Each shape alone where the survey writes it (in process, fast); then all of them
+    // in one found file through every output of take (a run of meshc each).
+    for i in 0..72 {
+        let line = secret_line(i);
+        for (path, declared) in [
+            ("/data/gitea/conf/secret.ini", "[security]\n"),
+            ("/data/gitea/conf/app.ini", "[server]\nHTTP_PORT = 3000\n"),
+        ] {
+            let file = meshc::emit::File {
+                target: path.into(),
+                owner: 1000,
+                group: 1000,
+                mode: "0640".into(),
+                content: path.ends_with("app.ini").then(|| declared.to_string()),
+                template: path
+                    .ends_with("secret.ini")
+                    .then(|| "[security]\nINTERNAL_TOKEN = ${key.value}\n".to_string()),
+                references: None,
+            };
+            let masked = meshc::take::mask_found(&file, &format!("{declared}{line}\n"));
+            if masked.contains(TAKE_MARKER) {
+                problems.push(format!(
+                    "{line:?} in {path}: the survey would write {masked:?}"
+                ));
+            }
+        }
+    }
+    let all_lines: String = (0..72).map(|i| secret_line(i) + "\n").collect();
+    {
+        let line = &all_lines;
+        for (path, declared) in [
+            ("/data/gitea/conf/secret.ini", "[security]\n"),
+            ("/data/gitea/conf/app.ini", "[server]\nHTTP_PORT = 3000\n"),
+        ] {
+            let mut report = base.clone();
+            for f in report["files"].as_array_mut().unwrap() {
+                if f["path"] == path {
+                    f["content"] = format!("{declared}{line}").into();
+                }
+            }
+            let dir = tmp.path().join(format!("case-{}", path.len()));
+            std::fs::create_dir_all(&dir).unwrap();
+            let report_path = dir.join("report.json");
+            std::fs::write(&report_path, serde_json::to_vec(&report).unwrap()).unwrap();
+            let args = |extra: &[&str]| {
+                let mut a: Vec<String> = [
+                    "take",
+                    "forge",
+                    "--node",
+                    "alpha",
+                    "lab.mesh",
+                    ".",
+                    "--max-age",
+                    "876000h",
+                    "--report",
+                ]
+                .iter()
+                .map(|s| s.to_string())
+                .collect();
+                a.push(report_path.display().to_string());
+                a.push("--out".into());
+                a.push(dir.join("plans").display().to_string());
+                a.extend(extra.iter().map(|s| s.to_string()));
+                a
+            };
+            let (_, human, human_err) = run(&args(&[]));
+            let (_, json, json_err) = run(&args(&["--format", "json"]));
+            let (_, replaced, _) = run(&args(&["--format", "json", "--replace", path]));
+            let digest = serde_json::from_str::<Value>(&replaced)
+                .ok()
+                .and_then(|v| v["digest"].as_str().map(String::from))
+                .unwrap_or_default();
+            let (code, yes, yes_err) = run(&args(&["--replace", path, "--yes", &digest]));
+            let plan = std::fs::read_to_string(dir.join("plans/alpha.forge.take.json"))
+                .unwrap_or_default();
+            if code != Some(0) || plan.is_empty() {
+                problems.push(format!(
+                    "{line:?} in {path}: no plan written: {yes}{yes_err}"
+                ));
+            }
+            for (what, text) in [
+                ("stdout", &human),
+                ("stderr", &human_err),
+                ("json", &json),
+                ("json stderr", &json_err),
+                ("--yes stdout", &yes),
+                ("--yes stderr", &yes_err),
+                ("the plan", &plan),
+            ] {
+                if text.contains(TAKE_MARKER) {
+                    problems.push(format!("{line:?} in {path}: {what} shows it:\n{text}"));
+                }
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
 }

@@ -32,6 +32,17 @@ pub fn write_all(dir: &Path, files: &[(String, Vec<u8>)]) -> Result<(), String> 
     staging.commit(None).map(|_| ())
 }
 
+/// Like [`write_all`], each file readable and writable by its owner only (0600) from the
+/// moment it is written aside: a take's cutover plan.
+pub fn write_all_private(dir: &Path, files: &[(String, Vec<u8>)]) -> Result<(), String> {
+    let staging = Staging::new(dir);
+    for (name, bytes) in files {
+        staging.stage(name, bytes);
+    }
+    staging.restrict()?;
+    staging.commit(None).map(|_| ())
+}
+
 /// What a build owns in its output directory: the mesh built and, per node, the files
 /// written for it (`alpha.json`, `alpha/compose.yaml`).
 pub struct Build<'a> {
@@ -221,6 +232,30 @@ impl Staging {
                 state.failed.get_or_insert(e);
             }
         }
+    }
+
+    /// Makes every staged file 0600 before it is renamed into place.
+    fn restrict(&self) -> Result<(), String> {
+        use std::os::unix::fs::PermissionsExt;
+        let mut state = self.state();
+        if state.failed.is_some() {
+            return Ok(()); // commit says why
+        }
+        let failed = state.staged.iter().find_map(|s| {
+            fs::set_permissions(&s.aside, fs::Permissions::from_mode(0o600))
+                .err()
+                .map(|e| {
+                    format!(
+                        "cannot write `{}`: {}",
+                        s.target.display(),
+                        super::workspace::plain(&e)
+                    )
+                })
+        });
+        if failed.is_some() {
+            state.failed = failed;
+        }
+        Ok(())
     }
 
     fn take(&self) -> State {

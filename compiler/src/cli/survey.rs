@@ -4,6 +4,7 @@
 
 use super::engine::{self, Engine};
 use super::output;
+use meshc::base::visible::visible;
 use meshc::take::report::{
     FoundContainer, FoundData, FoundFile, FoundImage, FoundMount, FoundNetwork, FoundPort,
     HostReport, Stray,
@@ -30,9 +31,9 @@ pub fn run(
         })
         .unwrap_or_else(|| "unix:///var/run/docker.sock".to_string());
     let Some(engine) = Engine::at(&host) else {
-        output::say(&format!(
+        output::say(&visible(&format!(
             "`{host}` is not an engine socket meshc can reach: write `unix:///path/to/docker.sock`"
-        ));
+        )));
         return 2;
     };
     let (_session, outcome) = match super::take::resolve(&mesh_file, paths) {
@@ -40,7 +41,10 @@ pub fn run(
         Err(code) => return code,
     };
     let Some(manifest) = outcome.manifests.get(&node) else {
-        output::say(&format!("mesh `{}` has no node `{node}`", outcome.mesh));
+        output::say(&visible(&format!(
+            "mesh `{}` has no node `{node}`",
+            outcome.mesh
+        )));
         return 2;
     };
     match survey(&engine, manifest) {
@@ -49,7 +53,7 @@ pub fn run(
             0
         }
         Err(sentence) => {
-            output::say(&sentence);
+            output::say(&visible(&sentence));
             2
         }
     }
@@ -78,7 +82,8 @@ fn survey(engine: &Engine, manifest: &meshc::emit::Manifest) -> Result<HostRepor
         .iter()
         .flat_map(|i| &i.containers)
         .collect();
-    let mut images_by_id: BTreeMap<String, Option<String>> = BTreeMap::new();
+    // Per image id: its creation date and the names of the variables it sets itself.
+    let mut images_by_id: BTreeMap<String, (Option<String>, BTreeSet<String>)> = BTreeMap::new();
     let mut network_members: BTreeMap<String, Vec<String>> = BTreeMap::new();
     let mut containers = Vec::new();
     let mut inspected: Vec<(String, Json)> = Vec::new();
@@ -92,17 +97,35 @@ fn survey(engine: &Engine, manifest: &meshc::emit::Manifest) -> Result<HostRepor
     for (id, inspect) in &inspected {
         let name = text(inspect, "Name").trim_start_matches('/').to_string();
         let image_id = text(inspect, "Image");
-        let created = match images_by_id.get(&image_id) {
+        let (created, image_env) = match images_by_id.get(&image_id) {
             Some(c) => c.clone(),
             None => {
-                let c = engine
+                let image = engine
                     .json(&format!("/images/{}/json", engine::encode(&image_id)))
-                    .ok()
-                    .and_then(|i| image_date(&i));
+                    .ok();
+                let c = (
+                    image.as_ref().and_then(image_date),
+                    image
+                        .as_ref()
+                        .map(|i| env_names(i.pointer("/Config/Env")))
+                        .unwrap_or_default(),
+                );
                 images_by_id.insert(image_id.clone(), c.clone());
                 c
             }
         };
+        // Names only: the engine answers `NAME=value`, and the value is dropped here,
+        // never kept or written (LANGUAGE.md §14.5). The image's own variables (`PATH`)
+        // are the image's, not the installation's.
+        let container_env: Vec<String> = env_names(inspect.pointer("/Config/Env"))
+            .into_iter()
+            .filter(|n| !image_env.contains(n))
+            .collect();
+        let user = inspect
+            .pointer("/Config/User")
+            .and_then(Json::as_str)
+            .unwrap_or("")
+            .to_string();
         let settings = inspect
             .get("NetworkSettings")
             .cloned()
@@ -198,6 +221,8 @@ fn survey(engine: &Engine, manifest: &meshc::emit::Manifest) -> Result<HostRepor
             networks,
             mounts,
             ports,
+            user: Some(user),
+            env_names: Some(container_env),
         });
     }
     containers.sort_by(|a, b| a.name.cmp(&b.name));
@@ -227,19 +252,22 @@ fn survey(engine: &Engine, manifest: &meshc::emit::Manifest) -> Result<HostRepor
         };
         for f in &d.files {
             if let Some(mut file) = read_file(engine, found, &f.target) {
-                // A sealed file's secret parts never reach the report.
-                if f.template.is_some() {
-                    file.content = file.content.map(|c| meshc::take::mask_found(f, &c));
-                }
+                // Nothing that could be a secret reaches the report: no text of a sealed
+                // file, no value of a plain file's line whose key names a secret.
+                file.content = file.content.map(|c| meshc::take::mask_found(f, &c));
                 files.push(file);
             }
         }
         for m in &d.mounts {
             if let Some(fm) = found.mounts.iter().find(|x| x.target == m.container) {
+                let (owner, group, mode) = owner_of(fm);
                 data.push(FoundData {
                     container: found.name.clone(),
                     path: m.container.clone(),
                     empty: is_empty_dir(engine, found, fm),
+                    owner,
+                    group,
+                    mode,
                 });
             }
         }
@@ -340,6 +368,34 @@ fn read_file(engine: &Engine, found: &FoundContainer, path: &str) -> Option<Foun
         digest,
         content,
     })
+}
+
+/// The names of a list of `NAME=value` environment entries; each value is dropped unread.
+fn env_names(env: Option<&Json>) -> BTreeSet<String> {
+    env.and_then(Json::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Json::as_str)
+        .map(|e| e.split_once('=').map_or(e, |(name, _)| name).to_string())
+        .filter(|n| !n.is_empty())
+        .collect()
+}
+
+/// The owner, group and mode of a bind mount's host directory, as the survey sees it
+/// (none for a named volume, or what cannot be read).
+fn owner_of(mount: &FoundMount) -> (Option<u32>, Option<u32>, Option<String>) {
+    use std::os::unix::fs::MetadataExt;
+    if !mount.source.starts_with('/') {
+        return (None, None, None);
+    }
+    match std::fs::metadata(&mount.source) {
+        Ok(m) => (
+            Some(m.uid()),
+            Some(m.gid()),
+            Some(format!("{:04o}", m.mode() & 0o7777)),
+        ),
+        Err(_) => (None, None, None),
+    }
 }
 
 /// Whether a found mount holds nothing. A bind mount's host directory is read where the

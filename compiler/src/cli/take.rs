@@ -4,6 +4,7 @@
 
 use super::output::{self, Format};
 use crate::Session;
+use meshc::base::visible::{visible, visible_lines};
 use meshc::diagnostics::render;
 use meshc::diagnostics::rules::{DigestMismatch, ReportRefused, ReportStale, TakeFinding};
 use meshc::diagnostics::{Diagnostic, Rule};
@@ -165,10 +166,20 @@ fn print(diags: &[Diagnostic], preview: Option<&Preview>, session: &Session, for
         }
         TakeFormat::Human => {
             if !diags.is_empty() {
+                // A take's messages quote a host report (names, diffs): what the report
+                // holds reaches a terminal only as visible escapes (LANGUAGE.md §14.6).
+                let diags: Vec<Diagnostic> = diags
+                    .into_iter()
+                    .map(|mut d| {
+                        d.message = visible_lines(&d.message).into_owned();
+                        d.help = d.help.map(|h| visible_lines(&h).into_owned());
+                        d
+                    })
+                    .collect();
                 output::print(&diags, &session.sources, Format::Human, session.files_read);
             }
             if let Some(p) = preview {
-                output::stdout_line(&human(p));
+                output::stdout_line(&visible_lines(&human(p)));
             }
         }
     }
@@ -238,7 +249,7 @@ pub fn run(args: TakeArgs) -> u8 {
     let text = match read_report(&args.report) {
         Ok(t) => t,
         Err(sentence) => {
-            output::say(&sentence);
+            output::say(&visible(&sentence));
             return 2;
         }
     };
@@ -316,17 +327,18 @@ pub fn run(args: TakeArgs) -> u8 {
     let name = format!("{}.{}.take.json", args.node, args.instance);
     let mut bytes = serde_json::to_vec_pretty(&plan).unwrap_or_default();
     bytes.push(b'\n');
-    if let Err(e) = super::atomic::write_all(&args.out, &[(name.clone(), bytes)]) {
-        output::say(&e);
+    // The plan is the operator's alone (0600): it names the node's files and owners.
+    if let Err(e) = super::atomic::write_all_private(&args.out, &[(name.clone(), bytes)]) {
+        output::say(&visible(&e));
         output::say("nothing was written");
         return 2;
     }
     print(&diags, Some(&preview), &session, args.format);
     if args.format == TakeFormat::Human {
-        output::say(&format!(
+        output::say(&visible(&format!(
             "wrote the cutover plan {}",
             args.out.join(&name).display()
-        ));
+        )));
     }
     0
 }

@@ -119,6 +119,7 @@ codes! {
     W0601 => "a port's reach narrows",
     W0602 => "a found network's other members may reach the container by name",
     W0603 => "a found network kept by `keep_network`",
+    W0604 => "a taken file's owner or group changes",
 }
 
 /// How serious a diagnostic is, before `--deny` raises warnings.

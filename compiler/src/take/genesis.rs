@@ -1,7 +1,9 @@
 //! The genesis plan (LANGUAGE.md §13.5, ADR 0163 rule 7): the instances an assignment
 //! marks `genesis`, raised exactly as their modules declare them — container names,
-//! networks, data directories, images, mounts, ports and plain files — so the module
-//! later adopts what genesis raised and a take finds no difference.
+//! networks, data directories, images, mounts, ports and every file with its owner, group
+//! and mode (a sealed one as its template, rendered on the node as `meshc render` does) —
+//! so the module later adopts what genesis raised and a take finds no difference
+//! (LANGUAGE.md §14.5).
 
 use crate::diagnostics::rules::OutsideGenesis;
 use crate::emit::{Manifest, Requirement};
@@ -66,8 +68,10 @@ pub fn plan(manifests: &[&Manifest], node: &str) -> Result<Json, Vec<Refusal>> {
                         provider_node: m.provider.node.clone(),
                     });
                 }
+                // Render gives a directory its owner as group too.
                 Requirement::Directory(d) => directories.push(json!({
-                    "requirement": name, "path": d.path, "owner": d.owner, "mode": d.mode,
+                    "requirement": name, "path": d.path, "owner": d.owner, "group": d.owner,
+                    "mode": d.mode,
                 })),
                 _ => {}
             }
@@ -89,12 +93,25 @@ pub fn plan(manifests: &[&Manifest], node: &str) -> Result<Json, Vec<Refusal>> {
                     "image": c.image,
                     "command": c.command,
                     "user": c.user,
+                    // Plain values as they are; a secret one as the manifest has it (its
+                    // sealed reference or template), never a value.
+                    "env": c.env,
                     "networks": c.networks.iter().filter(|n| !n.kept).map(|n| n.name.clone()).collect::<Vec<_>>(),
                     "mounts": c.mounts,
                     "ports": c.ports,
-                    "files": c.files.iter().filter(|f| f.content.is_some()).map(|f| json!({
-                        "target": f.target, "mode": f.mode, "content": f.content,
-                    })).collect::<Vec<_>>(),
+                    // Every file with its owner, group and mode; a sealed one as render
+                    // writes it: its template and what each reference stands for (a
+                    // sealed reference names where the value is, never the value).
+                    "files": c.files.iter().map(|f| match &f.content {
+                        Some(content) => json!({
+                            "target": f.target, "owner": f.owner, "group": f.group,
+                            "mode": f.mode, "content": content,
+                        }),
+                        None => json!({
+                            "target": f.target, "owner": f.owner, "group": f.group,
+                            "mode": f.mode, "template": f.template, "references": f.references,
+                        }),
+                    }).collect::<Vec<_>>(),
                 })
             })
             .collect();

@@ -3,9 +3,10 @@
 //! runs), its digest, the cutover plan `--yes` writes, and the genesis plan. Pure: the
 //! caller reads the report and the clock and writes the plan.
 //!
-//! No secret value reaches a row, a finding or a plan: a sealed file is compared on its
-//! template, and in a diff both its secret parts and the found text they match are shown
-//! as `‹sealed›`.
+//! Nothing found reaches a row, a finding or a plan where it could be a secret (LANGUAGE.md
+//! §14.5): a sealed file is compared on its template line by line, and of its found text
+//! only whether each line matches is shown; a plain file's value on a line whose key names
+//! a secret is `‹masked›`; the environment is compared by name.
 
 pub mod diff;
 pub mod genesis;
@@ -14,7 +15,7 @@ pub mod time;
 
 use crate::diagnostics::Code;
 use crate::emit::{Container, File, Instance, Manifest, Requirement, TemplateRef};
-use report::{FoundContainer, HostReport};
+use report::{FoundContainer, FoundFile, HostReport};
 use serde::Serialize;
 use serde_json::{Value as Json, json};
 use sha2::{Digest, Sha256};
@@ -57,7 +58,8 @@ pub enum Outcome {
 pub struct Row {
     /// The declared container it is about (empty for the instance as a whole).
     pub container: String,
-    /// `container`, `name`, `image`, `file`, `secret`, `port`, `network` or `mount`.
+    /// `container`, `name`, `image`, `file`, `owner`, `user`, `env`, `secret`, `port`,
+    /// `network`, `mount` or `data`.
     pub what: &'static str,
     /// The file path, port, network or requirement the row is about.
     pub subject: String,
@@ -116,6 +118,7 @@ pub fn preview(
         options,
         rows: Vec::new(),
         findings: Vec::new(),
+        value_found: Vec::new(),
     };
     for container in &instance.containers {
         c.container(container);
@@ -164,6 +167,9 @@ struct Comparison<'a> {
     options: &'a Options,
     rows: Vec<Row>,
     findings: Vec<Finding>,
+    /// Requirements minted anew whose found value is in use, with where: a sealed file's
+    /// path, or `$NAME` of an env variable.
+    value_found: Vec<(String, String)>,
 }
 
 impl<'a> Comparison<'a> {
@@ -230,19 +236,25 @@ impl<'a> Comparison<'a> {
             );
             return;
         };
+        // A found container that is not running is no container "as declared": it may
+        // have exited because something it needs is missing.
+        let (outcome, state) = if found.running {
+            (Outcome::Same, "running")
+        } else {
+            (Outcome::Said, "stopped: it is not running now")
+        };
         self.row(
             name,
             "container",
             name,
             json!(name),
             json!({"name": found.name, "id": found.id, "running": found.running}),
-            Outcome::Same,
+            outcome,
             None,
             format!(
-                "`{name}` takes over the found container `{}` ({}, {})",
+                "`{name}` takes over the found container `{}` ({}, {state})",
                 found.name,
                 short_id(&found.id),
-                if found.running { "running" } else { "stopped" }
             ),
         );
         if found.name != name {
@@ -261,9 +273,184 @@ impl<'a> Comparison<'a> {
         for f in &declared.files {
             self.file(declared, found, f);
         }
+        self.user(declared, found);
+        self.env(declared, found);
         self.ports(declared, found);
         self.networks(declared, found);
         self.mounts(declared, found);
+        self.data(declared, found);
+    }
+
+    /// The user the container runs as, when the report says it (§14.5).
+    fn user(&mut self, declared: &Container, found: &FoundContainer) {
+        let Some(found_user) = &found.user else {
+            return;
+        };
+        let name = declared.name.as_str();
+        // `1100` and `1100:GID` run as the same user; `root` is 0; empty is the image's.
+        let found_uid = found_user.split(':').next().unwrap_or("");
+        let found_uid = if found_uid == "root" { "0" } else { found_uid };
+        let declared_text = declared.user.map(|u| u.to_string());
+        let same = match &declared_text {
+            Some(d) => d == found_uid,
+            None => found_uid.is_empty(),
+        };
+        let shown = |u: Option<&str>| match u {
+            Some(u) if !u.is_empty() => format!("`{u}`"),
+            _ => "the image's user".to_string(),
+        };
+        let (outcome, note) = if same {
+            (
+                Outcome::Same,
+                format!("`{name}` runs as {}", shown(declared_text.as_deref())),
+            )
+        } else {
+            (
+                Outcome::Said,
+                format!(
+                    "the found `{}` runs as {}; `{name}` runs as {}",
+                    found.name,
+                    shown(Some(found_user)),
+                    shown(declared_text.as_deref())
+                ),
+            )
+        };
+        self.row(
+            name,
+            "user",
+            name,
+            json!(declared.user),
+            json!(found_user),
+            outcome,
+            None,
+            note,
+        );
+    }
+
+    /// The environment by name (never by value): a found variable the module no longer
+    /// sets, or now delivers as a file (§14.5).
+    fn env(&mut self, declared: &Container, found: &FoundContainer) {
+        let Some(names) = &found.env_names else {
+            return;
+        };
+        let name = declared.name.as_str();
+        for var in names {
+            if let Some(value) = declared.env.get(var) {
+                // A variable still set from a secret minted anew holds a value in use.
+                let makers: Vec<&crate::emit::InstanceRef> = match value {
+                    crate::emit::EnvValue::Sealed(s) => vec![&s.sealed.by],
+                    crate::emit::EnvValue::Template(t) => t
+                        .references
+                        .values()
+                        .filter_map(|r| match r {
+                            TemplateRef::Sealed { sealed } => Some(&sealed.by),
+                            TemplateRef::Value { .. } => None,
+                        })
+                        .collect(),
+                    crate::emit::EnvValue::Text(_) => Vec::new(),
+                };
+                if let Some(req) = self.minted_by(makers.into_iter()) {
+                    self.value_found.push((req, format!("${var}")));
+                }
+                continue;
+            }
+            let as_file = [
+                format!("{var}_FILE"),
+                format!("{var}__FILE"),
+                format!("FILE__{var}"),
+            ]
+            .into_iter()
+            .find(|f| declared.env.contains_key(f));
+            let note = match &as_file {
+                Some(f) => format!(
+                    "`{var}` of the found `{}` is now delivered as a file (`{f}`)",
+                    found.name
+                ),
+                None => format!("`{var}` of the found `{}` is no longer set", found.name),
+            };
+            self.row(
+                name,
+                "env",
+                var,
+                json!({"file": as_file}),
+                json!({"set": true}),
+                Outcome::Said,
+                None,
+                note,
+            );
+        }
+    }
+
+    /// The owner, group and mode of each declared data directory's found host directory,
+    /// which render sets to the declared ones (§14.5).
+    fn data(&mut self, declared: &Container, found: &FoundContainer) {
+        let name = declared.name.as_str();
+        for m in &declared.mounts {
+            let Some(d) = self.instance.requirements.values().find_map(|r| match r {
+                Requirement::Directory(d) if d.path == m.host => Some(d),
+                _ => None,
+            }) else {
+                continue;
+            };
+            let Some(entry) = self
+                .report
+                .data
+                .iter()
+                .find(|e| e.container == found.name && e.path == m.container)
+            else {
+                continue;
+            };
+            let (Some(owner), Some(mode)) = (entry.owner, &entry.mode) else {
+                continue;
+            };
+            let group = entry.group.unwrap_or(owner);
+            // Render gives a directory its owner as group too.
+            let same_owner = i64::from(owner) == d.owner && i64::from(group) == d.owner;
+            let same_mode = *mode == d.mode;
+            let declared_json = json!({"owner": d.owner, "group": d.owner, "mode": d.mode});
+            let found_json = json!({"owner": owner, "group": group, "mode": mode});
+            if same_owner && same_mode {
+                self.row(
+                    name,
+                    "data",
+                    &m.container,
+                    declared_json,
+                    found_json,
+                    Outcome::Same,
+                    None,
+                    format!(
+                        "`{}` (`{}`) is owned by {owner}:{group}, mode {mode}, as declared",
+                        m.container, m.host
+                    ),
+                );
+                continue;
+            }
+            let mut changes = Vec::new();
+            if !same_owner {
+                changes.push(format!(
+                    "its owner from {owner}:{group} to {}:{}",
+                    d.owner, d.owner
+                ));
+            }
+            if !same_mode {
+                changes.push(format!("its mode from {mode} to {}", d.mode));
+            }
+            self.row(
+                name,
+                "data",
+                &m.container,
+                declared_json,
+                found_json,
+                Outcome::Said,
+                None,
+                format!(
+                    "render will change `{}` (`{}`): {}",
+                    m.container,
+                    m.host,
+                    changes.join(" and ")
+                ),
+            );
+        }
     }
 
     fn image(&mut self, declared: &Container, found: &FoundContainer) {
@@ -359,7 +546,12 @@ impl<'a> Comparison<'a> {
                 f,
                 Outcome::Same,
                 None,
-                format!("`{}` runs already", declared.image),
+                // The dates as the report has them (the JSON rows carry the same).
+                format!(
+                    "`{}` ({}) runs already",
+                    declared.image,
+                    declared_created.as_deref().unwrap_or_default()
+                ),
             );
         } else {
             let how = if dc > fc { "newer than" } else { "as old as" };
@@ -372,8 +564,11 @@ impl<'a> Comparison<'a> {
                 Outcome::Said,
                 None,
                 format!(
-                    "the declared image `{}` is {how} the running `{}`",
-                    declared.image, found.image
+                    "the declared image `{}` ({}) is {how} the running `{}` ({})",
+                    declared.image,
+                    declared_created.as_deref().unwrap_or_default(),
+                    found.image,
+                    found.image_created.as_deref().unwrap_or_default()
                 ),
             );
         }
@@ -392,7 +587,7 @@ impl<'a> Comparison<'a> {
                 name,
                 "file",
                 path,
-                json!({"mode": f.mode}),
+                json!({"mode": f.mode, "owner": f.owner, "group": f.group}),
                 Json::Null,
                 Outcome::New,
                 None,
@@ -404,24 +599,49 @@ impl<'a> Comparison<'a> {
             return;
         };
         let found_json = json!({"mode": original.mode, "owner": original.owner, "group": original.group, "digest": original.digest});
-        let declared_json = json!({"mode": f.mode, "sealed": f.template.is_some()});
+        let declared_json = json!({"mode": f.mode, "owner": f.owner, "group": f.group, "sealed": f.template.is_some()});
         let pattern = Template::of(f);
-        let (equal, shown_found) = match &original.content {
-            Some(text) => (pattern.matches(text), pattern.mask(text)),
-            None => match &f.content {
-                Some(content) => (sha256_text(content) == original.digest, None),
-                None => (false, None),
+        // What may be shown of each side: of a sealed file, no found text at all; of a
+        // plain one, no value whose key names a secret (on both sides, so a value that
+        // differs is not told by the diff either).
+        let (equal, shown_found, shown_declared) = match (&original.content, pattern.is_sealed()) {
+            (Some(text), true) => (
+                pattern.matches(text),
+                Some(pattern.sealed_view(text)),
+                pattern.shown(),
+            ),
+            (Some(text), false) => {
+                let declared_text = f.content.clone().unwrap_or_default();
+                // A report masks what could be a secret; the digest is over the real bytes.
+                let equal = if text.contains(MASKED) {
+                    sha256_text(&declared_text) == original.digest
+                } else {
+                    *text == declared_text
+                };
+                (equal, Some(mask_plain(text)), mask_plain(&declared_text))
+            }
+            (None, _) => match &f.content {
+                Some(content) => (sha256_text(content) == original.digest, None, String::new()),
+                None => (false, None, String::new()),
             },
         };
         if equal {
+            let minted_here = self.minted_for(f);
             let mut note = format!("`{path}` is as declared");
             if original.mode != f.mode {
-                note = format!(
-                    "`{path}` is as declared; its mode changes from {} to {}",
+                note.push_str(&format!(
+                    "; its mode changes from {} to {}",
                     original.mode, f.mode
-                );
+                ));
             }
-            let outcome = if original.mode == f.mode {
+            if let Some(req) = &minted_here {
+                // The found file holds a value in use: the take replaces it with a new one.
+                self.value_found.push((req.clone(), path.to_string()));
+                note.push_str(&format!(
+                    "; its secret part will hold the newly minted `{req}`, not the value it holds now"
+                ));
+            }
+            let outcome = if original.mode == f.mode && minted_here.is_none() {
                 Outcome::Same
             } else {
                 Outcome::Said
@@ -436,15 +656,25 @@ impl<'a> Comparison<'a> {
                 None,
                 note,
             );
+            self.owner(name, found, f, original);
             return;
         }
         let diff = shown_found.map(|old| {
-            diff::unified(
+            let d = diff::unified(
                 &old,
-                &pattern.shown(),
+                &shown_declared,
                 &format!("{path} (kept original in {})", found.name),
                 &format!("{path} (declared)"),
-            )
+            );
+            if d.is_empty() {
+                // Equal once masked: the values that differ are the ones not shown.
+                format!(
+                    "--- {path} (kept original in {})\n+++ {path} (declared)\n@@ a value not shown differs (its key names a secret) @@\n",
+                    found.name
+                )
+            } else {
+                d
+            }
         });
         let note = match &diff {
             Some(_) => format!(
@@ -486,6 +716,58 @@ impl<'a> Comparison<'a> {
         {
             last.message = format!("{}:\n{}", last.message, d.trim_end());
         }
+        self.owner(name, found, f, original);
+    }
+
+    /// W0604: a taken file whose owner or group changes (render writes the declared ones).
+    fn owner(&mut self, name: &str, found: &FoundContainer, f: &File, original: &FoundFile) {
+        let (owner, group) = (i64::from(original.owner), i64::from(original.group));
+        if owner == f.owner && group == f.group {
+            return;
+        }
+        self.row(
+            name,
+            "owner",
+            &f.target,
+            json!({"owner": f.owner, "group": f.group}),
+            json!({"owner": original.owner, "group": original.group}),
+            Outcome::Said,
+            Some(Code::W0604),
+            format!(
+                "`{}` in `{}` is owned by {owner}:{group} and will be owned by {}:{}",
+                f.target, found.name, f.owner, f.group
+            ),
+        );
+    }
+
+    /// The requirement minted anew (not accepted) whose secret the sealed file `f` reads.
+    fn minted_for(&self, f: &File) -> Option<String> {
+        self.minted_by(f.references.iter().flatten().filter_map(|(_, r)| match r {
+            TemplateRef::Sealed { sealed } => Some(&sealed.by),
+            TemplateRef::Value { .. } => None,
+        }))
+    }
+
+    /// The requirement minted anew (not accepted) that one of `makers` provides.
+    fn minted_by<'r>(
+        &self,
+        makers: impl Iterator<Item = &'r crate::emit::InstanceRef>,
+    ) -> Option<String> {
+        let makers: Vec<&crate::emit::InstanceRef> = makers.collect();
+        self.instance
+            .requirements
+            .iter()
+            .find_map(|(req, r)| match r {
+                Requirement::Module(m)
+                    if makers.contains(&&m.provider)
+                        && !self.report.accepted.iter().any(|a| {
+                            a.instance == self.instance.instance && a.requirement == *req
+                        }) =>
+                {
+                    Some(req.clone())
+                }
+                _ => None,
+            })
     }
 
     fn ports(&mut self, declared: &Container, found: &FoundContainer) {
@@ -759,6 +1041,7 @@ impl<'a> Comparison<'a> {
             .filter(|d| !d.empty && found_names.contains(&d.container))
             .map(|d| d.path.as_str())
             .collect();
+        let value_found = std::mem::take(&mut self.value_found);
         for (req, provider) in minted(instance) {
             let accepted = report
                 .accepted
@@ -777,7 +1060,7 @@ impl<'a> Comparison<'a> {
                     None,
                     format!("`{req}` takes the value found on the node (accepted)"),
                 );
-            } else if data.is_empty() {
+            } else if data.is_empty() && !value_found.iter().any(|(r, _)| *r == req) {
                 self.row(
                     "",
                     "secret",
@@ -786,13 +1069,34 @@ impl<'a> Comparison<'a> {
                     found,
                     Outcome::New,
                     None,
-                    format!("`{req}` is minted by `{provider}`: no data of the service was found"),
+                    format!("`{req}` is minted by `{provider}`: no data of the service and no file holding its value was found"),
                 );
             } else {
+                let held: Vec<String> = value_found
+                    .iter()
+                    .filter(|(r, _)| *r == req)
+                    .map(|(_, p)| format!("`{p}`"))
+                    .collect();
+                let place = match (data.is_empty(), held.is_empty()) {
+                    (false, true) => format!(
+                        "the service's data was found at {}",
+                        crate::diagnostics::capped_list(data.iter().map(|p| format!("`{p}`")))
+                    ),
+                    (true, _) => format!(
+                        "the found {} already {} a value of it",
+                        crate::diagnostics::capped_list(&held),
+                        if held.len() == 1 { "holds" } else { "hold" }
+                    ),
+                    (false, false) => format!(
+                        "the service's data was found at {}, and the found {} already {} a value of it",
+                        crate::diagnostics::capped_list(data.iter().map(|p| format!("`{p}`"))),
+                        crate::diagnostics::capped_list(&held),
+                        if held.len() == 1 { "holds" } else { "hold" }
+                    ),
+                };
                 let note = format!(
-                    "`{req}` of `{}` would be minted by `{provider}`, but the service's data was found at {}: it already has a value",
+                    "`{req}` of `{}` would be minted by `{provider}`, but {place}: it already has a value",
                     instance.instance,
-                    crate::diagnostics::capped_list(data.iter().map(|p| format!("`{p}`")))
                 );
                 if self.options.mint.contains(&req) {
                     self.row(
@@ -895,17 +1199,112 @@ pub fn sha256_text(text: &str) -> String {
     hex
 }
 
-/// The found text of a declared file as a report may hold it: for a sealed file, every
-/// line with the shape of one of its secret lines (and any line carrying a long token)
-/// shows `‹sealed›` in place of the value, so the report carries no secret and still
-/// compares equal where the file is as declared. A plain file's text is kept whole.
-pub fn mask_found(declared: &File, found: &str) -> String {
-    Template::of(declared)
-        .mask(found)
-        .unwrap_or_else(|| found.to_string())
+/// How a plain file's value is shown where its key names a secret.
+pub const MASKED: &str = "‹masked›";
+
+/// What a line of a found sealed file that matches no declared line shows instead of its
+/// text: its line number only.
+fn unmatched(line: usize) -> String {
+    format!("‹sealed: line {line} is not as declared›")
 }
 
-/// A declared file as a pattern: literal text, and secret parts that match any text.
+fn is_unmatched(line: &str) -> bool {
+    line.starts_with("‹sealed: line ") && line.ends_with(" is not as declared›")
+}
+
+/// The found text of a declared file as a report or an output may hold it (LANGUAGE.md
+/// §14.5: nothing found is shown where it could be a secret). Of a sealed file no found
+/// text at all: each line is the declared line it matches (its secret parts `‹sealed›`),
+/// or a marker that it matches none. Of a plain file, the value of each line whose key
+/// names a secret (or whose value is a URL with a password) is `‹masked›`. A masked sealed
+/// file still compares equal where the file is as declared; the digest is over the real
+/// bytes.
+pub fn mask_found(declared: &File, found: &str) -> String {
+    let t = Template::of(declared);
+    if t.is_sealed() {
+        t.sealed_view(found)
+    } else {
+        mask_plain(found)
+    }
+}
+
+/// Whether an environment variable or a configuration key names a secret: the name rules
+/// of `import compose`, called here only (one place to follow them as they grow).
+pub fn secret_key(name: &str) -> bool {
+    crate::import::interpolate::secret_name(name)
+}
+
+/// A plain text with the value of every line that could hold a secret shown as
+/// `‹masked›`: `KEY=value`, `key: value`, `key = value`, `"key": "value"`, `key<TAB>value`
+/// and `export KEY=value`, in any case, where the key names a secret; and any line whose
+/// value is a URL with a password.
+pub fn mask_plain(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for (i, line) in text.split('\n').enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        match secret_value_at(line) {
+            Some(at) => {
+                out.push_str(&line[..at]);
+                out.push_str(MASKED);
+            }
+            None => out.push_str(line),
+        }
+    }
+    out
+}
+
+/// Where the value of `line` starts when it could be a secret (see [`mask_plain`]).
+fn secret_value_at(line: &str) -> Option<usize> {
+    // A commented-out line is a line too (`# password = …`).
+    let body = line
+        .trim_start()
+        .trim_start_matches(['#', ';', '/'])
+        .trim_start();
+    let mut at = line.len() - body.len();
+    let body = match body.strip_prefix("export ") {
+        Some(rest) => {
+            at += "export ".len();
+            rest
+        }
+        None => body,
+    };
+    let quote = body.starts_with(['"', '\'']);
+    let key_start = usize::from(quote);
+    let key_len = body[key_start..]
+        .find(|c: char| !(c.is_alphanumeric() || matches!(c, '_' | '-' | '.')))
+        .unwrap_or(body.len() - key_start);
+    let key = &body[key_start..key_start + key_len];
+    let mut rest_at = key_start
+        + key_len
+        + usize::from(quote && body[key_start + key_len..].starts_with(['"', '\'']));
+    // The separator: blanks, one `=` or `:`, blanks; or blanks alone (`key<TAB>value`).
+    let rest = &body[rest_at..];
+    let blanks = rest.len() - rest.trim_start_matches([' ', '\t']).len();
+    let after_blanks = &rest[blanks..];
+    let sep = if after_blanks.starts_with(['=', ':']) {
+        let more = &after_blanks[1..];
+        blanks + 1 + (more.len() - more.trim_start_matches([' ', '\t']).len())
+    } else {
+        blanks
+    };
+    rest_at += sep;
+    let value = body[rest_at..].trim_end_matches('\r');
+    if sep == 0 || value.trim().is_empty() {
+        // No separator: a whole line that is a URL with a password still is one.
+        let whole = body.trim();
+        return (!whole.is_empty() && crate::import::secrets::url_with_password(whole))
+            .then_some(at);
+    }
+    let unquoted = value.trim().trim_matches(['"', '\'', ',']);
+    let secret =
+        (!key.is_empty() && secret_key(key)) || crate::import::secrets::url_with_password(unquoted);
+    secret.then_some(at + rest_at)
+}
+
+/// A declared file as a pattern: literal text, and secret parts that match any text
+/// within one line.
 struct Template {
     parts: Vec<Part>,
 }
@@ -980,90 +1379,109 @@ impl Template {
             .collect()
     }
 
-    /// Whether `text` is this template with some text in each secret part (none of it
-    /// spanning a line end, as a secret value never does).
+    /// The template line by line (split at every `\n`, so a final newline leaves an
+    /// empty last line): a secret value never spans a line end.
+    fn lines(&self) -> Vec<Vec<Part>> {
+        let mut lines: Vec<Vec<Part>> = vec![Vec::new()];
+        for p in &self.parts {
+            match p {
+                Part::Sealed => lines.last_mut().expect("one line").push(Part::Sealed),
+                Part::Text(t) => {
+                    for (i, piece) in t.split('\n').enumerate() {
+                        if i > 0 {
+                            lines.push(Vec::new());
+                        }
+                        if !piece.is_empty() {
+                            lines
+                                .last_mut()
+                                .expect("one line")
+                                .push(Part::Text(piece.to_string()));
+                        }
+                    }
+                }
+            }
+        }
+        lines
+    }
+
+    /// Whether `text` is this template with some text in each secret part.
     fn matches(&self, text: &str) -> bool {
-        fn go(parts: &[Part], text: &str) -> bool {
-            match parts.split_first() {
-                None => text.is_empty(),
-                Some((Part::Text(t), rest)) => {
-                    text.strip_prefix(t.as_str()).is_some_and(|r| go(rest, r))
-                }
-                Some((Part::Sealed, rest)) => {
-                    let line_end = text.find('\n').unwrap_or(text.len());
-                    (0..=line_end)
-                        .filter(|&i| text.is_char_boundary(i))
-                        .any(|i| go(rest, &text[i..]))
-                }
-            }
-        }
-        go(&self.parts, text)
+        let lines = self.lines();
+        let found: Vec<&str> = text.split('\n').collect();
+        lines.len() == found.len() && lines.iter().zip(&found).all(|(p, l)| line_matches(p, l))
     }
 
-    /// The found text as it may be shown beside a sealed template: every line that has
-    /// the shape of a secret line of the template (its literal text before and after the
-    /// secret part) is shown as that line, secret parts as `‹sealed›`. `None` when the
-    /// file is plain: it is shown as it is.
-    fn mask(&self, found: &str) -> Option<String> {
-        if !self.is_sealed() {
-            return Some(found.to_string());
-        }
-        // The template's lines that hold a secret part, as (before, after) literal text.
-        let shown = self.shown();
-        let secret_lines: Vec<(&str, &str)> = shown
-            .lines()
-            .filter_map(|l| {
-                let at = l.find(SEALED)?;
-                let after = &l[at + SEALED.len()..];
-                let after = after.rsplit(SEALED).next().unwrap_or(after);
-                Some((&l[..at], after))
-            })
-            .collect();
-        let mut out = String::new();
-        for line in found.split_inclusive('\n') {
-            let body = line.trim_end_matches('\n');
-            let masked = secret_lines.iter().find(|(before, after)| {
-                !before.trim().is_empty()
-                    && body.starts_with(before)
-                    && body.ends_with(after)
-                    && body.len() >= before.len() + after.len()
-            });
-            match masked {
-                Some((before, after)) => {
-                    out.push_str(before);
-                    out.push_str(SEALED);
-                    out.push_str(after);
-                    if line.ends_with('\n') {
-                        out.push('\n');
-                    }
-                }
-                None if looks_secret(body) => {
-                    out.push_str(SEALED);
-                    if line.ends_with('\n') {
-                        out.push('\n');
-                    }
-                }
-                None => out.push_str(line),
+    /// A found sealed file as it may be shown: each line the declared line it matches
+    /// (the one at its place first), shown with `‹sealed›`, or a marker with its number.
+    fn sealed_view(&self, found: &str) -> String {
+        let lines = self.lines();
+        let shown: Vec<String> = lines.iter().map(|l| shown_line(l)).collect();
+        // Literal lines are looked up, only lines with a secret part are tried one by one:
+        // linear in the found text, however long the template (LANGUAGE.md §14.6).
+        let mut literal: std::collections::HashMap<&str, usize> = Default::default();
+        let mut patterned: Vec<usize> = Vec::new();
+        for (i, l) in lines.iter().enumerate() {
+            if l.contains(&Part::Sealed) {
+                patterned.push(i);
+            } else {
+                literal.entry(shown[i].as_str()).or_insert(i);
             }
         }
-        Some(out)
-    }
-}
-
-/// A line of a found sealed file that shares no shape with the template but carries a
-/// long unbroken token (a key, a password hash): shown as `‹sealed›` all the same.
-fn looks_secret(line: &str) -> bool {
-    line.split(|c: char| c.is_whitespace() || matches!(c, '=' | ':' | '"' | '\''))
-        .any(|w| {
-            w.len() >= 16
-                && w.chars().any(|c| c.is_ascii_digit())
-                && w.chars().any(|c| c.is_ascii_alphabetic())
-                && w.chars().all(|c| {
-                    c.is_ascii_alphanumeric() || matches!(c, '+' | '/' | '_' | '-' | '.' | '$')
+        let mut out = String::with_capacity(found.len());
+        for (i, line) in found.split('\n').enumerate() {
+            if i > 0 {
+                out.push('\n');
+            }
+            let at = lines
+                .get(i)
+                .filter(|p| line_matches(p, line))
+                .map(|_| i)
+                .or_else(|| {
+                    (!is_unmatched(line))
+                        .then(|| literal.get(line).copied())
+                        .flatten()
                 })
-        })
+                .or_else(|| {
+                    patterned
+                        .iter()
+                        .copied()
+                        .find(|&at| line_matches(&lines[at], line))
+                });
+            match at {
+                Some(at) => out.push_str(&shown[at]),
+                None => out.push_str(&unmatched(i + 1)),
+            }
+        }
+        out
+    }
 }
 
+fn shown_line(parts: &[Part]) -> String {
+    parts
+        .iter()
+        .map(|p| match p {
+            Part::Text(t) => t.as_str(),
+            Part::Sealed => SEALED,
+        })
+        .collect()
+}
+
+/// Whether one found line is one declared line, each secret part matching any text. The
+/// marker of a line that matched nothing matches nothing.
+fn line_matches(parts: &[Part], line: &str) -> bool {
+    fn go(parts: &[Part], text: &str) -> bool {
+        match parts.split_first() {
+            None => text.is_empty(),
+            Some((Part::Text(t), rest)) => {
+                text.strip_prefix(t.as_str()).is_some_and(|r| go(rest, r))
+            }
+            Some((Part::Sealed, rest)) => (0..=text.len())
+                .filter(|&i| text.is_char_boundary(i))
+                .any(|i| go(rest, &text[i..])),
+        }
+    }
+    !is_unmatched(line) && go(parts, line)
+}
 /// The cutover plan `--yes` writes: what is replaced, where each original is kept, the
 /// overrides used. Never a secret: rows carry masked diffs and digests only.
 pub fn plan(
@@ -1175,12 +1593,52 @@ mod tests {
         assert_eq!(t.shown(), "[s]\nPORT = 3000\nTOKEN = ‹sealed›\nCOST = $5\n");
         assert!(t.matches("[s]\nPORT = 3000\nTOKEN = abcdef\nCOST = $5\n"));
         assert!(!t.matches("[s]\nPORT = 3001\nTOKEN = abcdef\nCOST = $5\n"));
-        let masked = t
-            .mask("[s]\nPORT = 3001\nTOKEN = hunter2-very-secret\nOLD = 0f9c2b7e4d1a8f3c6b5e2d9a\n")
-            .unwrap();
+        let masked = t.sealed_view(
+            "[s]\nPORT = 3001\nTOKEN = hunter2-very-secret\nOLD = 0f9c2b7e4d1a8f3c6b5e2d9a\n",
+        );
         assert!(!masked.contains("hunter2"), "{masked}");
         assert!(!masked.contains("0f9c2b7e"), "{masked}");
-        assert!(masked.contains("PORT = 3001"), "{masked}");
+        // No found text at all: a line that differs is reported by its number.
+        assert!(!masked.contains("3001"), "{masked}");
+        assert_eq!(
+            masked,
+            "[s]\n‹sealed: line 2 is not as declared›\nTOKEN = ‹sealed›\n‹sealed: line 4 is not as declared›\n"
+        );
+    }
+
+    /// Issue 33 class 7: a found secret line shaped otherwise than the template's
+    /// (`KEY=value`, a tab, another case) was shown whole in E0605's diff.
+    #[test]
+    fn a_found_secret_line_of_another_shape_is_never_shown() {
+        let t = Template::of(&sealed_file("[s]\nTOKEN = ${key.value}\n"));
+        for found in [
+            "[s]\nTOKEN=Winter2024!legacy\n",
+            "[s]\nTOKEN\tWinter2024!legacy\n",
+            "[s]\ntoken = Winter2024!legacy\n",
+            "[s]\nurl = redis://west_app:Winter2024!legacy@kvd:6379/0\n",
+        ] {
+            assert!(!t.matches(found), "{found}");
+            let view = t.sealed_view(found);
+            assert!(!view.contains("Winter2024"), "{view}");
+            let d = diff::unified(&view, &t.shown(), "found", "declared");
+            assert!(!d.contains("Winter2024"), "{d}");
+        }
+    }
+
+    #[test]
+    fn a_plain_files_secret_values_are_masked_in_every_shape() {
+        let text = "listen = 8080\nadmin_password = Winter2024!\nDB_PASSWORD=Winter2024!\nApi-Token: Winter2024!\n\"secret_key\": \"Winter2024!\",\nexport SMTP_PASS=Winter2024!\npassword\tWinter2024!\n# password = Winter2024!\nurl = redis://u:Winter2024!@kvd:6379/0\nuser = west\n";
+        let masked = mask_plain(text);
+        assert!(!masked.contains("Winter2024"), "{masked}");
+        assert!(masked.contains("listen = 8080"), "{masked}");
+        assert!(masked.contains("user = west"), "{masked}");
+        assert!(masked.contains("DB_PASSWORD=‹masked›"), "{masked}");
+        // Near misses: keys that name no secret keep their values.
+        assert_eq!(
+            mask_plain("public_key_path = /etc/k\n"),
+            "public_key_path = /etc/k\n"
+        );
+        assert_eq!(mask_plain("[security]\n"), "[security]\n");
     }
 
     #[test]

@@ -35,6 +35,14 @@ pub struct FoundContainer {
     pub networks: Vec<FoundNetwork>,
     pub mounts: Vec<FoundMount>,
     pub ports: Vec<FoundPort>,
+    /// The user the container runs as, as configured (`1100`, `1100:1100`, `root`; empty:
+    /// the image's). Absent in a report of an older survey: then not compared.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user: Option<String>,
+    /// The names of the container's environment variables that its image does not set.
+    /// Names only: a survey never reads a value into the report. Absent: not compared.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub env_names: Option<Vec<String>>,
 }
 
 /// A network a found container is on, with every container on it.
@@ -97,6 +105,14 @@ pub struct FoundData {
     pub container: String,
     pub path: String,
     pub empty: bool,
+    /// The owner, group and mode (four octal digits) of the mount's host directory, when
+    /// the survey could read them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub owner: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<String>,
 }
 
 /// A required secret whose found value was accepted instead of minted.

@@ -1,6 +1,6 @@
 //! The diagnostics of `meshc take` and `meshc genesis` (LANGUAGE.md §13.3, §13.5): the
 //! host report refused (E0601, E0602), a confirmation that does not match (E0607), what
-//! the comparison refuses or says (E0603–E0606, W0601–W0603), and a genesis plan that
+//! the comparison refuses or says (E0603–E0606, W0601–W0604), and a genesis plan that
 //! needs an instance outside the genesis (E0520). A take's diagnostics are about the
 //! report as a whole: they are placed at its start.
 
@@ -90,7 +90,7 @@ impl Rule for DigestMismatch<'_> {
 }
 
 /// What a take's comparison refuses or says about instance `instance`: `code` is one of
-/// E0603–E0606 and W0601–W0603, `note` the comparison row's sentence (the preview's
+/// E0603–E0606 and W0601–W0604, `note` the comparison row's sentence (the preview's
 /// `note`, which the diagnostic repeats).
 pub struct TakeFinding<'a> {
     pub code: Code,
@@ -117,6 +117,7 @@ impl Rule for TakeFinding<'_> {
             Code::W0601 => "write `reach = \"public\"` in the port requirement if it must stay public".into(),
             Code::W0602 => format!("`keep_network \"NAME\"` on the assignment of `{instance}` keeps it on that network while its neighbours are taken"),
             Code::W0603 => "remove `keep_network` once the network's other members are taken over".into(),
+            Code::W0604 => "render writes the declared owner; if the service needs the found one, declare it with `owner UID:GID` on the file".into(),
             _ => return None,
         })
     }
