@@ -1231,13 +1231,14 @@ pub fn mask_found(declared: &File, found: &str) -> String {
 /// Whether an environment variable or a configuration key names a secret: the name rules
 /// of `import compose`, called here only (one place to follow them as they grow).
 pub fn secret_key(name: &str) -> bool {
-    crate::import::interpolate::secret_name(name)
+    crate::import::secrets::secret_name(name)
 }
 
 /// A plain text with the value of every line that could hold a secret shown as
 /// `‹masked›`: `KEY=value`, `key: value`, `key = value`, `"key": "value"`, `key<TAB>value`
 /// and `export KEY=value`, in any case, where the key names a secret; and any line whose
-/// value is a URL with a password.
+/// value has the shape of one (a URL with credentials, a bearer token, a key of a known
+/// shape: `import::secrets::secret_value`, the rules `import compose` follows).
 pub fn mask_plain(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for (i, line) in text.split('\n').enumerate() {
@@ -1294,12 +1295,12 @@ fn secret_value_at(line: &str) -> Option<usize> {
     if sep == 0 || value.trim().is_empty() {
         // No separator: a whole line that is a URL with a password still is one.
         let whole = body.trim();
-        return (!whole.is_empty() && crate::import::secrets::url_with_password(whole))
+        return (!whole.is_empty() && crate::import::secrets::secret_value(whole))
             .then_some(at);
     }
     let unquoted = value.trim().trim_matches(['"', '\'', ',']);
     let secret =
-        (!key.is_empty() && secret_key(key)) || crate::import::secrets::url_with_password(unquoted);
+        (!key.is_empty() && secret_key(key)) || crate::import::secrets::secret_value(unquoted);
     secret.then_some(at + rest_at)
 }
 
