@@ -23,7 +23,12 @@ mesh services_full {
 
   assign openbao to one
   assign caddy to one { acme_email = "hostmaster@example.org"  http at 80  https at 443  h3 at 443 }
-  assign powerdns to two { dns_udp at 53  dns_tcp at 53 }
+  assign powerdns to two {
+    dns_udp at 53
+    dns_tcp at 53
+    zones = ["example.org", "people.example.org"]
+    nameserver = "ns1.example.org"
+  }
   assign postfix to two {
     mail_domain = "example.org"
     spf_policy = "v=spf1 -all"
