@@ -28,6 +28,7 @@ mesh services_full {
     dns_tcp at 53
     zones = ["example.org", "people.example.org"]
     nameserver = "ns1.example.org"
+    public_address = "203.0.113.1"
   }
   assign postfix to two {
     mail_domain = "example.org"
@@ -52,7 +53,11 @@ mesh services_full {
   assign node-exporter to one { host_root at "/" }
   assign node-exporter to two { host_root at "/" }
   assign syncthing to two { folders at "/srv/sync" }
-  assign borgmatic to two { source at "/srv/sync"  repository at "/mnt/backup/borg" }
+  assign borgmatic to two {
+    host_root at "/"
+    sources = ["/srv/mesh", "/srv/sync"]
+    repository at "/mnt/backup/borg"
+  }
   assign prometheus to one { targets at "/srv/prometheus-targets" }
   assign keycloak to two { route.public_name = "id.example.org" }
   assign grafana to one { route.public_name = "dash.example.org" }
