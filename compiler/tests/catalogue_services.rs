@@ -583,8 +583,19 @@ fn synapse_reads_a_configuration_directory_with_mail_and_turn_only_where_they_an
         [
             "/config/homeserver.yaml",
             "/config/email.yaml",
+            "/config/oidc.yaml",
             "/config/turn.yaml"
         ]
+    );
+    // Keycloak runs on `two`: Synapse's login goes through it, at its own callback.
+    let oidc = text(synapse, "/config/oidc.yaml");
+    assert!(
+        oidc.contains("issuer: \"https://id.example.org/realms/mesh\""),
+        "{oidc}"
+    );
+    assert!(
+        oidc.contains("client_secret: ${yaml(sso.client_secret)}"),
+        "{oidc}"
     );
     for target in &in_config {
         assert_eq!(
@@ -659,4 +670,145 @@ fn nextcloud_points_richdocuments_at_the_office_suite_only_where_one_answers() {
     assert_eq!(web["command"], serde_json::json!([]));
     assert_eq!(env(web, "OFFICE_URL"), None);
     assert_eq!(env(web, "NEXTCLOUD_UPDATE"), None);
+}
+
+/// The container of an instance whose name ends with `-{name}`.
+fn named<'a>(instance: &'a Value, name: &str) -> &'a Value {
+    let suffix = format!("-{name}");
+    instance["containers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"].as_str().unwrap().ends_with(&suffix))
+        .unwrap_or_else(|| panic!("no container `{name}` in {}", instance["instance"]))
+}
+
+/// Regression (issue 38): the module added `launch=lmdb` in `pdns.d` while the image's own
+/// `pdns.conf` still set `gsqlite3-*` options, which PowerDNS refuses once gsqlite3 is not
+/// launched; and `provides dns_record {}` never published a record.
+#[test]
+fn powerdns_replaces_the_images_pdns_conf_and_publishes_every_record_and_public_name() {
+    let full = build(FULL, "services_full");
+    let powerdns = instance(&full, "two", "powerdns");
+    let server = named(powerdns, "powerdns");
+    let conf = entry(server, "files", "/etc/powerdns/pdns.conf").expect("the module's pdns.conf");
+    assert_eq!(conf["owner"], Value::from(953));
+    assert_eq!(conf["mode"], "0400");
+    let text_of_conf = conf["template"]
+        .as_str()
+        .expect("sealed: it holds the API key");
+    assert!(text_of_conf.contains("\nlaunch=lmdb\n"), "{text_of_conf}");
+    assert!(!text_of_conf.contains("gsqlite3"), "{text_of_conf}");
+    assert!(
+        text_of_conf.contains("api-key=${api_key.value}"),
+        "{text_of_conf}"
+    );
+    let in_pdns_d: Vec<&Value> = server["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| {
+            f["target"]
+                .as_str()
+                .unwrap()
+                .starts_with("/etc/powerdns/pdns.d/")
+        })
+        .collect();
+    assert!(in_pdns_d.is_empty(), "{in_pdns_d:?}");
+
+    let provision = named(powerdns, "provision");
+    assert_eq!(provision["command"][1], "/mesh/provision");
+    assert_eq!(env(provision, "PUBLIC_ADDRESS"), Some("203.0.113.1"));
+    assert_eq!(
+        env(provision, "PDNS_API"),
+        Some(
+            format!(
+                "http://two.services.internal:{}/api/v1/servers/localhost",
+                host_port(powerdns, "api")
+            )
+            .as_str()
+        )
+    );
+    assert_eq!(
+        text(provision, "/mesh/zones"),
+        "\"example.org\"\n\n\"people.example.org\"\n\n"
+    );
+    // The relay's and Maddy's SPF records, one JSON array per line.
+    let records = text(provision, "/mesh/records");
+    for record in [
+        r#"["example.org", "TXT", "v=spf1 -all"]"#,
+        r#"["people.example.org", "TXT", "v=spf1 a:mx.example.org -all"]"#,
+    ] {
+        assert!(records.contains(record), "{record} not in {records}");
+    }
+    // Every public name the proxy routes gets an `A` record.
+    let names: Vec<&str> = text(provision, "/mesh/public_names").lines().collect();
+    for name in [
+        "docs.example.org",
+        "ntfy.example.org",
+        "id.example.org",
+        "cloud.example.org",
+        "matrix.example.org",
+    ] {
+        assert!(names.contains(&name), "{name} not in {names:?}");
+    }
+    assert!(!names.contains(&""), "{names:?}");
+}
+
+/// Each PostgreSQL server asks the backup of its node for dumps and creates the login the
+/// backup answers; the backup dumps every database with it.
+#[test]
+fn borgmatic_dumps_every_postgres_server_with_the_login_the_server_creates() {
+    let full = build(FULL, "services_full");
+    let postgres = instance(&full, "two", "postgres");
+    assert_eq!(
+        postgres["requirements"]["dump"]["provider"]["instance"],
+        "borgmatic"
+    );
+    let dump_file = entry(named(postgres, "provision"), "files", "/mesh/dump.sql").unwrap();
+    let dump_sql = dump_file["template"].as_str().unwrap();
+    assert!(
+        dump_sql.contains("GRANT pg_read_all_data TO ${dump.user};"),
+        "{dump_sql}"
+    );
+    assert_eq!(dump_file["references"]["dump.user"]["value"], "mesh_backup");
+    let server_key = &dump_file["references"]["dump.password"]["sealed"]["key"];
+    assert!(server_key.is_string(), "{dump_file}");
+
+    // The backup connects with the same login and the same sealed password.
+    let login = postgres["login"].as_str().unwrap();
+    let borgmatic = container(instance(&full, "two", "borgmatic"));
+    let config = entry(borgmatic, "files", "/etc/borgmatic.d/config.yaml").unwrap();
+    let template = config["template"].as_str().unwrap();
+    let dump = format!(
+        "postgresql_databases: [{{name: all, hostname: \"two.services.internal\", port: ${{c.{login}.given.port}}, username: \"mesh_backup\", password: ${{yaml(c.{login}.password)}}}},]"
+    );
+    assert!(template.contains(&dump), "{dump}\nnot in\n{template}");
+    assert_eq!(
+        config["references"][format!("c.{login}.given.port")]["value"],
+        host_port(postgres, "pg").to_string()
+    );
+    assert_eq!(
+        &config["references"][format!("c.{login}.password")]["sealed"]["key"],
+        server_key
+    );
+    assert!(
+        template.contains("source_directories:\n  - \"/host/srv/mesh\"\n  - \"/host/srv/sync\"\n"),
+        "{template}"
+    );
+    let mounts = borgmatic["mounts"].as_array().unwrap();
+    assert!(
+        mounts
+            .iter()
+            .any(|m| m["host"] == "/" && m["container"] == "/host" && m["read_only"] == true),
+        "{mounts:?}"
+    );
+
+    let bare = build(BARE, "services_bare");
+    let postgres = instance(&bare, "solo", "postgres");
+    assert_eq!(
+        postgres["requirements"]["dump"]["absent"],
+        Value::Bool(true)
+    );
+    assert!(entry(named(postgres, "provision"), "files", "/mesh/dump.sql").is_none());
 }
