@@ -82,9 +82,16 @@ fn module_strings(m: &Module) -> Vec<&StringLit> {
                 for e in &c.entries {
                     match &e.kind {
                         ContainerEntryKind::Image(s) => out.push(s),
-                        ContainerEntryKind::Command(x)
-                        | ContainerEntryKind::User(x)
-                        | ContainerEntryKind::ImagePaths(x) => expr(x, &mut out),
+                        ContainerEntryKind::Command(x) | ContainerEntryKind::ImagePaths(x) => {
+                            expr(x, &mut out)
+                        }
+                        ContainerEntryKind::User(u) => expr(&u.uid, &mut out),
+                        ContainerEntryKind::Health(h) => {
+                            expr(&h.argv, &mut out);
+                            for o in &h.options {
+                                expr(&o.value, &mut out);
+                            }
+                        }
                         ContainerEntryKind::Env(entries) => {
                             for en in entries {
                                 expr(&en.value, &mut out);
@@ -94,7 +101,7 @@ fn module_strings(m: &Module) -> Vec<&StringLit> {
                         ContainerEntryKind::Secret(file) | ContainerEntryKind::File(file) => {
                             expr(&file.value, &mut out)
                         }
-                        ContainerEntryKind::Publish(_) => {}
+                        ContainerEntryKind::Publish(_) | ContainerEntryKind::After(_) => {}
                     }
                 }
             }

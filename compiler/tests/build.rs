@@ -1251,3 +1251,127 @@ mesh lab {
         );
     }
 }
+
+/// Day two (LANGUAGE.md §14.1, §14.2, §14.7): every key a container gains, present where
+/// written, absent where unused, and valid against the schema.
+#[test]
+fn health_job_after_group_and_sep_reach_the_manifest_as_written() {
+    let files = one_file(
+        "all.mesh",
+        r#"module db {
+  requires pg: host port { container = 5432 }
+  requires names: operator list<string> = ["a", "b", "c"]
+  container pg {
+    image "postgres:18.6"
+    user 999:70
+    publish pg
+    file "/etc/pg/names" = for n in names sep ", " "${n}"
+    file "/etc/pg/one" owner 5 = for n in names sep "" "${n}"
+    health ["pg_isready", "--port=${pg.container}"] retries 5 start "60s" every "7d"
+  }
+  job provision {
+    image "alpine:3.20"
+    user 999
+    after pg
+    command ["sh", "/mesh/provision"]
+    file "/mesh/provision" = "select 1\n"
+  }
+  container api {
+    image "nginx:1.27"
+    after provision pg
+    health ["true"]
+    file "/etc/api/names" = for n in names "${n};"
+  }
+}
+module solo {
+  requires one: operator list<string> = ["x"]
+  container solo {
+    image "nginx:1.27"
+    file "/etc/one" = for n in one sep "," "${n}"
+  }
+}
+mesh lab {
+  node alpha { private_name = "alpha.lab.internal" }
+  assign db to alpha
+  assign solo to alpha
+}"#,
+    );
+    let b = build(&files, "all.mesh");
+    assert_eq!(b.exit, 0, "{:?}", b.diagnostics());
+    let alpha = b.json("alpha").unwrap();
+    assert_valid(&validator(), &alpha, "the day-two manifest");
+    let container = |name: &str| {
+        lookup(
+            &alpha,
+            &format!("instances[instance=db].containers[name={name}]"),
+        )
+        .unwrap_or_else(|| panic!("no container {name}"))
+        .clone()
+    };
+    let pg = container("db-pg");
+    let job = container("db-provision");
+    let api = container("db-api");
+    // health: the ARGV evaluated, the durations as written, options in any order.
+    assert_eq!(
+        pg["health"],
+        serde_json::json!({"test": ["pg_isready", "--port=5432"], "interval": "7d",
+                           "start_period": "60s", "retries": 5})
+    );
+    // The defaults where no option is written.
+    assert_eq!(
+        api["health"],
+        serde_json::json!({"test": ["true"], "interval": "30s", "start_period": "0s", "retries": 3})
+    );
+    assert!(job.get("health").is_none());
+    // job: true on the job only.
+    assert_eq!(job["job"], true);
+    assert!(pg.get("job").is_none() && api.get("job").is_none());
+    // after: the definition's names, in the order written; absent where unused.
+    assert_eq!(job["after"], serde_json::json!(["pg"]));
+    assert_eq!(api["after"], serde_json::json!(["provision", "pg"]));
+    assert!(pg.get("after").is_none());
+    // group: written with `user UID:GID`, the default group of files with no owner; a
+    // file's own owner keeps its own group.
+    assert_eq!(
+        (pg["user"].clone(), pg["group"].clone()),
+        (999.into(), 70.into())
+    );
+    let file = |c: &Value, target: &str| {
+        lookup(c, &format!("files[target={target}]"))
+            .unwrap_or_else(|| panic!("no file {target}"))
+            .clone()
+    };
+    let names = file(&pg, "/etc/pg/names");
+    assert_eq!(
+        (names["owner"].clone(), names["group"].clone()),
+        (999.into(), 70.into())
+    );
+    let one = file(&pg, "/etc/pg/one");
+    assert_eq!(
+        (one["owner"].clone(), one["group"].clone()),
+        (5.into(), 5.into())
+    );
+    // `user UID` alone writes no group; its files' group is the uid.
+    assert_eq!(job["user"], 999);
+    assert!(job.get("group").is_none());
+    let provision = file(&job, "/mesh/provision");
+    assert_eq!(provision["group"], 999);
+    // sep: between renderings, never after the last; none without `sep`.
+    assert_eq!(names["content"], "a, b, c");
+    assert_eq!(one["content"], "abc");
+    assert_eq!(file(&api, "/etc/api/names")["content"], "a;b;c;");
+    let solo = lookup(&alpha, "instances[instance=solo].containers[0]").unwrap();
+    assert_eq!(file(solo, "/etc/one")["content"], "x");
+    // A manifest with none of it writes none of the keys.
+    let lab = build(&lab(), "lab.mesh");
+    for (node, bytes) in lab.bytes() {
+        let doc: Value = serde_json::from_slice(&bytes).unwrap();
+        for i in doc["instances"].as_array().unwrap() {
+            for c in i["containers"].as_array().unwrap() {
+                for key in ["health", "job", "after", "group"] {
+                    assert!(c.get(key).is_none(), "{node} writes `{key}`: {c}");
+                }
+            }
+        }
+    }
+}

@@ -21,7 +21,8 @@ use crate::diagnostics::rules::{
 use crate::diagnostics::{Reported, Rule};
 use crate::span::Span;
 use crate::syntax::ast::{
-    Container, ContainerEntryKind, EnvEntry, Expr, Ident, IntLit, Owner, StrPart, StringLit, When,
+    Container, ContainerEntryKind, EnvEntry, Expr, Health, Ident, IntLit, Owner, StrPart,
+    StringLit, User, When,
 };
 use std::borrow::Cow;
 
@@ -138,8 +139,10 @@ impl<'a> ModuleChecker<'a, '_> {
                     has_image = true;
                     self.check_image(s);
                 }
-                ContainerEntryKind::Command(e) => self.check_command(e),
-                ContainerEntryKind::User(e) => self.check_user(e),
+                ContainerEntryKind::Command(e) => self.check_command(e, Place::Command),
+                ContainerEntryKind::User(u) => self.check_user(u),
+                ContainerEntryKind::Health(h) => self.check_health(h),
+                ContainerEntryKind::After(_) => {} // read with the module's containers
                 ContainerEntryKind::Env(entries) => {
                     let outer = self.when;
                     for e in entries {
@@ -291,14 +294,18 @@ impl<'a> ModuleChecker<'a, '_> {
     }
 
     /// `command […]`: a list of strings, never carrying a secret.
-    fn check_command(&mut self, e: &'a Expr) {
+    fn check_command(&mut self, e: &'a Expr, place: Place<'static>) {
+        let (what, keyword) = match place {
+            Place::Health => ("the health test", "health"),
+            _ => ("the command", "command"),
+        };
         let Expr::List(items, _) = e else {
-            let val = self.eval(e, Place::Command, DEF);
+            let val = self.eval(e, place, DEF);
             if val.is_error() {
                 return;
             }
             if let Some(taint) = val.secret {
-                self.secret_refused(taint, Place::Command, &val);
+                self.secret_refused(taint, place, &val);
                 return;
             }
             let ok = match &val.ty {
@@ -308,26 +315,27 @@ impl<'a> ModuleChecker<'a, '_> {
             if !ok {
                 let help = match (e, &val.ty) {
                     (Expr::Str(_), _) => {
-                        "write one string per argument: `command [\"app\", \"--flag\"]`"
+                        format!("write one string per argument: `{keyword} [\"app\", \"--flag\"]`")
                     }
-                    (_, Ty::List(_)) => "interpolate each value into a string",
-                    _ => "write the command as a list: `command [\"app\", \"--flag\"]`",
+                    (_, Ty::List(_)) => "interpolate each value into a string".into(),
+                    _ => format!("write {what} as a list: `{keyword} [\"app\", \"--flag\"]`"),
                 };
                 let rule = TypeMismatch::Command {
+                    what,
                     a_type: a_type(&val.ty),
-                    help: help.into(),
+                    help,
                 };
                 self.cx.report(rule.at(self.cx.path, e.span()));
             }
             return;
         };
         for item in items {
-            let val = self.eval(item, Place::Command, DEF);
+            let val = self.eval(item, place, DEF);
             if val.is_error() {
                 continue;
             }
             if let Some(taint) = val.secret {
-                self.secret_refused(taint, Place::Command, &val);
+                self.secret_refused(taint, place, &val);
                 continue;
             }
             if val.ty.fits(&Ty::String) {
@@ -340,11 +348,17 @@ impl<'a> ModuleChecker<'a, '_> {
                 _ => "write each argument as a string".into(),
             };
             let rule = TypeMismatch::CommandArgument {
+                what,
                 a_type: a_type(&val.ty),
                 help,
             };
             self.cx.report(rule.at(self.cx.path, item.span()));
         }
+    }
+
+    /// `health ARGV [every D] [start D] [retries N]` (LANGUAGE.md §14.1, §14.7).
+    fn check_health(&mut self, h: &'a Health) {
+        self.check_command(&h.argv, Place::Health);
     }
 
     /// `owner UID[:GID]` (each in the uid range, E0304) and `mode` (E0314) on a file or
@@ -393,8 +407,20 @@ impl<'a> ModuleChecker<'a, '_> {
         self.cx.report(rule.at(self.cx.path, at));
     }
 
-    /// `user UID`: an int in the uid range.
-    fn check_user(&mut self, e: &'a Expr) {
+    /// `user UID[:GID]`: an int in the uid range, and a group in it.
+    fn check_user(&mut self, u: &'a User) {
+        if let Some(g) = &u.gid
+            && !(0..=MAX_UID).contains(&g.value)
+        {
+            let rule = Breach::Uid {
+                what: "container",
+                which: "group",
+                max: MAX_UID,
+                value: g.value,
+            };
+            self.cx.report(rule.at(self.cx.path, g.span));
+        }
+        let e = &u.uid;
         let val = self.eval(e, Place::User, DEF);
         if val.is_error() {
             return;

@@ -179,9 +179,16 @@ pub(crate) fn check_module_literals(cx: &mut Cx<'_>, module: &Module) {
                     match &e.kind {
                         // Image references are exempt.
                         ContainerEntryKind::Image(_) => {}
-                        ContainerEntryKind::Command(x)
-                        | ContainerEntryKind::User(x)
-                        | ContainerEntryKind::ImagePaths(x) => rules.expr(x),
+                        ContainerEntryKind::Command(x) | ContainerEntryKind::ImagePaths(x) => {
+                            rules.expr(x)
+                        }
+                        ContainerEntryKind::User(u) => rules.expr(&u.uid),
+                        ContainerEntryKind::Health(h) => {
+                            rules.expr(&h.argv);
+                            for o in &h.options {
+                                rules.expr(&o.value);
+                            }
+                        }
                         ContainerEntryKind::Env(entries) => {
                             for env in entries {
                                 rules.expr(&env.value);
@@ -204,7 +211,7 @@ pub(crate) fn check_module_literals(cx: &mut Cx<'_>, module: &Module) {
                             rules.string(target);
                             rules.expr(value);
                         }
-                        ContainerEntryKind::Publish(_) => {}
+                        ContainerEntryKind::Publish(_) | ContainerEntryKind::After(_) => {}
                     }
                 }
             }

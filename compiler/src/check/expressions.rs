@@ -144,6 +144,8 @@ pub(crate) enum Place<'p> {
     FileBody,
     SecretFile,
     Command,
+    /// The ARGV of `health` (LANGUAGE.md §14.1).
+    Health,
     User,
     ImagePaths,
     Image,
@@ -163,6 +165,7 @@ impl Place<'_> {
             Place::FileBody => "a file body".into(),
             Place::SecretFile => "a secret file".into(),
             Place::Command => "the command".into(),
+            Place::Health => "the health test".into(),
             Place::User => "`user`".into(),
             Place::ImagePaths => "`image_paths`".into(),
             Place::Image => "the image reference".into(),
@@ -765,6 +768,7 @@ impl<'a> ModuleChecker<'a, '_> {
                 "deliver it as a file (`secret \"/run/secrets/…\" = {name}`) and point the process at the file, or, if the image reads it only from this variable, mark the entry `exposed \"reason\"`"
             ),
             Place::Command => "any process on the machine can read a command line: deliver the secret as a `secret` file and pass its path".into(),
+            Place::Health => "the engine shows a health test to anyone who inspects the container: have the test read the secret from its `secret` file, or test without it".into(),
             Place::Set(..) => "a given field is set in plain sight, so it is never secret".into(),
             Place::Answer(_) => "a secret may answer only a secret field of the contract".into(),
             _ => format!("a secret reaches a process only through a `secret` file, a `file` body or an `exposed` env entry: `secret \"/run/secrets/…\" = {name}`"),

@@ -358,8 +358,12 @@ pub(crate) fn loop_declaring(module: &ast::Module, name: &str) -> Option<Span> {
                         ast::ContainerEntryKind::Secret(file)
                         | ast::ContainerEntryKind::File(file) => visit(&file.value),
                         ast::ContainerEntryKind::Command(value)
-                        | ast::ContainerEntryKind::User(value)
                         | ast::ContainerEntryKind::ImagePaths(value) => visit(value),
+                        ast::ContainerEntryKind::User(u) => visit(&u.uid),
+                        ast::ContainerEntryKind::Health(h) => {
+                            visit(&h.argv);
+                            h.options.iter().for_each(|o| visit(&o.value))
+                        }
                         _ => {}
                     }
                 }

@@ -553,6 +553,38 @@ pub fn validate_email(s: &str) -> Result<(), String> {
     }
 }
 
+/// A duration of `health` (LANGUAGE.md §14.7): digits and one unit, `s`, `m`, `h` or
+/// `d` (`"30s"`, `"7d"`), whose seconds fit a 64-bit number: a target converts it.
+pub fn validate_duration(s: &str) -> Result<(), String> {
+    let Some(unit) = s.bytes().last() else {
+        return Err("a duration is digits and a unit, like `\"30s\"`; this is empty".into());
+    };
+    let digits = &s[..s.len() - 1];
+    let per: i64 = match unit {
+        b's' => 1,
+        b'm' => 60,
+        b'h' => 3600,
+        b'd' => 86_400,
+        _ => {
+            return Err(
+                "a duration ends with its unit, `s`, `m`, `h` or `d`, like `\"30s\"`".into(),
+            );
+        }
+    };
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return Err("a duration is a whole number of its unit, digits only, like `\"90s\"`".into());
+    }
+    match digits.parse::<i64>().ok().and_then(|n| n.checked_mul(per)) {
+        Some(_) => Ok(()),
+        None => Err("this duration is too long to be counted in seconds".into()),
+    }
+}
+
+/// Whether `s` is a duration of `health` ([`validate_duration`]).
+pub fn is_duration(s: &str) -> bool {
+    validate_duration(s).is_ok()
+}
+
 /// An absolute, normalised container path with no `..` segment.
 pub fn validate_container_path(s: &str) -> Result<(), String> {
     if plainly_normal(s) {

@@ -236,9 +236,18 @@ pub enum TypeMismatch<'a> {
     /// A `for` over something that is not a list.
     ForOverNonList { name: &'a str, a_type: String },
     /// A command that is not a list of strings.
-    Command { a_type: String, help: String },
-    /// An argument of a command that is not a string.
-    CommandArgument { a_type: String, help: String },
+    /// `what` is "the command" or "the health test" (LANGUAGE.md §14.1).
+    Command {
+        what: &'static str,
+        a_type: String,
+        help: String,
+    },
+    /// An argument of a command (or a health test) that is not a string.
+    CommandArgument {
+        what: &'static str,
+        a_type: String,
+        help: String,
+    },
     /// A file's content that is not text.
     FileContent {
         what: &'a dyn Display,
@@ -293,9 +302,11 @@ impl Rule for TypeMismatch<'_> {
             ForOverNonList { name, a_type } => {
                 format!("a `for` runs over a list; `{name}` is {a_type}")
             }
-            Command { a_type, .. } => format!("the command is a list of strings; this is {a_type}"),
-            CommandArgument { a_type, .. } => {
-                format!("each argument of the command is a string; this is {a_type}")
+            Command { what, a_type, .. } => {
+                format!("{what} is a list of strings; this is {a_type}")
+            }
+            CommandArgument { what, a_type, .. } => {
+                format!("each argument of {what} is a string; this is {a_type}")
             }
             FileContent { what, a_type } => format!("{what} is text; this is {a_type}"),
             ImagePaths { expected, found } => {

@@ -293,6 +293,7 @@ mod tests {
                     image: "example/web:1.0".into(),
                     command: vec!["serve".into(), "--port=$PORT".into()],
                     user: Some(1000),
+                    group: None,
                     env,
                     mounts: vec![Mount {
                         host: "/srv/mesh/web/data".into(),
@@ -341,6 +342,9 @@ mod tests {
                             kept: true,
                         },
                     ],
+                    health: None,
+                    job: false,
+                    after: Vec::new(),
                 }],
                 provides: vec![],
                 genesis: false,

@@ -223,6 +223,10 @@ pub struct Container {
     pub image: String,
     pub command: Vec<String>,
     pub user: Option<i64>,
+    /// `user UID:GID`: the group the process runs with, and the group of its files that
+    /// name no `owner` (LANGUAGE.md §14.2); absent where no group is written.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub group: Option<i64>,
     /// Env values are always strings, or a sealed value marked `exposed`.
     pub env: FxIndexMap<String, EnvValue>,
     pub mounts: Vec<Mount>,
@@ -231,7 +235,33 @@ pub struct Container {
     pub ports: Vec<PortMapping>,
     /// The instance's own network, then every found network `keep_network` keeps.
     pub networks: Vec<Network>,
+    /// `health`: how the engine tells whether the container serves (LANGUAGE.md §14.1).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub health: Option<Health>,
+    /// Written `job`: it runs to completion.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub job: bool,
+    /// `after`: the containers and jobs of the module it starts after, by their names in
+    /// the definition (not their manifest names), in the order written. The manifest name
+    /// of each is `<instance>-<name>`: a module whose container waits holds two or more.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub after: Vec<String>,
 }
+
+/// A container's health test: the ARGV as written (exec form), and the durations kept as
+/// written (digits and one unit of `s`, `m`, `h`, `d`; a target converts them).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Health {
+    pub test: Vec<String>,
+    pub interval: String,
+    pub start_period: String,
+    pub retries: i64,
+}
+
+/// `health`'s defaults (LANGUAGE.md §14.1).
+pub const HEALTH_INTERVAL: &str = "30s";
+pub const HEALTH_START_PERIOD: &str = "0s";
+pub const HEALTH_RETRIES: i64 = 3;
 
 /// A network a container joins: its instance's own (named like the login), or a found
 /// one kept by `keep_network` on an adopted node (`kept: true`).

@@ -285,7 +285,7 @@ impl<'a> Layout<'a> {
                     }
                 }
                 ModuleEntry::Container(c) => {
-                    p.text(format!("container {} ", c.name.name));
+                    p.text(format!("{} {} ", c.keyword(), c.name.name));
                     let entries = when_groups(&c.entries, |e| e.when.as_deref())
                         .into_iter()
                         .map(|g| match g {
@@ -320,9 +320,26 @@ impl<'a> Layout<'a> {
                     p.text("command ");
                     self.expr(&mut p, v);
                 }
-                ContainerEntryKind::User(v) => {
+                ContainerEntryKind::User(u) => {
                     p.text("user ");
-                    self.expr(&mut p, v);
+                    self.expr(&mut p, &u.uid);
+                    if let Some(g) = &u.gid {
+                        p.text(format!(":{}", self.slice(g.span)));
+                    }
+                }
+                ContainerEntryKind::Health(h) => {
+                    p.text("health ");
+                    self.expr(&mut p, &h.argv);
+                    for o in &h.options {
+                        p.text(format!(" {} ", o.kind.word()));
+                        self.expr(&mut p, &o.value);
+                    }
+                }
+                ContainerEntryKind::After(names) => {
+                    p.text("after");
+                    for n in names {
+                        p.text(format!(" {}", n.name));
+                    }
                 }
                 ContainerEntryKind::Env(entries) => {
                     p.text("env ");
@@ -558,6 +575,11 @@ impl<'a> Layout<'a> {
                     return p.text(self.slice(f.span));
                 };
                 p.text(format!("for {} in {iterable} ", f.var.name));
+                if let Some(sep) = &f.sep {
+                    p.text("sep ");
+                    p.string(sep);
+                    p.text(" ");
+                }
                 p.string(template);
             }
             Expr::Error(span) => p.text(self.slice(*span)),

@@ -8,9 +8,10 @@ use super::evaluate::{Ctx, Evaluate, Resolved, into_text, render_template, text_
 use super::manifests::Builder;
 use super::{Answer, InstanceId};
 use crate::check::types::Value;
+use crate::check::types::is_duration;
 use crate::emit::{
-    Container, EnvValue, File, Mount, Network, PortMapping, SealedEnv, SecretFile, TemplateEnv,
-    TemplateRef,
+    Container, EnvValue, File, HEALTH_INTERVAL, HEALTH_RETRIES, HEALTH_START_PERIOD, Health, Mount,
+    Network, PortMapping, SealedEnv, SecretFile, TemplateEnv, TemplateRef,
 };
 use crate::syntax::ast::{self, ContainerEntryKind, Expr};
 
@@ -53,6 +54,7 @@ impl<'m> Builder<'_, 'm> {
             image: String::new(),
             command: Vec::new(),
             user: None,
+            group: None,
             env: Default::default(),
             mounts: Vec::new(),
             secrets: Vec::new(),
@@ -72,6 +74,9 @@ impl<'m> Builder<'_, 'm> {
                     }),
             )
             .collect(),
+            health: None,
+            job: c.job,
+            after: Vec::new(),
         };
         let mut image_seen = false;
         // Files and secret files that name no owner: the container's user owns them,
@@ -93,11 +98,24 @@ impl<'m> Builder<'_, 'm> {
                     }
                 }
                 ContainerEntryKind::Command(expr) => out.command = self.command(i, expr),
-                ContainerEntryKind::User(expr) => {
-                    if let Some(Resolved::Plain(Value::Int(u), _)) =
-                        self.eval_expr(i, Ctx::Definition, expr)
+                ContainerEntryKind::User(u) => {
+                    if let Some(Resolved::Plain(Value::Int(uid), _)) =
+                        self.eval_expr(i, Ctx::Definition, &u.uid)
                     {
-                        out.user = Some(u);
+                        out.user = Some(uid);
+                        out.group = u.gid.as_ref().map(|g| g.value);
+                    }
+                }
+                ContainerEntryKind::Health(h) => {
+                    if out.health.is_none() {
+                        out.health = Some(self.health(i, h));
+                    }
+                }
+                ContainerEntryKind::After(names) => {
+                    for n in names {
+                        if !out.after.iter().any(|a| *a == n.name) {
+                            out.after.push(String::from(n.name.as_str()));
+                        }
                     }
                 }
                 ContainerEntryKind::Env(entries) => {
@@ -196,14 +214,41 @@ impl<'m> Builder<'_, 'm> {
                 ContainerEntryKind::ImagePaths(_) => {}
             }
         }
+        // A file with no `owner` belongs to the container's user and group; the group
+        // is the user's number unless `user UID:GID` names one (LANGUAGE.md §14.2).
         let user = out.user.unwrap_or(0);
+        let group = out.group.unwrap_or(user);
         for f in unowned_files {
-            (out.files[f].owner, out.files[f].group) = (user, user);
+            (out.files[f].owner, out.files[f].group) = (user, group);
         }
         for s in unowned_secrets {
-            (out.secrets[s].owner, out.secrets[s].group) = (user, user);
+            (out.secrets[s].owner, out.secrets[s].group) = (user, group);
         }
         out
+    }
+
+    /// `health`: the ARGV evaluated as a command is, the options as written or their
+    /// defaults. A malformed option is the checker's (E0314), and is left at its default.
+    fn health(&mut self, i: InstanceId, h: &ast::Health) -> Health {
+        let duration = |kind, default: &str| match h.option(kind) {
+            Some(Expr::Str(s)) => s
+                .as_plain()
+                .filter(|d| is_duration(d))
+                .unwrap_or_else(|| default.to_string()),
+            _ => default.to_string(),
+        };
+        let interval = duration(ast::HealthOptionKind::Every, HEALTH_INTERVAL);
+        let start_period = duration(ast::HealthOptionKind::Start, HEALTH_START_PERIOD);
+        let retries = match h.option(ast::HealthOptionKind::Retries) {
+            Some(Expr::Int(n)) if n.value >= 1 => n.value,
+            _ => HEALTH_RETRIES,
+        };
+        Health {
+            test: self.command(i, &h.argv),
+            interval,
+            start_period,
+            retries,
+        }
     }
 
     fn command(&mut self, i: InstanceId, expr: &Expr) -> Vec<String> {

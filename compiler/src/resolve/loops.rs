@@ -7,7 +7,7 @@
 //! (`c.alpha_forge.password`, `x.0`), so two elements never share a name in the
 //! template's references.
 
-use super::evaluate::{Ctx, Evaluate, Resolved};
+use super::evaluate::{Ctx, Evaluate, Resolved, TemplatePart};
 use super::{Answer, InstanceId, World};
 use crate::check::meaning::LoopRead;
 use crate::check::registry::ContractInfo;
@@ -206,8 +206,19 @@ pub(crate) fn eval_for<'m, E: Evaluate<'m> + ?Sized>(
             _ => return None, // a secret or a value that is not a list: the checker's
         },
     };
+    // `sep` is a plain literal (E0301 otherwise, the checker's): placed between
+    // renderings, never after the last (LANGUAGE.md §14.2).
+    let sep = match &f.sep {
+        Some(s) => Some(s.as_plain()?),
+        None => None,
+    };
     let mut parts = Vec::new();
-    for (label, value) in elements {
+    for (k, (label, value)) in elements.into_iter().enumerate() {
+        if k > 0
+            && let Some(sep) = &sep
+        {
+            parts.push(TemplatePart::Text(sep.clone()));
+        }
         e.bindings_mut().push(Binding {
             instance: i,
             name: var.clone(),

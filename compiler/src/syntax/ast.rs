@@ -164,7 +164,8 @@ impl Module {
         })
     }
 
-    /// The containers, in source order.
+    /// The containers and jobs (LANGUAGE.md §14.1), in source order: a job is a container
+    /// that runs to completion, and counts as one for naming, E0102 and W0004.
     pub fn containers(&self) -> impl Iterator<Item = &Container> {
         self.entries.iter().filter_map(|e| match e {
             ModuleEntry::Container(c) => Some(c),
@@ -250,13 +251,22 @@ pub enum NarrowingKind {
     Refine(Box<[Refinement]>),
 }
 
-/// `container NAME { … }`
+/// `container NAME { … }`, or `job NAME { … }` (LANGUAGE.md §14.1).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Container {
     pub docs: Docs,
     pub name: Ident,
     pub entries: Box<[ContainerEntry]>,
+    /// Written `job`: it runs to completion, and holds no `publish` or `health` (E0327).
+    pub job: bool,
     pub span: Span,
+}
+
+impl Container {
+    /// `container` or `job`, as written.
+    pub fn keyword(&self) -> &'static str {
+        if self.job { "job" } else { "container" }
+    }
 }
 
 /// One entry of a container, with its docs and span.
@@ -285,7 +295,8 @@ pub struct When {
 pub enum ContainerEntryKind {
     Image(StringLit),
     Command(Expr),
-    User(Expr),
+    /// `user UID[:GID]` (LANGUAGE.md §14.2; boxed, as the group makes it large).
+    User(Box<User>),
     Env(Box<[EnvEntry]>),
     /// The large entries are boxed: every entry of a tree is the size of the largest.
     Mount(Box<Mount>),
@@ -293,6 +304,65 @@ pub enum ContainerEntryKind {
     File(Box<FileEntry>),
     Publish(Ident),
     ImagePaths(Expr),
+    /// `health ARGV [every D] [start D] [retries N]` (LANGUAGE.md §14.1).
+    Health(Box<Health>),
+    /// `after NAME…`: the containers and jobs of the module this one starts after.
+    After(Box<[Ident]>),
+}
+
+/// `user UID[:GID]`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct User {
+    pub uid: Expr,
+    /// The group after `:`; `None` when not written, or when the number after `:` is
+    /// missing (reported).
+    pub gid: Option<IntLit>,
+}
+
+/// `health ARGV [every D] [start D] [retries N]`: the options as written, in order, so
+/// that one written twice can be refused (E0314).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Health {
+    pub argv: Expr,
+    pub options: Box<[HealthOption]>,
+}
+
+/// One option of `health`: `every "10s"`, `start "60s"`, `retries 5`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HealthOption {
+    pub kind: HealthOptionKind,
+    /// The keyword's span.
+    pub keyword: Span,
+    pub value: Expr,
+}
+
+/// Which option of `health`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum HealthOptionKind {
+    Every,
+    Start,
+    Retries,
+}
+
+impl HealthOptionKind {
+    /// The keyword as written.
+    pub fn word(self) -> &'static str {
+        match self {
+            HealthOptionKind::Every => "every",
+            HealthOptionKind::Start => "start",
+            HealthOptionKind::Retries => "retries",
+        }
+    }
+}
+
+impl Health {
+    /// The value of option `kind`, the first written.
+    pub fn option(&self, kind: HealthOptionKind) -> Option<&Expr> {
+        self.options
+            .iter()
+            .find(|o| o.kind == kind)
+            .map(|o| &o.value)
+    }
 }
 
 /// `mount SOURCE -> "TARGET" [read_only]`
@@ -529,13 +599,16 @@ pub struct Call {
     pub span: Span,
 }
 
-/// `for NAME in ITERABLE TEMPLATE`: TEMPLATE rendered once per element, concatenated.
+/// `for NAME in ITERABLE [sep STRING] TEMPLATE`: TEMPLATE rendered once per element,
+/// concatenated with STRING between renderings.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ForExpr {
     /// The loop variable.
     pub var: Ident,
     /// What the loop runs over; `None` when missing (already reported).
     pub iterable: Option<Iterable>,
+    /// `sep STRING`: placed between renderings, never after the last (LANGUAGE.md §14.2).
+    pub sep: Option<StringLit>,
     /// The template, a string literal; `None` when missing (already reported).
     pub template: Option<StringLit>,
     /// `for` to the end of the template.

@@ -699,7 +699,7 @@ impl<'a> Parser<'a> {
         let docs = self.docs();
         if self.at_word("requires") {
             self.requirement(docs).map(ModuleEntry::Requires)
-        } else if self.at_word("container") {
+        } else if self.at_word("container") || self.at_word("job") {
             self.container(docs).map(ModuleEntry::Container)
         } else if self.at_word("provides") {
             self.provides(docs).map(ModuleEntry::Provides)
@@ -710,7 +710,7 @@ impl<'a> Parser<'a> {
             let s = self.string_expected("the slug, a string such as `\"forge\"`")?;
             Some(ModuleEntry::Slug(s, self.span_from(start)))
         } else {
-            self.expected("`requires`, `container`, `provides` or `slug`");
+            self.expected("`requires`, `container`, `job`, `provides` or `slug`");
             None
         }
     }
@@ -804,9 +804,15 @@ impl<'a> Parser<'a> {
         })
     }
 
+    /// `container NAME { … }` or `job NAME { … }` at the current keyword.
     fn container(&mut self, docs: Docs) -> Option<Container> {
+        let job = self.at_word("job");
         let start = self.bump().span;
-        let name = self.ident("the container's name")?;
+        let name = self.ident(if job {
+            "the job's name"
+        } else {
+            "the container's name"
+        })?;
         let mut entries = Gather::new();
         if self.kind() == TokenKind::LBrace {
             self.block_into("the container", &mut entries, |p, out| {
@@ -821,6 +827,8 @@ impl<'a> Parser<'a> {
                     p.container_entry().map(|e| out.push(e)).is_some()
                 }
             });
+        } else if job {
+            self.expected("`{` and the job's entries");
         } else {
             self.expected("`{` and the container's entries");
         }
@@ -828,6 +836,7 @@ impl<'a> Parser<'a> {
             docs,
             name,
             entries: exact(entries),
+            job,
             span: self.span_from(start),
         })
     }
@@ -851,7 +860,46 @@ impl<'a> Parser<'a> {
             }
             "user" => {
                 self.bump();
-                ContainerEntryKind::User(self.expr())
+                let uid = self.expr();
+                let gid = if self.kind() == TokenKind::Colon
+                    && self.peek().span.start == uid.span().end
+                {
+                    self.bump();
+                    if self.kind() == TokenKind::Int && !self.peek().newline_before {
+                        Some(self.int_lit())
+                    } else {
+                        let found = self.found();
+                        let uid = self.slice(uid.span()).to_string();
+                        self.error_here(SyntaxError::GroupId {
+                            keyword: "user",
+                            uid: &uid,
+                            found,
+                        });
+                        None
+                    }
+                } else {
+                    None
+                };
+                ContainerEntryKind::User(Box::new(User { uid, gid }))
+            }
+            "health" => {
+                self.bump();
+                ContainerEntryKind::Health(Box::new(self.health()))
+            }
+            "after" => {
+                self.bump();
+                let mut names = SmallVec::<[Ident; 4]>::new();
+                names.push(self.ident_same_line(
+                    "the name of a container or job of the module this one starts after",
+                )?);
+                while self.kind() == TokenKind::Ident && !self.peek().newline_before {
+                    let t = self.bump();
+                    names.push(Ident {
+                        name: Name::from(self.slice(t.span)),
+                        span: t.span,
+                    });
+                }
+                ContainerEntryKind::After(exact(names))
             }
             "image_paths" => {
                 self.bump();
@@ -933,6 +981,42 @@ impl<'a> Parser<'a> {
         })
     }
 
+    /// `ARGV [every D] [start D] [retries N]` after `health`: the options in any order, as
+    /// written (one written twice is the checker's E0314).
+    fn health(&mut self) -> Health {
+        let argv = self.expr();
+        let mut options = SmallVec::<[HealthOption; 3]>::new();
+        loop {
+            let kind = if self.at_word_same_line("every") {
+                HealthOptionKind::Every
+            } else if self.at_word_same_line("start") {
+                HealthOptionKind::Start
+            } else if self.at_word_same_line("retries") {
+                HealthOptionKind::Retries
+            } else {
+                break;
+            };
+            let keyword = self.bump().span;
+            if self.peek().newline_before || self.kind() == TokenKind::RBrace {
+                self.expected(match kind {
+                    HealthOptionKind::Retries => "the number of retries, as in `retries 3`",
+                    _ => "a duration, a string such as `\"30s\"`",
+                });
+                break;
+            }
+            let value = self.expr();
+            options.push(HealthOption {
+                kind,
+                keyword,
+                value,
+            });
+        }
+        Health {
+            argv,
+            options: exact(options),
+        }
+    }
+
     /// `[owner UID[:GID]] [mode MODE]`, in either order, after a file's or secret file's
     /// path (LANGUAGE.md §12.1). A half-written one is reported and what parsed is kept.
     fn owner_and_mode(&mut self, what: &str) -> (Option<Owner>, Option<IntLit>) {
@@ -955,7 +1039,11 @@ impl<'a> Parser<'a> {
                         } else {
                             let found = self.found();
                             let uid = self.slice(uid.span).to_string();
-                            self.error_here(SyntaxError::GroupId { uid: &uid, found });
+                            self.error_here(SyntaxError::GroupId {
+                                keyword: "owner",
+                                uid: &uid,
+                                found,
+                            });
                             None
                         }
                     } else {
@@ -1515,6 +1603,7 @@ impl<'a> Parser<'a> {
         let mut f = ForExpr {
             var,
             iterable: None,
+            sep: None,
             template: None,
             span: start,
         };
@@ -1558,6 +1647,19 @@ impl<'a> Parser<'a> {
                 other => {
                     let d = SyntaxError::ForOverValue.at(&self.path, other.span());
                     self.diags.push(d);
+                }
+            }
+        }
+        if self.at_word_same_line("sep") {
+            self.bump();
+            match self.kind() {
+                TokenKind::Str(_) | TokenKind::TripleStr(_) if !self.peek().newline_before => {
+                    f.sep = Some(self.string_lit())
+                }
+                _ => {
+                    self.expected("the separator, a string such as `\",\"`, after `sep`");
+                    f.span = self.span_from(start);
+                    return Expr::For(Box::new(f));
                 }
             }
         }

@@ -377,9 +377,25 @@ fn container<V: VisitSpans + ?Sized>(c: &mut Container, v: &mut V) {
         v.span(&mut e.span);
         match &mut e.kind {
             ContainerEntryKind::Image(s) => string(s, v),
-            ContainerEntryKind::Command(x)
-            | ContainerEntryKind::User(x)
-            | ContainerEntryKind::ImagePaths(x) => expr(x, v),
+            ContainerEntryKind::Command(x) | ContainerEntryKind::ImagePaths(x) => expr(x, v),
+            ContainerEntryKind::User(u) => {
+                expr(&mut u.uid, v);
+                if let Some(g) = &mut u.gid {
+                    v.span(&mut g.span);
+                }
+            }
+            ContainerEntryKind::Health(h) => {
+                expr(&mut h.argv, v);
+                for o in &mut h.options {
+                    v.span(&mut o.keyword);
+                    expr(&mut o.value, v);
+                }
+            }
+            ContainerEntryKind::After(names) => {
+                for n in names {
+                    ident(n, v);
+                }
+            }
             ContainerEntryKind::Env(entries) => {
                 for env in entries {
                     v.span(&mut env.span);
@@ -481,6 +497,9 @@ fn expr<V: VisitSpans + ?Sized>(e: &mut Expr, v: &mut V) {
                 }
                 Some(Iterable::List(r)) => reference(r, v),
                 None => {}
+            }
+            if let Some(s) = &mut x.sep {
+                string(s, v);
             }
             if let Some(t) = &mut x.template {
                 string(t, v);

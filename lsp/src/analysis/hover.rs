@@ -492,13 +492,16 @@ fn word_hover(snap: &Snapshot, cursor: &Cursor<'_>) -> Option<Hover> {
                     && o.span.start as usize == start
                 {
                     let gid = o.gid.as_ref().map_or(o.uid.value, |g| g.value);
-                    let user_text = match user {
-                        Some(ast::Expr::Int(i)) => format!("`user {}`", i.value),
+                    let user_text = match user.map(|u| (&u.uid, &u.gid)) {
+                        Some((ast::Expr::Int(i), Some(g))) => {
+                            format!("`user {}:{}`", i.value, g.value)
+                        }
+                        Some((ast::Expr::Int(i), None)) => format!("`user {}`", i.value),
                         Some(_) => "its `user`".into(),
                         None => "none here".into(),
                     };
                     let value = format!(
-                        "```mesh\nowner {}:{gid}\n```\n\nWho owns the {what} on the host: uid {}, group {gid}{}. The manifest writes `owner` and `group` as numbers.\n\nWithout `owner`, the owner is the container's `user` ({user_text}), else `0:0`; the group is the owner's number. A uid or gid lies in 0..4294967295 (E0304).",
+                        "```mesh\nowner {}:{gid}\n```\n\nWho owns the {what} on the host: uid {}, group {gid}{}. The manifest writes `owner` and `group` as numbers.\n\nWithout `owner`, the owner is the container's `user` ({user_text}), else `0:0`; the group is the group of `user UID:GID`, else the owner's number. A uid or gid lies in 0..4294967295 (E0304).",
                         o.uid.value,
                         o.uid.value,
                         if o.gid.is_none() {

@@ -504,9 +504,15 @@ impl Indexer {
     ) {
         match kind {
             ContainerEntryKind::Image(s) => self.string(s, ctx),
-            ContainerEntryKind::Command(e)
-            | ContainerEntryKind::User(e)
-            | ContainerEntryKind::ImagePaths(e) => self.expr(e, ctx),
+            ContainerEntryKind::Command(e) | ContainerEntryKind::ImagePaths(e) => self.expr(e, ctx),
+            ContainerEntryKind::User(u) => self.expr(&u.uid, ctx),
+            ContainerEntryKind::Health(h) => {
+                self.expr(&h.argv, ctx);
+                for o in &h.options {
+                    self.expr(&o.value, ctx);
+                }
+            }
+            ContainerEntryKind::After(_) => {}
             ContainerEntryKind::Env(entries) => {
                 for e in entries {
                     self.when(e.when.as_deref(), ctx, whens);
@@ -893,14 +899,21 @@ pub fn module_fors(m: &ast::Module) -> Vec<&ast::ForExpr> {
                         ContainerEntryKind::Env(env) => {
                             env.iter().for_each(|x| walk(&x.value, &mut out))
                         }
-                        ContainerEntryKind::Command(v)
-                        | ContainerEntryKind::User(v)
-                        | ContainerEntryKind::ImagePaths(v) => walk(v, &mut out),
+                        ContainerEntryKind::Command(v) | ContainerEntryKind::ImagePaths(v) => {
+                            walk(v, &mut out)
+                        }
+                        ContainerEntryKind::User(u) => walk(&u.uid, &mut out),
+                        ContainerEntryKind::Health(h) => {
+                            walk(&h.argv, &mut out);
+                            h.options.iter().for_each(|o| walk(&o.value, &mut out))
+                        }
                         ContainerEntryKind::Secret(file) | ContainerEntryKind::File(file) => {
                             walk(&file.value, &mut out)
                         }
                         ContainerEntryKind::Mount(mount) => walk(&mount.source, &mut out),
-                        ContainerEntryKind::Image(_) | ContainerEntryKind::Publish(_) => {}
+                        ContainerEntryKind::Image(_)
+                        | ContainerEntryKind::Publish(_)
+                        | ContainerEntryKind::After(_) => {}
                     }
                 }
             }

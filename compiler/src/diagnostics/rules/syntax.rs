@@ -29,8 +29,12 @@ pub enum SyntaxError<'a> {
     ContainerEntry { found: String },
     /// `owner` followed by no uid; `what` is the entry (a file, a secret).
     Owner { what: &'a str, found: String },
-    /// `owner UID:` followed by no gid.
-    GroupId { uid: &'a str, found: String },
+    /// `owner UID:` or `user UID:` followed by no gid; `keyword` is which.
+    GroupId {
+        keyword: &'a str,
+        uid: &'a str,
+        found: String,
+    },
     /// `owner` written twice on one entry.
     OwnerTwice { what: &'a str },
     /// `mode` written twice on one entry.
@@ -81,7 +85,7 @@ impl Rule for SyntaxError<'_> {
             Owner { what, found } => format!(
                 "expected the {what}'s owner, a uid such as `1000` or `991:991`, found {found}"
             ),
-            GroupId { uid, found } => {
+            GroupId { uid, found, .. } => {
                 format!("expected a group id after `{uid}:`, found {found}")
             }
             OwnerTwice { what } => format!("this {what} names its owner twice"),
@@ -112,10 +116,10 @@ impl Rule for SyntaxError<'_> {
             TooDeep { .. } => "write a flatter value".into(),
             InterpolationNotClosed { .. } => "an interpolation holds one value: a reference like `req.field` or a call like `url(req.field)`".into(),
             InterpolationNotReference => "an interpolation reads one requirement's field; write `\\$` for a dollar sign".into(),
-            ContainerEntry { .. } => "a container holds image, command, user, env, mount, secret, file, publish and image_paths".into(),
+            ContainerEntry { .. } => "a container holds image, command, user, env, mount, secret, file, publish, image_paths, health and after".into(),
             Owner { .. } => "write `owner UID` or `owner UID:GID`, numbers in 0..4294967295".into(),
-            GroupId { uid, .. } => {
-                format!("write `owner {uid}:{uid}`, or `owner {uid}` for the group of the same number")
+            GroupId { keyword, uid, .. } => {
+                format!("write `{keyword} {uid}:{uid}`, or `{keyword} {uid}` for the group of the same number")
             }
             OwnerTwice { .. } => "keep one `owner`".into(),
             ModeTwice { .. } => "keep one `mode`".into(),
