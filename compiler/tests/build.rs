@@ -1375,3 +1375,92 @@ mesh lab {
         }
     }
 }
+
+/// The order between instances on one node (LANGUAGE.md §14.1, §14.7) is not in the
+/// manifest; `emit::same_node_providers` derives it from the manifest: pins and seats
+/// answer like any provider, an absent optional requirement answers nothing, a provider
+/// on another node is not waited for, and a cycle on one node writes no order.
+#[test]
+fn same_node_order_comes_from_the_manifest_and_skips_cycles() {
+    let files = one_file(
+        "all.mesh",
+        r#"contract ping for module { host: hostname }
+contract pong for module { host: hostname }
+module pg {
+  requires here: host node
+  container pg { image "postgres:18.6" }
+  provides postgres {
+    host = here.private_name
+    port = 5432
+    database = consumer.login
+    user = consumer.login
+  }
+}
+module app {
+  requires db: module postgres
+  requires extra?: module postgres
+  container app {
+    image "nginx:1.27"
+    env { H = db.host }
+    when extra { env { X = extra.host } }
+  }
+}
+module left {
+  requires here: host node
+  requires other: module pong
+  container left { image "nginx:1.27"  env { H = other.host } }
+  provides ping { host = here.private_name }
+}
+module right {
+  requires here: host node
+  requires other: module ping
+  container right { image "nginx:1.27"  env { H = other.host } }
+  provides pong { host = here.private_name }
+}
+module both {
+  requires a: module ping
+  requires b: module pong
+  container both { image "nginx:1.27"  env { A = a.host  B = b.host } }
+}
+mesh lab {
+  node alpha { private_name = "alpha.lab.internal" }
+  node beta { private_name = "beta.lab.internal" }
+  assign pg to alpha
+  assign pg to beta as pg-beta
+  assign app to alpha { extra absent }
+  assign app to alpha as app-pinned { db from pg-beta on beta  extra absent }
+  assign app to beta as app-beta { extra absent }
+  assign left to alpha
+  assign right to alpha
+  assign both to alpha
+}"#,
+    );
+    let b = build(&files, "all.mesh");
+    assert_eq!(b.exit, 0, "{:?}", b.diagnostics());
+    let order = |node: &str| {
+        let m = b
+            .outcomes
+            .iter()
+            .find_map(|o| o.manifests.get(node))
+            .unwrap();
+        meshc::emit::same_node_providers(m)
+            .into_iter()
+            .collect::<Vec<(String, Vec<String>)>>()
+    };
+    let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+    // alpha: `app` waits for `pg` (its node's provider; `extra` is absent); `app-pinned`
+    // is answered from beta and waits for nothing here; `left` and `right` answer each
+    // other (no order between them), and `both` waits for the two.
+    assert_eq!(
+        order("alpha"),
+        vec![
+            ("app".to_string(), s(&["pg"])),
+            ("both".to_string(), s(&["left", "right"])),
+        ]
+    );
+    // beta: `app-beta` waits for `pg-beta`.
+    assert_eq!(
+        order("beta"),
+        vec![("app-beta".to_string(), s(&["pg-beta"]))]
+    );
+}

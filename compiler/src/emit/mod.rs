@@ -12,9 +12,11 @@ pub mod compose;
 pub use crate::base::template_functions as functions;
 pub mod manifest;
 pub mod node_names;
+pub mod order;
 
 pub use canonical::{canonical_json, digest_of, write_pretty_with_digest};
 pub use manifest::*;
+pub use order::same_node_providers;
 
 /// The bytes of `manifest` as `meshc build` writes them: pretty JSON with its digest
 /// filled in and a trailing newline. A manifest from resolution holds its digest
