@@ -11,18 +11,20 @@ use super::registry::ProviderKind;
 use super::scope::RefContext;
 use super::types::{
     Constraint, Ty, image_has_digest, image_tag, path_is_under, validate_container_path,
-    validate_image,
+    validate_duration, validate_image,
 };
+use crate::diagnostics::closest;
 use crate::diagnostics::rules::{
-    Breach, ContainerPath, Duplicate, EnvPathNotHeld, ExposedEnv, InvalidLiteral, MountSource,
-    NotOptional, PathWrittenTwice, PortNotPublished, PublishNotPort, RootOnly, SecretFilePlain,
-    TypeMismatch, UnknownRequirement, Unpinned,
+    AfterCycle, AfterTwice, BadHealth, Breach, ContainerPath, Duplicate, EnvPathNotHeld,
+    ExposedEnv, InJob, InvalidLiteral, MountSource, NotOptional, PathWrittenTwice,
+    PortNotPublished, PublishNotPort, RootOnly, SecretFilePlain, TypeMismatch, UnknownAfter,
+    UnknownRequirement, Unpinned,
 };
 use crate::diagnostics::{Reported, Rule};
 use crate::span::Span;
 use crate::syntax::ast::{
-    Container, ContainerEntryKind, EnvEntry, Expr, Health, Ident, IntLit, Owner, StrPart,
-    StringLit, User, When,
+    Container, ContainerEntryKind, EnvEntry, Expr, Health, HealthOptionKind, Ident, IntLit, Owner,
+    StrPart, StringLit, User, When,
 };
 use std::borrow::Cow;
 
@@ -57,6 +59,127 @@ impl<'a> ModuleChecker<'a, '_> {
             self.check_container(c, &mut published);
         }
         self.check_unpublished_ports(&published);
+        self.check_after();
+    }
+
+    /// `after NAME…` (LANGUAGE.md §14.1): each name a container or job of the module
+    /// (E0104, with a close name), none the container itself and none closing a cycle
+    /// (E0328), none twice in one container (E0102).
+    fn check_after(&mut self) {
+        let module = self.module;
+        let containers: Vec<&'a Container> = module.containers().collect();
+        // The first container of each name: a second is E0102, told above.
+        let mut index: Vec<(&'a str, usize)> = Vec::new();
+        for (k, c) in containers.iter().enumerate() {
+            if !index.iter().any(|(n, _)| *n == c.name.name.as_str()) {
+                index.push((&c.name.name, k));
+            }
+        }
+        let find = |name: &str| index.iter().find(|(n, _)| *n == name).map(|&(_, k)| k);
+        // Edges: container → (the container it waits for, where the name is written).
+        let mut edges: Vec<Vec<(usize, Span)>> = vec![Vec::new(); containers.len()];
+        for (k, c) in containers.iter().enumerate() {
+            if find(&c.name.name) != Some(k) {
+                continue; // a duplicate container: its own errors are told
+            }
+            let mut seen = Seen::new();
+            for e in c.entries.iter() {
+                let ContainerEntryKind::After(names) = &e.kind else {
+                    continue;
+                };
+                for n in names.iter() {
+                    if let Some(first) = seen.insert(&n.name, n.span) {
+                        let rule = AfterTwice {
+                            name: &n.name,
+                            first,
+                        };
+                        self.cx.report(rule.at(self.cx.path, n.span));
+                        continue;
+                    }
+                    if n.name == c.name.name {
+                        let rule = AfterCycle::Itself {
+                            keyword: c.keyword(),
+                            name: &n.name,
+                        };
+                        self.cx.report(rule.at(self.cx.path, n.span));
+                        continue;
+                    }
+                    match find(&n.name) {
+                        Some(to) => edges[k].push((to, n.span)),
+                        None => {
+                            let known: Vec<&str> = index
+                                .iter()
+                                .map(|&(n, _)| n)
+                                .filter(|&other| other != c.name.name.as_str())
+                                .take(8)
+                                .collect();
+                            let rule = UnknownAfter {
+                                module: &module.name.name,
+                                name: &n.name,
+                                closest: closest(&n.name, known.iter().copied()),
+                                requirement: self.scope.requirements.contains_key(n.name.as_str()),
+                                known,
+                            };
+                            self.cx.report(rule.at(self.cx.path, n.span));
+                        }
+                    }
+                }
+            }
+        }
+        // A cycle is told once, at the name that closes it as the containers are walked
+        // in source order (depth first; a module holds few containers).
+        const NEW: u8 = 0;
+        const OPEN: u8 = 1;
+        const DONE: u8 = 2;
+        let mut state = vec![NEW; containers.len()];
+        for root in 0..containers.len() {
+            if state[root] != NEW {
+                continue;
+            }
+            // (container, next edge); `path` holds the open containers with the edge
+            // each follows.
+            let mut work: Vec<(usize, usize)> = vec![(root, 0)];
+            state[root] = OPEN;
+            while let Some(&mut (v, ref mut next)) = work.last_mut() {
+                let Some(&(to, at)) = edges[v].get(*next) else {
+                    state[v] = DONE;
+                    work.pop();
+                    continue;
+                };
+                *next += 1;
+                match state[to] {
+                    NEW => {
+                        state[to] = OPEN;
+                        work.push((to, 0));
+                    }
+                    OPEN => {
+                        let from = work.iter().position(|&(w, _)| w == to).unwrap_or(0);
+                        let cycle = &work[from..];
+                        let mut path: Vec<&str> = cycle
+                            .iter()
+                            .map(|&(w, _)| containers[w].name.name.as_str())
+                            .collect();
+                        path.push(&containers[to].name.name);
+                        // Each edge of the cycle but the closing one, labelled.
+                        let others = cycle
+                            .windows(2)
+                            .map(|pair| {
+                                let (w, taken) = pair[0];
+                                let (span_at, _) = (edges[w][taken - 1].1, ());
+                                (
+                                    span_at,
+                                    containers[w].name.name.as_str(),
+                                    containers[pair[1].0].name.name.as_str(),
+                                )
+                            })
+                            .collect();
+                        let rule = AfterCycle::Cycle { path, others };
+                        self.cx.report(rule.at(self.cx.path, at));
+                    }
+                    _ => {}
+                }
+            }
+        }
     }
 
     /// E0323: a `host port` requirement no container publishes (a `publish` under `when`
@@ -116,7 +239,22 @@ impl<'a> ModuleChecker<'a, '_> {
             .any(|e| matches!(e.kind, ContainerEntryKind::User(_)));
         for entry in &c.entries {
             self.enter_when(entry.when.as_deref(), &mut whens);
+            if c.job {
+                let refused = match &entry.kind {
+                    ContainerEntryKind::Publish(_) => Some("publish"),
+                    ContainerEntryKind::Health(_) => Some("health"),
+                    _ => None,
+                };
+                if let Some(word) = refused {
+                    let rule = InJob {
+                        entry: word,
+                        job: &c.name.name,
+                    };
+                    self.cx.report(rule.at(self.cx.path, entry.span));
+                }
+            }
             let keyword = match &entry.kind {
+                ContainerEntryKind::Health(_) => Some("health"),
                 ContainerEntryKind::Image(_) => Some("image"),
                 ContainerEntryKind::Command(_) => Some("command"),
                 ContainerEntryKind::User(_) => Some("user"),
@@ -359,6 +497,47 @@ impl<'a> ModuleChecker<'a, '_> {
     /// `health ARGV [every D] [start D] [retries N]` (LANGUAGE.md §14.1, §14.7).
     fn check_health(&mut self, h: &'a Health) {
         self.check_command(&h.argv, Place::Health);
+        if let Expr::List(items, _) = &h.argv
+            && items.is_empty()
+        {
+            self.cx
+                .report(BadHealth::EmptyTest.at(self.cx.path, h.argv.span()));
+        }
+        let mut seen: Vec<(HealthOptionKind, Span)> = Vec::new();
+        for o in h.options.iter() {
+            let option = o.kind.word();
+            if let Some(&(_, first)) = seen.iter().find(|(k, _)| *k == o.kind) {
+                let rule = BadHealth::OptionTwice { option, first };
+                let at = o.keyword.to(o.value.span());
+                self.cx.report(rule.at(self.cx.path, at));
+                continue;
+            }
+            seen.push((o.kind, o.keyword.to(o.value.span())));
+            let refused = match (o.kind, &o.value) {
+                (_, Expr::Error(_)) => None, // a syntax error, told
+                (HealthOptionKind::Retries, Expr::Int(n)) if n.value >= 1 => None,
+                (HealthOptionKind::Retries, Expr::Int(n)) => Some(BadHealth::Retries {
+                    value: Some(n.value),
+                }),
+                (HealthOptionKind::Retries, _) => Some(BadHealth::Retries { value: None }),
+                (_, Expr::Str(s)) => match s.as_plain() {
+                    Some(text) => validate_duration(&text)
+                        .err()
+                        .map(|reason| BadHealth::Duration { option, reason }),
+                    None => Some(BadHealth::Duration {
+                        option,
+                        reason: "a duration is written out, not interpolated".into(),
+                    }),
+                },
+                _ => Some(BadHealth::Duration {
+                    option,
+                    reason: "a duration is a string, like `\"30s\"`".into(),
+                }),
+            };
+            if let Some(rule) = refused {
+                self.cx.report(rule.at(self.cx.path, o.value.span()));
+            }
+        }
     }
 
     /// `owner UID[:GID]` (each in the uid range, E0304) and `mode` (E0314) on a file or

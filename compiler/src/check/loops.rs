@@ -15,8 +15,8 @@ use super::registry::{ContractInfo, FieldInfo};
 use super::scope::RefContext;
 use super::types::Ty;
 use crate::diagnostics::rules::{
-    ConsumerRead, Duplicate, NotProvided, SecretLoop, SyntaxError, TypeMismatch, UnknownContract,
-    UnknownField,
+    ConsumerRead, Duplicate, NotProvided, SecretLoop, SepInterpolates, SyntaxError, TypeMismatch,
+    UnknownContract, UnknownField,
 };
 use crate::diagnostics::{Diagnostic, Reported, Rule};
 use crate::span::Span;
@@ -64,6 +64,17 @@ impl<'a> ModuleChecker<'a, '_> {
         place: Place<'_>,
         ctx: RefContext<'a>,
     ) -> Val<'a> {
+        // `sep` is a plain literal (LANGUAGE.md §14.7): placed as written between renderings.
+        if let Some(sep) = &f.sep
+            && sep.as_plain().is_none()
+        {
+            let rule = SepInterpolates { var: &f.var.name };
+            self.cx.report(rule.at(self.cx.path, sep.span));
+            // What it reads is still read: a name it gets wrong is told too.
+            for interp in sep.interpolations() {
+                self.eval_names(&interp.expr, ctx);
+            }
+        }
         let Ok(Some(kind)) = self.loop_kind(f, place, ctx) else {
             if let Some(t) = &f.template {
                 self.with_unknown_loop(f, |m| m.eval_names(&Expr::Str(t.clone()), ctx));

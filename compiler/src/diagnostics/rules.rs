@@ -10,12 +10,14 @@
 //! every other.
 
 mod check;
+mod day_two;
 #[cfg(test)]
 mod one_place;
 mod resolve;
 mod syntax;
 mod take;
 pub use check::*;
+pub use day_two::*;
 pub use resolve::*;
 pub use syntax::*;
 pub use take::*;

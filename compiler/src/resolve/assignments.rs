@@ -12,7 +12,8 @@ use crate::check::scope::ReqInfo;
 use crate::check::types::{Constraint, Ty, Value, validate_literal};
 use crate::diagnostics::rules::{
     DoesNotFit, Duplicate, EntryFor, FitLabel, NoSuchRequirement, NotAdopted, NotOptional,
-    PlacedElsewhere, ProviderField, QuotedBool, SecretInMesh, UnknownField, WrongEntry,
+    PlacedElsewhere, ProviderField, QuotedBool, SecretInMesh, SystemPlace, UnknownField,
+    WrongEntry,
 };
 use crate::diagnostics::{Diagnostic, Reported, closest};
 use crate::span::{FilePath, Span};
@@ -617,6 +618,21 @@ impl<'m> Judge<'_, 'm> {
                 ))),
             }
         };
+        if contract == Some("directory")
+            && let Ok(Placement::Path(path, _)) = &placed
+            && let Some((under, state)) =
+                system_place(path, &self.nodes[self.instances[i].node].root)
+        {
+            let rule = SystemPlace {
+                key,
+                instance: &self.instances[i].name,
+                path,
+                under: &under,
+                state,
+            };
+            let d = self.at(at.span(), rule);
+            return Err(self.refuse(i, d));
+        }
         placed.map_err(|why| {
             let why = why.unwrap_or_else(|| "the placement did not parse".into());
             self.does_not_fit(
@@ -630,6 +646,33 @@ impl<'m> Judge<'_, 'm> {
             )
         })
     }
+}
+
+/// The directories of the system a host directory may not be placed at or under
+/// (LANGUAGE.md §14.7): `/lib*` is these four, so `/library` is not one of them.
+const SYSTEM_DIRECTORIES: &[&str] = &[
+    "/etc", "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/boot", "/dev",
+    "/proc", "/sys", "/run",
+];
+
+/// Whether a directory placed at `path` (normalised: placements are refused otherwise)
+/// takes `/`, a system directory or the node's `ROOT/.mesh`: what it is at or under, and
+/// whether that is the node's own state folder (E0521).
+fn system_place(path: &str, root: &str) -> Option<(String, bool)> {
+    let at_or_under = |dir: &str| {
+        path == dir
+            || path
+                .strip_prefix(dir)
+                .is_some_and(|rest| rest.starts_with('/'))
+    };
+    if path == "/" {
+        return Some(("/".into(), false));
+    }
+    if let Some(dir) = SYSTEM_DIRECTORIES.iter().find(|d| at_or_under(d)) {
+        return Some((dir.to_string(), false));
+    }
+    let state = format!("{}/.mesh", root.trim_end_matches('/'));
+    at_or_under(&state).then_some((state, true))
 }
 
 /// What an assignment may write for requirement `req`.
@@ -679,4 +722,44 @@ fn quoted_bool(ty: &Ty, value: &Expr) -> Option<QuotedBool> {
         "false" | "no" | "off" | "0" | "n" | "disabled" => QuotedBool::Meant("false"),
         _ => QuotedBool::Other,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::system_place;
+
+    #[test]
+    fn system_places_are_judged_whole_segments() {
+        for (path, under) in [
+            ("/", "/"),
+            ("/etc", "/etc"),
+            ("/etc/x", "/etc"),
+            ("/lib64/a", "/lib64"),
+            ("/libx32", "/libx32"),
+            ("/run/mesh", "/run"),
+            ("/srv/mesh/.mesh", "/srv/mesh/.mesh"),
+            ("/srv/mesh/.mesh/digests", "/srv/mesh/.mesh"),
+        ] {
+            assert_eq!(
+                system_place(path, "/srv/mesh").map(|(u, _)| u),
+                Some(under.to_string()),
+                "{path}"
+            );
+        }
+        for path in [
+            "/library",
+            "/etcetera/x",
+            "/srv/data",
+            "/srv/mesh/.meshes",
+            "/srv/mesh/app/.mesh",
+            "/var/run",
+            "/usrdata",
+        ] {
+            assert_eq!(system_place(path, "/srv/mesh"), None, "{path}");
+        }
+        assert_eq!(
+            system_place("/.mesh/x", "/"),
+            Some(("/.mesh".to_string(), true))
+        );
+    }
 }

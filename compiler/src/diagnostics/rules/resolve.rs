@@ -1610,6 +1610,53 @@ impl Rule for ValueRefused<'_> {
     }
 }
 
+/// E0521: a directory placed at `/`, at or under a system directory, or at or under the
+/// node's own `ROOT/.mesh` (LANGUAGE.md §14.6, §14.7).
+pub struct SystemPlace<'a> {
+    pub key: &'a str,
+    pub instance: &'a str,
+    pub path: &'a str,
+    /// What the path is, or is under: `/`, `/etc`, or the node's `ROOT/.mesh`.
+    pub under: &'a str,
+    /// `under` is the node's own `.mesh` folder.
+    pub state: bool,
+}
+
+impl Rule for SystemPlace<'_> {
+    fn code(&self) -> Code {
+        Code::E0521
+    }
+
+    fn message(&self) -> String {
+        let what = if self.state {
+            format!(
+                "the node's own `{}`, where meshc keeps its state",
+                self.under
+            )
+        } else if self.under == "/" {
+            "the root of the file system".to_string()
+        } else {
+            format!("the system directory `{}`", self.under)
+        };
+        let at = if self.path == self.under {
+            "at"
+        } else {
+            "under"
+        };
+        format!(
+            "directory `{}` of instance `{}` is placed {at} {what}: `{}`",
+            self.key, self.instance, self.path
+        )
+    }
+
+    fn help(&self) -> Option<String> {
+        Some(format!(
+            "the node creates, owns and sets the mode of a directory: place it where data is kept (`{} at \"/srv/{}\"`), or drop the placement for the node's default",
+            self.key, self.key
+        ))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
