@@ -185,7 +185,7 @@ fn classify(text: &str, outer: Option<&Block>, entry: &[Token]) -> Block {
                 .filter(|w| !w.is_empty())
                 .map(|w| w.to_string()),
         },
-        (Some(Block::Module(_)), Some("container")) => Block::Container,
+        (Some(Block::Module(_)), Some("container" | "job")) => Block::Container,
         (Some(Block::Module(_)), Some("provides")) => Block::Provides(name(1)),
         (Some(Block::Container), Some("env")) => Block::Env,
         (Some(Block::Container), Some("when")) => Block::Container,
@@ -530,7 +530,14 @@ impl Context<'_> {
                     let written = self.container_at().map(once_entries).unwrap_or_default();
                     let mut items = self.keywords(Place::Container);
                     items.retain(|i| !written.contains(&i.label.as_str()));
+                    // A job holds no `publish` and no `health` (E0327).
+                    if self.container_at().is_some_and(|c| c.job) {
+                        items.retain(|i| !matches!(i.label.as_str(), "publish" | "health"));
+                    }
                     items
+                }
+                [I("after"), rest @ ..] if rest.iter().all(|w| matches!(w, I(_))) => {
+                    self.after_names(stack, rest)
                 }
                 [I("when")] => self.optional_requirements(stack),
                 [I("publish")] => {
@@ -635,6 +642,28 @@ impl Context<'_> {
             }),
             _ => None,
         })
+    }
+
+    /// What `after` may name: the module's other containers and jobs, less those
+    /// `written` already on the line.
+    fn after_names(&self, stack: &[Block], written: &[Word<'_>]) -> Vec<CompletionItem> {
+        let Some(m) = self.module_tree(stack) else {
+            return Vec::new();
+        };
+        let own = self.container_at().map(|c| c.name.name.as_str());
+        m.containers()
+            .filter(|c| Some(c.name.name.as_str()) != own)
+            .filter(|c| !written.contains(&Word::Ident(c.name.name.as_str())))
+            .map(|c| {
+                let detail = if c.job { "job" } else { "container" };
+                self.item(
+                    &c.name.name,
+                    CompletionItemKind::CLASS,
+                    Some(detail.to_string()),
+                    c.docs.text.as_deref(),
+                )
+            })
+            .collect()
     }
 
     /// The assignment whose block holds the cursor, as this file last parsed.
@@ -819,6 +848,7 @@ fn once_entries(c: &ast::Container) -> Vec<&'static str> {
             ast::ContainerEntryKind::Command(_) => Some("command"),
             ast::ContainerEntryKind::User(_) => Some("user"),
             ast::ContainerEntryKind::ImagePaths(_) => Some("image_paths"),
+            ast::ContainerEntryKind::Health(_) => Some("health"),
             _ => None,
         })
         .collect()

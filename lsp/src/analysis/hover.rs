@@ -29,6 +29,7 @@ pub fn hover(snap: &Snapshot, uri: &Uri, pos: Position) -> Option<Hover> {
         Symbol::Node { mesh, node } => node_hover(snap, mesh, node),
         Symbol::Instance { mesh, node, name } => instance(snap, mesh, node, name),
         Symbol::Seat(name) => seat(snap, name),
+        Symbol::Container { module, name } => container(snap, module, name),
         Symbol::LoopVar { module, name, at } => loop_var(snap, module, name, *at),
     }?;
     Some(Hover {
@@ -295,6 +296,57 @@ fn module(snap: &Snapshot, name: &str) -> Option<String> {
     Some(out)
 }
 
+/// A container or job: how it starts (its `after` and `health`), its manifest name and
+/// its docs (LANGUAGE.md §14.1).
+fn container(snap: &Snapshot, module_name: &str, name: &str) -> Option<String> {
+    let src = module_source(&snap.db, snap.ws, module_name)?;
+    let m = src.module();
+    let c = m.containers().find(|c| c.name.name == name)?;
+    let single = m.containers().count() == 1;
+    let mut out = String::new();
+    code(&mut out, &format!("{} {name}", c.keyword()));
+    let what = if c.job {
+        "Job of module `{m}`: a container that runs to completion, run again when its manifest entry changes and restarted only when it fails."
+    } else {
+        "Container of module `{m}`."
+    };
+    let _ = writeln!(out, "\n{}", what.replace("{m}", module_name));
+    let after: Vec<String> = c
+        .entries
+        .iter()
+        .filter_map(|e| match &e.kind {
+            ast::ContainerEntryKind::After(names) => Some(names.iter()),
+            _ => None,
+        })
+        .flatten()
+        .map(|n| format!("`{}`", n.name))
+        .collect();
+    if !after.is_empty() {
+        let _ = writeln!(
+            out,
+            "\nStarts after {}: each ready (a job completed, a container with `health` healthy, any other started).",
+            after.join(", ")
+        );
+    }
+    if c.entries
+        .iter()
+        .any(|e| matches!(e.kind, ast::ContainerEntryKind::Health(_)))
+    {
+        let _ = writeln!(
+            out,
+            "\nHas a health test: what waits for it waits until it is healthy."
+        );
+    }
+    let manifest = if single {
+        "`<instance>`".to_string()
+    } else {
+        format!("`<instance>-{name}`")
+    };
+    let _ = writeln!(out, "\nIn the manifest: {manifest}.");
+    docs(&mut out, c.docs.text.as_deref());
+    Some(out)
+}
+
 fn find_mesh<'a>(parsed: &'a meshc::syntax::Parsed, name: &str) -> Option<&'a ast::Mesh> {
     parsed.file.items.iter().find_map(|i| match i {
         Item::Mesh(m) if m.name.name == name => Some(m),
@@ -436,6 +488,40 @@ fn loop_var(snap: &Snapshot, module: &str, name: &str, at: u32) -> Option<String
 
 /// A word that names no symbol: a function of the language (`url` in `url(db.password)`)
 /// or `owner`/`mode` on a `file` or `secret` entry.
+/// The words of LANGUAGE.md §14.1 and §14.2 (`job`, `health` and its options, `after`,
+/// `sep`) where they are keywords: their detail and doc from the keyword table. A word the
+/// index reads as something else (an env key named `start`) is not one.
+fn day_two_keyword(cursor: &Cursor<'_>, word: &str, span: Span) -> Option<String> {
+    const WORDS: &[&str] = &["job", "health", "after", "every", "start", "retries", "sep"];
+    if !WORDS.contains(&word)
+        || cursor
+            .index
+            .names
+            .iter()
+            .any(|(s, class)| *s == span && *class != super::index::NameClass::Keyword)
+    {
+        return None;
+    }
+    // A word of a string or a comment is no keyword.
+    let lexed = meshc::syntax::lexer::lex(cursor.text());
+    if !lexed
+        .tokens
+        .iter()
+        .any(|t| t.span == span && t.kind == meshc::syntax::lexer::TokenKind::Ident)
+    {
+        return None;
+    }
+    let row = meshc::syntax::keywords::KEYWORDS
+        .iter()
+        .find(|k| k.word == word && !k.doc.is_empty())?;
+    let shown = if row.detail.is_empty() {
+        word
+    } else {
+        row.detail
+    };
+    Some(format!("```mesh\n{shown}\n```\n\n{}", row.doc))
+}
+
 fn word_hover(snap: &Snapshot, cursor: &Cursor<'_>) -> Option<Hover> {
     let offset = cursor.offset;
     if let Some((span, _)) = cursor.index.names.iter().find(|(span, class)| {
@@ -464,6 +550,9 @@ fn word_hover(snap: &Snapshot, cursor: &Cursor<'_>) -> Option<Hover> {
         .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
         .map_or(text.len(), |i| offset as usize + i);
     let word = &text[start..end];
+    if let Some(value) = day_two_keyword(cursor, word, Span::new(start, end)) {
+        return Some(markdown(value, cursor.lines.range(Span::new(start, end))));
+    }
     if word != "owner" && word != "mode" {
         return None;
     }

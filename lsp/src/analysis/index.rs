@@ -43,6 +43,12 @@ pub enum Symbol {
         name: String,
     },
     Seat(String),
+    /// A container or job of a module (LANGUAGE.md §14.1): declared by its block, named
+    /// by `after` in the module's other containers and jobs.
+    Container {
+        module: String,
+        name: String,
+    },
     /// The variable of a `for` loop in a module, named by where the loop declares it
     /// (`at`, the byte offset of its name): two loops may use one name.
     LoopVar {
@@ -60,6 +66,7 @@ impl Symbol {
             Symbol::Field { field, .. } => field,
             Symbol::Requirement { name, .. }
             | Symbol::Instance { name, .. }
+            | Symbol::Container { name, .. }
             | Symbol::LoopVar { name, .. } => name,
             Symbol::Node { node, .. } => node,
         }
@@ -76,6 +83,7 @@ impl Symbol {
             Symbol::Node { .. } => "node",
             Symbol::Instance { .. } => "instance",
             Symbol::Seat(_) => "seat",
+            Symbol::Container { .. } => "container",
             Symbol::LoopVar { .. } => "loop variable",
         }
     }
@@ -441,10 +449,32 @@ impl Indexer {
                 }
                 ModuleEntry::Container(c) => {
                     self.name(c.name.span, NameClass::Container);
+                    self.def(
+                        &c.name,
+                        Symbol::Container {
+                            module: module.to_string(),
+                            name: c.name.name.to_string(),
+                        },
+                    );
                     let mut whens: Vec<Span> = Vec::new();
                     for e in &c.entries {
                         self.when(e.when.as_deref(), &ctx, &mut whens);
                         self.container_entry(&e.kind, &ctx, &mut whens);
+                        if let ContainerEntryKind::After(names) = &e.kind {
+                            // A name of a container or job of the module: the checker
+                            // tells the others (E0104).
+                            for n in names.iter() {
+                                if m.containers().any(|c| c.name.name == n.name) {
+                                    self.reference(
+                                        n,
+                                        Symbol::Container {
+                                            module: module.to_string(),
+                                            name: n.name.to_string(),
+                                        },
+                                    );
+                                }
+                            }
+                        }
                     }
                 }
                 ModuleEntry::Provides(p) => {
@@ -509,6 +539,7 @@ impl Indexer {
             ContainerEntryKind::Health(h) => {
                 self.expr(&h.argv, ctx);
                 for o in &h.options {
+                    self.name(o.keyword, NameClass::Keyword);
                     self.expr(&o.value, ctx);
                 }
             }

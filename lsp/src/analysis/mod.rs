@@ -80,6 +80,7 @@ pub fn definitions(snap: &Snapshot, symbol: &Symbol) -> Vec<(FilePath, SourceFil
         }
         Symbol::Module(m)
         | Symbol::Requirement { module: m, .. }
+        | Symbol::Container { module: m, .. }
         | Symbol::LoopVar { module: m, .. } => {
             reg.modules.get(m).map(|at| reg.files[at.file].clone())
         }

@@ -228,6 +228,10 @@ fn renamed(symbol: &Symbol, new: &str) -> Option<Symbol> {
             name: new,
         },
         Symbol::Seat(_) => Symbol::Seat(new),
+        Symbol::Container { module, .. } => Symbol::Container {
+            module: module.clone(),
+            name: new,
+        },
         Symbol::LoopVar { .. } => return None,
     })
 }
@@ -243,6 +247,7 @@ fn what(symbol: &Symbol) -> String {
         Symbol::Node { mesh, .. } => format!("a node of mesh `{mesh}`"),
         Symbol::Instance { mesh, .. } => format!("an instance of mesh `{mesh}`"),
         Symbol::Seat(_) => "a seat".into(),
+        Symbol::Container { module, .. } => format!("a container or job of module `{module}`"),
         Symbol::LoopVar { .. } => "a loop variable".into(),
     }
 }

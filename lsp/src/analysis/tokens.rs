@@ -81,6 +81,7 @@ fn symbol_type(symbol: &Symbol) -> Ty {
         Symbol::Requirement { .. } => Ty::Requirement,
         Symbol::Node { .. } | Symbol::Instance { .. } | Symbol::LoopVar { .. } => Ty::Variable,
         Symbol::Seat(_) => Ty::Seat,
+        Symbol::Container { .. } => Ty::Container,
     }
 }
 
