@@ -23,7 +23,13 @@ mesh services_full {
 
   assign openbao to one
   assign caddy to one { acme_email = "hostmaster@example.org"  http at 80  https at 443  h3 at 443 }
-  assign powerdns to two { dns_udp at 53  dns_tcp at 53 }
+  assign powerdns to two {
+    dns_udp at 53
+    dns_tcp at 53
+    zones = ["example.org", "people.example.org"]
+    nameserver = "ns1.example.org"
+    public_address = "203.0.113.1"
+  }
   assign postfix to two {
     mail_domain = "example.org"
     spf_policy = "v=spf1 -all"
@@ -47,7 +53,11 @@ mesh services_full {
   assign node-exporter to one { host_root at "/" }
   assign node-exporter to two { host_root at "/" }
   assign syncthing to two { folders at "/srv/sync" }
-  assign borgmatic to two { source at "/srv/sync"  repository at "/mnt/backup/borg" }
+  assign borgmatic to two {
+    host_root at "/"
+    sources = ["/srv/mesh", "/srv/sync"]
+    repository at "/mnt/backup/borg"
+  }
   assign prometheus to one { targets at "/srv/prometheus-targets" }
   assign keycloak to two { route.public_name = "id.example.org" }
   assign grafana to one { route.public_name = "dash.example.org" }
@@ -573,8 +583,19 @@ fn synapse_reads_a_configuration_directory_with_mail_and_turn_only_where_they_an
         [
             "/config/homeserver.yaml",
             "/config/email.yaml",
+            "/config/oidc.yaml",
             "/config/turn.yaml"
         ]
+    );
+    // Keycloak runs on `two`: Synapse's login goes through it, at its own callback.
+    let oidc = text(synapse, "/config/oidc.yaml");
+    assert!(
+        oidc.contains("issuer: \"https://id.example.org/realms/mesh\""),
+        "{oidc}"
+    );
+    assert!(
+        oidc.contains("client_secret: ${yaml(sso.client_secret)}"),
+        "{oidc}"
     );
     for target in &in_config {
         assert_eq!(
@@ -649,4 +670,303 @@ fn nextcloud_points_richdocuments_at_the_office_suite_only_where_one_answers() {
     assert_eq!(web["command"], serde_json::json!([]));
     assert_eq!(env(web, "OFFICE_URL"), None);
     assert_eq!(env(web, "NEXTCLOUD_UPDATE"), None);
+}
+
+/// The container of an instance whose name ends with `-{name}`.
+fn named<'a>(instance: &'a Value, name: &str) -> &'a Value {
+    let suffix = format!("-{name}");
+    instance["containers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"].as_str().unwrap().ends_with(&suffix))
+        .unwrap_or_else(|| panic!("no container `{name}` in {}", instance["instance"]))
+}
+
+/// Regression (issue 38): the module added `launch=lmdb` in `pdns.d` while the image's own
+/// `pdns.conf` still set `gsqlite3-*` options, which PowerDNS refuses once gsqlite3 is not
+/// launched; and `provides dns_record {}` never published a record.
+#[test]
+fn powerdns_replaces_the_images_pdns_conf_and_publishes_every_record_and_public_name() {
+    let full = build(FULL, "services_full");
+    let powerdns = instance(&full, "two", "powerdns");
+    let server = named(powerdns, "powerdns");
+    let conf = entry(server, "files", "/etc/powerdns/pdns.conf").expect("the module's pdns.conf");
+    assert_eq!(conf["owner"], Value::from(953));
+    assert_eq!(conf["mode"], "0400");
+    let text_of_conf = conf["template"]
+        .as_str()
+        .expect("sealed: it holds the API key");
+    assert!(text_of_conf.contains("\nlaunch=lmdb\n"), "{text_of_conf}");
+    assert!(!text_of_conf.contains("gsqlite3"), "{text_of_conf}");
+    assert!(
+        text_of_conf.contains("api-key=${api_key.value}"),
+        "{text_of_conf}"
+    );
+    let in_pdns_d: Vec<&Value> = server["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| {
+            f["target"]
+                .as_str()
+                .unwrap()
+                .starts_with("/etc/powerdns/pdns.d/")
+        })
+        .collect();
+    assert!(in_pdns_d.is_empty(), "{in_pdns_d:?}");
+
+    let provision = named(powerdns, "provision");
+    assert_eq!(provision["command"][1], "/mesh/provision");
+    assert_eq!(env(provision, "PUBLIC_ADDRESS"), Some("203.0.113.1"));
+    assert_eq!(
+        env(provision, "PDNS_API"),
+        Some(
+            format!(
+                "http://two.services.internal:{}/api/v1/servers/localhost",
+                host_port(powerdns, "api")
+            )
+            .as_str()
+        )
+    );
+    assert_eq!(
+        text(provision, "/mesh/zones"),
+        "\"example.org\"\n\n\"people.example.org\"\n\n"
+    );
+    // The relay's and Maddy's SPF records, one JSON array per line.
+    let records = text(provision, "/mesh/records");
+    for record in [
+        r#"["example.org", "TXT", "v=spf1 -all"]"#,
+        r#"["people.example.org", "TXT", "v=spf1 a:mx.example.org -all"]"#,
+    ] {
+        assert!(records.contains(record), "{record} not in {records}");
+    }
+    // Every public name the proxy routes gets an `A` record.
+    let names: Vec<&str> = text(provision, "/mesh/public_names").lines().collect();
+    for name in [
+        "docs.example.org",
+        "ntfy.example.org",
+        "id.example.org",
+        "cloud.example.org",
+        "matrix.example.org",
+    ] {
+        assert!(names.contains(&name), "{name} not in {names:?}");
+    }
+    assert!(!names.contains(&""), "{names:?}");
+}
+
+/// Each PostgreSQL server asks the backup of its node for dumps and creates the login the
+/// backup answers; the backup dumps every database with it.
+#[test]
+fn borgmatic_dumps_every_postgres_server_with_the_login_the_server_creates() {
+    let full = build(FULL, "services_full");
+    let postgres = instance(&full, "two", "postgres");
+    assert_eq!(
+        postgres["requirements"]["dump"]["provider"]["instance"],
+        "borgmatic"
+    );
+    let dump_file = entry(named(postgres, "provision"), "files", "/mesh/dump.sql").unwrap();
+    let dump_sql = dump_file["template"].as_str().unwrap();
+    assert!(
+        dump_sql.contains("GRANT pg_read_all_data TO ${dump.user};"),
+        "{dump_sql}"
+    );
+    assert_eq!(dump_file["references"]["dump.user"]["value"], "mesh_backup");
+    let server_key = &dump_file["references"]["dump.password"]["sealed"]["key"];
+    assert!(server_key.is_string(), "{dump_file}");
+
+    // The backup connects with the same login and the same sealed password.
+    let login = postgres["login"].as_str().unwrap();
+    let borgmatic = container(instance(&full, "two", "borgmatic"));
+    let config = entry(borgmatic, "files", "/etc/borgmatic.d/config.yaml").unwrap();
+    let template = config["template"].as_str().unwrap();
+    let dump = format!(
+        "postgresql_databases: [{{name: all, hostname: \"two.services.internal\", port: ${{c.{login}.given.port}}, username: \"mesh_backup\", password: ${{yaml(c.{login}.password)}}}},]"
+    );
+    assert!(template.contains(&dump), "{dump}\nnot in\n{template}");
+    assert_eq!(
+        config["references"][format!("c.{login}.given.port")]["value"],
+        host_port(postgres, "pg").to_string()
+    );
+    assert_eq!(
+        &config["references"][format!("c.{login}.password")]["sealed"]["key"],
+        server_key
+    );
+    assert!(
+        template.contains("source_directories:\n  - \"/host/srv/mesh\"\n  - \"/host/srv/sync\"\n"),
+        "{template}"
+    );
+    let mounts = borgmatic["mounts"].as_array().unwrap();
+    assert!(
+        mounts
+            .iter()
+            .any(|m| m["host"] == "/" && m["container"] == "/host" && m["read_only"] == true),
+        "{mounts:?}"
+    );
+
+    let bare = build(BARE, "services_bare");
+    let postgres = instance(&bare, "solo", "postgres");
+    assert_eq!(
+        postgres["requirements"]["dump"]["absent"],
+        Value::Bool(true)
+    );
+    assert!(entry(named(postgres, "provision"), "files", "/mesh/dump.sql").is_none());
+}
+
+/// A sealed template rendered as the node would, with every secret replaced by
+/// `<secret KEY>` (KEY the vault's key): `${REF}`, `${json(REF)}` and `${yaml(REF)}`
+/// are the forms the catalogue's templates use.
+fn render(template: &str, references: &Value) -> String {
+    let mut out = String::new();
+    let mut rest = template;
+    while let Some(start) = rest.find("${") {
+        out.push_str(&rest[..start]);
+        let end = rest[start..].find('}').expect("an unclosed ${") + start;
+        let expr = &rest[start + 2..end];
+        let (function, name) = match expr.split_once('(') {
+            Some((f, arg)) => (Some(f), arg.trim_end_matches(')')),
+            None => (None, expr),
+        };
+        let reference = &references[name];
+        let value = match reference.get("value") {
+            Some(v) => v.as_str().unwrap().to_string(),
+            None => format!(
+                "<secret {}>",
+                reference["sealed"]["key"]
+                    .as_str()
+                    .unwrap_or_else(|| panic!("no reference `{name}`"))
+            ),
+        };
+        match function {
+            None => out.push_str(&value),
+            Some("json" | "yaml") => out.push_str(&serde_json::to_string(&value).unwrap()),
+            Some(other) => panic!("`{other}` is not rendered here"),
+        }
+        rest = &rest[end + 1..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The logins of the consumers of `contract` an instance provides for.
+fn consumer_logins(instance: &Value, contract: &str) -> Vec<String> {
+    instance["provides"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["contract"] == contract)
+        .unwrap_or_else(|| panic!("{} provides no {contract}", instance["instance"]))["consumers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["login"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// Regression (issue 38): `SMTPD_SASL_USERS` ended every entry with `,`; the image splits
+/// the list on `,` and runs `saslpasswd2` under `set -e` for each entry, so the empty last
+/// entry stopped its start script. The image also asks for logins with their domain.
+#[test]
+fn postfix_sasl_users_have_no_empty_entry_and_every_login_its_domain() {
+    let full = build(FULL, "services_full");
+    let postfix = instance(&full, "two", "postfix");
+    let consumers = consumer_logins(postfix, "smtp");
+    assert!(consumers.len() >= 2, "{consumers:?}");
+    let relay = container(postfix);
+    let users = &relay["env"]["SMTPD_SASL_USERS"];
+    let list = render(users["template"].as_str().unwrap(), &users["references"]);
+    let entries: Vec<&str> = list.split(',').collect();
+    assert!(!entries.contains(&""), "an empty entry in {list}");
+    assert!(!list.ends_with(',') && !list.starts_with(','), "{list}");
+    assert_eq!(entries.len(), consumers.len(), "{list}");
+    for login in &consumers {
+        let entry = format!("{login}@example.org:<secret {login}/password>");
+        assert!(entries.contains(&entry.as_str()), "{entry} not in {list}");
+    }
+    // A consumer logs in as what the relay lists.
+    let gts = container(instance(&full, "two", "gotosocial"));
+    let gts_login = instance(&full, "two", "gotosocial")["login"]
+        .as_str()
+        .unwrap();
+    assert_eq!(
+        env(gts, "GTS_SMTP_USERNAME"),
+        Some(format!("{gts_login}@example.org").as_str())
+    );
+    assert_eq!(
+        relay["health"]["test"],
+        serde_json::json!(["/scripts/healthcheck.sh"])
+    );
+}
+
+/// Regression (issue 38): Keycloak started with no realm, so the client secrets the vault
+/// mints never reached it. The realm it imports holds one confidential client per consumer,
+/// with the consumer's callback and the same sealed secret the consumer reads; the job that
+/// adds later consumers holds the same clients.
+#[test]
+fn keycloak_imports_a_realm_with_one_client_per_consumer_and_its_secret() {
+    let full = build(FULL, "services_full");
+    let keycloak = instance(&full, "two", "keycloak");
+    let consumers = consumer_logins(keycloak, "oidc");
+    assert!(consumers.len() >= 2, "{consumers:?}");
+    let server = named(keycloak, "keycloak");
+    assert_eq!(
+        server["command"],
+        serde_json::json!(["start", "--import-realm"])
+    );
+    let realm_file = entry(server, "files", "/opt/keycloak/data/import/mesh-realm.json")
+        .expect("the realm file");
+    assert_eq!(realm_file["owner"], Value::from(1000));
+    let realm: Value = serde_json::from_str(&render(
+        realm_file["template"].as_str().unwrap(),
+        &realm_file["references"],
+    ))
+    .expect("the realm is JSON");
+    assert_eq!(realm["realm"], "mesh");
+    let clients = realm["clients"].as_array().unwrap();
+    assert_eq!(clients.len(), consumers.len(), "{realm}");
+    for login in &consumers {
+        let client = clients
+            .iter()
+            .find(|c| c["clientId"] == login.as_str())
+            .unwrap_or_else(|| panic!("no client for {login}"));
+        assert_eq!(client["publicClient"], false);
+        assert_eq!(client["secret"], format!("<secret {login}/client_secret>"));
+    }
+    // Grafana's client: its callback, and the very secret Grafana reads.
+    let grafana = instance(&full, "one", "grafana");
+    let login = grafana["login"].as_str().unwrap();
+    let client = clients.iter().find(|c| c["clientId"] == login).unwrap();
+    assert_eq!(
+        client["redirectUris"],
+        serde_json::json!(["https://dash.example.org/login/generic_oauth"])
+    );
+    let grafana_secret = entry(
+        container(grafana),
+        "secrets",
+        "/run/secrets/oauth_client_secret",
+    )
+    .unwrap();
+    assert_eq!(
+        grafana_secret["sealed"]["key"],
+        format!("{login}/client_secret")
+    );
+    assert_eq!(grafana_secret["sealed"]["by"]["instance"], "keycloak");
+
+    let job = named(keycloak, "provision");
+    assert_eq!(job["job"], true);
+    assert_eq!(job["after"], serde_json::json!(["keycloak"]));
+    let lines = entry(job, "files", "/mesh/clients").unwrap();
+    let rendered = render(lines["template"].as_str().unwrap(), &lines["references"]);
+    let from_job: Vec<Value> = rendered
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(&from_job, clients);
+    assert!(
+        server["health"]["test"][2]
+            .as_str()
+            .unwrap()
+            .contains("/health/ready")
+    );
 }

@@ -494,6 +494,14 @@ fn snapshot_spacing_is_normalised() {
     );
 }
 
+#[test]
+fn snapshot_health_jobs_after_sep_and_group() {
+    snap(
+        "day_two",
+        "module db {\n  requires names: operator list<string> = [\"a\"]\n  container pg { image \"postgres:18.6\"  user   999:70\n    health  [\"pg_isready\",\"--quiet\"]   retries 5  every \"10s\" }\n  /// Once.\n  job provision {\n    after   pg\n    file \"/x\" = for n in names   sep   \",\"  \"${n}\"\n  }\n  job solo { image \"alpine:3.20\"  after pg   provision }\n}\n",
+    );
+}
+
 // ---- random programs ----
 
 mod random {

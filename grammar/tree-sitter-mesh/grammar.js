@@ -133,6 +133,7 @@ module.exports = grammar({
       $.slug,
       $.requirement,
       $.container,
+      $.job,
       $.provides,
     ),
 
@@ -175,6 +176,15 @@ module.exports = grammar({
       field('body', $.container_body),
     ),
 
+    // `job provision { … }` (LANGUAGE.md §14.1): a container that runs to
+    // completion, with a container's body (the checker refuses `publish` and
+    // `health` in it).
+    job: $ => seq(
+      'job',
+      field('name', $.identifier),
+      field('body', $.container_body),
+    ),
+
     container_body: $ => seq('{', repeat(choice($._container_entry, $.when_block)), '}'),
 
     // `when mail { … }`: entries kept only when the optional requirement is
@@ -197,13 +207,36 @@ module.exports = grammar({
       $.file_entry,
       $.publish_entry,
       $.image_paths_entry,
+      $.health_entry,
+      $.after_entry,
     ),
 
     image_entry: $ => seq('image', field('image', $.string)),
 
     command_entry: $ => seq('command', field('command', $._expression)),
 
-    user_entry: $ => seq('user', field('user', $._expression)),
+    // `user 1000` or `user 1000:2000` (LANGUAGE.md §14.2).
+    user_entry: $ => seq(
+      'user',
+      field('user', $._expression),
+      optional(seq(token.immediate(':'), field('group', alias($._gid, $.integer)))),
+    ),
+
+    // `health ["pg_isready"] every "10s" start "60s" retries 5` (LANGUAGE.md
+    // §14.1): the options in any order (the checker refuses one written twice).
+    health_entry: $ => seq(
+      'health',
+      field('test', $._expression),
+      repeat(choice(
+        seq('every', field('every', $._expression)),
+        seq('start', field('start', $._expression)),
+        seq('retries', field('retries', $._expression)),
+      )),
+    ),
+
+    // `after pg provision`: containers and jobs of the module this one starts
+    // after.
+    after_entry: $ => seq('after', repeat1(field('name', $.identifier))),
 
     env_block: $ => seq('env', '{', repeat(choice($.env_entry, $.env_when)), '}'),
 
@@ -401,12 +434,14 @@ module.exports = grammar({
     ),
 
     // `for c in consumers route "…"` or `for x in list "…"` (LANGUAGE.md
-    // §12.3): the template rendered once per element.
+    // §12.3): the template rendered once per element; `sep ","` before the
+    // template is placed between renderings (§14.2).
     for_expression: $ => seq(
       'for',
       field('variable', $.identifier),
       'in',
       field('iterable', choice($.consumers, $.reference)),
+      optional(seq('sep', field('separator', $.string))),
       field('template', $.string),
     ),
 

@@ -889,10 +889,22 @@ impl<'a> Parser<'a> {
             "after" => {
                 self.bump();
                 let mut names = SmallVec::<[Ident; 4]>::new();
-                names.push(self.ident_same_line(
-                    "the name of a container or job of the module this one starts after",
-                )?);
-                while self.kind() == TokenKind::Ident && !self.peek().newline_before {
+                // Nothing named is told, and the next line is read as the next entry.
+                let what = "the name of a container or job of the module this one starts after";
+                if self.kind() != TokenKind::Ident || self.peek().newline_before {
+                    self.expected(what);
+                    return Some(ContainerEntry {
+                        docs,
+                        kind: ContainerEntryKind::After(Box::default()),
+                        when: None,
+                        span: self.span_from(start),
+                    });
+                }
+                names.push(self.ident_same_line(what)?);
+                while self.kind() == TokenKind::Ident
+                    && !self.peek().newline_before
+                    && !self.at_next_container_entry()
+                {
                     let t = self.bump();
                     names.push(Ident {
                         name: Name::from(self.slice(t.span)),
@@ -981,10 +993,44 @@ impl<'a> Parser<'a> {
         })
     }
 
+    /// Whether the current word starts the next entry of a container written on the same
+    /// line as `after NAME…` (`after pg  image "x"`): a word that starts a container entry
+    /// and is followed on its line by more. A name at the end of the line is a name.
+    fn at_next_container_entry(&self) -> bool {
+        const ENTRIES: &[&str] = &[
+            "image",
+            "command",
+            "user",
+            "env",
+            "mount",
+            "secret",
+            "file",
+            "publish",
+            "image_paths",
+            "health",
+            "after",
+            "when",
+        ];
+        let word = self.slice(self.peek().span);
+        let next = self.peek_at(1);
+        ENTRIES.contains(&word)
+            && !next.newline_before
+            && !matches!(next.kind, TokenKind::RBrace | TokenKind::Eof)
+    }
+
     /// `ARGV [every D] [start D] [retries N]` after `health`: the options in any order, as
     /// written (one written twice is the checker's E0314).
     fn health(&mut self) -> Health {
-        let argv = self.expr();
+        let argv = if self.peek().newline_before || self.kind() == TokenKind::RBrace {
+            // Nothing on its line: told, and the next line is the next entry.
+            self.expected("the health test, a list such as `[\"pg_isready\", \"--quiet\"]`");
+            Expr::Error(Span {
+                start: self.prev_end(),
+                end: self.prev_end(),
+            })
+        } else {
+            self.expr()
+        };
         let mut options = SmallVec::<[HealthOption; 3]>::new();
         loop {
             let kind = if self.at_word_same_line("every") {
@@ -1831,5 +1877,87 @@ fn mesh_entry_span(e: &MeshEntry) -> Span {
         MeshEntry::Node(n) => n.span,
         MeshEntry::Seat(s) => s.span,
         MeshEntry::Assign(a) => a.span,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn container_of(text: &str) -> (Container, Vec<String>) {
+        let parsed = parse(&FilePath::from("t.mesh"), text);
+        let messages = parsed
+            .diagnostics
+            .iter()
+            .map(|d| d.message.clone())
+            .collect();
+        let Some(Item::Module(m)) = parsed.file.items.into_iter().next() else {
+            panic!("a module");
+        };
+        let c = m.containers().next().expect("a container").clone();
+        (c, messages)
+    }
+
+    #[test]
+    fn after_names_end_where_the_next_entry_starts_on_their_line() {
+        let (c, errors) = container_of(
+            "module m { job a { image \"x\"  after pg b  publish http  after mount } }",
+        );
+        assert!(errors.is_empty(), "{errors:?}");
+        assert!(c.job);
+        let afters: Vec<Vec<&str>> = c
+            .entries
+            .iter()
+            .filter_map(|e| match &e.kind {
+                ContainerEntryKind::After(names) => {
+                    Some(names.iter().map(|n| n.name.as_str()).collect())
+                }
+                _ => None,
+            })
+            .collect();
+        // `mount` at the end of its entry is a name, not the next entry.
+        assert_eq!(afters, vec![vec!["pg", "b"], vec!["mount"]]);
+    }
+
+    #[test]
+    fn half_written_day_two_entries_are_told_and_the_next_line_is_read() {
+        let (c, errors) = container_of(
+            "module m {\n  container a {\n    after\n    health [\"x\"] every\n    user 1:\n    image \"x\"\n  }\n}",
+        );
+        assert_eq!(errors.len(), 3, "{errors:?}");
+        assert!(
+            errors[0].contains("the name of a container or job"),
+            "{errors:?}"
+        );
+        assert!(errors[1].contains("a duration"), "{errors:?}");
+        assert!(errors[2].contains("group id"), "{errors:?}");
+        // Recovery reads the entries after them.
+        assert!(
+            c.entries
+                .iter()
+                .any(|e| matches!(e.kind, ContainerEntryKind::Image(_)))
+        );
+        let health = c.entries.iter().find_map(|e| match &e.kind {
+            ContainerEntryKind::Health(h) => Some(h),
+            _ => None,
+        });
+        assert!(health.is_some_and(|h| h.options.is_empty()));
+    }
+
+    #[test]
+    fn a_loop_reads_its_separator_before_its_template() {
+        let parsed = parse(
+            &FilePath::from("t.mesh"),
+            "module m { container a { file \"/x\" = for n in l sep \",\" \"${n}\" } }",
+        );
+        assert!(parsed.diagnostics.is_empty(), "{:?}", parsed.diagnostics);
+        let text = format!("{:?}", parsed.file);
+        assert!(text.contains("sep: Some"), "{text}");
+        let broken = parse(
+            &FilePath::from("t.mesh"),
+            "module m { container a { file \"/x\" = for n in l sep \"${n}\" } }",
+        );
+        // `sep` then one string: the separator, and the template is missing.
+        assert_eq!(broken.diagnostics.len(), 1, "{:?}", broken.diagnostics);
     }
 }

@@ -89,6 +89,13 @@ local expected = {
   ['\\n'] = 'string.escape',
   ['/// The forge itself.'] = 'comment.documentation',
   ['FORGEJO__database__HOST'] = 'constant',
+  -- Day two (health, jobs, after, sep): forge.mesh's `pg` and `provision`.
+  ['job'] = 'keyword',
+  ['health'] = 'keyword',
+  ['retries'] = 'keyword',
+  ['after'] = 'keyword',
+  ['sep'] = 'keyword',
+  ['provision'] = 'label',
 }
 for text, capture in pairs(expected) do
   check(seen[text] and seen[text][capture], ('%q is not captured as @%s'):format(text, capture))

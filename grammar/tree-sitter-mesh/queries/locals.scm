@@ -35,6 +35,16 @@
 (publish_entry
   requirement: (identifier) @local.reference)
 
+; A container or job, named by `after` in the module's others.
+(container
+  name: (identifier) @local.definition)
+
+(job
+  name: (identifier) @local.definition)
+
+(after_entry
+  name: (identifier) @local.reference)
+
 (when_block
   requirement: (identifier) @local.reference)
 

@@ -26,6 +26,13 @@
   "requires"
   "operator"
   "container"
+  "job"
+  "health"
+  "every"
+  "start"
+  "retries"
+  "after"
+  "sep"
   "image"
   "command"
   "user"
@@ -122,6 +129,12 @@
   name: (identifier) @type)
 
 (container
+  name: (identifier) @label)
+
+(job
+  name: (identifier) @label)
+
+(after_entry
   name: (identifier) @label)
 
 (node
