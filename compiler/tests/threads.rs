@@ -82,10 +82,11 @@ fn one_thread_and_several_write_the_same_bytes() {
             String::from_utf8_lossy(&build.stderr)
         );
         let out = files(&dir.join("out"));
-        // One manifest and one compose file per node, and the build's index.
+        // Per node a manifest, a compose file and the `.env` naming its project; and the
+        // build's index.
         assert_eq!(
             out.len(),
-            2 * workload.nodes() + 1,
+            3 * workload.nodes() + 1,
             "{:?}",
             out.iter().map(|f| &f.0)
         );
