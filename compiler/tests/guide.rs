@@ -418,3 +418,227 @@ fn every_check_is_listed_with_the_page_that_explains_it() {
         );
     }
 }
+
+/// The contracts a file declares: name, kind, first sentence of the docs, and each field
+/// as written (its doc comments left out, spaces collapsed).
+struct Declared {
+    name: String,
+    kind: String,
+    what: String,
+    fields: Vec<String>,
+}
+
+fn declared_contracts(path: &str, text: &str) -> Vec<Declared> {
+    use meshc::syntax::ast::Item;
+    let parsed = meshc::syntax::parse(&meshc::span::FilePath::from(path), text);
+    assert!(parsed.diagnostics.is_empty(), "{path} parses");
+    parsed
+        .file
+        .items
+        .iter()
+        .filter_map(|item| match item {
+            Item::Contract(c) => Some(c),
+            _ => None,
+        })
+        .map(|c| Declared {
+            name: c.name.name.to_string(),
+            kind: c
+                .kind
+                .as_ref()
+                .map(|k| k.name.to_string())
+                .unwrap_or_default(),
+            what: first_sentence(c.docs.text.as_deref().unwrap_or("")),
+            fields: c
+                .fields
+                .iter()
+                .map(|f| {
+                    let written = &text[f.span.start as usize..f.span.end as usize];
+                    let code: Vec<&str> = written
+                        .lines()
+                        .map(str::trim)
+                        .filter(|l| !l.starts_with("//"))
+                        .collect();
+                    code.join(" ")
+                        .split_whitespace()
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                })
+                .collect(),
+        })
+        .collect()
+}
+
+fn first_sentence(docs: &str) -> String {
+    let flat = docs.split_whitespace().collect::<Vec<_>>().join(" ");
+    match flat.find(". ") {
+        Some(i) => flat[..=i].to_string(),
+        None => flat,
+    }
+}
+
+/// Which modules of the catalogue provide each contract, in the order of their files.
+fn catalogue_providers() -> std::collections::BTreeMap<String, Vec<String>> {
+    use meshc::syntax::ast::Item;
+    let mut files: Vec<PathBuf> = std::fs::read_dir(repo_root().join("catalogue"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "mesh"))
+        .collect();
+    files.sort();
+    let mut out: std::collections::BTreeMap<String, Vec<String>> = Default::default();
+    for f in files {
+        let text = std::fs::read_to_string(&f).unwrap();
+        let parsed = meshc::syntax::parse(&meshc::span::FilePath::from("c.mesh"), &text);
+        for item in parsed.file.items.iter() {
+            if let Item::Module(m) = item {
+                for p in m.provides() {
+                    out.entry(p.contract.name.to_string())
+                        .or_default()
+                        .push(m.name.name.to_string());
+                }
+            }
+        }
+    }
+    out
+}
+
+/// A Markdown table of `contracts`, with the catalogue's modules that provide each.
+fn contract_table(contracts: &[Declared]) -> String {
+    let providers = catalogue_providers();
+    let code = |s: &str| format!("`{}`", s.replace('|', "\\|"));
+    let mut s = String::from(
+        "| contract | for | what | fields | provided in the catalogue by |\n| --- | --- | --- | --- | --- |\n",
+    );
+    for c in contracts {
+        let by = providers
+            .get(&c.name)
+            .map(|m| m.iter().map(|m| code(m)).collect::<Vec<_>>().join(", "))
+            .unwrap_or_else(|| {
+                match c.kind.as_str() {
+                    "host" => "meshc, from the node",
+                    "mesh" => "meshc, from the mesh",
+                    _ => "none",
+                }
+                .to_string()
+            });
+        s.push_str(&format!(
+            "| {} | {} | {} | {} | {by} |\n",
+            code(&c.name),
+            c.kind,
+            c.what.replace('|', "\\|"),
+            c.fields
+                .iter()
+                .map(|f| code(f))
+                .collect::<Vec<_>>()
+                .join("<br>"),
+        ));
+    }
+    s
+}
+
+/// Replaces the text between `begin` and `end` in `page` (a file under the repository)
+/// with `generated`, or asserts it is already that; `MESHC_BLESS=1` rewrites it.
+fn generated_between(page: &Path, begin: &str, end: &str, generated: &str) {
+    let text = std::fs::read_to_string(page).unwrap();
+    let start = text
+        .find(begin)
+        .unwrap_or_else(|| panic!("{}: no `{begin}`", page.display()))
+        + begin.len();
+    let stop = start
+        + text[start..]
+            .find(end)
+            .unwrap_or_else(|| panic!("{}: no `{end}`", page.display()));
+    if text[start..stop] == *generated {
+        return;
+    }
+    if std::env::var_os("MESHC_BLESS").is_some() {
+        let mut new = text.clone();
+        new.replace_range(start..stop, generated);
+        std::fs::write(page, new).unwrap();
+        return;
+    }
+    panic!(
+        "{}: the generated list differs from the library (MESHC_BLESS=1 rewrites it):\n--- written\n{}\n--- from the library\n{generated}",
+        page.display(),
+        &text[start..stop]
+    );
+}
+
+const TABLE_BEGIN: &str = "by compiler/tests/guide.rs (MESHC_BLESS=1 rewrites it). -->\n";
+const TABLE_END: &str = "\n<!-- end of the generated table -->";
+
+/// The guide's contracts page lists every contract of the embedded standard library and
+/// of the catalogue, generated from their text; `meshc explain E0103` names every
+/// standard contract. A contract added to either, or a field changed, fails this test
+/// until the lists are written again (`MESHC_BLESS=1`).
+#[test]
+fn the_contract_lists_are_the_librarys() {
+    let std = declared_contracts("std.mesh", meshc::base::STDLIB_TEXT);
+    assert!(
+        std.iter().any(|c| c.name == "mysql"),
+        "the library has mysql"
+    );
+    let page = guide().join("reference/contracts.md");
+    generated_between(
+        &page,
+        &format!("<!-- standard contracts generated from stdlib-contracts/std.mesh {TABLE_BEGIN}"),
+        TABLE_END,
+        &format!("\n{}", contract_table(&std)),
+    );
+    let catalogue_text =
+        std::fs::read_to_string(repo_root().join("catalogue/contracts.mesh")).unwrap();
+    let catalogue = declared_contracts("contracts.mesh", &catalogue_text);
+    assert!(catalogue.len() >= 5);
+    generated_between(
+        &page,
+        &format!("<!-- catalogue contracts generated from catalogue/contracts.mesh {TABLE_BEGIN}"),
+        TABLE_END,
+        &format!("\n{}", contract_table(&catalogue)),
+    );
+    // The explain text's sentence, by kind.
+    let names = |kind: &str| {
+        let n: Vec<String> = std
+            .iter()
+            .filter(|c| c.kind == kind)
+            .map(|c| format!("`{}`", c.name))
+            .collect();
+        match n.len() {
+            0 => String::new(),
+            1 => n[0].clone(),
+            k => format!("{} and {}", n[..k - 1].join(", "), n[k - 1]),
+        }
+    };
+    let paragraph = wrap(&format!(
+        "The standard contracts are always available. Answered by a module: {}. \
+         Answered by the host: {}. Answered by the mesh: {}.",
+        names("module"),
+        names("host"),
+        names("mesh")
+    ));
+    let explain = repo_root().join("compiler/src/diagnostics/explain/E0103.md");
+    generated_between(
+        &explain,
+        "(`requires db: module mysql`).\n\n",
+        "\n\nAny other contract",
+        &paragraph,
+    );
+}
+
+/// Words filled into lines of at most 88 characters, as the explain texts are written.
+fn wrap(text: &str) -> String {
+    let mut out = String::new();
+    let mut line = String::new();
+    for word in text.split_whitespace() {
+        if !line.is_empty() && line.len() + 1 + word.len() > 88 {
+            out.push_str(&line);
+            out.push('\n');
+            line.clear();
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    out.push_str(&line);
+    out
+}
