@@ -153,7 +153,8 @@ fn every_mesh_example_checks_or_fails_as_it_says() {
             }
             let dir = tempfile::tempdir().unwrap();
             std::fs::write(dir.path().join("example.mesh"), &b.text).unwrap();
-            let mut args = vec!["check", "example.mesh"];
+            // An example shows what it is about and nothing else: no warning either.
+            let mut args = vec!["check", "--deny", "warnings", "example.mesh"];
             let cat = catalogue.to_str().unwrap();
             if w.contains(&"catalogue") {
                 args.push(cat);
@@ -641,4 +642,195 @@ fn wrap(text: &str) -> String {
     }
     out.push_str(&line);
     out
+}
+
+/// The mesh blocks of an explain text, each with the heading it stands under.
+fn explain_blocks(text: &str) -> Vec<(String, Block)> {
+    let mut out = Vec::new();
+    for b in blocks(text) {
+        let before = &text[..b.range.start];
+        let heading = before
+            .lines()
+            .rev()
+            .find(|l| l.starts_with("## "))
+            .unwrap_or("")
+            .to_string();
+        out.push((heading, b));
+    }
+    out
+}
+
+/// The names a block of mesh declares at its top level.
+fn declared_names(text: &str) -> Vec<String> {
+    use meshc::syntax::ast::Item;
+    meshc::syntax::parse(&meshc::span::FilePath::from("b.mesh"), text)
+        .file
+        .items
+        .iter()
+        .map(|item| match item {
+            Item::Contract(c) => c.name.name.to_string(),
+            Item::Module(m) => m.name.name.to_string(),
+            Item::Mesh(m) => m.name.name.to_string(),
+            Item::Seat(s) => s.name.name.to_string(),
+        })
+        .collect()
+}
+
+/// The codes `meshc check --deny warnings` reports for `files`, written into a folder of
+/// their own (with the catalogue beside them when asked).
+fn codes_of(files: &[&str], catalogue: bool) -> Vec<String> {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut args = vec![
+        "check".to_string(),
+        "--deny".to_string(),
+        "warnings".to_string(),
+    ];
+    for (k, text) in files.iter().enumerate() {
+        let name = format!("block{k}.mesh");
+        std::fs::write(tmp.path().join(&name), text).unwrap();
+        args.push(name);
+    }
+    if catalogue {
+        args.push(repo_root().join("catalogue").display().to_string());
+    }
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let (_, v, _) = meshc_json(tmp.path(), &args);
+    v["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["code"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// Every example of `meshc explain` is a good example. The blocks under `## Example`,
+/// checked together, draw the code (an error's example draws no warning besides); the
+/// blocks under `## Fix` draw nothing, warnings denied (a fix that is a mesh alone is
+/// checked with the example's modules, which it assigns). The codes `meshc take` and
+/// `meshc genesis` report are not `meshc check`'s to draw: their examples must check
+/// clean too.
+#[test]
+fn every_explain_example_draws_its_code_and_every_fix_checks_clean() {
+    let dir = repo_root().join("compiler/src/diagnostics/explain");
+    // The codes `meshc take` and `meshc genesis` report: their rules' file names them.
+    let take_rules =
+        std::fs::read_to_string(repo_root().join("compiler/src/diagnostics/rules/take.rs"))
+            .unwrap();
+    let take_codes: Vec<String> = take_rules
+        .split("Code::")
+        .skip(1)
+        .map(|s| {
+            s.chars()
+                .take_while(|c| c.is_ascii_alphanumeric())
+                .collect()
+        })
+        .collect();
+    assert!(take_codes.iter().any(|c| c == "E0601"));
+    let mut failures = Vec::new();
+    let mut fixes = 0;
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    paths.sort();
+    for p in paths {
+        let code = p.file_stem().unwrap().to_string_lossy().into_owned();
+        let take = take_codes.contains(&code);
+        let text = std::fs::read_to_string(&p).unwrap();
+        let mut example: Vec<(Block, bool)> = Vec::new();
+        let mut fix: Vec<(Block, bool)> = Vec::new();
+        for (heading, b) in explain_blocks(&text) {
+            let w = words(&b.info);
+            if w.first() != Some(&"mesh") {
+                continue;
+            }
+            let catalogue = w.contains(&"catalogue");
+            match heading.as_str() {
+                "## Example" => example.push((b, catalogue)),
+                "## Fix" => fix.push((b, catalogue)),
+                _ => {}
+            }
+        }
+        if !example.is_empty() {
+            let found = codes_of(
+                &example
+                    .iter()
+                    .map(|(b, _)| b.text.as_str())
+                    .collect::<Vec<_>>(),
+                example.iter().any(|(_, c)| *c),
+            );
+            let line = example[0].0.line;
+            if take {
+                if !found.is_empty() {
+                    failures.push(format!(
+                        "{code}: the example at line {line} draws {found:?}"
+                    ));
+                }
+            } else if !found.contains(&code) {
+                failures.push(format!(
+                    "{code}: the example at line {line} draws {found:?}, not {code}"
+                ));
+            } else if code.starts_with('E') && found.iter().any(|c| c.starts_with('W')) {
+                failures.push(format!(
+                    "{code}: the example at line {line} also draws {found:?}"
+                ));
+            }
+        }
+        if !fix.is_empty() {
+            fixes += 1;
+            // A fix that is a mesh alone assigns the example's modules.
+            let is_mesh = |text: &str| text.trim_start().starts_with("mesh ");
+            let mut files: Vec<&str> = if fix.iter().all(|(b, _)| is_mesh(&b.text)) {
+                example
+                    .iter()
+                    .filter(|(b, _)| !is_mesh(&b.text))
+                    .map(|(b, _)| match b.text.find("\nmesh ") {
+                        Some(i) => &b.text[..=i],
+                        None => b.text.as_str(),
+                    })
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            files.extend(fix.iter().map(|(b, _)| b.text.as_str()));
+            let found = codes_of(&files, fix.iter().chain(&example).any(|(_, c)| *c));
+            if !found.is_empty() {
+                failures.push(format!(
+                    "{code}: the fix at line {} draws {found:?}",
+                    fix[0].0.line
+                ));
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} examples are not good examples:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+    assert!(fixes >= 60, "only {fixes} fixes checked");
+}
+
+/// The README and the project's docs name nothing a user of the repository lacks: the
+/// language's specification and its decision records are not in it (the guide is).
+#[test]
+fn the_docs_point_at_the_guide_not_at_files_a_user_lacks() {
+    let mut pages = vec![repo_root().join("README.md")];
+    for e in std::fs::read_dir(repo_root().join("docs")).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_some_and(|x| x == "md") {
+            pages.push(p);
+        }
+    }
+    assert!(pages.len() > 10);
+    for page in pages {
+        let text = std::fs::read_to_string(&page).unwrap();
+        for outside in ["LANGUAGE.md", "ARCHITECTURE.md", "ADR 0"] {
+            assert!(
+                !text.contains(outside),
+                "{}: names `{outside}`, which a user of the repository does not have",
+                page.display()
+            );
+        }
+    }
 }
