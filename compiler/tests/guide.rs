@@ -834,3 +834,39 @@ fn the_docs_point_at_the_guide_not_at_files_a_user_lacks() {
         }
     }
 }
+
+/// The guide's highlighting of mesh blocks (docs/guide/mesh-highlight.js, wired into
+/// book.toml) knows every keyword of the language's table and every type name; a word
+/// added to either fails here until the grammar is written again (`MESHC_BLESS=1`).
+#[test]
+fn the_guides_highlighting_knows_every_keyword() {
+    let book = std::fs::read_to_string(repo_root().join("docs/guide/book.toml")).unwrap();
+    assert!(book.contains("additional-js = [\"mesh-highlight.js\"]"));
+    let mut keywords: Vec<&str> = meshc::syntax::keywords::KEYWORDS
+        .iter()
+        .filter(|k| {
+            !matches!(
+                k.kind,
+                meshc::syntax::keywords::Kind::Literal | meshc::syntax::keywords::Kind::Type
+            ) || k.word == "secret"
+        })
+        .map(|k| k.word)
+        .collect();
+    keywords.sort();
+    keywords.dedup();
+    let mut types: Vec<&str> = meshc::check::types::TYPE_NAMES.to_vec();
+    types.extend(["list", "secret"]);
+    types.sort();
+    types.dedup();
+    let generated = format!(
+        "\n  var keywords = \"{}\";\n  var types = \"{}\";\n",
+        keywords.join(" "),
+        types.join(" ")
+    );
+    generated_between(
+        &repo_root().join("docs/guide/mesh-highlight.js"),
+        "MESHC_BLESS=1 rewrites it)",
+        "  // KEYWORDS-END",
+        &generated,
+    );
+}
