@@ -660,22 +660,6 @@ fn explain_blocks(text: &str) -> Vec<(String, Block)> {
     out
 }
 
-/// The names a block of mesh declares at its top level.
-fn declared_names(text: &str) -> Vec<String> {
-    use meshc::syntax::ast::Item;
-    meshc::syntax::parse(&meshc::span::FilePath::from("b.mesh"), text)
-        .file
-        .items
-        .iter()
-        .map(|item| match item {
-            Item::Contract(c) => c.name.name.to_string(),
-            Item::Module(m) => m.name.name.to_string(),
-            Item::Mesh(m) => m.name.name.to_string(),
-            Item::Seat(s) => s.name.name.to_string(),
-        })
-        .collect()
-}
-
 /// The codes `meshc check --deny warnings` reports for `files`, written into a folder of
 /// their own (with the catalogue beside them when asked).
 fn codes_of(files: &[&str], catalogue: bool) -> Vec<String> {
