@@ -227,7 +227,8 @@ impl Catalogue {
                     let mut line = vec![Span_::Link(m.name.clone(), Page::Module(m).stem())];
                     let summary = first_sentence(&m.docs);
                     if !summary.is_empty() {
-                        line.push(Span_::Text(format!(" — {summary}")));
+                        line.push(Span_::Text(" — ".into()));
+                        line.extend(with_code(&summary));
                     }
                     line
                 })
@@ -245,7 +246,8 @@ impl Catalogue {
                     ];
                     let summary = first_sentence(&c.docs);
                     if !summary.is_empty() {
-                        line.push(Span_::Text(format!(" — {summary}")));
+                        line.push(Span_::Text(" — ".into()));
+                        line.extend(with_code(&summary));
                     }
                     line
                 })
@@ -273,7 +275,8 @@ impl Catalogue {
                         }
                         let summary = first_sentence(&s.docs);
                         if !summary.is_empty() {
-                            line.push(Span_::Text(format!(" — {summary}")));
+                            line.push(Span_::Text(" — ".into()));
+                            line.extend(with_code(&summary));
                         }
                         line
                     })
@@ -565,7 +568,7 @@ fn html_spans(spans: &[Span_]) -> String {
 
 fn html(title: &str, blocks: &[Block]) -> String {
     let mut s = format!(
-        "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>{}</title>\n<style>\nbody {{ font-family: system-ui, sans-serif; max-width: 52rem; margin: 2rem auto; padding: 0 1rem; line-height: 1.5; color: #1f2937; }}\ncode, pre {{ font-family: ui-monospace, monospace; background: #f3f4f6; border-radius: 4px; }}\ncode {{ padding: 0 0.2em; }}\npre {{ padding: 0.6em 0.8em; overflow-x: auto; }}\n.docs {{ white-space: pre-line; color: #374151; }}\na {{ color: #1d4ed8; }}\n</style>\n</head>\n<body>\n<h1>{}</h1>\n",
+        "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>{}</title>\n<style>\nbody {{ font-family: system-ui, sans-serif; max-width: 52rem; margin: 2rem auto; padding: 0 1rem; line-height: 1.5; color: #1f2937; }}\ncode, pre {{ font-family: ui-monospace, monospace; background: #f3f4f6; border-radius: 4px; }}\ncode {{ padding: 0 0.2em; }}\npre {{ padding: 0.6em 0.8em; overflow-x: auto; }}\n.docs {{ color: #374151; }}\na {{ color: #1d4ed8; }}\n</style>\n</head>\n<body>\n<h1>{}</h1>\n",
         esc(title),
         esc(title)
     );
@@ -578,7 +581,7 @@ fn html(title: &str, blocks: &[Block]) -> String {
                 let _ = writeln!(s, "<p>{}</p>", html_spans(p));
             }
             Block::Docs(d) => {
-                let _ = writeln!(s, "<p class=\"docs\">{}</p>", esc(d));
+                let _ = writeln!(s, "<div class=\"docs\">{}</div>", docs_html(d));
             }
             Block::Code(c) => {
                 let _ = writeln!(s, "<pre><code>{}</code></pre>", esc(c));
@@ -637,4 +640,175 @@ fn markdown(title: &str, blocks: &[Block]) -> String {
         }
     }
     s
+}
+
+/// Text with its `code` spans apart, as a doc comment's summary is shown in a list.
+fn with_code(text: &str) -> Vec<Span_> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(open) = rest.find('`') {
+        let Some(len) = rest[open + 1..].find('`') else {
+            break;
+        };
+        if open > 0 {
+            out.push(Span_::Text(rest[..open].to_string()));
+        }
+        out.push(Span_::Code(rest[open + 1..open + 1 + len].to_string()));
+        rest = &rest[open + 2 + len..];
+    }
+    if !rest.is_empty() {
+        out.push(Span_::Text(rest.to_string()));
+    }
+    out
+}
+
+/// A doc comment as HTML, read as the Markdown it is written in: paragraphs (split at
+/// blank lines), `- ` or `* ` lists, fenced code blocks, and inline `code`, `*emphasis*`
+/// (not `_`, which names such as `secret_key` hold),
+/// `**strong emphasis**` and `[links](https://…)` (http and https only). Doc comments use
+/// little more, so a few dozen lines do instead of a Markdown library; every other
+/// character is escaped, so nothing a comment says becomes markup of its own.
+fn docs_html(d: &str) -> String {
+    let mut out = String::new();
+    let mut para: Vec<&str> = Vec::new();
+    let mut list: Vec<String> = Vec::new();
+    let mut code: Option<Vec<&str>> = None;
+    fn flush(out: &mut String, para: &mut Vec<&str>, list: &mut Vec<String>) {
+        if !para.is_empty() {
+            let _ = writeln!(out, "<p>{}</p>", inline_html(&para.join(" ")));
+            para.clear();
+        }
+        if !list.is_empty() {
+            out.push_str("<ul>\n");
+            for item in list.iter() {
+                let _ = writeln!(out, "<li>{}</li>", inline_html(item));
+            }
+            out.push_str("</ul>\n");
+            list.clear();
+        }
+    }
+    for line in d.lines() {
+        let trimmed = line.trim();
+        if let Some(lines) = &mut code {
+            if trimmed.starts_with("```") {
+                let _ = writeln!(out, "<pre><code>{}</code></pre>", esc(&lines.join("\n")));
+                code = None;
+            } else {
+                lines.push(line);
+            }
+            continue;
+        }
+        if trimmed.starts_with("```") {
+            flush(&mut out, &mut para, &mut list);
+            code = Some(Vec::new());
+        } else if trimmed.is_empty() {
+            flush(&mut out, &mut para, &mut list);
+        } else if let Some(item) = trimmed
+            .strip_prefix("- ")
+            .or_else(|| trimmed.strip_prefix("* "))
+        {
+            if !para.is_empty() {
+                let mut none = Vec::new();
+                flush(&mut out, &mut para, &mut none);
+            }
+            list.push(item.to_string());
+        } else if !list.is_empty() && line.starts_with(' ') {
+            // A list item's continuation line.
+            let last = list.last_mut().expect("a list item");
+            last.push(' ');
+            last.push_str(trimmed);
+        } else {
+            if !list.is_empty() {
+                let mut none = Vec::new();
+                flush(&mut out, &mut none, &mut list);
+            }
+            para.push(trimmed);
+        }
+    }
+    if let Some(lines) = code {
+        let _ = writeln!(out, "<pre><code>{}</code></pre>", esc(&lines.join("\n")));
+    }
+    flush(&mut out, &mut para, &mut list);
+    out
+}
+
+/// One paragraph's inline Markdown as HTML (see [`docs_html`]).
+fn inline_html(text: &str) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(c) = rest.chars().next() {
+        let close = |rest: &str, open: &str| -> Option<usize> {
+            let body = rest.strip_prefix(open)?;
+            let end = body.find(open)?;
+            (end > 0).then_some(end)
+        };
+        if c == '`'
+            && let Some(end) = close(rest, "`")
+        {
+            let _ = write!(out, "<code>{}</code>", esc(&rest[1..1 + end]));
+            rest = &rest[2 + end..];
+        } else if rest.starts_with("**")
+            && let Some(end) = close(rest, "**")
+        {
+            let _ = write!(out, "<strong>{}</strong>", inline_html(&rest[2..2 + end]));
+            rest = &rest[4 + end..];
+        } else if c == '*'
+            && let Some(end) = close(rest, "*")
+            && !rest[1..].starts_with(' ')
+        {
+            let _ = write!(out, "<em>{}</em>", inline_html(&rest[1..1 + end]));
+            rest = &rest[2 + end..];
+        } else if c == '['
+            && let Some(mid) = rest.find("](")
+            && let Some(end) = rest[mid..].find(')')
+            && (rest[mid + 2..mid + end].starts_with("https://")
+                || rest[mid + 2..mid + end].starts_with("http://"))
+        {
+            let _ = write!(
+                out,
+                "<a href=\"{}\">{}</a>",
+                esc(&rest[mid + 2..mid + end]),
+                inline_html(&rest[1..mid])
+            );
+            rest = &rest[mid + end + 1..];
+        } else {
+            let _ = write!(out, "{}", esc(&c.to_string()));
+            rest = &rest[c.len_utf8()..];
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn doc_comments_render_their_markdown() {
+        let html = docs_html(
+            "The provider's `host`, **never** *public*; see\n[the docs](https://example.org/a?b=1).\n\n- one `x`\n- two\n  continued\n\nA <script> & rpc_secret_key.\n```\nkey = \"<v>\"\n```",
+        );
+        assert_eq!(
+            html,
+            "<p>The provider's <code>host</code>, <strong>never</strong> <em>public</em>; see \
+             <a href=\"https://example.org/a?b=1\">the docs</a>.</p>\n\
+             <ul>\n<li>one <code>x</code></li>\n<li>two continued</li>\n</ul>\n\
+             <p>A &lt;script&gt; &amp; rpc_secret_key.</p>\n\
+             <pre><code>key = &quot;&lt;v&gt;&quot;</code></pre>\n"
+        );
+        // A link to anything but the web stays text; a lone backtick stays a character.
+        assert_eq!(
+            inline_html("[x](javascript:alert(1)) a ` b"),
+            "[x](javascript:alert(1)) a ` b"
+        );
+    }
+
+    #[test]
+    fn a_summary_keeps_its_code_apart() {
+        let spans = with_code("A `postgres` database, `x");
+        assert!(
+            matches!(&spans[..], [Span_::Text(a), Span_::Code(b), Span_::Text(c)]
+            if a == "A " && b == "postgres" && c == " database, `x")
+        );
+    }
 }

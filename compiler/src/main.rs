@@ -288,8 +288,10 @@ enum Command {
     ///
     /// Nodes are boxes with their instances inside; an arrow goes from each consumer to
     /// the provider of its module requirements, labelled with the requirements, their
-    /// contract and the rule that chose the provider (pin, seat, node, only); seat
-    /// holders are marked, and instances left out are drawn with why. Resolves as
+    /// contract and the rule that chose the provider (pin, seat, node, only). A seat
+    /// holder's deliveries are one arrow per node of consumers (`--each-seat` draws one
+    /// per consumer); seat holders are marked, and instances left out are drawn with
+    /// why. Resolves as
     /// `meshc build` does, reading MESH_FILE.lock and writing nothing else. Exit status:
     /// 0 drawn, 2 usage or I/O.
     Graph {
@@ -303,6 +305,10 @@ enum Command {
         /// Write the drawing to this file (atomically) instead of standard output.
         #[arg(long, value_name = "FILE")]
         out: Option<PathBuf>,
+        /// Draw an arrow from every consumer to the seat holder that serves it, instead
+        /// of one per holder and node of consumers.
+        #[arg(long)]
+        each_seat: bool,
     },
     /// Write the browsable reference of a catalogue: every module, contract and seat.
     ///
@@ -401,7 +407,8 @@ fn main() -> ExitCode {
             paths,
             format,
             out,
-        } => cli::graph::run(&mesh_file, paths, format, out),
+            each_seat,
+        } => cli::graph::run(&mesh_file, paths, format, out, each_seat),
         Command::Render {
             manifest,
             secrets,

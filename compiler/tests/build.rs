@@ -38,7 +38,7 @@ fn fixture_cases() {
 #[test]
 fn conformance_build_cases() {
     let Some(dir) = conformance_dir() else {
-        eprintln!("shared conformance suite absent: skipped");
+        support::ci::say_skipped(support::CONFORMANCE_ABSENT);
         return;
     };
     let n = run_build_cases(&dir.join("build"));

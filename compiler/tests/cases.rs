@@ -291,7 +291,7 @@ fn cases_through_the_command_line() {
 #[test]
 fn conformance_in_process() {
     let Some(dir) = conformance_dir() else {
-        eprintln!("no conformance sample beside the project; skipped");
+        support::ci::say_skipped(CONFORMANCE_ABSENT);
         return;
     };
     run_cases(
@@ -308,7 +308,7 @@ fn conformance_in_process() {
 #[test]
 fn conformance_through_the_command_line() {
     let Some(dir) = conformance_dir() else {
-        eprintln!("no conformance sample beside the project; skipped");
+        support::ci::say_skipped(CONFORMANCE_ABSENT);
         return;
     };
     run_cases(&dir.join("check"), 20, |_| true, run_command_line);

@@ -64,7 +64,7 @@ fn check_cases() {
 #[test]
 fn conformance_check_cases() {
     let Some(dir) = conformance_dir() else {
-        eprintln!("no conformance sample beside the project; skipped");
+        support::ci::say_skipped(support::CONFORMANCE_ABSENT);
         return;
     };
     run_cases(

@@ -220,7 +220,7 @@ fn fixture_cases_resolve_the_same_both_ways() {
 #[test]
 fn conformance_cases_resolve_the_same_both_ways() {
     let Some(dir) = conformance_dir() else {
-        eprintln!("shared conformance suite absent: skipped");
+        support::ci::say_skipped(support::CONFORMANCE_ABSENT);
         return;
     };
     each_file(&dir.join("check"));

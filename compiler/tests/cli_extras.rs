@@ -154,3 +154,52 @@ fn color_is_chosen_by_the_flag() {
         Some(2)
     );
 }
+
+/// `meshc explain <TAB>` completes diagnostic codes in bash (and zsh), while `meshc explain` itself still answers an unknown code with the closest.
+#[test]
+fn completion_offers_the_codes_after_explain() {
+    let dir = tempfile::tempdir().unwrap();
+    let bash = stdout_ok(&meshc(dir.path(), &["completions", "bash"]));
+    std::fs::write(dir.path().join("meshc.bash"), &bash).unwrap();
+    // Bash completes as it would on `meshc explain E03<TAB>`.
+    let out = Command::new("bash")
+        .arg("-c")
+        .arg(
+            "source ./meshc.bash; COMP_WORDS=(meshc explain E03); COMP_CWORD=2; \
+             COMP_LINE='meshc explain E03'; COMP_POINT=${#COMP_LINE}; \
+             _meshc meshc E03 explain; printf '%s\\n' \"${COMPREPLY[@]}\"",
+        )
+        .current_dir(dir.path())
+        .output()
+        .expect("bash runs");
+    let offered: Vec<String> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(str::to_string)
+        .collect();
+    let listed = stdout_ok(&meshc(dir.path(), &["explain", "--list"]));
+    let expected: Vec<String> = listed
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|c| c.starts_with("E03"))
+        .map(str::to_string)
+        .collect();
+    assert!(expected.len() > 10);
+    assert_eq!(
+        offered,
+        expected,
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // zsh offers them with their titles (clap's fish script completes no positional
+    // values).
+    let zsh = stdout_ok(&meshc(dir.path(), &["completions", "zsh"]));
+    for code in ["E0302", "W0004", "E0607"] {
+        assert!(zsh.contains(code), "zsh lacks {code}");
+    }
+    assert!(zsh.contains("secret read into a plain value"));
+    // The command line still takes any text: a near miss is answered, not refused by
+    // the parser.
+    let out = meshc(dir.path(), &["explain", "E0320x"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not a diagnostic code"));
+}

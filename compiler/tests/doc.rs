@@ -215,3 +215,46 @@ contract sealed for module {
     assert!(all.contains("‹secret›"), "{all}");
     assert!(all.contains("plainvalue"), "{all}");
 }
+
+/// Doc comments are Markdown, rendered: their backticks become code in the HTML pages
+/// (the index's summaries too) and never show raw.
+#[test]
+fn doc_comments_are_rendered_not_shown_raw() {
+    let out = tempfile::tempdir().unwrap();
+    let dir = out.path().join("reference");
+    let run = meshc(
+        &repo_root(),
+        &["doc", "catalogue", "--out", dir.to_str().unwrap()],
+    );
+    assert_eq!(run.status.code(), Some(0));
+    let mut docs = 0;
+    let mut code = 0;
+    for e in std::fs::read_dir(&dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_none_or(|x| x != "html") {
+            continue;
+        }
+        let page = std::fs::read_to_string(&p).unwrap();
+        for block in page.split("<div class=\"docs\">").skip(1) {
+            let block = &block[..block.find("</div>").unwrap()];
+            docs += 1;
+            code += block.matches("<code>").count();
+            assert!(
+                !block.contains('`'),
+                "{}: a raw backtick in {block}",
+                p.display()
+            );
+        }
+        if p.file_name().unwrap() == "index.html" {
+            for li in page.split("<li>").skip(1) {
+                let li = &li[..li.find("</li>").unwrap()];
+                assert!(!li.contains('`'), "index: a raw backtick in {li}");
+            }
+        }
+    }
+    assert!(docs > 100, "{docs} doc comments");
+    assert!(code > 50, "{code} code spans");
+    // The Markdown pages keep the comments' Markdown as written.
+    let md = std::fs::read_to_string(dir.join("contract.clickhouse.md")).unwrap();
+    assert!(md.contains("`database`"), "{md}");
+}

@@ -48,7 +48,7 @@ fn compose_or_skip(test: &str) -> bool {
             !engine_required(),
             "{test}: docker-compose cannot be run, and MESHC_REQUIRE_ENGINE or CI is set"
         );
-        eprintln!("{test}: docker-compose cannot be run; the test did not run");
+        engine::say_skipped(test, "docker-compose cannot be run; the test did not run");
     }
     runs
 }

@@ -82,12 +82,48 @@ fn balanced(svg: &str) {
     assert!(stack.is_empty(), "unclosed: {stack:?}");
 }
 
+/// Every module requirement the SVG draws, as `node/instance requirement -> node/instance
+/// rule`: an arrow of its own, or a line of a seat holder's grouped delivery.
+fn drawn_requirements(svg: &str) -> BTreeSet<String> {
+    let mut edges = BTreeSet::new();
+    let from = attrs(svg, "edge", "data-from");
+    let to = attrs(svg, "edge", "data-to");
+    let by = attrs(svg, "edge", "data-by");
+    let reqs = attrs(svg, "edge", "data-requirements");
+    for k in 0..from.len() {
+        for req in reqs[k].split(' ') {
+            assert!(
+                edges.insert(format!("{} {req} -> {} {}", from[k], to[k], by[k])),
+                "drawn twice"
+            );
+        }
+    }
+    let node = attrs(svg, "seat-delivery", "data-node");
+    let to = attrs(svg, "seat-delivery", "data-to");
+    let reqs = attrs(svg, "seat-delivery", "data-requirements");
+    for k in 0..node.len() {
+        for consumer_req in reqs[k].split(' ') {
+            let (consumer, req) = consumer_req.split_once('.').unwrap();
+            assert!(
+                edges.insert(format!("{}/{consumer} {req} -> {} seat", node[k], to[k])),
+                "drawn twice"
+            );
+        }
+    }
+    edges
+}
+
 #[test]
 fn the_lab_is_drawn_as_it_resolves() {
     let svg = stdout_ok(&meshc(
         &repo_root(),
         &["graph", "catalogue/lab.mesh", "catalogue"],
     ));
+    let each = stdout_ok(&meshc(
+        &repo_root(),
+        &["graph", "catalogue/lab.mesh", "catalogue", "--each-seat"],
+    ));
+    balanced(&each);
     assert!(svg.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\""));
     balanced(&svg);
     let built = manifests("lab.mesh");
@@ -126,23 +162,39 @@ fn the_lab_is_drawn_as_it_resolves() {
         assert!(m["left_out"].as_array().unwrap().is_empty());
     }
     assert_eq!(drawn, expected_instances);
-    let from = attrs(&svg, "edge", "data-from");
-    let to = attrs(&svg, "edge", "data-to");
+    // Grouped or one arrow each, every requirement is drawn once.
+    assert_eq!(drawn_requirements(&svg), expected_edges);
+    assert_eq!(drawn_requirements(&each), expected_edges);
+    // Seat deliveries are grouped: one arrow per holder and node of consumers, none of
+    // them an arrow of its own; `--each-seat` draws them one per consumer.
     let by = attrs(&svg, "edge", "data-by");
-    let reqs = attrs(&svg, "edge", "data-requirements");
-    let mut edges = BTreeSet::new();
-    for k in 0..from.len() {
-        for req in reqs[k].split(' ') {
-            assert!(
-                edges.insert(format!("{} {req} -> {} {}", from[k], to[k], by[k])),
-                "drawn twice"
-            );
-        }
-    }
-    assert_eq!(edges, expected_edges);
+    assert!(!by.iter().any(|b| b == "seat"));
+    let groups: Vec<(String, String)> = attrs(&svg, "seat-delivery", "data-node")
+        .into_iter()
+        .zip(attrs(&svg, "seat-delivery", "data-to"))
+        .collect();
+    let unique: BTreeSet<&(String, String)> = groups.iter().collect();
+    assert_eq!(unique.len(), groups.len(), "one arrow per holder and node");
+    let seat_edges = expected_edges
+        .iter()
+        .filter(|e| e.ends_with(" seat"))
+        .count();
+    assert!(
+        groups.len() * 4 < seat_edges,
+        "{} groups for {seat_edges} seat deliveries",
+        groups.len()
+    );
+    assert!(attrs(&each, "seat-delivery", "data-node").is_empty());
+    assert!(attrs(&each, "edge", "data-by").iter().any(|b| b == "seat"));
+    assert!(
+        svg.contains("secret for 12 instances · seat"),
+        "a group says how many it serves"
+    );
     // All four rules appear in the lab, each in its colour and in the legend.
-    for rule in ["pin", "seat", "node", "only"] {
+    for rule in ["pin", "node", "only"] {
         assert!(by.iter().any(|b| b == rule), "no `{rule}` arrow");
+    }
+    for rule in ["pin", "seat", "node", "only"] {
         assert!(svg.contains(&format!("{rule}: ")), "legend lacks {rule}");
     }
     // An arrow's label names the contract: forgejo's database is pinned to postgres.
@@ -166,8 +218,11 @@ fn dot_and_mermaid_say_the_same() {
         &repo_root(),
         &["graph", "catalogue/single.mesh", "catalogue"],
     ));
-    let arrows = attrs(&svg, "edge", "data-from").len();
-    assert!(arrows > 5);
+    // Each consumer's arrow, and one per group of seat deliveries.
+    let arrows =
+        attrs(&svg, "edge", "data-from").len() + attrs(&svg, "seat-delivery", "data-node").len();
+    assert!(arrows >= 5);
+    assert!(!attrs(&svg, "seat-delivery", "data-node").is_empty());
     let dot = stdout_ok(&meshc(
         &repo_root(),
         &[
@@ -319,6 +374,9 @@ fn a_browser_draws_the_lab() {
     // A drawing, not a blank page: the PNG of a white page of this size is a few KB.
     assert!(bytes.len() > 100_000, "{} bytes", bytes.len());
     eprintln!("screenshot: {}", png.display());
+    if std::env::var_os("MESHC_BLESS").is_some() {
+        std::fs::copy(&png, repo_root().join("docs/images/lab.png")).unwrap();
+    }
 }
 
 /// The picture in docs/graph.md is what this meshc draws (`MESHC_BLESS=1` redraws it).
@@ -339,4 +397,101 @@ fn the_picture_in_the_docs_is_current() {
     );
     let doc = std::fs::read_to_string(repo_root().join("docs/graph.md")).unwrap();
     assert!(doc.contains("](images/lab.svg)"));
+    // The screenshot beside it is of this drawing: a PNG of its size (redrawn by
+    // `a_browser_draws_the_lab` under MESHC_BLESS=1).
+    assert!(doc.contains("](images/lab.png)"));
+    let png = std::fs::read(repo_root().join("docs/images/lab.png")).unwrap();
+    assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+    let size = |attr: &str| -> u32 {
+        let at = svg.find(&format!(" {attr}=\"")).unwrap() + attr.len() + 3;
+        svg[at..at + svg[at..].find('"').unwrap()].parse().unwrap()
+    };
+    assert_eq!(
+        (
+            u32::from_be_bytes(png[16..20].try_into().unwrap()),
+            u32::from_be_bytes(png[20..24].try_into().unwrap())
+        ),
+        (size("width"), size("height")),
+        "docs/images/lab.png is not a screenshot of the current drawing; \
+         MESHC_BLESS=1 cargo test --test graph a_browser_draws_the_lab takes it again"
+    );
 }
+
+/// The number in attribute `attr` of a tag's text.
+fn num(tag: &str, attr: &str) -> f64 {
+    let at = tag.find(&format!(" {attr}=\"")).unwrap() + attr.len() + 3;
+    tag[at..at + tag[at..].find('"').unwrap()].parse().unwrap()
+}
+
+/// Every label sits on the first stretch of its own arrow, and none covers a node's box
+/// (and so no instance), nor another label: in the lab grouped, and one arrow per seat.
+#[test]
+fn labels_sit_on_their_arrows_and_never_on_a_box_or_another_label() {
+    for extra in [None, Some("--each-seat")] {
+        let mut args = vec!["graph", "catalogue/lab.mesh", "catalogue"];
+        args.extend(extra);
+        let svg = stdout_ok(&meshc(&repo_root(), &args));
+        // The boxes of the nodes, which hold every instance's box.
+        let boxes: Vec<(f64, f64, f64, f64)> = svg
+            .split("<g class=\"node\"")
+            .skip(1)
+            .map(|g| {
+                let rect = &g[g.find("<rect").unwrap()..];
+                let x = num(rect, "x");
+                let y = num(rect, "y");
+                (x, y, x + num(rect, "width"), y + num(rect, "height"))
+            })
+            .collect();
+        assert_eq!(boxes.len(), 3);
+        // Labels, each with the start of its arrow.
+        let mut labels: Vec<(f64, f64, f64, f64)> = Vec::new();
+        for group in svg.split("<g class=\"").skip(1) {
+            if !(group.starts_with("edge\"") || group.starts_with("seat-delivery\"")) {
+                continue;
+            }
+            let d = &group[group.find(" d=\"M").unwrap() + 5..];
+            let start: Vec<f64> = d[..d.find(' ').unwrap()]
+                .split(',')
+                .map(|v| v.parse().unwrap())
+                .collect();
+            let (sx, sy) = (start[0], start[1]);
+            let texts: Vec<&str> = group.split("<text class=\"edge-label\"").skip(1).collect();
+            assert!(!texts.is_empty(), "an arrow without a label");
+            for text in texts {
+                let x = num(text, "x");
+                let y = num(text, "y");
+                let content = &text[text.find('>').unwrap() + 1..text.find("</text>").unwrap()];
+                // 10.5px DejaVu Sans: at most about 6.5px a character.
+                let w = content.chars().count() as f64 * 6.5;
+                let (x0, x1) = if text.contains("text-anchor=\"end\"") {
+                    (x - w, x)
+                } else {
+                    (x, x + w)
+                };
+                let (y0, y1) = (y - 9.0, y + 2.0);
+                // On its arrow: just above the stub it starts with, by the box or node.
+                assert!(
+                    (x - sx).abs() <= BOX_INSET + 6.0 && y < sy && sy - y <= 13.0 * 4.0,
+                    "the label `{content}` at ({x}, {y}) is away from its arrow at ({sx}, {sy})"
+                );
+                for &(bx0, by0, bx1, by1) in &boxes {
+                    assert!(
+                        x1 <= bx0 || bx1 <= x0 || y1 <= by0 || by1 <= y0,
+                        "the label `{content}` covers a node's box"
+                    );
+                }
+                for &(lx0, ly0, lx1, ly1) in &labels {
+                    assert!(
+                        x1 <= lx0 || lx1 <= x0 || y1 <= ly0 || ly1 <= y0,
+                        "the label `{content}` covers another label"
+                    );
+                }
+                labels.push((x0, y0, x1, y1));
+            }
+        }
+        assert!(labels.len() > 30, "{} labels", labels.len());
+    }
+}
+
+/// How far inside its node an instance's box stands (the stub crosses it).
+const BOX_INSET: f64 = 22.0;

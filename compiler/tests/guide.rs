@@ -153,7 +153,8 @@ fn every_mesh_example_checks_or_fails_as_it_says() {
             }
             let dir = tempfile::tempdir().unwrap();
             std::fs::write(dir.path().join("example.mesh"), &b.text).unwrap();
-            let mut args = vec!["check", "example.mesh"];
+            // An example shows what it is about and nothing else: no warning either.
+            let mut args = vec!["check", "--deny", "warnings", "example.mesh"];
             let cat = catalogue.to_str().unwrap();
             if w.contains(&"catalogue") {
                 args.push(cat);
@@ -417,4 +418,439 @@ fn every_check_is_listed_with_the_page_that_explains_it() {
             "{code}: `meshc explain` should cite the page reference/checks.md gives ({page})"
         );
     }
+}
+
+/// The contracts a file declares: name, kind, first sentence of the docs, and each field
+/// as written (its doc comments left out, spaces collapsed).
+struct Declared {
+    name: String,
+    kind: String,
+    what: String,
+    fields: Vec<String>,
+}
+
+fn declared_contracts(path: &str, text: &str) -> Vec<Declared> {
+    use meshc::syntax::ast::Item;
+    let parsed = meshc::syntax::parse(&meshc::span::FilePath::from(path), text);
+    assert!(parsed.diagnostics.is_empty(), "{path} parses");
+    parsed
+        .file
+        .items
+        .iter()
+        .filter_map(|item| match item {
+            Item::Contract(c) => Some(c),
+            _ => None,
+        })
+        .map(|c| Declared {
+            name: c.name.name.to_string(),
+            kind: c
+                .kind
+                .as_ref()
+                .map(|k| k.name.to_string())
+                .unwrap_or_default(),
+            what: first_sentence(c.docs.text.as_deref().unwrap_or("")),
+            fields: c
+                .fields
+                .iter()
+                .map(|f| {
+                    let written = &text[f.span.start as usize..f.span.end as usize];
+                    let code: Vec<&str> = written
+                        .lines()
+                        .map(str::trim)
+                        .filter(|l| !l.starts_with("//"))
+                        .collect();
+                    code.join(" ")
+                        .split_whitespace()
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                })
+                .collect(),
+        })
+        .collect()
+}
+
+fn first_sentence(docs: &str) -> String {
+    let flat = docs.split_whitespace().collect::<Vec<_>>().join(" ");
+    match flat.find(". ") {
+        Some(i) => flat[..=i].to_string(),
+        None => flat,
+    }
+}
+
+/// Which modules of the catalogue provide each contract, in the order of their files.
+fn catalogue_providers() -> std::collections::BTreeMap<String, Vec<String>> {
+    use meshc::syntax::ast::Item;
+    let mut files: Vec<PathBuf> = std::fs::read_dir(repo_root().join("catalogue"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "mesh"))
+        .collect();
+    files.sort();
+    let mut out: std::collections::BTreeMap<String, Vec<String>> = Default::default();
+    for f in files {
+        let text = std::fs::read_to_string(&f).unwrap();
+        let parsed = meshc::syntax::parse(&meshc::span::FilePath::from("c.mesh"), &text);
+        for item in parsed.file.items.iter() {
+            if let Item::Module(m) = item {
+                for p in m.provides() {
+                    out.entry(p.contract.name.to_string())
+                        .or_default()
+                        .push(m.name.name.to_string());
+                }
+            }
+        }
+    }
+    out
+}
+
+/// A Markdown table of `contracts`, with the catalogue's modules that provide each.
+fn contract_table(contracts: &[Declared]) -> String {
+    let providers = catalogue_providers();
+    let code = |s: &str| format!("`{}`", s.replace('|', "\\|"));
+    let mut s = String::from(
+        "| contract | for | what | fields | provided in the catalogue by |\n| --- | --- | --- | --- | --- |\n",
+    );
+    for c in contracts {
+        let by = providers
+            .get(&c.name)
+            .map(|m| m.iter().map(|m| code(m)).collect::<Vec<_>>().join(", "))
+            .unwrap_or_else(|| {
+                match c.kind.as_str() {
+                    "host" => "meshc, from the node",
+                    "mesh" => "meshc, from the mesh",
+                    _ => "none",
+                }
+                .to_string()
+            });
+        s.push_str(&format!(
+            "| {} | {} | {} | {} | {by} |\n",
+            code(&c.name),
+            c.kind,
+            c.what.replace('|', "\\|"),
+            c.fields
+                .iter()
+                .map(|f| code(f))
+                .collect::<Vec<_>>()
+                .join("<br>"),
+        ));
+    }
+    s
+}
+
+/// Replaces the text between `begin` and `end` in `page` (a file under the repository)
+/// with `generated`, or asserts it is already that; `MESHC_BLESS=1` rewrites it.
+fn generated_between(page: &Path, begin: &str, end: &str, generated: &str) {
+    let text = std::fs::read_to_string(page).unwrap();
+    let start = text
+        .find(begin)
+        .unwrap_or_else(|| panic!("{}: no `{begin}`", page.display()))
+        + begin.len();
+    let stop = start
+        + text[start..]
+            .find(end)
+            .unwrap_or_else(|| panic!("{}: no `{end}`", page.display()));
+    if text[start..stop] == *generated {
+        return;
+    }
+    if std::env::var_os("MESHC_BLESS").is_some() {
+        let mut new = text.clone();
+        new.replace_range(start..stop, generated);
+        std::fs::write(page, new).unwrap();
+        return;
+    }
+    panic!(
+        "{}: the generated list differs from the library (MESHC_BLESS=1 rewrites it):\n--- written\n{}\n--- from the library\n{generated}",
+        page.display(),
+        &text[start..stop]
+    );
+}
+
+const TABLE_BEGIN: &str = "by compiler/tests/guide.rs (MESHC_BLESS=1 rewrites it). -->\n";
+const TABLE_END: &str = "\n<!-- end of the generated table -->";
+
+/// The guide's contracts page lists every contract of the embedded standard library and
+/// of the catalogue, generated from their text; `meshc explain E0103` names every
+/// standard contract. A contract added to either, or a field changed, fails this test
+/// until the lists are written again (`MESHC_BLESS=1`).
+#[test]
+fn the_contract_lists_are_the_librarys() {
+    let std = declared_contracts("std.mesh", meshc::base::STDLIB_TEXT);
+    assert!(
+        std.iter().any(|c| c.name == "mysql"),
+        "the library has mysql"
+    );
+    let page = guide().join("reference/contracts.md");
+    generated_between(
+        &page,
+        &format!("<!-- standard contracts generated from stdlib-contracts/std.mesh {TABLE_BEGIN}"),
+        TABLE_END,
+        &format!("\n{}", contract_table(&std)),
+    );
+    let catalogue_text =
+        std::fs::read_to_string(repo_root().join("catalogue/contracts.mesh")).unwrap();
+    let catalogue = declared_contracts("contracts.mesh", &catalogue_text);
+    assert!(catalogue.len() >= 5);
+    generated_between(
+        &page,
+        &format!("<!-- catalogue contracts generated from catalogue/contracts.mesh {TABLE_BEGIN}"),
+        TABLE_END,
+        &format!("\n{}", contract_table(&catalogue)),
+    );
+    // The explain text's sentence, by kind.
+    let names = |kind: &str| {
+        let n: Vec<String> = std
+            .iter()
+            .filter(|c| c.kind == kind)
+            .map(|c| format!("`{}`", c.name))
+            .collect();
+        match n.len() {
+            0 => String::new(),
+            1 => n[0].clone(),
+            k => format!("{} and {}", n[..k - 1].join(", "), n[k - 1]),
+        }
+    };
+    let paragraph = wrap(&format!(
+        "The standard contracts are always available. Answered by a module: {}. \
+         Answered by the host: {}. Answered by the mesh: {}.",
+        names("module"),
+        names("host"),
+        names("mesh")
+    ));
+    let explain = repo_root().join("compiler/src/diagnostics/explain/E0103.md");
+    generated_between(
+        &explain,
+        "(`requires db: module mysql`).\n\n",
+        "\n\nAny other contract",
+        &paragraph,
+    );
+}
+
+/// Words filled into lines of at most 88 characters, as the explain texts are written.
+fn wrap(text: &str) -> String {
+    let mut out = String::new();
+    let mut line = String::new();
+    for word in text.split_whitespace() {
+        if !line.is_empty() && line.len() + 1 + word.len() > 88 {
+            out.push_str(&line);
+            out.push('\n');
+            line.clear();
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    out.push_str(&line);
+    out
+}
+
+/// The mesh blocks of an explain text, each with the heading it stands under.
+fn explain_blocks(text: &str) -> Vec<(String, Block)> {
+    let mut out = Vec::new();
+    for b in blocks(text) {
+        let before = &text[..b.range.start];
+        let heading = before
+            .lines()
+            .rev()
+            .find(|l| l.starts_with("## "))
+            .unwrap_or("")
+            .to_string();
+        out.push((heading, b));
+    }
+    out
+}
+
+/// The codes `meshc check --deny warnings` reports for `files`, written into a folder of
+/// their own (with the catalogue beside them when asked).
+fn codes_of(files: &[&str], catalogue: bool) -> Vec<String> {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut args = vec![
+        "check".to_string(),
+        "--deny".to_string(),
+        "warnings".to_string(),
+    ];
+    for (k, text) in files.iter().enumerate() {
+        let name = format!("block{k}.mesh");
+        std::fs::write(tmp.path().join(&name), text).unwrap();
+        args.push(name);
+    }
+    if catalogue {
+        args.push(repo_root().join("catalogue").display().to_string());
+    }
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let (_, v, _) = meshc_json(tmp.path(), &args);
+    v["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["code"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// Every example of `meshc explain` is a good example. The blocks under `## Example`,
+/// checked together, draw the code (an error's example draws no warning besides); the
+/// blocks under `## Fix` draw nothing, warnings denied (a fix that is a mesh alone is
+/// checked with the example's modules, which it assigns). The codes `meshc take` and
+/// `meshc genesis` report are not `meshc check`'s to draw: their examples must check
+/// clean too.
+#[test]
+fn every_explain_example_draws_its_code_and_every_fix_checks_clean() {
+    let dir = repo_root().join("compiler/src/diagnostics/explain");
+    // The codes `meshc take` and `meshc genesis` report: their rules' file names them.
+    let take_rules =
+        std::fs::read_to_string(repo_root().join("compiler/src/diagnostics/rules/take.rs"))
+            .unwrap();
+    let take_codes: Vec<String> = take_rules
+        .split("Code::")
+        .skip(1)
+        .map(|s| {
+            s.chars()
+                .take_while(|c| c.is_ascii_alphanumeric())
+                .collect()
+        })
+        .collect();
+    assert!(take_codes.iter().any(|c| c == "E0601"));
+    let mut failures = Vec::new();
+    let mut fixes = 0;
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    paths.sort();
+    for p in paths {
+        let code = p.file_stem().unwrap().to_string_lossy().into_owned();
+        let take = take_codes.contains(&code);
+        let text = std::fs::read_to_string(&p).unwrap();
+        let mut example: Vec<(Block, bool)> = Vec::new();
+        let mut fix: Vec<(Block, bool)> = Vec::new();
+        for (heading, b) in explain_blocks(&text) {
+            let w = words(&b.info);
+            if w.first() != Some(&"mesh") {
+                continue;
+            }
+            let catalogue = w.contains(&"catalogue");
+            match heading.as_str() {
+                "## Example" => example.push((b, catalogue)),
+                "## Fix" => fix.push((b, catalogue)),
+                _ => {}
+            }
+        }
+        if !example.is_empty() {
+            let found = codes_of(
+                &example
+                    .iter()
+                    .map(|(b, _)| b.text.as_str())
+                    .collect::<Vec<_>>(),
+                example.iter().any(|(_, c)| *c),
+            );
+            let line = example[0].0.line;
+            if take {
+                if !found.is_empty() {
+                    failures.push(format!(
+                        "{code}: the example at line {line} draws {found:?}"
+                    ));
+                }
+            } else if !found.contains(&code) {
+                failures.push(format!(
+                    "{code}: the example at line {line} draws {found:?}, not {code}"
+                ));
+            } else if code.starts_with('E') && found.iter().any(|c| c.starts_with('W')) {
+                failures.push(format!(
+                    "{code}: the example at line {line} also draws {found:?}"
+                ));
+            }
+        }
+        if !fix.is_empty() {
+            fixes += 1;
+            // A fix that is a mesh alone assigns the example's modules.
+            let is_mesh = |text: &str| text.trim_start().starts_with("mesh ");
+            let mut files: Vec<&str> = if fix.iter().all(|(b, _)| is_mesh(&b.text)) {
+                example
+                    .iter()
+                    .filter(|(b, _)| !is_mesh(&b.text))
+                    .map(|(b, _)| match b.text.find("\nmesh ") {
+                        Some(i) => &b.text[..=i],
+                        None => b.text.as_str(),
+                    })
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            files.extend(fix.iter().map(|(b, _)| b.text.as_str()));
+            let found = codes_of(&files, fix.iter().chain(&example).any(|(_, c)| *c));
+            if !found.is_empty() {
+                failures.push(format!(
+                    "{code}: the fix at line {} draws {found:?}",
+                    fix[0].0.line
+                ));
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} examples are not good examples:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+    assert!(fixes >= 60, "only {fixes} fixes checked");
+}
+
+/// The README and the project's docs name nothing a user of the repository lacks: the
+/// language's specification and its decision records are not in it (the guide is).
+#[test]
+fn the_docs_point_at_the_guide_not_at_files_a_user_lacks() {
+    let mut pages = vec![repo_root().join("README.md")];
+    for e in std::fs::read_dir(repo_root().join("docs")).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_some_and(|x| x == "md") {
+            pages.push(p);
+        }
+    }
+    assert!(pages.len() > 10);
+    for page in pages {
+        let text = std::fs::read_to_string(&page).unwrap();
+        for outside in ["LANGUAGE.md", "ARCHITECTURE.md", "ADR 0"] {
+            assert!(
+                !text.contains(outside),
+                "{}: names `{outside}`, which a user of the repository does not have",
+                page.display()
+            );
+        }
+    }
+}
+
+/// The guide's highlighting of mesh blocks (docs/guide/mesh-highlight.js, wired into
+/// book.toml) knows every keyword of the language's table and every type name; a word
+/// added to either fails here until the grammar is written again (`MESHC_BLESS=1`).
+#[test]
+fn the_guides_highlighting_knows_every_keyword() {
+    let book = std::fs::read_to_string(repo_root().join("docs/guide/book.toml")).unwrap();
+    assert!(book.contains("additional-js = [\"mesh-highlight.js\"]"));
+    let mut keywords: Vec<&str> = meshc::syntax::keywords::KEYWORDS
+        .iter()
+        .filter(|k| {
+            !matches!(
+                k.kind,
+                meshc::syntax::keywords::Kind::Literal | meshc::syntax::keywords::Kind::Type
+            ) || k.word == "secret"
+        })
+        .map(|k| k.word)
+        .collect();
+    keywords.sort();
+    keywords.dedup();
+    let mut types: Vec<&str> = meshc::check::types::TYPE_NAMES.to_vec();
+    types.extend(["list", "secret"]);
+    types.sort();
+    types.dedup();
+    let generated = format!(
+        "\n  var keywords = \"{}\";\n  var types = \"{}\";\n",
+        keywords.join(" "),
+        types.join(" ")
+    );
+    generated_between(
+        &repo_root().join("docs/guide/mesh-highlight.js"),
+        "MESHC_BLESS=1 rewrites it)",
+        "  // KEYWORDS-END",
+        &generated,
+    );
 }

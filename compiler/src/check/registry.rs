@@ -185,6 +185,8 @@ pub struct Registry {
     /// Where each contract of [`Registry::contracts`] is declared.
     pub contract_items: FxIndexMap<String, ItemRef>,
     pub modules: FxIndexMap<String, ItemRef>,
+    /// The contracts each module of [`Registry::modules`] provides, in its order.
+    pub module_provides: FxIndexMap<String, Vec<String>>,
     pub meshes: FxIndexMap<String, ItemRef>,
     pub seats: FxIndexMap<String, SeatInfo>,
     /// Node names and node private names of every mesh (what a definition must not name).
@@ -233,6 +235,9 @@ pub enum ItemSummary {
     Contract(Arc<ContractInfo>),
     Module {
         name: String,
+        /// The contracts its `provides` blocks name, in order: what E0103 offers when a
+        /// requirement names the module instead of a contract.
+        provides: Vec<String>,
     },
     Mesh {
         name: String,
@@ -266,6 +271,7 @@ impl FileSummary {
                 }
                 Item::Module(m) => ItemSummary::Module {
                     name: m.name.name.to_string(),
+                    provides: m.provides().map(|p| p.contract.name.to_string()).collect(),
                 },
                 Item::Mesh(m) => ItemSummary::Mesh {
                     name: m.name.name.to_string(),
@@ -357,7 +363,7 @@ impl Registry {
                         reg.contracts.insert(info.name.clone(), info.clone());
                         reg.contract_items.insert(info.name.clone(), here);
                     }
-                    ItemSummary::Module { name } => {
+                    ItemSummary::Module { name, provides } => {
                         if let Some(prev) = reg.modules.get(name.as_str()) {
                             reg.problems.push(NameProblem::Duplicate {
                                 what: "module",
@@ -367,6 +373,7 @@ impl Registry {
                             continue;
                         }
                         reg.modules.insert(name.clone(), here);
+                        reg.module_provides.insert(name.clone(), provides.clone());
                     }
                     ItemSummary::Mesh { name, nodes } => {
                         if let Some(prev) = reg.meshes.get(name.as_str()) {

@@ -5,7 +5,7 @@
 use super::contracts::{Owner, check_declaration, check_refinement_applies, refinements_span};
 use super::expressions::{Place, Slot, What};
 use super::module::{ModuleChecker, Seen, duplicate};
-use super::registry::{ContractInfo, FieldInfo, PROVIDER_KINDS, ProviderKind};
+use super::registry::{ContractInfo, FieldInfo, PROVIDER_KINDS, ProviderKind, Registry};
 use super::scope::RefContext;
 use super::types::{Bounds, Constraint, TYPE_NAMES, Ty, Value};
 use crate::diagnostics::closest;
@@ -118,14 +118,17 @@ impl<'a> ModuleChecker<'a, '_> {
                     if kind.is_none() && TYPE_NAMES.contains(&contract_ident.name.as_str()) {
                         return;
                     }
-                    let help = closest(
-                        &contract_ident.name,
-                        registry.contracts.keys().map(String::as_str),
-                    )
-                    .map(|s| format!("did you mean `{s}`?"))
-                    .unwrap_or_else(|| {
-                        "declare it with `contract NAME for module { … }`, or require an operator value with `operator TYPE`".into()
-                    });
+                    let help = module_named(registry, &r.name.name, &contract_ident.name)
+                        .or_else(|| {
+                            closest(
+                                &contract_ident.name,
+                                registry.contracts.keys().map(String::as_str),
+                            )
+                            .map(|s| format!("did you mean `{s}`?"))
+                        })
+                        .unwrap_or_else(|| {
+                            "declare it with `contract NAME for module { … }`, or require an operator value with `operator TYPE`".into()
+                        });
                     let rule = UnknownContract {
                         name: &contract_ident.name,
                         help,
@@ -645,4 +648,37 @@ fn cycle_through(
         }
     }
     Vec::new()
+}
+
+/// The help of E0103 when the unknown contract is a module's name (`requires db: module
+/// mariadb`): a requirement names what it needs, the contract, and any provider of it
+/// answers. Says which contracts that module provides, with the line to write.
+fn module_named(registry: &Registry, requirement: &str, name: &str) -> Option<String> {
+    let provides = registry.module_provides.get(name)?;
+    let answerable: Vec<&str> = provides
+        .iter()
+        .map(String::as_str)
+        .filter(|c| {
+            registry
+                .contracts
+                .get(*c)
+                .is_some_and(|info| info.kind == Some(ProviderKind::Module))
+        })
+        .collect();
+    Some(match answerable.as_slice() {
+        [] => format!(
+            "`{name}` is a module, not a contract, and provides no contract: a requirement \
+             names the contract its provider answers"
+        ),
+        [one] => format!(
+            "`{name}` is a module, not a contract; it provides `{one}`: \
+             `requires {requirement}: module {one}`"
+        ),
+        many => format!(
+            "`{name}` is a module, not a contract; it provides {}: name one, as in \
+             `requires {requirement}: module {}`",
+            super::list_names(many.iter().copied()),
+            many[0]
+        ),
+    })
 }

@@ -170,10 +170,18 @@ fn contract(c: &ast::Contract, out: &mut Vec<Span>) {
 
 /// Whether field `field` of contract `contract` is secret, or cannot be known not to be.
 fn field_is_secret(registry: &Registry, contract: Option<&str>, field: &str) -> bool {
-    contract
-        .and_then(|c| registry.contracts.get(c))
-        .and_then(|c| c.fields.get(field))
-        .is_none_or(|f| f.secret)
+    let Some(c) = contract.and_then(|c| registry.contracts.get(c)) else {
+        return true;
+    };
+    match c.fields.get(field) {
+        Some(f) => f.secret,
+        // A misspelt field (`route.public_nam`) is read as the field it is closest to, as
+        // E0105's did-you-mean reads it: a value meant for a plain field (a hostname) is
+        // shown; one near a secret field, or near no field, stays masked.
+        None => crate::diagnostics::closest(field, c.fields.keys().map(String::as_str))
+            .and_then(|near| c.fields.get(near))
+            .is_none_or(|f| f.secret),
+    }
 }
 
 fn module_spans(m: &ast::Module, registry: &Registry, out: &mut Vec<Span>) {

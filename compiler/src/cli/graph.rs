@@ -18,7 +18,13 @@ pub enum GraphFormat {
 /// Draws the mesh of `mesh_file` as `meshc build` would resolve it (its lock read, never
 /// written). Exit status: 0 drawn (instances left out are drawn, with why), 2 usage or
 /// I/O.
-pub fn run(mesh_file: &Path, paths: Vec<PathBuf>, format: GraphFormat, out: Option<PathBuf>) -> u8 {
+pub fn run(
+    mesh_file: &Path,
+    paths: Vec<PathBuf>,
+    format: GraphFormat,
+    out: Option<PathBuf>,
+    each_seat: bool,
+) -> u8 {
     let (session, outcome) = match super::take::resolve(mesh_file, paths) {
         Ok(r) => r,
         Err(code) => return code,
@@ -34,7 +40,8 @@ pub fn run(mesh_file: &Path, paths: Vec<PathBuf>, format: GraphFormat, out: Opti
         output::say(&format!("mesh `{}` could not be read", outcome.mesh));
         return 2;
     };
-    let graph = meshc::graph::Graph::of(&outcome, mesh);
+    let mut graph = meshc::graph::Graph::of(&outcome, mesh);
+    graph.group_seats = !each_seat;
     let text = match format {
         GraphFormat::Svg => graph.svg(),
         GraphFormat::Dot => graph.dot(),

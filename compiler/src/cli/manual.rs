@@ -16,7 +16,17 @@ pub enum Shell {
 
 /// Prints the completion script of `shell` on standard output.
 pub fn completions<C: clap::CommandFactory>(shell: Shell) -> u8 {
-    let mut cmd = C::command();
+    // `meshc explain <TAB>` offers every code. Only the scripts learn them as the
+    // argument's possible values: the command line itself keeps taking any text, so an
+    // unknown code is answered with the closest known one.
+    let codes = Code::ALL
+        .iter()
+        .map(|c| clap::builder::PossibleValue::new(c.as_str()).help(c.title()));
+    let mut cmd = C::command().mut_subcommand("explain", |explain| {
+        explain.mut_arg("code", |arg| {
+            arg.value_parser(clap::builder::PossibleValuesParser::new(codes))
+        })
+    });
     // Written whole into a buffer first: a closed pipe (`| head`) ends quietly.
     let mut out: Vec<u8> = Vec::new();
     let shell = match shell {

@@ -453,7 +453,20 @@ impl<'m> Judge<'_, 'm> {
                 help,
             };
             let d = self.at(field.span, rule);
-            return Err(self.refuse(i, d));
+            let refused = self.refuse(i, d);
+            // A misspelt given field (`route.public_nam`) is the assignment's attempt at the
+            // field it is closest to: that field counts as written and refused here, not
+            // also as missing (E0501).
+            let given = contract.fields.values().filter(|f| f.given);
+            if let Some(meant) =
+                crate::diagnostics::closest(&field.name, given.map(|f| f.name.as_str()))
+            {
+                self.settings
+                    .givens
+                    .entry((requirement.name.as_str(), meant))
+                    .or_insert(Err(refused));
+            }
+            return Err(refused);
         };
         if !info.given {
             let rule = ProviderField::InAssignment {

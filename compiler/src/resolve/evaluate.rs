@@ -1234,6 +1234,11 @@ impl<'m> Evaluator<'_, '_, 'm> {
                 _ => return None, // a secret or host path: the checker's
             };
             if let Some(unfit) = unfit(&fi.ty, &value, || info.field_constraint(fi)) {
+                // A literal is judged where it is written: the checker refused it there
+                // (E0304, E0314, with the help), and its module is left out for it.
+                if Value::from_literal(expr).is_some() {
+                    return None;
+                }
                 let who = self.who(i);
                 let rule = ValueRefused::Set {
                     requirement: req,

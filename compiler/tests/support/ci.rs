@@ -21,3 +21,14 @@ pub fn refuse_update_modes_in_ci() {
         );
     }
 }
+
+/// Says that `why` kept the running test from doing its work, where a plain `cargo test`
+/// shows it: libtest captures what `eprintln!` prints and shows it only for a test that
+/// fails (or under `--nocapture`), but a write to the standard error stream itself is not
+/// captured, so a skipped sample is never silent.
+pub fn say_skipped(why: &str) {
+    use std::io::Write as _;
+    let thread = std::thread::current();
+    let test = thread.name().unwrap_or("a test");
+    let _ = writeln!(std::io::stderr(), "skipped: {test}: {why}");
+}

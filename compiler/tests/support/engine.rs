@@ -32,6 +32,19 @@ pub fn engine_required() -> bool {
 
 /// Whether an engine answers; without one, fails when it is required, else says so.
 pub fn engine_or_skip(test: &str) -> bool {
+    // `MESHC_SKIP_ENGINE=1 cargo test`: a run that leaves the engine alone even when one
+    // answers (a developer's own engine, busy or not set up for these tests).
+    if std::env::var_os("MESHC_SKIP_ENGINE").is_some() {
+        assert!(
+            !engine_required(),
+            "{test}: MESHC_SKIP_ENGINE is set, and so is MESHC_REQUIRE_ENGINE or CI"
+        );
+        say_skipped(
+            test,
+            "MESHC_SKIP_ENGINE is set; the engine test did not run",
+        );
+        return false;
+    }
     let answers = Command::new("docker")
         .args(["version", "--format", "{{.Server.Version}}"])
         .output()
@@ -43,7 +56,10 @@ pub fn engine_or_skip(test: &str) -> bool {
         !engine_required(),
         "{test}: no Docker Engine answers, and MESHC_REQUIRE_ENGINE or CI is set"
     );
-    eprintln!("{test}: no Docker Engine answers; the engine test did not run");
+    say_skipped(
+        test,
+        "no Docker Engine answers; the engine test did not run",
+    );
     false
 }
 
@@ -95,4 +111,11 @@ pub fn import_busybox(reference: &str, tools: &[&str]) {
         reference,
     ]);
     let _ = std::fs::remove_file(tar);
+}
+
+/// Says a test did not run where a plain `cargo test` shows it: a write to the standard
+/// error stream itself, which libtest does not capture (it captures `eprintln!`).
+pub fn say_skipped(test: &str, why: &str) {
+    use std::io::Write as _;
+    let _ = writeln!(std::io::stderr(), "skipped: {test}: {why}");
 }

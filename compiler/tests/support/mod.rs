@@ -32,6 +32,10 @@ module pg {
 }
 "#;
 
+/// What a test that needs the conformance sample says when it is absent.
+pub const CONFORMANCE_ABSENT: &str = "no conformance sample at ../shared/conformance (the \
+     specification's public sample, which a clone of this repository does not hold)";
+
 /// The shared conformance suite, when it is beside the repository. Absent, a plain
 /// `cargo test` skips what needs it (the caller says so); under CI it fails here.
 pub fn conformance_dir() -> Option<PathBuf> {
