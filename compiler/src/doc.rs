@@ -56,8 +56,8 @@ pub struct ModuleDoc {
     pub file: String,
     pub slug: Option<String>,
     pub requirements: Vec<RequirementDoc>,
-    /// `(name, image, docs)`.
-    pub containers: Vec<(String, String, String)>,
+    /// Name, image, docs, and whether it is a job (it runs to completion).
+    pub containers: Vec<(String, String, String, bool)>,
     pub provides: Vec<String>,
 }
 
@@ -326,7 +326,7 @@ fn module_doc(m: &ast::Module, input: &Input<'_>, secret: &[Span]) -> ModuleDoc 
                         _ => None,
                     })
                     .unwrap_or_default();
-                (c.name.name.to_string(), image, docs(&c.docs))
+                (c.name.name.to_string(), image, docs(&c.docs), c.job)
             })
             .collect(),
         provides: m.provides().map(|p| p.contract.name.to_string()).collect(),
@@ -424,12 +424,15 @@ fn module_page(m: &ModuleDoc, cat: &Catalogue) -> (String, Vec<Block>) {
     b.push(Block::List(
         m.containers
             .iter()
-            .map(|(name, image, d)| {
+            .map(|(name, image, d, job)| {
                 let mut line = vec![
                     Span_::Code(name.clone()),
                     Span_::Text(" runs ".into()),
                     Span_::Code(image.clone()),
                 ];
+                if *job {
+                    line.push(Span_::Text(" to completion (a job)".into()));
+                }
                 if !d.is_empty() {
                     line.push(Span_::Text(format!(" — {}", first_sentence(d))));
                 }
