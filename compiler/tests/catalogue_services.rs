@@ -657,7 +657,7 @@ fn nextcloud_points_richdocuments_at_the_office_suite_only_where_one_answers() {
     let collabora = container(instance(&full, "one", "collabora"));
     assert_eq!(
         env(collabora, "aliasgroup1"),
-        Some("https://cloud.example.org:443,")
+        Some("https://cloud.example.org:443")
     );
 
     let bare = build(BARE, "services_bare");

@@ -819,8 +819,7 @@ fn render_swarm_refuses_a_missing_value_and_names_files_by_digest() {
     assert_eq!(refused.status.code(), Some(1));
     let said = String::from_utf8_lossy(&refused.stderr);
     assert!(
-        said.contains("no value for")
-            && said.contains(&format!("alpha/alpha-vault/{login}/value")),
+        said.contains("no value for") && said.contains(&format!("alpha/alpha-vault/{login}/value")),
         "{said}"
     );
     assert!(!said.contains("pw-value-1"), "{said}");

@@ -186,10 +186,13 @@ fn the_lab_is_drawn_as_it_resolves() {
     );
     assert!(attrs(&each, "seat-delivery", "data-node").is_empty());
     assert!(attrs(&each, "edge", "data-by").iter().any(|b| b == "seat"));
-    assert!(
-        svg.contains("secret for 12 instances · seat"),
-        "a group says how many it serves"
-    );
+    // The lab's vault serves many instances on each node through its seat: the group's
+    // label counts them.
+    let counted = svg.split("secret for ").skip(1).any(|rest| {
+        rest.split_once(" instances · seat")
+            .is_some_and(|(n, _)| n.parse::<usize>().is_ok_and(|n| n > 1))
+    });
+    assert!(counted, "a group says how many it serves");
     // All four rules appear in the lab, each in its colour and in the legend.
     for rule in ["pin", "node", "only"] {
         assert!(by.iter().any(|b| b == rule), "no `{rule}` arrow");

@@ -8,7 +8,7 @@
     return;
   }
   // KEYWORDS-BEGIN (generated from the language's keyword table; MESHC_BLESS=1 rewrites it)
-  var keywords = "absent adopted as assign at command consumer consumers container contract delivers env exposed file for from genesis given host image image_paths in keep_network len matches mesh mode module mount node on operator owner ports private_address private_name provides publish read_only requires root seat secret short slug to user when";
+  var keywords = "absent adopted after as assign at command consumer consumers container contract delivers env every exposed file for from genesis given health host image image_paths in job keep_network len matches mesh mode module mount node on operator owner ports private_address private_name provides publish read_only requires retries root seat secret sep short slug start to user when";
   var types = "bool email host_path hostname image int list mode path port secret string uid url";
   // KEYWORDS-END
   hljs.registerLanguage("mesh", function (hljs) {

@@ -29,6 +29,9 @@
 //! a value doubled (the stack is interpolated by `docker stack deploy` as Compose does).
 
 use super::NodeFacts;
+// A manifest duration as Compose reads one (`"7d"` is `168h`): Swarm's parser knows no
+// days either.
+use super::compose::duration;
 use super::functions::yaml;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
@@ -162,15 +165,6 @@ fn key(s: &str) -> String {
 /// A `${MESH_STAGE}/…` path, refused by the engine with a clear message when unset.
 fn staged(file: &str) -> String {
     format!("\"${{{STAGE_VAR}:?not set: source the stack.env meshc render wrote}}/{file}\"")
-}
-
-/// The Compose duration of a manifest duration (`"30s"`, `"7d"`): Swarm's parser knows
-/// no days.
-fn duration(d: &str) -> String {
-    match d.strip_suffix('d').and_then(|n| n.parse::<u64>().ok()) {
-        Some(days) => format!("{}h", days * 24),
-        None => d.to_string(),
-    }
 }
 
 /// The line of the header holding one note of what Swarm will not do (each `after`);

@@ -1295,8 +1295,7 @@ fn secret_value_at(line: &str) -> Option<usize> {
     if sep == 0 || value.trim().is_empty() {
         // No separator: a whole line that is a URL with a password still is one.
         let whole = body.trim();
-        return (!whole.is_empty() && crate::import::secrets::secret_value(whole))
-            .then_some(at);
+        return (!whole.is_empty() && crate::import::secrets::secret_value(whole)).then_some(at);
     }
     let unquoted = value.trim().trim_matches(['"', '\'', ',']);
     let secret =
