@@ -579,20 +579,18 @@ fn target_ok(target: &str) -> bool {
         && !target.ends_with('/')
 }
 
-/// The system folders no directory requirement is made in or given away (LANGUAGE.md
-/// §14.6, E0521): the manifest may say otherwise, render does not believe it.
-const SYSTEM: &[&str] = &[
-    "/etc", "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/boot", "/dev",
-    "/proc", "/sys", "/run",
-];
-
 /// Why a directory requirement's path is not one render makes, or nothing.
 fn directory_refused(path: &str, root: &Path) -> Option<String> {
     if !target_ok(path) {
         return Some("not an absolute, normalised path".into());
     }
     let p = Path::new(path);
-    if SYSTEM.iter().any(|s| p.starts_with(s)) {
+    // The system folders E0521 refuses at check: the manifest may say otherwise, render
+    // does not believe it.
+    if meshc::resolve::SYSTEM_DIRECTORIES
+        .iter()
+        .any(|s| p.starts_with(s))
+    {
         return Some("a system folder, never handed to a container".into());
     }
     if p.starts_with(root.join(".mesh")) || root.starts_with(p) {

@@ -662,8 +662,9 @@ impl<'m> Judge<'_, 'm> {
 }
 
 /// The directories of the system a host directory may not be placed at or under
-/// (LANGUAGE.md §14.7): `/lib*` is these four, so `/library` is not one of them.
-const SYSTEM_DIRECTORIES: &[&str] = &[
+/// (LANGUAGE.md §14.7): `/lib*` is these four, so `/library` is not one of them. `meshc
+/// render` reads the same list, since it believes no manifest that says otherwise.
+pub const SYSTEM_DIRECTORIES: &[&str] = &[
     "/etc", "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/boot", "/dev",
     "/proc", "/sys", "/run",
 ];
