@@ -4,6 +4,8 @@
 use std::path::Path;
 use std::process::Command;
 
+#[path = "support/ci.rs"]
+mod ci;
 #[path = "support/command.rs"]
 mod command;
 use command::{meshc, stdout_ok};
@@ -190,13 +192,47 @@ fn completion_offers_the_codes_after_explain() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    // zsh offers them with their titles (clap's fish script completes no positional
-    // values).
+    // zsh offers them with their titles.
     let zsh = stdout_ok(&meshc(dir.path(), &["completions", "zsh"]));
     for code in ["E0302", "W0004", "E0607"] {
         assert!(zsh.contains(code), "zsh lacks {code}");
     }
     assert!(zsh.contains("secret read into a plain value"));
+    // So does fish (a line per code, since clap's fish script completes no positional
+    // value), asked as it would on `meshc explain E03<TAB>`.
+    let fish = stdout_ok(&meshc(dir.path(), &["completions", "fish"]));
+    std::fs::write(dir.path().join("meshc.fish"), &fish).unwrap();
+    match Command::new("fish")
+        .arg("-c")
+        .arg("source ./meshc.fish; complete -C 'meshc explain E03'")
+        .current_dir(dir.path())
+        .output()
+    {
+        Ok(out) => {
+            let offered: Vec<String> = String::from_utf8_lossy(&out.stdout)
+                .lines()
+                .filter_map(|l| l.split('\t').next())
+                .map(str::to_string)
+                .collect();
+            assert_eq!(
+                offered,
+                expected,
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            assert!(
+                String::from_utf8_lossy(&out.stdout)
+                    .contains("E0302\tsecret read into a plain value")
+            );
+        }
+        Err(e) => {
+            // `.ci/run` installs fish: there, a missing shell fails the test.
+            assert!(!ci::in_ci(), "fish cannot be run under CI: {e}");
+            ci::say_skipped(&format!(
+                "fish cannot be run ({e}); its script was not tried"
+            ));
+        }
+    }
     // The command line still takes any text: a near miss is answered, not refused by
     // the parser.
     let out = meshc(dir.path(), &["explain", "E0320x"]);

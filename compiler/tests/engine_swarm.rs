@@ -577,8 +577,9 @@ fn stack_checker(test: &str) -> Option<&'static str> {
         std::env::var_os("MESHC_REQUIRE_ENGINE").is_none() && std::env::var_os("CI").is_none(),
         "{test}: neither `docker stack config` nor `docker-compose` can be run, and MESHC_REQUIRE_ENGINE or CI is set"
     );
-    eprintln!(
-        "{test}: neither `docker stack config` nor `docker-compose` can be run; the test did not run"
+    swarm::say_skipped(
+        test,
+        "neither `docker stack config` nor `docker-compose` can be run; the test did not run",
     );
     None
 }

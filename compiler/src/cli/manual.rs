@@ -35,6 +35,20 @@ pub fn completions<C: clap::CommandFactory>(shell: Shell) -> u8 {
         Shell::Fish => clap_complete::Shell::Fish,
     };
     clap_complete::generate(shell, &mut cmd, "meshc", &mut out);
+    if shell == clap_complete::Shell::Fish {
+        // clap's fish script completes no positional value: each code is offered after
+        // `explain` by a line of its own, its title as the description.
+        for code in Code::ALL {
+            let title = code.title().replace('\\', "\\\\").replace('\'', "\\'");
+            out.extend_from_slice(
+                format!(
+                    "complete -c meshc -n \"__fish_meshc_using_subcommand explain\" -f -a {} -d '{title}'\n",
+                    code.as_str()
+                )
+                .as_bytes(),
+            );
+        }
+    }
     use std::io::Write;
     let _ = std::io::stdout().write_all(&out);
     0

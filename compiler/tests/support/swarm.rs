@@ -97,6 +97,18 @@ impl Swarm {
     /// fails when an engine is required (`MESHC_REQUIRE_ENGINE` or `CI`), else says so and
     /// returns `None`.
     pub fn up(test: &str) -> Option<Swarm> {
+        let required =
+            std::env::var_os("MESHC_REQUIRE_ENGINE").is_some() || std::env::var_os("CI").is_some();
+        // `MESHC_SKIP_ENGINE=1 cargo test` leaves engines alone, these two as the
+        // machine's own (support/engine.rs).
+        if std::env::var_os("MESHC_SKIP_ENGINE").is_some() {
+            assert!(
+                !required,
+                "{test}: MESHC_SKIP_ENGINE is set, and so is MESHC_REQUIRE_ENGINE or CI"
+            );
+            say_skipped(test, "MESHC_SKIP_ENGINE is set; the swarm test did not run");
+            return None;
+        }
         let state = tempfile::Builder::new()
             .prefix("meshc-swarm-")
             .tempdir()
@@ -110,13 +122,14 @@ impl Swarm {
             .unwrap_or_else(|e| panic!("bash cannot be run: {e}"));
         if !out.status.success() {
             let why = String::from_utf8_lossy(&out.stderr).to_string();
-            let required = std::env::var_os("MESHC_REQUIRE_ENGINE").is_some()
-                || std::env::var_os("CI").is_some();
             assert!(
                 !required,
                 "{test}: the two-node swarm did not start, and MESHC_REQUIRE_ENGINE or CI is set:\n{why}"
             );
-            eprintln!("{test}: the two-node swarm did not start; the test did not run:\n{why}");
+            say_skipped(
+                test,
+                &format!("the two-node swarm did not start; the test did not run:\n{why}"),
+            );
             return None;
         }
         let env = std::fs::read_to_string(state.path().join("env")).unwrap();
@@ -210,4 +223,11 @@ impl Drop for Swarm {
             Err(e) => eprintln!("swarm.sh down cannot be run: {e}"),
         }
     }
+}
+
+/// Says why a test did not run where a plain `cargo test` shows it: straight to the
+/// standard error stream, which libtest does not capture (`eprintln!` it does).
+pub fn say_skipped(test: &str, why: &str) {
+    use std::io::Write as _;
+    let _ = writeln!(std::io::stderr(), "skipped: {test}: {why}");
 }
