@@ -9,8 +9,13 @@
 //!
 //! Run: `cargo build --release -p meshc --examples`, then
 //! `target/release/examples/meshc-bench` (options: `--sizes 100,1000,10000`,
-//! `--runs 5`, `--meshc target/release/meshc`, `--keep DIR`, `--python python3`; the
-//! floor is left out when python does not run).
+//! `--runs 5`, `--meshc target/release/meshc`, `--keep DIR`, `--python python3`,
+//! `--shape bench|dense`; the floor is left out when python does not run).
+//!
+//! `--shape dense` times the second shape instead (flavour `Dense`): fewer, larger nodes
+//! (10 instead of 20, so twice the services per node) and more interpolation (twelve env
+//! entries, most with several `${…}` references to three module requirements, and a
+//! secret file with an owner in every module). The floor is the same for both shapes.
 //!
 //! `--adversarial` runs the hostile generators instead, each at every size: colliding
 //! logins (`assign app to alpha as xxxx0` … one login for all), a chain of narrowings
@@ -24,11 +29,11 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
-/// Writes a workload of `n` modules into `dir`; returns its size in bytes.
-fn generate(dir: &Path, n: usize) -> std::io::Result<u64> {
+/// Writes `workload` into `dir`; returns its size in bytes.
+fn generate(dir: &Path, workload: Workload) -> std::io::Result<u64> {
     std::fs::create_dir_all(dir.join("modules"))?;
     let mut bytes = 0u64;
-    for (file, text) in Workload::new(Flavour::Bench, n).files() {
+    for (file, text) in workload.files() {
         bytes += text.len() as u64;
         std::fs::write(dir.join(file), text)?;
     }
@@ -259,6 +264,7 @@ fn main() {
     let mut keep: Option<PathBuf> = None;
     let mut hostile = false;
     let mut python = String::from("python3");
+    let mut flavour = Flavour::Bench;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
@@ -275,9 +281,25 @@ fn main() {
             "--keep" => keep = args.next().map(PathBuf::from),
             "--adversarial" => hostile = true,
             "--python" => python = args.next().unwrap_or_default(),
+            "--shape" => {
+                flavour = match args.next().as_deref() {
+                    Some("bench") => Flavour::Bench,
+                    Some("dense") => Flavour::Dense,
+                    other => {
+                        eprintln!(
+                            "meshc-bench: `--shape` takes `bench` or `dense`, not `{}`",
+                            other.unwrap_or_default()
+                        );
+                        std::process::exit(2);
+                    }
+                }
+            }
             "-h" | "--help" => {
                 println!(
-                    "meshc-bench [--sizes 100,1000,10000] [--runs 5] [--meshc PATH] [--keep DIR] [--python python3] [--adversarial]"
+                    "meshc-bench [--sizes 100,1000,10000] [--runs 5] [--meshc PATH] [--keep DIR] [--python python3] [--shape bench|dense] [--adversarial]\n\n\
+                     --shape bench  (default) 20 nodes, six requirements and twelve env entries per module\n\
+                     --shape dense  10 nodes, three module requirements per module, twelve env entries\n\
+                     \x20              most interpolating several `${{…}}` references, a secret file with an owner"
                 );
                 return;
             }
@@ -343,7 +365,8 @@ fn main() {
     for &n in &sizes {
         let dir = root.join(format!("w{n}"));
         let _ = std::fs::remove_dir_all(&dir);
-        let bytes = generate(&dir, n).expect("workload written");
+        let workload = Workload::new(flavour, n);
+        let bytes = generate(&dir, workload).expect("workload written");
         // Lay the workload out canonically, so `fmt --check` measures the usual case: a
         // catalogue that is already formatted.
         let _ = run(&meshc, &dir, &["fmt", "."]);
@@ -352,10 +375,13 @@ fn main() {
         let commands: Vec<(&str, Vec<&str>)> = vec![
             (
                 "check (modules only)",
-                vec!["check", "modules", "providers.mesh"],
+                vec!["check", "modules", workload.providers_file()],
             ),
             ("check", vec!["check", "."]),
-            ("build", vec!["build", "bench.mesh", ".", "--out", &out_arg]),
+            (
+                "build",
+                vec!["build", workload.mesh_file(), ".", "--out", &out_arg],
+            ),
             ("fmt --check", vec!["fmt", "--check", "."]),
         ];
         for (name, argv) in commands {

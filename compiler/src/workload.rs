@@ -36,6 +36,13 @@ pub enum Flavour {
     /// compactly) in one file, `catalogue.mesh`, and the mesh `big` of 100 nodes in
     /// `big.mesh`, each assignment setting `workers`.
     Resolve,
+    /// `meshc-bench --shape dense`: fewer, larger nodes and more interpolation. Documented
+    /// services under `modules/` with three module requirements (a database, a cache, a
+    /// key), twelve env entries most of which interpolate several `${…}` references to
+    /// those requirements, and a secret file with an owner; documented providers (a
+    /// database with its directory, a cache, the vault); the mesh `dense` of 10 nodes
+    /// in `dense.mesh`, so each node holds twice as many services as in [`Flavour::Bench`].
+    Dense,
 }
 
 /// How many services a [`Flavour::Catalogue`] file holds.
@@ -61,6 +68,7 @@ impl Workload {
         match self.flavour {
             Flavour::Bench | Flavour::Server => 20,
             Flavour::Threads => 6,
+            Flavour::Dense => 10,
             Flavour::Catalogue => 0,
             Flavour::Resolve => 100,
         }
@@ -69,7 +77,7 @@ impl Workload {
     /// The name of service `i` (its module and its container).
     pub fn service_name(&self, i: usize) -> String {
         match self.flavour {
-            Flavour::Bench | Flavour::Threads => format!("svc{i}"),
+            Flavour::Bench | Flavour::Threads | Flavour::Dense => format!("svc{i}"),
             Flavour::Server => format!("svc{i:04}"),
             Flavour::Catalogue => format!("app{i}"),
             Flavour::Resolve => format!("m{i}"),
@@ -79,7 +87,9 @@ impl Workload {
     /// The file of service `i`, relative to the workspace's root.
     pub fn service_file(&self, i: usize) -> String {
         match self.flavour {
-            Flavour::Bench | Flavour::Threads => format!("modules/svc{i}.mesh"),
+            Flavour::Bench | Flavour::Threads | Flavour::Dense => {
+                format!("modules/svc{i}.mesh")
+            }
             Flavour::Server => format!("svc{i:04}.mesh"),
             Flavour::Catalogue => format!("catalogue/part{}.mesh", i / SERVICES_PER_FILE),
             Flavour::Resolve => "catalogue.mesh".to_string(),
@@ -94,6 +104,7 @@ impl Workload {
             Flavour::Server => server_service(i),
             Flavour::Catalogue => catalogue_service(i),
             Flavour::Resolve => resolve_service(i),
+            Flavour::Dense => dense_service(i),
         }
     }
 
@@ -107,7 +118,8 @@ impl Workload {
 
     /// The providers of what the services require: a database on every node (with a
     /// directory of its own but in [`Flavour::Threads`]), a cache on every node in
-    /// [`Flavour::Server`], and the vault; none in [`Flavour::Catalogue`].
+    /// [`Flavour::Server`] and [`Flavour::Dense`], and the vault; none in
+    /// [`Flavour::Catalogue`].
     pub fn providers(&self) -> Option<String> {
         match self.flavour {
             Flavour::Catalogue => None,
@@ -117,7 +129,8 @@ impl Workload {
     }
 
     fn written_out_providers(&self) -> String {
-        let documented = self.flavour == Flavour::Bench;
+        let documented = matches!(self.flavour, Flavour::Bench | Flavour::Dense);
+        let cache = matches!(self.flavour, Flavour::Server | Flavour::Dense);
         let pg_directory = self.flavour != Flavour::Threads;
         let mut s = String::new();
         if documented {
@@ -145,10 +158,13 @@ impl Workload {
 }
 "#,
         );
-        if self.flavour == Flavour::Server {
+        if cache {
+            s.push('\n');
+            if documented {
+                s.push_str("/// Redis for the generated catalogue.\n");
+            }
             s.push_str(
-                r#"
-module cache {
+                r#"module cache {
   requires here: host node
   requires p: host port { container = 6379 }
   container cache {
@@ -189,6 +205,7 @@ module cache {
             Flavour::Server => "zz-bench.mesh",
             Flavour::Catalogue => "",
             Flavour::Resolve => "big.mesh",
+            Flavour::Dense => "dense.mesh",
         }
     }
 
@@ -198,6 +215,7 @@ module cache {
         let (name, domain) = match self.flavour {
             Flavour::Bench | Flavour::Server => ("bench", "bench.internal"),
             Flavour::Threads => ("many", "internal"),
+            Flavour::Dense => ("dense", "dense.internal"),
             Flavour::Catalogue => return None,
             Flavour::Resolve => return Some(self.resolve_mesh()),
         };
@@ -212,7 +230,7 @@ module cache {
         s.push_str("  seat vault = keeper on n0\n  assign keeper to n0\n");
         for node in 0..nodes {
             let _ = writeln!(s, "  assign pg to n{node}");
-            if self.flavour == Flavour::Server {
+            if matches!(self.flavour, Flavour::Server | Flavour::Dense) {
                 let _ = writeln!(s, "  assign cache to n{node}");
             }
         }
@@ -303,6 +321,51 @@ module svc{i} {{
       LISTEN = "8080"
     }}
     secret "/run/secrets/db_password" = db.password
+    secret "/run/secrets/key" = key.value
+    mount data.path -> "/data"
+    publish http
+  }}
+}}
+"#
+    )
+}
+
+/// A [`Flavour::Dense`] service: most env values interpolate several references to the
+/// module's requirements, as workloads written outside the project tend to.
+fn dense_service(i: usize) -> String {
+    format!(
+        r#"/// Service {i} of the dense catalogue: a web application with a database, a cache
+/// and a key.
+module svc{i} {{
+  /// Where the service keeps its state.
+  requires db: module postgres {{ password len 24.. }}
+  requires cache: module redis
+  requires key: module secret {{ length = 48 }}
+  requires here: host node
+  requires data: host directory {{ owner = 1000  mode = 0o750 }}
+  requires http: host port {{ container = 8080 }}
+  requires workers: operator int in 1..64 = 4
+  requires title: operator string = "Service {i}"
+
+  container svc{i} {{
+    image "ghcr.io/acme/svc{i}:2.{i}.0"
+    user 1000
+    env {{
+      DATABASE_URL = "postgres://${{db.user}}@${{db.host}}:${{db.port}}/${{db.database}}?sslmode=${{db.sslmode}}"
+      DB_ADDR = "${{db.host}}:${{db.port}}"
+      REDIS_URL = "redis://${{cache.host}}:${{cache.port}}/${{cache.db}}"
+      CACHE_ADDR = "${{cache.host}}:${{cache.port}}"
+      UPSTREAMS = "${{db.host}}:${{db.port}},${{cache.host}}:${{cache.port}}"
+      PUBLIC_ADDR = "${{here.private_name}}:${{http.host_port}}"
+      ROOT_URL = "http://${{here.private_name}}:${{http.host_port}}/svc{i}/"
+      LISTEN = "0.0.0.0:${{http.container}}"
+      DATA_DIR = "/data/${{db.database}}/${{cache.db}}"
+      WORKERS = "${{workers}}"
+      TITLE = "${{title}} on ${{here.private_name}} with ${{workers}} workers"
+      LOG_PREFIX = "svc{i}@${{here.private_name}}:${{http.host_port}} db=${{db.database}} cache=${{cache.db}} key=${{key.length}}"
+    }}
+    secret "/run/secrets/db_password" owner 1000:1000 mode 0o400 = db.password
+    secret "/run/secrets/cache_password" = cache.password
     secret "/run/secrets/key" = key.value
     mount data.path -> "/data"
     publish http
@@ -466,12 +529,13 @@ mod tests {
     use crate::db::{self, Database};
     use std::sync::Arc;
 
-    const ALL: [Flavour; 5] = [
+    const ALL: [Flavour; 6] = [
         Flavour::Bench,
         Flavour::Threads,
         Flavour::Server,
         Flavour::Catalogue,
         Flavour::Resolve,
+        Flavour::Dense,
     ];
 
     /// Every flavour is a workspace that checks and resolves without an error, and the
