@@ -781,3 +781,44 @@ fn every_missing_value_is_named() {
         );
     }
 }
+
+/// Issue 33, class 9, on a swarm's manager: `meshc render --swarm` read the stack (and
+/// the manifests beside it) unbounded, so a named pipe put in its place waited forever.
+#[test]
+fn render_swarm_of_a_pipe_for_a_stack_ends_with_a_refusal() {
+    let dir = tempfile::tempdir().unwrap();
+    let built = dir.path().join("out");
+    std::fs::create_dir_all(built.join("swarm")).unwrap();
+    mkfifo(&built.join("swarm/stack.yaml"));
+    let secrets = dir.path().join("secrets");
+    std::fs::create_dir(&secrets).unwrap();
+    std::fs::set_permissions(&secrets, std::fs::Permissions::from_mode(0o700)).unwrap();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_meshc"))
+        .args([
+            "render",
+            "--swarm",
+            "out",
+            "--secrets",
+            "secrets",
+            "--out",
+            "stage",
+        ])
+        .current_dir(dir.path())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while child.try_wait().unwrap().is_none() {
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("render --swarm of a pipe did not end");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let o = child.wait_with_output().unwrap();
+    let text = said(&o);
+    assert_eq!(o.status.code(), Some(1), "{text}");
+    assert!(text.contains("a named pipe, not a regular file"), "{text}");
+    assert!(!dir.path().join("stage/stack.env").exists());
+}

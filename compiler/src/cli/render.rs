@@ -176,7 +176,7 @@ pub enum Fail {
 
 impl Fail {
     /// The sentence that says why, whatever the kind of failure.
-    fn into_sentence(self) -> String {
+    pub(super) fn into_sentence(self) -> String {
         match self {
             Fail::Refused(m) | Fail::Io(m) | Fail::Left(m) => m,
         }

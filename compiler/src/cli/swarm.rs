@@ -3,12 +3,17 @@
 //! files the stack's configs, secrets and env files read.
 
 use super::output;
+use super::render::Fail;
+use meshc::base::visible::visible;
 use meshc::emit::swarm::{self, Kind};
-use serde_json::Value;
 use std::fs;
 use std::io::Write;
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
+
+/// The most of a stack, a manifest's rendered file or env file read back: a file render
+/// wrote is within it, and a pipe or a device is never read.
+const MAX_READ: u64 = 64 * 1024 * 1024;
 
 /// What Swarm will not do of a stack just built into `out`, one sentence each, from the
 /// notes its header holds (see [`swarm::NOTE_LINE`]).
@@ -46,13 +51,22 @@ pub fn render(dir: PathBuf, secrets: PathBuf, stage: PathBuf) -> u8 {
 
 fn render_stage(dir: &Path, secrets: &Path, stage: &Path) -> Result<usize, String> {
     let stack_path = dir.join(swarm::STACK);
-    let stack = fs::read_to_string(&stack_path).map_err(|e| {
-        format!(
-            "cannot read `{}` (built by `meshc build --target swarm`): {}",
-            stack_path.display(),
-            super::workspace::plain(&e)
-        )
-    })?;
+    // Read as every file meshc reads: bounded, and a pipe or a device refused unopened.
+    let stack = super::render::read_bounded(&stack_path, MAX_READ, "the stack")
+        .map_err(|f| {
+            format!(
+                "{} (built by `meshc build --target swarm`)",
+                f.into_sentence()
+            )
+        })
+        .and_then(|bytes| {
+            String::from_utf8(bytes).map_err(|_| {
+                format!(
+                    "`{}` is not UTF-8: it is no stack meshc built",
+                    visible(&stack_path.display().to_string())
+                )
+            })
+        })?;
     let nodes: Vec<&str> = stack
         .lines()
         .filter_map(|l| l.strip_prefix(swarm::NODE_LINE))
@@ -139,15 +153,10 @@ fn render_stage(dir: &Path, secrets: &Path, stage: &Path) -> Result<usize, Strin
                     )
                 })?;
             super::render::render_files(&manifest_path, secrets, &root)?;
-            let text = fs::read_to_string(&manifest_path).map_err(|e| {
-                format!(
-                    "cannot read `{}`: {}",
-                    manifest_path.display(),
-                    super::workspace::plain(&e)
-                )
-            })?;
-            let manifest: Value = serde_json::from_str(&text)
-                .map_err(|e| format!("`{}` is not JSON: {e}", manifest_path.display()))?;
+            // The manifest as render reads it: bounded, its digest and every name it
+            // joins to a path checked.
+            let (_, manifest) =
+                super::render::read_manifest(&manifest_path).map_err(Fail::into_sentence)?;
             let files = root.join(".mesh/files");
             for i in manifest["instances"].as_array().into_iter().flatten() {
                 let login = i["login"].as_str().unwrap_or_default();
@@ -158,13 +167,8 @@ fn render_stage(dir: &Path, secrets: &Path, stage: &Path) -> Result<usize, Strin
                             .join(login)
                             .join(name)
                             .join(f.target.trim_start_matches('/'));
-                        let bytes = fs::read(&from).map_err(|e| {
-                            format!(
-                                "cannot read `{}`: {}",
-                                from.display(),
-                                super::workspace::plain(&e)
-                            )
-                        })?;
+                        let bytes = super::render::read_bounded(&from, MAX_READ, "a rendered file")
+                            .map_err(Fail::into_sentence)?;
                         write_private(&stage.join(&f.key), &bytes)?;
                         env.push_str(&format!(
                             "{}={}\n",
@@ -177,13 +181,10 @@ fn render_stage(dir: &Path, secrets: &Path, stage: &Path) -> Result<usize, Strin
                         // Render's env file quotes each value for Compose; the engine's
                         // reader takes a line as it is.
                         let from = files.join(login).join(format!("{name}.env"));
-                        let text = fs::read_to_string(&from).map_err(|e| {
-                            format!(
-                                "cannot read `{}`: {}",
-                                from.display(),
-                                super::workspace::plain(&e)
-                            )
-                        })?;
+                        let text =
+                            super::render::read_bounded(&from, MAX_READ, "a rendered env file")
+                                .map_err(Fail::into_sentence)
+                                .map(|b| String::from_utf8_lossy(&b).into_owned())?;
                         let mut plain = String::new();
                         for line in text.lines() {
                             let (k, v) = line.split_once('=').unwrap_or((line, ""));
