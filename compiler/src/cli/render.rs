@@ -585,18 +585,17 @@ fn directory_refused(path: &str, root: &Path) -> Option<String> {
         return Some("not an absolute, normalised path".into());
     }
     let p = Path::new(path);
-    // The system folders E0521 refuses at check: the manifest may say otherwise, render
-    // does not believe it.
-    if meshc::resolve::SYSTEM_DIRECTORIES
-        .iter()
-        .any(|s| p.starts_with(s))
-    {
-        return Some("a system folder, never handed to a container".into());
+    // E0521's own judgement: `/`, a system folder, or the node's `.mesh` folder.
+    if let Some((_, state)) = meshc::resolve::system_place(path, &root.display().to_string()) {
+        return Some(if state {
+            "the `.mesh` folder holding every secret file of the node".into()
+        } else {
+            "a system folder, never handed to a container".into()
+        });
     }
-    if p.starts_with(root.join(".mesh")) || root.starts_with(p) {
-        return Some(
-            "the root, or the `.mesh` folder holding every secret file of the node".into(),
-        );
+    // Stricter than check: the root itself or a folder above it is never given away.
+    if root.starts_with(p) {
+        return Some("the node's root, or a folder above it".into());
     }
     None
 }

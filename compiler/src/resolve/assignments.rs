@@ -662,17 +662,17 @@ impl<'m> Judge<'_, 'm> {
 }
 
 /// The directories of the system a host directory may not be placed at or under
-/// (LANGUAGE.md §14.7): `/lib*` is these four, so `/library` is not one of them. `meshc
-/// render` reads the same list, since it believes no manifest that says otherwise.
-pub const SYSTEM_DIRECTORIES: &[&str] = &[
+/// (LANGUAGE.md §14.7): `/lib*` is these four, so `/library` is not one of them.
+const SYSTEM_DIRECTORIES: &[&str] = &[
     "/etc", "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/boot", "/dev",
     "/proc", "/sys", "/run",
 ];
 
 /// Whether a directory placed at `path` (normalised: placements are refused otherwise)
 /// takes `/`, a system directory or the node's `ROOT/.mesh`: what it is at or under, and
-/// whether that is the node's own state folder (E0521).
-fn system_place(path: &str, root: &str) -> Option<(String, bool)> {
+/// whether that is the node's own state folder (E0521). `meshc render` asks the same,
+/// since it believes no manifest that says otherwise.
+pub fn system_place(path: &str, root: &str) -> Option<(String, bool)> {
     let at_or_under = |dir: &str| {
         path == dir
             || path

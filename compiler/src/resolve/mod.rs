@@ -39,7 +39,7 @@ mod provider_order;
 mod public_names;
 
 pub use crate::emit::NodeFacts;
-pub use assignments::SYSTEM_DIRECTORIES;
+pub use assignments::system_place;
 pub(crate) use evaluate::Values;
 pub(crate) use ids::{IdVec, InstanceId, NodeId, Nodes};
 pub use lock::Lock;
