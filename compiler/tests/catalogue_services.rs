@@ -1200,3 +1200,31 @@ fn clickhouse_provisions_every_consumer_in_a_job_after_the_healthy_server() {
         );
     }
 }
+
+/// Issue 38: a container that needs another of its module starts after it: Mastodon's
+/// streaming API and Sidekiq read the schema the web container migrates, Nextcloud's cron
+/// the installation the web container makes.
+#[test]
+fn containers_that_need_another_of_their_module_start_after_it() {
+    let meshes = catalogue_meshes();
+    let mut seen = std::collections::BTreeSet::new();
+    for (_, manifest) in &meshes {
+        for instance in manifest["instances"].as_array().unwrap() {
+            let expected: &[(&str, &str)] = match instance["module"].as_str().unwrap() {
+                "mastodon" => &[("streaming", "web"), ("sidekiq", "web")],
+                "nextcloud" => &[("cron", "nextcloud")],
+                _ => continue,
+            };
+            for (container, after) in expected {
+                let c = named(instance, container);
+                assert_eq!(c["after"], serde_json::json!([after]), "{}", c["name"]);
+                assert!(
+                    named(instance, after).get("health").is_some(),
+                    "`{after}` has no health to wait for"
+                );
+                seen.insert(*container);
+            }
+        }
+    }
+    assert_eq!(seen.len(), 3, "{seen:?}");
+}
