@@ -863,114 +863,6 @@ fn consumer_logins(instance: &Value, contract: &str) -> Vec<String> {
         .collect()
 }
 
-/// Regression (issue 38): `SMTPD_SASL_USERS` ended every entry with `,`; the image splits
-/// the list on `,` and runs `saslpasswd2` under `set -e` for each entry, so the empty last
-/// entry stopped its start script. The image also asks for logins with their domain.
-#[test]
-fn postfix_sasl_users_have_no_empty_entry_and_every_login_its_domain() {
-    let full = build(FULL, "services_full");
-    let postfix = instance(&full, "two", "postfix");
-    let consumers = consumer_logins(postfix, "smtp");
-    assert!(consumers.len() >= 2, "{consumers:?}");
-    let relay = container(postfix);
-    let users = &relay["env"]["SMTPD_SASL_USERS"];
-    let list = render(users["template"].as_str().unwrap(), &users["references"]);
-    let entries: Vec<&str> = list.split(',').collect();
-    assert!(!entries.contains(&""), "an empty entry in {list}");
-    assert!(!list.ends_with(',') && !list.starts_with(','), "{list}");
-    assert_eq!(entries.len(), consumers.len(), "{list}");
-    for login in &consumers {
-        let entry = format!("{login}@example.org:<secret {login}/password>");
-        assert!(entries.contains(&entry.as_str()), "{entry} not in {list}");
-    }
-    // A consumer logs in as what the relay lists.
-    let gts = container(instance(&full, "two", "gotosocial"));
-    let gts_login = instance(&full, "two", "gotosocial")["login"]
-        .as_str()
-        .unwrap();
-    assert_eq!(
-        env(gts, "GTS_SMTP_USERNAME"),
-        Some(format!("{gts_login}@example.org").as_str())
-    );
-    assert_eq!(
-        relay["health"]["test"],
-        serde_json::json!(["/scripts/healthcheck.sh"])
-    );
-}
-
-/// Regression (issue 38): Keycloak started with no realm, so the client secrets the vault
-/// mints never reached it. The realm it imports holds one confidential client per consumer,
-/// with the consumer's callback and the same sealed secret the consumer reads; the job that
-/// adds later consumers holds the same clients.
-#[test]
-fn keycloak_imports_a_realm_with_one_client_per_consumer_and_its_secret() {
-    let full = build(FULL, "services_full");
-    let keycloak = instance(&full, "two", "keycloak");
-    let consumers = consumer_logins(keycloak, "oidc");
-    assert!(consumers.len() >= 2, "{consumers:?}");
-    let server = named(keycloak, "keycloak");
-    assert_eq!(
-        server["command"],
-        serde_json::json!(["start", "--import-realm"])
-    );
-    let realm_file = entry(server, "files", "/opt/keycloak/data/import/mesh-realm.json")
-        .expect("the realm file");
-    assert_eq!(realm_file["owner"], Value::from(1000));
-    let realm: Value = serde_json::from_str(&render(
-        realm_file["template"].as_str().unwrap(),
-        &realm_file["references"],
-    ))
-    .expect("the realm is JSON");
-    assert_eq!(realm["realm"], "mesh");
-    let clients = realm["clients"].as_array().unwrap();
-    assert_eq!(clients.len(), consumers.len(), "{realm}");
-    for login in &consumers {
-        let client = clients
-            .iter()
-            .find(|c| c["clientId"] == login.as_str())
-            .unwrap_or_else(|| panic!("no client for {login}"));
-        assert_eq!(client["publicClient"], false);
-        assert_eq!(client["secret"], format!("<secret {login}/client_secret>"));
-    }
-    // Grafana's client: its callback, and the very secret Grafana reads.
-    let grafana = instance(&full, "one", "grafana");
-    let login = grafana["login"].as_str().unwrap();
-    let client = clients.iter().find(|c| c["clientId"] == login).unwrap();
-    assert_eq!(
-        client["redirectUris"],
-        serde_json::json!(["https://dash.example.org/login/generic_oauth"])
-    );
-    let grafana_secret = entry(
-        container(grafana),
-        "secrets",
-        "/run/secrets/oauth_client_secret",
-    )
-    .unwrap();
-    assert_eq!(
-        grafana_secret["sealed"]["key"],
-        format!("{login}/client_secret")
-    );
-    assert_eq!(grafana_secret["sealed"]["by"]["instance"], "keycloak");
-
-    let job = named(keycloak, "provision");
-    assert_eq!(job["job"], true);
-    assert_eq!(job["after"], serde_json::json!(["keycloak"]));
-    let lines = entry(job, "files", "/mesh/clients").unwrap();
-    let rendered = render(lines["template"].as_str().unwrap(), &lines["references"]);
-    let from_job: Vec<Value> = rendered
-        .lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
-    assert_eq!(&from_job, clients);
-    assert!(
-        server["health"]["test"][2]
-            .as_str()
-            .unwrap()
-            .contains("/health/ready")
-    );
-}
-
 /// The catalogue's three meshes built whole, each node's manifest as JSON, with the name
 /// of the mesh before the node's.
 fn catalogue_meshes() -> Vec<(String, Value)> {
@@ -1227,4 +1119,112 @@ fn containers_that_need_another_of_their_module_start_after_it() {
         }
     }
     assert_eq!(seen.len(), 3, "{seen:?}");
+}
+
+/// Regression (issue 38): `SMTPD_SASL_USERS` ended every entry with `,`; the image splits
+/// the list on `,` and runs `saslpasswd2` under `set -e` for each entry, so the empty last
+/// entry stopped its start script. The image also asks for logins with their domain.
+#[test]
+fn postfix_sasl_users_have_no_empty_entry_and_every_login_its_domain() {
+    let full = build(FULL, "services_full");
+    let postfix = instance(&full, "two", "postfix");
+    let consumers = consumer_logins(postfix, "smtp");
+    assert!(consumers.len() >= 2, "{consumers:?}");
+    let relay = container(postfix);
+    let users = &relay["env"]["SMTPD_SASL_USERS"];
+    let list = render(users["template"].as_str().unwrap(), &users["references"]);
+    let entries: Vec<&str> = list.split(',').collect();
+    assert!(!entries.contains(&""), "an empty entry in {list}");
+    assert!(!list.ends_with(',') && !list.starts_with(','), "{list}");
+    assert_eq!(entries.len(), consumers.len(), "{list}");
+    for login in &consumers {
+        let entry = format!("{login}@example.org:<secret {login}/password>");
+        assert!(entries.contains(&entry.as_str()), "{entry} not in {list}");
+    }
+    // A consumer logs in as what the relay lists.
+    let gts = container(instance(&full, "two", "gotosocial"));
+    let gts_login = instance(&full, "two", "gotosocial")["login"]
+        .as_str()
+        .unwrap();
+    assert_eq!(
+        env(gts, "GTS_SMTP_USERNAME"),
+        Some(format!("{gts_login}@example.org").as_str())
+    );
+    assert_eq!(
+        relay["health"]["test"],
+        serde_json::json!(["/scripts/healthcheck.sh"])
+    );
+}
+
+/// Regression (issue 38): Keycloak started with no realm, so the client secrets the vault
+/// mints never reached it. The realm it imports holds one confidential client per consumer,
+/// with the consumer's callback and the same sealed secret the consumer reads; the job that
+/// adds later consumers holds the same clients.
+#[test]
+fn keycloak_imports_a_realm_with_one_client_per_consumer_and_its_secret() {
+    let full = build(FULL, "services_full");
+    let keycloak = instance(&full, "two", "keycloak");
+    let consumers = consumer_logins(keycloak, "oidc");
+    assert!(consumers.len() >= 2, "{consumers:?}");
+    let server = named(keycloak, "keycloak");
+    assert_eq!(
+        server["command"],
+        serde_json::json!(["start", "--import-realm"])
+    );
+    let realm_file = entry(server, "files", "/opt/keycloak/data/import/mesh-realm.json")
+        .expect("the realm file");
+    assert_eq!(realm_file["owner"], Value::from(1000));
+    let realm: Value = serde_json::from_str(&render(
+        realm_file["template"].as_str().unwrap(),
+        &realm_file["references"],
+    ))
+    .expect("the realm is JSON");
+    assert_eq!(realm["realm"], "mesh");
+    let clients = realm["clients"].as_array().unwrap();
+    assert_eq!(clients.len(), consumers.len(), "{realm}");
+    for login in &consumers {
+        let client = clients
+            .iter()
+            .find(|c| c["clientId"] == login.as_str())
+            .unwrap_or_else(|| panic!("no client for {login}"));
+        assert_eq!(client["publicClient"], false);
+        assert_eq!(client["secret"], format!("<secret {login}/client_secret>"));
+    }
+    // Grafana's client: its callback, and the very secret Grafana reads.
+    let grafana = instance(&full, "one", "grafana");
+    let login = grafana["login"].as_str().unwrap();
+    let client = clients.iter().find(|c| c["clientId"] == login).unwrap();
+    assert_eq!(
+        client["redirectUris"],
+        serde_json::json!(["https://dash.example.org/login/generic_oauth"])
+    );
+    let grafana_secret = entry(
+        container(grafana),
+        "secrets",
+        "/run/secrets/oauth_client_secret",
+    )
+    .unwrap();
+    assert_eq!(
+        grafana_secret["sealed"]["key"],
+        format!("{login}/client_secret")
+    );
+    assert_eq!(grafana_secret["sealed"]["by"]["instance"], "keycloak");
+
+    let job = named(keycloak, "provision");
+    assert_eq!(job["job"], true);
+    assert_eq!(job["after"], serde_json::json!(["keycloak"]));
+    let lines = entry(job, "files", "/mesh/clients").unwrap();
+    let rendered = render(lines["template"].as_str().unwrap(), &lines["references"]);
+    let from_job: Vec<Value> = rendered
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(&from_job, clients);
+    assert!(
+        server["health"]["test"][2]
+            .as_str()
+            .unwrap()
+            .contains("/health/ready")
+    );
 }
