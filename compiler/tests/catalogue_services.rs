@@ -880,9 +880,9 @@ fn catalogue_meshes() -> Vec<(String, Value)> {
 }
 
 /// The modules whose long-running containers declare no `health`, because their images
-/// cannot answer one: Loki's and Headscale's images are distroless (no shell, no HTTP
-/// client, no command of their own that asks), and the Forgejo runner serves nothing.
-const NO_HEALTH: [&str; 3] = ["forgejo-runner", "headscale", "loki"];
+/// cannot answer one: the Forgejo runner serves nothing to ask. (Loki's and Headscale's
+/// distroless images ask themselves: `loki -health`, `headscale health`.)
+const NO_HEALTH: [&str; 1] = ["forgejo-runner"];
 
 /// Issue 38: every long-running container of every mesh of the catalogue has a `health`,
 /// or its module is one whose image cannot answer one, listed above and saying so in its
