@@ -1009,6 +1009,14 @@ fn rabbitmq_provisions_every_consumer_in_a_job_after_the_healthy_server() {
         rabbitmq["requirements"]["management"]["host_port"].to_string()
     );
     assert!(conf["references"]["admin.value"].get("sealed").is_some());
+    // A failing line of the consumers' list stops the job: it is run with `-e`.
+    let provision = entry(job, "files", "/mesh/provision").unwrap()["content"]
+        .as_str()
+        .unwrap();
+    assert!(
+        provision.contains("set -eu\nsh -eu /mesh/consumers\n"),
+        "{provision}"
+    );
     let lines = entry(job, "files", "/mesh/consumers").unwrap();
     let script = lines["template"].as_str().unwrap();
     assert!(lines["references"].get("admin.value").is_none(), "{script}");
