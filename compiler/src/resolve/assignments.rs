@@ -432,7 +432,8 @@ impl<'m> Judge<'_, 'm> {
             return Err(self.refuse(i, d));
         }
         let Some(contract) = req.contract.as_deref() else {
-            return Ok(()); // unknown contract: the checker's
+            // An unknown contract (E0103).
+            return self.passed_over_in(k.module, "E0103").map_or(Ok(()), Err);
         };
         let Some(info) = contract.fields.get(field.name.as_str()) else {
             let help = crate::diagnostics::did_you_mean(

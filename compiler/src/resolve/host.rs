@@ -389,9 +389,13 @@ impl<'a, 'm> Placing<'a, 'm> {
                             }
                         }
                         (Some(ProviderKind::Mesh), Some("identity")) => Answer::Identity,
-                        // Module requirements are chosen later; anything else is the
-                        // checker's to report (unknown contract or kind).
-                        _ => Answer::Unresolved,
+                        // Chosen later.
+                        (Some(ProviderKind::Module), _) => Answer::Unresolved,
+                        // An unknown kind or contract, or one another kind answers.
+                        _ => {
+                            let _proof = self.passed_over_in(m, "E0103, E0201 or E0202");
+                            Answer::Unresolved
+                        }
                     };
                     self.answers[i].insert(req, answer);
                 }

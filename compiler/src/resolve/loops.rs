@@ -203,13 +203,17 @@ pub(crate) fn eval_for<'m, E: Evaluate<'m> + ?Sized>(
                     (format!("{prefix}{var}.{k}"), Bound::Item(v, ty))
                 })
                 .collect(),
-            _ => return None, // a secret or a value that is not a list: the checker's
+            // A secret or a value that is not a list (E0302, E0301).
+            _ => return e.passed_over(i, "E0302 or E0301").and(None),
         },
     };
-    // `sep` is a plain literal (E0301 otherwise, the checker's): placed between
-    // renderings, never after the last (LANGUAGE.md §14.2).
+    // `sep` is a plain literal (E0301 otherwise): placed between renderings, never
+    // after the last (LANGUAGE.md §14.2).
     let sep = match &f.sep {
-        Some(s) => Some(s.as_plain()?),
+        Some(s) => match s.as_plain() {
+            Some(sep) => Some(sep),
+            None => return e.passed_over(i, "E0301").and(None),
+        },
         None => None,
     };
     let mut parts = Vec::new();
