@@ -7,6 +7,7 @@ use super::FxIndexMap;
 use super::evaluate::{Ctx, Evaluate, Resolved, into_text, render_template, text_of};
 use super::manifests::Builder;
 use super::{Answer, InstanceId};
+use crate::check::registry::HostContract;
 use crate::check::types::Value;
 use crate::check::types::is_duration;
 use crate::emit::{
@@ -347,7 +348,7 @@ impl<'m> Builder<'_, 'm> {
                 .world
                 .module_of(i)
                 .and_then(|m| m.scope.requirements.get_key_value(name))
-                && info.contract_name() == Some("access")
+                && info.host_contract() == Some(HostContract::Access)
                 && matches!(
                     self.given_value(i, req, "write"),
                     Some(Resolved::Plain(Value::Bool(false), _))
