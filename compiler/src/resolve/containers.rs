@@ -159,6 +159,8 @@ impl<'m> Builder<'_, 'm> {
                         value,
                     } = &**file;
                     let Some(target) = target.as_plain() else {
+                        // An interpolated container path (E0315).
+                        let _proof = self.passed_over(i, "E0315");
                         continue;
                     };
                     let (uid, gid) = owner_of(owner.as_ref());
@@ -202,6 +204,8 @@ impl<'m> Builder<'_, 'm> {
                         value,
                     } = &**file;
                     let Some(target) = target.as_plain() else {
+                        // An interpolated container path (E0315).
+                        let _proof = self.passed_over(i, "E0315");
                         continue;
                     };
                     if let Some(mut f) = self.file(i, target, mode.as_ref().map(|m| m.value), value)
@@ -333,7 +337,10 @@ impl<'m> Builder<'_, 'm> {
         target: Option<&ast::StringLit>,
         read_only: bool,
     ) -> Option<Mount> {
-        let container = target?.as_plain()?;
+        // No container path (a syntax error) or an interpolated one (E0315).
+        let Some(container) = target.and_then(ast::StringLit::as_plain) else {
+            return self.passed_over(i, "E0315 or a syntax error").and(None);
+        };
         let host = match source {
             Expr::Str(s) => s.as_plain().filter(|p| p.starts_with('/'))?,
             _ => match self.eval_expr(i, Ctx::Definition, source)? {

@@ -620,7 +620,9 @@ pub(crate) trait Evaluate<'m> {
                 self.reads_consumer();
                 self.eval_for(i, ctx, f)
             }
-            Expr::Range(_) | Expr::Error(_) => None,
+            Expr::Range(_) => None,
+            // What the parser could not read: its syntax error was reported.
+            Expr::Error(_) => self.passed_over(i, "a syntax error").and(None),
         }
     }
 
