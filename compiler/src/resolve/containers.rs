@@ -416,14 +416,14 @@ impl<'m> Builder<'_, 'm> {
 
     /// The port mapping of a `publish REQ`.
     fn published_port(&mut self, i: InstanceId, req: &str) -> Option<PortMapping> {
-        let (&req, _) = self
-            .world
-            .module_of(i)?
-            .scope
-            .requirements
-            .get_key_value(req)?;
+        let m = self.world.module_of(i)?;
+        let Some((&req, _)) = m.scope.requirements.get_key_value(req) else {
+            // A requirement the module does not declare (E0104).
+            return self.passed_over(i, "E0104").and(None);
+        };
         let Some(Answer::Port { host_port, .. }) = self.world.answers[i].get(req) else {
-            return None;
+            // A requirement that is no host port (E0316).
+            return self.passed_over(i, "E0316").and(None);
         };
         let host = *host_port;
         let container = match self.given_value(i, req, "container")? {
