@@ -388,3 +388,82 @@ fn an_instance_waiting_for_itself_is_left_out_for_its_own_reason_only() {
         "E0514"
     );
 }
+
+/// A provider whose answer reads a requirement it does not have (E0104), and a consumer
+/// whose module requirement it answers: resolution evaluates the answer for the
+/// consumer and meets the reference the checker refused.
+const READS_WHAT_IT_LACKS: &str = r#"contract tokc for module {
+  url: string
+}
+module prov {
+  container prov { image "nginx:1.27" }
+  provides tokc { url = nope.url }
+}
+module app {
+  requires up: module tokc
+  container app { image "nginx:1.27"  env { U = up.url } }
+}
+mesh lab {
+  node alpha { private_name = "alpha" }
+  assign prov to alpha
+  assign app to alpha
+}
+"#;
+
+/// Resolution passes over what the checker refused only on the proof the checker
+/// reported it: here it did (E0104 in `prov`), so resolution goes on, leaves `prov` out
+/// listing that error and `app` out waiting for it (E0514), and builds nothing.
+#[test]
+fn resolution_passes_over_a_refused_reference_on_the_checkers_error() {
+    let b = build(&one_file("case.mesh", READS_WHAT_IT_LACKS), "case.mesh");
+    let codes: Vec<&str> = b.diagnostics().iter().map(|d| d.code.as_str()).collect();
+    assert!(codes.contains(&"E0104"), "{codes:?}");
+    assert!(codes.contains(&"E0514"), "{codes:?}");
+    let left: Vec<&str> = b.outcomes[0]
+        .left_out
+        .iter()
+        .map(|l| l.instance.as_str())
+        .collect();
+    assert_eq!(left, ["prov", "app"]);
+    assert!(b.manifests().iter().all(|m| m.instances.is_empty()));
+    assert_eq!(b.exit, 1);
+}
+
+/// The other side of the proof: a module the checker passed never reaches a place where
+/// resolution passes over a refusal. Told of no error in `prov` (as if the checker had
+/// missed its E0104), resolution meets the refused reference without a proof, and debug
+/// builds, every test among them, stop there instead of leaving a value out silently.
+#[cfg(debug_assertions)]
+#[test]
+#[should_panic(
+    expected = "passed over E0104, E0105 or E0318 in module `prov`, in which the checker reported no error"
+)]
+fn a_module_without_a_reported_error_never_reaches_a_passed_over_refusal() {
+    use meshc::resolve::{Lock, ResolveInput};
+    use meshc::span::FilePath;
+    let files = one_file("case.mesh", READS_WHAT_IT_LACKS);
+    let (database, ws) = workspace(&files);
+    let reg = meshc::db::registry(&database, ws);
+    let at = *reg.meshes.get("lab").expect("mesh lab");
+    let file = ws.files(&database)[at.file];
+    let parsed = meshc::db::parse_file(&database, file);
+    let meshc::syntax::ast::Item::Mesh(mesh) = &parsed.file.items[at.item] else {
+        panic!("not a mesh")
+    };
+    let path = FilePath::from("case.mesh");
+    let module = |name: &str| meshc::db::module_source(&database, ws, name);
+    let no_errors = |_: &str| Vec::new();
+    let lock = Lock::default();
+    let input = ResolveInput {
+        mesh,
+        path: &path,
+        registry: &reg,
+        module: &module,
+        module_errors: &no_errors,
+        lock: &lock,
+        manifests: false,
+        choices: false,
+        sink: None,
+    };
+    let _ = meshc::resolve::resolve_mesh(&input);
+}

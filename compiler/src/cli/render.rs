@@ -11,6 +11,7 @@
 use super::output;
 use super::workspace::plain;
 use meshc::base::visible::visible;
+use meshc::check::registry::{HostContract, ProviderKind};
 use meshc::emit::compose::{env_file, file_source, files_dir};
 use meshc::emit::functions;
 use meshc::fsio::{ReadFailure, read_regular};
@@ -656,8 +657,9 @@ pub fn prepare(manifest_path: &Path, secrets: &Path, root: &Path) -> Result<Prep
     for instance in &manifest.instances {
         let login = visible(&instance.login).into_owned();
         for (name, req) in &instance.requirements {
-            if req.get("kind").and_then(Value::as_str) == Some("host")
-                && req.get("contract").and_then(Value::as_str) == Some("directory")
+            if req.get("kind").and_then(Value::as_str) == Some(ProviderKind::Host.as_str())
+                && req.get("contract").and_then(Value::as_str)
+                    == Some(HostContract::Directory.as_str())
             {
                 let what = format!("directory `{}` of `{login}`", visible(name));
                 let path = req.get("path").and_then(Value::as_str).unwrap_or_default();

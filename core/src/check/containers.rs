@@ -7,7 +7,7 @@ use super::expressions::{Place, Slot, Val, What, a_type, check_mode_literal};
 /// The largest uid or gid (LANGUAGE.md §3, `uid`).
 const MAX_UID: i64 = 4_294_967_295;
 use super::module::{ModuleChecker, Seen, duplicate};
-use super::registry::ProviderKind;
+use super::registry::{HostContract, ProviderKind};
 use super::scope::RefContext;
 use super::types::{
     Constraint, Ty, image_has_digest, image_tag, path_is_under, validate_container_path,
@@ -190,10 +190,7 @@ impl<'a> ModuleChecker<'a, '_> {
         }
         let mut unpublished = Vec::new();
         for (name, req) in &self.scope.requirements {
-            if req.kind == Some(ProviderKind::Host)
-                && req.contract_name() == Some("port")
-                && !published.contains(name)
-            {
+            if req.host_contract() == Some(HostContract::Port) && !published.contains(name) {
                 unpublished.push((*name, req.ast.name.span));
             }
         }
@@ -768,11 +765,11 @@ impl<'a> ModuleChecker<'a, '_> {
                 let help = match target_read {
                     Target::Field { req, .. } => {
                         let info = &self.scope.requirements[req];
-                        match info.contract_name() {
-                            Some("directory" | "access") => {
+                        match info.contract_name().and_then(HostContract::from_name) {
+                            Some(host) if host.is_path() => {
                                 format!("mount its path: `mount {}.path -> …`", info.name())
                             }
-                            Some("port") => format!(
+                            Some(HostContract::Port) => format!(
                                 "`{}` is a port: open it with `publish {}`",
                                 info.name(),
                                 info.name()
@@ -886,7 +883,8 @@ impl<'a> ModuleChecker<'a, '_> {
             return;
         };
         self.used[idx] = true;
-        let is_port = req.contract_name() == Some("port")
+        let is_port = req.contract_name().and_then(HostContract::from_name)
+            == Some(HostContract::Port)
             && req.kind.is_none_or(|k| k != ProviderKind::Operator);
         if !is_port {
             let (what, help) = if req.operator.is_some() {

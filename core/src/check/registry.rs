@@ -56,6 +56,57 @@ impl ProviderKind {
     }
 }
 
+/// The contracts the host answers (the standard library's `for host` contracts,
+/// LANGUAGE.md §5.1): what each is, asked wherever a host requirement's meaning matters
+/// (placements, mounts, published ports, answers, completion) instead of its name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum HostContract {
+    /// `directory`: a directory the host creates, owned and moded as the module asks.
+    Directory,
+    /// `access`: an operator's shared data, reached where the assignment says.
+    Access,
+    /// `port`: a host port, published from a container.
+    Port,
+    /// `node`: facts about the module's own node.
+    Node,
+}
+
+impl HostContract {
+    /// Every host contract, in the standard library's order.
+    pub const ALL: [HostContract; 4] = [
+        HostContract::Directory,
+        HostContract::Access,
+        HostContract::Port,
+        HostContract::Node,
+    ];
+
+    /// The host contract named `name`.
+    pub fn from_name(name: &str) -> Option<HostContract> {
+        HostContract::ALL.into_iter().find(|c| c.as_str() == name)
+    }
+
+    /// The contract's name, as the standard library declares it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            HostContract::Directory => "directory",
+            HostContract::Access => "access",
+            HostContract::Port => "port",
+            HostContract::Node => "node",
+        }
+    }
+
+    /// Whether the host answers with a path on the host (`path: host_path`), which only
+    /// a mount reads and an assignment places at a host path: `directory` and `access`.
+    pub fn is_path(self) -> bool {
+        matches!(self, HostContract::Directory | HostContract::Access)
+    }
+
+    /// Whether an assignment may place it (`NAME at …`): the paths and `port`.
+    pub fn is_placed(self) -> bool {
+        self.is_path() || self == HostContract::Port
+    }
+}
+
 /// A field of a contract, its type and refinements resolved.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FieldInfo {
@@ -505,6 +556,34 @@ mod tests {
     use super::*;
     use crate::db::{self, Database};
     use crate::diagnostics::Code;
+
+    /// The typed description and the standard library say the same: every `for host`
+    /// contract is one [`HostContract`], in order, and the paths are those whose `path`
+    /// field is a host path.
+    #[test]
+    fn the_host_contracts_are_the_standard_librarys_for_host_contracts() {
+        let (database, ws) = Database::with_files([(FilePath::from("a.mesh"), Arc::from(""))]);
+        let reg = db::registry(&database, ws);
+        let declared: Vec<&str> = reg
+            .contracts
+            .values()
+            .filter(|c| c.std && c.kind == Some(ProviderKind::Host))
+            .map(|c| c.name.as_str())
+            .collect();
+        let described: Vec<&str> = HostContract::ALL.iter().map(|c| c.as_str()).collect();
+        assert_eq!(declared, described);
+        for c in HostContract::ALL {
+            assert_eq!(HostContract::from_name(c.as_str()), Some(c));
+            let path = reg.contracts[c.as_str()].fields.get("path");
+            assert_eq!(
+                c.is_path(),
+                path.is_some_and(|f| f.ty == Ty::HostPath),
+                "{c:?}"
+            );
+            assert_eq!(c.is_placed(), c != HostContract::Node, "{c:?}");
+        }
+        assert_eq!(HostContract::from_name("identity"), None);
+    }
 
     #[test]
     fn the_four_kinds_read_and_write_their_names() {

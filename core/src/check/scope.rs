@@ -3,7 +3,7 @@
 //! reports what does not resolve) and the resolver (which evaluates what does).
 
 use super::meaning::{Contract, Form, LoopForm, LoopRefusal, Names, Read, meaning};
-use super::registry::{ContractInfo, FieldInfo, ProviderKind, Registry};
+use super::registry::{ContractInfo, FieldInfo, HostContract, ProviderKind, Registry};
 use super::types::{Constraint, Ty};
 use crate::base::fx_hash::FxIndexMap;
 use crate::span::{FilePath, Span};
@@ -149,6 +149,14 @@ impl<'a> ReqInfo<'a> {
             }
             RequirementBody::Operator { .. } => None,
         }
+    }
+
+    /// The host contract the requirement names, when it is a host requirement of one.
+    pub fn host_contract(&self) -> Option<HostContract> {
+        if self.kind != Some(ProviderKind::Host) {
+            return None;
+        }
+        self.contract_name().and_then(HostContract::from_name)
     }
 
     /// The effective constraint of `field`: the contract's, narrowed by this requirement.
@@ -423,9 +431,10 @@ impl<'a> ModuleScope<'a> {
             "port" => Some(format!("{dotted}.host_port")),
             "secret" => Some(format!("{dotted}.value")),
             "machine" => {
-                let node_req = self.requirements.values().find(|r| {
-                    r.kind == Some(ProviderKind::Host) && r.contract_name() == Some("node")
-                })?;
+                let node_req = self
+                    .requirements
+                    .values()
+                    .find(|r| r.host_contract() == Some(HostContract::Node))?;
                 let fact = match dotted.as_str() {
                     "hostname" | "private_name" | "name" => "private_name",
                     other => other,

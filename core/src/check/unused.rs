@@ -12,7 +12,7 @@
 //! it back.
 
 use super::module::ModuleChecker;
-use super::registry::ProviderKind;
+use super::registry::{HostContract, ProviderKind};
 use crate::diagnostics::Rule;
 use crate::diagnostics::rules::Unused;
 
@@ -40,7 +40,7 @@ impl ModuleChecker<'_, '_> {
                 continue;
             }
             // A port nothing publishes is refused (E0323), not warned about.
-            if req.kind == Some(ProviderKind::Host) && req.contract_name() == Some("port") {
+            if req.host_contract() == Some(HostContract::Port) {
                 continue;
             }
             let known = match req.kind {
@@ -53,8 +53,8 @@ impl ModuleChecker<'_, '_> {
             if !known {
                 continue;
             }
-            let help = match (req.kind, req.contract_name()) {
-                (Some(ProviderKind::Host), Some("directory" | "access")) => {
+            let help = match (req.kind, req.host_contract()) {
+                (_, Some(host)) if host.is_path() => {
                     format!("mount it (`mount {name}.path -> \"/data\"`), or remove it")
                 }
                 (Some(ProviderKind::Operator), _) => {

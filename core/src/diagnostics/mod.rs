@@ -144,6 +144,17 @@ impl Reported {
         list.push(diagnostic);
         Reported(())
     }
+
+    /// The proof that an error is among `diagnostics`, which were reported already: the
+    /// checker's errors of a module's definition, which resolution lists where it leaves
+    /// that module's assignments out (`Resolver::checker_error`). `None` when none is an
+    /// error.
+    pub fn among<'d>(diagnostics: impl IntoIterator<Item = &'d Diagnostic>) -> Option<Reported> {
+        diagnostics
+            .into_iter()
+            .any(Diagnostic::is_error)
+            .then_some(Reported(()))
+    }
 }
 
 /// Collects diagnostics and hands out [`Reported`] tokens for the errors among them.
@@ -214,6 +225,16 @@ mod sink_tests {
         assert!(sink.earlier_error().is_some());
         // The earlier errors are not the sink's: they were reported already.
         assert!(sink.diagnostics.is_empty());
+    }
+
+    #[test]
+    fn errors_reported_elsewhere_are_a_proof_only_when_one_is_an_error() {
+        let file = FilePath::from("a.mesh");
+        let warning = Diagnostic::new(Code::W0001, &file, Span::new(0, 1), "w");
+        let error = Diagnostic::new(Code::E0303, &file, Span::new(2, 3), "e");
+        assert_eq!(Reported::among([]), None);
+        assert_eq!(Reported::among([&warning]), None);
+        assert!(Reported::among([&warning, &error]).is_some());
     }
 }
 

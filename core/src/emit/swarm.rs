@@ -33,6 +33,7 @@ use super::NodeFacts;
 // days either.
 use super::compose::duration;
 use super::functions::yaml;
+use crate::check::registry::{HostContract, ProviderKind};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 use std::fmt::Write as _;
@@ -248,7 +249,9 @@ pub fn stack_yaml(mesh: &str, manifests: &[Value], nodes: &[NodeFacts]) -> Strin
     for m in manifests {
         for i in m["instances"].as_array().into_iter().flatten() {
             for (_, r) in i["requirements"].as_object().into_iter().flatten() {
-                if r["kind"] == "host" && r["contract"] == "directory" {
+                if r["kind"] == ProviderKind::Host.as_str()
+                    && r["contract"] == HostContract::Directory.as_str()
+                {
                     directories.push(format!(
                         "#    ({}) install -d -o {} -m {} {}",
                         m["node"].as_str().unwrap_or_default(),

@@ -7,7 +7,7 @@
 use super::fx_hash::FxHashMap;
 use super::host::{is_short, validate_host_path};
 use super::{Entries, IdVec, InstanceId, KnownInstance, Placement, Refusals, Resolver, Settings};
-use crate::check::registry::ProviderKind;
+use crate::check::registry::{HostContract, ProviderKind};
 use crate::check::scope::ReqInfo;
 use crate::check::types::{Constraint, Ty, Value, validate_literal};
 use crate::diagnostics::rules::{
@@ -432,7 +432,8 @@ impl<'m> Judge<'_, 'm> {
             return Err(self.refuse(i, d));
         }
         let Some(contract) = req.contract.as_deref() else {
-            return Ok(()); // unknown contract: the checker's
+            // An unknown contract (E0103).
+            return self.passed_over_in(k.module, "E0103").map_or(Ok(()), Err);
         };
         let Some(info) = contract.fields.get(field.name.as_str()) else {
             let help = crate::diagnostics::did_you_mean(
@@ -555,9 +556,7 @@ impl<'m> Judge<'_, 'm> {
         let i = k.id;
         let key = requirement.name.as_str();
         let contract = req.contract_name();
-        let placeable = req.kind == Some(ProviderKind::Host)
-            && matches!(contract, Some("directory" | "access" | "port"));
-        if !placeable {
+        let Some(host) = req.host_contract().filter(|h| h.is_placed()) else {
             let rule = WrongEntry::Place {
                 key,
                 instance: &self.instances[i].name,
@@ -569,19 +568,20 @@ impl<'m> Judge<'_, 'm> {
             };
             let d = self.at(span, rule);
             return Err(self.refuse(i, d));
-        }
-        let placed = self.placement(i, key, contract, at, node, span);
+        };
+        let placed = self.placement(i, key, host, at, node, span);
         let place = placed.clone().unwrap_or_else(Placement::Refused);
         self.settings.places.insert(key, place);
         placed.map(drop)
     }
 
-    /// Where requirement `key` (of `contract`) of instance `i` is placed, `at` on `node`.
+    /// Where requirement `key` (of host contract `host`) of instance `i` is placed, `at`
+    /// on `node`.
     fn placement(
         &mut self,
         i: InstanceId,
         key: &str,
-        contract: Option<&str>,
+        host: HostContract,
         at: &Expr,
         node: Option<&Ident>,
         span: Span,
@@ -603,7 +603,7 @@ impl<'m> Judge<'_, 'm> {
                 return Err(self.refuse(i, d));
             }
         }
-        let placed = if contract == Some("port") {
+        let placed = if host == HostContract::Port {
             match at {
                 Expr::Int(n) if (1..=65535).contains(&n.value) => {
                     Ok(Placement::Port(n.value, span))
@@ -627,11 +627,11 @@ impl<'m> Judge<'_, 'm> {
                 Expr::Error(_) => Err(None),
                 _ => Err(Some(format!(
                     "a {} is placed at a host path: `{key} at \"/srv/data/{key}\"`",
-                    contract.unwrap_or("directory")
+                    host.as_str()
                 ))),
             }
         };
-        if contract == Some("directory")
+        if host == HostContract::Directory
             && let Ok(Placement::Path(path, _)) = &placed
             && let Some((under, state)) =
                 system_place(path, &self.nodes[self.instances[i].node].root)
@@ -653,7 +653,7 @@ impl<'m> Judge<'_, 'm> {
                 key,
                 at.span(),
                 &why,
-                contract != Some("access"),
+                host != HostContract::Access,
                 None,
                 None,
             )
@@ -691,11 +691,11 @@ pub fn system_place(path: &str, root: &str) -> Option<(String, bool)> {
 
 /// What an assignment may write for requirement `req`.
 fn entry_for(req: &ReqInfo<'_>) -> EntryFor {
-    match (req.kind, req.contract_name()) {
+    match (req.kind, req.host_contract()) {
         (Some(ProviderKind::Operator), _) => EntryFor::Operator,
         (Some(ProviderKind::Module), _) => EntryFor::Module,
-        (Some(ProviderKind::Host), Some("directory" | "access")) => EntryFor::HostPath,
-        (Some(ProviderKind::Host), Some("port")) => EntryFor::HostPort,
+        (_, Some(host)) if host.is_path() => EntryFor::HostPath,
+        (_, Some(HostContract::Port)) => EntryFor::HostPort,
         _ => EntryFor::Nothing,
     }
 }

@@ -7,6 +7,7 @@ use super::FxIndexMap;
 use super::evaluate::{Ctx, Evaluate, Resolved, into_text, render_template, text_of};
 use super::manifests::Builder;
 use super::{Answer, InstanceId};
+use crate::check::registry::HostContract;
 use crate::check::types::Value;
 use crate::check::types::is_duration;
 use crate::emit::{
@@ -126,7 +127,8 @@ impl<'m> Builder<'_, 'm> {
                         let indexmap::map::Entry::Vacant(slot) =
                             out.env.entry(String::from(e.key.name.as_str()))
                         else {
-                            continue; // E0102, the checker's
+                            let _proof = self.passed_over(i, "E0102");
+                            continue;
                         };
                         let exposed = e.exposed.as_ref().map(|x| {
                             x.reason
@@ -157,6 +159,8 @@ impl<'m> Builder<'_, 'm> {
                         value,
                     } = &**file;
                     let Some(target) = target.as_plain() else {
+                        // An interpolated container path (E0315).
+                        let _proof = self.passed_over(i, "E0315");
                         continue;
                     };
                     let (uid, gid) = owner_of(owner.as_ref());
@@ -171,8 +175,13 @@ impl<'m> Builder<'_, 'm> {
                                 let (template, references) = render_template(&parts);
                                 (None, Some(template), Some(references))
                             }
-                            // A plain value in a secret file is refused by the checker (E0309).
-                            _ => continue,
+                            // A plain value in a secret file (E0309).
+                            Some(Resolved::Plain(..) | Resolved::HostPath(_)) => {
+                                let _proof = self.passed_over(i, "E0309");
+                                continue;
+                            }
+                            // No value, for a reason of the value's own.
+                            None => continue,
                         };
                     if owner.is_none() {
                         unowned_secrets.push(out.secrets.len());
@@ -195,6 +204,8 @@ impl<'m> Builder<'_, 'm> {
                         value,
                     } = &**file;
                     let Some(target) = target.as_plain() else {
+                        // An interpolated container path (E0315).
+                        let _proof = self.passed_over(i, "E0315");
                         continue;
                     };
                     if let Some(mut f) = self.file(i, target, mode.as_ref().map(|m| m.value), value)
@@ -228,21 +239,37 @@ impl<'m> Builder<'_, 'm> {
     }
 
     /// `health`: the ARGV evaluated as a command is, the options as written or their
-    /// defaults. A malformed option is the checker's (E0314), and is left at its default.
+    /// defaults. A malformed option (E0314) is passed over, left at its default.
     fn health(&mut self, i: InstanceId, h: &ast::Health) -> Health {
         let duration = |kind, default: &str| match h.option(kind) {
-            Some(Expr::Str(s)) => s
-                .as_plain()
-                .filter(|d| is_duration(d))
-                .unwrap_or_else(|| default.to_string()),
-            _ => default.to_string(),
+            None => Some(default.to_string()),
+            Some(Expr::Str(s)) => s.as_plain().filter(|d| is_duration(d)),
+            Some(_) => None,
         };
-        let interval = duration(ast::HealthOptionKind::Every, HEALTH_INTERVAL);
-        let start_period = duration(ast::HealthOptionKind::Start, HEALTH_START_PERIOD);
+        let mut malformed = false;
+        let mut or_default = |value: Option<String>, default: &str| {
+            malformed |= value.is_none();
+            value.unwrap_or_else(|| default.to_string())
+        };
+        let interval = or_default(
+            duration(ast::HealthOptionKind::Every, HEALTH_INTERVAL),
+            HEALTH_INTERVAL,
+        );
+        let start_period = or_default(
+            duration(ast::HealthOptionKind::Start, HEALTH_START_PERIOD),
+            HEALTH_START_PERIOD,
+        );
         let retries = match h.option(ast::HealthOptionKind::Retries) {
+            None => HEALTH_RETRIES,
             Some(Expr::Int(n)) if n.value >= 1 => n.value,
-            _ => HEALTH_RETRIES,
+            Some(_) => {
+                malformed = true;
+                HEALTH_RETRIES
+            }
         };
+        if malformed {
+            let _proof = self.passed_over(i, "E0314");
+        }
         Health {
             test: self.command(i, &h.argv),
             interval,
@@ -267,7 +294,10 @@ impl<'m> Builder<'_, 'm> {
                     out.extend(vs.iter().map(|v| text_of(v, &inner)));
                 }
                 Some(Resolved::Plain(v, ty)) => out.push(into_text(v, &ty)),
-                _ => {} // a secret in a command is refused by the checker (E0302)
+                // A secret in a command (E0302).
+                _ => {
+                    let _proof = self.passed_over(i, "E0302");
+                }
             }
         }
         out
@@ -294,7 +324,7 @@ impl<'m> Builder<'_, 'm> {
                     exposed,
                 })
             }
-            Resolved::HostPath(_) => return None, // E0303, the checker's
+            Resolved::HostPath(_) => return self.passed_over(i, "E0303").and(None),
         })
     }
 
@@ -307,12 +337,15 @@ impl<'m> Builder<'_, 'm> {
         target: Option<&ast::StringLit>,
         read_only: bool,
     ) -> Option<Mount> {
-        let container = target?.as_plain()?;
+        // No container path (a syntax error) or an interpolated one (E0315).
+        let Some(container) = target.and_then(ast::StringLit::as_plain) else {
+            return self.passed_over(i, "E0315 or a syntax error").and(None);
+        };
         let host = match source {
             Expr::Str(s) => s.as_plain().filter(|p| p.starts_with('/'))?,
             _ => match self.eval_expr(i, Ctx::Definition, source)? {
                 Resolved::HostPath(p) => p,
-                _ => return None, // E0317, the checker's
+                _ => return self.passed_over(i, "E0317").and(None),
             },
         };
         let mut read_only = read_only;
@@ -322,7 +355,7 @@ impl<'m> Builder<'_, 'm> {
                 .world
                 .module_of(i)
                 .and_then(|m| m.scope.requirements.get_key_value(name))
-                && info.contract_name() == Some("access")
+                && info.host_contract() == Some(HostContract::Access)
                 && matches!(
                     self.given_value(i, req, "write"),
                     Some(Resolved::Plain(Value::Bool(false), _))
@@ -368,7 +401,7 @@ impl<'m> Builder<'_, 'm> {
                 let (t, refs) = render_template(&parts);
                 (None, Some(t), Some(refs), DEFAULT_SEALED_FILE_MODE)
             }
-            Resolved::HostPath(_) => return None, // E0303, the checker's
+            Resolved::HostPath(_) => return self.passed_over(i, "E0303").and(None),
         };
         Some(File {
             target,
@@ -383,14 +416,14 @@ impl<'m> Builder<'_, 'm> {
 
     /// The port mapping of a `publish REQ`.
     fn published_port(&mut self, i: InstanceId, req: &str) -> Option<PortMapping> {
-        let (&req, _) = self
-            .world
-            .module_of(i)?
-            .scope
-            .requirements
-            .get_key_value(req)?;
+        let m = self.world.module_of(i)?;
+        let Some((&req, _)) = m.scope.requirements.get_key_value(req) else {
+            // A requirement the module does not declare (E0104).
+            return self.passed_over(i, "E0104").and(None);
+        };
         let Some(Answer::Port { host_port, .. }) = self.world.answers[i].get(req) else {
-            return None;
+            // A requirement that is no host port (E0316).
+            return self.passed_over(i, "E0316").and(None);
         };
         let host = *host_port;
         let container = match self.given_value(i, req, "container")? {

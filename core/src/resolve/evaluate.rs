@@ -21,6 +21,7 @@ use crate::check::meaning::{
 use crate::check::registry::ContractInfo;
 use crate::check::scope::{ModuleScope, ReqInfo};
 use crate::check::types::{Ty, Value, validate_literal};
+use crate::diagnostics::Reported;
 use crate::diagnostics::rules::{Missing, Unanswered, Unfit, ValueRefused};
 use crate::emit::{SealedRef, TemplateRef};
 use crate::functions::Func;
@@ -577,6 +578,17 @@ pub(crate) trait Evaluate<'m> {
     /// renders a loop (nothing to note for an evaluator that keeps no answer aside).
     fn reads_consumer(&mut self) {}
 
+    /// The proof that the checker reported an error in instance `i`'s module
+    /// ([`super::Resolver::checker_error`]).
+    fn module_error(&self, i: InstanceId) -> Option<Reported>;
+
+    /// Passes over what the checker refuses with `code` in instance `i`'s module, on the
+    /// proof it was reported there ([`super::passed_over`]).
+    fn passed_over(&self, i: InstanceId, code: &'static str) -> Option<Reported> {
+        let module = self.world().module_of(i).map_or("", |m| m.name.as_str());
+        super::passed_over(self.module_error(i), code, module)
+    }
+
     /// Evaluates `expr` in instance `i`'s scope.
     fn eval_expr(&mut self, i: InstanceId, ctx: Ctx<'m>, expr: &Expr) -> Option<Resolved> {
         match expr {
@@ -608,22 +620,26 @@ pub(crate) trait Evaluate<'m> {
                 self.reads_consumer();
                 self.eval_for(i, ctx, f)
             }
-            Expr::Range(_) | Expr::Error(_) => None,
+            Expr::Range(_) => None,
+            // What the parser could not read: its syntax error was reported.
+            Expr::Error(_) => self.passed_over(i, "a syntax error").and(None),
         }
     }
 
     /// A call: applied now when every argument is plain, else kept in a template for the
     /// node host to apply to the secret values (LANGUAGE.md §12.4).
     fn eval_call(&mut self, i: InstanceId, ctx: Ctx<'m>, c: &Call) -> Option<Resolved> {
-        let func = Func::from_name(&c.name.name)?;
+        let Some(func) = Func::from_name(&c.name.name) else {
+            return self.passed_over(i, "E0324").and(None);
+        };
         if c.args.len() != func.arity() {
-            return None; // E0324, the checker's
+            return self.passed_over(i, "E0324").and(None);
         }
         let mut args = Vec::with_capacity(c.args.len());
         for arg in &c.args {
             let value = self.eval_expr(i, ctx, arg)?;
             let parts = match (arg, value) {
-                (_, Resolved::HostPath(_)) => return None, // E0303, the checker's
+                (_, Resolved::HostPath(_)) => return self.passed_over(i, "E0303").and(None),
                 (_, Resolved::Plain(v, ty)) => vec![TemplatePart::Text(into_text(v, &ty))],
                 // Named like any reference of a template: through a loop variable, for
                 // its element, so two consumers' arguments never share a name.
@@ -631,15 +647,16 @@ pub(crate) trait Evaluate<'m> {
                     name: self.reference_name(i, r),
                     value,
                 }],
-                (_, Resolved::Sealed(_)) => return None,
-                // A nested call that reads a secret; a string mixing text and secrets is
-                // refused by the checker (E0324).
+                // A nested call that reads a secret.
                 (_, Resolved::Template(parts))
                     if matches!(parts.as_slice(), [TemplatePart::Call { .. }]) =>
                 {
                     parts
                 }
-                (_, Resolved::Template(_)) => return None,
+                // A string around a secret (E0324).
+                (_, Resolved::Sealed(_) | Resolved::Template(_)) => {
+                    return self.passed_over(i, "E0324").and(None);
+                }
             };
             args.push(parts);
         }
@@ -734,8 +751,10 @@ pub(crate) trait Evaluate<'m> {
                     match value {
                         Resolved::Plain(..) => {}
                         Resolved::Sealed(_) => kept = true,
-                        // A host path is never a value (E0303, the checker's).
-                        Resolved::HostPath(_) | Resolved::Template(_) => return None,
+                        // A host path is never a value (E0303).
+                        Resolved::HostPath(_) | Resolved::Template(_) => {
+                            return self.passed_over(i, "E0303").and(None);
+                        }
                     }
                     parts.push(Evaluated::Ref(reference, value));
                 }
@@ -773,7 +792,7 @@ pub(crate) trait Evaluate<'m> {
         };
         let meaning = meaning(reference, &names);
         if meaning.refusal.is_some() {
-            return None; // E0104, E0105, E0318: the checker's
+            return self.passed_over(i, "E0104, E0105 or E0318").and(None);
         }
         if matches!(
             meaning.read,
@@ -996,6 +1015,10 @@ impl<'m> Evaluate<'m> for Evaluator<'_, '_, 'm> {
     fn reads_consumer(&mut self) {
         self.eval.read_consumer = true;
     }
+
+    fn module_error(&self, i: InstanceId) -> Option<Reported> {
+        self.module_of(i).and_then(|m| self.checker_error(m))
+    }
 }
 
 impl<'m> Evaluator<'_, '_, 'm> {
@@ -1043,7 +1066,8 @@ impl<'m> Evaluator<'_, '_, 'm> {
                         )
                         .and_then(|v| match v {
                             Resolved::Plain(v, _) => Some(Resolved::Plain(v, fi.ty.clone())),
-                            _ => None, // a secret or host path in a plain answer: the checker's
+                            // A secret or host path in a plain answer (E0302, E0303).
+                            _ => self.passed_over(provider, "E0302 or E0303").and(None),
                         });
                     let alone = !self.eval.read_consumer
                         && self.eval.told_cycle.len() == cycles
@@ -1231,13 +1255,13 @@ impl<'m> Evaluator<'_, '_, 'm> {
         if let Some(expr) = info.sets.get(field) {
             let value = match self.eval_expr(i, Ctx::Definition, expr)? {
                 Resolved::Plain(v, _) => v,
-                _ => return None, // a secret or host path: the checker's
+                _ => return self.passed_over(i, "E0302 or E0303").and(None),
             };
             if let Some(unfit) = unfit(&fi.ty, &value, || info.field_constraint(fi)) {
-                // A literal is judged where it is written: the checker refused it there
-                // (E0304, E0314, with the help), and its module is left out for it.
+                // A literal is judged where it is written, by the checker (E0304, E0314,
+                // with the help), and its module is left out for it.
                 if Value::from_literal(expr).is_some() {
-                    return None;
+                    return self.passed_over(i, "E0304 or E0314").and(None);
                 }
                 let who = self.who(i);
                 let rule = ValueRefused::Set {

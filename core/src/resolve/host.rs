@@ -10,7 +10,7 @@ use super::{
     Answer, Answers, Entries, IdVec, Identities, InstanceId, Ledger, NodeId, NodeInfo, Phase,
     Placement, Placements, Ports, Refusals, Resolver, SecretKeys, identity,
 };
-use crate::check::registry::ProviderKind;
+use crate::check::registry::{HostContract, ProviderKind};
 use crate::check::types::validate_hostname;
 use crate::diagnostics::rules::{
     AccessUnplaced, DirectoriesMeet, Duplicate, InvalidLiteral, Missing, NodeText, NodeTextWritten,
@@ -316,9 +316,9 @@ impl<'a, 'm> Placing<'a, 'm> {
             for &i in members {
                 let Some(m) = self.module_of(i) else { continue };
                 for (&req, info) in &m.scope.requirements {
-                    let answer = match (info.kind, info.contract_name()) {
+                    let answer = match (info.kind, info.host_contract()) {
                         (Some(ProviderKind::Operator), _) => Answer::Operator,
-                        (Some(ProviderKind::Host), Some("directory")) => {
+                        (_, Some(HostContract::Directory)) => {
                             match self.entries.settings[i].places.get(req).cloned() {
                                 Some(Placement::Path(p, span)) => {
                                     directories.push((i, req, p.clone(), span));
@@ -342,7 +342,7 @@ impl<'a, 'm> Placing<'a, 'm> {
                                 }
                             }
                         }
-                        (Some(ProviderKind::Host), Some("access")) => {
+                        (_, Some(HostContract::Access)) => {
                             match self.entries.settings[i].places.get(req).cloned() {
                                 Some(Placement::Path(p, _)) => Answer::Access { path: p },
                                 Some(_) => Answer::Unresolved,
@@ -359,7 +359,7 @@ impl<'a, 'm> Placing<'a, 'm> {
                                 }
                             }
                         }
-                        (Some(ProviderKind::Host), Some("port")) => {
+                        (_, Some(HostContract::Port)) => {
                             match self.entries.settings[i].places.get(req).cloned() {
                                 Some(Placement::Port(p, span)) => {
                                     ports.push((i, req, Some((p, span))));
@@ -372,7 +372,7 @@ impl<'a, 'm> Placing<'a, 'm> {
                                 }
                             }
                         }
-                        (Some(ProviderKind::Host), Some("node")) => {
+                        (_, Some(HostContract::Node)) => {
                             if self.nodes[node].private_name.is_some() {
                                 Answer::Node
                             } else {
@@ -388,10 +388,18 @@ impl<'a, 'm> Placing<'a, 'm> {
                                 Answer::Unresolved
                             }
                         }
-                        (Some(ProviderKind::Mesh), Some("identity")) => Answer::Identity,
-                        // Module requirements are chosen later; anything else is the
-                        // checker's to report (unknown contract or kind).
-                        _ => Answer::Unresolved,
+                        (Some(ProviderKind::Mesh), _)
+                            if info.contract_name() == Some("identity") =>
+                        {
+                            Answer::Identity
+                        }
+                        // Chosen later.
+                        (Some(ProviderKind::Module), _) => Answer::Unresolved,
+                        // An unknown kind or contract, or one another kind answers.
+                        _ => {
+                            let _proof = self.passed_over_in(m, "E0103, E0201 or E0202");
+                            Answer::Unresolved
+                        }
                     };
                     self.answers[i].insert(req, answer);
                 }

@@ -143,7 +143,10 @@ pub(crate) fn eval_for<'m, E: Evaluate<'m> + ?Sized>(
     ctx: Ctx<'m>,
     f: &ForExpr,
 ) -> Option<Resolved> {
-    let template = f.template.as_ref()?;
+    // A loop the parser could not read whole: its syntax error was reported.
+    let (Some(template), Some(iterable)) = (f.template.as_ref(), f.iterable.as_ref()) else {
+        return e.passed_over(i, "a syntax error").and(None);
+    };
     let prefix = e
         .bindings()
         .iter()
@@ -152,11 +155,17 @@ pub(crate) fn eval_for<'m, E: Evaluate<'m> + ?Sized>(
         .map(|b| format!("{}.", b.label))
         .unwrap_or_default();
     let var = &f.var.name;
-    let elements: Vec<(String, Bound<'m>)> = match f.iterable.as_ref()? {
+    let elements: Vec<(String, Bound<'m>)> = match iterable {
         Iterable::Consumers { contract, .. } => {
-            let name = contract.as_ref()?.name.as_str();
+            let Some(name) = contract.as_ref().map(|c| c.name.as_str()) else {
+                return e.passed_over(i, "a syntax error").and(None);
+            };
             let registry: &'m crate::check::registry::Registry = e.world().registry;
-            let contract: &'m ContractInfo = registry.contracts.get(name)?;
+            let Some(contract) = registry.contracts.get(name) else {
+                // The consumers of a contract the workspace lacks (E0103).
+                return e.passed_over(i, "E0103").and(None);
+            };
+            let contract: &'m ContractInfo = contract;
             let w = e.world();
             let consumers = consumers_for(w, i, name);
             consumers
@@ -203,13 +212,17 @@ pub(crate) fn eval_for<'m, E: Evaluate<'m> + ?Sized>(
                     (format!("{prefix}{var}.{k}"), Bound::Item(v, ty))
                 })
                 .collect(),
-            _ => return None, // a secret or a value that is not a list: the checker's
+            // A secret or a value that is not a list (E0302, E0301).
+            _ => return e.passed_over(i, "E0302 or E0301").and(None),
         },
     };
-    // `sep` is a plain literal (E0301 otherwise, the checker's): placed between
-    // renderings, never after the last (LANGUAGE.md §14.2).
+    // `sep` is a plain literal (E0301 otherwise): placed between renderings, never
+    // after the last (LANGUAGE.md §14.2).
     let sep = match &f.sep {
-        Some(s) => Some(s.as_plain()?),
+        Some(s) => match s.as_plain() {
+            Some(sep) => Some(sep),
+            None => return e.passed_over(i, "E0301").and(None),
+        },
         None => None,
     };
     let mut parts = Vec::new();

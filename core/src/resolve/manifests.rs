@@ -16,6 +16,7 @@ use super::{
     Ports, ProviderChoice, Resolver, Values, World,
 };
 use crate::check::types::Value;
+use crate::diagnostics::Reported;
 use crate::emit::{
     self, AbsentRequirement, AccessRequirement, Consumer, DirectoryRequirement,
     IdentityRequirement, Instance, LeftOut, LeftOutDiagnostic, Manifest, ModuleRequirement,
@@ -61,6 +62,13 @@ impl<'m> Evaluate<'m> for Builder<'_, 'm> {
 
     fn bindings_mut(&mut self) -> &mut Vec<Binding<'m>> {
         &mut self.bindings
+    }
+
+    /// None: only an instance whose module the checker passed is built (one with errors
+    /// is left out), so a gate met while building is the checker's miss, which debug
+    /// builds assert against.
+    fn module_error(&self, _i: InstanceId) -> Option<Reported> {
+        None
     }
 }
 

@@ -795,6 +795,26 @@ pub(crate) struct Resolver<'m> {
     pub mesh_diags: Vec<Diagnostic>,
 }
 
+/// The gate of every place where resolution passes over what the checker refuses in a
+/// module's definition (a host path read as a value, E0303; an unknown contract, E0103;
+/// ...), `code` naming it: resolution goes on only with `proof`, the checker's error
+/// reported in that module ([`Resolver::checker_error`]), which leaves the module's
+/// assignments out, so what is passed over never reaches a manifest and no refusal goes
+/// untold. A module the checker passed never reaches a gate: debug builds, and so every
+/// test, assert it (rustc's delayed bug); a release build passes over it still, as it
+/// did before the gate.
+pub(crate) fn passed_over(
+    proof: Option<Reported>,
+    code: &'static str,
+    module: &str,
+) -> Option<Reported> {
+    debug_assert!(
+        proof.is_some(),
+        "resolution passed over {code} in module `{module}`, in which the checker reported no error"
+    );
+    proof
+}
+
 /// Every phase, in order (see [`Resolver`]).
 fn run<'m>(
     input: &'m ResolveInput<'m>,
@@ -948,6 +968,19 @@ impl<'m> Resolver<'m> {
                 .filter(|d| d.severity == Severity::Error)
                 .collect()
         })
+    }
+
+    /// The proof that the checker reported an error in module `m`'s definition (or in a
+    /// contract it names), which leaves every assignment of `m` out, listing it: what
+    /// resolution passes over in `m` rests on it ([`passed_over`]).
+    pub fn checker_error(&self, m: &LoadedModule<'_>) -> Option<Reported> {
+        Reported::among(self.errors_of(m))
+    }
+
+    /// Passes over what the checker refuses with `code` in module `m`, on the proof it
+    /// was reported there ([`passed_over`]).
+    pub fn passed_over_in(&self, m: &LoadedModule<'_>, code: &'static str) -> Option<Reported> {
+        passed_over(self.checker_error(m), code, &m.name)
     }
 
     /// The loaded module of instance `i`, if its module is known.

@@ -75,10 +75,14 @@ impl<'m> Choosing<'_, 'm> {
                 match info.kind {
                     Some(ProviderKind::Module) => {
                         let Some(contract) = info.contract.as_deref() else {
-                            continue; // unknown contract: the checker's (E0103)
+                            // An unknown contract (E0103).
+                            let _proof = self.passed_over_in(k.module, "E0103");
+                            continue;
                         };
                         if contract.kind != Some(ProviderKind::Module) {
-                            continue; // answered by another kind: the checker's (E0202)
+                            // A contract another kind answers (E0202).
+                            let _proof = self.passed_over_in(k.module, "E0202");
+                            continue;
                         }
                         let answer = if info.is_optional()
                             && self.entries.settings[i].absent.contains(req)

@@ -7,7 +7,7 @@
 use super::index::{ModuleShape, module_shape};
 use crate::convert::Lines;
 use crate::state::Snapshot;
-use meshc::check::registry::{ContractInfo, ProviderKind, Registry};
+use meshc::check::registry::{ContractInfo, HostContract, ProviderKind, Registry};
 use meshc::check::scope::{self, CONSUMER_FIELDS, Head};
 use meshc::check::types::TYPE_NAMES;
 use meshc::db::{parse_file, registry};
@@ -540,9 +540,9 @@ impl Context<'_> {
                     self.after_names(stack, rest)
                 }
                 [I("when")] => self.optional_requirements(stack),
-                [I("publish")] => {
-                    self.module_requirements(stack, |kind, c| kind == "host" && c == Some("port"))
-                }
+                [I("publish")] => self.module_requirements(stack, |kind, c| {
+                    host_contract(kind, c) == Some(HostContract::Port)
+                }),
                 [I("mount")] => {
                     let Some((_, shape)) = self.module(stack) else {
                         return Vec::new();
@@ -551,8 +551,8 @@ impl Context<'_> {
                         .requirements
                         .iter()
                         .filter(|(_, r)| {
-                            r.kind.as_deref() == Some("host")
-                                && matches!(r.contract.as_deref(), Some("directory" | "access"))
+                            host_contract(r.kind.as_deref().unwrap_or(""), r.contract.as_deref())
+                                .is_some_and(HostContract::is_path)
                         })
                         .map(|(name, r)| {
                             self.item(
@@ -890,4 +890,12 @@ fn mark_secrets_in_env(items: &mut [CompletionItem], contract: &ContractInfo, re
         }
         item.sort_text = Some(format!("{}{}", if secret { "1" } else { "0" }, item.label));
     }
+}
+
+/// The host contract a requirement written `kind contract` names, if any.
+fn host_contract(kind: &str, contract: Option<&str>) -> Option<HostContract> {
+    if ProviderKind::from_name(kind) != Some(ProviderKind::Host) {
+        return None;
+    }
+    contract.and_then(HostContract::from_name)
 }
