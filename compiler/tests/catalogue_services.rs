@@ -68,8 +68,9 @@ mesh services_full {
     tls at "/srv/certs/mx"
     hostname = "mx.example.org"
     mail_domain = "people.example.org"
+    public_address = "203.0.113.1"
   }
-  assign coturn to two { public_name = "turn.example.org" }
+  assign coturn to two { public_name = "turn.example.org"  public_address = "203.0.113.2" }
   assign synapse to two {
     route.public_name = "matrix.example.org"
     server_name = "matrix.example.org"
@@ -968,5 +969,44 @@ fn keycloak_imports_a_realm_with_one_client_per_consumer_and_its_secret() {
             .as_str()
             .unwrap()
             .contains("/health/ready")
+    );
+}
+
+/// Issue 38: a public name that is not a route had no record. coturn's and Maddy's names
+/// point at the public addresses their assignments give, and Maddy's mail domain names
+/// Maddy as its mail exchanger; PowerDNS publishes all three.
+#[test]
+fn coturn_and_maddy_publish_their_names_and_maddy_the_domains_mail_exchanger() {
+    let full = build(FULL, "services_full");
+    let maddy = instance(&full, "one", "maddy");
+    let coturn = instance(&full, "two", "coturn");
+    for (consumer, requirement) in [(maddy, "address"), (maddy, "mx"), (coturn, "address")] {
+        assert_eq!(
+            consumer["requirements"][requirement]["provider"]["instance"],
+            "powerdns",
+            "{requirement} of {}",
+            consumer["instance"]
+        );
+    }
+    let provision = named(instance(&full, "two", "powerdns"), "provision");
+    let records = text(provision, "/mesh/records");
+    for record in [
+        r#"["mx.example.org", "A", "203.0.113.1"]"#,
+        r#"["turn.example.org", "A", "203.0.113.2"]"#,
+    ] {
+        assert!(records.contains(record), "{record} not in {records}");
+    }
+    let exchangers: Vec<&str> = text(provision, "/mesh/mx_records")
+        .lines()
+        .filter(|l| !l.is_empty())
+        .collect();
+    assert_eq!(
+        exchangers,
+        [r#"["people.example.org", "mx.example.org", 10]"#]
+    );
+    let script = text(provision, "/mesh/provision");
+    assert!(
+        script.contains(r#"records += [[domain, "MX", f"{preference} {absolute(host)}"]"#),
+        "{script}"
     );
 }
