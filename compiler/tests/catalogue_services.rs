@@ -54,10 +54,12 @@ mesh services_full {
   assign node-exporter to two { host_root at "/" }
   assign syncthing to two { folders at "/srv/sync" }
   assign borgmatic to two {
+    mesh_root at "/srv/mesh"
     host_root at "/"
-    sources = ["/srv/mesh", "/srv/sync"]
+    sources = ["/srv/sync"]
     repository at "/mnt/backup/borg"
   }
+  assign borgmatic to one { mesh_root at "/srv/mesh"  host_root at "/"  repository at "/mnt/backup/borg" }
   assign prometheus to one { targets at "/srv/prometheus-targets" }
   assign keycloak to two { route.public_name = "id.example.org" }
   assign grafana to one { route.public_name = "dash.example.org" }
@@ -71,6 +73,7 @@ mesh services_full {
     public_address = "203.0.113.1"
   }
   assign coturn to two { public_name = "turn.example.org"  public_address = "203.0.113.2" }
+  assign mariadb to two
   assign synapse to two {
     route.public_name = "matrix.example.org"
     server_name = "matrix.example.org"
@@ -487,6 +490,13 @@ fn gotosocial_reads_the_relays_password_from_a_sealed_file_never_the_environment
     );
     assert_eq!(env(gts, "GTS_SMTP_HOST"), Some("two.services.internal"));
     for (key, value) in gts["env"].as_object().unwrap() {
+        // The identity provider's client secret is the one exception, said where it is
+        // set: the configuration file is already chosen by the relay.
+        if key == "GTS_OIDC_CLIENT_SECRET" {
+            assert!(value["exposed"].is_string(), "{value}");
+            assert_eq!(value["sealed"]["by"]["instance"], "keycloak");
+            continue;
+        }
         assert!(value.is_string(), "{key} is not a plain value: {value}");
     }
 
@@ -794,7 +804,7 @@ fn borgmatic_dumps_every_postgres_server_with_the_login_the_server_creates() {
         server_key
     );
     assert!(
-        template.contains("source_directories:\n  - \"/host/srv/mesh\"\n  - \"/host/srv/sync\"\n"),
+        template.contains("\n  - \"/host/srv/sync\"\n"),
         "{template}"
     );
     let mounts = borgmatic["mounts"].as_array().unwrap();
@@ -982,8 +992,7 @@ fn coturn_and_maddy_publish_their_names_and_maddy_the_domains_mail_exchanger() {
     let coturn = instance(&full, "two", "coturn");
     for (consumer, requirement) in [(maddy, "address"), (maddy, "mx"), (coturn, "address")] {
         assert_eq!(
-            consumer["requirements"][requirement]["provider"]["instance"],
-            "powerdns",
+            consumer["requirements"][requirement]["provider"]["instance"], "powerdns",
             "{requirement} of {}",
             consumer["instance"]
         );
@@ -1009,4 +1018,315 @@ fn coturn_and_maddy_publish_their_names_and_maddy_the_domains_mail_exchanger() {
         script.contains(r#"records += [[domain, "MX", f"{preference} {absolute(host)}"]"#),
         "{script}"
     );
+}
+
+/// One of the catalogue's own meshes built with its committed lock, each node's manifest as
+/// JSON.
+fn build_catalogue_mesh(mesh: &str) -> Vec<(String, Value)> {
+    let (database, ws) = Database::with_files(common::catalogue_files());
+    let lock_path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join(format!("../catalogue/{mesh}.mesh.lock"));
+    let lock = Lock::parse(&std::fs::read_to_string(&lock_path).unwrap()).unwrap();
+    let outcome = db::resolve_mesh(&database, ws, mesh.to_string(), lock);
+    assert!(
+        !outcome.refused(),
+        "mesh `{mesh}` does not build whole: {:?} {:?}",
+        outcome.diagnostics,
+        outcome.left_out
+    );
+    outcome
+        .manifests
+        .iter()
+        .map(|(node, m)| {
+            let bytes = meshc::emit::manifest_bytes(m);
+            (node.clone(), serde_json::from_slice(&bytes).unwrap())
+        })
+        .collect()
+}
+
+/// Issue 38: the backups kept the paths the operator listed by hand. Each module that
+/// holds data asks the backup of its node to keep its directories (`backup_…`), and the
+/// backup reads each one under the node's mesh root; a directory placed on another disk is
+/// declined by its module and listed among the backup's sources instead. So on every node
+/// of the lab and the fleet, every directory a module asks to keep is in that node's
+/// backup, learned or listed, and nothing learned lies anywhere but where it is read.
+#[test]
+fn every_backup_learns_the_directories_of_its_nodes_modules_and_keeps_the_placed_ones_listed() {
+    for mesh in ["lab", "fleet"] {
+        let manifests = build_catalogue_mesh(mesh);
+        for (node, manifest) in &manifests {
+            let borgmatic = instance(&manifests, node, "borgmatic");
+            let server = container(borgmatic);
+            let config = entry(server, "files", "/etc/borgmatic.d/config.yaml").unwrap();
+            // Sealed where a database's dump login is in it, plain elsewhere.
+            let template = config["template"]
+                .as_str()
+                .or(config["content"].as_str())
+                .unwrap();
+            let mounts = server["mounts"].as_array().unwrap();
+            assert!(
+                mounts.iter().any(|m| m["host"] == "/srv/mesh"
+                    && m["container"] == "/mesh"
+                    && m["read_only"] == true),
+                "{mesh}/{node}: {mounts:?}"
+            );
+            let learned: Vec<(String, String)> = borgmatic["provides"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|p| p["contract"] == "backup")
+                .unwrap()["consumers"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|c| {
+                    assert_eq!(c["node"], node.as_str(), "{mesh}: {c}");
+                    (
+                        c["instance"].as_str().unwrap().to_string(),
+                        c["given"]["directory"].as_str().unwrap().to_string(),
+                    )
+                })
+                .collect();
+            let mut asked = 0;
+            for i in manifest["instances"].as_array().unwrap() {
+                let name = i["instance"].as_str().unwrap();
+                for (req, answer) in i["requirements"].as_object().unwrap() {
+                    if answer["contract"] != "backup" {
+                        continue;
+                    }
+                    asked += 1;
+                    let directory = req.strip_prefix("backup_").unwrap();
+                    let dir = &i["requirements"][directory];
+                    assert_eq!(dir["contract"], "directory", "{mesh}/{node}/{name}: {req}");
+                    let host_path = dir["path"].as_str().unwrap();
+                    if answer["absent"] == true {
+                        // Declined: placed elsewhere, and listed by the operator.
+                        assert_eq!(dir["placed"], true, "{mesh}/{node}/{name}: {req}");
+                        let listed = format!("  - \"/host{host_path}\"\n");
+                        assert!(
+                            template.contains(&listed),
+                            "{mesh}/{node}: {name}'s {directory} at {host_path} is kept by nobody:\n{template}"
+                        );
+                    } else {
+                        assert_eq!(
+                            answer["provider"],
+                            serde_json::json!({"node": node, "instance": "borgmatic"}),
+                            "{mesh}/{node}/{name}: {req}"
+                        );
+                        assert_eq!(dir["placed"], false, "{mesh}/{node}/{name}: {req}");
+                        assert_eq!(host_path, format!("/srv/mesh/{name}/{directory}"));
+                        assert!(learned.contains(&(name.to_string(), directory.to_string())));
+                        let read = format!("  - \"/mesh/{name}/{directory}\"\n");
+                        assert!(template.contains(&read), "{read} not in\n{template}");
+                    }
+                }
+            }
+            assert!(asked > 0, "{mesh}/{node}: no module asks to be kept");
+            assert_eq!(
+                learned.len(),
+                template.matches("  - \"/mesh/").count(),
+                "{mesh}/{node}:\n{template}"
+            );
+        }
+    }
+    // The lab's vault, forge, and photo library, by name.
+    let lab = build_catalogue_mesh("lab");
+    let config = entry(
+        container(instance(&lab, "alpha", "borgmatic")),
+        "files",
+        "/etc/borgmatic.d/config.yaml",
+    )
+    .unwrap();
+    let alpha = config["template"]
+        .as_str()
+        .or(config["content"].as_str())
+        .unwrap();
+    for kept in [
+        "  - \"/mesh/openbao/data\"\n",
+        "  - \"/mesh/vaultwarden/data\"\n",
+        "  - \"/host/mnt/disk2/forge\"\n",
+    ] {
+        assert!(alpha.contains(kept), "{kept} not in\n{alpha}");
+    }
+    assert!(!alpha.contains("/mesh/openbao/logs"), "{alpha}");
+}
+
+/// Issue 38: only PostgreSQL was dumped. A MariaDB server asks the backup of its node for
+/// dumps too; its job creates the login the backup answers, with the rights `mariadb-dump`
+/// needs, and the backup dumps every database with it (`mariadb_databases`).
+#[test]
+fn borgmatic_dumps_every_mariadb_server_with_the_login_its_job_creates() {
+    let full = build(FULL, "services_full");
+    let mariadb = instance(&full, "two", "mariadb");
+    assert_eq!(
+        mariadb["requirements"]["dump"]["provider"],
+        serde_json::json!({"node": "two", "instance": "borgmatic"})
+    );
+    let job = named(mariadb, "dump_login");
+    assert_eq!(job["job"], true);
+    assert_eq!(job["after"], serde_json::json!(["mariadb"]));
+    let dump_file = entry(job, "files", "/mesh/dump.sql").unwrap();
+    let sql = dump_file["template"].as_str().unwrap();
+    for statement in [
+        "CREATE USER IF NOT EXISTS '${dump.user}'@'%' IDENTIFIED BY '${replace(dump.password, \"'\", \"''\")}';",
+        "GRANT SELECT, SHOW VIEW, TRIGGER, LOCK TABLES, EVENT ON *.* TO '${dump.user}'@'%';",
+    ] {
+        assert!(sql.contains(statement), "{statement} not in {sql}");
+    }
+    assert_eq!(dump_file["references"]["dump.user"]["value"], "mesh_backup");
+    let login = mariadb["login"].as_str().unwrap();
+    assert_eq!(
+        dump_file["references"]["dump.password"]["sealed"]["key"],
+        format!("{login}/password")
+    );
+    let root = entry(job, "secrets", "/run/secrets/root.cnf").unwrap();
+    assert_eq!(root["owner"], Value::from(999));
+
+    let borgmatic = container(instance(&full, "two", "borgmatic"));
+    let config = entry(borgmatic, "files", "/etc/borgmatic.d/config.yaml").unwrap();
+    let rendered = render(config["template"].as_str().unwrap(), &config["references"]);
+    let dump = format!(
+        "mariadb_databases: [{{name: all, hostname: \"two.services.internal\", port: {}, username: \"mesh_backup\", password: \"<secret {login}/password>\"}},]",
+        host_port(mariadb, "sql")
+    );
+    assert!(rendered.contains(&dump), "{dump}\nnot in\n{rendered}");
+}
+
+/// Issue 38: Nextcloud, Immich, Paperless-ngx and GoToSocial had no single sign-on. In the
+/// lab, each asks Keycloak (the only `oidc` provider) for a client with the callback its
+/// upstream documents, and reads the client's id and the very secret Keycloak holds, each
+/// the way its upstream takes it.
+#[test]
+fn the_labs_apps_log_in_through_keycloak_each_as_its_upstream_documents() {
+    let lab = build_catalogue_mesh("lab");
+    let keycloak = instance(&lab, "alpha", "keycloak");
+    let realm_file = entry(
+        named(keycloak, "keycloak"),
+        "files",
+        "/opt/keycloak/data/import/mesh-realm.json",
+    )
+    .unwrap();
+    let realm: Value = serde_json::from_str(&render(
+        realm_file["template"].as_str().unwrap(),
+        &realm_file["references"],
+    ))
+    .unwrap();
+    let issuer = "https://sso.example.org/realms/lab";
+    for (node, name, callback) in [
+        (
+            "beta",
+            "nextcloud",
+            "https://cloud.example.org/apps/user_oidc/code",
+        ),
+        ("gamma", "immich", "https://photos.example.org/auth/login"),
+        (
+            "gamma",
+            "paperless-ngx",
+            "https://docs.example.org/accounts/oidc/mesh/login/callback/",
+        ),
+        (
+            "beta",
+            "gotosocial",
+            "https://social.example.org/auth/callback",
+        ),
+    ] {
+        let app = instance(&lab, node, name);
+        assert_eq!(
+            app["requirements"]["sso"]["provider"],
+            serde_json::json!({"node": "alpha", "instance": "keycloak"}),
+            "{name}"
+        );
+        let login = app["login"].as_str().unwrap();
+        let client = realm["clients"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["clientId"] == login)
+            .unwrap_or_else(|| panic!("no client for {name}"));
+        assert_eq!(
+            client["redirectUris"],
+            serde_json::json!([callback]),
+            "{name}"
+        );
+        let secret = format!("<secret {login}/client_secret>");
+        assert_eq!(client["secret"], secret.as_str(), "{name}");
+        let sealed = serde_json::json!({
+            "by": {"node": "alpha", "instance": "keycloak"},
+            "key": format!("{login}/client_secret"),
+        });
+        match name {
+            "nextcloud" => {
+                let job = named(app, "oidc_login");
+                assert_eq!(job["job"], true);
+                assert_eq!(job["user"], Value::from(33));
+                assert_eq!(env(job, "OIDC_CLIENT_ID"), Some(login));
+                assert_eq!(
+                    env(job, "OIDC_DISCOVERY_URI"),
+                    Some(format!("{issuer}/.well-known/openid-configuration").as_str())
+                );
+                let file = entry(job, "secrets", "/run/secrets/oidc_client_secret").unwrap();
+                assert_eq!(file["sealed"], sealed);
+                let script = text(job, "/mesh/oidc_login");
+                assert!(
+                    script.contains("occ user_oidc:provider mesh --clientid=\"$OIDC_CLIENT_ID\" --clientsecret=\"$(cat /run/secrets/oidc_client_secret)\" --discoveryuri=\"$OIDC_DISCOVERY_URI\""),
+                    "{script}"
+                );
+                let mounts = job["mounts"].as_array().unwrap();
+                assert!(
+                    mounts.iter().any(|m| m["container"] == "/var/www/html"),
+                    "{mounts:?}"
+                );
+            }
+            "immich" => {
+                let server = named(app, "server");
+                assert_eq!(
+                    env(server, "IMMICH_CONFIG_FILE"),
+                    Some("/config/immich.json")
+                );
+                let file = entry(server, "files", "/config/immich.json").unwrap();
+                let config: Value = serde_json::from_str(&render(
+                    file["template"].as_str().unwrap(),
+                    &file["references"],
+                ))
+                .unwrap();
+                assert_eq!(config["oauth"]["enabled"], true);
+                assert_eq!(config["oauth"]["issuerUrl"], issuer);
+                assert_eq!(config["oauth"]["clientId"], login);
+                assert_eq!(config["oauth"]["clientSecret"], secret.as_str());
+                assert_eq!(config["oauth"]["autoRegister"], true);
+            }
+            "paperless-ngx" => {
+                let paperless = container(app);
+                assert_eq!(
+                    env(paperless, "PAPERLESS_APPS"),
+                    Some("allauth.socialaccount.providers.openid_connect")
+                );
+                assert_eq!(
+                    env(paperless, "PAPERLESS_SOCIALACCOUNT_PROVIDERS_FILE"),
+                    Some("/run/secrets/socialaccount_providers")
+                );
+                let file =
+                    entry(paperless, "secrets", "/run/secrets/socialaccount_providers").unwrap();
+                let providers: Value = serde_json::from_str(&render(
+                    file["template"].as_str().unwrap(),
+                    &file["references"],
+                ))
+                .unwrap();
+                let app = &providers["openid_connect"]["APPS"][0];
+                assert_eq!(app["provider_id"], "mesh");
+                assert_eq!(app["client_id"], login);
+                assert_eq!(app["secret"], secret.as_str());
+                assert_eq!(app["settings"]["server_url"], issuer);
+            }
+            _ => {
+                let gts = container(app);
+                assert_eq!(env(gts, "GTS_OIDC_ENABLED"), Some("true"));
+                assert_eq!(env(gts, "GTS_OIDC_ISSUER"), Some(issuer));
+                assert_eq!(env(gts, "GTS_OIDC_CLIENT_ID"), Some(login));
+                let value = &gts["env"]["GTS_OIDC_CLIENT_SECRET"];
+                assert_eq!(value["sealed"], sealed);
+                assert!(value["exposed"].is_string(), "{value}");
+            }
+        }
+    }
 }
