@@ -74,6 +74,7 @@ mesh services_full {
   }
   assign coturn to two { public_name = "turn.example.org"  public_address = "203.0.113.2" }
   assign mariadb to two
+  assign clickhouse to two
   assign synapse to two {
     route.public_name = "matrix.example.org"
     server_name = "matrix.example.org"
@@ -1329,4 +1330,70 @@ fn the_labs_apps_log_in_through_keycloak_each_as_its_upstream_documents() {
             }
         }
     }
+}
+
+/// Issue 38: ClickHouse was not dumped, and borgmatic has no hook for it. A ClickHouse
+/// server asks the backup of its node for dumps and creates the login the backup answers,
+/// allowed to read every table; before each backup, borgmatic's script dumps each table over
+/// the HTTP interface into a folder the backup keeps.
+#[test]
+fn borgmatic_dumps_every_clickhouse_server_over_http_with_the_login_it_creates() {
+    let full = build(FULL, "services_full");
+    let clickhouse = instance(&full, "two", "clickhouse");
+    assert_eq!(
+        clickhouse["requirements"]["dump"]["provider"],
+        serde_json::json!({"node": "two", "instance": "borgmatic"})
+    );
+    let server = container(clickhouse);
+    let sql = entry(server, "files", "/mesh/dump.sql").unwrap();
+    let template = sql["template"].as_str().unwrap();
+    assert!(
+        template.contains("GRANT SELECT, SHOW ON *.* TO ${dump.user};"),
+        "{template}"
+    );
+    assert_eq!(sql["references"]["dump.user"]["value"], "mesh_backup");
+    let login = clickhouse["login"].as_str().unwrap();
+    assert_eq!(
+        sql["references"]["dump.password"]["sealed"]["key"],
+        format!("{login}/password")
+    );
+    let start = text(server, "/mesh/start");
+    assert!(
+        start.contains("clickhouse-client --multiquery --queries-file /mesh/dump.sql"),
+        "{start}"
+    );
+
+    let borgmatic = container(instance(&full, "two", "borgmatic"));
+    let servers = entry(borgmatic, "files", "/etc/mesh/clickhouse-servers").unwrap();
+    let line = render(
+        servers["template"].as_str().unwrap(),
+        &servers["references"],
+    );
+    let server_line: Value = serde_json::from_str(line.trim()).unwrap();
+    assert_eq!(
+        server_line,
+        serde_json::json!({
+            "host": "two.services.internal",
+            "port": host_port(clickhouse, "http"),
+            "user": "mesh_backup",
+            "password": format!("<secret {login}/password>"),
+        })
+    );
+    let config = entry(borgmatic, "files", "/etc/borgmatic.d/config.yaml").unwrap();
+    let template = config["template"].as_str().unwrap();
+    for part in [
+        "\n  - /mnt/clickhouse-dumps\n",
+        "commands:\n  - before: action\n    when: [create]\n    run: [python3 /etc/mesh/clickhouse-dump]\n",
+    ] {
+        assert!(template.contains(part), "{part} not in\n{template}");
+    }
+    let script = text(borgmatic, "/etc/mesh/clickhouse-dump");
+    assert!(script.contains("FORMAT Native"), "{script}");
+    assert!(
+        borgmatic["mounts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|m| m["container"] == "/mnt/clickhouse-dumps" && m["read_only"] == false)
+    );
 }
