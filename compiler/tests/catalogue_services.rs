@@ -1397,3 +1397,41 @@ fn borgmatic_dumps_every_clickhouse_server_over_http_with_the_login_it_creates()
             .any(|m| m["container"] == "/mnt/clickhouse-dumps" && m["read_only"] == false)
     );
 }
+
+/// Issue 38: the lab's DNS server published the proxy's names only. Every name the proxy
+/// routes is published at the front's address, and so is the TURN relay's, which is not a
+/// route; Synapse hands that relay to its clients.
+#[test]
+fn the_labs_dns_server_publishes_every_public_name() {
+    let lab = build_catalogue_mesh("lab");
+    let caddy = instance(&lab, "alpha", "caddy");
+    let routed: Vec<String> = caddy["provides"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["contract"] == "route")
+        .unwrap()["consumers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["given"]["public_name"].as_str().unwrap().to_string())
+        .collect();
+    assert!(routed.len() >= 16, "{routed:?}");
+    let provision = named(instance(&lab, "beta", "powerdns"), "provision");
+    assert_eq!(env(provision, "PUBLIC_ADDRESS"), Some("203.0.113.11"));
+    let published: Vec<&str> = text(provision, "/mesh/public_names").lines().collect();
+    for name in &routed {
+        assert!(
+            published.contains(&name.as_str()),
+            "{name} not in {published:?}"
+        );
+    }
+    let records = text(provision, "/mesh/records");
+    let turn = r#"["turn.example.org", "A", "203.0.113.11"]"#;
+    assert!(records.contains(turn), "{turn} not in {records}");
+    let synapse = instance(&lab, "beta", "synapse");
+    assert_eq!(
+        synapse["requirements"]["turn"]["provider"],
+        serde_json::json!({"node": "alpha", "instance": "coturn"})
+    );
+}
