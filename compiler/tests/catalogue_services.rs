@@ -1435,3 +1435,73 @@ fn the_labs_dns_server_publishes_every_public_name() {
         serde_json::json!({"node": "alpha", "instance": "coturn"})
     );
 }
+
+/// What the catalogue's modules do not ask a backup to keep, and why; every other directory
+/// of every module in the lab and the fleet is asked for (`backup_<directory>`).
+const NOT_KEPT: &[(&str, &str, &str)] = &[
+    ("postgres", "data", "dumped (pg_dump)"),
+    ("pgvecto-rs", "data", "dumped (pg_dump)"),
+    ("mariadb", "data", "dumped (mariadb_dump)"),
+    ("clickhouse", "data", "dumped (clickhouse_dump)"),
+    ("clickhouse", "logs", "logs"),
+    ("openbao", "logs", "logs"),
+    (
+        "caddy",
+        "config",
+        "Caddy's autosave of the configuration the mesh writes",
+    ),
+    ("immich", "model_cache", "downloaded models"),
+    ("jellyfin", "cache", "a cache"),
+    ("ntfy", "cache", "the message cache"),
+    (
+        "paperless-ngx",
+        "export",
+        "made from the data and media it keeps",
+    ),
+    (
+        "rabbitmq",
+        "data",
+        "queues in flight; users and vhosts come from the mesh",
+    ),
+    ("postfix", "spool", "mail in flight"),
+    ("borgmatic", "repository", "the backup itself"),
+    ("borgmatic", "borg_config", "Borg's own state"),
+    ("borgmatic", "borg_cache", "Borg's cache"),
+    (
+        "borgmatic",
+        "clickhouse_dumps",
+        "kept as a source of its own",
+    ),
+];
+
+/// Issue 38: "nightly backups of every directory that holds data". A module added with a
+/// directory and no `backup_…` requirement fails here until it asks or is listed above.
+#[test]
+fn every_directory_of_the_lab_and_the_fleet_is_kept_or_named_as_not_holding_data() {
+    for mesh in ["lab", "fleet"] {
+        for (node, manifest) in build_catalogue_mesh(mesh) {
+            for i in manifest["instances"].as_array().unwrap() {
+                let module = i["module"].as_str().unwrap();
+                let requirements = i["requirements"].as_object().unwrap();
+                for (name, r) in requirements {
+                    if r["contract"] != "directory" {
+                        continue;
+                    }
+                    let asked = requirements
+                        .get(&format!("backup_{name}"))
+                        .is_some_and(|b| b["contract"] == "backup");
+                    let listed = NOT_KEPT.iter().any(|(m, d, _)| *m == module && *d == name);
+                    assert!(
+                        asked != listed,
+                        "{mesh}/{node}: {module}'s `{name}` is {}",
+                        if asked {
+                            "asked for and listed as not kept"
+                        } else {
+                            "neither asked for nor listed as not kept"
+                        }
+                    );
+                }
+            }
+        }
+    }
+}
