@@ -1383,7 +1383,7 @@ fn borgmatic_dumps_every_clickhouse_server_over_http_with_the_login_it_creates()
     let template = config["template"].as_str().unwrap();
     for part in [
         "\n  - /mnt/clickhouse-dumps\n",
-        "commands:\n  - before: action\n    when: [create]\n    run: [python3 /etc/mesh/clickhouse-dump]\n",
+        "commands:\n  - before: action\n    when: [create]\n    run: [sh /etc/mesh/check-kept, python3 /etc/mesh/clickhouse-dump]\n",
     ] {
         assert!(template.contains(part), "{part} not in\n{template}");
     }
@@ -1503,5 +1503,72 @@ fn every_directory_of_the_lab_and_the_fleet_is_kept_or_named_as_not_holding_data
                 }
             }
         }
+    }
+}
+
+/// A node without a backup of its own, in a mesh with one backup elsewhere.
+const BACKUP_ELSEWHERE: &str = r#"
+mesh backup_elsewhere {
+  node one { private_name = "one.backups.internal"  ports = 23000..23999 }
+  node two { private_name = "two.backups.internal"  ports = 23000..23999 }
+
+  seat vault = openbao on one
+  seat proxy = caddy on one
+
+  assign openbao to one
+  assign caddy to one { acme_email = "hostmaster@example.org"  http at 80  https at 443  h3 at 443 }
+  assign borgmatic to one { mesh_root at "/srv/mesh"  host_root at "/"  repository at "/mnt/backup/borg" }
+  assign uptime-kuma to two { route.public_name = "status.example.org" }
+}
+"#;
+
+/// Runs borgmatic's `check-kept` hook as built for `instance`, reading its own `kept`
+/// list; returns whether it passed and what it said.
+fn check_kept(instance: &Value) -> (bool, String) {
+    let server = container(instance);
+    let kept = text(server, "/etc/mesh/kept");
+    let script = text(server, "/etc/mesh/check-kept");
+    let dir = tempfile::tempdir().unwrap();
+    let list = dir.path().join("kept");
+    std::fs::write(&list, kept).unwrap();
+    let script = script.replace("/etc/mesh/kept", list.to_str().unwrap());
+    let out = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(&script)
+        .output()
+        .expect("sh runs");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// A mesh whose only backup is on another node gives that backup the node's modules too
+/// (resolution's "only provider"), and their directories are not where it reads. Before
+/// each backup a hook stops it, naming each such directory and its node, instead of
+/// letting it fail on a missing path; on the lab's nodes it passes.
+#[test]
+fn a_backup_refuses_directories_of_another_node_by_name() {
+    let manifests = build(BACKUP_ELSEWHERE, "backup_elsewhere");
+    let kuma = instance(&manifests, "two", "uptime-kuma");
+    assert_eq!(
+        kuma["requirements"]["backup_data"]["provider"],
+        serde_json::json!({"node": "one", "instance": "borgmatic"})
+    );
+    let (passed, said) = check_kept(instance(&manifests, "one", "borgmatic"));
+    assert!(!passed, "{said}");
+    assert!(
+        said.contains(
+            "backup: uptime-kuma's data lies on two.backups.internal, not on one.backups.internal"
+        ),
+        "{said}"
+    );
+    // Caddy and OpenBao on the backup's own node are not named.
+    assert_eq!(said.lines().count(), 1, "{said}");
+
+    let lab = build_catalogue_mesh("lab");
+    for node in ["alpha", "beta", "gamma"] {
+        let (passed, said) = check_kept(instance(&lab, node, "borgmatic"));
+        assert!(passed, "{node}: {said}");
     }
 }
