@@ -1345,22 +1345,27 @@ fn borgmatic_dumps_every_clickhouse_server_over_http_with_the_login_it_creates()
         serde_json::json!({"node": "two", "instance": "borgmatic"})
     );
     let server = container(clickhouse);
-    let sql = entry(server, "files", "/mesh/dump.sql").unwrap();
-    let template = sql["template"].as_str().unwrap();
-    assert!(
-        template.contains("GRANT SELECT, SHOW ON *.* TO ${dump.user};"),
-        "{template}"
-    );
-    assert_eq!(sql["references"]["dump.user"]["value"], "mesh_backup");
+    let users = entry(
+        server,
+        "files",
+        "/etc/clickhouse-server/users.d/mesh-backup.xml",
+    )
+    .unwrap();
+    assert_eq!(users["mode"], "0400");
+    let xml = users["template"].as_str().unwrap();
+    for part in [
+        "<${dump.user}>",
+        r#"<password>${replace(replace(dump.password, "&", "&amp;"), "<", "&lt;")}</password>"#,
+        "<query>GRANT SELECT, SHOW ON *.*</query>",
+        "</${dump.user}>",
+    ] {
+        assert!(xml.contains(part), "{part} not in {xml}");
+    }
+    assert_eq!(users["references"]["dump.user"]["value"], "mesh_backup");
     let login = clickhouse["login"].as_str().unwrap();
     assert_eq!(
-        sql["references"]["dump.password"]["sealed"]["key"],
+        users["references"]["dump.password"]["sealed"]["key"],
         format!("{login}/password")
-    );
-    let start = text(server, "/mesh/start");
-    assert!(
-        start.contains("clickhouse-client --multiquery --queries-file /mesh/dump.sql"),
-        "{start}"
     );
 
     let borgmatic = container(instance(&full, "two", "borgmatic"));
