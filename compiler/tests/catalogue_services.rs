@@ -1344,7 +1344,13 @@ fn borgmatic_dumps_every_clickhouse_server_over_http_with_the_login_it_creates()
         clickhouse["requirements"]["dump"]["provider"],
         serde_json::json!({"node": "two", "instance": "borgmatic"})
     );
-    let server = container(clickhouse);
+    // The server's container, whether or not the module also runs jobs.
+    let server = clickhouse["containers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "clickhouse" || c["name"] == "clickhouse-clickhouse")
+        .unwrap();
     let users = entry(
         server,
         "files",
