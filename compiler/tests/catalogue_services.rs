@@ -54,10 +54,12 @@ mesh services_full {
   assign node-exporter to two { host_root at "/" }
   assign syncthing to two { folders at "/srv/sync" }
   assign borgmatic to two {
+    mesh_root at "/srv/mesh"
     host_root at "/"
-    sources = ["/srv/mesh", "/srv/sync"]
+    sources = ["/srv/sync"]
     repository at "/mnt/backup/borg"
   }
+  assign borgmatic to one { mesh_root at "/srv/mesh"  host_root at "/"  repository at "/mnt/backup/borg" }
   assign prometheus to one { targets at "/srv/prometheus-targets" }
   assign keycloak to two { route.public_name = "id.example.org" }
   assign grafana to one { route.public_name = "dash.example.org" }
@@ -68,8 +70,11 @@ mesh services_full {
     tls at "/srv/certs/mx"
     hostname = "mx.example.org"
     mail_domain = "people.example.org"
+    public_address = "203.0.113.1"
   }
-  assign coturn to two { public_name = "turn.example.org" }
+  assign coturn to two { public_name = "turn.example.org"  public_address = "203.0.113.2" }
+  assign mariadb to two
+  assign clickhouse to two
   assign synapse to two {
     route.public_name = "matrix.example.org"
     server_name = "matrix.example.org"
@@ -486,6 +491,13 @@ fn gotosocial_reads_the_relays_password_from_a_sealed_file_never_the_environment
     );
     assert_eq!(env(gts, "GTS_SMTP_HOST"), Some("two.services.internal"));
     for (key, value) in gts["env"].as_object().unwrap() {
+        // The identity provider's client secret is the one exception, said where it is
+        // set: the configuration file is already chosen by the relay.
+        if key == "GTS_OIDC_CLIENT_SECRET" {
+            assert!(value["exposed"].is_string(), "{value}");
+            assert_eq!(value["sealed"]["by"]["instance"], "keycloak");
+            continue;
+        }
         assert!(value.is_string(), "{key} is not a plain value: {value}");
     }
 
@@ -793,7 +805,7 @@ fn borgmatic_dumps_every_postgres_server_with_the_login_the_server_creates() {
         server_key
     );
     assert!(
-        template.contains("source_directories:\n  - \"/host/srv/mesh\"\n  - \"/host/srv/sync\"\n"),
+        template.contains("\n  - \"/host/srv/sync\"\n"),
         "{template}"
     );
     let mounts = borgmatic["mounts"].as_array().unwrap();
@@ -1235,4 +1247,605 @@ fn keycloak_imports_a_realm_with_one_client_per_consumer_and_its_secret() {
             .unwrap()
             .contains("/health/ready")
     );
+}
+
+/// Issue 38: a public name that is not a route had no record. coturn's and Maddy's names
+/// point at the public addresses their assignments give, and Maddy's mail domain names
+/// Maddy as its mail exchanger; PowerDNS publishes all three.
+#[test]
+fn coturn_and_maddy_publish_their_names_and_maddy_the_domains_mail_exchanger() {
+    let full = build(FULL, "services_full");
+    let maddy = instance(&full, "one", "maddy");
+    let coturn = instance(&full, "two", "coturn");
+    for (consumer, requirement) in [(maddy, "address"), (maddy, "mx"), (coturn, "address")] {
+        assert_eq!(
+            consumer["requirements"][requirement]["provider"]["instance"], "powerdns",
+            "{requirement} of {}",
+            consumer["instance"]
+        );
+    }
+    let provision = named(instance(&full, "two", "powerdns"), "provision");
+    let records = text(provision, "/mesh/records");
+    for record in [
+        r#"["mx.example.org", "A", "203.0.113.1"]"#,
+        r#"["turn.example.org", "A", "203.0.113.2"]"#,
+    ] {
+        assert!(records.contains(record), "{record} not in {records}");
+    }
+    let exchangers: Vec<&str> = text(provision, "/mesh/mx_records")
+        .lines()
+        .filter(|l| !l.is_empty())
+        .collect();
+    assert_eq!(
+        exchangers,
+        [r#"["people.example.org", "mx.example.org", 10]"#]
+    );
+    let script = text(provision, "/mesh/provision");
+    assert!(
+        script.contains(r#"records += [[domain, "MX", f"{preference} {absolute(host)}"]"#),
+        "{script}"
+    );
+}
+
+/// One of the catalogue's own meshes built with its committed lock, each node's manifest as
+/// JSON.
+fn build_catalogue_mesh(mesh: &str) -> Vec<(String, Value)> {
+    let (database, ws) = Database::with_files(common::catalogue_files());
+    let lock_path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join(format!("../catalogue/{mesh}.mesh.lock"));
+    let lock = Lock::parse(&std::fs::read_to_string(&lock_path).unwrap()).unwrap();
+    let outcome = db::resolve_mesh(&database, ws, mesh.to_string(), lock);
+    assert!(
+        !outcome.refused(),
+        "mesh `{mesh}` does not build whole: {:?} {:?}",
+        outcome.diagnostics,
+        outcome.left_out
+    );
+    outcome
+        .manifests
+        .iter()
+        .map(|(node, m)| {
+            let bytes = meshc::emit::manifest_bytes(m);
+            (node.clone(), serde_json::from_slice(&bytes).unwrap())
+        })
+        .collect()
+}
+
+/// Issue 38: the backups kept the paths the operator listed by hand. Each module that
+/// holds data asks the backup of its node to keep its directories (`backup_…`), and the
+/// backup reads each one under the node's mesh root; a directory placed on another disk is
+/// declined by its module and listed among the backup's sources instead. So on every node
+/// of the lab and the fleet, every directory a module asks to keep is in that node's
+/// backup, learned or listed, and nothing learned lies anywhere but where it is read.
+#[test]
+fn every_backup_learns_the_directories_of_its_nodes_modules_and_keeps_the_placed_ones_listed() {
+    for mesh in ["lab", "fleet"] {
+        let manifests = build_catalogue_mesh(mesh);
+        for (node, manifest) in &manifests {
+            let borgmatic = instance(&manifests, node, "borgmatic");
+            let server = container(borgmatic);
+            let config = entry(server, "files", "/etc/borgmatic.d/config.yaml").unwrap();
+            // Sealed where a database's dump login is in it, plain elsewhere.
+            let template = config["template"]
+                .as_str()
+                .or(config["content"].as_str())
+                .unwrap();
+            let mounts = server["mounts"].as_array().unwrap();
+            assert!(
+                mounts.iter().any(|m| m["host"] == "/srv/mesh"
+                    && m["container"] == "/mesh"
+                    && m["read_only"] == true),
+                "{mesh}/{node}: {mounts:?}"
+            );
+            let learned: Vec<(String, String)> = borgmatic["provides"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|p| p["contract"] == "backup")
+                .unwrap()["consumers"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|c| {
+                    assert_eq!(c["node"], node.as_str(), "{mesh}: {c}");
+                    (
+                        c["instance"].as_str().unwrap().to_string(),
+                        c["given"]["directory"].as_str().unwrap().to_string(),
+                    )
+                })
+                .collect();
+            let mut asked = 0;
+            for i in manifest["instances"].as_array().unwrap() {
+                let name = i["instance"].as_str().unwrap();
+                for (req, answer) in i["requirements"].as_object().unwrap() {
+                    if answer["contract"] != "backup" {
+                        continue;
+                    }
+                    asked += 1;
+                    let directory = req.strip_prefix("backup_").unwrap();
+                    let dir = &i["requirements"][directory];
+                    assert_eq!(dir["contract"], "directory", "{mesh}/{node}/{name}: {req}");
+                    let host_path = dir["path"].as_str().unwrap();
+                    if answer["absent"] == true {
+                        // Declined: placed elsewhere, and listed by the operator.
+                        assert_eq!(dir["placed"], true, "{mesh}/{node}/{name}: {req}");
+                        let listed = format!("  - \"/host{host_path}\"\n");
+                        assert!(
+                            template.contains(&listed),
+                            "{mesh}/{node}: {name}'s {directory} at {host_path} is kept by nobody:\n{template}"
+                        );
+                    } else {
+                        assert_eq!(
+                            answer["provider"],
+                            serde_json::json!({"node": node, "instance": "borgmatic"}),
+                            "{mesh}/{node}/{name}: {req}"
+                        );
+                        assert_eq!(dir["placed"], false, "{mesh}/{node}/{name}: {req}");
+                        assert_eq!(host_path, format!("/srv/mesh/{name}/{directory}"));
+                        assert!(learned.contains(&(name.to_string(), directory.to_string())));
+                        let read = format!("  - \"/mesh/{name}/{directory}\"\n");
+                        assert!(template.contains(&read), "{read} not in\n{template}");
+                    }
+                }
+            }
+            assert!(asked > 0, "{mesh}/{node}: no module asks to be kept");
+            assert_eq!(
+                learned.len(),
+                template.matches("  - \"/mesh/").count(),
+                "{mesh}/{node}:\n{template}"
+            );
+        }
+    }
+    // The lab's vault, forge, and photo library, by name.
+    let lab = build_catalogue_mesh("lab");
+    let config = entry(
+        container(instance(&lab, "alpha", "borgmatic")),
+        "files",
+        "/etc/borgmatic.d/config.yaml",
+    )
+    .unwrap();
+    let alpha = config["template"]
+        .as_str()
+        .or(config["content"].as_str())
+        .unwrap();
+    for kept in [
+        "  - \"/mesh/openbao/data\"\n",
+        "  - \"/mesh/vaultwarden/data\"\n",
+        "  - \"/host/mnt/disk2/forge\"\n",
+    ] {
+        assert!(alpha.contains(kept), "{kept} not in\n{alpha}");
+    }
+    assert!(!alpha.contains("/mesh/openbao/logs"), "{alpha}");
+}
+
+/// Issue 38: only PostgreSQL was dumped. A MariaDB server asks the backup of its node for
+/// dumps too; its job creates the login the backup answers, with the rights `mariadb-dump`
+/// needs, and the backup dumps every database with it (`mariadb_databases`).
+#[test]
+fn borgmatic_dumps_every_mariadb_server_with_the_login_its_job_creates() {
+    let full = build(FULL, "services_full");
+    let mariadb = instance(&full, "two", "mariadb");
+    assert_eq!(
+        mariadb["requirements"]["dump"]["provider"],
+        serde_json::json!({"node": "two", "instance": "borgmatic"})
+    );
+    let job = named(mariadb, "dump_login");
+    assert_eq!(job["job"], true);
+    assert_eq!(job["after"], serde_json::json!(["mariadb"]));
+    let dump_file = entry(job, "files", "/mesh/dump.sql").unwrap();
+    let sql = dump_file["template"].as_str().unwrap();
+    for statement in [
+        "CREATE USER IF NOT EXISTS '${dump.user}'@'%' IDENTIFIED BY '${replace(dump.password, \"'\", \"''\")}';",
+        "GRANT SELECT, SHOW VIEW, TRIGGER, LOCK TABLES, EVENT ON *.* TO '${dump.user}'@'%';",
+    ] {
+        assert!(sql.contains(statement), "{statement} not in {sql}");
+    }
+    assert_eq!(dump_file["references"]["dump.user"]["value"], "mesh_backup");
+    let login = mariadb["login"].as_str().unwrap();
+    assert_eq!(
+        dump_file["references"]["dump.password"]["sealed"]["key"],
+        format!("{login}/password")
+    );
+    let root = entry(job, "secrets", "/run/secrets/root.cnf").unwrap();
+    assert_eq!(root["owner"], Value::from(999));
+
+    let borgmatic = container(instance(&full, "two", "borgmatic"));
+    let config = entry(borgmatic, "files", "/etc/borgmatic.d/config.yaml").unwrap();
+    let rendered = render(config["template"].as_str().unwrap(), &config["references"]);
+    let dump = format!(
+        "mariadb_databases: [{{name: all, hostname: \"two.services.internal\", port: {}, username: \"mesh_backup\", password: \"<secret {login}/password>\"}},]",
+        host_port(mariadb, "sql")
+    );
+    assert!(rendered.contains(&dump), "{dump}\nnot in\n{rendered}");
+}
+
+/// Issue 38: Nextcloud, Immich, Paperless-ngx and GoToSocial had no single sign-on. In the
+/// lab, each asks Keycloak (the only `oidc` provider) for a client with the callback its
+/// upstream documents, and reads the client's id and the very secret Keycloak holds, each
+/// the way its upstream takes it.
+#[test]
+fn the_labs_apps_log_in_through_keycloak_each_as_its_upstream_documents() {
+    let lab = build_catalogue_mesh("lab");
+    let keycloak = instance(&lab, "alpha", "keycloak");
+    let realm_file = entry(
+        named(keycloak, "keycloak"),
+        "files",
+        "/opt/keycloak/data/import/mesh-realm.json",
+    )
+    .unwrap();
+    let realm: Value = serde_json::from_str(&render(
+        realm_file["template"].as_str().unwrap(),
+        &realm_file["references"],
+    ))
+    .unwrap();
+    let issuer = "https://sso.example.org/realms/lab";
+    for (node, name, callback) in [
+        (
+            "beta",
+            "nextcloud",
+            "https://cloud.example.org/apps/user_oidc/code",
+        ),
+        ("gamma", "immich", "https://photos.example.org/auth/login"),
+        (
+            "gamma",
+            "paperless-ngx",
+            "https://docs.example.org/accounts/oidc/mesh/login/callback/",
+        ),
+        (
+            "beta",
+            "gotosocial",
+            "https://social.example.org/auth/callback",
+        ),
+    ] {
+        let app = instance(&lab, node, name);
+        assert_eq!(
+            app["requirements"]["sso"]["provider"],
+            serde_json::json!({"node": "alpha", "instance": "keycloak"}),
+            "{name}"
+        );
+        let login = app["login"].as_str().unwrap();
+        let client = realm["clients"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["clientId"] == login)
+            .unwrap_or_else(|| panic!("no client for {name}"));
+        assert_eq!(
+            client["redirectUris"],
+            serde_json::json!([callback]),
+            "{name}"
+        );
+        let secret = format!("<secret {login}/client_secret>");
+        assert_eq!(client["secret"], secret.as_str(), "{name}");
+        let sealed = serde_json::json!({
+            "by": {"node": "alpha", "instance": "keycloak"},
+            "key": format!("{login}/client_secret"),
+        });
+        match name {
+            "nextcloud" => {
+                let job = named(app, "oidc_login");
+                assert_eq!(job["job"], true);
+                assert_eq!(job["user"], Value::from(33));
+                assert_eq!(env(job, "OIDC_CLIENT_ID"), Some(login));
+                assert_eq!(
+                    env(job, "OIDC_DISCOVERY_URI"),
+                    Some(format!("{issuer}/.well-known/openid-configuration").as_str())
+                );
+                let file = entry(job, "secrets", "/run/secrets/oidc_client_secret").unwrap();
+                assert_eq!(file["sealed"], sealed);
+                let script = text(job, "/mesh/oidc_login");
+                assert!(
+                    script.contains("occ user_oidc:provider mesh --clientid=\"$OIDC_CLIENT_ID\" --clientsecret=\"$(cat /run/secrets/oidc_client_secret)\" --discoveryuri=\"$OIDC_DISCOVERY_URI\""),
+                    "{script}"
+                );
+                let mounts = job["mounts"].as_array().unwrap();
+                assert!(
+                    mounts.iter().any(|m| m["container"] == "/var/www/html"),
+                    "{mounts:?}"
+                );
+            }
+            "immich" => {
+                let server = named(app, "server");
+                assert_eq!(
+                    env(server, "IMMICH_CONFIG_FILE"),
+                    Some("/config/immich.json")
+                );
+                let file = entry(server, "files", "/config/immich.json").unwrap();
+                let config: Value = serde_json::from_str(&render(
+                    file["template"].as_str().unwrap(),
+                    &file["references"],
+                ))
+                .unwrap();
+                assert_eq!(config["oauth"]["enabled"], true);
+                assert_eq!(config["oauth"]["issuerUrl"], issuer);
+                assert_eq!(config["oauth"]["clientId"], login);
+                assert_eq!(config["oauth"]["clientSecret"], secret.as_str());
+                assert_eq!(config["oauth"]["autoRegister"], true);
+            }
+            "paperless-ngx" => {
+                let paperless = container(app);
+                assert_eq!(
+                    env(paperless, "PAPERLESS_APPS"),
+                    Some("allauth.socialaccount.providers.openid_connect")
+                );
+                assert_eq!(
+                    env(paperless, "PAPERLESS_SOCIALACCOUNT_PROVIDERS_FILE"),
+                    Some("/run/secrets/socialaccount_providers")
+                );
+                let file =
+                    entry(paperless, "secrets", "/run/secrets/socialaccount_providers").unwrap();
+                let providers: Value = serde_json::from_str(&render(
+                    file["template"].as_str().unwrap(),
+                    &file["references"],
+                ))
+                .unwrap();
+                let app = &providers["openid_connect"]["APPS"][0];
+                assert_eq!(app["provider_id"], "mesh");
+                assert_eq!(app["client_id"], login);
+                assert_eq!(app["secret"], secret.as_str());
+                assert_eq!(app["settings"]["server_url"], issuer);
+            }
+            _ => {
+                let gts = container(app);
+                assert_eq!(env(gts, "GTS_OIDC_ENABLED"), Some("true"));
+                assert_eq!(env(gts, "GTS_OIDC_ISSUER"), Some(issuer));
+                assert_eq!(env(gts, "GTS_OIDC_CLIENT_ID"), Some(login));
+                let value = &gts["env"]["GTS_OIDC_CLIENT_SECRET"];
+                assert_eq!(value["sealed"], sealed);
+                assert!(value["exposed"].is_string(), "{value}");
+            }
+        }
+    }
+}
+
+/// Issue 38: ClickHouse was not dumped, and borgmatic has no hook for it. A ClickHouse
+/// server asks the backup of its node for dumps and creates the login the backup answers,
+/// allowed to read every table; before each backup, borgmatic's script dumps each table over
+/// the HTTP interface into a folder the backup keeps.
+#[test]
+fn borgmatic_dumps_every_clickhouse_server_over_http_with_the_login_it_creates() {
+    let full = build(FULL, "services_full");
+    let clickhouse = instance(&full, "two", "clickhouse");
+    assert_eq!(
+        clickhouse["requirements"]["dump"]["provider"],
+        serde_json::json!({"node": "two", "instance": "borgmatic"})
+    );
+    // The server's container, whether or not the module also runs jobs.
+    let server = clickhouse["containers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "clickhouse" || c["name"] == "clickhouse-clickhouse")
+        .unwrap();
+    let users = entry(
+        server,
+        "files",
+        "/etc/clickhouse-server/users.d/mesh-backup.xml",
+    )
+    .unwrap();
+    assert_eq!(users["mode"], "0400");
+    let xml = users["template"].as_str().unwrap();
+    for part in [
+        "<${dump.user}>",
+        r#"<password>${replace(replace(dump.password, "&", "&amp;"), "<", "&lt;")}</password>"#,
+        "<query>GRANT SELECT, SHOW ON *.*</query>",
+        "</${dump.user}>",
+    ] {
+        assert!(xml.contains(part), "{part} not in {xml}");
+    }
+    assert_eq!(users["references"]["dump.user"]["value"], "mesh_backup");
+    let login = clickhouse["login"].as_str().unwrap();
+    assert_eq!(
+        users["references"]["dump.password"]["sealed"]["key"],
+        format!("{login}/password")
+    );
+
+    let borgmatic = container(instance(&full, "two", "borgmatic"));
+    let servers = entry(borgmatic, "files", "/etc/mesh/clickhouse-servers").unwrap();
+    let line = render(
+        servers["template"].as_str().unwrap(),
+        &servers["references"],
+    );
+    let server_line: Value = serde_json::from_str(line.trim()).unwrap();
+    assert_eq!(
+        server_line,
+        serde_json::json!({
+            "host": "two.services.internal",
+            "port": host_port(clickhouse, "http"),
+            "user": "mesh_backup",
+            "password": format!("<secret {login}/password>"),
+        })
+    );
+    let config = entry(borgmatic, "files", "/etc/borgmatic.d/config.yaml").unwrap();
+    let template = config["template"].as_str().unwrap();
+    for part in [
+        "\n  - /mnt/clickhouse-dumps\n",
+        "commands:\n  - before: action\n    when: [create]\n    run: [sh /etc/mesh/check-kept, python3 /etc/mesh/clickhouse-dump]\n",
+    ] {
+        assert!(template.contains(part), "{part} not in\n{template}");
+    }
+    let script = text(borgmatic, "/etc/mesh/clickhouse-dump");
+    assert!(script.contains("FORMAT Native"), "{script}");
+    assert!(
+        borgmatic["mounts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|m| m["container"] == "/mnt/clickhouse-dumps" && m["read_only"] == false)
+    );
+}
+
+/// Issue 38: the lab's DNS server published the proxy's names only. Every name the proxy
+/// routes is published at the front's address, and so is the TURN relay's, which is not a
+/// route; Synapse hands that relay to its clients.
+#[test]
+fn the_labs_dns_server_publishes_every_public_name() {
+    let lab = build_catalogue_mesh("lab");
+    let caddy = instance(&lab, "alpha", "caddy");
+    let routed: Vec<String> = caddy["provides"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["contract"] == "route")
+        .unwrap()["consumers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["given"]["public_name"].as_str().unwrap().to_string())
+        .collect();
+    assert!(routed.len() >= 16, "{routed:?}");
+    let provision = named(instance(&lab, "beta", "powerdns"), "provision");
+    assert_eq!(env(provision, "PUBLIC_ADDRESS"), Some("203.0.113.11"));
+    let published: Vec<&str> = text(provision, "/mesh/public_names").lines().collect();
+    for name in &routed {
+        assert!(
+            published.contains(&name.as_str()),
+            "{name} not in {published:?}"
+        );
+    }
+    let records = text(provision, "/mesh/records");
+    let turn = r#"["turn.example.org", "A", "203.0.113.11"]"#;
+    assert!(records.contains(turn), "{turn} not in {records}");
+    let synapse = instance(&lab, "beta", "synapse");
+    assert_eq!(
+        synapse["requirements"]["turn"]["provider"],
+        serde_json::json!({"node": "alpha", "instance": "coturn"})
+    );
+}
+
+/// What the catalogue's modules do not ask a backup to keep, and why; every other directory
+/// of every module in the lab and the fleet is asked for (`backup_<directory>`).
+const NOT_KEPT: &[(&str, &str, &str)] = &[
+    ("postgres", "data", "dumped (pg_dump)"),
+    ("pgvecto-rs", "data", "dumped (pg_dump)"),
+    ("mariadb", "data", "dumped (mariadb_dump)"),
+    ("clickhouse", "data", "dumped (clickhouse_dump)"),
+    ("clickhouse", "logs", "logs"),
+    ("openbao", "logs", "logs"),
+    (
+        "caddy",
+        "config",
+        "Caddy's autosave of the configuration the mesh writes",
+    ),
+    ("immich", "model_cache", "downloaded models"),
+    ("jellyfin", "cache", "a cache"),
+    ("ntfy", "cache", "the message cache"),
+    (
+        "paperless-ngx",
+        "export",
+        "made from the data and media it keeps",
+    ),
+    (
+        "rabbitmq",
+        "data",
+        "queues in flight; users and vhosts come from the mesh",
+    ),
+    ("postfix", "spool", "mail in flight"),
+    ("borgmatic", "repository", "the backup itself"),
+    ("borgmatic", "borg_config", "Borg's own state"),
+    ("borgmatic", "borg_cache", "Borg's cache"),
+    (
+        "borgmatic",
+        "clickhouse_dumps",
+        "kept as a source of its own",
+    ),
+];
+
+/// Issue 38: "nightly backups of every directory that holds data". A module added with a
+/// directory and no `backup_…` requirement fails here until it asks or is listed above.
+#[test]
+fn every_directory_of_the_lab_and_the_fleet_is_kept_or_named_as_not_holding_data() {
+    for mesh in ["lab", "fleet"] {
+        for (node, manifest) in build_catalogue_mesh(mesh) {
+            for i in manifest["instances"].as_array().unwrap() {
+                let module = i["module"].as_str().unwrap();
+                let requirements = i["requirements"].as_object().unwrap();
+                for (name, r) in requirements {
+                    if r["contract"] != "directory" {
+                        continue;
+                    }
+                    let asked = requirements
+                        .get(&format!("backup_{name}"))
+                        .is_some_and(|b| b["contract"] == "backup");
+                    let listed = NOT_KEPT.iter().any(|(m, d, _)| *m == module && *d == name);
+                    assert!(
+                        asked != listed,
+                        "{mesh}/{node}: {module}'s `{name}` is {}",
+                        if asked {
+                            "asked for and listed as not kept"
+                        } else {
+                            "neither asked for nor listed as not kept"
+                        }
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// A node without a backup of its own, in a mesh with one backup elsewhere.
+const BACKUP_ELSEWHERE: &str = r#"
+mesh backup_elsewhere {
+  node one { private_name = "one.backups.internal"  ports = 23000..23999 }
+  node two { private_name = "two.backups.internal"  ports = 23000..23999 }
+
+  seat vault = openbao on one
+  seat proxy = caddy on one
+
+  assign openbao to one
+  assign caddy to one { acme_email = "hostmaster@example.org"  http at 80  https at 443  h3 at 443 }
+  assign borgmatic to one { mesh_root at "/srv/mesh"  host_root at "/"  repository at "/mnt/backup/borg" }
+  assign uptime-kuma to two { route.public_name = "status.example.org" }
+}
+"#;
+
+/// Runs borgmatic's `check-kept` hook as built for `instance`, reading its own `kept`
+/// list; returns whether it passed and what it said.
+fn check_kept(instance: &Value) -> (bool, String) {
+    let server = container(instance);
+    let kept = text(server, "/etc/mesh/kept");
+    let script = text(server, "/etc/mesh/check-kept");
+    let dir = tempfile::tempdir().unwrap();
+    let list = dir.path().join("kept");
+    std::fs::write(&list, kept).unwrap();
+    let script = script.replace("/etc/mesh/kept", list.to_str().unwrap());
+    let out = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(&script)
+        .output()
+        .expect("sh runs");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// A mesh whose only backup is on another node gives that backup the node's modules too
+/// (resolution's "only provider"), and their directories are not where it reads. Before
+/// each backup a hook stops it, naming each such directory and its node, instead of
+/// letting it fail on a missing path; on the lab's nodes it passes.
+#[test]
+fn a_backup_refuses_directories_of_another_node_by_name() {
+    let manifests = build(BACKUP_ELSEWHERE, "backup_elsewhere");
+    let kuma = instance(&manifests, "two", "uptime-kuma");
+    assert_eq!(
+        kuma["requirements"]["backup_data"]["provider"],
+        serde_json::json!({"node": "one", "instance": "borgmatic"})
+    );
+    let (passed, said) = check_kept(instance(&manifests, "one", "borgmatic"));
+    assert!(!passed, "{said}");
+    assert!(
+        said.contains(
+            "backup: uptime-kuma's data lies on two.backups.internal, not on one.backups.internal"
+        ),
+        "{said}"
+    );
+    // Caddy and OpenBao on the backup's own node are not named.
+    assert_eq!(said.lines().count(), 1, "{said}");
+
+    let lab = build_catalogue_mesh("lab");
+    for node in ["alpha", "beta", "gamma"] {
+        let (passed, said) = check_kept(instance(&lab, node, "borgmatic"));
+        assert!(passed, "{node}: {said}");
+    }
 }
