@@ -152,32 +152,40 @@ fn render_stage(dir: &Path, secrets: &Path, stage: &Path) -> Result<usize, Strin
                         super::workspace::plain(&e)
                     )
                 })?;
-            super::render::render_files(&manifest_path, secrets, &root)?;
-            // The manifest as render reads it: bounded, its digest and every name it
+            // The manifest as render read it, once: bounded, its digest and every name it
             // joins to a path checked.
-            let (_, manifest) =
-                super::render::read_manifest(&manifest_path).map_err(Fail::into_sentence)?;
+            let manifest = super::render::render_files(&manifest_path, secrets, &root)?;
             let files = root.join(".mesh/files");
-            for i in manifest["instances"].as_array().into_iter().flatten() {
-                let login = i["login"].as_str().unwrap_or_default();
-                for c in i["containers"].as_array().into_iter().flatten() {
-                    let name = c["name"].as_str().unwrap_or_default();
-                    for f in swarm::delivered(node, login, c) {
+            for i in &manifest.instances {
+                let login = i.login.as_str();
+                for c in &i.containers {
+                    let name = c.name.as_str();
+                    // Named as the stack names them (`emit::swarm::delivered`).
+                    let delivered = c
+                        .files
+                        .iter()
+                        .map(|f| (false, f))
+                        .chain(c.secrets.iter().map(|f| (true, f)));
+                    for (secret, f) in delivered {
+                        let kind = swarm::file_kind(secret, f.content.is_some());
+                        let key = swarm::key_of(kind, node, login, name, &f.target);
                         let from = files
                             .join(login)
                             .join(name)
                             .join(f.target.trim_start_matches('/'));
                         let bytes = super::render::read_bounded(&from, MAX_READ, "a rendered file")
                             .map_err(Fail::into_sentence)?;
-                        write_private(&stage.join(&f.key), &bytes)?;
+                        write_private(&stage.join(&key), &bytes)?;
                         env.push_str(&format!(
                             "{}={}\n",
-                            swarm::digest_var(&f.key),
+                            swarm::digest_var(&key),
                             swarm::short_digest(&bytes)
                         ));
                         count += 1;
                     }
-                    if swarm::has_sealed_env(c) {
+                    // Env values only render writes: anything but text (as
+                    // `emit::swarm::has_sealed_env`).
+                    if c.env.values().any(|v| !v.is_string()) {
                         // Render's env file quotes each value for Compose; the engine's
                         // reader takes a line as it is.
                         let from = files.join(login).join(format!("{name}.env"));
