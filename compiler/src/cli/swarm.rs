@@ -184,7 +184,7 @@ fn render_stage(dir: &Path, secrets: &Path, stage: &Path) -> Result<usize, Strin
                         count += 1;
                     }
                     // Env values only render writes: anything but text (as
-                    // `emit::swarm::has_sealed_env`).
+                    // `emit::compose::has_sealed_env`).
                     if c.env.values().any(|v| !v.is_string()) {
                         // Render's env file quotes each value for Compose; the engine's
                         // reader takes a line as it is.

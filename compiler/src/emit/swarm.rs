@@ -33,6 +33,8 @@ use super::{Container, EnvValue, Manifest, NodeFacts, Requirement};
 // A manifest duration as Compose reads one (`"7d"` is `168h`): Swarm's parser knows no
 // days either.
 use super::compose::duration;
+// One rule for both targets: which env values only `meshc render` can write.
+use super::compose::has_sealed_env;
 use super::functions::yaml;
 use sha2::{Digest, Sha256};
 use std::fmt::Write as _;
@@ -149,14 +151,6 @@ pub fn delivered(node: &str, login: &str, container: &Container) -> Vec<Delivere
             }
         })
         .collect()
-}
-
-/// Whether a container has env values only `meshc render` can write.
-pub fn has_sealed_env(container: &Container) -> bool {
-    container
-        .env
-        .values()
-        .any(|v| !matches!(v, EnvValue::Text(_)))
 }
 
 /// A value: a YAML double-quoted scalar with every `$` doubled.
