@@ -18,15 +18,21 @@ const MAX_READ: u64 = 64 * 1024 * 1024;
 /// What Swarm will not do of a stack just built into `out`, one sentence each, from the
 /// notes its header holds (see [`swarm::NOTE_LINE`]).
 pub fn notes(out: &Path) -> Vec<String> {
-    fs::read_to_string(out.join(swarm::STACK))
-        .map(|stack| {
-            stack
-                .lines()
-                .filter_map(|l| l.strip_prefix(swarm::NOTE_LINE))
+    use std::io::BufRead;
+    let Ok(stack) = fs::File::open(out.join(swarm::STACK)) else {
+        return Vec::new();
+    };
+    // The notes are in the header: the stack's services (megabytes for a large mesh) are
+    // never read.
+    std::io::BufReader::new(stack)
+        .lines()
+        .map_while(Result::ok)
+        .take_while(|l| l.starts_with('#'))
+        .filter_map(|l| {
+            l.strip_prefix(swarm::NOTE_LINE)
                 .map(|n| format!("note: --target swarm: {n}"))
-                .collect()
         })
-        .unwrap_or_default()
+        .collect()
 }
 
 /// `meshc render --swarm DIR --secrets SECRETS --out STAGE`.
