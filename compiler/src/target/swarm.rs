@@ -37,3 +37,50 @@ impl Target for Swarm {
         )]
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn manifest(node: &str) -> Manifest {
+        Manifest {
+            mesh: "lab".into(),
+            node: node.into(),
+            digest: format!("sha256:{node}"),
+            nodes: Default::default(),
+            instances: vec![],
+            left_out: vec![],
+            retired: vec![],
+        }
+    }
+
+    fn facts(name: &str) -> NodeFacts {
+        NodeFacts {
+            name: name.into(),
+            private_name: None,
+            private_address: None,
+            root: crate::emit::DEFAULT_ROOT.into(),
+        }
+    }
+
+    /// The stack names the manifests in the mesh's order of nodes, whichever thread
+    /// finished first, from the typed manifests the build handed it.
+    #[test]
+    fn the_stack_names_the_manifests_in_the_meshs_order() {
+        let swarm = Swarm::default();
+        let nodes = [facts("alpha"), facts("beta")];
+        swarm.node_files(&manifest("beta"), &nodes);
+        swarm.node_files(&manifest("alpha"), &nodes);
+        let files = swarm.mesh_files(&nodes);
+        assert_eq!(files.len(), 1);
+        assert_eq!(files[0].0, swarm::STACK);
+        let stack = String::from_utf8(files[0].1.clone()).unwrap();
+        let named: Vec<&str> = stack
+            .lines()
+            .filter_map(|l| l.strip_prefix(swarm::NODE_LINE))
+            .collect();
+        assert_eq!(named, ["alpha sha256:alpha", "beta sha256:beta"]);
+        // Kept once: a second build of the same value starts empty.
+        assert!(swarm.mesh_files(&nodes).is_empty());
+    }
+}
