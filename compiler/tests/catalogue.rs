@@ -87,3 +87,61 @@ fn every_mesh_builds_whole_and_matches_its_snapshot() {
         }
     }
 }
+
+/// Issue 38: docs/catalogue.md gives, for every module, its pins, the date they were
+/// checked and the upstream page that names them. Every image the catalogue pins is in its
+/// module's row, so a pin cannot move without the table.
+#[test]
+fn every_pin_is_in_the_docs_table_with_its_date_and_upstream_page() {
+    let docs = std::fs::read_to_string(catalogue_dir().join("../docs/catalogue.md")).unwrap();
+    let start = docs
+        .find("### Every pin, module by module")
+        .expect("the pins table in docs/catalogue.md");
+    let table = &docs[start..];
+    let table = &table[..table[4..].find("\n### ").map_or(table.len(), |i| i + 4)];
+    let rows: std::collections::BTreeMap<&str, &str> = table
+        .lines()
+        .filter_map(|l| l.strip_prefix("| `"))
+        .filter_map(|l| l.split_once("` |"))
+        .collect();
+    let mut modules = 0;
+    for (name, text) in common::catalogue_files() {
+        let images: Vec<&str> = text
+            .lines()
+            .filter_map(|l| l.trim().strip_prefix("image \""))
+            .filter_map(|l| l.split('"').next())
+            .collect();
+        if images.is_empty() {
+            continue;
+        }
+        modules += 1;
+        let module = name
+            .trim_start_matches("catalogue/")
+            .trim_end_matches(".mesh");
+        let row = rows
+            .get(module)
+            .unwrap_or_else(|| panic!("no row for `{module}` in the pins table"));
+        for image in images {
+            assert!(
+                row.contains(&format!("`{image}`")),
+                "`{image}` of {module} is not in its row: {row}"
+            );
+        }
+        let cells: Vec<&str> = row.split(" | ").collect();
+        assert!(cells.len() >= 4, "{module}: {row}");
+        let date = cells[1].trim();
+        assert!(
+            date.len() == 10 && date.starts_with("20") && date.as_bytes()[4] == b'-',
+            "{module}: no date checked in {row}"
+        );
+        assert!(
+            cells[2].contains("<https://"),
+            "{module}: no upstream page in {row}"
+        );
+        assert!(
+            !cells[3].trim().is_empty(),
+            "{module}: nothing verified in {row}"
+        );
+    }
+    assert_eq!(rows.len(), modules, "rows for modules the catalogue lacks");
+}

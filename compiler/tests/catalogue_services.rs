@@ -863,6 +863,272 @@ fn consumer_logins(instance: &Value, contract: &str) -> Vec<String> {
         .collect()
 }
 
+/// The catalogue's three meshes built whole, each node's manifest as JSON, with the name
+/// of the mesh before the node's.
+fn catalogue_meshes() -> Vec<(String, Value)> {
+    let (database, ws) = Database::with_files(common::catalogue_files());
+    let mut all = Vec::new();
+    for mesh in ["lab", "fleet", "single"] {
+        let outcome = db::resolve_mesh(&database, ws, mesh.to_string(), Lock::new());
+        assert!(!outcome.refused(), "mesh `{mesh}` does not build whole");
+        for (node, m) in &outcome.manifests {
+            let json = serde_json::from_slice(&meshc::emit::manifest_bytes(m)).unwrap();
+            all.push((format!("{mesh}/{node}"), json));
+        }
+    }
+    all
+}
+
+/// The modules whose long-running containers declare no `health`, because their images
+/// cannot answer one: the Forgejo runner serves nothing to ask. (Loki's and Headscale's
+/// distroless images ask themselves: `loki -health`, `headscale health`.)
+const NO_HEALTH: [&str; 1] = ["forgejo-runner"];
+
+/// Issue 38: every long-running container of every mesh of the catalogue has a `health`,
+/// or its module is one whose image cannot answer one, listed above and saying so in its
+/// doc comment. The list is exact: a module that gains a check leaves it.
+#[test]
+fn every_long_running_container_has_a_health_or_its_module_says_why_not() {
+    let mut without = std::collections::BTreeSet::new();
+    let mut with = 0;
+    for (node, manifest) in catalogue_meshes() {
+        for instance in manifest["instances"].as_array().unwrap() {
+            for c in instance["containers"].as_array().unwrap() {
+                if c["job"] == true {
+                    assert!(c.get("health").is_none(), "{node}: a job with a health");
+                    continue;
+                }
+                match c.get("health") {
+                    Some(health) => {
+                        with += 1;
+                        let test = health["test"].as_array().unwrap();
+                        assert!(!test.is_empty(), "{node}: {}", c["name"]);
+                        assert!(health["retries"].as_u64().unwrap() >= 1);
+                    }
+                    None => {
+                        without.insert(instance["module"].as_str().unwrap().to_string());
+                    }
+                }
+            }
+        }
+    }
+    assert_eq!(
+        without.iter().map(String::as_str).collect::<Vec<_>>(),
+        NO_HEALTH,
+        "the modules whose containers run without a health"
+    );
+    assert!(with >= 60, "only {with} containers with a health");
+    for module in NO_HEALTH {
+        let text = std::fs::read_to_string(format!(
+            "{}/../catalogue/{module}.mesh",
+            env!("CARGO_MANIFEST_DIR")
+        ))
+        .unwrap();
+        assert!(
+            text.contains("/// Declares no `health`:"),
+            "{module}.mesh does not say why it declares no health"
+        );
+    }
+}
+
+/// Issue 38: provisioning is a job, never a step a long-running container runs beside its
+/// server and then sleeps on; and no failing step is hidden behind `|| true`.
+#[test]
+fn no_catalogue_module_keeps_a_provisioning_step_running_or_hides_a_failure() {
+    for (name, text) in common::catalogue_files() {
+        for forbidden in ["sleep infinity", "|| true", "|| :", "wait \"$server\""] {
+            assert!(!text.contains(forbidden), "{name} contains `{forbidden}`");
+        }
+    }
+    // Every job of the meshes runs after a container of its own module.
+    for (node, manifest) in catalogue_meshes() {
+        for instance in manifest["instances"].as_array().unwrap() {
+            let containers = instance["containers"].as_array().unwrap();
+            for job in containers.iter().filter(|c| c["job"] == true) {
+                let after = job["after"]
+                    .as_array()
+                    .expect("a job runs after its server");
+                assert!(!after.is_empty(), "{node}: {}", job["name"]);
+            }
+        }
+    }
+}
+
+/// A test's own consumer of `amqp`: no catalogue module speaks it yet.
+const BROKER: &str = r#"
+module queue_client {
+  requires broker: module amqp
+  container app {
+    image "busybox:1.37"
+    env { AMQP_HOST = broker.host  AMQP_USER = broker.user }
+    user 1000
+    secret "/run/secrets/amqp" = broker.password
+  }
+}
+
+mesh broker_test {
+  node one { private_name = "one.broker.internal"  ports = 23000..23999 }
+  seat vault = openbao on one
+  seat broker = rabbitmq on one
+  assign openbao to one
+  assign rabbitmq to one
+  assign queue_client to one
+  assign queue_client to one as second { short = "b" }
+}
+"#;
+
+/// Issue 38: RabbitMQ provisioned its consumers from its start script and stayed with the
+/// server; now a job does, once the server is healthy, through the management API with the
+/// administrator's password in a file, never an argument.
+#[test]
+fn rabbitmq_provisions_every_consumer_in_a_job_after_the_healthy_server() {
+    let built = build(BROKER, "broker_test");
+    let rabbitmq = instance(&built, "one", "rabbitmq");
+    let consumers = consumer_logins(rabbitmq, "amqp");
+    assert_eq!(consumers.len(), 2, "{consumers:?}");
+    let server = named(rabbitmq, "rabbitmq");
+    assert!(server.get("job").is_none());
+    assert_eq!(server["command"], serde_json::json!([]));
+    assert_eq!(
+        server["health"]["test"],
+        serde_json::json!(["rabbitmq-diagnostics", "-q", "ping"])
+    );
+    let job = named(rabbitmq, "provision");
+    assert_eq!(job["job"], true);
+    assert_eq!(job["after"], serde_json::json!(["rabbitmq"]));
+    assert_eq!(job["image"], server["image"]);
+    let conf = entry(job, "files", "/mesh/rabbitmqadmin.conf").unwrap();
+    assert_eq!(conf["mode"], "0400");
+    let template = conf["template"].as_str().unwrap();
+    assert!(
+        template.contains("port = ${management.host_port}"),
+        "{template}"
+    );
+    assert_eq!(
+        conf["references"]["management.host_port"]["value"],
+        rabbitmq["requirements"]["management"]["host_port"].to_string()
+    );
+    assert!(conf["references"]["admin.value"].get("sealed").is_some());
+    // A failing line of the consumers' list stops the job: it is run with `-e`.
+    let provision = entry(job, "files", "/mesh/provision").unwrap()["content"]
+        .as_str()
+        .unwrap();
+    assert!(
+        provision.contains("set -eu\nsh -eu /mesh/consumers\n"),
+        "{provision}"
+    );
+    let lines = entry(job, "files", "/mesh/consumers").unwrap();
+    let script = lines["template"].as_str().unwrap();
+    assert!(lines["references"].get("admin.value").is_none(), "{script}");
+    for login in &consumers {
+        for (reference, step) in [
+            (
+                "vhost",
+                format!("vhosts declare --name '${{c.{login}.vhost}}'"),
+            ),
+            (
+                "user",
+                format!("users declare --name '${{c.{login}.user}}'"),
+            ),
+            (
+                "vhost",
+                format!(
+                    "--vhost '${{c.{login}.vhost}}' permissions declare --user '${{c.{login}.user}}'"
+                ),
+            ),
+        ] {
+            assert!(script.contains(&step), "{step} not in {script}");
+            assert_eq!(
+                lines["references"][format!("c.{login}.{reference}")]["value"],
+                login.as_str()
+            );
+        }
+        assert_eq!(
+            lines["references"][format!("c.{login}.password")]["sealed"]["key"],
+            format!("{login}/password")
+        );
+    }
+}
+
+/// Issue 38: ClickHouse provisioned its consumers from its start script; now a job does,
+/// once the server is healthy, through the published native port, its password in the
+/// client's configuration file.
+#[test]
+fn clickhouse_provisions_every_consumer_in_a_job_after_the_healthy_server() {
+    let lab: Vec<(String, Value)> = catalogue_meshes()
+        .into_iter()
+        .filter(|(n, _)| n == "lab/beta")
+        .collect();
+    let clickhouse = instance(&lab, "lab/beta", "clickhouse");
+    let consumers = consumer_logins(clickhouse, "clickhouse");
+    assert!(!consumers.is_empty());
+    let server = named(clickhouse, "clickhouse");
+    assert_eq!(server["command"][0], "clickhouse-server");
+    assert!(entry(server, "files", "/mesh/consumers.sql").is_none());
+    assert!(
+        server["health"]["test"][4]
+            .as_str()
+            .unwrap()
+            .ends_with("/ping")
+    );
+    let job = named(clickhouse, "provision");
+    assert_eq!(job["job"], true);
+    assert_eq!(job["after"], serde_json::json!(["clickhouse"]));
+    let native = clickhouse["requirements"]["native"]["host_port"].to_string();
+    let script = entry(job, "files", "/mesh/provision").unwrap()["content"]
+        .as_str()
+        .unwrap();
+    assert!(
+        script.contains(&format!("--host beta.lab.internal --port {native}")),
+        "{script}"
+    );
+    assert!(!script.contains("password"), "{script}");
+    let client = entry(job, "files", "/etc/clickhouse-client/config.d/mesh.xml").unwrap();
+    assert!(client["references"]["admin.value"].get("sealed").is_some());
+    let sql = entry(job, "files", "/mesh/consumers.sql").unwrap();
+    for login in &consumers {
+        assert_eq!(
+            sql["references"][format!("c.{login}.password")]["sealed"]["key"],
+            format!("{login}/password")
+        );
+        let template = sql["template"].as_str().unwrap();
+        assert!(
+            template.contains(&format!(
+                "GRANT ALL ON ${{c.{login}.database}}.* TO ${{c.{login}.user}};"
+            )),
+            "{template}"
+        );
+    }
+}
+
+/// Issue 38: a container that needs another of its module starts after it: Mastodon's
+/// streaming API and Sidekiq read the schema the web container migrates, Nextcloud's cron
+/// the installation the web container makes.
+#[test]
+fn containers_that_need_another_of_their_module_start_after_it() {
+    let meshes = catalogue_meshes();
+    let mut seen = std::collections::BTreeSet::new();
+    for (_, manifest) in &meshes {
+        for instance in manifest["instances"].as_array().unwrap() {
+            let expected: &[(&str, &str)] = match instance["module"].as_str().unwrap() {
+                "mastodon" => &[("streaming", "web"), ("sidekiq", "web")],
+                "nextcloud" => &[("cron", "nextcloud")],
+                _ => continue,
+            };
+            for (container, after) in expected {
+                let c = named(instance, container);
+                assert_eq!(c["after"], serde_json::json!([after]), "{}", c["name"]);
+                assert!(
+                    named(instance, after).get("health").is_some(),
+                    "`{after}` has no health to wait for"
+                );
+                seen.insert(*container);
+            }
+        }
+    }
+    assert_eq!(seen.len(), 3, "{seen:?}");
+}
+
 /// Regression (issue 38): `SMTPD_SASL_USERS` ended every entry with `,`; the image splits
 /// the list on `,` and runs `saslpasswd2` under `set -e` for each entry, so the empty last
 /// entry stopped its start script. The image also asks for logins with their domain.

@@ -354,7 +354,7 @@ fn links(text: &str) -> Vec<String> {
 
 #[test]
 fn explain_texts_cite_the_guide_and_nothing_a_user_lacks() {
-    let dir = repo_root().join("compiler/src/diagnostics/explain");
+    let dir = repo_root().join("core/src/diagnostics/explain");
     let mut cited = 0;
     for e in std::fs::read_dir(&dir).unwrap() {
         let p = e.unwrap().path();
@@ -388,7 +388,7 @@ fn explain_texts_cite_the_guide_and_nothing_a_user_lacks() {
 #[test]
 fn every_check_is_listed_with_the_page_that_explains_it() {
     let checks = std::fs::read_to_string(guide().join("reference/checks.md")).unwrap();
-    let dir = repo_root().join("compiler/src/diagnostics/explain");
+    let dir = repo_root().join("core/src/diagnostics/explain");
     let mut codes: Vec<String> = std::fs::read_dir(&dir)
         .unwrap()
         .map(|e| {
@@ -616,7 +616,7 @@ fn the_contract_lists_are_the_librarys() {
         names("host"),
         names("mesh")
     ));
-    let explain = repo_root().join("compiler/src/diagnostics/explain/E0103.md");
+    let explain = repo_root().join("core/src/diagnostics/explain/E0103.md");
     generated_between(
         &explain,
         "(`requires db: module mysql`).\n\n",
@@ -695,11 +695,10 @@ fn codes_of(files: &[&str], catalogue: bool) -> Vec<String> {
 /// clean too.
 #[test]
 fn every_explain_example_draws_its_code_and_every_fix_checks_clean() {
-    let dir = repo_root().join("compiler/src/diagnostics/explain");
+    let dir = repo_root().join("core/src/diagnostics/explain");
     // The codes `meshc take` and `meshc genesis` report: their rules' file names them.
     let take_rules =
-        std::fs::read_to_string(repo_root().join("compiler/src/diagnostics/rules/take.rs"))
-            .unwrap();
+        std::fs::read_to_string(repo_root().join("core/src/diagnostics/rules/take.rs")).unwrap();
     let take_codes: Vec<String> = take_rules
         .split("Code::")
         .skip(1)

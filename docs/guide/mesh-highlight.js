@@ -1,7 +1,7 @@
 // Highlighting of ```mesh blocks in the guide (mdBook's highlight.js knows no mesh).
 // mdBook loads this after its own highlighting has run, so it registers the language
 // and highlights the mesh blocks again. The words are the language's keywords
-// (compiler/src/syntax/keywords.rs) and type names (compiler/src/check/types.rs); a
+// (core/src/syntax/keywords.rs) and type names (core/src/check/types.rs); a
 // test (compiler/tests/guide.rs) holds this list to that table.
 (function () {
   if (typeof hljs === "undefined") {

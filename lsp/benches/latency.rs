@@ -22,8 +22,8 @@
 //! benchmark, not a test: it asserts nothing about time.
 
 use futures::StreamExt as _;
-use meshc::workload::{EDITED, Flavour, Workload};
 use meshc_lsp::Backend;
+use meshc_workload::workload::{EDITED, Flavour, Workload};
 use serde_json::{Value, json};
 use std::path::Path;
 use std::time::{Duration, Instant};

@@ -137,7 +137,7 @@ fn scan_triple_string(rest: &[u8]) -> (usize, bool) {
 /// deeper than [`crate::syntax::parser::MAX_NESTING`] (the parser refuses those anyway):
 /// the caller then reads `${` as text. Iterative and bounded, so hostile nesting can
 /// neither overflow the stack nor make lexing quadratic.
-pub(crate) fn interp_end(text: &[u8], start: usize, one_line: bool) -> Option<usize> {
+pub fn interp_end(text: &[u8], start: usize, one_line: bool) -> Option<usize> {
     enum Mode {
         Interp(u32),
         Str,

@@ -24,16 +24,19 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// Every source file of the compiler outside `diagnostics/`: its path under `src/`
-/// (with `/`) and its text.
+/// Every source file outside `diagnostics/`, of the compiler (`core/src/`) and of the
+/// features and the binary around it (`compiler/src/`, package meshc): its path under its
+/// `src/` (with `/`) and its text.
 fn sources_outside_diagnostics() -> Vec<(String, String)> {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut files = Vec::new();
-    rust_files(&src, &mut files);
-    assert!(files.len() > 20, "the sources were not found under {src:?}");
-    files
-        .into_iter()
-        .filter_map(|path| {
+    let mut out = Vec::new();
+    for src in [
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("src"),
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../compiler/src"),
+    ] {
+        let mut files = Vec::new();
+        rust_files(&src, &mut files);
+        assert!(files.len() > 20, "the sources were not found under {src:?}");
+        out.extend(files.into_iter().filter_map(|path| {
             let rel = path
                 .strip_prefix(&src)
                 .expect("under src")
@@ -43,8 +46,9 @@ fn sources_outside_diagnostics() -> Vec<(String, String)> {
                 let text = std::fs::read_to_string(&path).expect("source readable");
                 (rel, text)
             })
-        })
-        .collect()
+        }));
+    }
+    out
 }
 
 #[test]
