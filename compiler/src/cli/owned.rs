@@ -2,7 +2,8 @@
 //! in `--out` written with the manifests (all or nothing), the files it wrote per mesh
 //! and node, with the SHA-256 of their bytes. A later build of the same mesh removes the
 //! files of nodes no longer in it — only a regular file (never a link, never through
-//! one) whose bytes are still those meshc wrote; anything else is kept and said.
+//! one) whose bytes are still those meshc wrote; anything else is kept and said. A file
+//! of the whole mesh a target writes (`swarm/stack.yaml`) is recorded per mesh.
 
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
@@ -13,11 +14,16 @@ use std::path::Path;
 /// The index's name in `--out`.
 pub const INDEX: &str = ".meshc-build.json";
 
-/// The index: `{"meshc_build_index": 1, "meshes": {mesh: {node: {file: sha256}}}}`.
+/// The index: `{"meshc_build_index": 1, "meshes": {mesh: {node: {file: sha256}}},
+/// "mesh_files": {mesh: {file: sha256}}}`. `mesh_files` is written only when a mesh has
+/// any, so an index of builds without one is as earlier versions wrote it (and read it:
+/// they ignore a field they do not know).
 #[derive(Default, Serialize, Deserialize)]
 struct Index {
     meshc_build_index: u32,
     meshes: IndexMap<String, IndexMap<String, IndexMap<String, String>>>,
+    #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
+    mesh_files: IndexMap<String, IndexMap<String, String>>,
 }
 
 /// The largest file the removal reads to compare (a manifest is far smaller).
@@ -68,6 +74,14 @@ fn is_build_file(node: &str, name: &str) -> bool {
                 .is_some_and(is_plain))
 }
 
+/// Whether `name` is one a target writes for the whole mesh: a file directly in a folder
+/// of its own (`swarm/stack.yaml`), named by no node of the build.
+fn is_mesh_file(name: &str) -> bool {
+    name.split_once('/').is_some_and(|(folder, file)| {
+        is_plain(folder) && !folder.starts_with('.') && is_plain(file)
+    })
+}
+
 /// Reads the index of `dir`, or none (missing, not a regular file, or not an index).
 fn read(dir: &Path) -> (Index, Option<String>) {
     let path = dir.join(INDEX);
@@ -100,6 +114,10 @@ pub fn plan(
 ) -> (Vec<Stale>, Vec<u8>, Vec<String>) {
     let (mut index, warning) = read(dir);
     let before = index.meshes.shift_remove(mesh).unwrap_or_default();
+    // Files of the whole mesh an earlier build wrote stay recorded, as a node's do: they
+    // are still meshc's when this build's target writes none.
+    let mut mesh_files = index.mesh_files.shift_remove(mesh).unwrap_or_default();
+    mesh_files.retain(|name, _| is_mesh_file(name));
     let mut now: IndexMap<String, IndexMap<String, String>> = IndexMap::new();
     for node in nodes {
         // Files an earlier build wrote for a node still built (its compose file, when
@@ -113,6 +131,8 @@ pub fn plan(
             && let Some(entry) = now.get_mut(node)
         {
             entry.insert(name.to_string(), sha256.to_string());
+        } else if is_mesh_file(name) {
+            mesh_files.insert(name.to_string(), sha256.to_string());
         }
     }
     let mut stale = Vec::new();
@@ -132,6 +152,9 @@ pub fn plan(
     }
     index.meshc_build_index = 1;
     index.meshes.insert(mesh.to_string(), now);
+    if !mesh_files.is_empty() {
+        index.mesh_files.insert(mesh.to_string(), mesh_files);
+    }
     let mut bytes = serde_json::to_vec_pretty(&index).unwrap_or_default();
     bytes.push(b'\n');
     (stale, bytes, warning.into_iter().collect())
@@ -233,5 +256,28 @@ mod tests {
         assert!(!is_build_file("alpha", "alphabet/compose.yaml"));
         assert!(!is_build_file("..", "../x"));
         assert!(!is_build_file(".hidden", ".hidden/x"));
+    }
+
+    /// The Swarm target's `swarm/stack.yaml` is the whole mesh's: the index records it
+    /// under the mesh, keeps it recorded while the mesh is built by another target, and
+    /// an index of builds that write none has no `mesh_files` at all.
+    #[test]
+    fn a_stack_of_the_whole_mesh_is_in_the_index() {
+        let dir = tempfile::tempdir().unwrap();
+        let index = |bytes: &[u8]| serde_json::from_slice::<serde_json::Value>(bytes).unwrap();
+        let nodes = ["alpha".to_string()];
+        let (_, bytes, _) = plan(dir.path(), "lab", &nodes, &[("alpha.json", "a")]);
+        assert!(index(&bytes).get("mesh_files").is_none());
+        let files = [("alpha.json", "a"), ("swarm/stack.yaml", "s")];
+        let (stale, bytes, _) = plan(dir.path(), "lab", &nodes, &files);
+        assert!(stale.is_empty());
+        assert_eq!(index(&bytes)["mesh_files"]["lab"]["swarm/stack.yaml"], "s");
+        assert!(index(&bytes)["meshes"]["lab"].get("swarm").is_none());
+        std::fs::write(dir.path().join(INDEX), &bytes).unwrap();
+        let (_, bytes, _) = plan(dir.path(), "lab", &nodes, &[("alpha.json", "a")]);
+        assert_eq!(index(&bytes)["mesh_files"]["lab"]["swarm/stack.yaml"], "s");
+        assert!(is_mesh_file("swarm/stack.yaml"));
+        assert!(!is_mesh_file("swarm/a/b") && !is_mesh_file("stack.yaml"));
+        assert!(!is_mesh_file("../x") && !is_mesh_file(".hidden/x"));
     }
 }

@@ -80,11 +80,11 @@ pub struct Container {
 /// its `references`.
 #[derive(Deserialize)]
 pub struct FileEntry {
-    target: String,
+    pub target: String,
     mode: Option<String>,
     owner: Option<i64>,
     group: Option<i64>,
-    content: Option<String>,
+    pub content: Option<String>,
     pub sealed: Option<Sealed>,
     template: Option<String>,
     pub references: Option<BTreeMap<String, Value>>,
@@ -626,17 +626,17 @@ pub fn render(manifest_path: &Path, secrets: &Path, root: &Path) -> Result<Rende
 
 /// `meshc render --swarm` (super::swarm): the files of a node's manifest rendered under
 /// `root` as on the node, without making its directories (they are the node's, not the
-/// manager's). The sentence of a refusal or failure on error.
+/// manager's). Gives the manifest as read and checked (read once), or the sentence of a
+/// refusal or failure.
 pub(super) fn render_files(
     manifest_path: &Path,
     secrets: &Path,
     root: &Path,
-) -> Result<usize, String> {
+) -> Result<Manifest, String> {
     let mut prepared = prepare(manifest_path, secrets, root).map_err(Fail::into_sentence)?;
     prepared.directories.clear();
-    commit(&prepared, root)
-        .map(|r| r.files)
-        .map_err(Fail::into_sentence)
+    commit(&prepared, root).map_err(Fail::into_sentence)?;
+    Ok(prepared.manifest)
 }
 
 /// Reads the manifest and every value, renders every template and checks everything

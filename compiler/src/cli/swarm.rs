@@ -18,15 +18,21 @@ const MAX_READ: u64 = 64 * 1024 * 1024;
 /// What Swarm will not do of a stack just built into `out`, one sentence each, from the
 /// notes its header holds (see [`swarm::NOTE_LINE`]).
 pub fn notes(out: &Path) -> Vec<String> {
-    fs::read_to_string(out.join(swarm::STACK))
-        .map(|stack| {
-            stack
-                .lines()
-                .filter_map(|l| l.strip_prefix(swarm::NOTE_LINE))
+    use std::io::BufRead;
+    let Ok(stack) = fs::File::open(out.join(swarm::STACK)) else {
+        return Vec::new();
+    };
+    // The notes are in the header: the stack's services (megabytes for a large mesh) are
+    // never read.
+    std::io::BufReader::new(stack)
+        .lines()
+        .map_while(Result::ok)
+        .take_while(|l| l.starts_with('#'))
+        .filter_map(|l| {
+            l.strip_prefix(swarm::NOTE_LINE)
                 .map(|n| format!("note: --target swarm: {n}"))
-                .collect()
         })
-        .unwrap_or_default()
+        .collect()
 }
 
 /// `meshc render --swarm DIR --secrets SECRETS --out STAGE`.
@@ -152,32 +158,40 @@ fn render_stage(dir: &Path, secrets: &Path, stage: &Path) -> Result<usize, Strin
                         super::workspace::plain(&e)
                     )
                 })?;
-            super::render::render_files(&manifest_path, secrets, &root)?;
-            // The manifest as render reads it: bounded, its digest and every name it
+            // The manifest as render read it, once: bounded, its digest and every name it
             // joins to a path checked.
-            let (_, manifest) =
-                super::render::read_manifest(&manifest_path).map_err(Fail::into_sentence)?;
+            let manifest = super::render::render_files(&manifest_path, secrets, &root)?;
             let files = root.join(".mesh/files");
-            for i in manifest["instances"].as_array().into_iter().flatten() {
-                let login = i["login"].as_str().unwrap_or_default();
-                for c in i["containers"].as_array().into_iter().flatten() {
-                    let name = c["name"].as_str().unwrap_or_default();
-                    for f in swarm::delivered(node, login, c) {
+            for i in &manifest.instances {
+                let login = i.login.as_str();
+                for c in &i.containers {
+                    let name = c.name.as_str();
+                    // Named as the stack names them (`emit::swarm::delivered`).
+                    let delivered = c
+                        .files
+                        .iter()
+                        .map(|f| (false, f))
+                        .chain(c.secrets.iter().map(|f| (true, f)));
+                    for (secret, f) in delivered {
+                        let kind = swarm::file_kind(secret, f.content.is_some());
+                        let key = swarm::key_of(kind, node, login, name, &f.target);
                         let from = files
                             .join(login)
                             .join(name)
                             .join(f.target.trim_start_matches('/'));
                         let bytes = super::render::read_bounded(&from, MAX_READ, "a rendered file")
                             .map_err(Fail::into_sentence)?;
-                        write_private(&stage.join(&f.key), &bytes)?;
+                        write_private(&stage.join(&key), &bytes)?;
                         env.push_str(&format!(
                             "{}={}\n",
-                            swarm::digest_var(&f.key),
+                            swarm::digest_var(&key),
                             swarm::short_digest(&bytes)
                         ));
                         count += 1;
                     }
-                    if swarm::has_sealed_env(c) {
+                    // Env values only render writes: anything but text (as
+                    // `emit::compose::has_sealed_env`).
+                    if c.env.values().any(|v| !v.is_string()) {
                         // Render's env file quotes each value for Compose; the engine's
                         // reader takes a line as it is.
                         let from = files.join(login).join(format!("{name}.env"));

@@ -12,7 +12,6 @@ use super::manifest::Manifest;
 use serde::ser::{self, Impossible, Serialize};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
-use std::borrow::Cow;
 use std::fmt;
 
 /// `value` as canonical JSON text.
@@ -28,21 +27,18 @@ pub fn digest_of(manifest: &Manifest) -> String {
     // manifest to the next instead of growing fresh ones (a large mesh's node writes
     // megabytes).
     thread_local! {
-        static BUFFERS: std::cell::RefCell<(Vec<u8>, Vec<u8>)> = const {
-            std::cell::RefCell::new((Vec::new(), Vec::new()))
-        };
+        static BUFFERS: std::cell::RefCell<Buffers> = std::cell::RefCell::default();
     }
-    let hash = BUFFERS.with_borrow_mut(|(out, scratch)| {
-        out.clear();
+    let hash = BUFFERS.with_borrow_mut(|b| {
+        b.out.clear();
         WithoutDigest(manifest)
             .serialize(Canonical {
-                out,
-                scratch,
+                b: &mut *b,
                 pretty: None,
                 depth: 0,
             })
             .expect("a manifest always serialises");
-        Sha256::digest(&out)
+        Sha256::digest(&b.out)
     });
     written_digest(&hash)
 }
@@ -75,9 +71,7 @@ const DIGEST_LEN: usize = 7 + 64;
 /// of the manifest with [`digest_of`] filled in (a test holds the two together).
 pub fn write_pretty_with_digest(manifest: &Manifest, pretty: &mut Vec<u8>) -> String {
     thread_local! {
-        static BUFFERS: std::cell::RefCell<(Vec<u8>, Vec<u8>)> = const {
-            std::cell::RefCell::new((Vec::new(), Vec::new()))
-        };
+        static BUFFERS: std::cell::RefCell<Buffers> = std::cell::RefCell::default();
     }
     /// Writes field `key` of the top-level object, the `k`th, pretty, and `value`'s
     /// canonical JSON at the end of `out`, returning the field with the range of its
@@ -86,31 +80,29 @@ pub fn write_pretty_with_digest(manifest: &Manifest, pretty: &mut Vec<u8>) -> St
         k: usize,
         key: &'static str,
         value: &T,
-        out: &mut Vec<u8>,
-        scratch: &mut Vec<u8>,
+        b: &mut Buffers,
         pretty: &mut Vec<u8>,
     ) -> (&'static str, std::ops::Range<usize>) {
         pretty_item(pretty, k == 0, 1);
         write_str(pretty, key);
         pretty.extend_from_slice(b": ");
-        let at = out.len();
+        let at = b.out.len();
         value
             .serialize(Canonical {
-                out: &mut *out,
-                scratch,
+                b: &mut *b,
                 pretty: Some(pretty),
                 depth: 1,
             })
             .expect("a manifest always serialises");
-        (key, at..out.len())
+        (key, at..b.out.len())
     }
-    BUFFERS.with_borrow_mut(|(out, scratch)| {
-        out.clear();
+    BUFFERS.with_borrow_mut(|b| {
+        b.out.clear();
         let m = manifest;
         pretty.push(b'{');
         let mut fields = vec![
-            field(0, "mesh", &m.mesh, out, scratch, pretty),
-            field(1, "node", &m.node, out, scratch, pretty),
+            field(0, "mesh", &m.mesh, b, pretty),
+            field(1, "node", &m.node, b, pretty),
         ];
         // The digest's place, filled in once the canonical bytes are hashed.
         pretty_item(pretty, false, 1);
@@ -118,10 +110,10 @@ pub fn write_pretty_with_digest(manifest: &Manifest, pretty: &mut Vec<u8>) -> St
         let digest_at = pretty.len();
         pretty.extend_from_slice(&[b'0'; DIGEST_LEN]);
         pretty.push(b'"');
-        fields.push(field(3, "nodes", &m.nodes, out, scratch, pretty));
-        fields.push(field(4, "instances", &m.instances, out, scratch, pretty));
-        fields.push(field(5, "left_out", &m.left_out, out, scratch, pretty));
-        fields.push(field(6, "retired", &m.retired, out, scratch, pretty));
+        fields.push(field(3, "nodes", &m.nodes, b, pretty));
+        fields.push(field(4, "instances", &m.instances, b, pretty));
+        fields.push(field(5, "left_out", &m.left_out, b, pretty));
+        fields.push(field(6, "retired", &m.retired, b, pretty));
         pretty_close(pretty, false, 1, b'}');
         pretty.push(b'\n');
         // The canonical JSON of the manifest without its digest: the same fields, in
@@ -132,7 +124,7 @@ pub fn write_pretty_with_digest(manifest: &Manifest, pretty: &mut Vec<u8>) -> St
             hasher.update(if i == 0 { b"{\"" } else { b",\"" });
             hasher.update(key.as_bytes());
             hasher.update(b"\":");
-            hasher.update(&out[range]);
+            hasher.update(&b.out[range]);
         }
         hasher.update(b"}");
         let digest = written_digest(&hasher.finalize());
@@ -162,15 +154,13 @@ impl Serialize for WithoutDigest<'_> {
 
 /// Any serialisable value as canonical JSON bytes.
 pub fn to_canonical_bytes<T: Serialize + ?Sized>(value: &T) -> Result<Vec<u8>, Error> {
-    let mut out = Vec::new();
-    let mut scratch = Vec::new();
+    let mut b = Buffers::default();
     value.serialize(Canonical {
-        out: &mut out,
-        scratch: &mut scratch,
+        b: &mut b,
         pretty: None,
         depth: 0,
     })?;
-    Ok(out)
+    Ok(b.out)
 }
 
 /// Why a value has no canonical JSON (a map key that is not text, a float).
@@ -191,45 +181,94 @@ impl ser::Error for Error {
     }
 }
 
-fn write_str(out: &mut Vec<u8>, s: &str) {
+/// Writes `s` as a JSON string, escaped as `serde_json` escapes it (a quote, a backslash
+/// and the control characters; nothing else). Returns whether anything was escaped.
+fn write_str(out: &mut Vec<u8>, s: &str) -> bool {
+    // Most text of a manifest needs no escape: copied whole, without the formatter.
+    if !s.bytes().any(|b| b < 0x20 || b == b'"' || b == b'\\') {
+        out.reserve(s.len() + 2);
+        out.push(b'"');
+        out.extend_from_slice(s.as_bytes());
+        out.push(b'"');
+        return false;
+    }
     serde_json::to_writer(&mut *out, s).expect("writing to a Vec never fails");
+    true
+}
+
+/// The buffers of one walk: the canonical bytes, the room an object's entries are moved
+/// aside into to sort them (an object ends only after its children have, so one serves
+/// all), and the entries of every object being written, innermost last.
+#[derive(Default)]
+struct Buffers {
+    out: Vec<u8>,
+    scratch: Vec<u8>,
+    entries: Vec<Entry>,
+}
+
+/// An object's entry: its key, and the range of its `"key":value` in `out`.
+struct Entry {
+    key: Key,
+    start: usize,
+    end: usize,
+}
+
+/// An entry's key, as it sorts (by its UTF-8 bytes): a field's name, a map key's text
+/// where it lies in `out` (between its quotes: it needed no escape), or a map key's text
+/// kept aside (it did).
+enum Key {
+    Field(&'static str),
+    At(usize, usize),
+    Text(String),
+}
+
+impl Key {
+    fn bytes<'b>(&'b self, out: &'b [u8]) -> &'b [u8] {
+        match self {
+            Key::Field(k) => k.as_bytes(),
+            Key::At(from, to) => &out[*from..*to],
+            Key::Text(k) => k.as_bytes(),
+        }
+    }
 }
 
 /// The serializer: writes one value to the end of `out`. Every object of the value is
 /// written in place, each entry's key and value in the order they come; when it ends,
 /// if its keys were not already in order, its entries are moved aside into `scratch`
-/// (shared: an object ends only after its children have) and written back sorted.
+/// and written back sorted.
 ///
 /// With `pretty`, the same walk also writes the value there as `serde_json`'s pretty
 /// printer does (two spaces a level, `": "` after a key, entries in the order they
 /// come), its value `depth` levels in: a build writes each manifest and the canonical
 /// JSON of its digest in one pass, each string escaped once.
+///
+/// Hand-written because no derive gives this: the field order the manifest is written
+/// in (its public shape) is not the sorted order its digest is taken over, and both come
+/// from one walk. Every `Serialize` of the manifest types is derived.
 struct Canonical<'a> {
-    out: &'a mut Vec<u8>,
-    scratch: &'a mut Vec<u8>,
+    b: &'a mut Buffers,
     pretty: Option<&'a mut Vec<u8>>,
     depth: usize,
 }
 
 /// An array being written; `depth` is its elements'.
 struct Seq<'a> {
-    out: &'a mut Vec<u8>,
-    scratch: &'a mut Vec<u8>,
+    b: &'a mut Buffers,
     pretty: Option<&'a mut Vec<u8>>,
     depth: usize,
     first: bool,
 }
 
-/// An object being written: where its first entry starts in `out` (after its `{`), and
-/// each entry's key and the range of its `"key":value` there; `depth` is its entries'.
+/// An object being written: where its first entry starts in `out` (after its `{`), where
+/// its entries start in `b.entries`, and the key and start of the entry whose value comes
+/// next; `depth` is its entries'.
 struct Object<'a> {
-    out: &'a mut Vec<u8>,
-    scratch: &'a mut Vec<u8>,
+    b: &'a mut Buffers,
     pretty: Option<&'a mut Vec<u8>>,
     depth: usize,
     start: usize,
-    entries: Vec<(Cow<'static, str>, usize, usize)>,
-    key: Option<String>,
+    base: usize,
+    key: Option<(Key, usize)>,
 }
 
 /// Starts a pretty element or entry at `depth`: after `[`/`{` for the first, after a
@@ -260,91 +299,103 @@ fn indent(pretty: &mut Vec<u8>, depth: usize) {
     }
 }
 
-impl<'a> Canonical<'a> {
+impl Canonical<'_> {
     /// Writes a scalar with `write` into the canonical bytes, and the same bytes into
     /// the pretty ones (a scalar is written alike in both).
     fn scalar(self, write: impl FnOnce(&mut Vec<u8>)) -> Result<(), Error> {
-        let at = self.out.len();
-        write(self.out);
+        let at = self.b.out.len();
+        write(&mut self.b.out);
         if let Some(pretty) = self.pretty {
-            pretty.extend_from_slice(&self.out[at..]);
+            pretty.extend_from_slice(&self.b.out[at..]);
         }
         Ok(())
     }
 }
 
 impl<'a> Object<'a> {
-    fn open(
-        out: &'a mut Vec<u8>,
-        scratch: &'a mut Vec<u8>,
-        mut pretty: Option<&'a mut Vec<u8>>,
-        depth: usize,
-        len: usize,
-    ) -> Self {
-        out.push(b'{');
+    fn open(b: &'a mut Buffers, mut pretty: Option<&'a mut Vec<u8>>, depth: usize) -> Self {
+        b.out.push(b'{');
         if let Some(p) = pretty.as_deref_mut() {
             p.push(b'{');
         }
-        let start = out.len();
         Object {
-            out,
-            scratch,
+            start: b.out.len(),
+            base: b.entries.len(),
+            b,
             pretty,
             depth: depth + 1,
-            start,
-            entries: Vec::with_capacity(len),
             key: None,
         }
     }
 
-    fn entry<T: Serialize + ?Sized>(
-        &mut self,
-        key: Cow<'static, str>,
-        value: &T,
-    ) -> Result<(), Error> {
-        let first = self.entries.is_empty();
+    /// Starts an entry: the comma before it, its key written by `write` (which says what
+    /// the key is), and its colon.
+    fn key(&mut self, write: impl FnOnce(&mut Vec<u8>) -> Result<Key, Error>) -> Result<(), Error> {
+        let first = self.b.entries.len() == self.base;
         if !first {
-            self.out.push(b',');
+            self.b.out.push(b',');
         }
-        let start = self.out.len();
-        write_str(self.out, &key);
+        let start = self.b.out.len();
+        let key = write(&mut self.b.out)?;
         if let Some(pretty) = self.pretty.as_deref_mut() {
             pretty_item(pretty, first, self.depth);
-            pretty.extend_from_slice(&self.out[start..]);
+            pretty.extend_from_slice(&self.b.out[start..]);
             pretty.extend_from_slice(b": ");
         }
-        self.out.push(b':');
-        value.serialize(Canonical {
-            out: &mut *self.out,
-            scratch: &mut *self.scratch,
-            pretty: self.pretty.as_deref_mut(),
-            depth: self.depth,
-        })?;
-        self.entries.push((key, start, self.out.len()));
+        self.b.out.push(b':');
+        self.key = Some((key, start));
         Ok(())
     }
 
-    fn finish(mut self) -> Result<(), Error> {
-        let sorted = self
-            .entries
-            .is_sorted_by(|a, b| a.0.as_bytes() <= b.0.as_bytes());
+    /// Writes the value of the entry [`Object::key`] started.
+    fn value<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
+        let (key, start) = self
+            .key
+            .take()
+            .ok_or_else(|| Error("a map value without its key".into()))?;
+        value.serialize(Canonical {
+            b: &mut *self.b,
+            pretty: self.pretty.as_deref_mut(),
+            depth: self.depth,
+        })?;
+        let end = self.b.out.len();
+        self.b.entries.push(Entry { key, start, end });
+        Ok(())
+    }
+
+    fn field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Result<(), Error> {
+        self.key(|out| {
+            write_str(out, key);
+            Ok(Key::Field(key))
+        })?;
+        self.value(value)
+    }
+
+    fn finish(self) -> Result<(), Error> {
+        let Buffers {
+            out,
+            scratch,
+            entries,
+        } = &mut *self.b;
+        let mine = &mut entries[self.base..];
+        let sorted = mine.is_sorted_by(|a, b| a.key.bytes(out) <= b.key.bytes(out));
         if !sorted {
-            self.entries
-                .sort_unstable_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
-            self.scratch.clear();
-            self.scratch.extend_from_slice(&self.out[self.start..]);
-            self.out.truncate(self.start);
-            for (i, (_, start, end)) in self.entries.iter().enumerate() {
+            mine.sort_unstable_by(|a, b| a.key.bytes(out).cmp(b.key.bytes(out)));
+            scratch.clear();
+            scratch.extend_from_slice(&out[self.start..]);
+            out.truncate(self.start);
+            for (i, e) in mine.iter().enumerate() {
                 if i > 0 {
-                    self.out.push(b',');
+                    out.push(b',');
                 }
-                self.out
-                    .extend_from_slice(&self.scratch[start - self.start..end - self.start]);
+                out.extend_from_slice(&scratch[e.start - self.start..e.end - self.start]);
             }
         }
-        self.out.push(b'}');
+        let empty = mine.is_empty();
+        entries.truncate(self.base);
+        out.push(b'}');
         if let Some(pretty) = self.pretty {
-            pretty_close(pretty, self.entries.is_empty(), self.depth, b'}');
+            pretty_close(pretty, empty, self.depth, b'}');
         }
         Ok(())
     }
@@ -397,10 +448,14 @@ impl<'a> ser::Serializer for Canonical<'a> {
         Err(Error("a manifest holds no floating-point number".into()))
     }
     fn serialize_char(self, v: char) -> Result<(), Error> {
-        self.scalar(|out| write_str(out, v.encode_utf8(&mut [0; 4])))
+        self.scalar(|out| {
+            write_str(out, v.encode_utf8(&mut [0; 4]));
+        })
     }
     fn serialize_str(self, v: &str) -> Result<(), Error> {
-        self.scalar(|out| write_str(out, v))
+        self.scalar(|out| {
+            write_str(out, v);
+        })
     }
     fn serialize_bytes(self, v: &[u8]) -> Result<(), Error> {
         use ser::SerializeSeq;
@@ -444,19 +499,18 @@ impl<'a> ser::Serializer for Canonical<'a> {
         variant: &'static str,
         value: &T,
     ) -> Result<(), Error> {
-        let mut obj = Object::open(self.out, self.scratch, self.pretty, self.depth, 1);
-        obj.entry(Cow::Borrowed(variant), value)?;
+        let mut obj = Object::open(self.b, self.pretty, self.depth);
+        obj.field(variant, value)?;
         obj.finish()
     }
     fn serialize_seq(self, _: Option<usize>) -> Result<Seq<'a>, Error> {
-        self.out.push(b'[');
+        self.b.out.push(b'[');
         let mut pretty = self.pretty;
         if let Some(p) = pretty.as_deref_mut() {
             p.push(b'[');
         }
         Ok(Seq {
-            out: self.out,
-            scratch: self.scratch,
+            b: self.b,
             pretty,
             depth: self.depth + 1,
             first: true,
@@ -477,17 +531,11 @@ impl<'a> ser::Serializer for Canonical<'a> {
     ) -> Result<Self::SerializeTupleVariant, Error> {
         Err(Error("a manifest holds no tuple variant".into()))
     }
-    fn serialize_map(self, len: Option<usize>) -> Result<Object<'a>, Error> {
-        Ok(Object::open(
-            self.out,
-            self.scratch,
-            self.pretty,
-            self.depth,
-            len.unwrap_or(0),
-        ))
+    fn serialize_map(self, _: Option<usize>) -> Result<Object<'a>, Error> {
+        Ok(Object::open(self.b, self.pretty, self.depth))
     }
-    fn serialize_struct(self, _: &'static str, len: usize) -> Result<Object<'a>, Error> {
-        self.serialize_map(Some(len))
+    fn serialize_struct(self, _: &'static str, _: usize) -> Result<Object<'a>, Error> {
+        Ok(Object::open(self.b, self.pretty, self.depth))
     }
     fn serialize_struct_variant(
         self,
@@ -505,21 +553,20 @@ impl ser::SerializeSeq for Seq<'_> {
     type Error = Error;
     fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
         if !self.first {
-            self.out.push(b',');
+            self.b.out.push(b',');
         }
         if let Some(pretty) = self.pretty.as_deref_mut() {
             pretty_item(pretty, self.first, self.depth);
         }
         self.first = false;
         value.serialize(Canonical {
-            out: &mut *self.out,
-            scratch: &mut *self.scratch,
+            b: &mut *self.b,
             pretty: self.pretty.as_deref_mut(),
             depth: self.depth,
         })
     }
     fn end(self) -> Result<(), Error> {
-        self.out.push(b']');
+        self.b.out.push(b']');
         if let Some(pretty) = self.pretty {
             pretty_close(pretty, self.first, self.depth, b']');
         }
@@ -553,24 +600,21 @@ impl ser::SerializeMap for Object<'_> {
     type Ok = ();
     type Error = Error;
     fn serialize_key<T: Serialize + ?Sized>(&mut self, key: &T) -> Result<(), Error> {
-        // Only text is a key; whatever else the key is, the error says so.
-        match key.serialize(Text {
-            key: true,
-            numbers: false,
-        }) {
-            Ok(Some(text)) => {
-                self.key = Some(text);
-                Ok(())
+        self.key(|out| {
+            let at = out.len();
+            if key.serialize(KeyWriter(&mut *out))? {
+                // Escaped: sorted by its text, read back (a rare key).
+                let text: String = serde_json::from_slice(&out[at..])
+                    .map_err(|_| Error("a JSON object key is text".into()))?;
+                Ok(Key::Text(text))
+            } else {
+                // Sorted where it lies, between its quotes.
+                Ok(Key::At(at + 1, out.len() - 1))
             }
-            _ => Err(Error("a JSON object key is text".into())),
-        }
+        })
     }
     fn serialize_value<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
-        let key = self
-            .key
-            .take()
-            .ok_or_else(|| Error("a map value without its key".into()))?;
-        self.entry(Cow::Owned(key), value)
+        self.value(value)
     }
     fn end(self) -> Result<(), Error> {
         self.finish()
@@ -585,116 +629,101 @@ impl ser::SerializeStruct for Object<'_> {
         key: &'static str,
         value: &T,
     ) -> Result<(), Error> {
-        self.entry(Cow::Borrowed(key), value)
+        self.field(key, value)
     }
     fn end(self) -> Result<(), Error> {
         self.finish()
     }
 }
 
-/// A value's text where JSON writes it as a string (a string, a char, a unit variant,
-/// through newtypes), else `None`; a compound value is an error. Read by the canonical
-/// writer for a map's keys.
-pub(super) struct Text {
-    /// Read as a map's key: `Some` is no key (as in `serde_json`).
-    pub key: bool,
-    /// A number or a boolean is text too, as JSON writes it as a key (the canonical
-    /// writer takes text keys only).
-    pub numbers: bool,
-}
-
-impl Text {
-    fn number(&self, n: impl ToString) -> Result<Option<String>, Error> {
-        Ok(self.numbers.then(|| n.to_string()))
-    }
-}
+/// Writes a map's key where JSON writes it as a string (a string, a char, a unit variant,
+/// through newtypes), saying whether it was escaped; any other key is an error, as in
+/// `serde_json`'s text-only keys.
+struct KeyWriter<'a>(&'a mut Vec<u8>);
 
 fn not_text() -> Error {
-    Error("not text".into())
+    Error("a JSON object key is text".into())
 }
 
-impl ser::Serializer for Text {
-    type Ok = Option<String>;
+impl ser::Serializer for KeyWriter<'_> {
+    type Ok = bool;
     type Error = Error;
-    type SerializeSeq = Impossible<Option<String>, Error>;
-    type SerializeTuple = Impossible<Option<String>, Error>;
-    type SerializeTupleStruct = Impossible<Option<String>, Error>;
-    type SerializeTupleVariant = Impossible<Option<String>, Error>;
-    type SerializeMap = Impossible<Option<String>, Error>;
-    type SerializeStruct = Impossible<Option<String>, Error>;
-    type SerializeStructVariant = Impossible<Option<String>, Error>;
+    type SerializeSeq = Impossible<bool, Error>;
+    type SerializeTuple = Impossible<bool, Error>;
+    type SerializeTupleStruct = Impossible<bool, Error>;
+    type SerializeTupleVariant = Impossible<bool, Error>;
+    type SerializeMap = Impossible<bool, Error>;
+    type SerializeStruct = Impossible<bool, Error>;
+    type SerializeStructVariant = Impossible<bool, Error>;
 
-    fn serialize_bool(self, b: bool) -> Result<Option<String>, Error> {
-        self.number(b)
+    fn serialize_str(self, s: &str) -> Result<bool, Error> {
+        Ok(write_str(self.0, s))
     }
-    fn serialize_i8(self, n: i8) -> Result<Option<String>, Error> {
-        self.number(n)
-    }
-    fn serialize_i16(self, n: i16) -> Result<Option<String>, Error> {
-        self.number(n)
-    }
-    fn serialize_i32(self, n: i32) -> Result<Option<String>, Error> {
-        self.number(n)
-    }
-    fn serialize_i64(self, n: i64) -> Result<Option<String>, Error> {
-        self.number(n)
-    }
-    fn serialize_u8(self, n: u8) -> Result<Option<String>, Error> {
-        self.number(n)
-    }
-    fn serialize_u16(self, n: u16) -> Result<Option<String>, Error> {
-        self.number(n)
-    }
-    fn serialize_u32(self, n: u32) -> Result<Option<String>, Error> {
-        self.number(n)
-    }
-    fn serialize_u64(self, n: u64) -> Result<Option<String>, Error> {
-        self.number(n)
-    }
-    fn serialize_f32(self, _: f32) -> Result<Option<String>, Error> {
-        Ok(None)
-    }
-    fn serialize_f64(self, _: f64) -> Result<Option<String>, Error> {
-        Ok(None)
-    }
-    fn serialize_char(self, c: char) -> Result<Option<String>, Error> {
-        Ok(Some(c.to_string()))
-    }
-    fn serialize_str(self, s: &str) -> Result<Option<String>, Error> {
-        Ok(Some(s.to_string()))
-    }
-    fn serialize_bytes(self, _: &[u8]) -> Result<Option<String>, Error> {
-        Ok(None)
-    }
-    fn serialize_none(self) -> Result<Option<String>, Error> {
-        Ok(None)
-    }
-    fn serialize_some<T: Serialize + ?Sized>(self, value: &T) -> Result<Option<String>, Error> {
-        match self.key {
-            true => Ok(None),
-            false => value.serialize(self),
-        }
-    }
-    fn serialize_unit(self) -> Result<Option<String>, Error> {
-        Ok(None)
-    }
-    fn serialize_unit_struct(self, _: &'static str) -> Result<Option<String>, Error> {
-        Ok(None)
+    fn serialize_char(self, c: char) -> Result<bool, Error> {
+        Ok(write_str(self.0, c.encode_utf8(&mut [0; 4])))
     }
     fn serialize_unit_variant(
         self,
         _: &'static str,
         _: u32,
         variant: &'static str,
-    ) -> Result<Option<String>, Error> {
-        Ok(Some(variant.to_string()))
+    ) -> Result<bool, Error> {
+        Ok(write_str(self.0, variant))
     }
     fn serialize_newtype_struct<T: Serialize + ?Sized>(
         self,
         _: &'static str,
         value: &T,
-    ) -> Result<Option<String>, Error> {
+    ) -> Result<bool, Error> {
         value.serialize(self)
+    }
+    fn serialize_bool(self, _: bool) -> Result<bool, Error> {
+        Err(not_text())
+    }
+    fn serialize_i8(self, _: i8) -> Result<bool, Error> {
+        Err(not_text())
+    }
+    fn serialize_i16(self, _: i16) -> Result<bool, Error> {
+        Err(not_text())
+    }
+    fn serialize_i32(self, _: i32) -> Result<bool, Error> {
+        Err(not_text())
+    }
+    fn serialize_i64(self, _: i64) -> Result<bool, Error> {
+        Err(not_text())
+    }
+    fn serialize_u8(self, _: u8) -> Result<bool, Error> {
+        Err(not_text())
+    }
+    fn serialize_u16(self, _: u16) -> Result<bool, Error> {
+        Err(not_text())
+    }
+    fn serialize_u32(self, _: u32) -> Result<bool, Error> {
+        Err(not_text())
+    }
+    fn serialize_u64(self, _: u64) -> Result<bool, Error> {
+        Err(not_text())
+    }
+    fn serialize_f32(self, _: f32) -> Result<bool, Error> {
+        Err(not_text())
+    }
+    fn serialize_f64(self, _: f64) -> Result<bool, Error> {
+        Err(not_text())
+    }
+    fn serialize_bytes(self, _: &[u8]) -> Result<bool, Error> {
+        Err(not_text())
+    }
+    fn serialize_none(self) -> Result<bool, Error> {
+        Err(not_text())
+    }
+    fn serialize_some<T: Serialize + ?Sized>(self, _: &T) -> Result<bool, Error> {
+        Err(not_text())
+    }
+    fn serialize_unit(self) -> Result<bool, Error> {
+        Err(not_text())
+    }
+    fn serialize_unit_struct(self, _: &'static str) -> Result<bool, Error> {
+        Err(not_text())
     }
     fn serialize_newtype_variant<T: Serialize + ?Sized>(
         self,
@@ -702,7 +731,7 @@ impl ser::Serializer for Text {
         _: u32,
         _: &'static str,
         _: &T,
-    ) -> Result<Option<String>, Error> {
+    ) -> Result<bool, Error> {
         Err(not_text())
     }
     fn serialize_seq(self, _: Option<usize>) -> Result<Self::SerializeSeq, Error> {
@@ -775,18 +804,17 @@ mod tests {
 
     /// `value`'s pretty and canonical JSON from one walk.
     fn both(value: &Value) -> (String, String) {
-        let (mut out, mut scratch, mut pretty) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut b, mut pretty) = (Buffers::default(), Vec::new());
         value
             .serialize(Canonical {
-                out: &mut out,
-                scratch: &mut scratch,
+                b: &mut b,
                 pretty: Some(&mut pretty),
                 depth: 0,
             })
             .unwrap();
         (
             String::from_utf8(pretty).unwrap(),
-            String::from_utf8(out).unwrap(),
+            String::from_utf8(b.out).unwrap(),
         )
     }
 

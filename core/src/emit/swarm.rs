@@ -2,8 +2,9 @@
 //! mesh, `swarm/stack.yaml`, deployed from a manager with `docker stack deploy`. The
 //! design, and why, is in docs/swarm.md.
 //!
-//! The stack is a function of the manifests as they are written (their public JSON shape,
-//! §9), like `meshc render`'s input, so it says nothing a manifest does not.
+//! The stack is a function of the typed manifests the build writes (§9), as Compose's
+//! project is, so it says nothing a manifest does not. `meshc render --swarm` reads the
+//! written manifests and names their files with the same [`file_kind`] and [`key_of`].
 //!
 //! - **Placement.** Each service is constrained to `node.labels.mesh.node == <node>`; the
 //!   header lists the `docker node update --label-add` commands.
@@ -28,13 +29,13 @@
 //! Quoting as in [`super::compose`]: every scalar a double-quoted YAML string, every `$` of
 //! a value doubled (the stack is interpolated by `docker stack deploy` as Compose does).
 
-use super::NodeFacts;
+use super::{Container, EnvValue, Manifest, NodeFacts, Requirement};
 // A manifest duration as Compose reads one (`"7d"` is `168h`): Swarm's parser knows no
 // days either.
 use super::compose::duration;
+// One rule for both targets: which env values only `meshc render` can write.
+use super::compose::has_sealed_env;
 use super::functions::yaml;
-use crate::check::registry::{HostContract, ProviderKind};
-use serde_json::Value;
 use sha2::{Digest, Sha256};
 use std::fmt::Write as _;
 
@@ -98,59 +99,58 @@ pub struct Delivered {
     pub mode: u32,
 }
 
+/// How the stack delivers a file: a secret file (`secret`) or a file that is not `plain`
+/// text (sealed, or a template reading a secret) is a Swarm secret, a plain file a config.
+pub fn file_kind(secret: bool, plain: bool) -> Kind {
+    if secret || !plain {
+        Kind::Secret
+    } else {
+        Kind::Config
+    }
+}
+
 /// The files, sealed files and secret files of `container` of the instance whose login is
-/// `login`, as configs and secrets, with the owner, group and mode `meshc render` gives
-/// them (§12.1: the file's owner, else the container's user, else root; the owner's
-/// number as the group; 0440 a secret, 0644 a plain file, 0640 a sealed one). A mode that
-/// is not octal is left at its default here: `render --swarm` refuses it by name.
-pub fn delivered(node: &str, login: &str, container: &Value) -> Vec<Delivered> {
-    let name = container["name"].as_str().unwrap_or_default();
-    let user = container["user"].as_i64().unwrap_or(0);
-    let group = container["group"].as_i64();
-    let mut out = Vec::new();
-    let lists = [("files", false), ("secrets", true)];
-    for (list, secret) in lists {
-        for f in container[list].as_array().into_iter().flatten() {
-            let target = f["target"].as_str().unwrap_or_default();
-            let plain = f.get("content").is_some_and(Value::is_string);
-            let kind = if secret || !plain {
-                Kind::Secret
-            } else {
-                Kind::Config
-            };
-            let uid = f["owner"].as_i64().unwrap_or(user);
-            let gid = f["group"].as_i64().unwrap_or(match f["owner"].as_i64() {
-                Some(o) => o,
-                None => group.unwrap_or(uid),
-            });
+/// `login`, as configs and secrets, with the owner, group and mode the manifest gives them
+/// and `meshc render` writes (§12.1). A mode that is not octal is left at its default
+/// here (0440 a secret, 0644 a plain file, 0640 a sealed one): `render --swarm` refuses it
+/// by name.
+pub fn delivered(node: &str, login: &str, container: &Container) -> Vec<Delivered> {
+    let files = container.files.iter().map(|f| {
+        (
+            false,
+            f.content.is_some(),
+            &f.target,
+            f.owner,
+            f.group,
+            &f.mode,
+        )
+    });
+    let secrets = container
+        .secrets
+        .iter()
+        .map(|f| (true, false, &f.target, f.owner, f.group, &f.mode));
+    files
+        .chain(secrets)
+        .map(|(secret, plain, target, uid, gid, mode)| {
+            let kind = file_kind(secret, plain);
             let default = match (secret, plain) {
                 (true, _) => 0o440,
                 (false, true) => 0o644,
                 (false, false) => 0o640,
             };
-            let mode = f["mode"]
-                .as_str()
-                .and_then(|m| u32::from_str_radix(m, 8).ok())
-                .filter(|m| *m <= 0o777)
-                .unwrap_or(default);
-            out.push(Delivered {
+            Delivered {
                 kind,
-                key: key_of(kind, node, login, name, target),
-                target: target.to_string(),
+                key: key_of(kind, node, login, &container.name, target),
+                target: target.clone(),
                 uid,
                 gid,
-                mode,
-            });
-        }
-    }
-    out
-}
-
-/// Whether a container has env values only `meshc render` can write.
-pub fn has_sealed_env(container: &Value) -> bool {
-    container["env"]
-        .as_object()
-        .is_some_and(|env| env.values().any(|v| !v.is_string()))
+                mode: u32::from_str_radix(mode, 8)
+                    .ok()
+                    .filter(|m| *m <= 0o777)
+                    .unwrap_or(default),
+            }
+        })
+        .collect()
 }
 
 /// A value: a YAML double-quoted scalar with every `$` doubled.
@@ -173,22 +173,17 @@ fn staged(file: &str) -> String {
 pub const NOTE_LINE: &str = "# not enforced: ";
 
 /// What Swarm will not do of what the manifests say: each `after`, one sentence each.
-pub fn notes(manifests: &[Value]) -> Vec<String> {
+pub fn notes(manifests: &[Manifest]) -> Vec<String> {
     let mut out = Vec::new();
     for m in manifests {
-        for i in m["instances"].as_array().into_iter().flatten() {
-            for c in i["containers"].as_array().into_iter().flatten() {
-                let after: Vec<&str> = c["after"]
-                    .as_array()
-                    .into_iter()
-                    .flatten()
-                    .filter_map(Value::as_str)
-                    .collect();
+        for i in &m.instances {
+            for c in &i.containers {
+                let after = &c.after;
                 if !after.is_empty() {
                     out.push(format!(
                         "`{}` on node `{}` starts after {} under Compose; Swarm has no start order, so it may start first and relies on its restart policy",
-                        c["name"].as_str().unwrap_or_default(),
-                        m["node"].as_str().unwrap_or_default(),
+                        c.name,
+                        m.node,
                         after
                             .iter()
                             .map(|a| format!("`{a}`"))
@@ -204,19 +199,14 @@ pub fn notes(manifests: &[Value]) -> Vec<String> {
 
 /// The stack of mesh `mesh`, from the manifests of its nodes (in the mesh's order) and
 /// the facts of every node.
-pub fn stack_yaml(mesh: &str, manifests: &[Value], nodes: &[NodeFacts]) -> String {
+pub fn stack_yaml(mesh: &str, manifests: &[Manifest], nodes: &[NodeFacts]) -> String {
     let mut y = String::new();
     let _ = writeln!(
         y,
         "# Docker Swarm stack of mesh `{mesh}`, written by `meshc build --target swarm` from the manifests:"
     );
     for m in manifests {
-        let _ = writeln!(
-            y,
-            "{NODE_LINE}{} {}",
-            m["node"].as_str().unwrap_or_default(),
-            m["digest"].as_str().unwrap_or_default()
-        );
+        let _ = writeln!(y, "{NODE_LINE}{} {}", m.node, m.digest);
     }
     y.push_str("#\n# 1. On each node, before it joins the swarm: its host ports on its private address only.\n");
     for n in nodes {
@@ -247,17 +237,12 @@ pub fn stack_yaml(mesh: &str, manifests: &[Value], nodes: &[NodeFacts]) -> Strin
     }
     let mut directories = Vec::new();
     for m in manifests {
-        for i in m["instances"].as_array().into_iter().flatten() {
-            for (_, r) in i["requirements"].as_object().into_iter().flatten() {
-                if r["kind"] == ProviderKind::Host.as_str()
-                    && r["contract"] == HostContract::Directory.as_str()
-                {
+        for i in &m.instances {
+            for r in i.requirements.values() {
+                if let Requirement::Directory(d) = r {
                     directories.push(format!(
                         "#    ({}) install -d -o {} -m {} {}",
-                        m["node"].as_str().unwrap_or_default(),
-                        r["owner"].as_i64().unwrap_or(0),
-                        r["mode"].as_str().unwrap_or("0750"),
-                        r["path"].as_str().unwrap_or_default()
+                        m.node, d.owner, d.mode, d.path
                     ));
                 }
             }
@@ -302,15 +287,13 @@ pub fn stack_yaml(mesh: &str, manifests: &[Value], nodes: &[NodeFacts]) -> Strin
     let mut services = String::new();
     let mut names: std::collections::HashSet<String> = std::collections::HashSet::new();
     for m in manifests {
-        let node = m["node"].as_str().unwrap_or_default();
-        for i in m["instances"].as_array().into_iter().flatten() {
-            let login = i["login"].as_str().unwrap_or_default();
-            for c in i["containers"].as_array().into_iter().flatten() {
+        for i in &m.instances {
+            for c in &i.containers {
                 service(
                     &mut services,
                     &mut names,
-                    node,
-                    login,
+                    &m.node,
+                    &i.login,
                     c,
                     &hosts,
                     &mut networks,
@@ -382,43 +365,35 @@ fn service(
     names: &mut std::collections::HashSet<String>,
     node: &str,
     login: &str,
-    c: &Value,
+    c: &Container,
     hosts: &[String],
     networks: &mut Vec<(String, bool)>,
     configs: &mut Vec<String>,
     secrets: &mut Vec<String>,
 ) {
-    let name = c["name"].as_str().unwrap_or_default();
+    let name = c.name.as_str();
     let _ = writeln!(y, "  {}:", key(&service_name(names, node, name)));
-    let _ = writeln!(
-        y,
-        "    image: {}",
-        val(c["image"].as_str().unwrap_or_default())
-    );
-    let command: Vec<&str> = c["command"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(Value::as_str)
-        .collect();
-    if !command.is_empty() {
+    let _ = writeln!(y, "    image: {}", val(&c.image));
+    if !c.command.is_empty() {
         y.push_str("    command:\n");
-        for a in command {
+        for a in &c.command {
             let _ = writeln!(y, "      - {}", val(a));
         }
     }
-    if let Some(u) = c["user"].as_i64() {
-        let user = match c["group"].as_i64() {
+    if let Some(u) = c.user {
+        let user = match c.group {
             Some(g) => format!("{u}:{g}"),
             None => u.to_string(),
         };
         let _ = writeln!(y, "    user: {}", val(&user));
     }
-    let env = c["env"].as_object();
-    let plain: Vec<(&String, &str)> = env
-        .into_iter()
-        .flatten()
-        .filter_map(|(k, v)| Some((k, v.as_str()?)))
+    let plain: Vec<(&String, &str)> = c
+        .env
+        .iter()
+        .filter_map(|(k, v)| match v {
+            EnvValue::Text(v) => Some((k, v.as_str())),
+            _ => None,
+        })
         .collect();
     if !plain.is_empty() {
         y.push_str("    environment:\n");
@@ -431,32 +406,28 @@ fn service(
         y.push_str("    env_file:\n");
         let _ = writeln!(y, "      - {}", staged(&format!("{k}.env")));
     }
-    if let Some(h) = c.get("health").filter(|h| h.is_object()) {
+    if let Some(h) = &c.health {
         y.push_str("    healthcheck:\n      test:\n        - \"CMD\"\n");
-        for a in h["test"].as_array().into_iter().flatten() {
-            let _ = writeln!(y, "        - {}", val(a.as_str().unwrap_or_default()));
+        for a in &h.test {
+            let _ = writeln!(y, "        - {}", val(a));
         }
-        for (field, default) in [("interval", "30s"), ("start_period", "0s")] {
-            let _ = writeln!(
-                y,
-                "      {field}: {}",
-                val(&duration(h[field].as_str().unwrap_or(default)))
-            );
+        for (field, value) in [("interval", &h.interval), ("start_period", &h.start_period)] {
+            let _ = writeln!(y, "      {field}: {}", val(&duration(value)));
         }
-        let _ = writeln!(y, "      retries: {}", h["retries"].as_i64().unwrap_or(3));
+        let _ = writeln!(y, "      retries: {}", h.retries);
     }
-    let ports = c["ports"].as_array().map(Vec::as_slice).unwrap_or_default();
-    let public = ports.iter().any(|p| p["reach"] == "public");
+    let ports = &c.ports;
+    let public = ports.iter().any(|p| p.reach == "public");
     if !ports.is_empty() {
         y.push_str("    ports:\n");
         for p in ports {
             let _ = writeln!(
                 y,
                 "      - target: {}\n        published: {}\n        protocol: {}\n        mode: {}",
-                p["container"].as_i64().unwrap_or_default(),
-                p["host"].as_i64().unwrap_or_default(),
-                val(p["protocol"].as_str().unwrap_or("tcp")),
-                if p["reach"] == "public" {
+                p.container,
+                p.host,
+                val(&p.protocol),
+                if p.reach == "public" {
                     "\"ingress\""
                 } else {
                     "\"host\""
@@ -464,25 +435,13 @@ fn service(
             );
         }
     }
-    let binds: Vec<(&str, &str, bool)> = c["mounts"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .map(|m| {
-            (
-                m["host"].as_str().unwrap_or_default(),
-                m["container"].as_str().unwrap_or_default(),
-                m["read_only"].as_bool().unwrap_or(false),
-            )
-        })
-        .collect();
-    if !binds.is_empty() {
+    if !c.mounts.is_empty() {
         y.push_str("    volumes:\n");
-        for (source, target, read_only) in binds {
+        for m in &c.mounts {
             let _ = writeln!(y, "      - type: \"bind\"");
-            let _ = writeln!(y, "        source: {}", val(source));
-            let _ = writeln!(y, "        target: {}", val(target));
-            let _ = writeln!(y, "        read_only: {read_only}");
+            let _ = writeln!(y, "        source: {}", val(&m.host));
+            let _ = writeln!(y, "        target: {}", val(&m.container));
+            let _ = writeln!(y, "        read_only: {}", m.read_only);
         }
     }
     let files = delivered(node, login, c);
@@ -505,16 +464,10 @@ fn service(
             keys.push(f.key.clone());
         }
     }
-    let nets: Vec<(&str, bool)> = c["networks"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .map(|n| {
-            (
-                n["name"].as_str().unwrap_or_default(),
-                n["kept"].as_bool().unwrap_or(false),
-            )
-        })
+    let nets: Vec<(&str, bool)> = c
+        .networks
+        .iter()
+        .map(|n| (n.name.as_str(), n.kept))
         .collect();
     if !nets.is_empty() {
         // On each of its networks the service answers to its container's name too, as a
@@ -534,7 +487,7 @@ fn service(
             let _ = writeln!(y, "      - {}", val(h));
         }
     }
-    let job = c["job"].as_bool().unwrap_or(false);
+    let job = c.job;
     y.push_str("    deploy:\n");
     // The routing mesh publishes only a service with a virtual IP; every other service
     // is found by DNS round robin, which needs no IPVS on the nodes.
@@ -559,7 +512,6 @@ fn service(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
 
     fn node(name: &str, address: Option<&str>) -> NodeFacts {
         NodeFacts {
@@ -570,35 +522,108 @@ mod tests {
         }
     }
 
-    fn manifest() -> Value {
-        json!({
-            "mesh": "lab", "node": "alpha", "digest": "sha256:00",
-            "instances": [{
-                "instance": "web", "login": "alpha_web",
-                "requirements": {
-                    "site": {"kind": "host", "contract": "directory", "path": "/srv/mesh/web", "owner": 0, "mode": "0755", "placed": false}
-                },
-                "containers": [{
-                    "name": "web", "image": "example/web:1.0",
-                    "command": ["serve", "--port=$PORT"],
-                    "user": 1000,
-                    "env": {"PLAIN": "a $HOME", "TOKEN": {"sealed": {"by": {"node": "beta", "instance": "vault"}, "key": "k"}, "exposed": "why"}},
-                    "mounts": [{"host": "/srv/mesh/web", "container": "/www", "read_only": false}],
-                    "secrets": [{"target": "/run/secrets/db", "sealed": {"by": {"node": "beta", "instance": "vault"}, "key": "db"}}],
-                    "files": [
-                        {"target": "/etc/web.conf", "content": "x", "mode": "0600"},
-                        {"target": "/etc/web.ini", "template": "p=${db.password}", "references": {}, "owner": 7}
+    fn sealed(key: &str) -> crate::emit::SealedRef {
+        crate::emit::SealedRef {
+            by: crate::emit::InstanceRef {
+                node: "beta".into(),
+                instance: "vault".into(),
+            },
+            key: key.into(),
+        }
+    }
+
+    fn manifest() -> Manifest {
+        use crate::emit::*;
+        let mut requirements = crate::base::fx_hash::FxIndexMap::default();
+        requirements.insert(
+            "site".to_string(),
+            Requirement::Directory(DirectoryRequirement {
+                kind: "host".into(),
+                contract: "directory".into(),
+                path: "/srv/mesh/web".into(),
+                owner: 0,
+                mode: "0755".into(),
+                placed: false,
+            }),
+        );
+        let mut env = crate::base::fx_hash::FxIndexMap::default();
+        env.insert("PLAIN".to_string(), EnvValue::Text("a $HOME".into()));
+        env.insert(
+            "TOKEN".to_string(),
+            EnvValue::Sealed(SealedEnv {
+                sealed: sealed("k"),
+                exposed: Some("why".into()),
+            }),
+        );
+        let file = |target: &str, owner, mode: &str, content: Option<&str>| File {
+            target: target.into(),
+            owner,
+            group: owner,
+            mode: mode.into(),
+            content: content.map(str::to_string),
+            template: content.is_none().then(|| "p=${db.password}".to_string()),
+            references: content.is_none().then(Default::default),
+        };
+        Manifest {
+            mesh: "lab".into(),
+            node: "alpha".into(),
+            digest: "sha256:00".into(),
+            nodes: Default::default(),
+            instances: vec![Instance {
+                instance: "web".into(),
+                module: "web".into(),
+                login: "alpha_web".into(),
+                requirements,
+                containers: vec![Container {
+                    name: "web".into(),
+                    image: "example/web:1.0".into(),
+                    command: vec!["serve".into(), "--port=$PORT".into()],
+                    user: Some(1000),
+                    group: None,
+                    env,
+                    mounts: vec![Mount {
+                        host: "/srv/mesh/web".into(),
+                        container: "/www".into(),
+                        read_only: false,
+                    }],
+                    secrets: vec![SecretFile {
+                        target: "/run/secrets/db".into(),
+                        owner: 1000,
+                        group: 1000,
+                        mode: "0440".into(),
+                        sealed: Some(sealed("db")),
+                        template: None,
+                        references: None,
+                    }],
+                    files: vec![
+                        file("/etc/web.conf", 1000, "0600", Some("x")),
+                        file("/etc/web.ini", 7, "0640", None),
                     ],
-                    "ports": [
-                        {"host": 20000, "container": 80, "protocol": "tcp", "reach": "private"}
-                    ],
-                    "networks": [{"name": "alpha_web", "kept": false}],
-                    "after": ["pg"],
-                    "job": true,
-                    "health": {"test": ["pg_isready"], "interval": "7d", "start_period": "0s", "retries": 2}
-                }]
-            }]
-        })
+                    ports: vec![PortMapping {
+                        host: 20000,
+                        container: 80,
+                        protocol: "tcp".into(),
+                        reach: "private".into(),
+                    }],
+                    networks: vec![Network {
+                        name: "alpha_web".into(),
+                        kept: false,
+                    }],
+                    health: Some(Health {
+                        test: vec!["pg_isready".into()],
+                        interval: "7d".into(),
+                        start_period: "0s".into(),
+                        retries: 2,
+                    }),
+                    job: true,
+                    after: vec!["pg".into()],
+                }],
+                provides: vec![],
+                genesis: false,
+            }],
+            left_out: vec![],
+            retired: vec![],
+        }
     }
 
     #[test]
@@ -686,7 +711,7 @@ mod tests {
     #[test]
     fn a_public_port_is_published_by_the_routing_mesh() {
         let mut m = manifest();
-        m["instances"][0]["containers"][0]["ports"][0]["reach"] = json!("public");
+        m.instances[0].containers[0].ports[0].reach = "public".into();
         let y = stack_yaml("lab", &[m], &[node("alpha", Some("10.0.0.11"))]);
         let docs = yaml_rust2::YamlLoader::load_from_str(&y).unwrap();
         let web = &docs[0]["services"]["alpha_web"];
@@ -697,7 +722,7 @@ mod tests {
     #[test]
     fn services_of_one_container_name_on_two_nodes_are_two_services() {
         let mut beta = manifest();
-        beta["node"] = json!("beta");
+        beta.node = "beta".into();
         let y = stack_yaml(
             "lab",
             &[manifest(), beta],
