@@ -219,19 +219,25 @@ async fn main() {
     let uri = uri_of(&target);
     let text = std::fs::read_to_string(&target).expect("the opened file");
     let opened = Instant::now();
-    drop(
-        client
-            .notify(
-                "textDocument/didOpen",
-                json!({"textDocument": {"uri": uri, "languageId": "mesh", "version": 1, "text": text}}),
-            )
-            .await,
-    );
+    let handler = client
+        .notify(
+            "textDocument/didOpen",
+            json!({"textDocument": {"uri": uri, "languageId": "mesh", "version": 1, "text": text}}),
+        )
+        .await;
     let at = client.wait(|m| is_publish(m, &uri, 1)).await;
     println!(
         "{:<58} {:>8.2} ms",
         "didOpen -> publishDiagnostics",
         millis(at - opened)
+    );
+    // The workspace pass the opening started ends before the first edit, so that no
+    // series pays for it.
+    handler.await.expect("the handler ran");
+    println!(
+        "{:<58} {:>8.2} ms",
+        "didOpen -> workspace checked",
+        millis(opened.elapsed())
     );
 
     let mut version = 1;
