@@ -43,6 +43,43 @@ pub struct Workspace {
     #[default]
     #[returns(copy)]
     pub provider_choices: bool,
+    /// The summaries of the language server's open documents, as the registry reads
+    /// them instead of asking each document's [`file_summary`] (see [`Pinned`]). Empty
+    /// for `meshc` itself.
+    #[default]
+    #[returns(ref)]
+    pub pinned: Pinned,
+}
+
+/// Summaries pinned by the language server, by file: each equal to the file's
+/// [`file_summary`] at every revision (the server pins them again after every change of
+/// a text, [`pin_summaries`]). An open document's text changes at every keystroke, with
+/// low durability; were the registry to read its summary, the registry and so every
+/// file's check would have low durability too, and salsa would walk every file's memo
+/// again after each keystroke: a cost that grows with the workspace, not with the edit.
+/// Read through this input, set only when a summary changes, the registry and every other
+/// file's check keep the durability of the files on disk, and salsa confirms them without
+/// walking them ([`workspace_diagnostics`] asks for them by groups).
+pub type Pinned = Arc<std::collections::HashMap<SourceFile, Arc<FileSummary>>>;
+
+/// Pins the summaries of `open` (and only of those) for the registry ([`Pinned`]),
+/// setting the input only when one differs from what is pinned. Returns whether it did.
+pub fn pin_summaries(db: &mut Database, ws: Workspace, open: &[SourceFile]) -> bool {
+    use salsa::Setter as _;
+    let pinned = ws.pinned(db);
+    let summaries: Vec<(SourceFile, Arc<FileSummary>)> =
+        open.iter().map(|&f| (f, file_summary(db, f))).collect();
+    let same = pinned.len() == summaries.len()
+        && summaries
+            .iter()
+            .all(|(f, s)| pinned.get(f).is_some_and(|p| p == s));
+    if same {
+        return false;
+    }
+    ws.set_pinned(db)
+        .with_durability(salsa::Durability::MEDIUM)
+        .to(Arc::new(summaries.into_iter().collect()));
+    true
 }
 
 /// The database. Cheap to clone: a clone is a snapshot for another thread.
@@ -175,12 +212,44 @@ type GroupEntry = (FilePath, Arc<FileSummary>, bool);
 #[salsa::tracked(returns(clone))]
 fn summary_group(db: &dyn salsa::Database, ws: Workspace, group: usize) -> Arc<Vec<GroupEntry>> {
     let files = ws.files(db);
+    let pinned = ws.pinned(db);
     let start = (group * SUMMARY_GROUP).min(files.len());
     let end = (start + SUMMARY_GROUP).min(files.len());
     Arc::new(
         files[start..end]
             .iter()
-            .map(|f| (f.path(db).clone(), file_summary(db, *f), f.std(db)))
+            .map(|f| {
+                let summary = match pinned.get(f) {
+                    Some(s) => s.clone(),
+                    None => file_summary(db, *f),
+                };
+                (f.path(db).clone(), summary, f.std(db))
+            })
+            .collect(),
+    )
+}
+
+/// The checks of a group of files, in the group's order ([`checked_group`]).
+type GroupChecks = Arc<Vec<Arc<Vec<Diagnostic>>>>;
+
+/// How many groups of [`SUMMARY_GROUP`] files the workspace has.
+fn groups_of(db: &dyn salsa::Database, ws: Workspace) -> Vec<usize> {
+    (0..ws.files(db).len().div_ceil(SUMMARY_GROUP)).collect()
+}
+
+/// The checks ([`check_file`]) of the `group`-th run of [`SUMMARY_GROUP`] files, in
+/// order. The language server's workspace pass asks for these instead of each file's:
+/// after a keystroke salsa confirms a group of files on disk by its durability, so the
+/// pass looks at a few hundred groups and at the edited file's, not at every file.
+#[salsa::tracked(returns(clone))]
+fn checked_group(db: &dyn salsa::Database, ws: Workspace, group: usize) -> GroupChecks {
+    let files = ws.files(db);
+    let start = (group * SUMMARY_GROUP).min(files.len());
+    let end = (start + SUMMARY_GROUP).min(files.len());
+    Arc::new(
+        files[start..end]
+            .iter()
+            .map(|f| check_file(db, ws, *f))
             .collect(),
     )
 }
@@ -290,6 +359,9 @@ pub fn workspace_diagnostics_once(db: &Database, ws: Workspace) -> Vec<Diagnosti
 }
 
 fn diagnostics_of(db: &Database, ws: Workspace, once: bool) -> Vec<Diagnostic> {
+    if !once {
+        return diagnostics_by_groups(db, ws);
+    }
     let files = ws.files(db).clone();
     parse_all(db, &files);
     let meshes: Vec<String> = registry(db, ws).meshes.keys().cloned().collect();
@@ -309,6 +381,47 @@ fn diagnostics_of(db: &Database, ws: Workspace, once: bool) -> Vec<Diagnostic> {
     );
     let mut out: Vec<Diagnostic> = Vec::new();
     for diags in per_file {
+        out.extend(diags.iter().cloned());
+    }
+    for outcome in per_mesh {
+        out.extend(outcome.diagnostics.iter().cloned());
+    }
+    out
+}
+
+/// [`workspace_diagnostics`] as a process that checks again and again asks for it (the
+/// language server): the summaries and the checks by groups of files ([`summary_group`],
+/// [`checked_group`]), so that what an edit did not touch is confirmed a group at a time.
+/// The same diagnostics, in the same order, as [`workspace_diagnostics_once`].
+fn diagnostics_by_groups(db: &Database, ws: Workspace) -> Vec<Diagnostic> {
+    let groups = groups_of(db, ws);
+    // One group at a time to whichever core is free: a group is already 128 files.
+    let each_group = |background: bool, f: &(dyn Fn(&Database, usize) -> GroupChecks + Sync)| {
+        let make = || db.clone();
+        let each = |snapshot: &Database, &g: &usize| f(snapshot, g);
+        match background {
+            true => crate::parallel::map_batches_beside(&groups, 1, make, each),
+            false => crate::parallel::map_batches_with(&groups, 1, make, each),
+        }
+    };
+    each_group(false, &|db, g| {
+        summary_group(db, ws, g);
+        Arc::new(Vec::new())
+    });
+    let meshes: Vec<String> = registry(db, ws).meshes.keys().cloned().collect();
+    let (per_mesh, per_group) = beside(
+        db,
+        |db| {
+            meshes
+                .iter()
+                .map(|name| check_mesh(db, ws, name.clone()))
+                .collect::<Vec<_>>()
+        },
+        // With a mesh resolving beside, in the background of it (see `beside`).
+        || each_group(!meshes.is_empty(), &|db, g| checked_group(db, ws, g)),
+    );
+    let mut out: Vec<Diagnostic> = Vec::new();
+    for diags in per_group.iter().flat_map(|group| group.iter()) {
         out.extend(diags.iter().cloned());
     }
     for outcome in per_mesh {
@@ -1334,8 +1447,11 @@ mod incrementality {
             );
         }
         let open = files[2];
+        // As the language server makes it: the files and the pinned summaries of medium
+        // durability (the pins of low durability would make every group's).
         let ws = Workspace::builder(files)
             .files_durability(salsa::Durability::MEDIUM)
+            .pinned_durability(salsa::Durability::MEDIUM)
             .new(&db);
         open.set_text(&mut db)
             .with_durability(salsa::Durability::LOW)
@@ -1357,6 +1473,110 @@ mod incrementality {
         assert!(
             summaries < SUMMARY_GROUP,
             "{summaries} summaries looked at for {modules} files"
+        );
+    }
+
+    /// The language server's workspace pass after a keystroke in an open document whose
+    /// summary is pinned: the other files' checks are confirmed by groups, not one by one
+    /// (before the pin, every keystroke looked at every file's check: 100,000 memos in a
+    /// workspace of 100,000 files); a renamed module is still seen by every file.
+    #[test]
+    fn a_keystroke_in_a_pinned_document_confirms_the_other_checks_by_groups() {
+        let events: Arc<Mutex<Vec<(bool, String)>>> = Arc::default();
+        let sink = events.clone();
+        let mut db = Database {
+            storage: salsa::Storage::new(Some(Box::new(move |event: salsa::Event| {
+                let (ran, key) = match event.kind {
+                    salsa::EventKind::WillExecute { database_key } => (true, database_key),
+                    salsa::EventKind::DidValidateMemoizedValue { database_key } => {
+                        (false, database_key)
+                    }
+                    _ => return,
+                };
+                let name = format!("{key:?}");
+                let name = name.split('(').next().unwrap_or("").to_string();
+                sink.lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .push((ran, name));
+            }))),
+        };
+        // How many times `query` ran, and how many of its memos were confirmed.
+        let count = |query: &str| {
+            let mut log = events.lock().unwrap_or_else(|e| e.into_inner());
+            let ran = log.iter().filter(|(r, q)| *r && q == query).count();
+            let confirmed = log.iter().filter(|(r, q)| !*r && q == query).count();
+            log.clear();
+            (ran, confirmed)
+        };
+        let modules = 4 * SUMMARY_GROUP;
+        let module = |i: usize, image: &str| {
+            format!("module m{i} {{\n  container m{i} {{\n    image \"{image}\"\n  }}\n}}\n")
+        };
+        let mut texts: Vec<(FilePath, String)> = (0..modules)
+            .map(|i| (FilePath::from(format!("m{i:04}.mesh")), module(i, "m:1")))
+            .collect();
+        // The last file uses the first file's module, so renaming it is an error there.
+        texts[modules - 1].1 = "module user {\n  requires m: module m0\n  container user {\n    image \"u:1\"\n  }\n}\n".to_string();
+        let mut files = vec![
+            SourceFile::builder(FilePath::from(STDLIB_PATH), Arc::from(STDLIB_TEXT), true)
+                .durability(salsa::Durability::HIGH)
+                .new(&db),
+        ];
+        for (path, text) in &texts {
+            files.push(
+                SourceFile::builder(path.clone(), Arc::from(text.as_str()), false)
+                    .durability(salsa::Durability::MEDIUM)
+                    .new(&db),
+            );
+        }
+        let open = files[1];
+        // As the language server makes it: the files and the pinned summaries of medium
+        // durability (the pins of low durability would make every group's).
+        let ws = Workspace::builder(files)
+            .files_durability(salsa::Durability::MEDIUM)
+            .pinned_durability(salsa::Durability::MEDIUM)
+            .new(&db);
+        let fresh = |texts: &[(FilePath, String)]| {
+            let (db, ws) = Database::with_files(
+                texts
+                    .iter()
+                    .map(|(p, t)| (p.clone(), Arc::from(t.as_str()))),
+            );
+            workspace_diagnostics(&db, ws)
+        };
+        let type_into = |db: &mut Database, texts: &mut Vec<(FilePath, String)>, text: String| {
+            texts[0].1 = text.clone();
+            open.set_text(db)
+                .with_durability(salsa::Durability::LOW)
+                .to(Arc::from(text));
+            pin_summaries(db, ws, &[open])
+        };
+        assert!(
+            type_into(&mut db, &mut texts, module(0, "m:2")),
+            "pinned at first"
+        );
+        assert_eq!(workspace_diagnostics(&db, ws), fresh(&texts));
+        count("check_file");
+
+        // A keystroke that renames nothing: the pin stays, the edited file alone is
+        // checked again, and the other files' checks are confirmed a group at a time.
+        assert!(!type_into(&mut db, &mut texts, module(0, "m:3")));
+        assert_eq!(workspace_diagnostics(&db, ws), fresh(&texts));
+        let (ran, confirmed) = count("check_file");
+        assert_eq!(ran, 1);
+        assert!(
+            confirmed < SUMMARY_GROUP,
+            "{confirmed} checks confirmed one by one for {modules} files"
+        );
+
+        // A renamed module: pinned again, and the file that uses it sees it gone.
+        let renamed = module(0, "m:3").replace("module m0", "module zero");
+        assert!(type_into(&mut db, &mut texts, renamed));
+        let after = workspace_diagnostics(&db, ws);
+        assert_eq!(after, fresh(&texts));
+        assert!(
+            after.iter().any(|d| &*d.file == "m0511.mesh"),
+            "the user of m0 is told: {after:?}"
         );
     }
 }

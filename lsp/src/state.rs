@@ -12,7 +12,7 @@ use meshc::resolve::MeshOutcome;
 use meshc::span::FilePath;
 use meshc::syntax::line_index::ColumnUnit;
 use salsa::{Durability, Setter as _};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use tower_lsp_server::ls_types::Uri;
@@ -99,6 +99,10 @@ pub struct State {
     map: Arc<FileMap>,
     map_stale: bool,
     versions: Arc<HashMap<FilePath, i32>>,
+    /// The paths of the documents opened (some may be closed or gone since: each use
+    /// checks the file's entry), so that what an edit does with the open documents costs
+    /// their number, not the workspace's.
+    open_paths: BTreeSet<FilePath>,
     /// The meshes' outcomes of the last workspace pass, and of the one before. Salsa frees
     /// a result it replaced when the next input is set, that is inside the next edit; a
     /// mesh of 10,000 assignments takes long to free. Holding them here makes salsa's
@@ -123,6 +127,13 @@ impl State {
         ws.set_provider_choices(&mut db)
             .with_durability(Durability::HIGH)
             .to(true);
+        // The open documents' pinned summaries change only when a document's names do,
+        // as the files on disk: of their durability from the first pass on, or the
+        // registry, and every check that reads it, would keep the low durability of the
+        // input's first value and be walked again after every keystroke.
+        ws.set_pinned(&mut db)
+            .with_durability(Durability::MEDIUM)
+            .to(Default::default());
         let std_file = ws.files(&db)[0];
         State {
             db,
@@ -136,6 +147,7 @@ impl State {
             map: Arc::new(FileMap::default()),
             map_stale: false,
             versions: Arc::new(HashMap::new()),
+            open_paths: BTreeSet::new(),
             retained: Vec::new(),
             retained_before: Vec::new(),
             garbage: Vec::new(),
@@ -174,6 +186,7 @@ impl State {
     /// Returns the file's path.
     pub fn open(&mut self, uri: &Uri, text: &str, version: i32) -> FilePath {
         let path = Self::path_for(uri);
+        self.open_paths.insert(path.clone());
         match self.files.get_mut(&path) {
             Some(entry) => {
                 entry.version = Some(version);
@@ -212,6 +225,7 @@ impl State {
             return None;
         }
         entry.version = Some(version);
+        self.open_paths.insert(path.clone());
         entry
             .input
             .set_text(&mut self.db)
@@ -397,8 +411,9 @@ impl State {
         std::mem::take(&mut self.garbage)
     }
 
-    /// Records that an input changed: a new generation, the open versions, and a fresh
-    /// file map when the set of files changed.
+    /// Records that an input changed: a new generation, the open versions, the open
+    /// documents' summaries pinned for the registry, and a fresh file map when the set of
+    /// files changed.
     fn changed(&mut self) {
         self.generation += 1;
         // Salsa has just freed the results replaced before this change; what the pass
@@ -409,12 +424,24 @@ impl State {
             std::mem::take(&mut self.retained),
         );
         self.garbage.extend(old);
+        let files = &self.files;
+        self.open_paths
+            .retain(|p| files.get(p).is_some_and(|e| e.version.is_some()));
         self.versions = Arc::new(
-            self.files
+            self.open_paths
                 .iter()
-                .filter_map(|(p, e)| Some((p.clone(), e.version?)))
+                .filter_map(|p| Some((p.clone(), files.get(p)?.version?)))
                 .collect(),
         );
+        // The registry reads the open documents' summaries as pinned here, so that a
+        // keystroke that renames nothing leaves every other file's check confirmed by
+        // durability (`meshc::db::Pinned`).
+        let open: Vec<SourceFile> = self
+            .open_paths
+            .iter()
+            .filter_map(|p| Some(files.get(p)?.input))
+            .collect();
+        meshc::db::pin_summaries(&mut self.db, self.ws, &open);
         if self.map_stale {
             let mut map = FileMap::default();
             for (path, e) in &self.files {

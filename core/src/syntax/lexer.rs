@@ -144,7 +144,15 @@ pub fn interp_end(text: &[u8], start: usize, one_line: bool) -> Option<usize> {
     }
     // Almost every interpolation nests no string: no allocation for those.
     let mut stack: smallvec::SmallVec<[Mode; 8]> = smallvec::smallvec![Mode::Interp(0)];
+    // Most bodies are a reference (`db.host`): bytes that change no state here, then the
+    // closing brace. They are skipped at once; anything else goes on below from there.
     let mut i = start;
+    while i < text.len() && plain_in_interp(text[i]) {
+        i += 1;
+    }
+    if text.get(i) == Some(&b'}') {
+        return Some(i + 1);
+    }
     while i < text.len() {
         let c = text[i];
         if c == b'\n' && one_line {
@@ -180,6 +188,12 @@ pub fn interp_end(text: &[u8], start: usize, one_line: bool) -> Option<usize> {
         i += 1;
     }
     None
+}
+
+/// Whether byte `b` inside `${…}` changes nothing [`interp_end`] tracks: a letter, a
+/// digit, `_`, `-`, `.` or a space.
+fn plain_in_interp(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b' ')
 }
 
 /// One token: its kind, where it is, and whether a line break precedes it (entries are

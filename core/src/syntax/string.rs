@@ -185,6 +185,17 @@ fn decode_segment(
             '$' if bytes.get(i + 1) == Some(&b'{') => {
                 let open = start + i;
                 let inner_start = open + 2;
+                // The common case, `${req.field}`, read without the general parse (the
+                // same tree and the same refusals as that parse gives it).
+                if let Some((interp, close)) = plain_reference(text, inner_start, end) {
+                    if !buf.is_empty() {
+                        parts.push(StrPart::Text(buf.as_str().into()));
+                        buf.clear();
+                    }
+                    parts.push(StrPart::Interp(Box::new(interp)));
+                    i = close + 1 - start;
+                    continue;
+                }
                 match interp_end(&text.as_bytes()[..end], inner_start, true)
                     .map(|e| e - 1 - inner_start)
                 {
@@ -314,6 +325,30 @@ fn parse_interp(
         expr: Expr::Ref(reference),
         span: whole,
     })
+}
+
+/// `${req.field}` whose body starts at `start`: identifiers joined by dots and the
+/// closing brace at once, before `end`. With the interpolation, where its brace is. Any
+/// other body (spaces, a call, a legacy `kind:`, the word `for`, a name that is no
+/// identifier) is `None`, for [`parse_interp`] to read and judge.
+fn plain_reference(text: &str, start: usize, end: usize) -> Option<(Interp, usize)> {
+    let bytes = &text.as_bytes()[..end];
+    let mut close = start;
+    while close < bytes.len()
+        && (bytes[close].is_ascii_alphanumeric() || matches!(bytes[close], b'_' | b'-' | b'.'))
+    {
+        close += 1;
+    }
+    if bytes.get(close) != Some(&b'}') || &text[start..close] == "for" {
+        return None;
+    }
+    let reference = dotted_reference(text, start, close)?;
+    let interp = Interp {
+        legacy: None,
+        expr: Expr::Ref(reference),
+        span: Span::new(start - 2, close + 1),
+    };
+    Some((interp, close))
 }
 
 /// `req.field` written at `text[pos..body_end]`.
