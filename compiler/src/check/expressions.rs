@@ -196,6 +196,27 @@ impl<'a> ModuleChecker<'a, '_> {
         ctx: RefContext<'a>,
     ) -> Option<Target<'a>> {
         let m = meaning(reference, &CheckerNames { m: self, ctx });
+        let reads = super::semantics::Reads::of(&m.read);
+        let refused = m.refusal.is_some();
+        let target = self.target_of(reference, ctx, m);
+        let ty = target.map_or(Ty::Error, |t| self.target_ty(t));
+        self.references.push(super::semantics::Resolved {
+            span: reference.span,
+            reads,
+            ty,
+            refused,
+        });
+        target
+    }
+
+    /// What `m`, the meaning of `reference`, reads for the checker; reports why when it
+    /// reads nothing.
+    fn target_of(
+        &mut self,
+        reference: &Reference,
+        ctx: RefContext<'a>,
+        m: super::meaning::Meaning<'_, 'a>,
+    ) -> Option<Target<'a>> {
         if let Read::Requirement { req }
         | Read::OperatorValue { req }
         | Read::ContractField { req, .. } = m.read
