@@ -36,8 +36,13 @@ pub enum Reads {
     },
     /// `given` inside `provides`, and the field after it.
     Given { field: Option<Span>, known: bool },
-    /// Through loop variable `var` (the checker's index of the loop).
-    Loop { var: u32, read: LoopReads },
+    /// Through loop variable `var` (the checker's index of the loop), declared at
+    /// `decl` (the variable's name in its `for`).
+    Loop {
+        var: u32,
+        decl: Span,
+        read: LoopReads,
+    },
 }
 
 /// What a reference reads through a loop variable ([`LoopRead`], owned).
@@ -61,8 +66,8 @@ pub enum LoopReads {
 }
 
 impl Reads {
-    /// What `read` names, owned.
-    pub fn of(read: &Read<'_, '_>) -> Reads {
+    /// What `read` names, owned; `decl` tells where a loop variable is declared.
+    pub fn of(read: &Read<'_, '_>, decl: impl FnOnce(usize) -> Span) -> Reads {
         match *read {
             Read::Nothing => Reads::Nothing,
             Read::Requirement { req } => Reads::Requirement { req: req as u32 },
@@ -82,6 +87,7 @@ impl Reads {
             },
             Read::Loop { var, read } => Reads::Loop {
                 var: var as u32,
+                decl: decl(var),
                 read: match read {
                     LoopRead::Whole => LoopReads::Whole,
                     LoopRead::Meta { word, field } => LoopReads::Meta {
