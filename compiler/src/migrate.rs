@@ -15,7 +15,6 @@
 //! The edits are made on the text, so comments stay where they were, and each changed
 //! file is then formatted. Pure: texts in, texts out.
 
-use crate::check::registry::{Registry, RegistryInput};
 use crate::check::scope::ModuleScope;
 use crate::diagnostics::Diagnostic;
 use crate::span::{FilePath, Span};
@@ -144,11 +143,13 @@ fn requirement_name(target: Option<&str>, host: &str, taken: &mut BTreeSet<Strin
 /// Migrates `files` (path, text). Files with syntax errors are refused: their errors are
 /// returned and nothing is migrated.
 pub fn migrate(files: &[(FilePath, Arc<str>)]) -> Result<Migration, Vec<Diagnostic>> {
-    let std_path: FilePath = FilePath::from(crate::db::STDLIB_PATH);
-    let std_parsed = crate::syntax::parse(&std_path, crate::db::STDLIB_TEXT);
-    let parsed: Vec<_> = files
+    // The workspace as the compiler reads it: each module's scope is its semantic
+    // model's, decided where every other reader's is.
+    let (database, ws) = crate::db::Database::with_files(files.iter().cloned());
+    let inputs: Vec<crate::db::SourceFile> = ws.files(&database)[1..].to_vec();
+    let parsed: Vec<Arc<crate::syntax::Parsed>> = inputs
         .iter()
-        .map(|(p, t)| crate::syntax::parse(p, t))
+        .map(|&f| crate::db::parse_file(&database, f))
         .collect();
     let errors: Vec<Diagnostic> = parsed
         .iter()
@@ -157,23 +158,6 @@ pub fn migrate(files: &[(FilePath, Arc<str>)]) -> Result<Migration, Vec<Diagnost
     if !errors.is_empty() {
         return Err(errors);
     }
-    let registry = Registry::build(
-        std::iter::once(RegistryInput {
-            path: &std_path,
-            file: &std_parsed.file,
-            std: true,
-        })
-        .chain(
-            files
-                .iter()
-                .zip(&parsed)
-                .map(|((path, _), p)| RegistryInput {
-                    path,
-                    file: &p.file,
-                    std: false,
-                }),
-        ),
-    );
     let mut edits: BTreeMap<usize, Vec<Edit>> = BTreeMap::new();
     let mut left: Vec<(FilePath, String)> = Vec::new();
     // (module, requirement, host path) placements to add to every assignment of the module,
@@ -198,9 +182,10 @@ pub fn migrate(files: &[(FilePath, Arc<str>)]) -> Result<Migration, Vec<Diagnost
         }
     }
     for (fi, ((path, text), p)) in files.iter().zip(&parsed).enumerate() {
-        for item in &p.file.items {
+        for (item_index, item) in p.file.items.iter().enumerate() {
             let Item::Module(m) = item else { continue };
-            let scope = ModuleScope::new(m, &registry);
+            let table = crate::db::module_scope(&database, ws, inputs[fi], item_index);
+            let scope = ModuleScope::of(m, &table);
             let mut taken: BTreeSet<String> =
                 m.requirements().map(|r| r.name.name.to_string()).collect();
             let mut new_requirements: Vec<String> = Vec::new();

@@ -453,12 +453,14 @@ fn a_module_without_a_reported_error_never_reaches_a_passed_over_refusal() {
     let path = FilePath::from("case.mesh");
     let module = |name: &str| meshc::db::module_source(&database, ws, name);
     let no_errors = |_: &str| Vec::new();
+    let scope = |name: &str| meshc::db::module_scope_named(&database, ws, name);
     let lock = Lock::default();
     let input = ResolveInput {
         mesh,
         path: &path,
         registry: &reg,
         module: &module,
+        scope: &scope,
         module_errors: &no_errors,
         lock: &lock,
         manifests: false,

@@ -143,6 +143,7 @@ fn the_resolver_treats_a_given_secret_field_as_secret_even_unaware_of_errors() {
     };
     let path = FilePath::from("case.mesh");
     let module = |name: &str| db::module_source(&database, ws, name);
+    let scope = |name: &str| db::module_scope_named(&database, ws, name);
     let no_errors = |_: &str| Vec::new();
     let lock = Lock::default();
     let input = ResolveInput {
@@ -150,6 +151,7 @@ fn the_resolver_treats_a_given_secret_field_as_secret_even_unaware_of_errors() {
         path: &path,
         registry: &reg,
         module: &module,
+        scope: &scope,
         module_errors: &no_errors,
         lock: &lock,
         manifests: true,

@@ -289,14 +289,75 @@ pub fn check_file(
     let mut out = parsed.diagnostics.clone();
     let files = ws.files(db);
     out.extend(reg.diagnostics_in(path, &|index| files.get(index).map(|f| parse_file(db, *f))));
-    out.extend(crate::check::check_items_in(
+    out.extend(crate::check::check_items_with(
         path,
         &parsed.file,
         &reg,
         file.std(db),
         &parsed.diagnostics,
+        |item, _| module_semantics(db, ws, file, item),
     ));
     Arc::new(out)
+}
+
+/// The scope of the module that is item `item` of `file`, decided once: what its
+/// semantic model ([`module_semantics`]) and resolution read. A query of its own, so
+/// resolution reads it without waiting for the module's checks, and an edit that moves
+/// only positions leaves it equal (it holds none), so what reads it is kept.
+#[salsa::tracked(returns(clone))]
+pub fn module_scope(
+    db: &dyn salsa::Database,
+    ws: Workspace,
+    file: SourceFile,
+    item: usize,
+) -> Arc<crate::check::scope::ScopeTable> {
+    let parsed = parse_file(db, file);
+    match parsed.file.items.get(item) {
+        Some(ast::Item::Module(m)) => {
+            Arc::new(crate::check::semantics::decide_scope(m, &registry(db, ws)))
+        }
+        _ => Arc::default(),
+    }
+}
+
+/// The scope of module `name` ([`module_scope`]), where the registry says it is.
+pub fn module_scope_named(
+    db: &dyn salsa::Database,
+    ws: Workspace,
+    name: &str,
+) -> Option<Arc<crate::check::scope::ScopeTable>> {
+    let at = registry(db, ws).modules.get(name).copied()?;
+    let file = *ws.files(db).get(at.file)?;
+    Some(module_scope(db, ws, file, at.item))
+}
+
+/// The semantic model of the module that is item `item` of `file`
+/// (`check::semantics`): its scope decided once, every reference it reads resolved and
+/// typed, its diagnostics. An empty model when that item is no module.
+#[salsa::tracked(returns(clone))]
+pub fn module_semantics(
+    db: &dyn salsa::Database,
+    ws: Workspace,
+    file: SourceFile,
+    item: usize,
+) -> Arc<crate::check::semantics::ModuleSemantics> {
+    let parsed = parse_file(db, file);
+    let reg = registry(db, ws);
+    match parsed.file.items.get(item) {
+        Some(ast::Item::Module(m)) => Arc::new(crate::check::semantics::module_semantics(
+            file.path(db),
+            m,
+            module_scope(db, ws, file, item),
+            &reg,
+            file.std(db),
+            &parsed.diagnostics,
+        )),
+        _ => Arc::new(crate::check::semantics::ModuleSemantics {
+            scope: Arc::default(),
+            references: Vec::new(),
+            diagnostics: Vec::new(),
+        }),
+    }
 }
 
 /// The places of one file that may hold a secret (`check::secrets`): every source
@@ -617,11 +678,13 @@ fn resolve_to(
     let sources = ws.files(db);
     let module = |name: &str| module_source_in(db, &reg, sources, name);
     let module_errors = |name: &str| module_errors(db, ws, name.to_string()).to_vec();
+    let scope = |name: &str| module_scope_named(db, ws, name);
     let input = crate::resolve::ResolveInput {
         mesh: mesh_ast,
         path: &path,
         registry: &reg,
         module: &module,
+        scope: &scope,
         module_errors: &module_errors,
         lock,
         manifests,
@@ -818,11 +881,13 @@ fn resolve_free(
         })
     };
     let module_errors = |name: &str| module_errors(db, ws, name.to_string()).to_vec();
+    let scope = |name: &str| module_scope_named(db, ws, name);
     let input = crate::resolve::ResolveInput {
         mesh: mesh_ast,
         path: &path,
         registry: &reg,
         module: &module,
+        scope: &scope,
         module_errors: &module_errors,
         lock: &lock,
         manifests,

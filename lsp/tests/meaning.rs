@@ -1,22 +1,18 @@
-//! The checker, the resolver and the language server's index read every reference one
-//! way: each asks `meshc::check::meaning::meaning`, and this test records what each was
-//! told for every reference of every fixture case, build case and the catalogue, and
-//! holds them equal.
-//!
-//! The index knows contracts by name only, so where the checker knew too little to tell
-//! more (a contract unknown to the registry: `unresolved`), only the checker's reading is
-//! kept. The resolver evaluates what the assigned modules read: each of its readings is
-//! one the checker gave at the same place.
+//! One semantic model: the checker resolves every reference of a module once
+//! (`db::module_semantics`), and the language server's index names what the model read
+//! instead of reading references itself. This test walks every check, resolve and build
+//! case and the catalogue and holds that every reference the index meets in a module has
+//! its entry in the model (none is left for the index to guess), and that what the model
+//! says a contract field reads is typed as the registry's contract declares it, which is
+//! the type hover shows.
 
-use meshc::check::meaning::{Recorded, recording};
+use meshc::check::semantics::Reads;
 use meshc::db::{self, Database};
 use meshc::span::FilePath;
-use meshc_lsp::analysis::index::{index_file, module_shapes};
-use std::collections::{BTreeMap, BTreeSet};
+use meshc::syntax::ast::Item;
+use meshc_lsp::analysis::index::{Symbol, file_index};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-
-type Readings = BTreeMap<(String, u32, String), BTreeSet<String>>;
 
 fn mesh_files(dir: &Path) -> Vec<PathBuf> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
@@ -29,7 +25,7 @@ fn mesh_files(dir: &Path) -> Vec<PathBuf> {
 }
 
 /// The workspaces: each check and resolve case alone, each build case's directory, the
-/// catalogue.
+/// catalogue, each fixture of the language server alone.
 fn workspaces() -> Vec<Vec<PathBuf>> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let mut out = Vec::new();
@@ -48,103 +44,90 @@ fn workspaces() -> Vec<Vec<PathBuf>> {
     builds.sort();
     out.extend(builds.iter().map(|d| mesh_files(d)));
     out.push(mesh_files(&root.join("catalogue")));
+    // The language server's fixtures, each alone.
+    let fixtures = root.join("lsp/tests/fixtures");
+    let mut kinds: Vec<PathBuf> = std::fs::read_dir(&fixtures)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_dir())
+        .collect();
+    kinds.sort();
+    for kind in kinds {
+        out.extend(mesh_files(&kind).into_iter().map(|f| vec![f]));
+    }
     out
 }
 
-fn add(into: &mut Readings, file: &str, seen: Vec<Recorded>, keep: impl Fn(&Recorded) -> bool) {
-    for r in seen.into_iter().filter(|r| keep(r)) {
-        into.entry((file.to_string(), r.at, r.dotted))
-            .or_default()
-            .insert(r.read);
-    }
-}
-
 #[test]
-fn the_checker_the_resolver_and_the_index_read_every_reference_alike() {
-    let (mut compared, mut resolved, mut disagreements) = (0usize, 0usize, Vec::new());
+fn every_reference_the_index_meets_is_one_the_model_resolved() {
+    let (mut references, mut fields, mut unread) = (0usize, 0usize, Vec::new());
     for files in workspaces() {
         let inputs: Vec<(FilePath, Arc<str>)> = files
             .iter()
             .map(|p| {
-                let text = std::fs::read_to_string(p).unwrap();
+                // A fixture marks the cursor with `$0`; nothing else holds it.
+                let text = std::fs::read_to_string(p).unwrap().replace("$0", "");
                 (FilePath::from(p.display().to_string()), Arc::from(text))
             })
             .collect();
         let (database, ws) = Database::with_files(inputs);
-        let shapes = module_shapes(&database, ws);
-        let (mut checker, mut index) = (Readings::new(), Readings::new());
-        let mut checker_any: BTreeMap<(u32, String), BTreeSet<String>> = BTreeMap::new();
+        let registry = db::registry(&database, ws);
         for &file in ws.files(&database).iter().skip(1) {
             let path = file.path(&database).to_string();
+            let index = file_index(&database, ws, file);
+            for span in &index.unread {
+                unread.push(format!("{path}: the reference at {span:?}"));
+            }
             let parsed = db::parse_file(&database, file);
-            let ((), seen) = recording(|| {
-                db::check_file(&database, ws, file);
-            });
-            for r in &seen {
-                checker_any
-                    .entry((r.at, r.dotted.clone()))
-                    .or_default()
-                    .insert(r.read.clone());
-            }
-            // What the checker could not tell (an unknown contract, a refused loop) the
-            // index, knowing contracts by name, may tell more of: not compared.
-            let unresolved: BTreeSet<(u32, String)> = seen
-                .iter()
-                .filter(|r| r.unresolved)
-                .map(|r| (r.at, r.dotted.clone()))
-                .collect();
-            add(&mut checker, &path, seen, |r| {
-                !unresolved.contains(&(r.at, r.dotted.clone()))
-            });
-            let (_, seen) = recording(|| index_file(&parsed.file, &shapes));
-            add(&mut index, &path, seen, |r| {
-                !unresolved.contains(&(r.at, r.dotted.clone()))
-            });
-        }
-        for (key, read) in &checker {
-            if let Some(other) = index.get(key) {
-                compared += 1;
-                if other != read {
-                    disagreements.push(format!("{key:?}: checker {read:?}, index {other:?}"));
+            for (i, item) in parsed.file.items.iter().enumerate() {
+                if !matches!(item, Item::Module(_)) {
+                    continue;
                 }
-            }
-        }
-        // The resolver, after every file is checked (so only its own readings are
-        // recorded): each reading is one the checker gave at that place.
-        let meshes: Vec<String> = db::registry(&database, ws).meshes.keys().cloned().collect();
-        for mesh in meshes {
-            let (_, mut seen) = recording(|| db::check_mesh(&database, ws, mesh.clone()));
-            // The build path too: manifests read what templates and loops render.
-            let (_, built) =
-                recording(|| db::resolve_mesh(&database, ws, mesh.clone(), Default::default()));
-            seen.extend(built);
-            for r in seen {
-                resolved += 1;
-                let agrees = checker_any
-                    .get(&(r.at, r.dotted.clone()))
-                    .is_some_and(|reads| reads.contains(&r.read));
-                if !agrees {
-                    disagreements.push(format!(
-                        "mesh {mesh}: the resolver read `{}` at {} as {:?}; the checker {:?}",
-                        r.dotted,
-                        r.at,
-                        r.read,
-                        checker_any.get(&(r.at, r.dotted.clone()))
-                    ));
+                let model = db::module_semantics(&database, ws, file, i);
+                references += model.references.len();
+                for r in &model.references {
+                    let Reads::ContractField {
+                        field, known: true, ..
+                    } = r.reads
+                    else {
+                        continue;
+                    };
+                    // A legacy placeholder's field is the one it stands for, not written.
+                    if r.refused || field == r.span {
+                        continue;
+                    }
+                    // The symbol the index gives the field, its type as declared.
+                    let Some(Symbol::Field {
+                        contract,
+                        field: name,
+                    }) = index.at(field.start).map(|o| o.symbol.clone())
+                    else {
+                        unread.push(format!("{path}: no field symbol at {field:?}"));
+                        continue;
+                    };
+                    let declared = registry
+                        .contracts
+                        .get(contract.as_str())
+                        .and_then(|c| c.fields.get(name.as_str()))
+                        .map(|f| f.ty.clone());
+                    fields += 1;
+                    assert_eq!(
+                        declared.as_ref(),
+                        Some(&r.ty),
+                        "{path}: `{contract}.{name}` at {field:?}"
+                    );
                 }
             }
         }
     }
     assert!(
-        disagreements.is_empty(),
-        "{} disagreements:\n{}",
-        disagreements.len(),
-        disagreements.join("\n")
+        unread.is_empty(),
+        "{} references the model does not hold:\n{}",
+        unread.len(),
+        unread.join("\n")
     );
-    println!(
-        "{compared} references read alike by the checker and the index, {resolved} by the resolver"
-    );
-    // Not vacuous: thousands of references are read by both.
-    assert!(compared > 1000, "only {compared} references compared");
-    assert!(resolved > 1000, "only {resolved} references resolved");
+    println!("{references} references in the models, {fields} contract fields typed");
+    // Not vacuous: thousands of references are resolved.
+    assert!(references > 1000, "only {references} references");
+    assert!(fields > 500, "only {fields} fields");
 }

@@ -196,6 +196,80 @@ impl<'a> ModuleChecker<'a, '_> {
         ctx: RefContext<'a>,
     ) -> Option<Target<'a>> {
         let m = meaning(reference, &CheckerNames { m: self, ctx });
+        let reads = super::semantics::Reads::of(&m.read, |var| self.loops[var].span);
+        let refused = m.refusal.is_some();
+        let target = self.target_of(reference, ctx, m);
+        let ty = target.map_or(Ty::Error, |t| self.target_ty(t));
+        self.references.push(super::semantics::Resolved {
+            span: reference.span,
+            reads,
+            ty,
+            refused,
+        });
+        target
+    }
+
+    /// Keeps in the model what the references of `expr` name, where a check refused
+    /// `expr` without reading it: nothing is reported and nothing counts as used.
+    pub(crate) fn note_names(&mut self, expr: &Expr, ctx: RefContext<'a>) {
+        let note = |m: &mut Self, reference: &Reference| {
+            let meaning = meaning(reference, &CheckerNames { m, ctx });
+            let reads = super::semantics::Reads::of(&meaning.read, |var| m.loops[var].span);
+            m.references.push(super::semantics::Resolved {
+                span: reference.span,
+                reads,
+                ty: Ty::Error,
+                refused: true,
+            });
+        };
+        match expr {
+            Expr::Ref(r) => note(self, r),
+            Expr::Str(s) => {
+                for interp in s.interpolations() {
+                    match (&interp.legacy, interp.reference()) {
+                        (None, _) => self.note_names(&interp.expr, ctx),
+                        (Some(kind), Some(written)) => {
+                            // Read as the checker reads it, its W0402 not told again.
+                            let stands_for = self.scope.legacy_reference(&kind.name, written);
+                            if let Some(r) = stands_for {
+                                note(self, &r);
+                            }
+                        }
+                        (Some(_), None) => {}
+                    }
+                }
+            }
+            Expr::List(items, _) => {
+                for item in items {
+                    self.note_names(item, ctx);
+                }
+            }
+            Expr::Call(c) => {
+                for arg in &c.args {
+                    self.note_names(arg, ctx);
+                }
+            }
+            Expr::For(f) => {
+                if let Some(ast::Iterable::List(r)) = &f.iterable {
+                    note(self, r);
+                }
+                if let Some(t) = &f.template {
+                    let t = Expr::Str(t.clone());
+                    self.with_unknown_loop(f, |m| m.note_names(&t, ctx));
+                }
+            }
+            Expr::Int(_) | Expr::Bool(..) | Expr::Range(_) | Expr::Error(_) => {}
+        }
+    }
+
+    /// What `m`, the meaning of `reference`, reads for the checker; reports why when it
+    /// reads nothing.
+    fn target_of(
+        &mut self,
+        reference: &Reference,
+        ctx: RefContext<'a>,
+        m: super::meaning::Meaning<'_, 'a>,
+    ) -> Option<Target<'a>> {
         if let Read::Requirement { req }
         | Read::OperatorValue { req }
         | Read::ContractField { req, .. } = m.read

@@ -85,6 +85,9 @@ impl<'a> ModuleChecker<'a, '_> {
             return Val::error();
         };
         if self.enter_loop(f, kind).is_err() {
+            // Refused (E0102): the template is not read, but what its words name is
+            // kept in the model, the variable reading nothing.
+            self.with_unknown_loop(f, |m| m.note_names(&Expr::Str(template.clone()), ctx));
             return Val::error();
         }
         let mut val = self.eval_string(template, place, ctx);
@@ -115,7 +118,7 @@ impl<'a> ModuleChecker<'a, '_> {
 
     /// Runs `body` with `f`'s variable known but reading nothing: its iterable was
     /// refused, so what the template reads through it is not told again.
-    fn with_unknown_loop(&mut self, f: &ForExpr, body: impl FnOnce(&mut Self)) {
+    pub(crate) fn with_unknown_loop(&mut self, f: &ForExpr, body: impl FnOnce(&mut Self)) {
         self.loops.push(LoopVar {
             name: f.var.name.clone(),
             span: f.var.span,

@@ -230,14 +230,6 @@ pub enum LoopRefusal {
 /// first (the innermost), then the module's requirement, then `consumer` and `given`
 /// inside `provides` ([`head`]).
 pub fn meaning<'r, 'c>(reference: &'r Reference, names: &impl Names<'c>) -> Meaning<'r, 'c> {
-    let m = meaning_of(reference, names);
-    if RECORDING.load(std::sync::atomic::Ordering::Relaxed) {
-        record(reference, &m);
-    }
-    m
-}
-
-fn meaning_of<'r, 'c>(reference: &'r Reference, names: &impl Names<'c>) -> Meaning<'r, 'c> {
     let segs: &[Ident] = &reference.segments;
     let Some(first) = segs.first() else {
         return Meaning::refused(Read::Nothing, RefError::Unresolved);
@@ -320,8 +312,18 @@ fn requirement_meaning<'r, 'c>(
                 },
             );
         }
+        // What the words name is still told (the editor names the field after the
+        // contract as written); the refusal is the contract's, told where it is named.
         Form::Contract(Contract::Unresolved) => {
-            return Meaning::refused(Read::Requirement { req }, RefError::Unresolved);
+            let read = match segs.get(1) {
+                Some(field) => Read::ContractField {
+                    req,
+                    field,
+                    info: None,
+                },
+                None => Read::Requirement { req },
+            };
+            return Meaning::refused(read, RefError::Unresolved);
         }
         Form::Contract(c) => c,
     };
@@ -552,78 +554,4 @@ fn loop_meaning<'r, 'c>(
             why,
         },
     )
-}
-
-/// Whether [`recording`] is under way.
-static RECORDING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-/// What [`meaning`] gave while recording, on any thread.
-static RECORDED: std::sync::Mutex<Vec<Recorded>> = std::sync::Mutex::new(Vec::new());
-/// One recording at a time.
-static RECORDER: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
-/// A meaning [`meaning`] gave while [`recording`], in words: for a test that holds the
-/// checker, the resolver and the language server's index to one reading of every
-/// reference.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Recorded {
-    /// Where the reference starts.
-    pub at: u32,
-    /// The reference as written: `db.host`.
-    pub dotted: String,
-    /// What its words name: `field host of requirement db`, `loop c: given tag`.
-    pub read: String,
-    /// Whether the reader knew too little to tell more ([`RefError::Unresolved`]: a
-    /// contract unknown to it, a refused loop).
-    pub unresolved: bool,
-}
-
-/// Runs `f`, and returns with its result every meaning [`meaning`] gave meanwhile, on
-/// any thread (the resolver builds nodes' manifests on every core). One recording runs
-/// at a time; a process that never records pays one atomic load per reference.
-pub fn recording<R>(f: impl FnOnce() -> R) -> (R, Vec<Recorded>) {
-    let _one = RECORDER.lock().unwrap_or_else(|e| e.into_inner());
-    RECORDING.store(true, std::sync::atomic::Ordering::SeqCst);
-    let out = f();
-    RECORDING.store(false, std::sync::atomic::Ordering::SeqCst);
-    let seen = std::mem::take(&mut *RECORDED.lock().unwrap_or_else(|e| e.into_inner()));
-    (out, seen)
-}
-
-fn record(reference: &Reference, m: &Meaning<'_, '_>) {
-    let word = |i: &Ident| i.name.to_string();
-    let first = reference.segments.first().map(word).unwrap_or_default();
-    let read = match m.read {
-        Read::Nothing => "nothing".to_string(),
-        Read::Requirement { .. } => format!("requirement {first}"),
-        Read::OperatorValue { .. } => format!("operator value {first}"),
-        Read::ContractField { field, .. } => format!("field {} of requirement {first}", field.name),
-        Read::Consumer { word: w, field } => format!(
-            "consumer {}{}",
-            w.map(word).unwrap_or_default(),
-            if field.is_some() { " (a field)" } else { "" }
-        ),
-        Read::Given { field, .. } => format!("given {}", field.map(word).unwrap_or_default()),
-        Read::Loop { read, .. } => match read {
-            LoopRead::Whole => format!("loop {first}"),
-            LoopRead::Meta { field, .. } => format!("loop {first}: {}", field.word()),
-            LoopRead::Given { field, .. } => {
-                format!(
-                    "loop {first}: given {}",
-                    field.map(word).unwrap_or_default()
-                )
-            }
-            LoopRead::Answer { field, .. } => format!("loop {first}: answer {}", field.name),
-            LoopRead::Nothing => format!("loop {first}: nothing"),
-        },
-    };
-    let seen = Recorded {
-        at: reference.span.start,
-        dotted: reference.dotted(),
-        read,
-        unresolved: m.refusal == Some(RefError::Unresolved),
-    };
-    RECORDED
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .push(seen);
 }

@@ -13,6 +13,7 @@ pub mod meaning;
 pub mod registry;
 pub mod scope;
 pub mod secrets;
+pub mod semantics;
 pub mod types;
 
 mod containers;
@@ -56,32 +57,40 @@ pub fn check_items_in(
     std: bool,
     syntax: &[Diagnostic],
 ) -> Vec<Diagnostic> {
-    let mine = || syntax.iter().filter(|d| d.is_error() && d.file == *path);
-    let mut broken: Vec<Span> = mine().map(|d| d.span).collect();
-    broken.sort();
-    let mut cx = Cx {
-        path,
-        registry,
-        std,
-        broken,
-        sink: Sink::after(mine()),
-    };
-    for item in &file.items {
+    check_items_with(path, file, registry, std, syntax, |_, m| {
+        let scope = std::sync::Arc::new(semantics::decide_scope(m, registry));
+        std::sync::Arc::new(semantics::module_semantics(
+            path, m, scope, registry, std, syntax,
+        ))
+    })
+}
+
+/// [`check_items_in`], each module's semantic model given by `semantics` (its place
+/// among the file's items, its tree): the database keeps the models, one per module, and
+/// the diagnostics of a module are its model's.
+pub fn check_items_with(
+    path: &FilePath,
+    file: &ast::SourceFile,
+    registry: &Registry,
+    std: bool,
+    syntax: &[Diagnostic],
+    mut semantics: impl FnMut(usize, &ast::Module) -> std::sync::Arc<semantics::ModuleSemantics>,
+) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    let mut cx = Cx::new(path, registry, std, syntax);
+    for (index, item) in file.items.iter().enumerate() {
         match item {
             ast::Item::Contract(c) => {
                 contracts::check_contract(&mut cx, c);
                 definition_rules::check_contract_literals(&mut cx, c);
+                out.append(&mut cx.sink.diagnostics);
             }
-            ast::Item::Module(m) => {
-                module::check_module(&mut cx, m);
-                definition_rules::check_module_literals(&mut cx, m);
-            }
+            ast::Item::Module(m) => out.extend(semantics(index, m).diagnostics.iter().cloned()),
             // Meshes are the resolver's; seats outside the standard library are the
             // registry's (E0204).
             ast::Item::Mesh(_) | ast::Item::Seat(_) => {}
         }
     }
-    let mut out = cx.sink.diagnostics;
     out.sort_by_key(|d| (d.span.start, d.span.end));
     out
 }
@@ -97,7 +106,25 @@ pub(crate) struct Cx<'a> {
     pub sink: Sink,
 }
 
-impl Cx<'_> {
+impl<'a> Cx<'a> {
+    /// The checks of `path`'s items, after its syntax diagnostics `syntax`.
+    pub fn new(
+        path: &'a FilePath,
+        registry: &'a Registry,
+        std: bool,
+        syntax: &[Diagnostic],
+    ) -> Cx<'a> {
+        let mine = || syntax.iter().filter(|d| d.is_error() && d.file == *path);
+        let mut broken: Vec<Span> = mine().map(|d| d.span).collect();
+        broken.sort();
+        Cx {
+            path,
+            registry,
+            std,
+            broken,
+            sink: Sink::after(mine()),
+        }
+    }
     /// Whether a syntax error lies inside `span`: something written there may be missing
     /// from the tree.
     pub fn is_broken(&self, span: Span) -> bool {

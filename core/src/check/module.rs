@@ -4,7 +4,7 @@
 
 use super::Cx;
 use super::registry::ContractInfo;
-use super::scope::ModuleScope;
+use super::scope::{ModuleScope, ScopeTable};
 use crate::diagnostics::Rule;
 use crate::diagnostics::rules::{Duplicate, InvalidLiteral};
 use crate::span::Span;
@@ -47,11 +47,18 @@ pub(crate) struct ModuleChecker<'a, 'c> {
     pub loops: Vec<super::loops::LoopVar<'a>>,
     /// The loops whose template is being checked, outermost first.
     pub active_loops: Vec<usize>,
+    /// Every reference read so far, what it reads and its type: the model's table.
+    pub references: Vec<super::semantics::Resolved>,
 }
 
-/// Checks one module.
-pub(crate) fn check_module<'a>(cx: &mut Cx<'a>, module: &'a ast::Module) {
-    let scope = ModuleScope::new(module, cx.registry);
+/// Checks one module in the scope `table` decided; returns every reference it read,
+/// resolved, in the order it read them.
+pub(crate) fn check_module<'a>(
+    cx: &mut Cx<'a>,
+    module: &'a ast::Module,
+    table: &ScopeTable,
+) -> Vec<super::semantics::Resolved> {
+    let scope = ModuleScope::of(module, table);
     let used = vec![false; scope.requirements.len()];
     let registry = cx.registry;
     let contracts = scope
@@ -76,6 +83,7 @@ pub(crate) fn check_module<'a>(cx: &mut Cx<'a>, module: &'a ast::Module) {
         told_provides: Vec::new(),
         loops: Vec::new(),
         active_loops: Vec::new(),
+        references: Vec::new(),
     };
     m.check_slug();
     m.check_requirements();
@@ -83,6 +91,7 @@ pub(crate) fn check_module<'a>(cx: &mut Cx<'a>, module: &'a ast::Module) {
     m.check_containers();
     m.check_provides();
     m.check_unused();
+    m.references
 }
 
 impl<'a> ModuleChecker<'a, '_> {

@@ -89,14 +89,27 @@ impl<'a> ModuleChecker<'a, '_> {
             self.cx.report(rule.at(self.cx.path, q));
         }
         match &r.body {
-            RequirementBody::Operator(op) => check_declaration(
-                self.cx,
-                &r.name,
-                op.ty.as_ref(),
-                &op.refinements,
-                op.default.as_ref(),
-                Owner::Operator,
-            ),
+            RequirementBody::Operator(op) => {
+                check_declaration(
+                    self.cx,
+                    &r.name,
+                    op.ty.as_ref(),
+                    &op.refinements,
+                    op.default.as_ref(),
+                    Owner::Operator,
+                );
+                // A name where a literal belongs is refused (E0301) unread: what its
+                // words name is still kept in the model.
+                let sets = op.refinements.iter().filter_map(|f| match f {
+                    crate::syntax::ast::Refinement::InSet(set) => Some(&set.values[..]),
+                    _ => None,
+                });
+                for e in sets.flatten().chain(op.default.as_ref()) {
+                    if crate::check::types::Value::from_literal(e).is_none() {
+                        self.note_names(e, super::scope::RefContext::Definition);
+                    }
+                }
+            }
             RequirementBody::Contract {
                 contract,
                 narrowing,

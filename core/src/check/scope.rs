@@ -300,36 +300,52 @@ where
     }
 }
 
-impl<'a> ModuleScope<'a> {
-    /// The scope of `module`. Duplicate requirement names keep the first (E0102 is the
-    /// checker's).
-    pub fn new(module: &'a ast::Module, registry: &Registry) -> ModuleScope<'a> {
-        // Sized once: a large mesh holds a scope per assigned module, and a table grown
-        // by doubling holds up to twice what it needs.
-        let mut requirements =
-            FxIndexMap::with_capacity_and_hasher(module.requirements().count(), Default::default());
-        for r in module.requirements() {
-            if requirements.contains_key(r.name.name.as_str()) {
+/// What a module's scope decides of one requirement, owned: the contract looked up in
+/// the registry, an operator's type and refinements read. Holds no place in the text,
+/// so an edit that moves only positions leaves it equal.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReqFacts {
+    /// The requirement's place among the module's requirements (`Module::requirements`).
+    pub ordinal: u32,
+    pub kind: Option<ProviderKind>,
+    pub contract: Option<Arc<ContractInfo>>,
+    /// An operator requirement's type, secrecy and constraint.
+    pub operator: Option<Box<(Ty, bool, Constraint)>>,
+}
+
+/// A module's scope as decided once, by [`ScopeTable::build`]: one entry per requirement
+/// name (the first of a duplicated name; E0102 is the checker's), in source order. Owned,
+/// so the semantic model (`check::semantics`) holds it; [`ModuleScope::of`] joins it with
+/// the module's tree for a reader.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ScopeTable {
+    pub requirements: Vec<ReqFacts>,
+}
+
+impl ScopeTable {
+    /// Decides the scope of `module`: the one place a module's requirements are looked up
+    /// in the registry and their types read. Called by the semantic model only.
+    pub(crate) fn build(module: &ast::Module, registry: &Registry) -> ScopeTable {
+        let mut seen: crate::base::fx_hash::FxHashSet<&str> = Default::default();
+        let mut requirements = Vec::with_capacity(module.requirements().count());
+        for (ordinal, r) in module.requirements().enumerate() {
+            if !seen.insert(r.name.name.as_str()) {
                 continue;
             }
             let kind = r
                 .kind
                 .as_ref()
                 .and_then(|k| ProviderKind::from_name(&k.name));
-            let mut info = ReqInfo {
-                ast: r,
+            let mut facts = ReqFacts {
+                ordinal: ordinal as u32,
                 kind,
                 contract: None,
                 operator: None,
-                sets: Fields::default(),
-                narrowed: Fields::default(),
             };
             match &r.body {
                 RequirementBody::Operator(op) => {
                     let crate::syntax::ast::OperatorBody {
-                        ty,
-                        refinements,
-                        default,
+                        ty, refinements, ..
                     } = &**op;
                     let t = ty
                         .as_ref()
@@ -337,22 +353,57 @@ impl<'a> ModuleScope<'a> {
                         .unwrap_or(Ty::Error);
                     let mut constraint = Constraint::of_type(&t);
                     constraint.refine(refinements);
-                    constraint.secret = ty.as_ref().is_some_and(|t| t.secret.is_some());
-                    info.operator = Some(Box::new(OperatorInfo {
-                        secret: ty.as_ref().is_some_and(|t| t.secret.is_some()),
-                        ty: t,
-                        constraint,
-                        default: default.as_ref(),
-                    }));
+                    let secret = ty.as_ref().is_some_and(|t| t.secret.is_some());
+                    constraint.secret = secret;
+                    facts.operator = Some(Box::new((t, secret, constraint)));
                 }
-                RequirementBody::Contract {
-                    contract,
-                    narrowing,
-                    ..
-                } => {
-                    info.contract = contract
+                RequirementBody::Contract { contract, .. } => {
+                    facts.contract = contract
                         .as_ref()
                         .and_then(|c| registry.contracts.get(c.name.as_str()).cloned());
+                }
+            }
+            requirements.push(facts);
+        }
+        ScopeTable { requirements }
+    }
+}
+
+impl<'a> ModuleScope<'a> {
+    /// The scope of `module` as `table` decided it (`table` was built from this module,
+    /// or from its position-free copy): the facts joined with the requirements' trees.
+    /// Decides nothing.
+    pub fn of(module: &'a ast::Module, table: &ScopeTable) -> ModuleScope<'a> {
+        // Sized once: a large mesh holds a scope per assigned module, and a table grown
+        // by doubling holds up to twice what it needs.
+        let mut requirements =
+            FxIndexMap::with_capacity_and_hasher(table.requirements.len(), Default::default());
+        let mut facts = table.requirements.iter().peekable();
+        for (ordinal, r) in module.requirements().enumerate() {
+            let Some(f) = facts.next_if(|f| f.ordinal as usize == ordinal) else {
+                continue;
+            };
+            let mut info = ReqInfo {
+                ast: r,
+                kind: f.kind,
+                contract: f.contract.clone(),
+                operator: None,
+                sets: Fields::default(),
+                narrowed: Fields::default(),
+            };
+            match &r.body {
+                RequirementBody::Operator(op) => {
+                    if let Some(o) = &f.operator {
+                        let (ty, secret, constraint) = &**o;
+                        info.operator = Some(Box::new(OperatorInfo {
+                            ty: ty.clone(),
+                            secret: *secret,
+                            constraint: constraint.clone(),
+                            default: op.default.as_ref(),
+                        }));
+                    }
+                }
+                RequirementBody::Contract { narrowing, .. } => {
                     for n in narrowing {
                         match &n.kind {
                             NarrowingKind::Set(e) => {
@@ -522,7 +573,8 @@ module b {
                 _ => None,
             })
             .expect("the module is in the text");
-        f(&ModuleScope::new(m, &registry), &registry);
+        let table = ScopeTable::build(m, &registry);
+        f(&ModuleScope::of(m, &table), &registry);
     }
 
     fn too_deep(r: Result<RefTarget, RefError>) -> bool {

@@ -46,7 +46,7 @@ pub use lock::Lock;
 
 use crate::check::registry::ModuleSource;
 use crate::check::registry::Registry;
-use crate::check::scope::ModuleScope;
+use crate::check::scope::{ModuleScope, ScopeTable};
 use crate::check::types::Value;
 use crate::diagnostics::rules::PortsRefused;
 use crate::diagnostics::{Code, Diagnostic, Reported, Rule, Severity};
@@ -56,6 +56,7 @@ use crate::syntax::ast;
 pub(crate) use fx_hash::FxIndexMap;
 use fx_hash::{FxHashMap, FxHashSet};
 use indexmap::IndexMap;
+use std::sync::Arc;
 
 /// Everything resolution reads. No I/O: the caller looks modules up.
 pub struct ResolveInput<'a> {
@@ -67,6 +68,9 @@ pub struct ResolveInput<'a> {
     pub registry: &'a Registry,
     /// The definition of a module, by name.
     pub module: &'a dyn Fn(&str) -> Option<ModuleSource>,
+    /// The scope of a module, by name, as its semantic model decided it
+    /// (`db::module_scope`): resolution decides no scope of its own.
+    pub scope: &'a dyn Fn(&str) -> Option<Arc<ScopeTable>>,
     /// The error diagnostics of a module's definition; an assignment of a module with
     /// errors is left out, listing them.
     pub module_errors: &'a dyn Fn(&str) -> Vec<Diagnostic>,
@@ -248,27 +252,28 @@ pub(crate) enum Output {
 
 fn resolve_as(input: &ResolveInput<'_>, output: Output) -> MeshOutcome {
     // Load every assigned module once; their trees outlive the resolver, which borrows them.
-    let mut sources: FxIndexMap<String, ModuleSource> = FxIndexMap::default();
+    let mut sources: FxIndexMap<String, (ModuleSource, Arc<ScopeTable>)> = FxIndexMap::default();
     for a in input.mesh.assigns() {
         let name = a.module.name.as_str();
         if sources.contains_key(name) {
             continue;
         }
-        if let Some(src) = (input.module)(name) {
-            sources.insert(name.to_string(), src);
+        if let Some(src) = (input.module)(name)
+            && let Some(scope) = (input.scope)(name)
+        {
+            sources.insert(name.to_string(), (src, scope));
         }
     }
     // Each module's scope is read on its own (10,000 modules in a large mesh): on every
     // core, in the order of first assignment whatever the number of threads.
-    let found: Vec<(&String, &ModuleSource, &ast::Module)> = sources
+    let found: Vec<(&String, &ModuleSource, &ScopeTable, &ast::Module)> = sources
         .iter()
-        .filter_map(|(name, src)| Some((name, src, module_of(src)?)))
+        .filter_map(|(name, (src, scope))| Some((name, src, &**scope, module_of(src)?)))
         .collect();
     crate::base::process::mark("resolve.sources");
-    let registry = input.registry;
     let loaded: Vec<LoadedModule<'_>> = crate::parallel::map_chunks(&found, 256, |part| {
         part.iter()
-            .map(|&(name, src, ast)| LoadedModule::new(name, src, ast, registry))
+            .map(|&(name, src, scope, ast)| LoadedModule::new(name, src, ast, scope))
             .collect()
     });
     let modules: FxIndexMap<String, LoadedModule<'_>> = loaded
@@ -347,7 +352,7 @@ impl<'m> LoadedModule<'m> {
         name: &str,
         src: &'m ModuleSource,
         ast: &'m ast::Module,
-        registry: &'m Registry,
+        scope: &ScopeTable,
     ) -> LoadedModule<'m> {
         let mut provides = FxIndexMap::default();
         for p in ast.provides() {
@@ -357,7 +362,7 @@ impl<'m> LoadedModule<'m> {
             name: name.to_string(),
             path: src.path.clone(),
             ast,
-            scope: ModuleScope::new(ast, registry),
+            scope: ModuleScope::of(ast, scope),
             provides,
             index: 0,
             slug: identity::module_slug(ast),

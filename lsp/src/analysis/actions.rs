@@ -8,7 +8,7 @@ use super::{Cursor, fixes};
 use crate::diagnostics::{Presentation, file_diagnostics, to_lsp};
 use crate::state::Snapshot;
 use meshc::check::scope::ModuleScope;
-use meshc::db::{parse_file, registry};
+use meshc::db::{module_scope, parse_file};
 use meshc::diagnostics::Code;
 use meshc::span::Span;
 use meshc::syntax::ast::Item;
@@ -165,11 +165,11 @@ fn legacy_rewrites(snap: &Snapshot, cursor: &Cursor<'_>) -> Vec<(Span, String)> 
         return Vec::new();
     }
     let parsed = parse_file(&snap.db, cursor.file);
-    let reg = registry(&snap.db, snap.ws);
     let mut out = Vec::new();
-    for item in &parsed.file.items {
+    for (index, item) in parsed.file.items.iter().enumerate() {
         let Item::Module(m) = item else { continue };
-        let scope = ModuleScope::new(m, &reg);
+        let table = module_scope(&snap.db, snap.ws, cursor.file, index);
+        let scope = ModuleScope::of(m, &table);
         for l in cursor
             .index
             .legacy

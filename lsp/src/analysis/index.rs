@@ -9,8 +9,8 @@
 //! file only.
 
 use indexmap::IndexMap;
-use meshc::check::meaning::{Contract, Form, LoopForm, LoopRead, Names, Read, meaning};
-use meshc::db::{SourceFile, Workspace, parse_file};
+use meshc::check::semantics::{LoopReads, ModuleSemantics, Reads};
+use meshc::db::{SourceFile, Workspace, module_semantics, parse_file};
 use meshc::span::Span;
 use meshc::syntax::ast::{
     self, AssignEntryKind, ContainerEntryKind, Expr, Item, MeshEntry, ModuleEntry, NarrowingKind,
@@ -140,6 +140,10 @@ pub struct FileIndex {
     pub occurrences: Vec<Occurrence>,
     pub names: Vec<(Span, NameClass)>,
     pub legacy: Vec<LegacyPlaceholder>,
+    /// References of a module that its semantic model does not hold, so the index
+    /// could tell nothing of them. Empty unless the checker skipped one: a test holds it
+    /// empty over every fixture and the catalogue.
+    pub unread: Vec<Span>,
 }
 
 impl FileIndex {
@@ -250,19 +254,38 @@ pub fn file_index(db: &dyn salsa::Database, ws: Workspace, file: SourceFile) -> 
     } else {
         Arc::new(ModuleShapes::default())
     };
-    Arc::new(index_file(&parsed.file, &shapes))
+    let models: Vec<Option<Arc<ModuleSemantics>>> = parsed
+        .file
+        .items
+        .iter()
+        .enumerate()
+        .map(|(i, item)| matches!(item, Item::Module(_)).then(|| module_semantics(db, ws, file, i)))
+        .collect();
+    Arc::new(index_file(&parsed.file, &shapes, &models))
 }
 
-/// Indexes a parsed file; `shapes` tells what the requirements an assignment names read.
-pub fn index_file(file: &ast::SourceFile, shapes: &ModuleShapes) -> FileIndex {
+/// Indexes a parsed file; `shapes` tells what the requirements an assignment names read,
+/// `models` (by item) what each module's references read: the semantic model's reading
+/// (`db::module_semantics`), which the index turns into symbols and token classes.
+pub fn index_file(
+    file: &ast::SourceFile,
+    shapes: &ModuleShapes,
+    models: &[Option<Arc<ModuleSemantics>>],
+) -> FileIndex {
     let mut ix = Indexer {
         out: FileIndex::default(),
+        model: None,
         loops: Vec::new(),
     };
-    for item in &file.items {
+    for (index, item) in file.items.iter().enumerate() {
         match item {
             Item::Contract(c) => ix.contract(c),
-            Item::Module(m) => ix.module(m),
+            Item::Module(m) => {
+                ix.model = models.get(index).cloned().flatten();
+                ix.module(m);
+                ix.model = None;
+                ix.loops.clear();
+            }
             Item::Mesh(m) => ix.mesh(m, shapes),
             Item::Seat(s) => {
                 ix.def(&s.name, Symbol::Seat(s.name.name.to_string()));
@@ -281,53 +304,17 @@ pub fn index_file(file: &ast::SourceFile, shapes: &ModuleShapes) -> FileIndex {
 
 struct Indexer {
     out: FileIndex,
-    /// The `for` loops whose template is being indexed, outermost first.
+    /// The semantic model of the module being indexed: what each reference reads.
+    model: Option<Arc<ModuleSemantics>>,
+    /// The module's `for` loops met so far: where each declares its variable, and the
+    /// contract (as written) whose consumers it runs over.
     loops: Vec<LoopScope>,
 }
 
-/// A loop variable in scope: its symbol, and the contract whose consumers it runs over.
+/// A loop variable declared: its symbol, and the contract whose consumers it runs over.
 struct LoopScope {
     symbol: Symbol,
     consumers_of: Option<String>,
-}
-
-/// What is in scope for the index where a reference is read: the loops whose template
-/// is being indexed, the module's shape, the `provides` block's contract name. Contracts
-/// are known by name only ([`Contract::Unchecked`]), so a file's index depends on no
-/// contract.
-struct IndexNames<'x> {
-    loops: &'x [LoopScope],
-    ctx: &'x ModuleCtx<'x>,
-}
-
-impl<'x> Names<'x> for IndexNames<'x> {
-    fn loop_var(&self, word: &str) -> Option<(usize, LoopForm<'x>)> {
-        let (var, l) = self
-            .loops
-            .iter()
-            .enumerate()
-            .rev()
-            .find(|(_, l)| l.symbol.name() == word)?;
-        let form = match &l.consumers_of {
-            Some(c) => LoopForm::Consumers(Contract::Unchecked(c)),
-            None => LoopForm::Item,
-        };
-        Some((var, form))
-    }
-
-    fn requirement(&self, word: &str) -> Option<(usize, Form<'x>)> {
-        let (idx, _, r) = self.ctx.shape.requirements.get_full(word)?;
-        let form = match (&r.contract, r.kind.as_deref()) {
-            (Some(c), _) => Form::Contract(Contract::Unchecked(c)),
-            (None, Some("operator")) => Form::Operator,
-            (None, _) => Form::Contract(Contract::Unresolved),
-        };
-        Some((idx, form))
-    }
-
-    fn provides(&self) -> Option<Contract<'x>> {
-        self.ctx.provides.map(Contract::Unchecked)
-    }
 }
 
 /// What a reference inside a module can read.
@@ -623,13 +610,12 @@ impl Indexer {
             Some(ast::Iterable::List(r)) => self.reference_expr(r, ctx),
             None => {}
         }
+        self.loops.push(LoopScope {
+            symbol,
+            consumers_of,
+        });
         if let Some(t) = &f.template {
-            self.loops.push(LoopScope {
-                symbol,
-                consumers_of,
-            });
             self.string(t, ctx);
-            self.loops.pop();
         }
     }
 
@@ -658,62 +644,79 @@ impl Indexer {
         }
     }
 
-    /// A reference: its words as [`meaning`] reads them (the checker's and the
-    /// resolver's one reading), module shapes standing for the contracts.
+    /// A reference: its words as the module's semantic model read them (the checker's
+    /// reading, the resolver's too), turned into symbols.
     fn reference_expr(&mut self, r: &Reference, ctx: &ModuleCtx<'_>) {
         let Some(first) = r.segments.first() else {
             return;
         };
-        let loops = std::mem::take(&mut self.loops);
-        let read = meaning(r, &IndexNames { loops: &loops, ctx }).read;
+        let Some(reads) = self.model.as_ref().and_then(|m| {
+            m.references
+                .binary_search_by_key(&(r.span.start, r.span.end), |e| (e.span.start, e.span.end))
+                .ok()
+                .map(|at| m.references[at].reads)
+        }) else {
+            self.out.unread.push(r.span);
+            return;
+        };
+        // The words the model's reading names are the reference's own, by their place.
+        let word = |i: usize| r.segments.get(i);
         let field = |contract: &str, field: &ast::Ident| Symbol::Field {
             contract: contract.to_string(),
             field: field.name.to_string(),
         };
-        match read {
-            Read::Nothing => {}
-            Read::Loop { var, read } => {
-                let scope = &loops[var];
-                self.reference(first, scope.symbol.clone());
-                match (read, &scope.consumers_of) {
-                    (LoopRead::Meta { word, .. }, _) => self.name(word.span, NameClass::Property),
-                    (
-                        LoopRead::Given {
-                            keyword, field: f, ..
-                        },
-                        Some(contract),
-                    ) => {
-                        self.name(keyword.span, NameClass::Keyword);
-                        if let Some(f) = f {
-                            self.reference(f, field(contract, f));
+        match reads {
+            Reads::Nothing => {}
+            Reads::Loop { decl, read, .. } => {
+                let Some(scope) = self.loops.iter().rev().find(|l| match &l.symbol {
+                    Symbol::LoopVar { at, .. } => *at == decl.start,
+                    _ => false,
+                }) else {
+                    return;
+                };
+                let (symbol, contract) = (scope.symbol.clone(), scope.consumers_of.clone());
+                self.reference(first, symbol);
+                match (read, contract) {
+                    (LoopReads::Meta { .. }, _) => {
+                        if let Some(w) = word(1) {
+                            self.name(w.span, NameClass::Property);
                         }
                     }
-                    (LoopRead::Answer { field: f, .. }, Some(contract)) => {
-                        self.reference(f, field(contract, f))
+                    (LoopReads::Given { .. }, Some(contract)) => {
+                        if let Some(k) = word(1) {
+                            self.name(k.span, NameClass::Keyword);
+                        }
+                        if let Some(f) = word(2) {
+                            self.reference(f, field(&contract, f));
+                        }
+                    }
+                    (LoopReads::Answer { .. }, Some(contract)) => {
+                        if let Some(f) = word(1) {
+                            self.reference(f, field(&contract, f));
+                        }
                     }
                     _ => {}
                 }
             }
-            Read::Requirement { req } | Read::OperatorValue { req } => {
-                self.requirement_ref(first, ctx, req, None)
+            Reads::Requirement { req } | Reads::OperatorValue { req } => {
+                self.requirement_ref(first, ctx, req as usize, None)
             }
-            Read::ContractField { req, field: f, .. } => {
-                self.requirement_ref(first, ctx, req, Some(f))
+            Reads::ContractField { req, .. } => {
+                self.requirement_ref(first, ctx, req as usize, word(1))
             }
-            Read::Consumer { word, .. } => {
+            Reads::Consumer { .. } => {
                 self.name(first.span, NameClass::Keyword);
-                if let Some(w) = word {
+                if let Some(w) = word(1) {
                     self.name(w.span, NameClass::Property);
                 }
             }
-            Read::Given { field: f, .. } => {
+            Reads::Given { .. } => {
                 self.name(first.span, NameClass::Keyword);
-                if let (Some(f), Some(contract)) = (f, ctx.provides) {
+                if let (Some(f), Some(contract)) = (word(1), ctx.provides) {
                     self.reference(f, field(contract, f));
                 }
             }
         }
-        self.loops = loops;
     }
 
     /// Requirement `req` of the module read at `first`, and the contract's field it reads.
@@ -960,16 +963,10 @@ mod tests {
     use super::*;
 
     fn index(text: &str) -> FileIndex {
-        let parsed = meshc::syntax::parse(&"t.mesh".into(), text);
-        let mut shapes = ModuleShapes::default();
-        for item in &parsed.file.items {
-            if let Item::Module(m) = item {
-                shapes
-                    .modules
-                    .insert(m.name.name.to_string(), module_shape(m));
-            }
-        }
-        index_file(&parsed.file, &shapes)
+        let (database, ws) =
+            meshc::db::Database::with_files([("t.mesh".into(), Arc::<str>::from(text))]);
+        let file = ws.files(&database)[1];
+        (*file_index(&database, ws, file)).clone()
     }
 
     fn at<'a>(ix: &'a FileIndex, text: &str, needle: &str) -> &'a Occurrence {
