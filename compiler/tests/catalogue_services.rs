@@ -129,7 +129,15 @@ fn workspace(extra: &str) -> (Database, db::Workspace) {
 fn build(extra: &str, mesh: &str) -> Vec<(String, Value)> {
     let (database, ws) = workspace(extra);
     common::assert_checks_clean(&database, ws, "the workspace");
-    let outcome = db::resolve_mesh(&database, ws, mesh.to_string(), Lock::new());
+    whole(
+        db::resolve_mesh(&database, ws, mesh.to_string(), Lock::new()),
+        mesh,
+    )
+}
+
+/// The manifests of `outcome`, each node's as JSON, once nothing of mesh `mesh` was
+/// refused or left out.
+fn whole(outcome: std::sync::Arc<meshc::resolve::MeshOutcome>, mesh: &str) -> Vec<(String, Value)> {
     assert!(
         !outcome.refused(),
         "mesh `{mesh}` does not build whole: {:?} {:?}",
@@ -1294,21 +1302,10 @@ fn build_catalogue_mesh(mesh: &str) -> Vec<(String, Value)> {
     let lock_path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join(format!("../catalogue/{mesh}.mesh.lock"));
     let lock = Lock::parse(&std::fs::read_to_string(&lock_path).unwrap()).unwrap();
-    let outcome = db::resolve_mesh(&database, ws, mesh.to_string(), lock);
-    assert!(
-        !outcome.refused(),
-        "mesh `{mesh}` does not build whole: {:?} {:?}",
-        outcome.diagnostics,
-        outcome.left_out
-    );
-    outcome
-        .manifests
-        .iter()
-        .map(|(node, m)| {
-            let bytes = meshc::emit::manifest_bytes(m);
-            (node.clone(), serde_json::from_slice(&bytes).unwrap())
-        })
-        .collect()
+    whole(
+        db::resolve_mesh(&database, ws, mesh.to_string(), lock),
+        mesh,
+    )
 }
 
 /// Issue 38: the backups kept the paths the operator listed by hand. Each module that

@@ -439,33 +439,6 @@ fn resolution_passes_over_a_refused_reference_on_the_checkers_error() {
     expected = "passed over E0104, E0105 or E0318 in module `prov`, in which the checker reported no error"
 )]
 fn a_module_without_a_reported_error_never_reaches_a_passed_over_refusal() {
-    use meshc::resolve::{Lock, ResolveInput};
-    use meshc::span::FilePath;
     let files = one_file("case.mesh", READS_WHAT_IT_LACKS);
-    let (database, ws) = workspace(&files);
-    let reg = meshc::db::registry(&database, ws);
-    let at = *reg.meshes.get("lab").expect("mesh lab");
-    let file = ws.files(&database)[at.file];
-    let parsed = meshc::db::parse_file(&database, file);
-    let meshc::syntax::ast::Item::Mesh(mesh) = &parsed.file.items[at.item] else {
-        panic!("not a mesh")
-    };
-    let path = FilePath::from("case.mesh");
-    let module = |name: &str| meshc::db::module_source(&database, ws, name);
-    let no_errors = |_: &str| Vec::new();
-    let scope = |name: &str| meshc::db::module_scope_named(&database, ws, name);
-    let lock = Lock::default();
-    let input = ResolveInput {
-        mesh,
-        path: &path,
-        registry: &reg,
-        module: &module,
-        scope: &scope,
-        module_errors: &no_errors,
-        lock: &lock,
-        manifests: false,
-        choices: false,
-        sink: None,
-    };
-    let _ = meshc::resolve::resolve_mesh(&input);
+    let _ = resolve_told_of_no_error(&files, "case.mesh", "lab", false);
 }

@@ -8,9 +8,6 @@
 
 mod support;
 
-use meshc::db;
-use meshc::resolve::{Lock, ResolveInput};
-use meshc::span::FilePath;
 use support::*;
 
 const MARKER: &str = "MARK3R";
@@ -133,32 +130,7 @@ fn all_three_at_once_reach_no_manifest() {
 fn the_resolver_treats_a_given_secret_field_as_secret_even_unaware_of_errors() {
     let text = workspace_text(true, true, false);
     let files = one_file("case.mesh", &text);
-    let (database, ws) = workspace(&files);
-    let reg = db::registry(&database, ws);
-    let at = *reg.meshes.get("lab").expect("mesh lab");
-    let file = ws.files(&database)[at.file];
-    let parsed = db::parse_file(&database, file);
-    let meshc::syntax::ast::Item::Mesh(mesh) = &parsed.file.items[at.item] else {
-        panic!("not a mesh")
-    };
-    let path = FilePath::from("case.mesh");
-    let module = |name: &str| db::module_source(&database, ws, name);
-    let scope = |name: &str| db::module_scope_named(&database, ws, name);
-    let no_errors = |_: &str| Vec::new();
-    let lock = Lock::default();
-    let input = ResolveInput {
-        mesh,
-        path: &path,
-        registry: &reg,
-        module: &module,
-        scope: &scope,
-        module_errors: &no_errors,
-        lock: &lock,
-        manifests: true,
-        choices: false,
-        sink: None,
-    };
-    let outcome = meshc::resolve::resolve_mesh(&input);
+    let outcome = resolve_told_of_no_error(&files, "case.mesh", "lab", true);
     for (node, m) in &outcome.manifests {
         let json = String::from_utf8_lossy(&meshc::emit::manifest_bytes(m)).into_owned();
         assert!(

@@ -150,6 +150,42 @@ pub fn build(files: &[(String, String)], file: &str) -> Build {
     build_with_lock(files, file, &Lock::default())
 }
 
+/// Resolves mesh `mesh` of the one file `file` of `files` as the build does, but told of
+/// no checker error in any module: what the resolver does on its own when a caller
+/// forgets to leave a module in error out.
+pub fn resolve_told_of_no_error(
+    files: &[(String, String)],
+    file: &str,
+    mesh: &str,
+    manifests: bool,
+) -> MeshOutcome {
+    let (database, ws) = workspace(files);
+    let reg = db::registry(&database, ws);
+    let at = *reg.meshes.get(mesh).expect("the mesh is declared");
+    let source = ws.files(&database)[at.file];
+    let parsed = db::parse_file(&database, source);
+    let meshc::syntax::ast::Item::Mesh(mesh_ast) = &parsed.file.items[at.item] else {
+        panic!("`{mesh}` is not a mesh")
+    };
+    let path = FilePath::from(file);
+    let module = |name: &str| db::module_source(&database, ws, name);
+    let scope = |name: &str| db::module_scope_named(&database, ws, name);
+    let no_errors = |_: &str| Vec::new();
+    let lock = Lock::default();
+    meshc::resolve::resolve_mesh(&meshc::resolve::ResolveInput {
+        mesh: mesh_ast,
+        path: &path,
+        registry: &reg,
+        module: &module,
+        scope: &scope,
+        module_errors: &no_errors,
+        lock: &lock,
+        manifests,
+        choices: false,
+        sink: None,
+    })
+}
+
 /// One `.mesh` file as a workspace.
 pub fn one_file(name: &str, text: &str) -> Vec<(String, String)> {
     vec![(name.to_string(), text.to_string())]
