@@ -70,7 +70,9 @@ fn every_reference_the_index_meets_is_one_the_model_resolved() {
                 (FilePath::from(p.display().to_string()), Arc::from(text))
             })
             .collect();
-        let (database, ws) = Database::with_files(inputs);
+        use salsa::Setter as _;
+        let (mut database, ws) = Database::with_files(inputs);
+        ws.set_keep_references(&mut database).to(true);
         let registry = db::registry(&database, ws);
         for &file in ws.files(&database).iter().skip(1) {
             let path = file.path(&database).to_string();

@@ -207,9 +207,17 @@ module app {
     /// and its type, found by place; and the file's diagnostics are the model's.
     #[test]
     fn the_model_keeps_each_reference_its_reading_and_its_type() {
-        let (database, ws) = Database::with_files([(FilePath::from("a.mesh"), Arc::from(TEXT))]);
+        use salsa::Setter as _;
+        let (mut database, ws) =
+            Database::with_files([(FilePath::from("a.mesh"), Arc::from(TEXT))]);
+        ws.set_keep_references(&mut database).to(true);
         let file = ws.files(&database)[1];
         let model = db::module_semantics(&database, ws, file, 0);
+        // `meshc` itself keeps none: it reads only the diagnostics.
+        let (lean, lean_ws) = Database::with_files([(FilePath::from("a.mesh"), Arc::from(TEXT))]);
+        let lean_model = db::module_semantics(&lean, lean_ws, lean_ws.files(&lean)[1], 0);
+        assert!(lean_model.references.is_empty());
+        assert_eq!(lean_model.diagnostics, model.diagnostics);
         let at = |needle: &str| {
             let offset = TEXT.find(needle).unwrap() as u32;
             model.at(offset + 1).expect("a reference there").clone()

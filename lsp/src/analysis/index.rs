@@ -963,8 +963,10 @@ mod tests {
     use super::*;
 
     fn index(text: &str) -> FileIndex {
-        let (database, ws) =
+        use salsa::Setter as _;
+        let (mut database, ws) =
             meshc::db::Database::with_files([("t.mesh".into(), Arc::<str>::from(text))]);
+        ws.set_keep_references(&mut database).to(true);
         let file = ws.files(&database)[1];
         (*file_index(&database, ws, file)).clone()
     }
