@@ -652,6 +652,10 @@ fn synapse_reads_a_configuration_directory_with_mail_and_turn_only_where_they_an
     assert!(entry(c, "files", "/config/turn.yaml").is_none());
 }
 
+/// Regression (issue 38): the web container's start ran the office setup with `;`
+/// between its steps, so a failing `occ` was passed over and Apache started anyway. The
+/// setup is a job of its own now, under `set -eu`, and the web container keeps the
+/// image's own start.
 #[test]
 fn nextcloud_points_richdocuments_at_the_office_suite_only_where_one_answers() {
     let full = build(FULL, "services_full");
@@ -662,17 +666,29 @@ fn nextcloud_points_richdocuments_at_the_office_suite_only_where_one_answers() {
     );
     let web = &nextcloud["containers"][0];
     assert_eq!(web["name"], "nextcloud-nextcloud");
-    assert_eq!(env(web, "OFFICE_URL"), Some("https://office.example.org"));
-    assert_eq!(env(web, "NEXTCLOUD_UPDATE"), Some("1"));
+    assert_eq!(web["command"], serde_json::json!([]));
+    assert_eq!(env(web, "NEXTCLOUD_UPDATE"), None);
     assert_eq!(env(web, "TRUSTED_PROXIES"), Some("10.1.0.1/32"));
-    let script = web["command"][2].as_str().unwrap();
-    assert_eq!(web["command"][0], "sh");
-    assert!(script.contains("occ app:install richdocuments"), "{script}");
+    let office = named(nextcloud, "office");
+    assert_eq!(office["job"], true);
+    assert_eq!(office["after"], serde_json::json!(["nextcloud"]));
+    assert_eq!(
+        env(office, "OFFICE_URL"),
+        Some("https://office.example.org")
+    );
+    let script = entry(office, "files", "/mesh/office").unwrap()["content"]
+        .as_str()
+        .unwrap();
+    let strict = script
+        .find("set -eu")
+        .expect("the setup stops at a failing step");
+    let install = script.find("occ app:install richdocuments").unwrap();
+    assert!(strict < install, "{script}");
     assert!(
         script.contains("richdocuments wopi_url --value=\"$OFFICE_URL\""),
         "{script}"
     );
-    assert!(script.ends_with("exec apache2-foreground"), "{script}");
+    assert!(!script.contains("; occ"), "{script}");
     // Collabora accepts WOPI requests from Nextcloud's public address only.
     let collabora = container(instance(&full, "one", "collabora"));
     assert_eq!(
@@ -688,8 +704,7 @@ fn nextcloud_points_richdocuments_at_the_office_suite_only_where_one_answers() {
     );
     let web = &nextcloud["containers"][0];
     assert_eq!(web["command"], serde_json::json!([]));
-    assert_eq!(env(web, "OFFICE_URL"), None);
-    assert_eq!(env(web, "NEXTCLOUD_UPDATE"), None);
+    assert_eq!(env(named(nextcloud, "office"), "OFFICE_URL"), None);
 }
 
 /// The container of an instance whose name ends with `-{name}`.
