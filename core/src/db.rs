@@ -1487,6 +1487,35 @@ mod incrementality {
     /// After an edit of a file of low durability (an open document) among many of medium
     /// (read from disk), confirming the registry looks at the summaries of the edited
     /// file's group only: the other groups are confirmed by their durability.
+    /// The standard library and `texts` as the language server makes its workspace: the
+    /// files and the pinned summaries of medium durability, the models keeping their
+    /// references, set once with high durability (an input every check reads, left at
+    /// low durability, would make every group's low too).
+    fn as_the_server_makes_it(
+        db: &Database,
+        texts: &[(FilePath, String)],
+    ) -> (Vec<SourceFile>, Workspace) {
+        let mut files = vec![
+            SourceFile::builder(FilePath::from(STDLIB_PATH), Arc::from(STDLIB_TEXT), true)
+                .durability(salsa::Durability::HIGH)
+                .new(db),
+        ];
+        for (path, text) in texts {
+            files.push(
+                SourceFile::builder(path.clone(), Arc::from(text.as_str()), false)
+                    .durability(salsa::Durability::MEDIUM)
+                    .new(db),
+            );
+        }
+        let ws = Workspace::builder(files.clone())
+            .files_durability(salsa::Durability::MEDIUM)
+            .pinned_durability(salsa::Durability::MEDIUM)
+            .keep_references(true)
+            .keep_references_durability(salsa::Durability::HIGH)
+            .new(db);
+        (files, ws)
+    }
+
     #[test]
     fn an_edit_confirms_the_registry_by_groups() {
         let validated: Arc<Mutex<Vec<String>>> = Arc::default();
@@ -1507,31 +1536,15 @@ mod incrementality {
             n
         };
         let modules = 4 * SUMMARY_GROUP;
-        let mut files = vec![
-            SourceFile::builder(FilePath::from(STDLIB_PATH), Arc::from(STDLIB_TEXT), true)
-                .durability(salsa::Durability::HIGH)
-                .new(&db),
-        ];
-        for i in 0..modules {
-            let text =
-                format!("module m{i} {{\n  container m{i} {{\n    image \"m:{i}\"\n  }}\n}}\n");
-            files.push(
-                SourceFile::builder(
-                    FilePath::from(format!("m{i:04}.mesh")),
-                    Arc::from(text),
-                    false,
-                )
-                .durability(salsa::Durability::MEDIUM)
-                .new(&db),
-            );
-        }
+        let texts: Vec<(FilePath, String)> = (0..modules)
+            .map(|i| {
+                let text =
+                    format!("module m{i} {{\n  container m{i} {{\n    image \"m:{i}\"\n  }}\n}}\n");
+                (FilePath::from(format!("m{i:04}.mesh")), text)
+            })
+            .collect();
+        let (files, ws) = as_the_server_makes_it(&db, &texts);
         let open = files[2];
-        // As the language server makes it: the files and the pinned summaries of medium
-        // durability (the pins of low durability would make every group's).
-        let ws = Workspace::builder(files)
-            .files_durability(salsa::Durability::MEDIUM)
-            .pinned_durability(salsa::Durability::MEDIUM)
-            .new(&db);
         open.set_text(&mut db)
             .with_durability(salsa::Durability::LOW)
             .to(Arc::from(
@@ -1596,25 +1609,8 @@ mod incrementality {
             .collect();
         // The last file uses the first file's module, so renaming it is an error there.
         texts[modules - 1].1 = "module user {\n  requires m: module m0\n  container user {\n    image \"u:1\"\n  }\n}\n".to_string();
-        let mut files = vec![
-            SourceFile::builder(FilePath::from(STDLIB_PATH), Arc::from(STDLIB_TEXT), true)
-                .durability(salsa::Durability::HIGH)
-                .new(&db),
-        ];
-        for (path, text) in &texts {
-            files.push(
-                SourceFile::builder(path.clone(), Arc::from(text.as_str()), false)
-                    .durability(salsa::Durability::MEDIUM)
-                    .new(&db),
-            );
-        }
+        let (files, ws) = as_the_server_makes_it(&db, &texts);
         let open = files[1];
-        // As the language server makes it: the files and the pinned summaries of medium
-        // durability (the pins of low durability would make every group's).
-        let ws = Workspace::builder(files)
-            .files_durability(salsa::Durability::MEDIUM)
-            .pinned_durability(salsa::Durability::MEDIUM)
-            .new(&db);
         let fresh = |texts: &[(FilePath, String)]| {
             let (db, ws) = Database::with_files(
                 texts
