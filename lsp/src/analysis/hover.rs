@@ -5,6 +5,7 @@ use super::resolution::{Answer, provider_info};
 use super::{Cursor, definitions};
 use crate::state::Snapshot;
 use meshc::check::registry::ProviderKind;
+use meshc::check::semantics::LoopOver;
 use meshc::db::{module_source, parse_file, registry};
 use meshc::span::Span;
 use meshc::syntax::ast::{self, Item, NarrowingKind, RequirementBody};
@@ -458,30 +459,28 @@ fn loop_var(snap: &Snapshot, module: &str, name: &str, at: u32) -> Option<String
     )
     .into_iter()
     .next()?;
-    let parsed = parse_file(&snap.db, file);
-    let m = parsed.file.items.iter().find_map(|i| match i {
-        Item::Module(m) if m.name.name == module => Some(m),
-        _ => None,
-    })?;
-    let f = super::index::module_fors(m)
-        .into_iter()
-        .find(|f| f.var.span.start == at)?;
+    // The loop as the module's model names it.
+    let items = parse_file(&snap.db, file).file.items.len();
+    let names = (0..items)
+        .filter_map(|i| meshc::db::module_names(&snap.db, file, i))
+        .find(|n| n.module == module)?;
+    let f = names.loop_at(at)?;
     let mut out = String::new();
-    match f.iterable.as_ref()? {
-        ast::Iterable::Consumers { contract, .. } => {
-            let contract = contract.as_ref()?.name.as_str();
+    match &f.over {
+        LoopOver::Consumers(contract) => {
+            let contract = contract.as_deref()?;
             let _ = write!(
                 out,
                 "```mesh\nfor {name} in consumers {contract}\n```\n\nLoop variable: one consumer of `{contract}` at a time, every instance this module answers for it (by node, then instance).\n\nReads `{name}.login`, `{name}.instance`, `{name}.module`, `{name}.node` (the private name of the consumer's node), `{name}.given.FIELD` (what the consumer set) and `{name}.FIELD` (this module's answer to it)."
             );
         }
-        ast::Iterable::List(r) => {
-            let list = r.dotted();
+        LoopOver::List(list) => {
             let _ = write!(
                 out,
                 "```mesh\nfor {name} in {list}\n```\n\nLoop variable: one element of `{list}` at a time, in the list's order."
             );
         }
+        LoopOver::Missing => return None,
     }
     Some(out)
 }

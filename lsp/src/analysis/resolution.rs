@@ -109,7 +109,6 @@ pub fn mesh_diagnostics_of(snap: &Snapshot, path: &str) -> Vec<Diagnostic> {
 /// renders it twice); instances left out of their manifest are not counted.
 pub fn consumer_counts(snap: &Snapshot, module: &str, contract: &str) -> Vec<ConsumerCount> {
     let reg = registry(&snap.db, snap.ws);
-    let shapes = super::index::module_shapes(&snap.db, snap.ws);
     let files = snap.ws.files(&snap.db);
     let mut out = Vec::new();
     for (mesh, at) in reg.meshes.iter() {
@@ -138,11 +137,11 @@ pub fn consumer_counts(snap: &Snapshot, module: &str, contract: &str) -> Vec<Con
                     c.provider
                         .as_ref()
                         .is_some_and(|(p, _)| p.instance == instance && p.node == node)
-                        && shapes
-                            .modules
-                            .get(&c.module)
-                            .and_then(|s| s.requirements.get(&c.requirement))
-                            .and_then(|r| r.contract.as_deref())
+                        && meshc::db::module_requirements(&snap.db, snap.ws, &c.module)
+                            .and_then(|s| {
+                                s.get(&c.requirement).and_then(|(_, r)| r.contract.clone())
+                            })
+                            .as_deref()
                             == Some(contract)
                 })
                 .count();
