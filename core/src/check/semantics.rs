@@ -779,4 +779,147 @@ module app {
         assert!(Arc::ptr_eq(&scope, &model.scope));
         assert_eq!(scope.requirements.len(), 2);
     }
+
+    const NAMES: &str = r#"
+module proxy {
+  requires c: module postgres
+  requires http: host port { container = 80 }
+  provides route { url = "https://${given.public_name}/${consumer.login}" }
+  container caddy {
+    image "caddy:2.8"
+    publish http
+    env { DB = c.host }
+    file "/etc/caddy/Caddyfile" = for c in consumers route "${c.login}\n"
+  }
+}
+"#;
+
+    /// What the editor asks at a place: the names in scope there and what a first word
+    /// reads, in the checker's order (a loop variable before a requirement of its name;
+    /// `consumer` and `given` inside `provides` only).
+    #[test]
+    fn scope_at_a_place_follows_the_checkers_order() {
+        let (database, ws) = Database::with_files([(FilePath::from("a.mesh"), Arc::from(NAMES))]);
+        let file = ws.files(&database)[1];
+        let names = db::module_names(&database, file, 0).expect("a module");
+        assert_eq!(names.module, "proxy");
+        let at = |needle: &str| NAMES.find(needle).unwrap() as u32 + 1;
+        // Inside the loop's template `c` is the loop variable, over `route`'s consumers.
+        let inside = names.scope_at(at("c.login"));
+        match inside.head("c") {
+            HeadReads::Loop(l) => {
+                assert_eq!(l.over, LoopOver::Consumers(Some("route".into())));
+                assert_eq!(names.loop_at(l.decl.start), Some(l));
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(inside.loop_names().len(), 1);
+        assert_eq!(inside.head("consumer"), HeadReads::Nothing);
+        // Outside it, `c` is the requirement, of contract `postgres`.
+        let env = names.scope_at(at("c.host"));
+        match env.head("c") {
+            HeadReads::Requirement(0, r) => assert_eq!(r.contract.as_deref(), Some("postgres")),
+            other => panic!("{other:?}"),
+        }
+        assert!(env.loops.is_empty());
+        assert_eq!(env.head("given"), HeadReads::Nothing);
+        assert_eq!(env.head("nope"), HeadReads::Nothing);
+        // Inside `provides`, `given` and `consumer` read the consumer being answered.
+        let provides = names.scope_at(at("given.public_name"));
+        assert_eq!(provides.head("given"), HeadReads::Given("route"));
+        assert_eq!(provides.head("consumer"), HeadReads::Consumer);
+        // The host contracts are told by the model, not by matching strings.
+        let (_, http) = names.requirements.get("http").unwrap();
+        assert_eq!(http.host_contract(), Some(HostContract::Port));
+        assert_eq!(http.describe(), "host port");
+        assert_eq!(
+            names.container_at(at("publish")).map(|c| c.0.as_str()),
+            Some("caddy")
+        );
+    }
+
+    const MESH: &str = r#"
+mesh lab {
+  node a { private_name = "a.lab.internal" }
+  node b { private_name = "b.lab.internal" }
+  assign app to a {
+    db from pg
+    route.public_name = "x.example"
+    short = "x"
+  }
+  assign pg to b
+}
+"#;
+
+    const APP: &str = r#"
+module app {
+  requires db: module postgres
+  requires route: module route
+  container app { image "nginx:1.27" }
+}
+module pg {
+  provides postgres { host = "pg" }
+  container pg { image "postgres:16" }
+}
+"#;
+
+    /// A mesh's names are resolved once, in the core: the requirements of the module an
+    /// assignment assigns, their contracts' fields, the instances by their node. An edit
+    /// that moves only positions in a module leaves the mesh's model as it was (the same
+    /// one, not rebuilt); renaming a requirement changes it.
+    #[test]
+    fn a_meshs_names_are_resolved_once_and_kept_across_an_edit_that_renames_nothing() {
+        use salsa::Setter as _;
+        let (mut database, ws) = Database::with_files([
+            (FilePath::from("app.mesh"), Arc::from(APP)),
+            (FilePath::from("lab.mesh"), Arc::from(MESH)),
+        ]);
+        let files = ws.files(&database).clone();
+        let (app, lab) = (files[1], files[2]);
+        let model = db::mesh_semantics(&database, ws, lab, 0);
+        let reads = |model: &MeshSemantics, needle: &str| {
+            let start = MESH.find(needle).unwrap() as u32;
+            model
+                .references
+                .iter()
+                .find(|r| r.span.start == start && !r.implicit)
+                .map(|r| r.reads.clone())
+        };
+        assert_eq!(
+            reads(&model, "db from"),
+            Some(MeshReads::Requirement {
+                module: "app".into(),
+                known: true
+            })
+        );
+        assert_eq!(
+            reads(&model, "pg\n"),
+            Some(MeshReads::Instance { node: "b".into() })
+        );
+        assert_eq!(
+            reads(&model, "public_name"),
+            Some(MeshReads::Field {
+                contract: "route".into()
+            })
+        );
+        assert_eq!(reads(&model, "short"), Some(MeshReads::Keyword));
+        let implicit: Vec<_> = model.references.iter().filter(|r| r.implicit).collect();
+        assert_eq!(implicit.len(), 2, "{implicit:?}");
+        // A line above the module: positions move, names do not.
+        let moved: Arc<str> = Arc::from(format!("\n\n{APP}"));
+        app.set_text(&mut database).to(moved);
+        let again = db::mesh_semantics(&database, ws, lab, 0);
+        assert!(Arc::ptr_eq(&model, &again), "the mesh's model was rebuilt");
+        // A requirement renamed: the mesh's `db` now names none.
+        let renamed: Arc<str> = Arc::from(APP.replace("requires db:", "requires data:"));
+        app.set_text(&mut database).to(renamed);
+        let renamed = db::mesh_semantics(&database, ws, lab, 0);
+        assert_eq!(
+            reads(&renamed, "db from"),
+            Some(MeshReads::Requirement {
+                module: "app".into(),
+                known: false
+            })
+        );
+    }
 }

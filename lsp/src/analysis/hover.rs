@@ -5,7 +5,8 @@ use super::resolution::{Answer, provider_info};
 use super::{Cursor, definitions};
 use crate::state::Snapshot;
 use meshc::check::registry::ProviderKind;
-use meshc::check::semantics::LoopOver;
+use meshc::check::semantics::{LoopOver, ModuleNames, Reads, Resolved};
+use meshc::check::types::Ty;
 use meshc::db::{module_source, parse_file, registry};
 use meshc::span::Span;
 use meshc::syntax::ast::{self, Item, NarrowingKind, RequirementBody};
@@ -18,10 +19,14 @@ pub fn hover(snap: &Snapshot, uri: &Uri, pos: Position) -> Option<Hover> {
     let Some(occ) = cursor.occurrence().cloned() else {
         return word_hover(snap, &cursor);
     };
+    // The reference under the cursor, as the model resolved it: what it reads and its type.
+    let resolved = cursor.resolved(snap);
     let text = match &occ.symbol {
         Symbol::Requirement { module, name } => requirement(snap, module, name),
         Symbol::Field { contract, field } => {
-            let narrowed = narrowing_at(snap, &cursor, occ.span, contract, field);
+            let narrowed = resolved
+                .as_ref()
+                .and_then(|(r, names)| narrowing_at(snap, r, names, occ.span, field));
             field_hover(snap, contract, field, narrowed)
         }
         Symbol::Contract(name) => contract(snap, name),
@@ -33,6 +38,12 @@ pub fn hover(snap: &Snapshot, uri: &Uri, pos: Position) -> Option<Hover> {
         Symbol::Container { module, name } => container(snap, module, name),
         Symbol::LoopVar { module, name, at } => loop_var(snap, module, name, *at),
     }?;
+    let text = match &resolved {
+        Some((r, _)) if r.span.start <= occ.span.start && occ.span.end <= r.span.end => {
+            format!("{text}{}", reads_line(cursor.text(), r))
+        }
+        _ => text,
+    };
     Some(Hover {
         contents: HoverContents::Markup(MarkupContent {
             kind: MarkupKind::Markdown,
@@ -167,43 +178,53 @@ fn requirement(snap: &Snapshot, module_name: &str, name: &str) -> Option<String>
     Some(out)
 }
 
-/// The narrowing a requirement adds to `field`, when the cursor reads `req.field` in a
-/// module whose requirement `req` narrows it.
+/// What the reference under the cursor reads, by its type as the model resolved it
+/// (`Resolved::ty`): nothing when it reads nothing (the checker said why).
+fn reads_line(text: &str, r: &Resolved) -> String {
+    if r.refused || r.ty == Ty::Error {
+        return String::new();
+    }
+    let Some(written) = text.get(r.span.range()) else {
+        return String::new();
+    };
+    format!("\nHere `{written}` reads a value of type `{}`.\n", r.ty)
+}
+
+/// The narrowing a requirement adds to `field`, when the reference under the cursor
+/// (`resolved`, as the model read it) reads `req.field` and requirement `req` narrows it.
 fn narrowing_at(
     snap: &Snapshot,
-    cursor: &Cursor<'_>,
+    resolved: &Resolved,
+    names: &ModuleNames,
     span: Span,
-    contract: &str,
     field: &str,
 ) -> Option<String> {
-    let prev = cursor
-        .index
-        .occurrences
-        .iter()
-        .rev()
-        .find(|o| o.span.end < span.start)?;
-    let Symbol::Requirement { module, name } = &prev.symbol else {
+    let Reads::ContractField {
+        req,
+        field: read,
+        known: true,
+    } = resolved.reads
+    else {
         return None;
     };
-    if prev.span.end + 1 != span.start {
+    if read != span {
         return None;
     }
-    let src = module_source(&snap.db, snap.ws, module)?;
+    let name = names
+        .requirements
+        .requirements
+        .get(req as usize)?
+        .name
+        .as_str();
+    // The narrowing as written, shown: the tree gives its text.
+    let src = module_source(&snap.db, snap.ws, &names.module)?;
     let r = src
         .module()
         .requirements()
         .find(|r| r.name.name.as_str() == name)?;
-    let RequirementBody::Contract {
-        contract: Some(c),
-        narrowing,
-        ..
-    } = &r.body
-    else {
+    let RequirementBody::Contract { narrowing, .. } = &r.body else {
         return None;
     };
-    if c.name != contract {
-        return None;
-    }
     let texts: Vec<String> = narrowing
         .iter()
         .filter(|n| n.field.name == field)
