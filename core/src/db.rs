@@ -446,6 +446,28 @@ pub fn mesh_semantics(
     }
 }
 
+/// The new forms the legacy placeholders `placeholders` of the module that is item
+/// `item` of `file` stand for (`check::semantics::legacy_rewrites`), read in the
+/// module's scope. Asked by the language server's rewrite only; nothing when that item is
+/// no module.
+pub fn legacy_rewrites<'p>(
+    db: &dyn salsa::Database,
+    ws: Workspace,
+    file: SourceFile,
+    item: usize,
+    placeholders: impl IntoIterator<Item = (crate::span::Span, &'p str, &'p ast::Reference)>,
+) -> Vec<(crate::span::Span, String)> {
+    let parsed = parse_file(db, file);
+    match parsed.file.items.get(item) {
+        Some(ast::Item::Module(m)) => crate::check::semantics::legacy_rewrites(
+            m,
+            &module_scope(db, ws, file, item),
+            placeholders,
+        ),
+        _ => Vec::new(),
+    }
+}
+
 /// The places of one file that may hold a secret (`check::secrets`): every source
 /// excerpt and hover shows them masked, whatever else is wrong with the file.
 #[salsa::tracked(returns(clone))]

@@ -529,6 +529,26 @@ pub fn module_loops(m: &ast::Module) -> Vec<&ast::ForExpr> {
     out
 }
 
+/// The new form each of `placeholders` (legacy `${kind:…}` of `module`: the whole
+/// placeholder's span, its kind, its reference) stands for, written `${db.host}`, as the
+/// module's scope (`table`, [`decide_scope`]) tells, the rule W0402 shows
+/// ([`super::scope::ModuleScope::legacy_replacement`]). One that stands for nothing that
+/// can be told is left out. What the editor's rewrite asks.
+pub fn legacy_rewrites<'p>(
+    module: &ast::Module,
+    table: &ScopeTable,
+    placeholders: impl IntoIterator<Item = (Span, &'p str, &'p ast::Reference)>,
+) -> Vec<(Span, String)> {
+    let scope = super::scope::ModuleScope::of(module, table);
+    placeholders
+        .into_iter()
+        .filter_map(|(span, kind, reference)| {
+            let new = scope.legacy_replacement(kind, reference)?;
+            Some((span, format!("${{{new}}}")))
+        })
+        .collect()
+}
+
 /// What a name written in a mesh reads.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum MeshReads {
