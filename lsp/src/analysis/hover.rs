@@ -105,23 +105,22 @@ fn docs(out: &mut String, docs: Option<&str>) {
 }
 
 fn requirement(snap: &Snapshot, module_name: &str, name: &str) -> Option<String> {
+    // What the requirement is, as the model holds it; the tree gives its text and docs.
+    let reqs = meshc::db::module_requirements(&snap.db, snap.ws, module_name)?;
+    let (_, model) = reqs.get(name)?;
     let src = module_source(&snap.db, snap.ws, module_name)?;
     let r = src.module().requirements().find(|r| r.name.name == name)?;
     let mut out = String::new();
     code(&mut out, &source_of(snap, &src.path, r.span)?);
-    let kind = r
-        .kind
-        .as_ref()
-        .and_then(|k| ProviderKind::from_name(&k.name));
-    match (&r.body, kind) {
-        (RequirementBody::Contract { contract, .. }, Some(kind)) => {
-            let contract = contract.as_ref().map_or("?", |c| c.name.as_str());
+    match (&r.body, model.kind) {
+        (RequirementBody::Contract { .. }, Some(kind)) => {
+            let contract = model.contract.as_deref().unwrap_or("?");
             let _ = writeln!(
                 out,
                 "\nRequirement of module `{module_name}`: contract `{contract}`, answered by {}.",
                 kind.answerer()
             );
-            if r.optional.is_some() && kind == ProviderKind::Module {
+            if model.optional && kind == ProviderKind::Module {
                 let _ = writeln!(
                     out,
                     "Optional: absent where no instance provides `{contract}` or the assignment says `{name} absent`; read only inside `when {name} {{ … }}`."
@@ -137,16 +136,12 @@ fn requirement(snap: &Snapshot, module_name: &str, name: &str) -> Option<String>
         _ => {}
     }
     docs(&mut out, r.docs.text.as_deref());
-    if let RequirementBody::Contract {
-        contract: Some(c), ..
-    } = &r.body
+    let reg = registry(&snap.db, snap.ws);
+    if let Some(c) = model.contract.as_deref()
+        && let Some(info) = reg.contracts.get(c)
+        && let Some(d) = info.docs.as_deref()
     {
-        let reg = registry(&snap.db, snap.ws);
-        if let Some(info) = reg.contracts.get(c.name.as_str())
-            && let Some(d) = info.docs.as_deref()
-        {
-            let _ = write!(out, "\n`{}`: {}\n", c.name, d.trim());
-        }
+        let _ = write!(out, "\n`{c}`: {}\n", d.trim());
     }
     let answers = provider_info(snap, module_name, name);
     if !answers.is_empty() {
