@@ -591,6 +591,17 @@ pub struct MeshResolved {
 pub struct MeshSemantics {
     /// By place (an implicit instance after the module written at the same place).
     pub references: Vec<MeshResolved>,
+    /// The instances the mesh's assignments declare, in source order.
+    pub instances: Vec<MeshInstance>,
+}
+
+/// An instance an assignment declares: its name, its module, its node (`None` when the
+/// assignment names none).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MeshInstance {
+    pub name: String,
+    pub module: String,
+    pub node: Option<String>,
 }
 
 impl MeshSemantics {
@@ -729,7 +740,18 @@ pub fn mesh_semantics(
         }
     }
     out.sort_by_key(|r| (r.span.start, r.implicit));
-    MeshSemantics { references: out }
+    let instances = mesh
+        .assigns()
+        .map(|a| MeshInstance {
+            name: a.instance_name().name.to_string(),
+            module: a.module.name.to_string(),
+            node: a.node.as_ref().map(|n| n.name.to_string()),
+        })
+        .collect();
+    MeshSemantics {
+        references: out,
+        instances,
+    }
 }
 
 #[cfg(test)]

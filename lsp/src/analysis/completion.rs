@@ -12,7 +12,8 @@ use crate::state::Snapshot;
 use meshc::check::registry::{ContractInfo, HostContract, ProviderKind, Registry};
 use meshc::check::scope::CONSUMER_FIELDS;
 use meshc::check::semantics::{
-    HeadReads, LoopName, LoopOver, ModuleNames, ModuleRequirements, RequirementName, ScopeAt,
+    HeadReads, LoopName, LoopOver, MeshReads, MeshSemantics, ModuleNames, ModuleRequirements,
+    RequirementName, ScopeAt,
 };
 use meshc::check::types::TYPE_NAMES;
 use meshc::db::{parse_file, registry};
@@ -722,41 +723,56 @@ impl Context<'_> {
             .collect()
     }
 
+    /// The model of the mesh the stack is inside (`db::mesh_semantics`), with its tree
+    /// for the doc comments shown.
+    fn mesh_model(&self, stack: &[Block]) -> Option<(Arc<MeshSemantics>, &ast::Mesh)> {
+        let mesh = self.mesh(stack)?;
+        let item = self
+            .file
+            .items
+            .iter()
+            .position(|i| matches!(i, Item::Mesh(m) if std::ptr::eq(m, mesh)))?;
+        let model = meshc::db::mesh_semantics(&self.snap.db, self.snap.ws, self.source, item);
+        Some((model, mesh))
+    }
+
+    /// The nodes the mesh declares, as its model holds them.
     fn nodes(&self, stack: &[Block]) -> Vec<CompletionItem> {
-        let Some(mesh) = self.mesh(stack) else {
+        let Some((model, mesh)) = self.mesh_model(stack) else {
             return Vec::new();
         };
-        mesh.nodes()
-            .map(|n| {
+        model
+            .references
+            .iter()
+            .filter(|r| r.declares && r.reads == MeshReads::Node)
+            .map(|r| {
+                let docs = mesh
+                    .nodes()
+                    .find(|n| n.name.span == r.span)
+                    .and_then(|n| n.docs.text.as_deref());
                 self.item(
-                    &n.name.name,
+                    &r.name,
                     CompletionItemKind::ENUM_MEMBER,
                     Some("node".into()),
-                    n.docs.text.as_deref(),
+                    docs,
                 )
             })
             .collect()
     }
 
+    /// The instances the mesh declares, each once, as its model holds them.
     fn instances(&self, stack: &[Block]) -> Vec<CompletionItem> {
-        let Some(mesh) = self.mesh(stack) else {
+        let Some((model, _)) = self.mesh_model(stack) else {
             return Vec::new();
         };
         let mut seen = BTreeSet::new();
-        mesh.assigns()
-            .filter(|a| seen.insert(a.instance_name().name.clone()))
+        model
+            .instances
+            .iter()
+            .filter(|a| seen.insert(a.name.as_str()))
             .map(|a| {
-                let detail = format!(
-                    "{} on {}",
-                    a.module.name,
-                    a.node.as_ref().map_or("?", |n| n.name.as_str())
-                );
-                self.item(
-                    &a.instance_name().name,
-                    CompletionItemKind::CLASS,
-                    Some(detail),
-                    None,
-                )
+                let detail = format!("{} on {}", a.module, a.node.as_deref().unwrap_or("?"));
+                self.item(&a.name, CompletionItemKind::CLASS, Some(detail), None)
             })
             .collect()
     }
