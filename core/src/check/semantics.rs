@@ -964,4 +964,74 @@ module pg {
             })
         );
     }
+
+    /// The editor's rewrite of a legacy placeholder is read in the module's scope: a
+    /// `${machine:…}` fact reads the module's `host node` requirement, whatever its name;
+    /// one that stands for nothing that can be told (no such requirement) is left out.
+    #[test]
+    fn legacy_rewrites_are_read_in_the_models_scope() {
+        let text = r#"
+module app {
+  requires db: module postgres
+  requires box: host node
+  container app {
+    image "nginx:1.27"
+    env {
+      HOST = "${binding:db.host}"
+      NAME = "${machine:hostname}"
+    }
+  }
+}
+"#;
+        let (database, ws) = Database::with_files([(FilePath::from("a.mesh"), Arc::from(text))]);
+        let file = ws.files(&database)[1];
+        let parsed = db::parse_file(&database, file);
+        let mut placeholders = Vec::new();
+        let ast::Item::Module(module) = &parsed.file.items[0] else {
+            panic!("a module");
+        };
+        for interp in module
+            .containers()
+            .flat_map(|c| c.entries.iter())
+            .filter_map(|e| match &e.kind {
+                ast::ContainerEntryKind::Env(env) => Some(env.iter()),
+                _ => None,
+            })
+            .flatten()
+            .filter_map(|e| match &e.value {
+                ast::Expr::Str(s) => Some(s.interpolations()),
+                _ => None,
+            })
+            .flatten()
+        {
+            if let (Some(kind), Some(reference)) = (&interp.legacy, interp.reference()) {
+                placeholders.push((interp.span, kind.name.to_string(), reference.clone()));
+            }
+        }
+        assert_eq!(placeholders.len(), 2);
+        let rewrites = db::legacy_rewrites(
+            &database,
+            ws,
+            file,
+            0,
+            placeholders.iter().map(|(s, k, r)| (*s, k.as_str(), r)),
+        );
+        let new: Vec<&str> = rewrites.iter().map(|(_, n)| n.as_str()).collect();
+        assert_eq!(new, ["${db.host}", "${box.private_name}"]);
+        // Without a `host node` requirement the fact stands for nothing that can be told.
+        let lean = text.replace("  requires box: host node\n", "");
+        let (database, ws) =
+            Database::with_files([(FilePath::from("a.mesh"), Arc::from(lean.as_str()))]);
+        let file = ws.files(&database)[1];
+        let rewrites = db::legacy_rewrites(
+            &database,
+            ws,
+            file,
+            0,
+            placeholders.iter().map(|(s, k, r)| (*s, k.as_str(), r)),
+        );
+        assert_eq!(rewrites.len(), 1, "{rewrites:?}");
+        // An item that is no module rewrites nothing.
+        assert!(db::legacy_rewrites(&database, ws, file, 7, std::iter::empty()).is_empty());
+    }
 }
