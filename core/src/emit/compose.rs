@@ -861,7 +861,7 @@ mod tests {
         m.instances[0].requirements.insert(
             "db".into(),
             Requirement::Module(ModuleRequirement {
-                kind: "module".into(),
+                kind: "module",
                 contract: "pg".into(),
                 provider: InstanceRef {
                     node: "n7".into(),
@@ -984,7 +984,7 @@ mod tests {
         m.instances[0].requirements.insert(
             "db".into(),
             Requirement::Module(ModuleRequirement {
-                kind: "module".into(),
+                kind: "module",
                 contract: "pg".into(),
                 provider: InstanceRef {
                     node: "alpha".into(),
@@ -997,7 +997,7 @@ mod tests {
         m.instances[0].requirements.insert(
             "cache".into(),
             Requirement::Module(ModuleRequirement {
-                kind: "module".into(),
+                kind: "module",
                 contract: "cache".into(),
                 provider: far,
                 by: By::Only,
