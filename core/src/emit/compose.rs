@@ -809,7 +809,7 @@ mod tests {
         m.instances[0].requirements.insert(
             "db".into(),
             Requirement::Module(ModuleRequirement {
-                kind: "module".into(),
+                kind: "module",
                 contract: "pg".into(),
                 provider: InstanceRef {
                     node: "n7".into(),
@@ -932,7 +932,7 @@ mod tests {
         m.instances[0].requirements.insert(
             "db".into(),
             Requirement::Module(ModuleRequirement {
-                kind: "module".into(),
+                kind: "module",
                 contract: "pg".into(),
                 provider: InstanceRef {
                     node: "alpha".into(),
@@ -945,7 +945,7 @@ mod tests {
         m.instances[0].requirements.insert(
             "cache".into(),
             Requirement::Module(ModuleRequirement {
-                kind: "module".into(),
+                kind: "module",
                 contract: "cache".into(),
                 provider: far,
                 by: By::Only,

@@ -521,7 +521,7 @@ mod tests {
         requirements.insert(
             "site".to_string(),
             Requirement::Directory(DirectoryRequirement {
-                kind: "host".into(),
+                kind: "host",
                 contract: "directory".into(),
                 path: "/srv/mesh/web".into(),
                 owner: 0,
