@@ -10,7 +10,7 @@
 
 use indexmap::IndexMap;
 use meshc::check::semantics::{LoopReads, ModuleSemantics, Reads};
-use meshc::db::{SourceFile, Workspace, module_semantics, parse_file};
+use meshc::db::{SourceFile, Workspace, module_references, parse_file};
 use meshc::span::Span;
 use meshc::syntax::ast::{
     self, AssignEntryKind, ContainerEntryKind, Expr, Item, MeshEntry, ModuleEntry, NarrowingKind,
@@ -259,14 +259,16 @@ pub fn file_index(db: &dyn salsa::Database, ws: Workspace, file: SourceFile) -> 
         .items
         .iter()
         .enumerate()
-        .map(|(i, item)| matches!(item, Item::Module(_)).then(|| module_semantics(db, ws, file, i)))
+        .map(|(i, item)| {
+            matches!(item, Item::Module(_)).then(|| module_references(db, ws, file, i))
+        })
         .collect();
     Arc::new(index_file(&parsed.file, &shapes, &models))
 }
 
 /// Indexes a parsed file; `shapes` tells what the requirements an assignment names read,
 /// `models` (by item) what each module's references read: the semantic model's reading
-/// (`db::module_semantics`), which the index turns into symbols and token classes.
+/// (`db::module_references`), which the index turns into symbols and token classes.
 pub fn index_file(
     file: &ast::SourceFile,
     shapes: &ModuleShapes,
@@ -963,10 +965,8 @@ mod tests {
     use super::*;
 
     fn index(text: &str) -> FileIndex {
-        use salsa::Setter as _;
-        let (mut database, ws) =
+        let (database, ws) =
             meshc::db::Database::with_files([("t.mesh".into(), Arc::<str>::from(text))]);
-        ws.set_keep_references(&mut database).to(true);
         let file = ws.files(&database)[1];
         (*file_index(&database, ws, file)).clone()
     }
