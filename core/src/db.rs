@@ -43,14 +43,6 @@ pub struct Workspace {
     #[default]
     #[returns(copy)]
     pub provider_choices: bool,
-    /// Whether each module's semantic model keeps its references
-    /// ([`crate::check::semantics::ModuleSemantics::references`]), as the language
-    /// server's index, hover and rename read them. `meshc` itself reads only the
-    /// diagnostics of the model: for a large workspace the table is most of what it
-    /// holds (39 MB of the 10,000 modules of `meshc-bench --shape dense`).
-    #[default]
-    #[returns(copy)]
-    pub keep_references: bool,
     /// The summaries of the language server's open documents, as the registry reads
     /// them instead of asking each document's [`file_summary`] (see [`Pinned`]). Empty
     /// for `meshc` itself.
@@ -283,29 +275,63 @@ fn module_source_in(
     })
 }
 
-/// Every diagnostic of one file that needs no resolution: syntax, duplicates, and the
-/// checks of its contracts and modules.
+/// What the checks of one file found ([`file_checks`]): its diagnostics, and the
+/// semantic model of each of its modules by item (`None` for what is no module), built
+/// without their reference tables ([`module_references`] keeps those).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct FileChecks {
+    pub diagnostics: Arc<Vec<Diagnostic>>,
+    pub models: Vec<Option<Arc<crate::check::semantics::ModuleSemantics>>>,
+}
+
+/// The checks of one file: syntax, duplicates, its contracts' checks, and its modules'
+/// semantic models, built here in one query rather than one query per module (two salsa
+/// queries per module, their keys interned, were a tenth of `meshc check`'s
+/// instructions).
 #[salsa::tracked(returns(clone))]
+pub fn file_checks(db: &dyn salsa::Database, ws: Workspace, file: SourceFile) -> Arc<FileChecks> {
+    let parsed = parse_file(db, file);
+    let reg = registry(db, ws);
+    let path = file.path(db);
+    let std = file.std(db);
+    let mut out = parsed.diagnostics.clone();
+    let files = ws.files(db);
+    out.extend(reg.diagnostics_in(path, &|index| files.get(index).map(|f| parse_file(db, *f))));
+    let mut models = vec![None; parsed.file.items.len()];
+    out.extend(crate::check::check_items_with(
+        path,
+        &parsed.file,
+        &reg,
+        std,
+        &parsed.diagnostics,
+        |item, m| {
+            let model = Arc::new(crate::check::semantics::module_semantics(
+                path,
+                m,
+                module_scope(db, ws, file, item),
+                &reg,
+                std,
+                &parsed.diagnostics,
+                false,
+            ));
+            models[item] = Some(model.clone());
+            model
+        },
+    ));
+    Arc::new(FileChecks {
+        diagnostics: Arc::new(out),
+        models,
+    })
+}
+
+/// Every diagnostic of one file that needs no resolution: syntax, duplicates, and the
+/// checks of its contracts and modules ([`file_checks`]).
 pub fn check_file(
     db: &dyn salsa::Database,
     ws: Workspace,
     file: SourceFile,
 ) -> Arc<Vec<Diagnostic>> {
-    let parsed = parse_file(db, file);
-    let reg = registry(db, ws);
-    let path = file.path(db);
-    let mut out = parsed.diagnostics.clone();
-    let files = ws.files(db);
-    out.extend(reg.diagnostics_in(path, &|index| files.get(index).map(|f| parse_file(db, *f))));
-    out.extend(crate::check::check_items_with(
-        path,
-        &parsed.file,
-        &reg,
-        file.std(db),
-        &parsed.diagnostics,
-        |item, _| module_semantics(db, ws, file, item),
-    ));
-    Arc::new(out)
+    file_checks(db, ws, file).diagnostics.clone()
 }
 
 /// The scope of the module that is item `item` of `file`, decided once: what its
@@ -340,37 +366,50 @@ pub fn module_scope_named(
 }
 
 /// The semantic model of the module that is item `item` of `file`
-/// (`check::semantics`): its scope decided once, every reference it reads resolved and
-/// typed, its diagnostics. An empty model when that item is no module.
-#[salsa::tracked(returns(clone))]
+/// (`check::semantics`): its scope decided once, its diagnostics, as its file's checks
+/// built it ([`file_checks`]); without the table of its references, which
+/// [`module_references`] keeps. An empty model when that item is no module.
 pub fn module_semantics(
     db: &dyn salsa::Database,
     ws: Workspace,
     file: SourceFile,
     item: usize,
 ) -> Arc<crate::check::semantics::ModuleSemantics> {
+    file_checks(db, ws, file)
+        .models
+        .get(item)
+        .cloned()
+        .flatten()
+        .unwrap_or_default()
+}
+
+/// The semantic model of the module that is item `item` of `file` with every reference
+/// it reads resolved and typed, by place ([`ModuleSemantics::at`]): for the language
+/// server's index, hover and rename, which alone read the table. A query of its own, so
+/// `meshc` never builds it (it was a fifth of check's memory on the dense shape); the
+/// checks run again here, the same as in [`file_checks`]. An empty model when that item
+/// is no module.
+///
+/// [`ModuleSemantics::at`]: crate::check::semantics::ModuleSemantics::at
+#[salsa::tracked(returns(clone))]
+pub fn module_references(
+    db: &dyn salsa::Database,
+    ws: Workspace,
+    file: SourceFile,
+    item: usize,
+) -> Arc<crate::check::semantics::ModuleSemantics> {
     let parsed = parse_file(db, file);
-    let reg = registry(db, ws);
     match parsed.file.items.get(item) {
-        Some(ast::Item::Module(m)) => {
-            let mut model = crate::check::semantics::module_semantics(
-                file.path(db),
-                m,
-                module_scope(db, ws, file, item),
-                &reg,
-                file.std(db),
-                &parsed.diagnostics,
-            );
-            if !ws.keep_references(db) {
-                model.references = Vec::new();
-            }
-            Arc::new(model)
-        }
-        _ => Arc::new(crate::check::semantics::ModuleSemantics {
-            scope: Arc::default(),
-            references: Vec::new(),
-            diagnostics: Vec::new(),
-        }),
+        Some(ast::Item::Module(m)) => Arc::new(crate::check::semantics::module_semantics(
+            file.path(db),
+            m,
+            module_scope(db, ws, file, item),
+            &registry(db, ws),
+            file.std(db),
+            &parsed.diagnostics,
+            true,
+        )),
+        _ => Arc::default(),
     }
 }
 
@@ -1167,7 +1206,7 @@ mod incrementality {
             "the workspace checks clean: {first:?}"
         );
         let cold = ran(&log);
-        assert_eq!(count(&cold, "check_file"), files, "{cold:?}");
+        assert_eq!(count(&cold, "file_checks"), files, "{cold:?}");
         assert_eq!(count(&cold, "check_mesh"), 1, "{cold:?}");
 
         // A space inside the file's first module moves the second module's name: the
@@ -1180,7 +1219,7 @@ mod incrementality {
         assert_eq!(count(&warm, "parse_file"), 1, "{warm:?}");
         assert_eq!(count(&warm, "file_summary"), 1, "{warm:?}");
         assert_eq!(count(&warm, "registry"), 0, "{warm:?}");
-        assert_eq!(count(&warm, "check_file"), 1, "{warm:?}");
+        assert_eq!(count(&warm, "file_checks"), 1, "{warm:?}");
         // The mesh reads the edited module's tree, so it resolves again.
         assert_eq!(count(&warm, "check_mesh"), 1, "{warm:?}");
         assert_eq!(after.len(), first.len());
@@ -1192,7 +1231,7 @@ mod incrementality {
         let warm = ran(&log);
         assert_eq!(count(&warm, "parse_file"), 1, "{warm:?}");
         assert_eq!(count(&warm, "registry"), 0, "{warm:?}");
-        assert_eq!(count(&warm, "check_file"), 1, "{warm:?}");
+        assert_eq!(count(&warm, "file_checks"), 1, "{warm:?}");
 
         // An env value: the same, and the diagnostics are those of before.
         let valued = spaced.replacen("URL = store.url", "URL = \"http://other:9000\"", 1);
@@ -1201,7 +1240,7 @@ mod incrementality {
         let warm = ran(&log);
         assert_eq!(count(&warm, "parse_file"), 1, "{warm:?}");
         assert_eq!(count(&warm, "registry"), 0, "{warm:?}");
-        assert_eq!(count(&warm, "check_file"), 1, "{warm:?}");
+        assert_eq!(count(&warm, "file_checks"), 1, "{warm:?}");
         assert!(!after.iter().any(Diagnostic::is_error), "{after:?}");
 
         // Nothing changed: nothing runs.
@@ -1223,7 +1262,7 @@ mod incrementality {
         let warm = ran(&log);
         assert_eq!(count(&warm, "parse_file"), 1, "{warm:?}");
         assert_eq!(count(&warm, "registry"), 0, "{warm:?}");
-        assert_eq!(count(&warm, "check_file"), 1, "{warm:?}");
+        assert_eq!(count(&warm, "file_checks"), 1, "{warm:?}");
         assert_eq!(count(&warm, "check_mesh"), 1, "{warm:?}");
         assert!(!after.iter().any(Diagnostic::is_error), "{after:?}");
 
@@ -1233,7 +1272,7 @@ mod incrementality {
         let after = workspace_diagnostics(&db, ws);
         let warm = ran(&log);
         assert_eq!(count(&warm, "registry"), 0, "{warm:?}");
-        assert_eq!(count(&warm, "check_file"), 1, "{warm:?}");
+        assert_eq!(count(&warm, "file_checks"), 1, "{warm:?}");
         assert!(
             after
                 .iter()
@@ -1253,7 +1292,7 @@ mod incrementality {
         let warm = ran(&log);
         assert_eq!(count(&warm, "parse_file"), 1, "{warm:?}");
         assert_eq!(count(&warm, "registry"), 1, "{warm:?}");
-        assert_eq!(count(&warm, "check_file"), files, "{warm:?}");
+        assert_eq!(count(&warm, "file_checks"), files, "{warm:?}");
         let in_apps = renamed
             .iter()
             .filter(|d| d.is_error() && &*d.file == "apps.mesh")
@@ -1338,7 +1377,7 @@ mod incrementality {
         assert_eq!(count(&cold, "registry"), 1, "{cold:?}");
         // The resolution reads the checks of the files of the modules it assigns, and of
         // the contract they use, but not those of a file it never reads.
-        assert_eq!(count(&cold, "check_file"), 2, "{cold:?}");
+        assert_eq!(count(&cold, "file_checks"), 2, "{cold:?}");
         assert_eq!(first, now(&texts));
 
         // Asked again: the memo, not a new outcome.
@@ -1357,7 +1396,7 @@ mod incrementality {
         assert_eq!(count(&warm, "file_summary"), 1, "{warm:?}");
         assert_eq!(count(&warm, "registry"), 0, "{warm:?}");
         assert_eq!(count(&warm, "resolve_mesh"), 0, "{warm:?}");
-        assert_eq!(count(&warm, "check_file"), 0, "{warm:?}");
+        assert_eq!(count(&warm, "file_checks"), 0, "{warm:?}");
         assert!(Arc::ptr_eq(&first, &after));
 
         // A space in the first module of the workspace, which the mesh assigns: its file
@@ -1370,7 +1409,7 @@ mod incrementality {
         assert_eq!(count(&warm, "registry"), 0, "{warm:?}");
         assert_eq!(count(&warm, "parse_file"), 1, "{warm:?}");
         assert_eq!(count(&warm, "resolve_mesh"), 1, "{warm:?}");
-        assert_eq!(count(&warm, "check_file"), 1, "{warm:?}");
+        assert_eq!(count(&warm, "file_checks"), 1, "{warm:?}");
         assert_eq!(spaced, first);
         assert_eq!(spaced, now(&texts));
 
@@ -1383,7 +1422,7 @@ mod incrementality {
         assert_eq!(count(&warm, "registry"), 0, "{warm:?}");
         assert_eq!(count(&warm, "parse_file"), 1, "{warm:?}");
         assert_eq!(count(&warm, "resolve_mesh"), 1, "{warm:?}");
-        assert_eq!(count(&warm, "check_file"), 0, "{warm:?}");
+        assert_eq!(count(&warm, "file_checks"), 0, "{warm:?}");
         assert_ne!(commented.span, first.span);
         assert_eq!(manifests_text(&commented), manifests_text(&first));
         assert_eq!(commented, now(&texts));
@@ -1396,7 +1435,7 @@ mod incrementality {
         assert_eq!(count(&warm, "registry"), 0, "{warm:?}");
         assert_eq!(count(&warm, "parse_file"), 1, "{warm:?}");
         assert_eq!(count(&warm, "resolve_mesh"), 1, "{warm:?}");
-        assert_eq!(count(&warm, "check_file"), 1, "{warm:?}");
+        assert_eq!(count(&warm, "file_checks"), 1, "{warm:?}");
         let manifest = manifests_text(&slow);
         assert!(
             manifest.contains("slow") && !manifest.contains("fast"),
@@ -1429,7 +1468,7 @@ mod incrementality {
         let all = workspace_diagnostics(&db, ws);
         let warm = ran(&log);
         assert_eq!(
-            count(&warm, "check_file"),
+            count(&warm, "file_checks"),
             files - 2,
             "the two read by the resolution already ran: {warm:?}"
         );
@@ -1524,7 +1563,7 @@ mod incrementality {
         assert_eq!(count(&warm, "resolve_free"), 0, "{warm:?}");
         assert_eq!(count(&warm, "check_mesh"), 1, "placed again: {warm:?}");
         assert_eq!(count(&warm, "registry"), 0, "{warm:?}");
-        assert_eq!(count(&warm, "check_file"), 1, "{warm:?}");
+        assert_eq!(count(&warm, "file_checks"), 1, "{warm:?}");
         assert_eq!((spaced.clone(), all), direct(&texts));
         assert_ne!(spaced.diagnostics, first.diagnostics, "the label moved");
         assert_eq!(label(&spaced, &texts[1].1), "requires store: module store");
@@ -1578,13 +1617,8 @@ mod incrementality {
         assert_ne!(moved.left_out, broken.left_out);
     }
 
-    /// After an edit of a file of low durability (an open document) among many of medium
-    /// (read from disk), confirming the registry looks at the summaries of the edited
-    /// file's group only: the other groups are confirmed by their durability.
     /// The standard library and `texts` as the language server makes its workspace: the
-    /// files and the pinned summaries of medium durability, the models keeping their
-    /// references, set once with high durability (an input every check reads, left at
-    /// low durability, would make every group's low too).
+    /// files and the pinned summaries of medium durability.
     fn as_the_server_makes_it(
         db: &Database,
         texts: &[(FilePath, String)],
@@ -1604,12 +1638,13 @@ mod incrementality {
         let ws = Workspace::builder(files.clone())
             .files_durability(salsa::Durability::MEDIUM)
             .pinned_durability(salsa::Durability::MEDIUM)
-            .keep_references(true)
-            .keep_references_durability(salsa::Durability::HIGH)
             .new(db);
         (files, ws)
     }
 
+    /// After an edit of a file of low durability (an open document) among many of medium
+    /// (read from disk), confirming the registry looks at the summaries of the edited
+    /// file's group only: the other groups are confirmed by their durability.
     #[test]
     fn an_edit_confirms_the_registry_by_groups() {
         let validated: Arc<Mutex<Vec<String>>> = Arc::default();
@@ -1725,13 +1760,13 @@ mod incrementality {
             "pinned at first"
         );
         assert_eq!(workspace_diagnostics(&db, ws), fresh(&texts));
-        count("check_file");
+        count("file_checks");
 
         // A keystroke that renames nothing: the pin stays, the edited file alone is
         // checked again, and the other files' checks are confirmed a group at a time.
         assert!(!type_into(&mut db, &mut texts, module(0, "m:3")));
         assert_eq!(workspace_diagnostics(&db, ws), fresh(&texts));
-        let (ran, confirmed) = count("check_file");
+        let (ran, confirmed) = count("file_checks");
         assert_eq!(ran, 1);
         assert!(
             confirmed < SUMMARY_GROUP,

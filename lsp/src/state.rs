@@ -127,10 +127,6 @@ impl State {
         ws.set_provider_choices(&mut db)
             .with_durability(Durability::HIGH)
             .to(true);
-        // The index, hover and rename read what each reference of a module names.
-        ws.set_keep_references(&mut db)
-            .with_durability(Durability::HIGH)
-            .to(true);
         // The open documents' pinned summaries change only when a document's names do,
         // as the files on disk: of their durability from the first pass on, or the
         // registry, and every check that reads it, would keep the low durability of the

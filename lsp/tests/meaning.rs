@@ -1,5 +1,5 @@
 //! One semantic model: the checker resolves every reference of a module once
-//! (`db::module_semantics`), and the language server's index names what the model read
+//! (`db::module_references`), and the language server's index names what the model read
 //! instead of reading references itself. This test walks every check, resolve and build
 //! case and the catalogue and holds that every reference the index meets in a module has
 //! its entry in the model (none is left for the index to guess), and that what the model
@@ -72,9 +72,7 @@ fn every_reference_the_index_meets_is_one_the_model_resolved() {
                 (FilePath::from(p.display().to_string()), Arc::from(text))
             })
             .collect();
-        use salsa::Setter as _;
-        let (mut database, ws) = Database::with_files(inputs);
-        ws.set_keep_references(&mut database).to(true);
+        let (database, ws) = Database::with_files(inputs);
         let registry = db::registry(&database, ws);
         for &file in ws.files(&database).iter().skip(1) {
             let path = file.path(&database).to_string();
@@ -106,7 +104,7 @@ fn every_reference_the_index_meets_is_one_the_model_resolved() {
                 if !matches!(item, Item::Module(_)) {
                     continue;
                 }
-                let model = db::module_semantics(&database, ws, file, i);
+                let model = db::module_references(&database, ws, file, i);
                 references += model.references.len();
                 for r in &model.references {
                     let Reads::ContractField {

@@ -196,31 +196,42 @@ impl<'a> ModuleChecker<'a, '_> {
         ctx: RefContext<'a>,
     ) -> Option<Target<'a>> {
         let m = meaning(reference, &CheckerNames { m: self, ctx });
+        if self.references.is_none() {
+            return self.target_of(reference, ctx, m);
+        }
         let reads = super::semantics::Reads::of(&m.read, |var| self.loops[var].span);
         let refused = m.refusal.is_some();
         let target = self.target_of(reference, ctx, m);
         let ty = target.map_or(Ty::Error, |t| self.target_ty(t));
-        self.references.push(super::semantics::Resolved {
-            span: reference.span,
-            reads,
-            ty,
-            refused,
-        });
+        if let Some(references) = &mut self.references {
+            references.push(super::semantics::Resolved {
+                span: reference.span,
+                reads,
+                ty,
+                refused,
+            });
+        }
         target
     }
 
     /// Keeps in the model what the references of `expr` name, where a check refused
     /// `expr` without reading it: nothing is reported and nothing counts as used.
     pub(crate) fn note_names(&mut self, expr: &Expr, ctx: RefContext<'a>) {
+        if self.references.is_none() {
+            // No reader keeps the table: there is nothing to note.
+            return;
+        }
         let note = |m: &mut Self, reference: &Reference| {
             let meaning = meaning(reference, &CheckerNames { m, ctx });
             let reads = super::semantics::Reads::of(&meaning.read, |var| m.loops[var].span);
-            m.references.push(super::semantics::Resolved {
-                span: reference.span,
-                reads,
-                ty: Ty::Error,
-                refused: true,
-            });
+            if let Some(references) = &mut m.references {
+                references.push(super::semantics::Resolved {
+                    span: reference.span,
+                    reads,
+                    ty: Ty::Error,
+                    refused: true,
+                });
+            }
         };
         match expr {
             Expr::Ref(r) => note(self, r),

@@ -60,7 +60,7 @@ pub fn check_items_in(
     check_items_with(path, file, registry, std, syntax, |_, m| {
         let scope = std::sync::Arc::new(semantics::decide_scope(m, registry));
         std::sync::Arc::new(semantics::module_semantics(
-            path, m, scope, registry, std, syntax,
+            path, m, scope, registry, std, syntax, false,
         ))
     })
 }

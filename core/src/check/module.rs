@@ -47,16 +47,18 @@ pub(crate) struct ModuleChecker<'a, 'c> {
     pub loops: Vec<super::loops::LoopVar<'a>>,
     /// The loops whose template is being checked, outermost first.
     pub active_loops: Vec<usize>,
-    /// Every reference read so far, what it reads and its type: the model's table.
-    pub references: Vec<super::semantics::Resolved>,
+    /// Every reference read so far, what it reads and its type: the model's table; `None`
+    /// when no reader keeps it (`meshc check` reads only the diagnostics).
+    pub references: Option<Vec<super::semantics::Resolved>>,
 }
 
 /// Checks one module in the scope `table` decided; returns every reference it read,
-/// resolved, in the order it read them.
+/// resolved, in the order it read them (none unless `keep_references`).
 pub(crate) fn check_module<'a>(
     cx: &mut Cx<'a>,
     module: &'a ast::Module,
     table: &ScopeTable,
+    keep_references: bool,
 ) -> Vec<super::semantics::Resolved> {
     let scope = ModuleScope::of(module, table);
     let used = vec![false; scope.requirements.len()];
@@ -83,7 +85,7 @@ pub(crate) fn check_module<'a>(
         told_provides: Vec::new(),
         loops: Vec::new(),
         active_loops: Vec::new(),
-        references: Vec::new(),
+        references: keep_references.then(Vec::new),
     };
     m.check_slug();
     m.check_requirements();
@@ -91,7 +93,7 @@ pub(crate) fn check_module<'a>(
     m.check_containers();
     m.check_provides();
     m.check_unused();
-    m.references
+    m.references.unwrap_or_default()
 }
 
 impl<'a> ModuleChecker<'a, '_> {

@@ -322,14 +322,31 @@ pub struct ScopeTable {
     pub requirements: Vec<ReqFacts>,
 }
 
+/// Up to how many requirements [`ScopeTable::build`] finds duplicated names by a scan.
+const FEW_REQUIREMENTS: usize = 16;
+
 impl ScopeTable {
     /// Decides the scope of `module`: the one place a module's requirements are looked up
     /// in the registry and their types read. Called by the semantic model only.
     pub(crate) fn build(module: &ast::Module, registry: &Registry) -> ScopeTable {
+        let count = module.requirements().count();
+        let mut requirements = Vec::with_capacity(count);
+        // The names met so far: a module has a handful of requirements, which a scan
+        // finds faster than a hash table is built (that table was a third of the build);
+        // a module with very many is hashed.
+        let mut names: Vec<&str> = Vec::with_capacity(count.min(FEW_REQUIREMENTS));
         let mut seen: crate::base::fx_hash::FxHashSet<&str> = Default::default();
-        let mut requirements = Vec::with_capacity(module.requirements().count());
         for (ordinal, r) in module.requirements().enumerate() {
-            if !seen.insert(r.name.name.as_str()) {
+            let name = r.name.name.as_str();
+            let again = if count <= FEW_REQUIREMENTS {
+                names.contains(&name) || {
+                    names.push(name);
+                    false
+                }
+            } else {
+                !seen.insert(name)
+            };
+            if again {
                 continue;
             }
             let kind = r
@@ -579,6 +596,37 @@ module b {
 
     fn too_deep(r: Result<RefTarget, RefError>) -> bool {
         matches!(r, Err(RefError::TooDeep { .. }))
+    }
+
+    /// A duplicated requirement name keeps its first declaration, whether the module has
+    /// few requirements (found by a scan) or many (hashed).
+    #[test]
+    fn a_duplicated_requirement_keeps_the_first_in_a_small_and_a_large_module() {
+        for extra in [1, 2 * FEW_REQUIREMENTS] {
+            let mut text = String::from("module m {\n  requires x: operator int = 1\n");
+            for i in 0..extra {
+                text.push_str(&format!("  requires r{i}: operator int = 1\n"));
+            }
+            text.push_str("  requires x: operator string = \"a\"\n}\n");
+            let (database, ws) =
+                Database::with_files([(FilePath::from("m.mesh"), Arc::from(text.as_str()))]);
+            let file = ws.files(&database)[1];
+            let parsed = db::parse_file(&database, file);
+            let Some(Item::Module(m)) = parsed.file.items.first() else {
+                panic!("a module: {:?}", parsed.diagnostics);
+            };
+            let table = ScopeTable::build(m, &db::registry(&database, ws));
+            assert_eq!(table.requirements.len(), extra + 1, "{extra} others");
+            let first = &table.requirements[0];
+            assert_eq!(first.ordinal, 0);
+            assert!(matches!(first.operator.as_deref(), Some((Ty::Int, ..))));
+            assert!(
+                table
+                    .requirements
+                    .iter()
+                    .all(|f| f.ordinal as usize <= extra)
+            );
+        }
     }
 
     #[test]

@@ -129,11 +129,12 @@ pub struct Resolved {
 }
 
 /// What the checker learned of one module.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct ModuleSemantics {
     /// The module's scope, decided once.
     pub scope: Arc<ScopeTable>,
-    /// Every reference the checker read, by place.
+    /// Every reference the checker read, by place; empty unless the model was built
+    /// with them (`db::module_references`, the language server's).
     pub references: Vec<Resolved>,
     /// The module's diagnostics (its checks and its literals'), by place.
     pub diagnostics: Vec<Diagnostic>,
@@ -159,7 +160,8 @@ pub fn decide_scope(module: &ast::Module, registry: &Registry) -> ScopeTable {
 
 /// The semantic model of `module`, written in `path`, in `scope` (its scope as
 /// [`decide_scope`] decided it): its checks run (`std`: the file is the standard library's; `syntax`: the
-/// file's syntax diagnostics, see [`super::check_items_in`]).
+/// file's syntax diagnostics, see [`super::check_items_in`]). The table of its references
+/// is kept only with `keep_references`: `meshc` reads none of it.
 pub fn module_semantics(
     path: &FilePath,
     module: &ast::Module,
@@ -167,9 +169,10 @@ pub fn module_semantics(
     registry: &Registry,
     std: bool,
     syntax: &[Diagnostic],
+    keep_references: bool,
 ) -> ModuleSemantics {
     let mut cx = Cx::new(path, registry, std, syntax);
-    let mut references = super::module::check_module(&mut cx, module, &scope);
+    let mut references = super::module::check_module(&mut cx, module, &scope, keep_references);
     super::definition_rules::check_module_literals(&mut cx, module);
     let mut diagnostics = cx.sink.diagnostics;
     diagnostics.sort_by_key(|d| (d.span.start, d.span.end));
@@ -778,15 +781,11 @@ module app {
     /// and its type, found by place; and the file's diagnostics are the model's.
     #[test]
     fn the_model_keeps_each_reference_its_reading_and_its_type() {
-        use salsa::Setter as _;
-        let (mut database, ws) =
-            Database::with_files([(FilePath::from("a.mesh"), Arc::from(TEXT))]);
-        ws.set_keep_references(&mut database).to(true);
+        let (database, ws) = Database::with_files([(FilePath::from("a.mesh"), Arc::from(TEXT))]);
         let file = ws.files(&database)[1];
-        let model = db::module_semantics(&database, ws, file, 0);
-        // `meshc` itself keeps none: it reads only the diagnostics.
-        let (lean, lean_ws) = Database::with_files([(FilePath::from("a.mesh"), Arc::from(TEXT))]);
-        let lean_model = db::module_semantics(&lean, lean_ws, lean_ws.files(&lean)[1], 0);
+        let model = db::module_references(&database, ws, file, 0);
+        // The file's checks keep none: `meshc` reads only the diagnostics.
+        let lean_model = db::module_semantics(&database, ws, file, 0);
         assert!(lean_model.references.is_empty());
         assert_eq!(lean_model.diagnostics, model.diagnostics);
         let at = |needle: &str| {
@@ -819,6 +818,7 @@ module app {
         // The scope is decided once: the model's and resolution's are one.
         let scope = db::module_scope_named(&database, ws, "app").unwrap();
         assert!(Arc::ptr_eq(&scope, &model.scope));
+        assert!(Arc::ptr_eq(&scope, &lean_model.scope));
         assert_eq!(scope.requirements.len(), 2);
     }
 

@@ -352,22 +352,33 @@ fn plain_reference(text: &str, start: usize, end: usize) -> Option<(Interp, usiz
 }
 
 /// `req.field` written at `text[pos..body_end]`.
-fn dotted_reference(text: &str, mut pos: usize, body_end: usize) -> Option<Reference> {
+fn dotted_reference(text: &str, pos: usize, body_end: usize) -> Option<Reference> {
     let mut segments = SmallVec::<[Ident; 4]>::new();
-    let ref_start = pos;
-    for piece in text[pos..body_end].split('.') {
+    // The dots found by a scan of the bytes, with no `str::split` set up for each
+    // reference (320,000 of them in `meshc-bench --shape dense`).
+    let bytes = &text.as_bytes()[..body_end];
+    let mut start = pos;
+    loop {
+        let end = bytes[start..]
+            .iter()
+            .position(|&b| b == b'.')
+            .map_or(body_end, |k| start + k);
+        let piece = &text[start..end];
         if !is_ident(piece) {
             return None;
         }
         segments.push(Ident {
             name: Name::from(piece),
-            span: Span::new(pos, pos + piece.len()),
+            span: Span::new(start, end),
         });
-        pos += piece.len() + 1;
+        if end == body_end {
+            break;
+        }
+        start = end + 1;
     }
     Some(Reference {
         segments: super::parser::exact(segments),
-        span: Span::new(ref_start, body_end),
+        span: Span::new(pos, body_end),
     })
 }
 

@@ -4,7 +4,7 @@
 //! Symbols are named, not placed: `Requirement { module: "forge", name: "db" }` is the same
 //! symbol in the module's file and in a mesh file that sets it, so cross-file queries
 //! compare names and never spans of another file. The index places the semantic model's
-//! readings on the file's words: a module's references from `db::module_semantics`, its
+//! readings on the file's words: a module's references from `db::module_references`, its
 //! requirements and loops from `db::module_names`, a mesh's names from
 //! `db::mesh_semantics` (which reads each assigned module's requirements without
 //! positions, so salsa backdates it: typing inside one file re-indexes that file only).
@@ -15,7 +15,7 @@ use meshc::check::semantics::{
     LoopOver, LoopReads, MeshReads, MeshSemantics, ModuleNames, ModuleSemantics, Reads,
 };
 use meshc::db::{
-    SourceFile, Workspace, mesh_semantics, module_names, module_semantics, parse_file,
+    SourceFile, Workspace, mesh_semantics, module_names, module_references, parse_file,
 };
 use meshc::span::Span;
 use meshc::syntax::ast::{
@@ -184,7 +184,7 @@ pub fn file_index(db: &dyn salsa::Database, ws: Workspace, file: SourceFile) -> 
         .enumerate()
         .map(|(i, item)| match item {
             Item::Module(_) => {
-                ItemModel::Module(module_semantics(db, ws, file, i), module_names(db, file, i))
+                ItemModel::Module(module_references(db, ws, file, i), module_names(db, file, i))
             }
             Item::Mesh(_) => ItemModel::Mesh(mesh_semantics(db, ws, file, i)),
             _ => ItemModel::None,
@@ -195,7 +195,7 @@ pub fn file_index(db: &dyn salsa::Database, ws: Workspace, file: SourceFile) -> 
 
 /// What the semantic model tells of one item of a file.
 pub enum ItemModel {
-    /// A module's references read (`db::module_semantics`) and its names in scope
+    /// A module's references read (`db::module_references`) and its names in scope
     /// (`db::module_names`).
     Module(Arc<ModuleSemantics>, Option<Arc<ModuleNames>>),
     /// A mesh's names resolved (`db::mesh_semantics`).
@@ -757,10 +757,8 @@ mod tests {
     use super::*;
 
     fn index(text: &str) -> FileIndex {
-        use salsa::Setter as _;
-        let (mut database, ws) =
+        let (database, ws) =
             meshc::db::Database::with_files([("t.mesh".into(), Arc::<str>::from(text))]);
-        ws.set_keep_references(&mut database).to(true);
         let file = ws.files(&database)[1];
         (*file_index(&database, ws, file)).clone()
     }
