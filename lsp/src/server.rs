@@ -229,6 +229,9 @@ impl Inner {
         if let Ok((batch, outcomes)) = all {
             self.lock().retain(outcomes);
             self.publish(generation, batch, true).await;
+            // What this pass replaced is freed now, not inside the next edit.
+            let inner = self.clone();
+            let _ = tokio::task::spawn_blocking(move || inner.lock().settle(generation)).await;
         }
     }
 
@@ -501,8 +504,10 @@ impl LanguageServer for Backend {
             let applied = {
                 let mut state = self.inner.lock();
                 timing::mark(&mut steps, "lock");
-                let changed = state.change(&doc.uri, &change.text, doc.version);
-                timing::mark(&mut steps, "set");
+                let changed = state.change(&doc.uri, &change.text, doc.version, &mut steps);
+                // What `changed` does after the write: the open documents' summaries
+                // pinned, their versions, the file map.
+                timing::mark(&mut steps, "pin");
                 changed.map(|path| (path, state.snapshot()))
             };
             if let Some((path, snap)) = applied {
