@@ -1,7 +1,8 @@
 //! Where an edit's time goes, written to standard error when `MESHC_LSP_TIMING` is set:
 //! one line per edit with the milliseconds of each step from `didChange` to
-//! `publishDiagnostics` (waiting for the state's lock, setting the text, the edited
-//! file's check, publishing). For finding what a slow edit waits for; off by default.
+//! `publishDiagnostics` (waiting for the state's lock, for older snapshots to drop, the
+//! write of the text, pinning the summaries, the edited file's check, publishing). For
+//! finding what a slow edit waits for; off by default.
 
 use std::sync::OnceLock;
 use std::time::Instant;
