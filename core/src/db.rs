@@ -1677,8 +1677,11 @@ mod cancellation {
     struct Watch {
         checks: AtomicUsize,
         flag_set: AtomicBool,
-        at_check: std::sync::Mutex<Option<Box<dyn Fn(usize) + Send>>>,
+        at_check: std::sync::Mutex<Option<Hook>>,
     }
+
+    /// What runs at a cancellation check, given its number.
+    type Hook = Box<dyn Fn(usize) + Send>;
 
     fn watched(watch: Arc<Watch>) -> (Database, Workspace, SourceFile) {
         let db = Database {

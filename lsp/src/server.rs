@@ -151,23 +151,36 @@ impl Inner {
         let generation = snap.generation;
         let how = self.caps().presentation;
         let started = std::time::Instant::now();
-        let first = run_on(snap, move |snap| -> Option<(Batch, std::time::Instant)> {
+        let timed = steps.is_some();
+        type Ran = (Batch, std::time::Instant, Option<timing::ThreadTimes>);
+        let first = run_on(snap, move |snap| -> Option<Ran> {
             let began = std::time::Instant::now();
+            let before = timed.then(timing::ThreadTimes::now).flatten();
             let file = snap.file_at(&path)?;
             let uri = snap.uri_of(&path)?;
             let diags = file_diagnostics(snap, file)
                 .iter()
                 .flat_map(|d| to_lsp_all(snap, d, how))
                 .collect();
-            Some((vec![(uri, snap.version_of(&path), diags)], began))
+            let spent = before
+                .zip(timing::ThreadTimes::now())
+                .map(|(a, b)| b.since(a));
+            Some((vec![(uri, snap.version_of(&path), diags)], began, spent))
         })
         .await;
         match first {
-            Ok(Some((batch, began))) => {
+            Ok(Some((batch, began, spent))) => {
                 if let Some(s) = &mut steps {
                     // The blocking pool's start, then the check itself.
                     s.mark_at("spawn", began.max(started));
                     s.mark("check");
+                    if let Some(t) = spent {
+                        s.note(format!(
+                            "check ran {:.2} and waited for a core {:.2}",
+                            t.ran_ms(),
+                            t.waited_ms()
+                        ));
+                    }
                 }
                 self.publish(generation, batch, false).await;
                 timing::mark(&mut steps, "publish");

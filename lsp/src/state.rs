@@ -253,11 +253,7 @@ impl State {
         steps: &mut Option<timing::Steps>,
     ) -> Option<FilePath> {
         let path = Self::path_for(uri);
-        if !self
-            .files
-            .get(&path)
-            .is_some_and(|e| e.version.is_none_or(|v| v <= version))
-        {
+        if self.files.get(&path)?.version.is_some_and(|v| v > version) {
             return None;
         }
         if steps.is_some() {
