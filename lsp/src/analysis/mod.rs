@@ -17,7 +17,7 @@ pub mod words;
 use crate::convert::Lines;
 use crate::state::Snapshot;
 use index::{FileIndex, Occurrence, Role, Symbol, file_index};
-use meshc::db::{Database, SourceFile, Workspace, registry};
+use meshc::db::{SourceFile, registry};
 use meshc::span::{FilePath, Span};
 use std::sync::Arc;
 use tower_lsp_server::ls_types::{Location, Position, Uri};
@@ -66,8 +66,8 @@ pub fn occurrences(snap: &Snapshot, symbol: &Symbol) -> Vec<(FilePath, SourceFil
 /// [`occurrences`] in `db`: only the files whose words may hold the symbol are indexed
 /// ([`words::files_with`]), on every core.
 pub fn occurrences_in(
-    db: &Database,
-    ws: Workspace,
+    db: &meshc::db::Database,
+    ws: meshc::db::Workspace,
     symbol: &Symbol,
 ) -> Vec<(FilePath, SourceFile, Occurrence)> {
     let files = words::files_with(db, ws, symbol);
