@@ -76,7 +76,9 @@ pub fn mark(steps: &mut Option<Steps>, name: &'static str) {
 
 /// How long the calling thread has run on a core and waited in the run queue for one,
 /// from the scheduler (`/proc/thread-self/schedstat`, in nanoseconds): a slow step that
-/// mostly waited was starved by other processes, one that ran did the work.
+/// mostly waited was starved by other processes. The waits are exact; the time run is a
+/// lower bound (the kernel adds a running thread's time when it is switched out or at a
+/// tick), so a step that neither ran nor waited may have run or slept.
 #[derive(Debug, Clone, Copy)]
 pub struct ThreadTimes {
     ran: u64,
