@@ -837,6 +837,7 @@ fn resolve_to(
         manifests,
         choices: ws.provider_choices(db),
         sink,
+        interrupt: &|| db.unwind_if_revision_cancelled(),
     };
     match sink {
         Some(_) => crate::resolve::build_to(&input),
@@ -1040,6 +1041,7 @@ fn resolve_free(
         manifests,
         choices: ws.provider_choices(db),
         sink: None,
+        interrupt: &|| db.unwind_if_revision_cancelled(),
     };
     Arc::new(crate::resolve::resolve_mesh(&input))
 }
@@ -1782,5 +1784,184 @@ mod incrementality {
             after.iter().any(|d| &*d.file == "m0511.mesh"),
             "the user of m0 is told: {after:?}"
         );
+    }
+}
+
+#[cfg(test)]
+mod cancellation {
+    //! A mesh's resolution gives way to an edit: salsa's input write waits for every other
+    //! handle of the database to drop, so a resolution that checked for cancellation only
+    //! when it asked a query (while its modules load) held the edit for the rest of its
+    //! phases, seconds at 100,000 assignments.
+
+    use super::*;
+    use salsa::Setter as _;
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+    const MODULES: usize = 300;
+
+    /// Salsa's cancellation checks counted, the writer's flag seen, and a hook that runs
+    /// at every check.
+    #[derive(Default)]
+    struct Watch {
+        checks: AtomicUsize,
+        flag_set: AtomicBool,
+        at_check: std::sync::Mutex<Option<Hook>>,
+    }
+
+    /// What runs at a cancellation check, given its number.
+    type Hook = Box<dyn Fn(usize) + Send>;
+
+    fn watched(watch: Arc<Watch>) -> (Database, Workspace, SourceFile) {
+        let db = Database {
+            storage: salsa::Storage::new(Some(Box::new(move |event: salsa::Event| {
+                match event.kind {
+                    salsa::EventKind::WillCheckCancellation => {
+                        let n = watch.checks.fetch_add(1, Ordering::SeqCst) + 1;
+                        if let Some(hook) = &*watch.at_check.lock().unwrap() {
+                            hook(n);
+                        }
+                    }
+                    salsa::EventKind::DidSetCancellationFlag => {
+                        watch.flag_set.store(true, Ordering::SeqCst);
+                    }
+                    _ => {}
+                }
+            }))),
+        };
+        let mut mesh = String::from(
+            "mesh lab {\n  node alpha { private_name = \"alpha.internal\"  ports = 20000..20999 }\n",
+        );
+        let mut inputs = vec![std_input(&db)];
+        for i in 0..MODULES {
+            let text =
+                format!("module m{i} {{\n  container m{i} {{\n    image \"m:{i}\"\n  }}\n}}\n");
+            inputs.push(SourceFile::new(
+                &db,
+                FilePath::from(format!("m{i:04}.mesh")),
+                Arc::from(text),
+                false,
+            ));
+            mesh.push_str(&format!("  assign m{i} to alpha\n"));
+        }
+        mesh.push_str("}\n");
+        let lab = SourceFile::new(&db, FilePath::from("lab.mesh"), Arc::from(mesh), false);
+        inputs.push(lab);
+        let ws = Workspace::new(&db, inputs);
+        (db, ws, lab)
+    }
+
+    /// What stops a resolution's interrupt (see below).
+    struct Stop;
+
+    /// A resolution calls its interrupt once for each module it loads, then at every
+    /// instance of each phase (names, entries, logins, placements, provider choice,
+    /// values, public names, what is left out), where it asks no query: stopped at any of
+    /// those calls, it unwinds out of the resolution.
+    #[test]
+    fn every_phase_of_a_resolution_polls_its_interrupt() {
+        let (db, ws, lab) = watched(Arc::default());
+        let reg = registry(&db, ws);
+        let parsed = parse_file(&db, lab);
+        let Some(ast::Item::Mesh(mesh)) = parsed.file.items.first() else {
+            panic!("lab.mesh holds a mesh")
+        };
+        let path = lab.path(&db).clone();
+        let sources = ws.files(&db);
+        let module = |name: &str| module_source_in(&db, &reg, sources, name);
+        let scope = |name: &str| module_scope_named(&db, ws, name);
+        // No query in the phases: what polls there is the interrupt alone.
+        let no_errors = |_: &str| Vec::new();
+        let calls = std::cell::Cell::new(0usize);
+        let stop_at = std::cell::Cell::new(usize::MAX);
+        let interrupt = || {
+            calls.set(calls.get() + 1);
+            if calls.get() == stop_at.get() {
+                std::panic::panic_any(Stop);
+            }
+        };
+        let lock = crate::resolve::Lock::default();
+        let input = crate::resolve::ResolveInput {
+            mesh,
+            path: &path,
+            registry: &reg,
+            module: &module,
+            scope: &scope,
+            module_errors: &no_errors,
+            lock: &lock,
+            manifests: true,
+            choices: false,
+            sink: None,
+            interrupt: &interrupt,
+        };
+        let whole = crate::resolve::resolve_mesh(&input);
+        assert!(!whole.refused(), "{:?}", whole.diagnostics);
+        let total = calls.get();
+        assert!(
+            total >= 9 * MODULES,
+            "{total} calls for {MODULES} assignments: the phases do not poll"
+        );
+        for at in (MODULES + 1..=total).step_by(MODULES / 3) {
+            calls.set(0);
+            stop_at.set(at);
+            let stopped = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                crate::resolve::resolve_mesh(&input)
+            }));
+            match stopped {
+                Err(payload) => assert!(payload.is::<Stop>(), "stopped at call {at}"),
+                Ok(_) => panic!("the resolution ran past call {at} of {total}"),
+            }
+        }
+    }
+
+    /// An edit that comes while a mesh resolves, past the loading of its modules, is not
+    /// held until the resolution ends: the resolution sees the edit's cancellation at its
+    /// next check and unwinds, and the write goes through.
+    #[test]
+    fn an_edit_during_a_long_resolution_cancels_it() {
+        let watch = Arc::new(Watch::default());
+        let (mut db, ws, lab) = watched(watch.clone());
+        let (mid_tx, mid_rx) = std::sync::mpsc::channel::<usize>();
+        let mid_tx = std::sync::Mutex::new(mid_tx);
+        let flag_watch = watch.clone();
+        // Past the loading (a few checks a module) and well before the end (more than
+        // ten a module): the resolution is in its phases. It waits there until the edit
+        // has raised salsa's cancellation flag, so the test does not depend on timing.
+        let at = 6 * MODULES;
+        let started = watch.checks.load(Ordering::SeqCst);
+        *watch.at_check.lock().unwrap() = Some(Box::new(move |n| {
+            if n == started + at {
+                let _ = mid_tx.lock().unwrap().send(n);
+                let t0 = std::time::Instant::now();
+                while !flag_watch.flag_set.load(Ordering::SeqCst)
+                    && t0.elapsed() < std::time::Duration::from_secs(30)
+                {
+                    std::thread::yield_now();
+                }
+            }
+        }));
+        let snapshot = db.clone();
+        let resolving = std::thread::spawn(move || {
+            let out = salsa::Cancelled::catch(std::panic::AssertUnwindSafe(|| {
+                check_mesh(&snapshot, ws, "lab".into());
+            }));
+            drop(snapshot);
+            out.is_err()
+        });
+        let n = mid_rx
+            .recv_timeout(std::time::Duration::from_secs(60))
+            .expect("the resolution reached its phases");
+        let edited: Arc<str> = Arc::from(format!("{}\n", lab.text(&db)));
+        lab.set_text(&mut db).to(edited);
+        let unwound_at = watch.checks.load(Ordering::SeqCst);
+        assert!(resolving.join().unwrap(), "the resolution was cancelled");
+        // It unwound at one of its next checks, not at the end of its phases.
+        assert!(
+            unwound_at - n < 10,
+            "waited at check {n}, unwound by check {unwound_at}"
+        );
+        *watch.at_check.lock().unwrap() = None;
+        let outcome = check_mesh(&db, ws, "lab".into());
+        assert!(!outcome.refused(), "{:?}", outcome.diagnostics);
     }
 }

@@ -151,23 +151,36 @@ impl Inner {
         let generation = snap.generation;
         let how = self.caps().presentation;
         let started = std::time::Instant::now();
-        let first = run_on(snap, move |snap| -> Option<(Batch, std::time::Instant)> {
+        let timed = steps.is_some();
+        type Ran = (Batch, std::time::Instant, Option<timing::ThreadTimes>);
+        let first = run_on(snap, move |snap| -> Option<Ran> {
             let began = std::time::Instant::now();
+            let before = timed.then(timing::ThreadTimes::now).flatten();
             let file = snap.file_at(&path)?;
             let uri = snap.uri_of(&path)?;
             let diags = file_diagnostics(snap, file)
                 .iter()
                 .flat_map(|d| to_lsp_all(snap, d, how))
                 .collect();
-            Some((vec![(uri, snap.version_of(&path), diags)], began))
+            let spent = before
+                .zip(timing::ThreadTimes::now())
+                .map(|(a, b)| b.since(a));
+            Some((vec![(uri, snap.version_of(&path), diags)], began, spent))
         })
         .await;
         match first {
-            Ok(Some((batch, began))) => {
+            Ok(Some((batch, began, spent))) => {
                 if let Some(s) = &mut steps {
                     // The blocking pool's start, then the check itself.
                     s.mark_at("spawn", began.max(started));
                     s.mark("check");
+                    if let Some(t) = spent {
+                        s.note(format!(
+                            "check ran {:.2} and waited for a core {:.2}",
+                            t.ran_ms(),
+                            t.waited_ms()
+                        ));
+                    }
                 }
                 self.publish(generation, batch, false).await;
                 timing::mark(&mut steps, "publish");
@@ -229,6 +242,9 @@ impl Inner {
         if let Ok((batch, outcomes)) = all {
             self.lock().retain(outcomes);
             self.publish(generation, batch, true).await;
+            // What this pass replaced is freed now, not inside the next edit.
+            let inner = self.clone();
+            let _ = tokio::task::spawn_blocking(move || inner.lock().settle(generation)).await;
         }
     }
 
@@ -501,8 +517,10 @@ impl LanguageServer for Backend {
             let applied = {
                 let mut state = self.inner.lock();
                 timing::mark(&mut steps, "lock");
-                let changed = state.change(&doc.uri, &change.text, doc.version);
-                timing::mark(&mut steps, "set");
+                let changed = state.change(&doc.uri, &change.text, doc.version, &mut steps);
+                // What `changed` does after the write: the open documents' summaries
+                // pinned, their versions, the file map.
+                timing::mark(&mut steps, "pin");
                 changed.map(|path| (path, state.snapshot()))
             };
             if let Some((path, snap)) = applied {

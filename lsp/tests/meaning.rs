@@ -155,3 +155,97 @@ fn every_reference_the_index_meets_is_one_the_model_resolved() {
     assert!(fields > 500, "only {fields} fields");
     assert!(mesh_names > 500, "only {mesh_names} names of meshes");
 }
+
+/// Find references and rename index only the files the word index gives
+/// (`analysis::words`): over every workspace above, every symbol of every file is found
+/// in the same places as by indexing every file of the workspace.
+#[test]
+fn references_through_the_word_index_equal_a_scan_of_every_file() {
+    use meshc_lsp::analysis::{occurrences_in, words};
+    let (mut symbols, mut places, mut narrowed) = (0usize, 0usize, 0usize);
+    for files in workspaces() {
+        let inputs: Vec<(FilePath, Arc<str>)> = files
+            .iter()
+            .map(|p| {
+                let text = std::fs::read_to_string(p).unwrap().replace("$0", "");
+                (FilePath::from(p.display().to_string()), Arc::from(text))
+            })
+            .collect();
+        let (database, ws) = Database::with_files(inputs);
+        let all = ws.files(&database).clone();
+        let mut seen = std::collections::HashSet::new();
+        for &file in all.iter() {
+            for o in &file_index(&database, ws, file).occurrences {
+                if !seen.insert(o.symbol.clone()) {
+                    continue;
+                }
+                let scanned: Vec<_> = all
+                    .iter()
+                    .flat_map(|&f| {
+                        let ix = file_index(&database, ws, f);
+                        let path = f.path(&database).to_string();
+                        ix.of(&o.symbol)
+                            .map(|o| (path.clone(), o.clone()))
+                            .collect::<Vec<_>>()
+                    })
+                    .collect();
+                let found: Vec<_> = occurrences_in(&database, ws, &o.symbol)
+                    .into_iter()
+                    .map(|(p, _, o)| (p.to_string(), o))
+                    .collect();
+                assert_eq!(found, scanned, "the places of {:?}", o.symbol);
+                symbols += 1;
+                places += found.len();
+                narrowed += all.len() - words::files_with(&database, ws, &o.symbol).len();
+            }
+        }
+    }
+    println!("{symbols} symbols in {places} places; {narrowed} files left unindexed");
+    assert!(
+        symbols > 1000 && places > symbols,
+        "{symbols} symbols, {places} places"
+    );
+    // Not vacuous: the index leaves files out.
+    assert!(narrowed > 1000, "only {narrowed} files left out");
+}
+
+/// A requirement of one module is looked for in its module's file and in the meshes that
+/// assign the module, not in the workspace's other modules, though every module has a
+/// requirement of that name.
+#[test]
+fn a_requirement_is_looked_for_only_where_its_module_is_named() {
+    use meshc_lsp::analysis::{occurrences_in, words};
+    let mut inputs: Vec<(FilePath, Arc<str>)> = (0..300)
+        .map(|i| {
+            let text = format!(
+                "module m{i} {{\n  requires db: operator int in 1..64 = 4\n  container c {{\n    image \"x:1\"\n    env {{\n      DB = \"${{db}}\"\n    }}\n  }}\n}}\n"
+            );
+            (FilePath::from(format!("m{i:03}.mesh")), Arc::from(text))
+        })
+        .collect();
+    inputs.push((
+        FilePath::from("zz.mesh"),
+        Arc::from(
+            "mesh prod {\n  node a {\n    private_address = \"10.0.0.1\"\n  }\n  assign m7 to a {\n    db = 5\n  }\n}\n",
+        ),
+    ));
+    let (database, ws) = Database::with_files(inputs);
+    let symbol = Symbol::Requirement {
+        module: "m7".into(),
+        name: "db".into(),
+    };
+    let paths = |files: Vec<meshc::db::SourceFile>| -> Vec<String> {
+        files
+            .iter()
+            .map(|f| f.path(&database).to_string())
+            .collect()
+    };
+    assert_eq!(
+        paths(words::files_with(&database, ws, &symbol)),
+        ["m007.mesh", "zz.mesh"]
+    );
+    let found = occurrences_in(&database, ws, &symbol);
+    let places: Vec<String> = found.iter().map(|(p, _, _)| p.to_string()).collect();
+    // Declared, read in the module, set by the assignment.
+    assert_eq!(places, ["m007.mesh", "m007.mesh", "zz.mesh"]);
+}

@@ -183,6 +183,7 @@ pub fn resolve_told_of_no_error(
         manifests,
         choices: false,
         sink: None,
+        interrupt: &|| {},
     })
 }
 

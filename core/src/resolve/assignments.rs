@@ -103,6 +103,7 @@ impl<'m> Resolver<'m> {
         settings.reserve_exact(self.instances.len());
         let mut refusals = Refusals::new(self.instances.len());
         for i in self.instances.ids() {
+            self.interrupt();
             let mut judge = Judge {
                 r: self,
                 settings: Settings::default(),

@@ -1379,6 +1379,7 @@ impl<'m> Evaluator<'_, '_, 'm> {
         // its answers are checked for its consumers.
         // By place, not by name: what `operator_value` and `given_value` ask for each.
         for i in self.instances.ids() {
+            self.interrupt();
             let Some(m) = self.module_of(i) else { continue };
             for (r, info) in m.scope.requirements.values().enumerate() {
                 if info.operator.is_some() {
@@ -1397,6 +1398,7 @@ impl<'m> Evaluator<'_, '_, 'm> {
             }
         }
         for i in self.instances.ids() {
+            self.interrupt();
             let Some(k) = self.known(i) else { continue };
             for (&req, info) in &k.module.scope.requirements {
                 let Some(contract) = info.contract.as_deref() else {

@@ -314,6 +314,7 @@ impl<'a, 'm> Placing<'a, 'm> {
                 }
             }
             for &i in members {
+                self.interrupt();
                 let Some(m) = self.module_of(i) else { continue };
                 for (&req, info) in &m.scope.requirements {
                     let answer = match (info.kind, info.host_contract()) {

@@ -50,6 +50,7 @@ impl<'m> Resolver<'m> {
         let mut by_login: FxHashMap<String, Vec<InstanceId>> = FxHashMap::default();
         let mut order: Vec<String> = Vec::new();
         for i in self.instances.ids() {
+            self.interrupt();
             let Some(m) = self.module_of(i) else { continue };
             let inst = &self.instances[i];
             let instance_short = match &entries.settings[i].short {

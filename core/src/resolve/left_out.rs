@@ -36,6 +36,7 @@ impl<'m> Resolver<'m> {
         let mut queue: VecDeque<InstanceId> = VecDeque::new();
         let mut flags = IdVec::filled(n, false);
         for i in self.instances.ids() {
+            self.interrupt();
             if self.refused_by_itself(&phase, i) {
                 flags[i] = true;
                 queue.push_back(i);

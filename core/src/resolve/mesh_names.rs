@@ -83,6 +83,7 @@ impl<'m> Resolver<'m> {
         // container are named by it, so two of one name on a node are refused (E0508).
         let mut services: FxHashMap<(super::NodeId, String), InstanceId> = FxHashMap::default();
         for a in mesh.assigns() {
+            self.interrupt();
             let Some(node_ident) = &a.node else {
                 continue; // a syntax error, reported by the parser
             };

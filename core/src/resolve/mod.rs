@@ -87,6 +87,13 @@ pub struct ResolveInput<'a> {
     /// Where [`build_to`] hands each node's manifest as soon as it is made; without one,
     /// the outcome holds them ([`MeshOutcome::manifests`]).
     pub sink: Option<&'a dyn ManifestSink>,
+    /// Called at every instance of each phase that goes through them all, on the
+    /// resolving thread: the database's cancellation check (`db.rs`), which unwinds the
+    /// resolution when an edit has come. Without it a large mesh's resolution reaches a
+    /// query only while its modules load, and an edit waits seconds for every handle of
+    /// the database to drop (salsa's input write). Never returns a value: it unwinds or
+    /// does nothing (`&|| {}` where nothing cancels).
+    pub interrupt: &'a dyn Fn(),
 }
 
 /// Where a build's manifests go, one at a time, as each node's is made: called from the
@@ -255,6 +262,7 @@ fn resolve_as(input: &ResolveInput<'_>, output: Output) -> MeshOutcome {
     // Load every assigned module once; their trees outlive the resolver, which borrows them.
     let mut sources: FxIndexMap<String, (ModuleSource, Arc<ScopeTable>)> = FxIndexMap::default();
     for a in input.mesh.assigns() {
+        (input.interrupt)();
         let name = a.module.name.as_str();
         if sources.contains_key(name) {
             continue;
@@ -832,6 +840,7 @@ fn run<'m>(
     let (r, name_refusals) = Resolver::name(input, modules, output);
     let r = &r;
     mark("resolve.names");
+    r.interrupt();
     // 2. Entries and identities.
     let (entries, entry_refusals) = r.judge_entries();
     let (identities, login_refusals) = r.assign_logins(&entries);
@@ -842,16 +851,19 @@ fn run<'m>(
     // The memo tables, sized once: the placements phase already reads given values.
     let mut eval = evaluate::Eval::new(Values::new(r.instances.iter().map(|i| i.module)));
     mark("resolve.entries");
+    r.interrupt();
     // 3. Placements.
     let (placements, refusals) =
         r.place_host_requirements(&ledger, &entries, &identities, &mut eval);
     ledger.close(refusals);
     mark("resolve.placements");
+    r.interrupt();
     // 4. Provider choice.
     let Placements { answers, ports } = placements;
     let (choices, refusals) = r.choose_providers(&ledger, &entries, &identities, answers);
     ledger.close(refusals);
     mark("resolve.choice");
+    r.interrupt();
     // 5. Values: every value computed, then frozen.
     let mut phase = Phase::new(r, &ledger);
     let mut evaluator = evaluate::Evaluator {
@@ -865,10 +877,12 @@ fn run<'m>(
     let values: Values = eval.finish();
     ledger.close(refusals);
     mark("resolve.values");
+    r.interrupt();
     // 6. What is left out.
     let (left_out, refusals) = r.leave_out_refused(&ledger, &choices.waits_for);
     ledger.close(refusals);
     mark("resolve.left_out");
+    r.interrupt();
     // 7. The manifests, from the products above.
     let world = r.world(&entries, &identities, &choices, Some(&left_out));
     let outcome = r.assemble(
@@ -964,6 +978,12 @@ impl<'m> Resolver<'m> {
             secret_keys,
             left_out,
         }
+    }
+
+    /// Lets a newer revision of the database cancel this resolution here
+    /// ([`ResolveInput::interrupt`]).
+    pub fn interrupt(&self) {
+        (self.input.interrupt)();
     }
 
     /// The errors of module `m`'s definition (the checker's).

@@ -70,6 +70,7 @@ impl<'m> Choosing<'_, 'm> {
     fn choose(&mut self) -> IdVec<InstanceId, Vec<InstanceId>> {
         let mut waits_for = IdVec::filled(self.instances.len(), Vec::new());
         for i in self.instances.ids() {
+            self.interrupt();
             let Some(k) = self.known(i) else { continue };
             for (&req, info) in &k.module.scope.requirements {
                 match info.kind {

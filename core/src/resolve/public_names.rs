@@ -18,6 +18,7 @@ impl<'m> Evaluator<'_, '_, 'm> {
     pub(super) fn check_public_names(&mut self) {
         let mut held: FxHashMap<String, (InstanceId, &'m str)> = FxHashMap::default();
         for i in self.instances.ids() {
+            self.interrupt();
             let Some(m) = self.module_of(i) else { continue };
             for (&req, info) in &m.scope.requirements {
                 if info.kind != Some(ProviderKind::Module) {

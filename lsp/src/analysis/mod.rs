@@ -12,6 +12,7 @@ pub mod navigate;
 pub mod outline;
 pub mod resolution;
 pub mod tokens;
+pub mod words;
 
 use crate::convert::Lines;
 use crate::state::Snapshot;
@@ -74,12 +75,26 @@ impl<'a> Cursor<'a> {
 /// Every occurrence of `symbol` in the workspace, the standard library first, files in
 /// path order.
 pub fn occurrences(snap: &Snapshot, symbol: &Symbol) -> Vec<(FilePath, SourceFile, Occurrence)> {
+    occurrences_in(&snap.db, snap.ws, symbol)
+}
+
+/// [`occurrences`] in `db`: only the files whose words may hold the symbol are indexed
+/// ([`words::files_with`]), on every core.
+pub fn occurrences_in(
+    db: &meshc::db::Database,
+    ws: meshc::db::Workspace,
+    symbol: &Symbol,
+) -> Vec<(FilePath, SourceFile, Occurrence)> {
+    let files = words::files_with(db, ws, symbol);
+    let found = meshc::db::parallel_map(db, &files, |db, file| {
+        salsa::Database::unwind_if_revision_cancelled(db);
+        let ix = file_index(db, ws, file);
+        ix.of(symbol).cloned().collect::<Vec<_>>()
+    });
     let mut out = Vec::new();
-    for file in snap.ws.files(&snap.db) {
-        salsa::Database::unwind_if_revision_cancelled(&snap.db);
-        let ix = file_index(&snap.db, snap.ws, *file);
-        for o in ix.of(symbol) {
-            out.push((file.path(&snap.db).clone(), *file, o.clone()));
+    for (file, list) in files.into_iter().zip(found) {
+        for o in list {
+            out.push((file.path(db).clone(), file, o));
         }
     }
     out
