@@ -339,6 +339,32 @@ pub fn module_scope_named(
     Some(module_scope(db, ws, file, at.item))
 }
 
+/// The container specs of the module that is item `item` of `file`, as its semantic
+/// model ([`module_semantics`]) lowered them: what resolution builds containers from. A
+/// query of its own: the specs hold no position, so an edit that moves only positions
+/// leaves them equal and what reads them is kept.
+#[salsa::tracked(returns(clone))]
+pub fn module_specs(
+    db: &dyn salsa::Database,
+    ws: Workspace,
+    file: SourceFile,
+    item: usize,
+) -> Arc<crate::check::specs::ModuleSpecs> {
+    module_semantics(db, ws, file, item).specs.clone()
+}
+
+/// The container specs of module `name` ([`module_specs`]), where the registry says it
+/// is.
+pub fn module_specs_named(
+    db: &dyn salsa::Database,
+    ws: Workspace,
+    name: &str,
+) -> Option<Arc<crate::check::specs::ModuleSpecs>> {
+    let at = registry(db, ws).modules.get(name).copied()?;
+    let file = *ws.files(db).get(at.file)?;
+    Some(module_specs(db, ws, file, at.item))
+}
+
 /// The semantic model of the module that is item `item` of `file`
 /// (`check::semantics`): its scope decided once, every reference it reads resolved and
 /// typed, its diagnostics. An empty model when that item is no module.
@@ -370,6 +396,7 @@ pub fn module_semantics(
             scope: Arc::default(),
             references: Vec::new(),
             diagnostics: Vec::new(),
+            specs: Arc::default(),
         }),
     }
 }
@@ -693,12 +720,14 @@ fn resolve_to(
     let module = |name: &str| module_source_in(db, &reg, sources, name);
     let module_errors = |name: &str| module_errors(db, ws, name.to_string()).to_vec();
     let scope = |name: &str| module_scope_named(db, ws, name);
+    let specs = |name: &str| module_specs_named(db, ws, name);
     let input = crate::resolve::ResolveInput {
         mesh: mesh_ast,
         path: &path,
         registry: &reg,
         module: &module,
         scope: &scope,
+        specs: &specs,
         module_errors: &module_errors,
         lock,
         manifests,
@@ -896,12 +925,14 @@ fn resolve_free(
     };
     let module_errors = |name: &str| module_errors(db, ws, name.to_string()).to_vec();
     let scope = |name: &str| module_scope_named(db, ws, name);
+    let specs = |name: &str| module_specs_named(db, ws, name);
     let input = crate::resolve::ResolveInput {
         mesh: mesh_ast,
         path: &path,
         registry: &reg,
         module: &module,
         scope: &scope,
+        specs: &specs,
         module_errors: &module_errors,
         lock: &lock,
         manifests,

@@ -49,15 +49,17 @@ pub(crate) struct ModuleChecker<'a, 'c> {
     pub active_loops: Vec<usize>,
     /// Every reference read so far, what it reads and its type: the model's table.
     pub references: Vec<super::semantics::Resolved>,
+    /// Each container's spec, as its checks decide it (`check::specs`).
+    pub specs: Vec<super::specs::ContainerSpec>,
 }
 
 /// Checks one module in the scope `table` decided; returns every reference it read,
-/// resolved, in the order it read them.
+/// resolved, in the order it read them, and its containers lowered to specs.
 pub(crate) fn check_module<'a>(
     cx: &mut Cx<'a>,
     module: &'a ast::Module,
     table: &ScopeTable,
-) -> Vec<super::semantics::Resolved> {
+) -> (Vec<super::semantics::Resolved>, super::specs::ModuleSpecs) {
     let scope = ModuleScope::of(module, table);
     let used = vec![false; scope.requirements.len()];
     let registry = cx.registry;
@@ -84,6 +86,7 @@ pub(crate) fn check_module<'a>(
         loops: Vec::new(),
         active_loops: Vec::new(),
         references: Vec::new(),
+        specs: Vec::new(),
     };
     m.check_slug();
     m.check_requirements();
@@ -91,7 +94,10 @@ pub(crate) fn check_module<'a>(
     m.check_containers();
     m.check_provides();
     m.check_unused();
-    m.references
+    let specs = super::specs::ModuleSpecs {
+        containers: m.specs.into_boxed_slice(),
+    };
+    (m.references, specs)
 }
 
 impl<'a> ModuleChecker<'a, '_> {
