@@ -720,7 +720,13 @@ fn resolve_to(
     let module = |name: &str| module_source_in(db, &reg, sources, name);
     let module_errors = |name: &str| module_errors(db, ws, name.to_string()).to_vec();
     let scope = |name: &str| module_scope_named(db, ws, name);
-    let specs = |name: &str| module_specs_named(db, ws, name);
+    // Resolved once (the command line's way): the specs are read from the models the
+    // checks made, with no query of their own to keep (10,000 more memos in a build).
+    let specs = |name: &str| {
+        let at = reg.modules.get(name).copied()?;
+        let file = *sources.get(at.file)?;
+        Some(module_semantics(db, ws, file, at.item).specs.clone())
+    };
     let input = crate::resolve::ResolveInput {
         mesh: mesh_ast,
         path: &path,

@@ -3,9 +3,7 @@
 
 use super::expressions::Target;
 use super::expressions::{Place, Slot, Val, What, a_type, check_mode_literal};
-use super::specs::{
-    self, ContainerSpec, EntryKind, EntrySpec, FileSpec, HealthSpec, MountSource, MountSpec,
-};
+use super::specs::{self, ContainerSpec, EntryKind, FileSpec, HealthSpec, MountSource, MountSpec};
 
 /// The largest uid or gid (LANGUAGE.md §3, `uid`).
 const MAX_UID: i64 = 4_294_967_295;
@@ -235,7 +233,7 @@ impl<'a> ModuleChecker<'a, '_> {
         let mut envs: Vec<(&'a EnvEntry, usize, usize)> = Vec::new();
         let mut has_image = false;
         let mut whens: Vec<Span> = Vec::new();
-        let mut entries: Vec<EntrySpec> = Vec::with_capacity(c.entries.len());
+        let mut entries: Vec<EntryKind> = Vec::with_capacity(c.entries.len());
         // Each env block's entry, and the items of it refused so far; its spec is made
         // once the paths its values name are checked, below.
         let mut env_refused: Vec<(usize, Vec<(u32, Reported)>)> = Vec::new();
@@ -249,7 +247,6 @@ impl<'a> ModuleChecker<'a, '_> {
             // What the `when` block's requirement says is told once per block, and
             // leaves the module in error; the entry's own refusals are counted from here.
             let before = self.cx.sink.diagnostics.len();
-            let when = entry.when.as_ref().map(|w| w.requirement.name.clone());
             if c.job {
                 let refused = match &entry.kind {
                     ContainerEntryKind::Publish(_) => Some("publish"),
@@ -281,10 +278,7 @@ impl<'a> ModuleChecker<'a, '_> {
                     first,
                 };
                 let refused = self.cx.refuse(rule.at(self.cx.path, entry.span));
-                entries.push(EntrySpec {
-                    when,
-                    kind: EntryKind::Refused(refused),
-                });
+                entries.push(EntryKind::Refused(refused));
                 continue;
             }
             let kind = match &entry.kind {
@@ -299,7 +293,10 @@ impl<'a> ModuleChecker<'a, '_> {
                 }
                 ContainerEntryKind::User(u) => {
                     self.check_user(u);
-                    EntryKind::User(Box::new((specs::at(k), u.gid.as_ref().map(|g| g.value))))
+                    EntryKind::User {
+                        uid: specs::at(k),
+                        gid: u.gid.as_ref().map(|g| uid(g.value)),
+                    }
                 }
                 ContainerEntryKind::Health(h) => {
                     EntryKind::Health(Box::new(self.check_health(k, h)))
@@ -340,10 +337,7 @@ impl<'a> ModuleChecker<'a, '_> {
                     self.when = outer;
                     env_refused.push((k, refused));
                     // Its refusals are its items': the spec is made below.
-                    entries.push(EntrySpec {
-                        when,
-                        kind: EntryKind::ImagePaths,
-                    });
+                    entries.push(EntryKind::ImagePaths);
                     continue;
                 }
                 ContainerEntryKind::Mount(mount) => {
@@ -366,13 +360,13 @@ impl<'a> ModuleChecker<'a, '_> {
                             }))
                         }
                     };
-                    let source = self.check_mount_source(k, source, target.as_deref().ok());
+                    let source = self.check_mount_source(source, target.as_deref().ok());
                     match (source, target) {
-                        (Some(source), Ok(target)) => EntryKind::Mount(Box::new(MountSpec {
+                        (Some(source), Ok(_)) => EntryKind::Mount(MountSpec {
+                            value: specs::at(k),
                             source,
-                            target: target.into(),
                             read_only: read_only.is_some(),
-                        })),
+                        }),
                         (_, Err(refused)) => EntryKind::Refused(refused),
                         // Refused and reported (the entry's refusal is found below), or
                         // a source that reads nothing for a cause told elsewhere.
@@ -398,19 +392,16 @@ impl<'a> ModuleChecker<'a, '_> {
                         self.unowned(c, &file.target, entry.span, what);
                     }
                     match target {
-                        Ok(target) => {
-                            let spec = Box::new(FileSpec {
-                                target: target.into(),
-                                owner: file.owner.as_ref().map(|o| {
-                                    (o.uid.value, o.gid.as_ref().map_or(o.uid.value, |g| g.value))
-                                }),
-                                mode: file.mode.as_ref().map(|m| m.value),
+                        Ok(_) => {
+                            let spec = FileSpec {
                                 value: specs::at(k),
-                                reference: match &file.value {
-                                    Expr::Ref(r) if !secret => Some(r.dotted().into_boxed_str()),
-                                    _ => None,
-                                },
-                            });
+                                owner: file.owner.as_ref().map(|o| {
+                                    let group = o.gid.as_ref().map_or(o.uid.value, |g| g.value);
+                                    (uid(o.uid.value), uid(group))
+                                }),
+                                // In 0..=0o7777, or refused (E0314).
+                                mode: file.mode.as_ref().map(|m| m.value as u16),
+                            };
                             if secret {
                                 EntryKind::Secret(spec)
                             } else {
@@ -434,7 +425,7 @@ impl<'a> ModuleChecker<'a, '_> {
                 Some(refused) => EntryKind::Refused(refused),
                 None => kind,
             };
-            entries.push(EntrySpec { when, kind });
+            entries.push(kind);
         }
         self.when = None;
         if !has_image && !self.cx.is_broken(c.span) {
@@ -454,11 +445,9 @@ impl<'a> ModuleChecker<'a, '_> {
             }
         }
         for (k, refused) in env_refused {
-            entries[k].kind = EntryKind::Env(specs::env(k, refused));
+            entries[k] = EntryKind::Env(refused.into_boxed_slice());
         }
         self.specs.push(ContainerSpec {
-            name: c.name.name.clone(),
-            job: c.job,
             entries: entries.into_boxed_slice(),
         });
     }
@@ -902,7 +891,6 @@ impl<'a> ModuleChecker<'a, '_> {
     /// or `None` when the source is refused (reported).
     fn check_mount_source(
         &mut self,
-        entry: usize,
         source: &'a Expr,
         target: Option<&str>,
     ) -> Option<MountSource> {
@@ -919,10 +907,7 @@ impl<'a> ModuleChecker<'a, '_> {
                         .get_full(first)
                         .filter(|(_, _, req)| req.host_contract() == Some(HostContract::Access))
                         .map(|(idx, _, _)| idx as u32);
-                    return Some(MountSource::Path {
-                        value: specs::at(entry),
-                        access,
-                    });
+                    return Some(MountSource::Path { access });
                 }
                 let name = self.target_name(target_read);
                 let help = match target_read {
@@ -964,7 +949,7 @@ impl<'a> ModuleChecker<'a, '_> {
                     );
                 } else if text.starts_with('/') {
                     self.literal_mount_source(s.span, &text, target);
-                    return Some(MountSource::Literal(text.into()));
+                    return Some(MountSource::Literal);
                 } else {
                     self.mount_source_refused(source.span(), "a relative host path");
                 }
@@ -1139,6 +1124,12 @@ impl<'a> ModuleChecker<'a, '_> {
     fn eval_str(&mut self, s: &'a StringLit, place: Place<'_>) -> Val<'a> {
         self.eval_string(s, place, DEF)
     }
+}
+
+/// A uid or gid the checker accepted (in the uid range; one outside it is refused,
+/// E0304, and the entry with it).
+fn uid(value: i64) -> u32 {
+    u32::try_from(value).unwrap_or(0)
 }
 
 /// The paths a container holds, asked whether a path lies at or under one of them. A

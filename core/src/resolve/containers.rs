@@ -8,7 +8,8 @@ use super::evaluate::{Ctx, Evaluate, Resolved, into_text, render_template, text_
 use super::manifests::Builder;
 use super::{Answer, InstanceId};
 use crate::check::specs::{
-    ContainerSpec, EntryKind, ExprRef, FileSpec, HealthSpec, MountSource, MountSpec, Written,
+    ArgRef, ContainerSpec, EntryKind, ExprRef, FileSpec, HealthSpec, MountSource, MountSpec,
+    Written, env_refused,
 };
 use crate::check::types::Value;
 use crate::diagnostics::Reported;
@@ -57,7 +58,7 @@ impl<'m> Builder<'_, 'm> {
         let name = if single {
             self.world.instances[i].name.clone()
         } else {
-            format!("{}-{}", self.world.instances[i].name, c.name)
+            format!("{}-{}", self.world.instances[i].name, written.name())
         };
         let mut out = Container {
             name,
@@ -85,25 +86,25 @@ impl<'m> Builder<'_, 'm> {
             )
             .collect(),
             health: None,
-            job: c.job,
+            job: written.job(),
             after: Vec::new(),
         };
         // Files and secret files that name no owner: the container's user owns them,
         // once it is known (it may be declared after them).
         let mut unowned_files = Vec::new();
         let mut unowned_secrets = Vec::new();
-        for entry in &c.entries {
-            if self.left_out_by_when(i, entry.when.as_ref()) {
+        for (k, entry) in c.entries.iter().enumerate() {
+            if self.left_out_by_when(i, written.when(k)) {
                 continue;
             }
-            match &entry.kind {
+            match entry {
                 // Written twice, or refused otherwise: the checker's error leaves the
                 // module out of every build.
                 EntryKind::Refused(refused) => {
                     let _proof: Reported = *refused;
                 }
-                EntryKind::Image(at) => {
-                    if let Some(s) = written.string(*at)
+                &EntryKind::Image(at) => {
+                    if let Some(s) = written.string(at)
                         && let Some(Resolved::Plain(v, ty)) =
                             self.eval_string(i, Ctx::Definition, s)
                     {
@@ -111,12 +112,11 @@ impl<'m> Builder<'_, 'm> {
                     }
                 }
                 EntryKind::Command(args) => out.command = self.command(i, written, args),
-                EntryKind::User(user) => {
-                    let (uid, gid) = **user;
+                &EntryKind::User { uid, gid } => {
                     if let Some(Resolved::Plain(Value::Int(uid), _)) = self.eval_at(i, written, uid)
                     {
                         out.user = Some(uid);
-                        out.group = gid;
+                        out.group = gid.map(i64::from);
                     }
                 }
                 EntryKind::Health(h) => {
@@ -131,14 +131,14 @@ impl<'m> Builder<'_, 'm> {
                         }
                     }
                 }
-                EntryKind::Env(env) => {
-                    for e in written.env(env) {
+                EntryKind::Env(refused) => {
+                    for e in written.env(k) {
                         if self.left_out_by_when(i, e.when) {
                             continue;
                         }
                         // A key written twice, or a value the checker refused.
-                        if let Some(refused) = env.refused(e.item) {
-                            let _proof: Reported = refused;
+                        if let Some(proof) = env_refused(refused, e.item) {
+                            let _proof: Reported = proof;
                             continue;
                         }
                         let indexmap::map::Entry::Vacant(slot) = out.env.entry(String::from(e.key))
@@ -175,15 +175,20 @@ impl<'m> Builder<'_, 'm> {
                         // No value, for a reason of the value's own.
                         None => continue,
                     };
-                    let (owner, group) = file.owner.unwrap_or((0, 0));
+                    let Some(target) = written.target(file.value) else {
+                        // An interpolated container path (E0315).
+                        let _proof = self.passed_over(i, "E0315");
+                        continue;
+                    };
+                    let (owner, group) = owner_of(file);
                     if file.owner.is_none() {
                         unowned_secrets.push(out.secrets.len());
                     }
                     out.secrets.push(SecretFile {
-                        target: String::from(&*file.target),
+                        target,
                         owner,
                         group,
-                        mode: format!("{:04o}", file.mode.unwrap_or(DEFAULT_SECRET_FILE_MODE)),
+                        mode: mode_of(file, DEFAULT_SECRET_FILE_MODE),
                         sealed,
                         template,
                         references,
@@ -191,7 +196,7 @@ impl<'m> Builder<'_, 'm> {
                 }
                 EntryKind::File(file) => {
                     if let Some(mut f) = self.file(i, written, file) {
-                        (f.owner, f.group) = file.owner.unwrap_or((0, 0));
+                        (f.owner, f.group) = owner_of(file);
                         if file.owner.is_none() {
                             unowned_files.push(out.files.len());
                         }
@@ -242,10 +247,13 @@ impl<'m> Builder<'_, 'm> {
     }
 
     /// A command's arguments: each evaluated, a list's values each one argument.
-    fn command(&mut self, i: InstanceId, written: Written<'m>, args: &[ExprRef]) -> Vec<String> {
+    fn command(&mut self, i: InstanceId, written: Written<'m>, args: &[ArgRef]) -> Vec<String> {
         let mut out = Vec::new();
         for &at in args {
-            match self.eval_at(i, written, at) {
+            let value = written
+                .arg(at)
+                .and_then(|arg| self.eval_expr(i, Ctx::Definition, arg));
+            match value {
                 Some(Resolved::Plain(Value::List(vs), ty)) => {
                     let inner = match ty {
                         crate::check::types::Ty::List(t) => *t,
@@ -292,10 +300,14 @@ impl<'m> Builder<'_, 'm> {
     /// A mount: the resolved host path of a directory or access (or an old-form literal
     /// path, used as written). An access its module does not write is mounted read-only.
     fn mount(&mut self, i: InstanceId, written: Written<'m>, mount: &MountSpec) -> Option<Mount> {
-        let (host, access) = match &mount.source {
-            MountSource::Literal(path) => (String::from(&**path), None),
-            MountSource::Path { value, access } => match self.eval_at(i, written, *value)? {
-                Resolved::HostPath(p) => (p, *access),
+        let Some(container) = written.target(mount.value) else {
+            // An interpolated container path (E0315).
+            return self.passed_over(i, "E0315").and(None);
+        };
+        let (host, access) = match mount.source {
+            MountSource::Literal => (written.literal(mount.value)?, None),
+            MountSource::Path { access } => match self.eval_at(i, written, mount.value)? {
+                Resolved::HostPath(p) => (p, access),
                 _ => return self.passed_over(i, "E0317").and(None),
             },
         };
@@ -314,7 +326,7 @@ impl<'m> Builder<'_, 'm> {
         }
         Some(Mount {
             host,
-            container: String::from(&*mount.target),
+            container,
             read_only,
         })
     }
@@ -322,13 +334,19 @@ impl<'m> Builder<'_, 'm> {
     /// A file: rendered content when it reads no secret, else sealed — its template and
     /// references, never its rendered text.
     fn file(&mut self, i: InstanceId, written: Written<'m>, file: &FileSpec) -> Option<File> {
+        let Some(target) = written.target(file.value) else {
+            // An interpolated container path (E0315).
+            return self.passed_over(i, "E0315").and(None);
+        };
         let resolved = self.eval_at(i, written, file.value)?;
         let (content, template, references, default_mode) = match resolved {
             Resolved::Plain(v, ty) => (Some(into_text(v, &ty)), None, None, DEFAULT_FILE_MODE),
             Resolved::Sealed(sealed) => {
-                let name = file.reference.as_deref().unwrap_or("secret");
+                let name = written
+                    .reference(file.value)
+                    .unwrap_or_else(|| "secret".to_string());
                 let mut refs = FxIndexMap::default();
-                refs.insert(name.to_string(), TemplateRef::Sealed { sealed: *sealed });
+                refs.insert(name.clone(), TemplateRef::Sealed { sealed: *sealed });
                 (
                     None,
                     Some(format!("${{{name}}}")),
@@ -343,10 +361,10 @@ impl<'m> Builder<'_, 'm> {
             Resolved::HostPath(_) => return self.passed_over(i, "E0303").and(None),
         };
         Some(File {
-            target: String::from(&*file.target),
+            target,
             owner: 0,
             group: 0,
-            mode: format!("{:04o}", file.mode.unwrap_or(default_mode)),
+            mode: mode_of(file, default_mode),
             content,
             template,
             references,
@@ -380,4 +398,17 @@ impl<'m> Builder<'_, 'm> {
             reach,
         })
     }
+}
+
+/// The owner and group of a file or secret file as the checker decided them; 0:0 when
+/// none is written, until the container's user is known.
+fn owner_of(file: &FileSpec) -> (i64, i64) {
+    file.owner
+        .map_or((0, 0), |(uid, gid)| (i64::from(uid), i64::from(gid)))
+}
+
+/// The mode of a file or secret file, `default` when none is written, as the manifest
+/// writes it.
+fn mode_of(file: &FileSpec, default: i64) -> String {
+    format!("{:04o}", file.mode.map_or(default, i64::from))
 }
