@@ -104,21 +104,30 @@ impl<'m> Builder<'_, 'm> {
                     let _proof: Reported = *refused;
                 }
                 &EntryKind::Image(at) => {
-                    if let Some(s) = written.string(at)
-                        && let Some(Resolved::Plain(v, ty)) =
-                            self.eval_string(i, Ctx::Definition, s)
+                    match written
+                        .string(at)
+                        .and_then(|s| self.eval_string(i, Ctx::Definition, s))
                     {
-                        out.image = into_text(v, &ty);
+                        Some(Resolved::Plain(v, ty)) => out.image = into_text(v, &ty),
+                        // A secret or nothing where the checker accepted the image: its
+                        // miss (a secret in an image is E0302).
+                        _ => {
+                            let _proof = self.passed_over(i, "E0302");
+                        }
                     }
                 }
                 EntryKind::Command(args) => out.command = self.command(i, written, args),
-                &EntryKind::User { uid, gid } => {
-                    if let Some(Resolved::Plain(Value::Int(uid), _)) = self.eval_at(i, written, uid)
-                    {
+                &EntryKind::User { uid, gid } => match self.eval_at(i, written, uid) {
+                    Some(Resolved::Plain(Value::Int(uid), _)) => {
                         out.user = Some(uid);
                         out.group = gid.map(i64::from);
                     }
-                }
+                    // Anything but a uid where the checker accepted one: its miss (a
+                    // value of another type is E0301).
+                    _ => {
+                        let _proof = self.passed_over(i, "E0301");
+                    }
+                },
                 EntryKind::Health(h) => {
                     if out.health.is_none() {
                         out.health = Some(self.health(i, written, h));
