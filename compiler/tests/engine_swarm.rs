@@ -264,18 +264,7 @@ fn mesh_text(swarm: &Swarm, with_extra: bool) -> String {
 /// `meshc render --swarm`, then `docker stack deploy` on the manager with the variables
 /// of the `stack.env` it wrote, as docs/swarm.md says.
 fn render_and_deploy(swarm: &Swarm, dir: &Path) {
-    let rendered = meshc(
-        dir,
-        &[
-            "render",
-            "--swarm",
-            "out",
-            "--secrets",
-            "secrets",
-            "--out",
-            "stage",
-        ],
-    );
+    let rendered = meshc(dir, &command::RENDER_SWARM);
     ok(&rendered, "meshc render --swarm");
     let said = format!(
         "{}{}",
@@ -801,20 +790,7 @@ fn render_swarm_refuses_a_missing_value_and_names_files_by_digest() {
     std::fs::write(&password, "pw-value-1\n").unwrap();
     std::fs::set_permissions(&password, std::fs::Permissions::from_mode(0o600)).unwrap();
     std::fs::set_permissions(&secrets, std::fs::Permissions::from_mode(0o700)).unwrap();
-    let render = || {
-        meshc(
-            dir,
-            &[
-                "render",
-                "--swarm",
-                "out",
-                "--secrets",
-                "secrets",
-                "--out",
-                "stage",
-            ],
-        )
-    };
+    let render = || meshc(dir, &command::RENDER_SWARM);
     // The vault's token is missing.
     let refused = render();
     assert_eq!(refused.status.code(), Some(1));

@@ -794,15 +794,7 @@ fn render_swarm_of_a_pipe_for_a_stack_ends_with_a_refusal() {
     std::fs::create_dir(&secrets).unwrap();
     std::fs::set_permissions(&secrets, std::fs::Permissions::from_mode(0o700)).unwrap();
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_meshc"))
-        .args([
-            "render",
-            "--swarm",
-            "out",
-            "--secrets",
-            "secrets",
-            "--out",
-            "stage",
-        ])
+        .args(command::RENDER_SWARM)
         .current_dir(dir.path())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())

@@ -401,6 +401,100 @@ pub fn module_semantics(
     }
 }
 
+/// The requirements of the module that is item `item` of `file`, by name and without
+/// positions (`check::semantics::ModuleRequirements`): what an assignment's names read.
+/// Asked by the language server only; an edit that moves only positions leaves it equal,
+/// so a mesh that reads it ([`mesh_semantics`]) is kept.
+#[salsa::tracked(returns(clone))]
+pub fn module_requirements_at(
+    db: &dyn salsa::Database,
+    file: SourceFile,
+    item: usize,
+) -> Arc<crate::check::semantics::ModuleRequirements> {
+    let parsed = parse_file(db, file);
+    match parsed.file.items.get(item) {
+        Some(ast::Item::Module(m)) => Arc::new(crate::check::semantics::ModuleRequirements::of(m)),
+        _ => Arc::default(),
+    }
+}
+
+/// The requirements of module `name` ([`module_requirements_at`]), where the registry
+/// says it is.
+pub fn module_requirements(
+    db: &dyn salsa::Database,
+    ws: Workspace,
+    name: &str,
+) -> Option<Arc<crate::check::semantics::ModuleRequirements>> {
+    let at = registry(db, ws).modules.get(name).copied()?;
+    let file = *ws.files(db).get(at.file)?;
+    Some(module_requirements_at(db, file, at.item))
+}
+
+/// Where the names of the module that is item `item` of `file` are in scope
+/// (`check::semantics::ModuleNames`): what completion and hover ask. Built only when the
+/// language server asks; `None` when that item is no module.
+#[salsa::tracked(returns(clone))]
+pub fn module_names(
+    db: &dyn salsa::Database,
+    file: SourceFile,
+    item: usize,
+) -> Option<Arc<crate::check::semantics::ModuleNames>> {
+    let parsed = parse_file(db, file);
+    match parsed.file.items.get(item) {
+        Some(ast::Item::Module(m)) => Some(Arc::new(crate::check::semantics::ModuleNames::of(
+            m,
+            module_requirements_at(db, file, item),
+        ))),
+        _ => None,
+    }
+}
+
+/// The names of the mesh that is item `item` of `file`, resolved once
+/// (`check::semantics::MeshSemantics`): its nodes and instances, the modules it assigns,
+/// their requirements and their contracts' fields. Reads each assigned module's
+/// requirements without positions, so an edit inside a module that renames nothing
+/// leaves it equal. Built only when the language server asks; empty when that item is no
+/// mesh.
+#[salsa::tracked(returns(clone))]
+pub fn mesh_semantics(
+    db: &dyn salsa::Database,
+    ws: Workspace,
+    file: SourceFile,
+    item: usize,
+) -> Arc<crate::check::semantics::MeshSemantics> {
+    let parsed = parse_file(db, file);
+    match parsed.file.items.get(item) {
+        Some(ast::Item::Mesh(m)) => {
+            Arc::new(crate::check::semantics::mesh_semantics(m, |module| {
+                module_requirements(db, ws, module)
+            }))
+        }
+        _ => Arc::default(),
+    }
+}
+
+/// The new forms the legacy placeholders `placeholders` of the module that is item
+/// `item` of `file` stand for (`check::semantics::legacy_rewrites`), read in the
+/// module's scope. Asked by the language server's rewrite only; nothing when that item is
+/// no module.
+pub fn legacy_rewrites<'p>(
+    db: &dyn salsa::Database,
+    ws: Workspace,
+    file: SourceFile,
+    item: usize,
+    placeholders: impl IntoIterator<Item = (crate::span::Span, &'p str, &'p ast::Reference)>,
+) -> Vec<(crate::span::Span, String)> {
+    let parsed = parse_file(db, file);
+    match parsed.file.items.get(item) {
+        Some(ast::Item::Module(m)) => crate::check::semantics::legacy_rewrites(
+            m,
+            &module_scope(db, ws, file, item),
+            placeholders,
+        ),
+        _ => Vec::new(),
+    }
+}
+
 /// The places of one file that may hold a secret (`check::secrets`): every source
 /// excerpt and hover shows them masked, whatever else is wrong with the file.
 #[salsa::tracked(returns(clone))]

@@ -4,9 +4,10 @@
 //! case and the catalogue and holds that every reference the index meets in a module has
 //! its entry in the model (none is left for the index to guess), and that what the model
 //! says a contract field reads is typed as the registry's contract declares it, which is
-//! the type hover shows.
+//! the type hover shows; and that every name a mesh's model resolves
+//! (`db::mesh_semantics`) is one the index names, at its place.
 
-use meshc::check::semantics::Reads;
+use meshc::check::semantics::{MeshReads, Reads};
 use meshc::db::{self, Database};
 use meshc::span::FilePath;
 use meshc::syntax::ast::Item;
@@ -61,6 +62,7 @@ fn workspaces() -> Vec<Vec<PathBuf>> {
 #[test]
 fn every_reference_the_index_meets_is_one_the_model_resolved() {
     let (mut references, mut fields, mut unread) = (0usize, 0usize, Vec::new());
+    let mut mesh_names = 0usize;
     for files in workspaces() {
         let inputs: Vec<(FilePath, Arc<str>)> = files
             .iter()
@@ -82,6 +84,25 @@ fn every_reference_the_index_meets_is_one_the_model_resolved() {
             }
             let parsed = db::parse_file(&database, file);
             for (i, item) in parsed.file.items.iter().enumerate() {
+                if matches!(item, Item::Mesh(_)) {
+                    // Every name the mesh's model resolves, the index names there.
+                    let model = db::mesh_semantics(&database, ws, file, i);
+                    for r in &model.references {
+                        mesh_names += 1;
+                        if r.reads == MeshReads::Keyword {
+                            continue;
+                        }
+                        let named = index.occurrences.iter().any(|o| {
+                            o.span == r.span
+                                && o.implicit == r.implicit
+                                && o.symbol.name() == r.name
+                        });
+                        if !named {
+                            unread.push(format!("{path}: the mesh's name at {:?}", r.span));
+                        }
+                    }
+                    continue;
+                }
                 if !matches!(item, Item::Module(_)) {
                     continue;
                 }
@@ -128,8 +149,11 @@ fn every_reference_the_index_meets_is_one_the_model_resolved() {
         unread.len(),
         unread.join("\n")
     );
-    println!("{references} references in the models, {fields} contract fields typed");
+    println!(
+        "{references} references in the models, {fields} contract fields typed, {mesh_names} names of meshes"
+    );
     // Not vacuous: thousands of references are resolved.
     assert!(references > 1000, "only {references} references");
     assert!(fields > 500, "only {fields} fields");
+    assert!(mesh_names > 500, "only {mesh_names} names of meshes");
 }

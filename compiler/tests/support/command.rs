@@ -7,6 +7,18 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+/// `meshc render --swarm` of the build in `out`, the secrets in `secrets` and the stack
+/// staged into `stage`: how docs/swarm.md has the manager render, in the tests' layout.
+pub const RENDER_SWARM: [&str; 7] = [
+    "render",
+    "--swarm",
+    "out",
+    "--secrets",
+    "secrets",
+    "--out",
+    "stage",
+];
+
 /// Runs `meshc ARGS…` in `dir` and returns what it printed and its exit status.
 pub fn meshc(dir: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_meshc"))

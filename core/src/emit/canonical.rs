@@ -184,8 +184,11 @@ impl ser::Error for Error {
 /// Writes `s` as a JSON string, escaped as `serde_json` escapes it (a quote, a backslash
 /// and the control characters; nothing else). Returns whether anything was escaped.
 fn write_str(out: &mut Vec<u8>, s: &str) -> bool {
-    // Most text of a manifest needs no escape: copied whole, without the formatter.
-    if !s.bytes().any(|b| b < 0x20 || b == b'"' || b == b'\\') {
+    // Most text of a manifest needs no escape: copied whole, without the formatter. The
+    // test reads every byte without stopping early, which the compiler does many at once.
+    if !s.bytes().fold(false, |any, b| {
+        any | (b < 0x20) | (b == b'"') | (b == b'\\')
+    }) {
         out.reserve(s.len() + 2);
         out.push(b'"');
         out.extend_from_slice(s.as_bytes());
@@ -220,6 +223,16 @@ enum Key {
     Field(&'static str),
     At(usize, usize),
     Text(String),
+}
+
+/// The order of two entries' keys, by their UTF-8 bytes. Most keys of an object differ
+/// in their first byte: that decides without comparing the rest.
+fn key_order(a: &Entry, b: &Entry, out: &[u8]) -> std::cmp::Ordering {
+    let (a, b) = (a.key.bytes(out), b.key.bytes(out));
+    match (a.first(), b.first()) {
+        (Some(x), Some(y)) if x != y => x.cmp(y),
+        _ => a.cmp(b),
+    }
 }
 
 impl Key {
@@ -378,9 +391,9 @@ impl<'a> Object<'a> {
             entries,
         } = &mut *self.b;
         let mine = &mut entries[self.base..];
-        let sorted = mine.is_sorted_by(|a, b| a.key.bytes(out) <= b.key.bytes(out));
+        let sorted = mine.is_sorted_by(|a, b| key_order(a, b, out).is_le());
         if !sorted {
-            mine.sort_unstable_by(|a, b| a.key.bytes(out).cmp(b.key.bytes(out)));
+            mine.sort_unstable_by(|a, b| key_order(a, b, out));
             scratch.clear();
             scratch.extend_from_slice(&out[self.start..]);
             out.truncate(self.start);

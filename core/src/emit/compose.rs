@@ -503,14 +503,7 @@ mod tests {
     use super::*;
     use crate::emit::manifest::*;
 
-    fn node(name: &str, address: Option<&str>) -> NodeFacts {
-        NodeFacts {
-            name: name.into(),
-            private_name: Some(format!("{name}.lab.internal")),
-            private_address: address.map(str::to_string),
-            root: "/srv/mesh".into(),
-        }
-    }
+    use crate::emit::fixture::{self, node};
 
     fn manifest() -> Manifest {
         let mut env = crate::base::fx_hash::FxIndexMap::default();
@@ -521,90 +514,45 @@ mod tests {
         env.insert(
             "TOKEN".to_string(),
             EnvValue::Sealed(SealedEnv {
-                sealed: SealedRef {
-                    by: InstanceRef {
-                        node: "beta".into(),
-                        instance: "vault".into(),
-                    },
-                    key: "alpha_web/token".into(),
-                },
+                sealed: fixture::sealed("alpha_web/token"),
                 exposed: Some("the image reads no file".into()),
             }),
         );
-        Manifest {
-            mesh: "lab".into(),
-            node: "alpha".into(),
-            digest: "sha256:00".into(),
-            nodes: Default::default(),
-            instances: vec![Instance {
-                instance: "web".into(),
-                module: "web".into(),
-                login: "alpha_web".into(),
-                requirements: Default::default(),
-                containers: vec![Container {
-                    name: "web".into(),
-                    image: "example/web:1.0".into(),
-                    command: vec!["serve".into(), "--port=$PORT".into()],
-                    user: Some(1000),
-                    group: None,
-                    env,
-                    mounts: vec![Mount {
-                        host: "/srv/mesh/web/data".into(),
-                        container: "/data".into(),
-                        read_only: false,
-                    }],
-                    secrets: vec![SecretFile {
-                        target: "/run/secrets/db".into(),
-                        owner: 1000,
-                        group: 1000,
-                        mode: "0440".into(),
-                        sealed: None,
-                        template: None,
-                        references: None,
-                    }],
-                    files: vec![File {
-                        target: "/etc/web.conf".into(),
-                        owner: 1000,
-                        group: 1000,
-                        mode: "0644".into(),
-                        content: Some("x".into()),
-                        template: None,
-                        references: None,
-                    }],
-                    ports: vec![
-                        PortMapping {
-                            host: 20000,
-                            container: 80,
-                            protocol: "tcp".into(),
-                            reach: "private".into(),
-                        },
-                        PortMapping {
-                            host: 20001,
-                            container: 443,
-                            protocol: "tcp".into(),
-                            reach: "public".into(),
-                        },
-                    ],
-                    networks: vec![
-                        Network {
-                            name: "alpha_web".into(),
-                            kept: false,
-                        },
-                        Network {
-                            name: "legacy".into(),
-                            kept: true,
-                        },
-                    ],
-                    health: None,
-                    job: false,
-                    after: Vec::new(),
+        let port = |host, container, reach: &str| PortMapping {
+            host,
+            container,
+            protocol: "tcp".into(),
+            reach: reach.into(),
+        };
+        let mut networks = fixture::container().networks;
+        networks.push(Network {
+            name: "legacy".into(),
+            kept: true,
+        });
+        fixture::manifest(
+            Default::default(),
+            Container {
+                env,
+                mounts: vec![Mount {
+                    host: "/srv/mesh/web/data".into(),
+                    container: "/data".into(),
+                    read_only: false,
                 }],
-                provides: vec![],
-                genesis: false,
-            }],
-            left_out: vec![],
-            retired: vec![],
-        }
+                secrets: vec![fixture::secret("/run/secrets/db", None)],
+                files: vec![File {
+                    target: "/etc/web.conf".into(),
+                    owner: 1000,
+                    group: 1000,
+                    mode: "0644".into(),
+                    content: Some("x".into()),
+                    template: None,
+                    references: None,
+                }],
+                ports: vec![port(20000, 80, "private"), port(20001, 443, "public")],
+                networks,
+                ..fixture::container()
+            },
+        )
     }
 
     #[test]
@@ -861,7 +809,7 @@ mod tests {
         m.instances[0].requirements.insert(
             "db".into(),
             Requirement::Module(ModuleRequirement {
-                kind: "module".into(),
+                kind: "module",
                 contract: "pg".into(),
                 provider: InstanceRef {
                     node: "n7".into(),
@@ -984,7 +932,7 @@ mod tests {
         m.instances[0].requirements.insert(
             "db".into(),
             Requirement::Module(ModuleRequirement {
-                kind: "module".into(),
+                kind: "module",
                 contract: "pg".into(),
                 provider: InstanceRef {
                     node: "alpha".into(),
@@ -997,7 +945,7 @@ mod tests {
         m.instances[0].requirements.insert(
             "cache".into(),
             Requirement::Module(ModuleRequirement {
-                kind: "module".into(),
+                kind: "module",
                 contract: "cache".into(),
                 provider: far,
                 by: By::Only,

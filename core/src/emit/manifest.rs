@@ -173,7 +173,7 @@ pub enum Requirement {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ModuleRequirement {
     /// Always `module`.
-    pub kind: String,
+    pub kind: &'static str,
     pub contract: String,
     pub provider: InstanceRef,
     pub by: By,
@@ -184,7 +184,7 @@ pub struct ModuleRequirement {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct AbsentRequirement {
     /// Always `module`.
-    pub kind: String,
+    pub kind: &'static str,
     pub contract: String,
     /// Always true.
     pub absent: bool,
@@ -194,7 +194,7 @@ pub struct AbsentRequirement {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct DirectoryRequirement {
     /// Always `host`.
-    pub kind: String,
+    pub kind: &'static str,
     /// Always `directory`.
     pub contract: String,
     pub path: String,
@@ -208,7 +208,7 @@ pub struct DirectoryRequirement {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct AccessRequirement {
     /// Always `host`.
-    pub kind: String,
+    pub kind: &'static str,
     /// Always `access`.
     pub contract: String,
     pub path: String,
@@ -221,7 +221,7 @@ pub struct AccessRequirement {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct PortRequirement {
     /// Always `host`.
-    pub kind: String,
+    pub kind: &'static str,
     /// Always `port`.
     pub contract: String,
     pub container: i64,
@@ -234,18 +234,26 @@ pub struct PortRequirement {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct NodeRequirement {
     /// Always `host`.
-    pub kind: String,
+    pub kind: &'static str,
     /// Always `node`.
     pub contract: String,
     pub private_name: String,
-    pub mesh_names: Vec<String>,
+    /// The same list in every instance of a manifest (every node's private name), so it
+    /// is shared, not copied per instance.
+    #[serde(serialize_with = "names")]
+    pub mesh_names: std::sync::Arc<[String]>,
+}
+
+/// Writes shared names as the list they are.
+fn names<S: serde::Serializer>(names: &std::sync::Arc<[String]>, s: S) -> Result<S::Ok, S::Error> {
+    s.collect_seq(names.iter())
 }
 
 /// The instance's identity, derived by the mesh.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct IdentityRequirement {
     /// Always `mesh`.
-    pub kind: String,
+    pub kind: &'static str,
     /// Always `identity`.
     pub contract: String,
     pub login: String,
@@ -258,7 +266,7 @@ pub struct IdentityRequirement {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct OperatorRequirement {
     /// Always `operator`.
-    pub kind: String,
+    pub kind: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub value: Option<Json>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -486,7 +494,7 @@ mod tests {
         requirements.insert(
             "db".to_string(),
             Requirement::Module(ModuleRequirement {
-                kind: "module".into(),
+                kind: "module",
                 contract: "pg".into(),
                 provider: InstanceRef {
                     node: "p".into(),
@@ -498,7 +506,7 @@ mod tests {
         requirements.insert(
             "key".to_string(),
             Requirement::Operator(OperatorRequirement {
-                kind: "operator".into(),
+                kind: "operator",
                 value: None,
                 sealed: Some(sealed("o")),
                 from: "vault".into(),

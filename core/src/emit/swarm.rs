@@ -513,24 +513,7 @@ fn service(
 mod tests {
     use super::*;
 
-    fn node(name: &str, address: Option<&str>) -> NodeFacts {
-        NodeFacts {
-            name: name.into(),
-            private_name: Some(format!("{name}.lab.internal")),
-            private_address: address.map(str::to_string),
-            root: "/srv/mesh".into(),
-        }
-    }
-
-    fn sealed(key: &str) -> crate::emit::SealedRef {
-        crate::emit::SealedRef {
-            by: crate::emit::InstanceRef {
-                node: "beta".into(),
-                instance: "vault".into(),
-            },
-            key: key.into(),
-        }
-    }
+    use crate::emit::fixture::{node, sealed};
 
     fn manifest() -> Manifest {
         use crate::emit::*;
@@ -538,7 +521,7 @@ mod tests {
         requirements.insert(
             "site".to_string(),
             Requirement::Directory(DirectoryRequirement {
-                kind: "host".into(),
+                kind: "host",
                 contract: "directory".into(),
                 path: "/srv/mesh/web".into(),
                 owner: 0,
@@ -564,66 +547,37 @@ mod tests {
             template: content.is_none().then(|| "p=${db.password}".to_string()),
             references: content.is_none().then(Default::default),
         };
-        Manifest {
-            mesh: "lab".into(),
-            node: "alpha".into(),
-            digest: "sha256:00".into(),
-            nodes: Default::default(),
-            instances: vec![Instance {
-                instance: "web".into(),
-                module: "web".into(),
-                login: "alpha_web".into(),
-                requirements,
-                containers: vec![Container {
-                    name: "web".into(),
-                    image: "example/web:1.0".into(),
-                    command: vec!["serve".into(), "--port=$PORT".into()],
-                    user: Some(1000),
-                    group: None,
-                    env,
-                    mounts: vec![Mount {
-                        host: "/srv/mesh/web".into(),
-                        container: "/www".into(),
-                        read_only: false,
-                    }],
-                    secrets: vec![SecretFile {
-                        target: "/run/secrets/db".into(),
-                        owner: 1000,
-                        group: 1000,
-                        mode: "0440".into(),
-                        sealed: Some(sealed("db")),
-                        template: None,
-                        references: None,
-                    }],
-                    files: vec![
-                        file("/etc/web.conf", 1000, "0600", Some("x")),
-                        file("/etc/web.ini", 7, "0640", None),
-                    ],
-                    ports: vec![PortMapping {
-                        host: 20000,
-                        container: 80,
-                        protocol: "tcp".into(),
-                        reach: "private".into(),
-                    }],
-                    networks: vec![Network {
-                        name: "alpha_web".into(),
-                        kept: false,
-                    }],
-                    health: Some(Health {
-                        test: vec!["pg_isready".into()],
-                        interval: "7d".into(),
-                        start_period: "0s".into(),
-                        retries: 2,
-                    }),
-                    job: true,
-                    after: vec!["pg".into()],
+        fixture::manifest(
+            requirements,
+            Container {
+                env,
+                mounts: vec![Mount {
+                    host: "/srv/mesh/web".into(),
+                    container: "/www".into(),
+                    read_only: false,
                 }],
-                provides: vec![],
-                genesis: false,
-            }],
-            left_out: vec![],
-            retired: vec![],
-        }
+                secrets: vec![fixture::secret("/run/secrets/db", Some(sealed("db")))],
+                files: vec![
+                    file("/etc/web.conf", 1000, "0600", Some("x")),
+                    file("/etc/web.ini", 7, "0640", None),
+                ],
+                ports: vec![PortMapping {
+                    host: 20000,
+                    container: 80,
+                    protocol: "tcp".into(),
+                    reach: "private".into(),
+                }],
+                health: Some(Health {
+                    test: vec!["pg_isready".into()],
+                    interval: "7d".into(),
+                    start_period: "0s".into(),
+                    retries: 2,
+                }),
+                job: true,
+                after: vec!["pg".into()],
+                ..fixture::container()
+            },
+        )
     }
 
     #[test]

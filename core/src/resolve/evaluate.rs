@@ -434,6 +434,14 @@ pub(crate) fn text_of(value: &Value, ty: &Ty) -> String {
     }
 }
 
+/// [`json_of`], taking the value: a string is moved into the JSON, not copied.
+pub(crate) fn into_json(value: Value, ty: &Ty) -> serde_json::Value {
+    match value {
+        Value::Str(s) => serde_json::Value::String(s),
+        other => json_of(&other, ty),
+    }
+}
+
 /// A plain value as JSON, keeping its type (a mode as `"0750"`).
 pub(crate) fn json_of(value: &Value, ty: &Ty) -> serde_json::Value {
     match (value, ty) {
@@ -679,6 +687,15 @@ pub(crate) trait Evaluate<'m> {
         if let [StrPart::Text(t)] = &*s.parts {
             return Some(Resolved::Plain(Value::Str(String::from(&**t)), Ty::String));
         }
+        // Most of the rest join into plain text: each part appended where it is made, with
+        // no list of parts and no copy of each. A part kept for the node (a secret, a call
+        // on one) makes a template instead, whose plain references are named too: the
+        // string is then evaluated again part by part below. Evaluating twice changes
+        // nothing: every value read is memoised, a cycle is reported once, and a part
+        // that makes no value makes none on either pass.
+        if let Some(text) = self.plain_string(i, ctx, s)? {
+            return Some(Resolved::Plain(Value::Str(text), Ty::String));
+        }
         let (parts, kept) = self.evaluated_parts(i, ctx, s)?;
         if kept {
             return finish_parts(self.named(i, parts));
@@ -694,6 +711,51 @@ pub(crate) trait Evaluate<'m> {
             }
         }
         Some(Resolved::Plain(Value::Str(text), Ty::String))
+    }
+
+    /// String literal `s` as plain text, its parts evaluated in order as
+    /// [`Evaluate::evaluated_parts`] does: `Some(None)` at the first part kept for the
+    /// node (the caller makes the template), `None` where that would make no value.
+    fn plain_string(
+        &mut self,
+        i: InstanceId,
+        ctx: Ctx<'m>,
+        s: &StringLit,
+    ) -> Option<Option<String>> {
+        let mut text = String::new();
+        for p in &s.parts {
+            match p {
+                StrPart::Text(t) => text.push_str(t),
+                StrPart::Interp(interp) => {
+                    let value = match (&interp.legacy, interp.reference()) {
+                        (Some(kind), Some(r)) => {
+                            let reference = self
+                                .world()
+                                .module_of(i)?
+                                .scope
+                                .legacy_reference(&kind.name, r)?;
+                            self.eval_ref(i, ctx, &reference)?
+                        }
+                        (None, Some(r)) => self.eval_ref(i, ctx, r)?,
+                        (_, None) => match self.eval_expr(i, ctx, &interp.expr)? {
+                            plain @ Resolved::Plain(..) => plain,
+                            Resolved::Template(_) => return Some(None),
+                            Resolved::HostPath(_) | Resolved::Sealed(_) => return None,
+                        },
+                    };
+                    match value {
+                        Resolved::Plain(Value::Str(v), _) => text.push_str(&v),
+                        Resolved::Plain(v, ty) => text.push_str(&text_of(&v, &ty)),
+                        Resolved::Sealed(_) => return Some(None),
+                        // A host path is never a value (E0303).
+                        Resolved::HostPath(_) | Resolved::Template(_) => {
+                            return self.passed_over(i, "E0303").and(None);
+                        }
+                    }
+                }
+            }
+        }
+        Some(Some(text))
     }
 
     /// The parts of a string literal, every interpolation evaluated (legacy placeholders
@@ -806,9 +868,9 @@ pub(crate) trait Evaluate<'m> {
                 let (&req, _) = m.scope.requirements.get_index(req)?;
                 self.operator_value(i, req).map(|(v, _)| v)
             }
-            Read::ContractField { req, field, .. } => {
-                let (&req, _) = m.scope.requirements.get_index(req)?;
-                self.field_value(i, req, &field.name)
+            Read::ContractField { req: r, field, .. } => {
+                let (&req, info) = m.scope.requirements.get_index(r)?;
+                self.field_value_at(i, (r as u32, req, info), &field.name)
             }
             Read::Consumer {
                 field: Some(field), ..
@@ -835,51 +897,64 @@ pub(crate) trait Evaluate<'m> {
         }
     }
 
-    /// Field `field` of contract requirement `req` of instance `i`.
-    fn field_value(&mut self, i: InstanceId, req: &'m str, field: &str) -> Option<Resolved> {
-        let info = self.world().requirement(i, req)?;
-        let contract = info.contract.as_deref()?;
-        let fi = contract.fields.get(field)?;
+    /// Field `field` of contract requirement `req` of instance `i`, the requirement
+    /// already found (its place in the module's scope, its name, what it is): a
+    /// reference's meaning gives its place, so it is not looked up again by name.
+    fn field_value_at(
+        &mut self,
+        i: InstanceId,
+        (r, req, info): (u32, &'m str, &'m ReqInfo<'m>),
+        field: &str,
+    ) -> Option<Resolved> {
+        let contract: &'m ContractInfo = info.contract.as_deref()?;
+        let (f, field, fi) = contract.fields.get_full(field)?;
         if fi.given {
-            return self.given_value(i, req, field);
+            // As `given_value`: a secret field has no plain value to read.
+            if fi.secret {
+                return None;
+            }
+            return self.given_memo(i, r, f as u32);
         }
-        let answer = self.world().answers[i].get(req)?.clone();
-        let node = &self.world().nodes[self.world().instances[i].node];
-        match (answer, field) {
+        let w = self.world();
+        let node = &w.nodes[w.instances[i].node];
+        match (w.answers[i].get(req)?, field.as_str()) {
             (Answer::Directory { path, .. }, "path") | (Answer::Access { path }, "path") => {
-                Some(Resolved::HostPath(path))
+                Some(Resolved::HostPath(path.clone()))
             }
             (Answer::Port { host_port, .. }, "host_port") => {
-                Some(Resolved::Plain(Value::Int(host_port), Ty::Port))
+                Some(Resolved::Plain(Value::Int(*host_port), Ty::Port))
             }
             (Answer::Node, "private_name") => Some(Resolved::Plain(
                 Value::Str(node.private_name.clone()?),
                 Ty::Hostname,
             )),
             (Answer::Node, "mesh_names") => Some(Resolved::Plain(
-                Value::List(
-                    self.world()
-                        .mesh_names
-                        .to_vec()
-                        .into_iter()
-                        .map(Value::Str)
-                        .collect(),
-                ),
+                Value::List(w.mesh_names.iter().cloned().map(Value::Str).collect()),
                 Ty::List(Box::new(Ty::Hostname)),
             )),
-            (Answer::Identity, "login") => Some(Resolved::Plain(
-                Value::Str(self.world().logins[i].clone()),
-                Ty::String,
-            )),
+            (Answer::Identity, "login") => {
+                Some(Resolved::Plain(Value::Str(w.logins[i].clone()), Ty::String))
+            }
             (Answer::Identity, "instance") => Some(Resolved::Plain(
-                Value::Str(self.world().instances[i].name.clone()),
+                Value::Str(w.instances[i].name.clone()),
                 Ty::String,
             )),
             (Answer::Identity, "module") => Some(Resolved::Plain(
-                Value::Str(self.world().instances[i].module_name.clone()),
+                Value::Str(w.instances[i].module_name.clone()),
                 Ty::String,
             )),
-            (Answer::Module { .. }, _) => self.module_answer(i, req, field),
+            (&Answer::Module { provider, .. }, _) => {
+                // A secret field is a sealed reference; any other is the provider's
+                // `provides` answer for this consumer, memoised.
+                if fi.secret {
+                    let key = w.secret_key(i, req, field);
+                    return Some(Resolved::Sealed(Box::new(SealedRef {
+                        by: w.instance_ref(provider),
+                        key,
+                    })));
+                }
+                self.answer_memo(i, r, f as u32)
+            }
             _ => None,
         }
     }

@@ -8,7 +8,7 @@
 //! node order whatever the number of threads.
 
 use super::FxIndexMap;
-use super::evaluate::{Evaluate, OperatorValue, Resolved, json_of};
+use super::evaluate::{Evaluate, OperatorValue, Resolved, into_json};
 use super::ids::Id;
 use super::loops::Binding;
 use super::{
@@ -87,6 +87,8 @@ struct Shared<'a, 'm> {
     /// The `node/instance` keys of what is left out or dropped: not rebuilt, so what it
     /// wrote stays as the previous build recorded it.
     kept: BTreeSet<String>,
+    /// Every node's private name, the `mesh_names` fact each node requirement lists.
+    mesh_names: std::sync::Arc<[String]>,
 }
 
 /// One node's manifest, and what each of its instances wrote (`node/instance` keys).
@@ -111,11 +113,11 @@ impl<'a, 'm> Builder<'a, 'm> {
         }
     }
 
-    fn build_instance(&mut self, i: InstanceId) -> Instance {
+    fn build_instance(&mut self, i: InstanceId, shared: &Shared<'_, 'm>) -> Instance {
         let mut requirements = FxIndexMap::default();
         if let Some(m) = self.world.module_of(i) {
             for &req in m.scope.requirements.keys() {
-                if let Some(entry) = self.requirement_entry(i, req) {
+                if let Some(entry) = self.requirement_entry(i, req, shared) {
                     requirements.insert(req.to_string(), entry);
                 }
             }
@@ -139,7 +141,7 @@ impl<'a, 'm> Builder<'a, 'm> {
         field: &str,
     ) -> Option<serde_json::Value> {
         match self.given_value(i, req, field)? {
-            Resolved::Plain(v, ty) => Some(json_of(&v, &ty)),
+            Resolved::Plain(v, ty) => Some(into_json(v, &ty)),
             _ => None,
         }
     }
@@ -152,7 +154,12 @@ impl<'a, 'm> Builder<'a, 'm> {
     }
 
     /// The manifest entry of requirement `req` of instance `i`.
-    fn requirement_entry(&mut self, i: InstanceId, req: &'m str) -> Option<Requirement> {
+    fn requirement_entry(
+        &mut self,
+        i: InstanceId,
+        req: &'m str,
+        shared: &Shared<'_, 'm>,
+    ) -> Option<Requirement> {
         let answer = self.world.answers[i].get(req).cloned();
         let info = self.world.requirement(i, req)?;
         let contract_name = info.contract_name().unwrap_or("").to_string();
@@ -162,12 +169,12 @@ impl<'a, 'm> Builder<'a, 'm> {
             {
                 let (value, from) = self.operator_value(i, req)?;
                 let (value, sealed) = match value {
-                    Resolved::Plain(v, ty) => (Some(json_of(&v, &ty)), None),
+                    Resolved::Plain(v, ty) => (Some(into_json(v, &ty)), None),
                     Resolved::Sealed(s) => (None, Some(*s)),
                     _ => return None,
                 };
                 Requirement::Operator(OperatorRequirement {
-                    kind: "operator".into(),
+                    kind: "operator",
                     value,
                     sealed,
                     from: from.into(),
@@ -175,7 +182,7 @@ impl<'a, 'm> Builder<'a, 'm> {
             }
             Some(Answer::Directory { path, placed }) => {
                 Requirement::Directory(DirectoryRequirement {
-                    kind: "host".into(),
+                    kind: "host",
                     contract: contract_name,
                     path,
                     owner: self.given_int(i, req, "owner")?,
@@ -184,7 +191,7 @@ impl<'a, 'm> Builder<'a, 'm> {
                 })
             }
             Some(Answer::Access { path }) => Requirement::Access(AccessRequirement {
-                kind: "host".into(),
+                kind: "host",
                 contract: contract_name,
                 path,
                 write: matches!(
@@ -194,7 +201,7 @@ impl<'a, 'm> Builder<'a, 'm> {
                 placed: true,
             }),
             Some(Answer::Port { host_port, .. }) => Requirement::Port(PortRequirement {
-                kind: "host".into(),
+                kind: "host",
                 contract: contract_name,
                 container: self.given_int(i, req, "container")?,
                 host_port,
@@ -202,28 +209,28 @@ impl<'a, 'm> Builder<'a, 'm> {
                 protocol: self.given_text(i, req, "protocol")?,
             }),
             Some(Answer::Node) => Requirement::Node(NodeRequirement {
-                kind: "host".into(),
+                kind: "host",
                 contract: contract_name,
                 private_name: self.world.nodes[self.world.instances[i].node]
                     .private_name
                     .clone()?,
-                mesh_names: self.world.mesh_names.to_vec(),
+                mesh_names: shared.mesh_names.clone(),
             }),
             Some(Answer::Identity) => Requirement::Identity(IdentityRequirement {
-                kind: "mesh".into(),
+                kind: "mesh",
                 contract: contract_name,
                 login: self.world.logins[i].clone(),
                 instance: self.world.instances[i].name.clone(),
                 module: self.world.instances[i].module_name.clone(),
             }),
             Some(Answer::Module { provider, by }) => Requirement::Module(ModuleRequirement {
-                kind: "module".into(),
+                kind: "module",
                 contract: contract_name,
                 provider: self.world.instance_ref(provider),
                 by,
             }),
             Some(Answer::Absent) => Requirement::Absent(AbsentRequirement {
-                kind: "module".into(),
+                kind: "module",
                 contract: contract_name,
                 absent: true,
             }),
@@ -308,7 +315,7 @@ impl<'a, 'm> Builder<'a, 'm> {
         let mut instances = Vec::with_capacity(shared.built_on[n].len());
         let mut written = Vec::with_capacity(shared.built_on[n].len());
         for &i in &shared.built_on[n] {
-            let mut instance = self.build_instance(i);
+            let mut instance = self.build_instance(i, shared);
             instance.provides = self.provided(i, shared);
             written.push((
                 format!("{}/{}", node.name, instance.instance),
@@ -341,12 +348,18 @@ impl<'a, 'm> Builder<'a, 'm> {
             left_out,
             retired,
         };
+        // A node's instances name the same few nodes tens of thousands of times: each
+        // instance's names go into a set at once, and only the few distinct ones are
+        // sorted.
         let mut found = Vec::new();
+        let mut named: super::FxHashSet<&str> = super::FxHashSet::default();
         for instance in &manifest.instances {
             instance.nodes_named(&mut found);
+            named.extend(found.drain(..));
         }
-        let mut named: BTreeSet<&str> = found.into_iter().collect();
         named.insert(&manifest.node);
+        let mut named: Vec<&str> = named.into_iter().collect();
+        named.sort_unstable();
         let nodes = named
             .into_iter()
             .filter_map(|name| {
@@ -487,8 +500,7 @@ impl<'m> Resolver<'m> {
             true => Self::provider_choices(world, &built),
             false => Vec::new(),
         };
-        let mut lock = ports.lock;
-        lock.written = self.input.lock.written.clone();
+        let lock = ports.lock;
         let nodes: Vec<super::NodeFacts> = self
             .nodes
             .values()
@@ -616,6 +628,7 @@ impl<'m> Resolver<'m> {
             left_out_on,
             previous: &self.input.lock.written,
             kept,
+            mesh_names: world.mesh_names.into(),
         };
         let output = self.output;
         let sink = self.input.sink;

@@ -121,8 +121,9 @@ pub struct MeshOutcome {
     /// One manifest per node, in the mesh's node order, digests filled in (none when
     /// resolved without manifests, as `meshc check` does).
     pub manifests: IndexMap<String, Manifest>,
-    /// The ports this build chose, for `<mesh file>.lock`; its `written` is the record
-    /// it was given (see [`MeshOutcome::lock_to_write`]).
+    /// The ports this build chose, for `<mesh file>.lock`; its `written` is left empty
+    /// (the record of this build is [`MeshOutcome::written`], the one it was given the
+    /// input's; see [`MeshOutcome::lock_to_write`]): a large mesh's record is not copied.
     pub lock: Lock,
     /// What each instance of this build writes (containers and their file paths), for
     /// the lock's `written`; empty when resolved without manifests.

@@ -7,11 +7,9 @@
 use super::{Cursor, fixes};
 use crate::diagnostics::{Presentation, file_diagnostics, to_lsp};
 use crate::state::Snapshot;
-use meshc::check::scope::ModuleScope;
-use meshc::db::{module_scope, parse_file};
+use meshc::db::{module_names, parse_file};
 use meshc::diagnostics::Code;
 use meshc::span::Span;
-use meshc::syntax::ast::Item;
 use std::collections::HashMap;
 use tower_lsp_server::ls_types::{
     CodeAction, CodeActionKind, CodeActionOrCommand, Position, Range, TextEdit, Uri, WorkspaceEdit,
@@ -164,22 +162,26 @@ fn legacy_rewrites(snap: &Snapshot, cursor: &Cursor<'_>) -> Vec<(Span, String)> 
     if cursor.index.legacy.is_empty() {
         return Vec::new();
     }
-    let parsed = parse_file(&snap.db, cursor.file);
+    let items = parse_file(&snap.db, cursor.file).file.items.len();
     let mut out = Vec::new();
-    for (index, item) in parsed.file.items.iter().enumerate() {
-        let Item::Module(m) = item else { continue };
-        let table = module_scope(&snap.db, snap.ws, cursor.file, index);
-        let scope = ModuleScope::of(m, &table);
-        for l in cursor
+    for item in 0..items {
+        // What each placeholder stands for is the model's to tell, in the module's scope.
+        let Some(names) = module_names(&snap.db, cursor.file, item) else {
+            continue;
+        };
+        let placeholders = cursor
             .index
             .legacy
             .iter()
-            .filter(|l| l.module == m.name.name)
-        {
-            if let Some(new) = scope.legacy_replacement(&l.kind, &l.reference) {
-                out.push((l.span, format!("${{{new}}}")));
-            }
-        }
+            .filter(|l| l.module == names.module)
+            .map(|l| (l.span, l.kind.as_str(), &l.reference));
+        out.extend(meshc::db::legacy_rewrites(
+            &snap.db,
+            snap.ws,
+            cursor.file,
+            item,
+            placeholders,
+        ));
     }
     out
 }

@@ -1,14 +1,20 @@
 //! Completion. While the user types, the text rarely parses, so the context is read from
 //! the tokens before the cursor: the stack of blocks they open (module, container, env,
 //! narrowing, provides, mesh, node, assignment) and the words of the entry being written.
-//! What the names mean comes from the workspace (registry, module requirements, the mesh
-//! of this file as it last parsed).
+//! What the names mean is asked of the semantic model: what is in scope at the cursor and
+//! what a reference's first word reads there (`db::module_names`, [`ScopeAt::head`], the
+//! checker's order), a module's requirements (`db::module_requirements`), the registry's
+//! contracts and their fields. The tokens tell only where the cursor is (which block,
+//! which words of the entry), because the text being typed rarely parses.
 
-use super::index::{ModuleShape, module_shape};
 use crate::convert::Lines;
 use crate::state::Snapshot;
 use meshc::check::registry::{ContractInfo, HostContract, ProviderKind, Registry};
-use meshc::check::scope::{self, CONSUMER_FIELDS, Head};
+use meshc::check::scope::CONSUMER_FIELDS;
+use meshc::check::semantics::{
+    HeadReads, LoopName, LoopOver, MeshReads, MeshSemantics, ModuleNames, ModuleRequirements,
+    RequirementName, ScopeAt,
+};
 use meshc::check::types::TYPE_NAMES;
 use meshc::db::{parse_file, registry};
 use meshc::span::Span;
@@ -16,6 +22,7 @@ use meshc::syntax::ast::{self, Item};
 use meshc::syntax::keywords::{self, Place};
 use meshc::syntax::lexer::{Token, TokenKind, lex};
 use std::collections::BTreeSet;
+use std::sync::Arc;
 use tower_lsp_server::ls_types::{
     CompletionItem, CompletionItemKind, CompletionTextEdit, Documentation, MarkupContent,
     MarkupKind, Position, TextEdit, Uri,
@@ -80,6 +87,7 @@ pub fn complete(snap: &Snapshot, uri: &Uri, pos: Position) -> Option<Vec<Complet
         snap,
         reg: &reg,
         file: &parsed.file,
+        source: file,
         replace,
         offset,
     };
@@ -200,6 +208,8 @@ struct Context<'a> {
     snap: &'a Snapshot,
     reg: &'a Registry,
     file: &'a ast::SourceFile,
+    /// The file being completed, whose modules' models are asked.
+    source: meshc::db::SourceFile,
     replace: tower_lsp_server::ls_types::Range,
     /// The cursor's byte offset.
     offset: usize,
@@ -245,10 +255,15 @@ impl Context<'_> {
             .collect()
     }
 
-    /// The module the stack is inside, as this file last parsed it: its name and shape.
-    fn module(&self, stack: &[Block]) -> Option<(String, ModuleShape)> {
-        let m = self.module_tree(stack)?;
-        Some((m.name.name.to_string(), module_shape(m)))
+    /// The names of the module the stack is inside, as its model holds them.
+    fn module(&self, stack: &[Block]) -> Option<Arc<ModuleNames>> {
+        let name = stack.iter().find_map(|b| match b {
+            Block::Module(n) => Some(n),
+            _ => None,
+        })?;
+        (0..self.file.items.len())
+            .filter_map(|i| meshc::db::module_names(&self.snap.db, self.source, i))
+            .find(|n| n.module == *name)
     }
 
     /// The tree of the module the stack is inside, as this file last parsed it.
@@ -297,20 +312,20 @@ impl Context<'_> {
 
     fn requirement_names(
         &self,
-        shape: &ModuleShape,
-        keep: impl Fn(&str, Option<&str>) -> bool,
+        requirements: &ModuleRequirements,
+        keep: impl Fn(&RequirementName) -> bool,
     ) -> Vec<CompletionItem> {
-        shape
+        requirements
             .requirements
             .iter()
-            .filter(|(_, r)| keep(r.kind.as_deref().unwrap_or(""), r.contract.as_deref()))
-            .map(|(name, r)| {
-                let detail = match (&r.kind, &r.contract) {
-                    (Some(k), Some(c)) => format!("{k} {c}"),
-                    (Some(k), None) => k.clone(),
-                    _ => String::new(),
-                };
-                self.item(name, CompletionItemKind::VARIABLE, Some(detail), None)
+            .filter(|r| keep(r))
+            .map(|r| {
+                self.item(
+                    &r.name,
+                    CompletionItemKind::VARIABLE,
+                    Some(r.describe()),
+                    None,
+                )
             })
             .collect()
     }
@@ -326,12 +341,11 @@ impl Context<'_> {
             let Some((req, _)) = body.split_once('.') else {
                 return Vec::new();
             };
-            let shape = super::index::module_shapes(&self.snap.db, self.snap.ws);
-            let Some(r) = shape
-                .modules
-                .get(module)
-                .and_then(|m| m.requirements.get(req))
+            let Some(reqs) = meshc::db::module_requirements(&self.snap.db, self.snap.ws, module)
             else {
+                return Vec::new();
+            };
+            let Some((_, r)) = reqs.get(req) else {
                 return Vec::new();
             };
             // Never a field the definition fixed (`route { target = … }`, E0513), nor
@@ -357,97 +371,68 @@ impl Context<'_> {
             items.retain(|i| !r.fixed.contains(&i.label) && !set.contains(&i.label));
             return items;
         }
-        let Some((_, shape)) = self.module(stack) else {
+        let Some(names) = self.module(stack) else {
             return Vec::new();
         };
-        let loops = self.loops_at(stack);
-        match body.split_once('.') {
-            Some((var, rest)) if loops.iter().any(|f| f.var.name == var) => {
-                let f = loops
-                    .iter()
-                    .rev()
-                    .find(|f| f.var.name == var)
-                    .expect("found");
-                self.through_loop(f, rest)
-            }
-            Some((req, _)) => {
-                if let Some(r) = shape.requirements.get(req) {
-                    let Some(c) = self.contract(r.contract.as_deref()) else {
-                        return Vec::new();
-                    };
-                    let mut items = self.fields(c, |_| true);
-                    if stack.contains(&Block::Env) {
-                        mark_secrets_in_env(&mut items, c, req);
-                    }
-                    return items;
-                }
-                // Not a requirement (above): `consumer` or `given` by the checker's rule.
-                match (scope::head(req, |_| false, provides.is_some()), provides) {
-                    (Head::Consumer, Some(_)) => CONSUMER_FIELDS
-                        .iter()
-                        .map(|w| {
-                            self.item(
-                                w,
-                                CompletionItemKind::FIELD,
-                                Some("string".into()),
-                                Some("Who is asking: the consuming instance's identity."),
-                            )
-                        })
-                        .collect(),
-                    (Head::Given, Some(c)) => match self.contract(Some(c)) {
-                        Some(c) => self.fields(c, |given| given),
-                        None => Vec::new(),
-                    },
-                    _ => Vec::new(),
+        // What is in scope here, as the model tells; the `provides` block being typed, as
+        // the tokens tell, when the tree does not hold it yet.
+        let mut scope: ScopeAt<'_> = names.scope_at(self.offset as u32);
+        scope.provides = scope.provides.or(provides);
+        let Some((first, rest)) = body.split_once('.') else {
+            let mut items = self.requirement_names(&names.requirements, |_| true);
+            for l in scope.loop_names() {
+                if items.iter().all(|i| i.label != l.var) {
+                    items.push(self.item(
+                        &l.var,
+                        CompletionItemKind::VARIABLE,
+                        Some("loop variable".into()),
+                        None,
+                    ));
                 }
             }
-            None => {
-                let mut items = self.requirement_names(&shape, |_, _| true);
-                for f in loops.iter().rev() {
-                    if items.iter().all(|i| i.label != f.var.name.as_str()) {
-                        items.push(self.item(
-                            &f.var.name,
-                            CompletionItemKind::VARIABLE,
-                            Some("loop variable".into()),
-                            None,
-                        ));
-                    }
+            if scope.provides.is_some() {
+                items.extend(self.keywords(Place::Provides));
+            }
+            items.extend(self.functions());
+            return items;
+        };
+        match scope.head(first) {
+            HeadReads::Loop(l) => self.through_loop(l, rest),
+            HeadReads::Requirement(_, r) => {
+                let Some(c) = self.contract(r.contract.as_deref()) else {
+                    return Vec::new();
+                };
+                let mut items = self.fields(c, |_| true);
+                if stack.contains(&Block::Env) {
+                    mark_secrets_in_env(&mut items, c, first);
                 }
-                if provides.is_some() {
-                    items.extend(self.keywords(Place::Provides));
-                }
-                items.extend(self.functions());
                 items
             }
+            HeadReads::Consumer => CONSUMER_FIELDS
+                .iter()
+                .map(|w| {
+                    self.item(
+                        w,
+                        CompletionItemKind::FIELD,
+                        Some("string".into()),
+                        Some("Who is asking: the consuming instance's identity."),
+                    )
+                })
+                .collect(),
+            HeadReads::Given(c) => match self.contract(Some(c)) {
+                Some(c) => self.fields(c, |given| given),
+                None => Vec::new(),
+            },
+            HeadReads::Nothing => Vec::new(),
         }
     }
 
-    /// The `for` loops of the stack's module whose template holds the cursor, outermost
-    /// first, as this file last parsed.
-    fn loops_at(&self, stack: &[Block]) -> Vec<&ast::ForExpr> {
-        let Some(m) = self.module_tree(stack) else {
-            return Vec::new();
-        };
-        super::index::module_fors(m)
-            .into_iter()
-            .filter(|f| {
-                f.template.as_ref().is_some_and(|t| {
-                    (t.span.start as usize) < self.offset && self.offset <= t.span.end as usize
-                })
-            })
-            .collect()
-    }
-
     /// After `c.` (or `c.given.`) where `c` is a loop variable: what it reads.
-    fn through_loop(&self, f: &ast::ForExpr, rest: &str) -> Vec<CompletionItem> {
-        let Some(ast::Iterable::Consumers {
-            contract: Some(contract),
-            ..
-        }) = &f.iterable
-        else {
+    fn through_loop(&self, f: &LoopName, rest: &str) -> Vec<CompletionItem> {
+        let LoopOver::Consumers(Some(contract)) = &f.over else {
             return Vec::new(); // a list's element has no fields
         };
-        let Some(c) = self.contract(Some(&contract.name)) else {
+        let Some(c) = self.contract(Some(contract)) else {
             return Vec::new();
         };
         if rest.starts_with("given.") {
@@ -540,23 +525,20 @@ impl Context<'_> {
                     self.after_names(stack, rest)
                 }
                 [I("when")] => self.optional_requirements(stack),
-                [I("publish")] => self.module_requirements(stack, |kind, c| {
-                    host_contract(kind, c) == Some(HostContract::Port)
-                }),
+                [I("publish")] => self
+                    .module_requirements(stack, |r| r.host_contract() == Some(HostContract::Port)),
                 [I("mount")] => {
-                    let Some((_, shape)) = self.module(stack) else {
+                    let Some(names) = self.module(stack) else {
                         return Vec::new();
                     };
-                    shape
+                    names
+                        .requirements
                         .requirements
                         .iter()
-                        .filter(|(_, r)| {
-                            host_contract(r.kind.as_deref().unwrap_or(""), r.contract.as_deref())
-                                .is_some_and(HostContract::is_path)
-                        })
-                        .map(|(name, r)| {
+                        .filter(|r| r.host_contract().is_some_and(HostContract::is_path))
+                        .map(|r| {
                             self.item(
-                                &format!("{name}.path"),
+                                &format!("{}.path", r.name),
                                 CompletionItemKind::VARIABLE,
                                 r.contract.as_ref().map(|c| format!("host {c}")),
                                 None,
@@ -647,21 +629,25 @@ impl Context<'_> {
     /// What `after` may name: the module's other containers and jobs, less those
     /// `written` already on the line.
     fn after_names(&self, stack: &[Block], written: &[Word<'_>]) -> Vec<CompletionItem> {
-        let Some(m) = self.module_tree(stack) else {
+        let Some(names) = self.module(stack) else {
             return Vec::new();
         };
-        let own = self.container_at().map(|c| c.name.name.as_str());
-        m.containers()
-            .filter(|c| Some(c.name.name.as_str()) != own)
-            .filter(|c| !written.contains(&Word::Ident(c.name.name.as_str())))
-            .map(|c| {
-                let detail = if c.job { "job" } else { "container" };
-                self.item(
-                    &c.name.name,
-                    CompletionItemKind::CLASS,
-                    Some(detail.to_string()),
-                    c.docs.text.as_deref(),
-                )
+        let own = names
+            .container_at(self.offset as u32)
+            .map(|(n, _, _)| n.as_str());
+        let docs = self.module_tree(stack);
+        names
+            .containers
+            .iter()
+            .filter(|(n, _, _)| Some(n.as_str()) != own)
+            .filter(|(n, _, _)| !written.contains(&Word::Ident(n.as_str())))
+            .map(|(n, job, _)| {
+                let detail = if *job { "job" } else { "container" };
+                // The doc comment as written, shown.
+                let doc = docs
+                    .and_then(|m| m.containers().find(|c| c.name.name == n.as_str()))
+                    .and_then(|c| c.docs.text.as_deref());
+                self.item(n, CompletionItemKind::CLASS, Some(detail.to_string()), doc)
             })
             .collect()
     }
@@ -675,23 +661,24 @@ impl Context<'_> {
 
     /// The module's optional requirements, what `when` tests.
     fn optional_requirements(&self, stack: &[Block]) -> Vec<CompletionItem> {
-        let Some(m) = self.module_tree(stack) else {
+        let Some(names) = self.module(stack) else {
             return Vec::new();
         };
-        m.requirements()
-            .filter(|r| r.optional.is_some())
-            .map(|r| {
-                let contract = match &r.body {
-                    ast::RequirementBody::Contract {
-                        contract: Some(c), ..
-                    } => c.name.to_string(),
-                    _ => String::new(),
-                };
+        names
+            .requirements
+            .requirements
+            .iter()
+            .zip(&names.requirement_docs)
+            .filter(|(r, _)| r.optional)
+            .map(|(r, docs)| {
                 self.item(
-                    &r.name.name,
+                    &r.name,
                     CompletionItemKind::VARIABLE,
-                    Some(format!("optional module {contract}")),
-                    r.docs.text.as_deref(),
+                    Some(format!(
+                        "optional module {}",
+                        r.contract.as_deref().unwrap_or_default()
+                    )),
+                    docs.as_deref(),
                 )
             })
             .collect()
@@ -700,10 +687,10 @@ impl Context<'_> {
     fn module_requirements(
         &self,
         stack: &[Block],
-        keep: impl Fn(&str, Option<&str>) -> bool,
+        keep: impl Fn(&RequirementName) -> bool,
     ) -> Vec<CompletionItem> {
         match self.module(stack) {
-            Some((_, shape)) => self.requirement_names(&shape, keep),
+            Some(names) => self.requirement_names(&names.requirements, keep),
             None => Vec::new(),
         }
     }
@@ -736,41 +723,56 @@ impl Context<'_> {
             .collect()
     }
 
+    /// The model of the mesh the stack is inside (`db::mesh_semantics`), with its tree
+    /// for the doc comments shown.
+    fn mesh_model(&self, stack: &[Block]) -> Option<(Arc<MeshSemantics>, &ast::Mesh)> {
+        let mesh = self.mesh(stack)?;
+        let item = self
+            .file
+            .items
+            .iter()
+            .position(|i| matches!(i, Item::Mesh(m) if std::ptr::eq(m, mesh)))?;
+        let model = meshc::db::mesh_semantics(&self.snap.db, self.snap.ws, self.source, item);
+        Some((model, mesh))
+    }
+
+    /// The nodes the mesh declares, as its model holds them.
     fn nodes(&self, stack: &[Block]) -> Vec<CompletionItem> {
-        let Some(mesh) = self.mesh(stack) else {
+        let Some((model, mesh)) = self.mesh_model(stack) else {
             return Vec::new();
         };
-        mesh.nodes()
-            .map(|n| {
+        model
+            .references
+            .iter()
+            .filter(|r| r.declares && r.reads == MeshReads::Node)
+            .map(|r| {
+                let docs = mesh
+                    .nodes()
+                    .find(|n| n.name.span == r.span)
+                    .and_then(|n| n.docs.text.as_deref());
                 self.item(
-                    &n.name.name,
+                    &r.name,
                     CompletionItemKind::ENUM_MEMBER,
                     Some("node".into()),
-                    n.docs.text.as_deref(),
+                    docs,
                 )
             })
             .collect()
     }
 
+    /// The instances the mesh declares, each once, as its model holds them.
     fn instances(&self, stack: &[Block]) -> Vec<CompletionItem> {
-        let Some(mesh) = self.mesh(stack) else {
+        let Some((model, _)) = self.mesh_model(stack) else {
             return Vec::new();
         };
         let mut seen = BTreeSet::new();
-        mesh.assigns()
-            .filter(|a| seen.insert(a.instance_name().name.clone()))
+        model
+            .instances
+            .iter()
+            .filter(|a| seen.insert(a.name.as_str()))
             .map(|a| {
-                let detail = format!(
-                    "{} on {}",
-                    a.module.name,
-                    a.node.as_ref().map_or("?", |n| n.name.as_str())
-                );
-                self.item(
-                    &a.instance_name().name,
-                    CompletionItemKind::CLASS,
-                    Some(detail),
-                    None,
-                )
+                let detail = format!("{} on {}", a.module, a.node.as_deref().unwrap_or("?"));
+                self.item(&a.name, CompletionItemKind::CLASS, Some(detail), None)
             })
             .collect()
     }
@@ -810,7 +812,7 @@ impl Context<'_> {
 
     fn in_assign(&self, stack: &[Block], module: &str, words: &[Word<'_>]) -> Vec<CompletionItem> {
         use Word::{Ident as I, Literal as L};
-        let shapes = super::index::module_shapes(&self.snap.db, self.snap.ws);
+        let requirements = meshc::db::module_requirements(&self.snap.db, self.snap.ws, module);
         match words {
             [] => {
                 // What this assignment already says is not offered again: a requirement
@@ -821,8 +823,8 @@ impl Context<'_> {
                     .assign_at(stack)
                     .map(assign_entries)
                     .unwrap_or_default();
-                let mut items = match shapes.modules.get(module) {
-                    Some(shape) => self.requirement_names(shape, |_, _| true),
+                let mut items = match &requirements {
+                    Some(reqs) => self.requirement_names(reqs, |_| true),
                     None => Vec::new(),
                 };
                 items.extend(self.keywords(Place::Assign));
@@ -890,12 +892,4 @@ fn mark_secrets_in_env(items: &mut [CompletionItem], contract: &ContractInfo, re
         }
         item.sort_text = Some(format!("{}{}", if secret { "1" } else { "0" }, item.label));
     }
-}
-
-/// The host contract a requirement written `kind contract` names, if any.
-fn host_contract(kind: &str, contract: Option<&str>) -> Option<HostContract> {
-    if ProviderKind::from_name(kind) != Some(ProviderKind::Host) {
-        return None;
-    }
-    contract.and_then(HostContract::from_name)
 }

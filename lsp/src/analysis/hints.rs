@@ -8,6 +8,7 @@ use super::Cursor;
 use super::index::{Role, Symbol};
 use super::resolution::{Answer, consumer_counts, provider_info};
 use crate::state::Snapshot;
+use meshc::check::semantics::LoopOver;
 use meshc::db::module_source;
 use meshc::syntax::ast::RequirementBody;
 use tower_lsp_server::ls_types::{InlayHint, InlayHintLabel, Position, Range, Uri};
@@ -103,26 +104,26 @@ fn by_mesh<'a>(texts: impl Iterator<Item = (&'a str, String)>) -> String {
 /// a list gets none: its length is the list's, which the value beside it shows.
 fn loop_hints(snap: &Snapshot, cursor: &Cursor<'_>, wanted: meshc::span::Span) -> Vec<InlayHint> {
     let mut out = Vec::new();
-    let parsed = meshc::db::parse_file(&snap.db, cursor.file);
-    for item in &parsed.file.items {
-        let meshc::syntax::ast::Item::Module(m) = item else {
+    let items = meshc::db::parse_file(&snap.db, cursor.file)
+        .file
+        .items
+        .len();
+    for item in 0..items {
+        // The module's loops as its model names them.
+        let Some(m) = meshc::db::module_names(&snap.db, cursor.file, item) else {
             continue;
         };
         if m.span.end < wanted.start || m.span.start > wanted.end {
             continue;
         }
-        for f in super::index::module_fors(m) {
-            let Some(meshc::syntax::ast::Iterable::Consumers {
-                contract: Some(contract),
-                ..
-            }) = &f.iterable
-            else {
+        for f in &m.loops {
+            let (LoopOver::Consumers(Some(contract)), Some(span)) = (&f.over, f.over_span) else {
                 continue;
             };
-            if contract.span.end < wanted.start || contract.span.start > wanted.end {
+            if span.end < wanted.start || span.start > wanted.end {
                 continue;
             }
-            let counts = consumer_counts(snap, &m.name.name, &contract.name);
+            let counts = consumer_counts(snap, &m.module, contract);
             if counts.is_empty() {
                 continue;
             }
@@ -137,7 +138,7 @@ fn loop_hints(snap: &Snapshot, cursor: &Cursor<'_>, wanted: meshc::span::Span) -
                     format!("{}@{} {} {noun}", c.instance, c.node, c.count),
                 )
             }));
-            out.push(hint(cursor.lines.position(contract.span.end), label));
+            out.push(hint(cursor.lines.position(span.end), label));
         }
     }
     out

@@ -5,6 +5,8 @@ use super::resolution::{Answer, provider_info};
 use super::{Cursor, definitions};
 use crate::state::Snapshot;
 use meshc::check::registry::ProviderKind;
+use meshc::check::semantics::{LoopOver, ModuleNames, Reads, Resolved};
+use meshc::check::types::Ty;
 use meshc::db::{module_source, parse_file, registry};
 use meshc::span::Span;
 use meshc::syntax::ast::{self, Item, NarrowingKind, RequirementBody};
@@ -17,10 +19,14 @@ pub fn hover(snap: &Snapshot, uri: &Uri, pos: Position) -> Option<Hover> {
     let Some(occ) = cursor.occurrence().cloned() else {
         return word_hover(snap, &cursor);
     };
+    // The reference under the cursor, as the model resolved it: what it reads and its type.
+    let resolved = cursor.resolved(snap);
     let text = match &occ.symbol {
         Symbol::Requirement { module, name } => requirement(snap, module, name),
         Symbol::Field { contract, field } => {
-            let narrowed = narrowing_at(snap, &cursor, occ.span, contract, field);
+            let narrowed = resolved
+                .as_ref()
+                .and_then(|(r, names)| narrowing_at(snap, r, names, occ.span, field));
             field_hover(snap, contract, field, narrowed)
         }
         Symbol::Contract(name) => contract(snap, name),
@@ -32,6 +38,12 @@ pub fn hover(snap: &Snapshot, uri: &Uri, pos: Position) -> Option<Hover> {
         Symbol::Container { module, name } => container(snap, module, name),
         Symbol::LoopVar { module, name, at } => loop_var(snap, module, name, *at),
     }?;
+    let text = match &resolved {
+        Some((r, _)) if r.span.start <= occ.span.start && occ.span.end <= r.span.end => {
+            format!("{text}{}", reads_line(cursor.text(), r))
+        }
+        _ => text,
+    };
     Some(Hover {
         contents: HoverContents::Markup(MarkupContent {
             kind: MarkupKind::Markdown,
@@ -93,23 +105,22 @@ fn docs(out: &mut String, docs: Option<&str>) {
 }
 
 fn requirement(snap: &Snapshot, module_name: &str, name: &str) -> Option<String> {
+    // What the requirement is, as the model holds it; the tree gives its text and docs.
+    let reqs = meshc::db::module_requirements(&snap.db, snap.ws, module_name)?;
+    let (_, model) = reqs.get(name)?;
     let src = module_source(&snap.db, snap.ws, module_name)?;
     let r = src.module().requirements().find(|r| r.name.name == name)?;
     let mut out = String::new();
     code(&mut out, &source_of(snap, &src.path, r.span)?);
-    let kind = r
-        .kind
-        .as_ref()
-        .and_then(|k| ProviderKind::from_name(&k.name));
-    match (&r.body, kind) {
-        (RequirementBody::Contract { contract, .. }, Some(kind)) => {
-            let contract = contract.as_ref().map_or("?", |c| c.name.as_str());
+    match (&r.body, model.kind) {
+        (RequirementBody::Contract { .. }, Some(kind)) => {
+            let contract = model.contract.as_deref().unwrap_or("?");
             let _ = writeln!(
                 out,
                 "\nRequirement of module `{module_name}`: contract `{contract}`, answered by {}.",
                 kind.answerer()
             );
-            if r.optional.is_some() && kind == ProviderKind::Module {
+            if model.optional && kind == ProviderKind::Module {
                 let _ = writeln!(
                     out,
                     "Optional: absent where no instance provides `{contract}` or the assignment says `{name} absent`; read only inside `when {name} {{ … }}`."
@@ -125,16 +136,12 @@ fn requirement(snap: &Snapshot, module_name: &str, name: &str) -> Option<String>
         _ => {}
     }
     docs(&mut out, r.docs.text.as_deref());
-    if let RequirementBody::Contract {
-        contract: Some(c), ..
-    } = &r.body
+    let reg = registry(&snap.db, snap.ws);
+    if let Some(c) = model.contract.as_deref()
+        && let Some(info) = reg.contracts.get(c)
+        && let Some(d) = info.docs.as_deref()
     {
-        let reg = registry(&snap.db, snap.ws);
-        if let Some(info) = reg.contracts.get(c.name.as_str())
-            && let Some(d) = info.docs.as_deref()
-        {
-            let _ = write!(out, "\n`{}`: {}\n", c.name, d.trim());
-        }
+        let _ = write!(out, "\n`{c}`: {}\n", d.trim());
     }
     let answers = provider_info(snap, module_name, name);
     if !answers.is_empty() {
@@ -166,43 +173,53 @@ fn requirement(snap: &Snapshot, module_name: &str, name: &str) -> Option<String>
     Some(out)
 }
 
-/// The narrowing a requirement adds to `field`, when the cursor reads `req.field` in a
-/// module whose requirement `req` narrows it.
+/// What the reference under the cursor reads, by its type as the model resolved it
+/// (`Resolved::ty`): nothing when it reads nothing (the checker said why).
+fn reads_line(text: &str, r: &Resolved) -> String {
+    if r.refused || r.ty == Ty::Error {
+        return String::new();
+    }
+    let Some(written) = text.get(r.span.range()) else {
+        return String::new();
+    };
+    format!("\nHere `{written}` reads a value of type `{}`.\n", r.ty)
+}
+
+/// The narrowing a requirement adds to `field`, when the reference under the cursor
+/// (`resolved`, as the model read it) reads `req.field` and requirement `req` narrows it.
 fn narrowing_at(
     snap: &Snapshot,
-    cursor: &Cursor<'_>,
+    resolved: &Resolved,
+    names: &ModuleNames,
     span: Span,
-    contract: &str,
     field: &str,
 ) -> Option<String> {
-    let prev = cursor
-        .index
-        .occurrences
-        .iter()
-        .rev()
-        .find(|o| o.span.end < span.start)?;
-    let Symbol::Requirement { module, name } = &prev.symbol else {
+    let Reads::ContractField {
+        req,
+        field: read,
+        known: true,
+    } = resolved.reads
+    else {
         return None;
     };
-    if prev.span.end + 1 != span.start {
+    if read != span {
         return None;
     }
-    let src = module_source(&snap.db, snap.ws, module)?;
+    let name = names
+        .requirements
+        .requirements
+        .get(req as usize)?
+        .name
+        .as_str();
+    // The narrowing as written, shown: the tree gives its text.
+    let src = module_source(&snap.db, snap.ws, &names.module)?;
     let r = src
         .module()
         .requirements()
         .find(|r| r.name.name.as_str() == name)?;
-    let RequirementBody::Contract {
-        contract: Some(c),
-        narrowing,
-        ..
-    } = &r.body
-    else {
+    let RequirementBody::Contract { narrowing, .. } = &r.body else {
         return None;
     };
-    if c.name != contract {
-        return None;
-    }
     let texts: Vec<String> = narrowing
         .iter()
         .filter(|n| n.field.name == field)
@@ -458,30 +475,28 @@ fn loop_var(snap: &Snapshot, module: &str, name: &str, at: u32) -> Option<String
     )
     .into_iter()
     .next()?;
-    let parsed = parse_file(&snap.db, file);
-    let m = parsed.file.items.iter().find_map(|i| match i {
-        Item::Module(m) if m.name.name == module => Some(m),
-        _ => None,
-    })?;
-    let f = super::index::module_fors(m)
-        .into_iter()
-        .find(|f| f.var.span.start == at)?;
+    // The loop as the module's model names it.
+    let items = parse_file(&snap.db, file).file.items.len();
+    let names = (0..items)
+        .filter_map(|i| meshc::db::module_names(&snap.db, file, i))
+        .find(|n| n.module == module)?;
+    let f = names.loop_at(at)?;
     let mut out = String::new();
-    match f.iterable.as_ref()? {
-        ast::Iterable::Consumers { contract, .. } => {
-            let contract = contract.as_ref()?.name.as_str();
+    match &f.over {
+        LoopOver::Consumers(contract) => {
+            let contract = contract.as_deref()?;
             let _ = write!(
                 out,
                 "```mesh\nfor {name} in consumers {contract}\n```\n\nLoop variable: one consumer of `{contract}` at a time, every instance this module answers for it (by node, then instance).\n\nReads `{name}.login`, `{name}.instance`, `{name}.module`, `{name}.node` (the private name of the consumer's node), `{name}.given.FIELD` (what the consumer set) and `{name}.FIELD` (this module's answer to it)."
             );
         }
-        ast::Iterable::List(r) => {
-            let list = r.dotted();
+        LoopOver::List(list) => {
             let _ = write!(
                 out,
                 "```mesh\nfor {name} in {list}\n```\n\nLoop variable: one element of `{list}` at a time, in the list's order."
             );
         }
+        LoopOver::Missing => return None,
     }
     Some(out)
 }

@@ -3,14 +3,20 @@
 //!
 //! Symbols are named, not placed: `Requirement { module: "forge", name: "db" }` is the same
 //! symbol in the module's file and in a mesh file that sets it, so cross-file queries
-//! compare names and never spans of another file. The index of a file depends on its own
-//! tree and on [`module_shapes`] (which requirement of which module reads which contract),
-//! a summary without spans that salsa backdates: typing inside one file re-indexes that
-//! file only.
+//! compare names and never spans of another file. The index places the semantic model's
+//! readings on the file's words: a module's references from `db::module_semantics`, its
+//! requirements and loops from `db::module_names`, a mesh's names from
+//! `db::mesh_semantics` (which reads each assigned module's requirements without
+//! positions, so salsa backdates it: typing inside one file re-indexes that file only).
+//! The tree is read for where words are and what plain syntax they are (keywords,
+//! properties, types), never for what a name means.
 
-use indexmap::IndexMap;
-use meshc::check::semantics::{LoopReads, ModuleSemantics, Reads};
-use meshc::db::{SourceFile, Workspace, module_semantics, parse_file};
+use meshc::check::semantics::{
+    LoopOver, LoopReads, MeshReads, MeshSemantics, ModuleNames, ModuleSemantics, Reads,
+};
+use meshc::db::{
+    SourceFile, Workspace, mesh_semantics, module_names, module_semantics, parse_file,
+};
 use meshc::span::Span;
 use meshc::syntax::ast::{
     self, AssignEntryKind, ContainerEntryKind, Expr, Item, MeshEntry, ModuleEntry, NarrowingKind,
@@ -167,126 +173,64 @@ impl FileIndex {
     }
 }
 
-/// The requirements of one module: each one's provider kind and contract, as written.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct ModuleShape {
-    pub requirements: IndexMap<String, RequirementShape>,
-}
-
-/// A requirement's kind and contract names, as written.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct RequirementShape {
-    pub kind: Option<String>,
-    pub contract: Option<String>,
-    /// The given fields the definition's narrowing sets (`route { target = … }`): an
-    /// assignment may not set them again.
-    pub fixed: Vec<String>,
-}
-
-/// Every module's requirements, by module name (the first definition of a name wins, as in
-/// the registry).
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct ModuleShapes {
-    pub modules: IndexMap<String, ModuleShape>,
-}
-
-/// The shape of one module's requirements.
-pub fn module_shape(module: &ast::Module) -> ModuleShape {
-    let mut requirements = IndexMap::new();
-    for r in module.requirements() {
-        if requirements.contains_key(r.name.name.as_str()) {
-            continue;
-        }
-        let (contract, fixed) = match &r.body {
-            RequirementBody::Contract {
-                contract,
-                narrowing,
-                ..
-            } => (
-                contract.as_ref().map(|c| c.name.to_string()),
-                narrowing
-                    .iter()
-                    .filter(|n| matches!(n.kind, NarrowingKind::Set(_)))
-                    .map(|n| n.field.name.to_string())
-                    .collect(),
-            ),
-            RequirementBody::Operator { .. } => (None, Vec::new()),
-        };
-        requirements.insert(
-            r.name.name.to_string(),
-            RequirementShape {
-                kind: r.kind.as_ref().map(|k| k.name.to_string()),
-                contract,
-                fixed,
-            },
-        );
-    }
-    ModuleShape { requirements }
-}
-
-/// Which requirement of which module reads which contract: a summary without spans, so an
-/// edit that moves text but renames nothing leaves it equal and its readers memoized.
-#[salsa::tracked(returns(clone))]
-pub fn module_shapes(db: &dyn salsa::Database, ws: Workspace) -> Arc<ModuleShapes> {
-    let mut shapes = ModuleShapes::default();
-    for file in ws.files(db) {
-        let parsed = parse_file(db, *file);
-        for item in &parsed.file.items {
-            if let Item::Module(m) = item
-                && !shapes.modules.contains_key(m.name.name.as_str())
-            {
-                shapes
-                    .modules
-                    .insert(m.name.name.to_string(), module_shape(m));
-            }
-        }
-    }
-    Arc::new(shapes)
-}
-
 /// The index of one file.
 #[salsa::tracked(returns(clone))]
 pub fn file_index(db: &dyn salsa::Database, ws: Workspace, file: SourceFile) -> Arc<FileIndex> {
     let parsed = parse_file(db, file);
-    let needs_shapes = parsed.file.items.iter().any(|i| matches!(i, Item::Mesh(_)));
-    let shapes = if needs_shapes {
-        module_shapes(db, ws)
-    } else {
-        Arc::new(ModuleShapes::default())
-    };
-    let models: Vec<Option<Arc<ModuleSemantics>>> = parsed
+    let models: Vec<ItemModel> = parsed
         .file
         .items
         .iter()
         .enumerate()
-        .map(|(i, item)| matches!(item, Item::Module(_)).then(|| module_semantics(db, ws, file, i)))
+        .map(|(i, item)| match item {
+            Item::Module(_) => {
+                ItemModel::Module(module_semantics(db, ws, file, i), module_names(db, file, i))
+            }
+            Item::Mesh(_) => ItemModel::Mesh(mesh_semantics(db, ws, file, i)),
+            _ => ItemModel::None,
+        })
         .collect();
-    Arc::new(index_file(&parsed.file, &shapes, &models))
+    Arc::new(index_file(&parsed.file, &models))
 }
 
-/// Indexes a parsed file; `shapes` tells what the requirements an assignment names read,
-/// `models` (by item) what each module's references read: the semantic model's reading
-/// (`db::module_semantics`), which the index turns into symbols and token classes.
-pub fn index_file(
-    file: &ast::SourceFile,
-    shapes: &ModuleShapes,
-    models: &[Option<Arc<ModuleSemantics>>],
-) -> FileIndex {
+/// What the semantic model tells of one item of a file.
+pub enum ItemModel {
+    /// A module's references read (`db::module_semantics`) and its names in scope
+    /// (`db::module_names`).
+    Module(Arc<ModuleSemantics>, Option<Arc<ModuleNames>>),
+    /// A mesh's names resolved (`db::mesh_semantics`).
+    Mesh(Arc<MeshSemantics>),
+    None,
+}
+
+/// Indexes a parsed file; `models` (by item) tells what each module's references and each
+/// mesh's names read: the semantic model's reading, which the index turns into symbols
+/// and token classes.
+pub fn index_file(file: &ast::SourceFile, models: &[ItemModel]) -> FileIndex {
     let mut ix = Indexer {
         out: FileIndex::default(),
         model: None,
-        loops: Vec::new(),
+        names: None,
     };
     for (index, item) in file.items.iter().enumerate() {
         match item {
             Item::Contract(c) => ix.contract(c),
             Item::Module(m) => {
-                ix.model = models.get(index).cloned().flatten();
+                if let Some(ItemModel::Module(model, names)) = models.get(index) {
+                    ix.model = Some(model.clone());
+                    ix.names = names.clone();
+                }
                 ix.module(m);
                 ix.model = None;
-                ix.loops.clear();
+                ix.names = None;
             }
-            Item::Mesh(m) => ix.mesh(m, shapes),
+            Item::Mesh(m) => {
+                let model = match models.get(index) {
+                    Some(ItemModel::Mesh(model)) => model.clone(),
+                    _ => Arc::default(),
+                };
+                ix.mesh(m, &model)
+            }
             Item::Seat(s) => {
                 ix.def(&s.name, Symbol::Seat(s.name.name.to_string()));
                 if let Some(c) = &s.contract {
@@ -306,21 +250,13 @@ struct Indexer {
     out: FileIndex,
     /// The semantic model of the module being indexed: what each reference reads.
     model: Option<Arc<ModuleSemantics>>,
-    /// The module's `for` loops met so far: where each declares its variable, and the
-    /// contract (as written) whose consumers it runs over.
-    loops: Vec<LoopScope>,
-}
-
-/// A loop variable declared: its symbol, and the contract whose consumers it runs over.
-struct LoopScope {
-    symbol: Symbol,
-    consumers_of: Option<String>,
+    /// The names of the module being indexed: its requirements and loops.
+    names: Option<Arc<ModuleNames>>,
 }
 
 /// What a reference inside a module can read.
 struct ModuleCtx<'a> {
     module: &'a str,
-    shape: &'a ModuleShape,
     /// The contract of the `provides` block being read, if any.
     provides: Option<&'a str>,
 }
@@ -379,10 +315,8 @@ impl Indexer {
     fn module(&mut self, m: &ast::Module) {
         let module = m.name.name.as_str();
         self.def(&m.name, Symbol::Module(module.to_string()));
-        let shape = module_shape(m);
         let ctx = ModuleCtx {
             module,
-            shape: &shape,
             provides: None,
         };
         for entry in &m.entries {
@@ -451,7 +385,10 @@ impl Indexer {
                             // A name of a container or job of the module: the checker
                             // tells the others (E0104).
                             for n in names.iter() {
-                                if m.containers().any(|c| c.name.name == n.name) {
+                                let names = self.names.as_ref();
+                                if names.is_some_and(|ns| {
+                                    ns.containers.iter().any(|(c, _, _)| *c == n.name.as_str())
+                                }) {
                                     self.reference(
                                         n,
                                         Symbol::Container {
@@ -498,10 +435,10 @@ impl Indexer {
             Span::new(w.span.start as usize, w.span.start as usize + "when".len()),
             NameClass::Keyword,
         );
-        if ctx
-            .shape
-            .requirements
-            .contains_key(w.requirement.name.as_str())
+        if self
+            .names
+            .as_ref()
+            .is_some_and(|n| n.requirements.get(w.requirement.name.as_str()).is_some())
         {
             self.reference(
                 &w.requirement,
@@ -597,23 +534,17 @@ impl Indexer {
             name: f.var.name.to_string(),
             at: f.var.span.start,
         };
-        self.def(&f.var, symbol.clone());
-        let mut consumers_of = None;
+        self.def(&f.var, symbol);
         match &f.iterable {
             Some(ast::Iterable::Consumers { keyword, contract }) => {
                 self.name(*keyword, NameClass::Keyword);
                 if let Some(c) = contract {
                     self.reference(c, Symbol::Contract(c.name.to_string()));
-                    consumers_of = Some(c.name.to_string());
                 }
             }
             Some(ast::Iterable::List(r)) => self.reference_expr(r, ctx),
             None => {}
         }
-        self.loops.push(LoopScope {
-            symbol,
-            consumers_of,
-        });
         if let Some(t) = &f.template {
             self.string(t, ctx);
         }
@@ -668,13 +599,18 @@ impl Indexer {
         match reads {
             Reads::Nothing => {}
             Reads::Loop { decl, read, .. } => {
-                let Some(scope) = self.loops.iter().rev().find(|l| match &l.symbol {
-                    Symbol::LoopVar { at, .. } => *at == decl.start,
-                    _ => false,
-                }) else {
+                let Some(lp) = self.names.as_ref().and_then(|n| n.loop_at(decl.start)) else {
                     return;
                 };
-                let (symbol, contract) = (scope.symbol.clone(), scope.consumers_of.clone());
+                let symbol = Symbol::LoopVar {
+                    module: ctx.module.to_string(),
+                    name: lp.var.clone(),
+                    at: decl.start,
+                };
+                let contract = match &lp.over {
+                    LoopOver::Consumers(c) => c.clone(),
+                    _ => None,
+                };
                 self.reference(first, symbol);
                 match (read, contract) {
                     (LoopReads::Meta { .. }, _) => {
@@ -734,228 +670,86 @@ impl Indexer {
                 name: first.name.to_string(),
             },
         );
-        let contract = ctx
-            .shape
-            .requirements
-            .get_index(req)
-            .and_then(|(_, s)| s.contract.as_ref());
+        let contract = self
+            .names
+            .as_ref()
+            .and_then(|n| n.requirements.requirements.get(req))
+            .and_then(|r| r.contract.clone());
         if let (Some(field), Some(contract)) = (field, contract) {
             self.reference(
                 field,
                 Symbol::Field {
-                    contract: contract.clone(),
+                    contract,
                     field: field.name.to_string(),
                 },
             );
         }
     }
 
-    fn mesh(&mut self, m: &ast::Mesh, shapes: &ModuleShapes) {
+    /// A mesh: what each name reads, as the mesh's model resolved it; the tree tells only
+    /// where the plain words are (node properties, `absent`, `keep_network`, `genesis`).
+    fn mesh(&mut self, m: &ast::Mesh, model: &MeshSemantics) {
         let mesh = m.name.name.as_str();
         self.def(&m.name, Symbol::Mesh(mesh.to_string()));
-        let node_sym = |n: &ast::Ident| Symbol::Node {
-            mesh: mesh.to_string(),
-            node: n.name.to_string(),
-        };
-        // Where each instance lives, for pins that leave the node out.
-        let mut instance_nodes: IndexMap<&str, Vec<&str>> = IndexMap::new();
-        for a in m.assigns() {
-            instance_nodes
-                .entry(a.instance_name().name.as_str())
-                .or_default()
-                .push(a.node.as_ref().map_or("", |n| n.name.as_str()));
-        }
-        let instance_sym = |name: &ast::Ident, node: Option<&ast::Ident>| {
-            let node = match node {
-                Some(n) => n.name.to_string(),
-                None => match instance_nodes.get(name.name.as_str()).map(Vec::as_slice) {
-                    Some([only]) => (*only).to_string(),
-                    _ => String::new(),
-                },
-            };
-            Symbol::Instance {
-                mesh: mesh.to_string(),
-                node,
-                name: name.name.to_string(),
-            }
-        };
         for entry in &m.entries {
             match entry {
                 MeshEntry::Node(n) => {
-                    self.def(&n.name, node_sym(&n.name));
                     for p in &n.props {
                         self.name(p.key.span, NameClass::Property);
                     }
                 }
-                MeshEntry::Seat(s) => {
-                    self.reference(&s.seat, Symbol::Seat(s.seat.name.to_string()));
-                    if let Some(i) = &s.instance {
-                        self.reference(i, instance_sym(i, s.node.as_ref()));
-                    }
-                    if let Some(n) = &s.node {
-                        self.reference(n, node_sym(n));
-                    }
-                }
+                MeshEntry::Seat(_) => {}
                 MeshEntry::Assign(a) => {
-                    let module = a.module.name.as_str();
-                    self.reference(&a.module, Symbol::Module(module.to_string()));
-                    let node_name = a
-                        .node
-                        .as_ref()
-                        .map_or(String::new(), |n| n.name.to_string());
-                    let instance = Symbol::Instance {
-                        mesh: mesh.to_string(),
-                        node: node_name,
-                        name: a.instance_name().name.to_string(),
-                    };
-                    match &a.instance {
-                        Some(i) => self.def(i, instance),
-                        None => self.push(a.module.span, instance, Role::Def, true),
-                    }
-                    if let Some(n) = &a.node {
-                        self.reference(n, node_sym(n));
-                    }
-                    let shape = shapes.modules.get(module);
-                    let req = |id: &ast::Ident| Symbol::Requirement {
-                        module: module.to_string(),
-                        name: id.name.to_string(),
-                    };
-                    let has = |id: &ast::Ident| {
-                        shape.is_some_and(|s| s.requirements.contains_key(id.name.as_str()))
-                    };
                     for e in &a.entries {
                         match &e.kind {
-                            AssignEntryKind::Value { name, .. } => {
-                                if name.name == "short" && !has(name) {
-                                    self.name(name.span, NameClass::Keyword);
-                                } else {
-                                    self.reference(name, req(name));
-                                }
-                            }
-                            AssignEntryKind::Given {
-                                requirement, field, ..
-                            } => {
-                                self.reference(requirement, req(requirement));
-                                let contract = shape
-                                    .and_then(|s| s.requirements.get(requirement.name.as_str()))
-                                    .and_then(|r| r.contract.clone());
-                                if let Some(contract) = contract {
-                                    self.reference(
-                                        field,
-                                        Symbol::Field {
-                                            contract,
-                                            field: field.name.to_string(),
-                                        },
-                                    );
-                                }
-                            }
-                            AssignEntryKind::Pin {
-                                requirement,
-                                instance,
-                                node,
-                            } => {
-                                self.reference(requirement, req(requirement));
-                                self.reference(instance, instance_sym(instance, node.as_ref()));
-                                if let Some(n) = node {
-                                    self.reference(n, node_sym(n));
-                                }
-                            }
-                            AssignEntryKind::Absent { requirement } => {
-                                self.reference(requirement, req(requirement));
+                            AssignEntryKind::Absent { .. } => {
                                 let end = e.span.end as usize;
                                 self.name(
                                     Span::new(end.saturating_sub("absent".len()), end),
                                     NameClass::Keyword,
                                 );
                             }
-                            AssignEntryKind::Place {
-                                requirement, node, ..
-                            } => {
-                                self.reference(requirement, req(requirement));
-                                if let Some(n) = node {
-                                    self.reference(n, node_sym(n));
-                                }
-                            }
                             AssignEntryKind::KeepNetwork { keyword, .. }
                             | AssignEntryKind::Genesis { keyword } => {
                                 self.name(*keyword, NameClass::Keyword);
                             }
+                            _ => {}
                         }
                     }
                 }
             }
         }
-    }
-}
-
-/// Every `for` of a module, a loop before the loops inside it: whole values, list
-/// elements, call arguments and loops inside interpolations (`"${for n in …}"`), also
-/// inside another loop's template.
-pub fn module_fors(m: &ast::Module) -> Vec<&ast::ForExpr> {
-    fn walk<'a>(e: &'a Expr, out: &mut Vec<&'a ast::ForExpr>) {
-        let mut stack = vec![e];
-        while let Some(e) = stack.pop() {
-            match e {
-                Expr::For(f) => {
-                    out.push(f);
-                    if let Some(t) = &f.template {
-                        stack.extend(t.interpolations().map(|i| &i.expr));
-                    }
+        for r in &model.references {
+            let name = r.name.as_str();
+            let symbol = match &r.reads {
+                MeshReads::Module => Symbol::Module(name.to_string()),
+                MeshReads::Node => Symbol::Node {
+                    mesh: mesh.to_string(),
+                    node: name.to_string(),
+                },
+                MeshReads::Instance { node } => Symbol::Instance {
+                    mesh: mesh.to_string(),
+                    node: node.clone(),
+                    name: name.to_string(),
+                },
+                MeshReads::Requirement { module, .. } => Symbol::Requirement {
+                    module: module.clone(),
+                    name: name.to_string(),
+                },
+                MeshReads::Field { contract } => Symbol::Field {
+                    contract: contract.clone(),
+                    field: name.to_string(),
+                },
+                MeshReads::Seat => Symbol::Seat(name.to_string()),
+                MeshReads::Keyword => {
+                    self.name(r.span, NameClass::Keyword);
+                    continue;
                 }
-                Expr::List(items, _) => stack.extend(items.iter()),
-                Expr::Call(c) => stack.extend(c.args.iter()),
-                Expr::Str(s) => stack.extend(s.interpolations().map(|i| &i.expr)),
-                _ => {}
-            }
+            };
+            let role = if r.declares { Role::Def } else { Role::Ref };
+            self.push(r.span, symbol, role, r.implicit);
         }
     }
-    let mut out = Vec::new();
-    for entry in &m.entries {
-        match entry {
-            ModuleEntry::Requires(r) => match &r.body {
-                RequirementBody::Operator(op) => {
-                    let meshc::syntax::ast::OperatorBody { default, .. } = &**op;
-                    if let Some(d) = default {
-                        walk(d, &mut out);
-                    }
-                }
-                RequirementBody::Contract { narrowing, .. } => {
-                    for n in narrowing {
-                        if let NarrowingKind::Set(e) = &n.kind {
-                            walk(e, &mut out);
-                        }
-                    }
-                }
-            },
-            ModuleEntry::Container(c) => {
-                for e in &c.entries {
-                    match &e.kind {
-                        ContainerEntryKind::Env(env) => {
-                            env.iter().for_each(|x| walk(&x.value, &mut out))
-                        }
-                        ContainerEntryKind::Command(v) | ContainerEntryKind::ImagePaths(v) => {
-                            walk(v, &mut out)
-                        }
-                        ContainerEntryKind::User(u) => walk(&u.uid, &mut out),
-                        ContainerEntryKind::Health(h) => {
-                            walk(&h.argv, &mut out);
-                            h.options.iter().for_each(|o| walk(&o.value, &mut out))
-                        }
-                        ContainerEntryKind::Secret(file) | ContainerEntryKind::File(file) => {
-                            walk(&file.value, &mut out)
-                        }
-                        ContainerEntryKind::Mount(mount) => walk(&mount.source, &mut out),
-                        ContainerEntryKind::Image(_)
-                        | ContainerEntryKind::Publish(_)
-                        | ContainerEntryKind::After(_) => {}
-                    }
-                }
-            }
-            ModuleEntry::Provides(p) => p.answers.iter().for_each(|a| walk(&a.value, &mut out)),
-            ModuleEntry::Slug(..) => {}
-        }
-    }
-    out
 }
 
 #[cfg(test)]

@@ -16,7 +16,8 @@ pub mod tokens;
 use crate::convert::Lines;
 use crate::state::Snapshot;
 use index::{FileIndex, Occurrence, Role, Symbol, file_index};
-use meshc::db::{SourceFile, registry};
+use meshc::check::semantics::{ModuleNames, Resolved};
+use meshc::db::{SourceFile, module_names, module_semantics, parse_file, registry};
 use meshc::span::{FilePath, Span};
 use std::sync::Arc;
 use tower_lsp_server::ls_types::{Location, Position, Uri};
@@ -53,6 +54,20 @@ impl<'a> Cursor<'a> {
     /// The file's text.
     pub fn text(&self) -> &'a str {
         self.lines.text
+    }
+
+    /// The reference under the cursor as the semantic model of its module resolved it
+    /// (`db::module_semantics`), with the module's names (`db::module_names`).
+    pub fn resolved(&self, snap: &Snapshot) -> Option<(Resolved, Arc<ModuleNames>)> {
+        let items = parse_file(&snap.db, self.file).file.items.len();
+        (0..items).find_map(|item| {
+            let names = module_names(&snap.db, self.file, item)?;
+            if !(names.span.start <= self.offset && self.offset <= names.span.end) {
+                return None;
+            }
+            let model = module_semantics(&snap.db, snap.ws, self.file, item);
+            Some((model.at(self.offset)?.clone(), names))
+        })
     }
 }
 

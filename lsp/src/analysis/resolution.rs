@@ -109,21 +109,18 @@ pub fn mesh_diagnostics_of(snap: &Snapshot, path: &str) -> Vec<Diagnostic> {
 /// renders it twice); instances left out of their manifest are not counted.
 pub fn consumer_counts(snap: &Snapshot, module: &str, contract: &str) -> Vec<ConsumerCount> {
     let reg = registry(&snap.db, snap.ws);
-    let shapes = super::index::module_shapes(&snap.db, snap.ws);
     let files = snap.ws.files(&snap.db);
     let mut out = Vec::new();
     for (mesh, at) in reg.meshes.iter() {
         salsa::Database::unwind_if_revision_cancelled(&snap.db);
-        let parsed = meshc::db::parse_file(&snap.db, files[at.file]);
-        let Some(meshc::syntax::ast::Item::Mesh(m)) = parsed.file.items.get(at.item) else {
-            continue;
-        };
+        // The instances of the module, as the mesh's model declares them.
+        let model = meshc::db::mesh_semantics(&snap.db, snap.ws, files[at.file], at.item);
         let outcome = check_mesh(&snap.db, snap.ws, mesh.clone());
-        for a in m.assigns().filter(|a| a.module.name == module) {
-            let (Some(node), instance) = (&a.node, a.instance_name().name.as_str()) else {
+        for a in model.instances.iter().filter(|a| a.module == module) {
+            let (Some(node), instance) = (&a.node, a.name.as_str()) else {
                 continue;
             };
-            let node = node.name.as_str();
+            let node = node.as_str();
             if outcome
                 .left_out
                 .iter()
@@ -138,11 +135,11 @@ pub fn consumer_counts(snap: &Snapshot, module: &str, contract: &str) -> Vec<Con
                     c.provider
                         .as_ref()
                         .is_some_and(|(p, _)| p.instance == instance && p.node == node)
-                        && shapes
-                            .modules
-                            .get(&c.module)
-                            .and_then(|s| s.requirements.get(&c.requirement))
-                            .and_then(|r| r.contract.as_deref())
+                        && meshc::db::module_requirements(&snap.db, snap.ws, &c.module)
+                            .and_then(|s| {
+                                s.get(&c.requirement).and_then(|(_, r)| r.contract.clone())
+                            })
+                            .as_deref()
                             == Some(contract)
                 })
                 .count();
