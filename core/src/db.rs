@@ -365,6 +365,32 @@ pub fn module_scope_named(
     Some(module_scope(db, ws, file, at.item))
 }
 
+/// The container specs of the module that is item `item` of `file`, as its semantic
+/// model ([`module_semantics`]) lowered them: what resolution builds containers from. A
+/// query of its own: the specs hold no position, so an edit that moves only positions
+/// leaves them equal and what reads them is kept.
+#[salsa::tracked(returns(clone))]
+pub fn module_specs(
+    db: &dyn salsa::Database,
+    ws: Workspace,
+    file: SourceFile,
+    item: usize,
+) -> Arc<crate::check::specs::ModuleSpecs> {
+    module_semantics(db, ws, file, item).specs.clone()
+}
+
+/// The container specs of module `name` ([`module_specs`]), where the registry says it
+/// is.
+pub fn module_specs_named(
+    db: &dyn salsa::Database,
+    ws: Workspace,
+    name: &str,
+) -> Option<Arc<crate::check::specs::ModuleSpecs>> {
+    let at = registry(db, ws).modules.get(name).copied()?;
+    let file = *ws.files(db).get(at.file)?;
+    Some(module_specs(db, ws, file, at.item))
+}
+
 /// The semantic model of the module that is item `item` of `file`
 /// (`check::semantics`): its scope decided once, its diagnostics, as its file's checks
 /// built it ([`file_checks`]); without the table of its references, which
@@ -826,12 +852,20 @@ fn resolve_to(
     let module = |name: &str| module_source_in(db, &reg, sources, name);
     let module_errors = |name: &str| module_errors(db, ws, name.to_string()).to_vec();
     let scope = |name: &str| module_scope_named(db, ws, name);
+    // Resolved once (the command line's way): the specs are read from the models the
+    // checks made, with no query of their own to keep (10,000 more memos in a build).
+    let specs = |name: &str| {
+        let at = reg.modules.get(name).copied()?;
+        let file = *sources.get(at.file)?;
+        Some(module_semantics(db, ws, file, at.item).specs.clone())
+    };
     let input = crate::resolve::ResolveInput {
         mesh: mesh_ast,
         path: &path,
         registry: &reg,
         module: &module,
         scope: &scope,
+        specs: &specs,
         module_errors: &module_errors,
         lock,
         manifests,
@@ -1030,12 +1064,14 @@ fn resolve_free(
     };
     let module_errors = |name: &str| module_errors(db, ws, name.to_string()).to_vec();
     let scope = |name: &str| module_scope_named(db, ws, name);
+    let specs = |name: &str| module_specs_named(db, ws, name);
     let input = crate::resolve::ResolveInput {
         mesh: mesh_ast,
         path: &path,
         registry: &reg,
         module: &module,
         scope: &scope,
+        specs: &specs,
         module_errors: &module_errors,
         lock: &lock,
         manifests,

@@ -170,6 +170,7 @@ pub fn resolve_told_of_no_error(
     let path = FilePath::from(file);
     let module = |name: &str| db::module_source(&database, ws, name);
     let scope = |name: &str| db::module_scope_named(&database, ws, name);
+    let specs = |name: &str| db::module_specs_named(&database, ws, name);
     let no_errors = |_: &str| Vec::new();
     let lock = Lock::default();
     meshc::resolve::resolve_mesh(&meshc::resolve::ResolveInput {
@@ -178,6 +179,7 @@ pub fn resolve_told_of_no_error(
         registry: &reg,
         module: &module,
         scope: &scope,
+        specs: &specs,
         module_errors: &no_errors,
         lock: &lock,
         manifests,

@@ -3,6 +3,7 @@
 
 use super::expressions::Target;
 use super::expressions::{Place, Slot, Val, What, a_type, check_mode_literal};
+use super::specs::{self, ContainerSpec, EntryKind, FileSpec, HealthSpec, MountSource, MountSpec};
 
 /// The largest uid or gid (LANGUAGE.md §3, `uid`).
 const MAX_UID: i64 = 4_294_967_295;
@@ -16,9 +17,9 @@ use super::types::{
 use crate::diagnostics::closest;
 use crate::diagnostics::rules::{
     AfterCycle, AfterTwice, BadHealth, Breach, ContainerPath, Duplicate, EnvPathNotHeld,
-    ExposedEnv, InJob, InvalidLiteral, MountSource, NotOptional, PathWrittenTwice,
-    PortNotPublished, PublishNotPort, RootOnly, SecretFilePlain, TypeMismatch, UnknownAfter,
-    UnknownRequirement, Unpinned,
+    ExposedEnv, InJob, InvalidLiteral, MountSource as MountSourceRule, NotOptional,
+    PathWrittenTwice, PortNotPublished, PublishNotPort, RootOnly, SecretFilePlain, SyntaxError,
+    TypeMismatch, UnknownAfter, UnknownRequirement, Unpinned,
 };
 use crate::diagnostics::{Reported, Rule};
 use crate::span::Span;
@@ -218,6 +219,8 @@ impl<'a> ModuleChecker<'a, '_> {
         }
     }
 
+    /// One container, lowered to its spec as it is checked: each entry's decisions are
+    /// the spec's fields, and an entry that reported an error is kept refused.
     fn check_container(&mut self, c: &'a Container, published: &mut Seen<'a>) {
         let mut single = Seen::new();
         let mut env_keys = Seen::new();
@@ -226,16 +229,24 @@ impl<'a> ModuleChecker<'a, '_> {
             held: Vec::new(),
             written: Seen::new(),
         };
-        let mut envs: Vec<&'a EnvEntry> = Vec::new();
+        // Each env entry read, with its place in the spec (entry, item).
+        let mut envs: Vec<(&'a EnvEntry, usize, usize)> = Vec::new();
         let mut has_image = false;
         let mut whens: Vec<Span> = Vec::new();
+        let mut entries: Vec<EntryKind> = Vec::with_capacity(c.entries.len());
+        // Each env block's entry, and the items of it refused so far; its spec is made
+        // once the paths its values name are checked, below.
+        let mut env_refused: Vec<(usize, Vec<(u32, Reported)>)> = Vec::new();
         // Who reads the container's files by default (LANGUAGE.md §12.1).
         let has_user = c
             .entries
             .iter()
             .any(|e| matches!(e.kind, ContainerEntryKind::User(_)));
-        for entry in &c.entries {
+        for (k, entry) in c.entries.iter().enumerate() {
             self.enter_when(entry.when.as_deref(), &mut whens);
+            // What the `when` block's requirement says is told once per block, and
+            // leaves the module in error; the entry's own refusals are counted from here.
+            let before = self.cx.sink.diagnostics.len();
             if c.job {
                 let refused = match &entry.kind {
                     ContainerEntryKind::Publish(_) => Some("publish"),
@@ -266,53 +277,107 @@ impl<'a> ModuleChecker<'a, '_> {
                     keyword,
                     first,
                 };
-                duplicate(self.cx, entry.span, rule);
+                let refused = self.cx.refuse(rule.at(self.cx.path, entry.span));
+                entries.push(EntryKind::Refused(refused));
                 continue;
             }
-            match &entry.kind {
+            let kind = match &entry.kind {
                 ContainerEntryKind::Image(s) => {
                     has_image = true;
                     self.check_image(s);
+                    EntryKind::Image(specs::at(k))
                 }
-                ContainerEntryKind::Command(e) => self.check_command(e, Place::Command),
-                ContainerEntryKind::User(u) => self.check_user(u),
-                ContainerEntryKind::Health(h) => self.check_health(h),
-                ContainerEntryKind::After(_) => {} // read with the module's containers
-                ContainerEntryKind::Env(entries) => {
+                ContainerEntryKind::Command(e) => {
+                    self.check_command(e, Place::Command);
+                    EntryKind::Command(specs::arguments(k, e))
+                }
+                ContainerEntryKind::User(u) => {
+                    self.check_user(u);
+                    EntryKind::User {
+                        uid: specs::at(k),
+                        gid: u.gid.as_ref().map(|g| uid(g.value)),
+                    }
+                }
+                ContainerEntryKind::Health(h) => {
+                    EntryKind::Health(Box::new(self.check_health(k, h)))
+                }
+                // Read with the module's containers.
+                ContainerEntryKind::After(names) => {
+                    EntryKind::After(names.iter().map(|n| n.name.clone()).collect())
+                }
+                ContainerEntryKind::Env(items) => {
                     let outer = self.when;
-                    for e in entries {
+                    let mut refused = Vec::new();
+                    for (item, e) in items.iter().enumerate() {
                         if e.when.is_some() {
                             self.enter_when(e.when.as_deref(), &mut whens);
                         } else {
                             self.when = outer;
                         }
+                        let before = self.cx.sink.diagnostics.len();
                         if let Some(first) = env_keys.insert(&e.key.name, e.key.span) {
                             let rule = Duplicate::EnvKey {
                                 key: &e.key.name,
                                 container: &c.name.name,
                                 first,
                             };
-                            duplicate(self.cx, e.key.span, rule);
+                            refused.push((
+                                item as u32,
+                                self.cx.refuse(rule.at(self.cx.path, e.key.span)),
+                            ));
                             self.eval_names(&e.value, DEF);
                             continue;
                         }
                         self.check_env_entry(e);
-                        envs.push(e);
+                        envs.push((e, k, item));
+                        if let Some(proof) = self.refusal_since(before) {
+                            refused.push((item as u32, proof));
+                        }
                     }
                     self.when = outer;
+                    env_refused.push((k, refused));
+                    // Its refusals are its items': the spec is made below.
+                    entries.push(EntryKind::ImagePaths);
+                    continue;
                 }
                 ContainerEntryKind::Mount(mount) => {
-                    let crate::syntax::ast::Mount { source, target, .. } = &**mount;
-                    let target_text = target
-                        .as_ref()
-                        .and_then(|t| self.container_path(t, &mut paths, true).ok());
-                    self.check_mount_source(source, target_text.as_deref());
+                    let crate::syntax::ast::Mount {
+                        source,
+                        target,
+                        read_only,
+                    } = &**mount;
+                    let target = match target {
+                        Some(t) => self.container_path(t, &mut paths, true),
+                        // A syntax error, told by the parser.
+                        None => {
+                            let path = self.cx.path;
+                            Err(self.cx.syntax_refusal(|| {
+                                let rule = SyntaxError::Expected {
+                                    what: "`->` and the container path",
+                                    found: "nothing".into(),
+                                };
+                                rule.at(path, entry.span)
+                            }))
+                        }
+                    };
+                    let source = self.check_mount_source(source, target.as_deref().ok());
+                    match (source, target) {
+                        (Some(source), Ok(_)) => EntryKind::Mount(MountSpec {
+                            value: specs::at(k),
+                            source,
+                            read_only: read_only.is_some(),
+                        }),
+                        (_, Err(refused)) => EntryKind::Refused(refused),
+                        // Refused and reported (the entry's refusal is found below), or
+                        // a source that reads nothing for a cause told elsewhere.
+                        (None, Ok(_)) => EntryKind::ReadsNothing,
+                    }
                 }
                 ContainerEntryKind::Secret(file) | ContainerEntryKind::File(file) => {
                     let secret = matches!(entry.kind, ContainerEntryKind::Secret(_));
                     let what = if secret { "secret file" } else { "file" };
                     // Refused with its diagnostic; the entry's other checks go on.
-                    let _ = self.container_path(&file.target, &mut paths, true);
+                    let target = self.container_path(&file.target, &mut paths, true);
                     self.check_owner_and_mode(file.owner.as_ref(), file.mode.as_ref(), what);
                     let sealed = if secret {
                         self.check_secret_file(&file.value);
@@ -326,10 +391,41 @@ impl<'a> ModuleChecker<'a, '_> {
                         let what = if secret { "secret file" } else { "sealed file" };
                         self.unowned(c, &file.target, entry.span, what);
                     }
+                    match target {
+                        Ok(_) => {
+                            let spec = FileSpec {
+                                value: specs::at(k),
+                                owner: file.owner.as_ref().map(|o| {
+                                    let group = o.gid.as_ref().map_or(o.uid.value, |g| g.value);
+                                    (uid(o.uid.value), uid(group))
+                                }),
+                                // In 0..=0o7777, or refused (E0314).
+                                mode: file.mode.as_ref().map(|m| m.value as u16),
+                            };
+                            if secret {
+                                EntryKind::Secret(spec)
+                            } else {
+                                EntryKind::File(spec)
+                            }
+                        }
+                        Err(refused) => EntryKind::Refused(refused),
+                    }
                 }
-                ContainerEntryKind::Publish(ident) => self.check_publish(ident, published),
-                ContainerEntryKind::ImagePaths(e) => self.check_image_paths(e, &mut paths),
-            }
+                ContainerEntryKind::Publish(ident) => match self.check_publish(ident, published) {
+                    Ok(req) => EntryKind::Publish(req as u32),
+                    Err(refused) => EntryKind::Refused(refused),
+                },
+                ContainerEntryKind::ImagePaths(e) => {
+                    self.check_image_paths(e, &mut paths);
+                    EntryKind::ImagePaths
+                }
+            };
+            // Any error the entry's checks reported refuses it.
+            let kind = match self.refusal_since(before) {
+                Some(refused) => EntryKind::Refused(refused),
+                None => kind,
+            };
+            entries.push(kind);
         }
         self.when = None;
         if !has_image && !self.cx.is_broken(c.span) {
@@ -340,10 +436,25 @@ impl<'a> ModuleChecker<'a, '_> {
         }
         if !envs.is_empty() {
             let held = HeldPaths::new(&paths.held);
-            for e in envs {
-                self.check_env_path(c, e, &held);
+            for (e, k, item) in envs {
+                if let Some(refused) = self.check_env_path(c, e, &held)
+                    && let Some((_, list)) = env_refused.iter_mut().find(|(at, _)| *at == k)
+                {
+                    list.push((item as u32, refused));
+                }
             }
         }
+        for (k, refused) in env_refused {
+            entries[k] = EntryKind::Env(refused.into_boxed_slice());
+        }
+        self.specs.push(ContainerSpec {
+            entries: entries.into_boxed_slice(),
+        });
+    }
+
+    /// The proof of the first error reported since the sink held `before` diagnostics.
+    fn refusal_since(&self, before: usize) -> Option<Reported> {
+        Reported::among(&self.cx.sink.diagnostics[before..])
     }
 
     /// Enters the `when` block of an entry (or leaves any, for `None`). The block's
@@ -492,7 +603,15 @@ impl<'a> ModuleChecker<'a, '_> {
     }
 
     /// `health ARGV [every D] [start D] [retries N]` (LANGUAGE.md §14.1, §14.7).
-    fn check_health(&mut self, h: &'a Health) {
+    /// Returns its spec: the options it accepts (one it refuses is reported, and the
+    /// entry with it).
+    fn check_health(&mut self, entry: usize, h: &'a Health) -> HealthSpec {
+        let mut spec = HealthSpec {
+            test: specs::arguments(entry, &h.argv),
+            interval: None,
+            start_period: None,
+            retries: None,
+        };
         self.check_command(&h.argv, Place::Health);
         if let Expr::List(items, _) = &h.argv
             && items.is_empty()
@@ -533,8 +652,21 @@ impl<'a> ModuleChecker<'a, '_> {
             };
             if let Some(rule) = refused {
                 self.cx.report(rule.at(self.cx.path, o.value.span()));
+                continue;
+            }
+            match (o.kind, &o.value) {
+                (HealthOptionKind::Retries, Expr::Int(n)) => spec.retries = Some(n.value),
+                (kind, Expr::Str(s)) => {
+                    let text = s.as_plain().map(String::into_boxed_str);
+                    match kind {
+                        HealthOptionKind::Every => spec.interval = text,
+                        _ => spec.start_period = text,
+                    }
+                }
+                _ => {}
             }
         }
+        spec
     }
 
     /// `owner UID[:GID]` (each in the uid range, E0304) and `mode` (E0314) on a file or
@@ -649,15 +781,20 @@ impl<'a> ModuleChecker<'a, '_> {
 
     /// E0401: an env value whose text begins with `/` names a path the process reads;
     /// it must lie at or under a path the container holds.
-    fn check_env_path(&mut self, c: &Container, e: &EnvEntry, held: &HeldPaths<'_>) {
+    fn check_env_path(
+        &mut self,
+        c: &Container,
+        e: &EnvEntry,
+        held: &HeldPaths<'_>,
+    ) -> Option<Reported> {
         let Expr::Str(s) = &e.value else {
-            return;
+            return None;
         };
         let Some(StrPart::Text(text)) = s.parts.first() else {
-            return;
+            return None;
         };
         if !text.starts_with('/') {
-            return;
+            return None;
         }
         let continued = s.parts.len() > 1;
         let mut pieces = text.split(':').peekable();
@@ -703,9 +840,9 @@ impl<'a> ModuleChecker<'a, '_> {
                 container: &c.name.name,
                 help,
             };
-            self.cx.report(rule.at(self.cx.path, e.value.span()));
-            return;
+            return Some(self.cx.refuse(rule.at(self.cx.path, e.value.span())));
         }
+        None
     }
 
     /// A container path (mount, secret or file target): absolute and normalised
@@ -750,16 +887,27 @@ impl<'a> ModuleChecker<'a, '_> {
     }
 
     /// `mount SOURCE -> …`: the source is a directory's or access's `path` (E0317); a
-    /// literal host path is the old form (W0401).
-    fn check_mount_source(&mut self, source: &'a Expr, target: Option<&str>) {
+    /// literal host path is the old form (W0401). Returns where the host path comes from,
+    /// or `None` when the source is refused (reported).
+    fn check_mount_source(
+        &mut self,
+        source: &'a Expr,
+        target: Option<&str>,
+    ) -> Option<MountSource> {
         match source {
             Expr::Ref(r) => {
-                let Some(target_read) = self.resolve(r, DEF) else {
-                    return;
-                };
+                let target_read = self.resolve(r, DEF)?;
                 // A host path of an operator value is refused where it is declared.
                 if self.target_ty(target_read) == Ty::HostPath {
-                    return;
+                    // A `host access` the module does not write is mounted read-only.
+                    let first = r.segments.first().map_or("", |s| s.name.as_str());
+                    let access = self
+                        .scope
+                        .requirements
+                        .get_full(first)
+                        .filter(|(_, _, req)| req.host_contract() == Some(HostContract::Access))
+                        .map(|(idx, _, _)| idx as u32);
+                    return Some(MountSource::Path { access });
                 }
                 let name = self.target_name(target_read);
                 let help = match target_read {
@@ -780,8 +928,9 @@ impl<'a> ModuleChecker<'a, '_> {
                     Target::Operator { .. } => "a place on the machine chosen by the operator is a `host access` requirement placed by the assignment: `requires NAME: host access`, then `mount NAME.path -> …`".into(),
                     _ => "mount the `path` of a `host directory` or `host access` requirement".into(),
                 };
-                let rule = MountSource::Reference { name: &name, help };
+                let rule = MountSourceRule::Reference { name: &name, help };
                 self.cx.report(rule.at(self.cx.path, r.span));
+                None
             }
             Expr::Str(s) if s.interpolations().next().is_none() => {
                 let text = plain_text(s);
@@ -800,24 +949,30 @@ impl<'a> ModuleChecker<'a, '_> {
                     );
                 } else if text.starts_with('/') {
                     self.literal_mount_source(s.span, &text, target);
+                    return Some(MountSource::Literal);
                 } else {
                     self.mount_source_refused(source.span(), "a relative host path");
                 }
+                None
             }
             Expr::Str(s) => {
                 let val = self.eval_str(s, Place::MountSource);
                 if !val.is_error() {
                     self.mount_source_refused(source.span(), "an interpolated string");
                 }
+                None
             }
-            Expr::Error(_) => {}
-            other => self.mount_source_refused(other.span(), "this value"),
+            Expr::Error(_) => None,
+            other => {
+                self.mount_source_refused(other.span(), "this value");
+                None
+            }
         }
     }
 
     fn mount_source_refused(&mut self, span: Span, what: &str) {
         self.cx
-            .report(MountSource::Written { what }.at(self.cx.path, span));
+            .report(MountSourceRule::Written { what }.at(self.cx.path, span));
     }
 
     /// `secret "/path" = VALUE`: the value must be secret (E0309).
@@ -861,8 +1016,13 @@ impl<'a> ModuleChecker<'a, '_> {
         Err(self.cx.refuse(rule.at(self.cx.path, value.span())))
     }
 
-    /// `publish REQ`: a `host port` requirement (E0316), published once.
-    fn check_publish(&mut self, ident: &'a Ident, published: &mut Seen<'a>) {
+    /// `publish REQ`: a `host port` requirement (E0316), published once. Returns the
+    /// requirement's index in the scope, or the refusal.
+    fn check_publish(
+        &mut self,
+        ident: &'a Ident,
+        published: &mut Seen<'a>,
+    ) -> Result<usize, Reported> {
         let Some((idx, _, req)) = self.scope.requirements.get_full(ident.name.as_str()) else {
             let help = self.unknown_requirement_help(&ident.name);
             if let Some(meant) =
@@ -879,8 +1039,7 @@ impl<'a> ModuleChecker<'a, '_> {
                 help,
                 loop_var: None,
             };
-            self.cx.report(rule.at(self.cx.path, ident.span));
-            return;
+            return Err(self.cx.refuse(rule.at(self.cx.path, ident.span)));
         };
         self.used[idx] = true;
         let is_port = req.contract_name().and_then(HostContract::from_name)
@@ -906,9 +1065,8 @@ impl<'a> ModuleChecker<'a, '_> {
                     "publish a `host port` requirement: `requires http: host port { container = 8080 }`".into(),
                 )
             };
-            self.cx
-                .report(PublishNotPort { what, help }.at(self.cx.path, ident.span));
-            return;
+            let rule = PublishNotPort { what, help };
+            return Err(self.cx.refuse(rule.at(self.cx.path, ident.span)));
         }
         if let Some(first) = published.insert(&ident.name, ident.span) {
             let rule = Duplicate::Published {
@@ -917,6 +1075,7 @@ impl<'a> ModuleChecker<'a, '_> {
             };
             duplicate(self.cx, ident.span, rule);
         }
+        Ok(idx)
     }
 
     /// `image_paths [...]`: absolute, normalised container paths the image holds.
@@ -965,6 +1124,12 @@ impl<'a> ModuleChecker<'a, '_> {
     fn eval_str(&mut self, s: &'a StringLit, place: Place<'_>) -> Val<'a> {
         self.eval_string(s, place, DEF)
     }
+}
+
+/// A uid or gid the checker accepted (in the uid range; one outside it is refused,
+/// E0304, and the entry with it).
+fn uid(value: i64) -> u32 {
+    u32::try_from(value).unwrap_or(0)
 }
 
 /// The paths a container holds, asked whether a path lies at or under one of them. A

@@ -14,6 +14,7 @@ pub mod registry;
 pub mod scope;
 pub mod secrets;
 pub mod semantics;
+pub mod specs;
 pub mod types;
 
 mod containers;

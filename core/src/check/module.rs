@@ -50,16 +50,19 @@ pub(crate) struct ModuleChecker<'a, 'c> {
     /// Every reference read so far, what it reads and its type: the model's table; `None`
     /// when no reader keeps it (`meshc check` reads only the diagnostics).
     pub references: Option<Vec<super::semantics::Resolved>>,
+    /// Each container's spec, as its checks decide it (`check::specs`).
+    pub specs: Vec<super::specs::ContainerSpec>,
 }
 
 /// Checks one module in the scope `table` decided; returns every reference it read,
-/// resolved, in the order it read them (none unless `keep_references`).
+/// resolved, in the order it read them (none unless `keep_references`), and its
+/// containers lowered to specs.
 pub(crate) fn check_module<'a>(
     cx: &mut Cx<'a>,
     module: &'a ast::Module,
     table: &ScopeTable,
     keep_references: bool,
-) -> Vec<super::semantics::Resolved> {
+) -> (Vec<super::semantics::Resolved>, super::specs::ModuleSpecs) {
     let scope = ModuleScope::of(module, table);
     let used = vec![false; scope.requirements.len()];
     let registry = cx.registry;
@@ -86,6 +89,7 @@ pub(crate) fn check_module<'a>(
         loops: Vec::new(),
         active_loops: Vec::new(),
         references: keep_references.then(Vec::new),
+        specs: Vec::new(),
     };
     m.check_slug();
     m.check_requirements();
@@ -93,7 +97,10 @@ pub(crate) fn check_module<'a>(
     m.check_containers();
     m.check_provides();
     m.check_unused();
-    m.references.unwrap_or_default()
+    let specs = super::specs::ModuleSpecs {
+        containers: m.specs.into_boxed_slice(),
+    };
+    (m.references.unwrap_or_default(), specs)
 }
 
 impl<'a> ModuleChecker<'a, '_> {

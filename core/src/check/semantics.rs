@@ -138,6 +138,9 @@ pub struct ModuleSemantics {
     pub references: Vec<Resolved>,
     /// The module's diagnostics (its checks and its literals'), by place.
     pub diagnostics: Vec<Diagnostic>,
+    /// Its containers lowered to typed specs, as its checks decided them
+    /// (`check::specs`): what resolution builds containers from.
+    pub specs: Arc<super::specs::ModuleSpecs>,
 }
 
 impl ModuleSemantics {
@@ -172,7 +175,8 @@ pub fn module_semantics(
     keep_references: bool,
 ) -> ModuleSemantics {
     let mut cx = Cx::new(path, registry, std, syntax);
-    let mut references = super::module::check_module(&mut cx, module, &scope, keep_references);
+    let (mut references, specs) =
+        super::module::check_module(&mut cx, module, &scope, keep_references);
     super::definition_rules::check_module_literals(&mut cx, module);
     let mut diagnostics = cx.sink.diagnostics;
     diagnostics.sort_by_key(|d| (d.span.start, d.span.end));
@@ -183,6 +187,7 @@ pub fn module_semantics(
         scope,
         references,
         diagnostics,
+        specs: Arc::new(specs),
     }
 }
 

@@ -7,14 +7,17 @@ use super::FxIndexMap;
 use super::evaluate::{Ctx, Evaluate, Resolved, into_text, render_template, text_of};
 use super::manifests::Builder;
 use super::{Answer, InstanceId};
-use crate::check::registry::HostContract;
+use crate::check::specs::{
+    ArgRef, ContainerSpec, EntryKind, ExprRef, FileSpec, HealthSpec, MountSource, MountSpec,
+    Written, env_refused,
+};
 use crate::check::types::Value;
-use crate::check::types::is_duration;
+use crate::diagnostics::Reported;
 use crate::emit::{
     Container, EnvValue, File, HEALTH_INTERVAL, HEALTH_RETRIES, HEALTH_START_PERIOD, Health, Mount,
     Network, PortMapping, SealedEnv, SecretFile, TemplateEnv, TemplateRef,
 };
-use crate::syntax::ast::{self, ContainerEntryKind, Expr};
+use crate::syntax::ast::Name;
 
 /// The mode of a file that writes none and reads no secret.
 pub(crate) const DEFAULT_FILE_MODE: i64 = 0o644;
@@ -26,29 +29,36 @@ pub(crate) const DEFAULT_SECRET_FILE_MODE: i64 = 0o440;
 impl<'m> Builder<'_, 'm> {
     /// Whether an entry under `when` is left out of instance `i`'s manifest: its
     /// optional requirement is absent (LANGUAGE.md §12.2).
-    fn left_out_by_when(&self, i: InstanceId, when: Option<&ast::When>) -> bool {
-        when.is_some_and(|w| self.world.is_absent(i, &w.requirement.name))
+    fn left_out_by_when(&self, i: InstanceId, when: Option<&Name>) -> bool {
+        when.is_some_and(|w| self.world.is_absent(i, w))
     }
 
-    /// The containers of instance `i`: `<instance>` for a module with one container,
-    /// else `<instance>-<container>`.
+    /// The containers of instance `i`, from its module's specs: `<instance>` for a
+    /// module with one container, else `<instance>-<container>`.
     pub(super) fn build_containers(&mut self, i: InstanceId) -> Vec<Container> {
         let Some(m) = self.world.module_of(i) else {
             return Vec::new();
         };
-        let containers: Vec<&'m ast::Container> = m.ast.containers().collect();
-        let single = containers.len() == 1;
-        containers
-            .into_iter()
-            .map(|c| self.build_container(i, c, single))
+        let specs: &'m [ContainerSpec] = &m.specs.containers;
+        let single = specs.len() == 1;
+        specs
+            .iter()
+            .zip(Written::containers(m.ast))
+            .map(|(c, written)| self.build_container(i, c, written, single))
             .collect()
     }
 
-    fn build_container(&mut self, i: InstanceId, c: &'m ast::Container, single: bool) -> Container {
+    fn build_container(
+        &mut self,
+        i: InstanceId,
+        c: &'m ContainerSpec,
+        written: Written<'m>,
+        single: bool,
+    ) -> Container {
         let name = if single {
             self.world.instances[i].name.clone()
         } else {
-            format!("{}-{}", self.world.instances[i].name, c.name.name)
+            format!("{}-{}", self.world.instances[i].name, written.name())
         };
         let mut out = Container {
             name,
@@ -76,153 +86,140 @@ impl<'m> Builder<'_, 'm> {
             )
             .collect(),
             health: None,
-            job: c.job,
+            job: written.job(),
             after: Vec::new(),
         };
-        let mut image_seen = false;
         // Files and secret files that name no owner: the container's user owns them,
         // once it is known (it may be declared after them).
         let mut unowned_files = Vec::new();
         let mut unowned_secrets = Vec::new();
-        for entry in &c.entries {
-            if self.left_out_by_when(i, entry.when.as_deref()) {
+        for (k, entry) in c.entries.iter().enumerate() {
+            if self.left_out_by_when(i, written.when(k)) {
                 continue;
             }
-            match &entry.kind {
-                ContainerEntryKind::Image(s) => {
-                    if image_seen {
-                        continue;
-                    }
-                    image_seen = true;
-                    if let Some(Resolved::Plain(v, ty)) = self.eval_string(i, Ctx::Definition, s) {
-                        out.image = into_text(v, &ty);
-                    }
+            match entry {
+                // Written twice, or refused otherwise: the checker's error leaves the
+                // module out of every build.
+                EntryKind::Refused(refused) => {
+                    let _proof: Reported = *refused;
                 }
-                ContainerEntryKind::Command(expr) => out.command = self.command(i, expr),
-                ContainerEntryKind::User(u) => {
-                    if let Some(Resolved::Plain(Value::Int(uid), _)) =
-                        self.eval_expr(i, Ctx::Definition, &u.uid)
+                &EntryKind::Image(at) => {
+                    match written
+                        .string(at)
+                        .and_then(|s| self.eval_string(i, Ctx::Definition, s))
                     {
-                        out.user = Some(uid);
-                        out.group = u.gid.as_ref().map(|g| g.value);
-                    }
-                }
-                ContainerEntryKind::Health(h) => {
-                    if out.health.is_none() {
-                        out.health = Some(self.health(i, h));
-                    }
-                }
-                ContainerEntryKind::After(names) => {
-                    for n in names {
-                        if !out.after.iter().any(|a| *a == n.name) {
-                            out.after.push(String::from(n.name.as_str()));
+                        Some(Resolved::Plain(v, ty)) => out.image = into_text(v, &ty),
+                        // A secret or nothing where the checker accepted the image: its
+                        // miss (a secret in an image is E0302).
+                        _ => {
+                            let _proof = self.passed_over(i, "E0302");
                         }
                     }
                 }
-                ContainerEntryKind::Env(entries) => {
-                    for e in entries {
-                        if self.left_out_by_when(i, e.when.as_deref()) {
+                EntryKind::Command(args) => out.command = self.command(i, written, args),
+                &EntryKind::User { uid, gid } => match self.eval_at(i, written, uid) {
+                    Some(Resolved::Plain(Value::Int(uid), _)) => {
+                        out.user = Some(uid);
+                        out.group = gid.map(i64::from);
+                    }
+                    // Anything but a uid where the checker accepted one: its miss (a
+                    // value of another type is E0301).
+                    _ => {
+                        let _proof = self.passed_over(i, "E0301");
+                    }
+                },
+                EntryKind::Health(h) => {
+                    if out.health.is_none() {
+                        out.health = Some(self.health(i, written, h));
+                    }
+                }
+                EntryKind::After(names) => {
+                    for n in names.iter() {
+                        if !out.after.iter().any(|a| a == n.as_str()) {
+                            out.after.push(String::from(n.as_str()));
+                        }
+                    }
+                }
+                EntryKind::Env(refused) => {
+                    for e in written.env(k) {
+                        if self.left_out_by_when(i, e.when) {
                             continue;
                         }
-                        let indexmap::map::Entry::Vacant(slot) =
-                            out.env.entry(String::from(e.key.name.as_str()))
+                        // A key written twice, or a value the checker refused.
+                        if let Some(proof) = env_refused(refused, e.item) {
+                            let _proof: Reported = proof;
+                            continue;
+                        }
+                        let indexmap::map::Entry::Vacant(slot) = out.env.entry(String::from(e.key))
                         else {
                             let _proof = self.passed_over(i, "E0102");
                             continue;
                         };
-                        let exposed = e.exposed.as_ref().map(|x| {
-                            x.reason
-                                .as_ref()
-                                .map(|r| r.literal_text())
-                                .unwrap_or_default()
-                        });
-                        if let Some(v) = self.env_value(i, &e.value, exposed) {
+                        let exposed = e
+                            .exposed
+                            .map(|reason| reason.map(|r| r.literal_text()).unwrap_or_default());
+                        if let Some(v) = self.env_value(i, written, e.value, exposed) {
                             slot.insert(v);
                         }
                     }
                 }
-                ContainerEntryKind::Mount(mount) => {
-                    let crate::syntax::ast::Mount {
-                        source,
-                        target,
-                        read_only,
-                    } = &**mount;
-                    if let Some(m) = self.mount(i, source, target.as_ref(), read_only.is_some()) {
+                EntryKind::Mount(mount) => {
+                    if let Some(m) = self.mount(i, written, mount) {
                         out.mounts.push(m);
                     }
                 }
-                ContainerEntryKind::Secret(file) => {
-                    let crate::syntax::ast::FileEntry {
-                        target,
-                        owner,
-                        mode,
-                        value,
-                    } = &**file;
-                    let Some(target) = target.as_plain() else {
+                EntryKind::Secret(file) => {
+                    let (sealed, template, references) = match self.eval_at(i, written, file.value)
+                    {
+                        Some(Resolved::Sealed(s)) => (Some(*s), None, None),
+                        Some(Resolved::Template(parts)) => {
+                            let (template, references) = render_template(&parts);
+                            (None, Some(template), Some(references))
+                        }
+                        // A plain value in a secret file (E0309).
+                        Some(Resolved::Plain(..) | Resolved::HostPath(_)) => {
+                            let _proof = self.passed_over(i, "E0309");
+                            continue;
+                        }
+                        // No value, for a reason of the value's own.
+                        None => continue,
+                    };
+                    let Some(target) = written.target(file.value) else {
                         // An interpolated container path (E0315).
                         let _proof = self.passed_over(i, "E0315");
                         continue;
                     };
-                    let (uid, gid) = owner_of(owner.as_ref());
-                    let mode = format!(
-                        "{:04o}",
-                        mode.as_ref().map_or(DEFAULT_SECRET_FILE_MODE, |m| m.value)
-                    );
-                    let (sealed, template, references) =
-                        match self.eval_expr(i, Ctx::Definition, value) {
-                            Some(Resolved::Sealed(s)) => (Some(*s), None, None),
-                            Some(Resolved::Template(parts)) => {
-                                let (template, references) = render_template(&parts);
-                                (None, Some(template), Some(references))
-                            }
-                            // A plain value in a secret file (E0309).
-                            Some(Resolved::Plain(..) | Resolved::HostPath(_)) => {
-                                let _proof = self.passed_over(i, "E0309");
-                                continue;
-                            }
-                            // No value, for a reason of the value's own.
-                            None => continue,
-                        };
-                    if owner.is_none() {
+                    let (owner, group) = owner_of(file);
+                    if file.owner.is_none() {
                         unowned_secrets.push(out.secrets.len());
                     }
                     out.secrets.push(SecretFile {
                         target,
-                        owner: uid,
-                        group: gid,
-                        mode,
+                        owner,
+                        group,
+                        mode: mode_of(file, DEFAULT_SECRET_FILE_MODE),
                         sealed,
                         template,
                         references,
                     });
                 }
-                ContainerEntryKind::File(file) => {
-                    let crate::syntax::ast::FileEntry {
-                        target,
-                        owner,
-                        mode,
-                        value,
-                    } = &**file;
-                    let Some(target) = target.as_plain() else {
-                        // An interpolated container path (E0315).
-                        let _proof = self.passed_over(i, "E0315");
-                        continue;
-                    };
-                    if let Some(mut f) = self.file(i, target, mode.as_ref().map(|m| m.value), value)
-                    {
-                        (f.owner, f.group) = owner_of(owner.as_ref());
-                        if owner.is_none() {
+                EntryKind::File(file) => {
+                    if let Some(mut f) = self.file(i, written, file) {
+                        (f.owner, f.group) = owner_of(file);
+                        if file.owner.is_none() {
                             unowned_files.push(out.files.len());
                         }
                         out.files.push(f);
                     }
                 }
-                ContainerEntryKind::Publish(req) => {
-                    if let Some(p) = self.published_port(i, &req.name) {
+                EntryKind::Publish(req) => {
+                    if let Some(p) = self.published_port(i, *req) {
                         out.ports.push(p);
                     }
                 }
-                ContainerEntryKind::ImagePaths(_) => {}
+                // Read by the checker only; and a mount whose source reads nothing, its
+                // cause told in another file.
+                EntryKind::ImagePaths | EntryKind::ReadsNothing => {}
             }
         }
         // A file with no `owner` belongs to the container's user and group; the group
@@ -238,54 +235,34 @@ impl<'m> Builder<'_, 'm> {
         out
     }
 
-    /// `health`: the ARGV evaluated as a command is, the options as written or their
-    /// defaults. A malformed option (E0314) is passed over, left at its default.
-    fn health(&mut self, i: InstanceId, h: &ast::Health) -> Health {
-        let duration = |kind, default: &str| match h.option(kind) {
-            None => Some(default.to_string()),
-            Some(Expr::Str(s)) => s.as_plain().filter(|d| is_duration(d)),
-            Some(_) => None,
+    /// Evaluates the expression `at` of a container in instance `i`'s scope.
+    fn eval_at(&mut self, i: InstanceId, written: Written<'m>, at: ExprRef) -> Option<Resolved> {
+        let expr = written.expr(at)?;
+        self.eval_expr(i, Ctx::Definition, expr)
+    }
+
+    /// `health`: the ARGV evaluated as a command is, the options the checker accepted
+    /// or their defaults.
+    fn health(&mut self, i: InstanceId, written: Written<'m>, h: &HealthSpec) -> Health {
+        let text = |value: &Option<Box<str>>, default: &str| {
+            value.as_deref().unwrap_or(default).to_string()
         };
-        let mut malformed = false;
-        let mut or_default = |value: Option<String>, default: &str| {
-            malformed |= value.is_none();
-            value.unwrap_or_else(|| default.to_string())
-        };
-        let interval = or_default(
-            duration(ast::HealthOptionKind::Every, HEALTH_INTERVAL),
-            HEALTH_INTERVAL,
-        );
-        let start_period = or_default(
-            duration(ast::HealthOptionKind::Start, HEALTH_START_PERIOD),
-            HEALTH_START_PERIOD,
-        );
-        let retries = match h.option(ast::HealthOptionKind::Retries) {
-            None => HEALTH_RETRIES,
-            Some(Expr::Int(n)) if n.value >= 1 => n.value,
-            Some(_) => {
-                malformed = true;
-                HEALTH_RETRIES
-            }
-        };
-        if malformed {
-            let _proof = self.passed_over(i, "E0314");
-        }
         Health {
-            test: self.command(i, &h.argv),
-            interval,
-            start_period,
-            retries,
+            test: self.command(i, written, &h.test),
+            interval: text(&h.interval, HEALTH_INTERVAL),
+            start_period: text(&h.start_period, HEALTH_START_PERIOD),
+            retries: h.retries.unwrap_or(HEALTH_RETRIES),
         }
     }
 
-    fn command(&mut self, i: InstanceId, expr: &Expr) -> Vec<String> {
-        let items: Vec<&Expr> = match expr {
-            Expr::List(items, _) => items.iter().collect(),
-            other => vec![other],
-        };
+    /// A command's arguments: each evaluated, a list's values each one argument.
+    fn command(&mut self, i: InstanceId, written: Written<'m>, args: &[ArgRef]) -> Vec<String> {
         let mut out = Vec::new();
-        for item in items {
-            match self.eval_expr(i, Ctx::Definition, item) {
+        for &at in args {
+            let value = written
+                .arg(at)
+                .and_then(|arg| self.eval_expr(i, Ctx::Definition, arg));
+            match value {
                 Some(Resolved::Plain(Value::List(vs), ty)) => {
                     let inner = match ty {
                         crate::check::types::Ty::List(t) => *t,
@@ -307,10 +284,11 @@ impl<'m> Builder<'_, 'm> {
     fn env_value(
         &mut self,
         i: InstanceId,
-        value: &Expr,
+        written: Written<'m>,
+        at: ExprRef,
         exposed: Option<String>,
     ) -> Option<EnvValue> {
-        Some(match self.eval_expr(i, Ctx::Definition, value)? {
+        Some(match self.eval_at(i, written, at)? {
             Resolved::Plain(v, ty) => EnvValue::Text(into_text(v, &ty)),
             Resolved::Sealed(sealed) => EnvValue::Sealed(SealedEnv {
                 sealed: *sealed,
@@ -330,39 +308,30 @@ impl<'m> Builder<'_, 'm> {
 
     /// A mount: the resolved host path of a directory or access (or an old-form literal
     /// path, used as written). An access its module does not write is mounted read-only.
-    fn mount(
-        &mut self,
-        i: InstanceId,
-        source: &Expr,
-        target: Option<&ast::StringLit>,
-        read_only: bool,
-    ) -> Option<Mount> {
-        // No container path (a syntax error) or an interpolated one (E0315).
-        let Some(container) = target.and_then(ast::StringLit::as_plain) else {
-            return self.passed_over(i, "E0315 or a syntax error").and(None);
+    fn mount(&mut self, i: InstanceId, written: Written<'m>, mount: &MountSpec) -> Option<Mount> {
+        let Some(container) = written.target(mount.value) else {
+            // An interpolated container path (E0315).
+            return self.passed_over(i, "E0315").and(None);
         };
-        let host = match source {
-            Expr::Str(s) => s.as_plain().filter(|p| p.starts_with('/'))?,
-            _ => match self.eval_expr(i, Ctx::Definition, source)? {
-                Resolved::HostPath(p) => p,
+        let (host, access) = match mount.source {
+            MountSource::Literal => (written.literal(mount.value)?, None),
+            MountSource::Path { access } => match self.eval_at(i, written, mount.value)? {
+                Resolved::HostPath(p) => (p, access),
                 _ => return self.passed_over(i, "E0317").and(None),
             },
         };
-        let mut read_only = read_only;
-        if let Expr::Ref(r) = source {
-            let name = r.segments.first().map(|s| s.name.as_str()).unwrap_or("");
-            if let Some((&req, info)) = self
+        let mut read_only = mount.read_only;
+        if let Some(access) = access
+            && let Some((&req, _)) = self
                 .world
                 .module_of(i)
-                .and_then(|m| m.scope.requirements.get_key_value(name))
-                && info.host_contract() == Some(HostContract::Access)
-                && matches!(
-                    self.given_value(i, req, "write"),
-                    Some(Resolved::Plain(Value::Bool(false), _))
-                )
-            {
-                read_only = true;
-            }
+                .and_then(|m| m.scope.requirements.get_index(access as usize))
+            && matches!(
+                self.given_value(i, req, "write"),
+                Some(Resolved::Plain(Value::Bool(false), _))
+            )
+        {
+            read_only = true;
         }
         Some(Mount {
             host,
@@ -373,21 +342,18 @@ impl<'m> Builder<'_, 'm> {
 
     /// A file: rendered content when it reads no secret, else sealed — its template and
     /// references, never its rendered text.
-    fn file(
-        &mut self,
-        i: InstanceId,
-        target: String,
-        mode: Option<i64>,
-        value: &Expr,
-    ) -> Option<File> {
-        let resolved = self.eval_expr(i, Ctx::Definition, value)?;
+    fn file(&mut self, i: InstanceId, written: Written<'m>, file: &FileSpec) -> Option<File> {
+        let Some(target) = written.target(file.value) else {
+            // An interpolated container path (E0315).
+            return self.passed_over(i, "E0315").and(None);
+        };
+        let resolved = self.eval_at(i, written, file.value)?;
         let (content, template, references, default_mode) = match resolved {
             Resolved::Plain(v, ty) => (Some(into_text(v, &ty)), None, None, DEFAULT_FILE_MODE),
             Resolved::Sealed(sealed) => {
-                let name = match value {
-                    Expr::Ref(r) => r.dotted(),
-                    _ => "secret".to_string(),
-                };
+                let name = written
+                    .reference(file.value)
+                    .unwrap_or_else(|| "secret".to_string());
                 let mut refs = FxIndexMap::default();
                 refs.insert(name.clone(), TemplateRef::Sealed { sealed: *sealed });
                 (
@@ -407,20 +373,18 @@ impl<'m> Builder<'_, 'm> {
             target,
             owner: 0,
             group: 0,
-            mode: format!("{:04o}", mode.unwrap_or(default_mode)),
+            mode: mode_of(file, default_mode),
             content,
             template,
             references,
         })
     }
 
-    /// The port mapping of a `publish REQ`.
-    fn published_port(&mut self, i: InstanceId, req: &str) -> Option<PortMapping> {
+    /// The port mapping of a `publish REQ`: requirement `req` of the module's scope, a
+    /// `host port` (the checker decided it).
+    fn published_port(&mut self, i: InstanceId, req: u32) -> Option<PortMapping> {
         let m = self.world.module_of(i)?;
-        let Some((&req, _)) = m.scope.requirements.get_key_value(req) else {
-            // A requirement the module does not declare (E0104).
-            return self.passed_over(i, "E0104").and(None);
-        };
+        let (&req, _) = m.scope.requirements.get_index(req as usize)?;
         let Some(Answer::Port { host_port, .. }) = self.world.answers[i].get(req) else {
             // A requirement that is no host port (E0316).
             return self.passed_over(i, "E0316").and(None);
@@ -445,11 +409,15 @@ impl<'m> Builder<'_, 'm> {
     }
 }
 
-/// The owner and group an `owner UID[:GID]` names (the group defaults to the uid's
-/// number); 0:0 when none is written, until the container's user is known.
-fn owner_of(owner: Option<&ast::Owner>) -> (i64, i64) {
-    match owner {
-        Some(o) => (o.uid.value, o.gid.as_ref().map_or(o.uid.value, |g| g.value)),
-        None => (0, 0),
-    }
+/// The owner and group of a file or secret file as the checker decided them; 0:0 when
+/// none is written, until the container's user is known.
+fn owner_of(file: &FileSpec) -> (i64, i64) {
+    file.owner
+        .map_or((0, 0), |(uid, gid)| (i64::from(uid), i64::from(gid)))
+}
+
+/// The mode of a file or secret file, `default` when none is written, as the manifest
+/// writes it.
+fn mode_of(file: &FileSpec, default: i64) -> String {
+    format!("{:04o}", file.mode.map_or(default, i64::from))
 }

@@ -47,6 +47,7 @@ pub use lock::Lock;
 use crate::check::registry::ModuleSource;
 use crate::check::registry::Registry;
 use crate::check::scope::{ModuleScope, ScopeTable};
+use crate::check::specs::ModuleSpecs;
 use crate::check::types::Value;
 use crate::diagnostics::rules::PortsRefused;
 use crate::diagnostics::{Code, Diagnostic, Reported, Rule, Severity};
@@ -71,6 +72,9 @@ pub struct ResolveInput<'a> {
     /// The scope of a module, by name, as its semantic model decided it
     /// (`db::module_scope`): resolution decides no scope of its own.
     pub scope: &'a dyn Fn(&str) -> Option<Arc<ScopeTable>>,
+    /// The container specs of a module, by name, as its semantic model lowered them
+    /// (`db::module_specs`): read only when the manifests are built.
+    pub specs: &'a dyn Fn(&str) -> Option<Arc<ModuleSpecs>>,
     /// The error diagnostics of a module's definition; an assignment of a module with
     /// errors is left out, listing them.
     pub module_errors: &'a dyn Fn(&str) -> Vec<Diagnostic>,
@@ -260,7 +264,10 @@ pub(crate) enum Output {
 
 fn resolve_as(input: &ResolveInput<'_>, output: Output) -> MeshOutcome {
     // Load every assigned module once; their trees outlive the resolver, which borrows them.
-    let mut sources: FxIndexMap<String, (ModuleSource, Arc<ScopeTable>)> = FxIndexMap::default();
+    let mut sources: FxIndexMap<String, (ModuleSource, Arc<ScopeTable>, Arc<ModuleSpecs>)> =
+        FxIndexMap::default();
+    // Without manifests no container is built: the specs are not asked for.
+    let no_specs = Arc::new(ModuleSpecs::default());
     for a in input.mesh.assigns() {
         (input.interrupt)();
         let name = a.module.name.as_str();
@@ -269,20 +276,32 @@ fn resolve_as(input: &ResolveInput<'_>, output: Output) -> MeshOutcome {
         }
         if let Some(src) = (input.module)(name)
             && let Some(scope) = (input.scope)(name)
+            && let Some(specs) = match output {
+                Output::Nothing => Some(no_specs.clone()),
+                Output::Manifests | Output::Sent => (input.specs)(name),
+            }
         {
-            sources.insert(name.to_string(), (src, scope));
+            sources.insert(name.to_string(), (src, scope, specs));
         }
     }
     // Each module's scope is read on its own (10,000 modules in a large mesh): on every
     // core, in the order of first assignment whatever the number of threads.
-    let found: Vec<(&String, &ModuleSource, &ScopeTable, &ast::Module)> = sources
+    let found: Vec<(
+        &String,
+        &ModuleSource,
+        &ScopeTable,
+        &ModuleSpecs,
+        &ast::Module,
+    )> = sources
         .iter()
-        .filter_map(|(name, (src, scope))| Some((name, src, &**scope, module_of(src)?)))
+        .filter_map(|(name, (src, scope, specs))| {
+            Some((name, src, &**scope, &**specs, module_of(src)?))
+        })
         .collect();
     crate::base::process::mark("resolve.sources");
     let loaded: Vec<LoadedModule<'_>> = crate::parallel::map_chunks(&found, 256, |part| {
         part.iter()
-            .map(|&(name, src, scope, ast)| LoadedModule::new(name, src, ast, scope))
+            .map(|&(name, src, scope, specs, ast)| LoadedModule::new(name, src, ast, scope, specs))
             .collect()
     });
     let modules: FxIndexMap<String, LoadedModule<'_>> = loaded
@@ -345,6 +364,9 @@ pub(crate) struct LoadedModule<'m> {
     pub path: FilePath,
     pub ast: &'m ast::Module,
     pub scope: ModuleScope<'m>,
+    /// Its containers, as its semantic model lowered them (empty when no manifest is
+    /// built).
+    pub specs: &'m ModuleSpecs,
     /// `provides` blocks by contract (the first of a contract wins).
     pub provides: FxIndexMap<&'m str, &'m ast::Provides>,
     /// The module's place among the mesh's loaded modules (its errors' place in
@@ -362,6 +384,7 @@ impl<'m> LoadedModule<'m> {
         src: &'m ModuleSource,
         ast: &'m ast::Module,
         scope: &ScopeTable,
+        specs: &'m ModuleSpecs,
     ) -> LoadedModule<'m> {
         let mut provides = FxIndexMap::default();
         for p in ast.provides() {
@@ -372,6 +395,7 @@ impl<'m> LoadedModule<'m> {
             path: src.path.clone(),
             ast,
             scope: ModuleScope::of(ast, scope),
+            specs,
             provides,
             index: 0,
             slug: identity::module_slug(ast),
