@@ -1906,6 +1906,7 @@ mod cancellation {
         let sources = ws.files(&db);
         let module = |name: &str| module_source_in(&db, &reg, sources, name);
         let scope = |name: &str| module_scope_named(&db, ws, name);
+        let specs = |name: &str| module_specs_named(&db, ws, name);
         // No query in the phases: what polls there is the interrupt alone.
         let no_errors = |_: &str| Vec::new();
         let calls = std::cell::Cell::new(0usize);
@@ -1923,6 +1924,7 @@ mod cancellation {
             registry: &reg,
             module: &module,
             scope: &scope,
+            specs: &specs,
             module_errors: &no_errors,
             lock: &lock,
             manifests: true,

@@ -183,9 +183,10 @@ pub fn file_index(db: &dyn salsa::Database, ws: Workspace, file: SourceFile) -> 
         .iter()
         .enumerate()
         .map(|(i, item)| match item {
-            Item::Module(_) => {
-                ItemModel::Module(module_references(db, ws, file, i), module_names(db, file, i))
-            }
+            Item::Module(_) => ItemModel::Module(
+                module_references(db, ws, file, i),
+                module_names(db, file, i),
+            ),
             Item::Mesh(_) => ItemModel::Mesh(mesh_semantics(db, ws, file, i)),
             _ => ItemModel::None,
         })
