@@ -598,29 +598,14 @@ fn diagnostics_of(db: &Database, ws: Workspace, once: bool) -> Vec<Diagnostic> {
     }
     let files = ws.files(db).clone();
     parse_all(db, &files);
-    let meshes: Vec<String> = registry(db, ws).meshes.keys().cloned().collect();
-    let (per_mesh, per_file) = beside(
-        db,
-        |db| {
-            meshes
-                .iter()
-                .map(|name| check_mesh(db, ws, name.clone()))
-                .collect::<Vec<_>>()
-        },
-        || match meshes.is_empty() {
+    with_meshes_beside(db, ws, |resolving| {
+        let per_file = match resolving {
             // Nothing resolves beside: every core checks files.
-            true => parallel_map(db, &files, |db, file| check_file(db, ws, file)),
-            false => check_files_beside(db, ws, &files, once),
-        },
-    );
-    let mut out: Vec<Diagnostic> = Vec::new();
-    for diags in per_file {
-        out.extend(diags.iter().cloned());
-    }
-    for outcome in per_mesh {
-        out.extend(outcome.diagnostics.iter().cloned());
-    }
-    out
+            false => parallel_map(db, &files, |db, file| check_file(db, ws, file)),
+            true => check_files_beside(db, ws, &files, once),
+        };
+        per_file.iter().flat_map(|d| d.iter().cloned()).collect()
+    })
 }
 
 /// [`workspace_diagnostics`] as a process that checks again and again asks for it (the
@@ -642,8 +627,27 @@ fn diagnostics_by_groups(db: &Database, ws: Workspace) -> Vec<Diagnostic> {
         summary_group(db, ws, g);
         Arc::new(Vec::new())
     });
+    with_meshes_beside(db, ws, |resolving| {
+        // With a mesh resolving beside, in the background of it (see `beside`).
+        let per_group = each_group(resolving, &|db, g| checked_group(db, ws, g));
+        per_group
+            .iter()
+            .flat_map(|group| group.iter())
+            .flat_map(|d| d.iter().cloned())
+            .collect()
+    })
+}
+
+/// Checks every mesh of the workspace ([`check_mesh`]) on a thread of its own while
+/// `files` gives the files' diagnostics here (told whether a mesh resolves beside it);
+/// the files' diagnostics, then the meshes'.
+fn with_meshes_beside(
+    db: &Database,
+    ws: Workspace,
+    files: impl FnOnce(bool) -> Vec<Diagnostic>,
+) -> Vec<Diagnostic> {
     let meshes: Vec<String> = registry(db, ws).meshes.keys().cloned().collect();
-    let (per_mesh, per_group) = beside(
+    let (per_mesh, mut out) = beside(
         db,
         |db| {
             meshes
@@ -651,13 +655,8 @@ fn diagnostics_by_groups(db: &Database, ws: Workspace) -> Vec<Diagnostic> {
                 .map(|name| check_mesh(db, ws, name.clone()))
                 .collect::<Vec<_>>()
         },
-        // With a mesh resolving beside, in the background of it (see `beside`).
-        || each_group(!meshes.is_empty(), &|db, g| checked_group(db, ws, g)),
+        || files(!meshes.is_empty()),
     );
-    let mut out: Vec<Diagnostic> = Vec::new();
-    for diags in per_group.iter().flat_map(|group| group.iter()) {
-        out.extend(diags.iter().cloned());
-    }
     for outcome in per_mesh {
         out.extend(outcome.diagnostics.iter().cloned());
     }
