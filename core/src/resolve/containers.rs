@@ -39,7 +39,7 @@ impl<'m> Builder<'_, 'm> {
         let Some(m) = self.world.module_of(i) else {
             return Vec::new();
         };
-        let specs: &'m [ContainerSpec] = &m.specs.containers;
+        let specs: &'m [ContainerSpec] = m.containers();
         let single = specs.len() == 1;
         specs
             .iter()

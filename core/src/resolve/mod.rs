@@ -264,10 +264,7 @@ pub(crate) enum Output {
 
 fn resolve_as(input: &ResolveInput<'_>, output: Output) -> MeshOutcome {
     // Load every assigned module once; their trees outlive the resolver, which borrows them.
-    let mut sources: FxIndexMap<String, (ModuleSource, Arc<ScopeTable>, Arc<ModuleSpecs>)> =
-        FxIndexMap::default();
-    // Without manifests no container is built: the specs are not asked for.
-    let no_specs = Arc::new(ModuleSpecs::default());
+    let mut sources: FxIndexMap<String, (ModuleSource, Arc<ScopeTable>)> = FxIndexMap::default();
     for a in input.mesh.assigns() {
         (input.interrupt)();
         let name = a.module.name.as_str();
@@ -276,32 +273,20 @@ fn resolve_as(input: &ResolveInput<'_>, output: Output) -> MeshOutcome {
         }
         if let Some(src) = (input.module)(name)
             && let Some(scope) = (input.scope)(name)
-            && let Some(specs) = match output {
-                Output::Nothing => Some(no_specs.clone()),
-                Output::Manifests | Output::Sent => (input.specs)(name),
-            }
         {
-            sources.insert(name.to_string(), (src, scope, specs));
+            sources.insert(name.to_string(), (src, scope));
         }
     }
     // Each module's scope is read on its own (10,000 modules in a large mesh): on every
     // core, in the order of first assignment whatever the number of threads.
-    let found: Vec<(
-        &String,
-        &ModuleSource,
-        &ScopeTable,
-        &ModuleSpecs,
-        &ast::Module,
-    )> = sources
+    let found: Vec<(&String, &ModuleSource, &ScopeTable, &ast::Module)> = sources
         .iter()
-        .filter_map(|(name, (src, scope, specs))| {
-            Some((name, src, &**scope, &**specs, module_of(src)?))
-        })
+        .filter_map(|(name, (src, scope))| Some((name, src, &**scope, module_of(src)?)))
         .collect();
     crate::base::process::mark("resolve.sources");
     let loaded: Vec<LoadedModule<'_>> = crate::parallel::map_chunks(&found, 256, |part| {
         part.iter()
-            .map(|&(name, src, scope, specs, ast)| LoadedModule::new(name, src, ast, scope, specs))
+            .map(|&(name, src, scope, ast)| LoadedModule::new(name, src, ast, scope))
             .collect()
     });
     let modules: FxIndexMap<String, LoadedModule<'_>> = loaded
@@ -364,9 +349,9 @@ pub(crate) struct LoadedModule<'m> {
     pub path: FilePath,
     pub ast: &'m ast::Module,
     pub scope: ModuleScope<'m>,
-    /// Its containers, as its semantic model lowered them (empty when no manifest is
-    /// built).
-    pub specs: &'m ModuleSpecs,
+    /// Its containers, as its semantic model lowered them: read just before the
+    /// manifests are assembled ([`LoadedModule::read_specs`]), never when none is built.
+    pub specs: std::sync::OnceLock<Arc<ModuleSpecs>>,
     /// `provides` blocks by contract (the first of a contract wins).
     pub provides: FxIndexMap<&'m str, &'m ast::Provides>,
     /// The module's place among the mesh's loaded modules (its errors' place in
@@ -384,7 +369,6 @@ impl<'m> LoadedModule<'m> {
         src: &'m ModuleSource,
         ast: &'m ast::Module,
         scope: &ScopeTable,
-        specs: &'m ModuleSpecs,
     ) -> LoadedModule<'m> {
         let mut provides = FxIndexMap::default();
         for p in ast.provides() {
@@ -395,11 +379,30 @@ impl<'m> LoadedModule<'m> {
             path: src.path.clone(),
             ast,
             scope: ModuleScope::of(ast, scope),
-            specs,
+            specs: std::sync::OnceLock::new(),
             provides,
             index: 0,
             slug: identity::module_slug(ast),
         }
+    }
+
+    /// The container specs of every module of `modules`, read once, before the
+    /// manifests are assembled. Not while the modules load: the specs come from the
+    /// modules' checks (`db::module_semantics`), which `meshc build` runs beside the
+    /// resolution, and the phases before the manifests need none of them, so asking then
+    /// would make the resolution wait for checks the other core is still running.
+    fn read_specs(input: &ResolveInput<'_>, modules: &FxIndexMap<String, LoadedModule<'m>>) {
+        for m in modules.values() {
+            (input.interrupt)();
+            let specs = (input.specs)(&m.name).unwrap_or_default();
+            // Set once per resolution: a second call finds it set and keeps it.
+            let _ = m.specs.set(specs);
+        }
+    }
+
+    /// Its containers' specs ([`LoadedModule::read_specs`]); none before they are read.
+    pub fn containers(&self) -> &[crate::check::specs::ContainerSpec] {
+        self.specs.get().map_or(&[], |s| &s.containers)
     }
 }
 
@@ -908,6 +911,9 @@ fn run<'m>(
     mark("resolve.left_out");
     r.interrupt();
     // 7. The manifests, from the products above.
+    if output != Output::Nothing {
+        LoadedModule::read_specs(input, modules);
+    }
     let world = r.world(&entries, &identities, &choices, Some(&left_out));
     let outcome = r.assemble(
         world,
