@@ -25,6 +25,19 @@ fn mesh_files(dir: &Path) -> Vec<PathBuf> {
     files
 }
 
+/// A database of `files` as the server reads them, the cursor marks gone (a fixture marks
+/// the cursor with `$0`; nothing else holds it).
+fn database_of(files: &[PathBuf]) -> (Database, meshc::db::Workspace) {
+    let inputs: Vec<(FilePath, Arc<str>)> = files
+        .iter()
+        .map(|p| {
+            let text = std::fs::read_to_string(p).unwrap().replace("$0", "");
+            (FilePath::from(p.display().to_string()), Arc::from(text))
+        })
+        .collect();
+    Database::with_files(inputs)
+}
+
 /// The workspaces: each check and resolve case alone, each build case's directory, the
 /// catalogue, each fixture of the language server alone.
 fn workspaces() -> Vec<Vec<PathBuf>> {
@@ -64,15 +77,7 @@ fn every_reference_the_index_meets_is_one_the_model_resolved() {
     let (mut references, mut fields, mut unread) = (0usize, 0usize, Vec::new());
     let mut mesh_names = 0usize;
     for files in workspaces() {
-        let inputs: Vec<(FilePath, Arc<str>)> = files
-            .iter()
-            .map(|p| {
-                // A fixture marks the cursor with `$0`; nothing else holds it.
-                let text = std::fs::read_to_string(p).unwrap().replace("$0", "");
-                (FilePath::from(p.display().to_string()), Arc::from(text))
-            })
-            .collect();
-        let (database, ws) = Database::with_files(inputs);
+        let (database, ws) = database_of(&files);
         let registry = db::registry(&database, ws);
         for &file in ws.files(&database).iter().skip(1) {
             let path = file.path(&database).to_string();
@@ -164,14 +169,7 @@ fn references_through_the_word_index_equal_a_scan_of_every_file() {
     use meshc_lsp::analysis::{occurrences_in, words};
     let (mut symbols, mut places, mut narrowed) = (0usize, 0usize, 0usize);
     for files in workspaces() {
-        let inputs: Vec<(FilePath, Arc<str>)> = files
-            .iter()
-            .map(|p| {
-                let text = std::fs::read_to_string(p).unwrap().replace("$0", "");
-                (FilePath::from(p.display().to_string()), Arc::from(text))
-            })
-            .collect();
-        let (database, ws) = Database::with_files(inputs);
+        let (database, ws) = database_of(&files);
         let all = ws.files(&database).clone();
         let mut seen = std::collections::HashSet::new();
         for &file in all.iter() {
