@@ -360,9 +360,14 @@ pub fn module_scope_named(
     ws: Workspace,
     name: &str,
 ) -> Option<Arc<crate::check::scope::ScopeTable>> {
+    let (file, item) = module_at(db, ws, name)?;
+    Some(module_scope(db, ws, file, item))
+}
+
+/// The file and the item of module `name`, where the registry says it is.
+fn module_at(db: &dyn salsa::Database, ws: Workspace, name: &str) -> Option<(SourceFile, usize)> {
     let at = registry(db, ws).modules.get(name).copied()?;
-    let file = *ws.files(db).get(at.file)?;
-    Some(module_scope(db, ws, file, at.item))
+    Some((*ws.files(db).get(at.file)?, at.item))
 }
 
 /// The container specs of the module that is item `item` of `file`, as its semantic
@@ -386,9 +391,8 @@ pub fn module_specs_named(
     ws: Workspace,
     name: &str,
 ) -> Option<Arc<crate::check::specs::ModuleSpecs>> {
-    let at = registry(db, ws).modules.get(name).copied()?;
-    let file = *ws.files(db).get(at.file)?;
-    Some(module_specs(db, ws, file, at.item))
+    let (file, item) = module_at(db, ws, name)?;
+    Some(module_specs(db, ws, file, item))
 }
 
 /// The semantic model of the module that is item `item` of `file`
@@ -463,9 +467,8 @@ pub fn module_requirements(
     ws: Workspace,
     name: &str,
 ) -> Option<Arc<crate::check::semantics::ModuleRequirements>> {
-    let at = registry(db, ws).modules.get(name).copied()?;
-    let file = *ws.files(db).get(at.file)?;
-    Some(module_requirements_at(db, file, at.item))
+    let (file, item) = module_at(db, ws, name)?;
+    Some(module_requirements_at(db, file, item))
 }
 
 /// Where the names of the module that is item `item` of `file` are in scope
