@@ -70,10 +70,11 @@ impl<T> Default for Table<T> {
 }
 
 impl<T> Table<T> {
-    fn with_slots(slots: usize) -> Table<T> {
+    /// `slots` slots, room for `values` values before the table grows.
+    fn with_slots(slots: usize, values: usize) -> Table<T> {
         Table {
             state: vec![NOT_ASKED; slots],
-            done: Vec::new(),
+            done: Vec::with_capacity(values),
         }
     }
 
@@ -179,9 +180,12 @@ impl Values {
             })
         }));
         Values {
-            operator: Table::with_slots(layout.requirements()),
-            given: Table::with_slots(layout.fields()),
-            answer: Table::with_slots(layout.fields()),
+            // Room for about one value per requirement in each table, made once: grown by
+            // doubling, a large mesh's tables were copied a dozen times over as they
+            // filled (most slots are never asked for, so not one per slot).
+            operator: Table::with_slots(layout.requirements(), layout.requirements()),
+            given: Table::with_slots(layout.fields(), layout.requirements()),
+            answer: Table::with_slots(layout.fields(), layout.requirements()),
             layout,
         }
     }
@@ -206,6 +210,15 @@ impl Values {
     pub fn answer(&self, consumer: InstanceId, r: u32, f: u32) -> Option<Resolved> {
         match self.answer.get(self.layout.field(consumer, r, f)) {
             Some(Memo::Done(v)) => v.clone(),
+            _ => None,
+        }
+    }
+
+    /// The answer to field `f` of `consumer`'s requirement `r`, if computed, where it is
+    /// kept.
+    fn answer_ref(&self, consumer: InstanceId, r: u32, f: u32) -> Option<&Resolved> {
+        match self.answer.get(self.layout.field(consumer, r, f)) {
+            Some(Memo::Done(v)) => v.as_ref(),
             _ => None,
         }
     }
@@ -1400,7 +1413,7 @@ impl<'m> Evaluator<'_, '_, 'm> {
         for i in self.instances.ids() {
             self.interrupt();
             let Some(k) = self.known(i) else { continue };
-            for (&req, info) in &k.module.scope.requirements {
+            for (r, (&req, info)) in k.module.scope.requirements.iter().enumerate() {
                 let Some(contract) = info.contract.as_deref() else {
                     continue;
                 };
@@ -1408,31 +1421,38 @@ impl<'m> Evaluator<'_, '_, 'm> {
                 else {
                     continue;
                 };
-                for fi in contract.fields.values().filter(|f| !f.given && !f.secret) {
-                    self.check_answer(k, req, info, provider, contract, fi);
+                for (f, fi) in contract.fields.values().enumerate() {
+                    if fi.given || fi.secret {
+                        continue;
+                    }
+                    self.check_answer(k, (r as u32, req, info), provider, contract, (f as u32, fi));
                 }
             }
         }
     }
 
+    /// Checks the answer of `provider` to field `f` of requirement `r` of `k` (neither
+    /// given nor secret) against the consumer's narrowing (E0304, E0314), or refuses a
+    /// field it leaves unanswered (E0310). The answer is evaluated whatever the provider
+    /// is; it is what `module_answer` gives, found by the places at hand rather than by
+    /// name again, and read where it is memoised rather than copied.
     fn check_answer(
         &mut self,
         k: KnownInstance<'m>,
-        req: &'m str,
-        info: &'m ReqInfo<'m>,
+        (r, req, info): (u32, &'m str, &'m ReqInfo<'m>),
         provider: InstanceId,
         contract: &'m ContractInfo,
-        fi: &'m crate::check::registry::FieldInfo,
+        (f, fi): (u32, &'m crate::check::registry::FieldInfo),
     ) {
         let i = k.id;
-        let value = self.module_answer(i, req, &fi.name);
+        self.demand(Key::Answer(i, r, f));
         let clean_provider = self
             .module_of(provider)
             .filter(|pm| self.errors_of(pm).is_empty() && !self.is_refused(provider));
         let Some(pm) = clean_provider else {
             return; // the provider is left out; this consumer waits for it (E0514)
         };
-        match value {
+        let refusal = match self.eval.values.answer_ref(i, r, f) {
             None => {
                 let answered = pm
                     .provides
@@ -1451,27 +1471,28 @@ impl<'m> Evaluator<'_, '_, 'm> {
                     module: &pm.name,
                     provider_head: self.head(provider),
                 };
-                let d = self.at(self.head(i), rule);
-                let _refused = self.refuse(i, d);
+                Some(self.at(self.head(i), rule))
             }
             Some(Resolved::Plain(v, _)) => {
-                if let Some(unfit) = unfit(&fi.ty, &v, || info.field_constraint(fi)) {
+                unfit(&fi.ty, v, || info.field_constraint(fi)).map(|unfit| {
                     let (who, provider_who) = (self.who(i), self.who(provider));
                     let rule = ValueRefused::Answer {
                         provider: &provider_who,
                         requirement: req,
                         field: &fi.name,
                         who: &who,
-                        value: &v,
+                        value: v,
                         unfit,
                         provider_head: self.head(provider),
                         decl: (&k.module.path, info.ast.span),
                     };
-                    let d = self.at(self.head(i), rule);
-                    let _refused = self.refuse(i, d);
-                }
+                    self.at(self.head(i), rule)
+                })
             }
-            Some(_) => {}
+            Some(_) => None,
+        };
+        if let Some(d) = refusal {
+            let _refused = self.refuse(i, d);
         }
     }
 }
