@@ -1391,12 +1391,13 @@ impl<'m> Evaluator<'_, '_, 'm> {
         // Every instance's own values first, so a provider's refusals are known before
         // its answers are checked for its consumers.
         // By place, not by name: what `operator_value` and `given_value` ask for each.
+        // Each is only computed here (its memo is read later), so none is copied out.
         for i in self.instances.ids() {
             self.interrupt();
             let Some(m) = self.module_of(i) else { continue };
             for (r, info) in m.scope.requirements.values().enumerate() {
                 if info.operator.is_some() {
-                    self.operator_memo(i, r as u32);
+                    self.demand(Key::Operator(i, r as u32));
                     continue;
                 }
                 let Some(contract) = info.contract.as_deref() else {
@@ -1405,7 +1406,7 @@ impl<'m> Evaluator<'_, '_, 'm> {
                 for (f, fi) in contract.fields.values().enumerate() {
                     // A secret given field has no plain value (see `given_value`).
                     if fi.given && !fi.secret {
-                        self.given_memo(i, r as u32, f as u32);
+                        self.demand(Key::Given(i, r as u32, f as u32));
                     }
                 }
             }
