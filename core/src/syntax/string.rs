@@ -244,8 +244,9 @@ fn decode_segment(
 
 /// Whether byte `b` stands for itself in a literal and is always allowed there: printable
 /// ASCII, tab, line feed or carriage return, other than `\` and `$`.
+#[inline(always)]
 fn plain_byte(b: u8) -> bool {
-    matches!(b, b' '..=b'~' | b'\t' | b'\n' | b'\r') && b != b'\\' && b != b'$'
+    PLAIN[b as usize]
 }
 
 /// What `c` is when a literal may not hold it: a control character other than tab, line
@@ -333,23 +334,74 @@ fn parse_interp(
 /// identifier) is `None`, for [`parse_interp`] to read and judge.
 fn plain_reference(text: &str, start: usize, end: usize) -> Option<(Interp, usize)> {
     let bytes = &text.as_bytes()[..end];
+    // One scan finds the closing brace and counts the segments, so the reference's
+    // segments are one allocation of the exact size, built with no list in between.
     let mut close = start;
-    while close < bytes.len()
-        && (bytes[close].is_ascii_alphanumeric() || matches!(bytes[close], b'_' | b'-' | b'.'))
-    {
+    let mut dots = 0;
+    while let Some(&b) = bytes.get(close) {
+        if !IN_REFERENCE[b as usize] {
+            break;
+        }
+        dots += usize::from(b == b'.');
         close += 1;
     }
-    if bytes.get(close) != Some(&b'}') || &text[start..close] == "for" {
+    if bytes.get(close) != Some(&b'}') || &bytes[start..close] == b"for" {
         return None;
     }
-    let reference = dotted_reference(text, start, close)?;
+    let mut segments = Vec::with_capacity(dots + 1);
+    let mut from = start;
+    for to in bytes[start..close]
+        .iter()
+        .enumerate()
+        .filter(|&(_, &b)| b == b'.')
+        .map(|(k, _)| start + k)
+        .chain(std::iter::once(close))
+    {
+        let piece = &text[from..to];
+        if !is_ident(piece) {
+            return None;
+        }
+        segments.push(Ident {
+            name: Name::from(piece),
+            span: Span::new(from, to),
+        });
+        from = to + 1;
+    }
     let interp = Interp {
         legacy: None,
-        expr: Expr::Ref(reference),
+        expr: Expr::Ref(Reference {
+            segments: segments.into_boxed_slice(),
+            span: Span::new(start, close),
+        }),
         span: Span::new(start - 2, close + 1),
     };
     Some((interp, close))
 }
+
+/// The bytes a plain `${req.field}` is written with: letters, digits, `_`, `-` and `.`.
+static IN_REFERENCE: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        t[b] = c.is_ascii_alphanumeric() || c == b'_' || c == b'-' || c == b'.';
+        b += 1;
+    }
+    t
+};
+
+/// Which bytes stand for themselves in a literal: [`plain_byte`] as a table, one load a
+/// byte where the literal's text is scanned.
+static PLAIN: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        t[b] = matches!(c, b' '..=b'~' | b'\t' | b'\n' | b'\r') && c != b'\\' && c != b'$';
+        b += 1;
+    }
+    t
+};
 
 /// `req.field` written at `text[pos..body_end]`.
 fn dotted_reference(text: &str, pos: usize, body_end: usize) -> Option<Reference> {
