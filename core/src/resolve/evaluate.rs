@@ -726,8 +726,9 @@ pub(crate) trait Evaluate<'m> {
         for p in &s.parts {
             match p {
                 StrPart::Text(t) => text.push_str(t),
-                StrPart::Interp(interp) => {
-                    let value = match (&interp.legacy, interp.reference()) {
+                StrPart::Ref(_) | StrPart::Interp(_) => {
+                    let Some(interp) = p.interp() else { continue };
+                    let value = match (interp.legacy, interp.reference()) {
                         (Some(kind), Some(r)) => {
                             let reference = self
                                 .world()
@@ -737,7 +738,7 @@ pub(crate) trait Evaluate<'m> {
                             self.eval_ref(i, ctx, &reference)?
                         }
                         (None, Some(r)) => self.eval_ref(i, ctx, r)?,
-                        (_, None) => match self.eval_expr(i, ctx, &interp.expr)? {
+                        (_, None) => match self.eval_expr(i, ctx, interp.expr)? {
                             plain @ Resolved::Plain(..) => plain,
                             Resolved::Template(_) => return Some(None),
                             Resolved::HostPath(_) | Resolved::Sealed(_) => return None,
@@ -785,8 +786,9 @@ pub(crate) trait Evaluate<'m> {
         for p in &s.parts {
             match p {
                 StrPart::Text(t) => parts.push(Evaluated::Text(String::from(&**t))),
-                StrPart::Interp(interp) => {
-                    let reference = match (&interp.legacy, interp.reference()) {
+                StrPart::Ref(_) | StrPart::Interp(_) => {
+                    let Some(interp) = p.interp() else { continue };
+                    let reference = match (interp.legacy, interp.reference()) {
                         (Some(kind), Some(r)) => Cow::Owned(
                             self.world()
                                 .module_of(i)?
@@ -796,7 +798,7 @@ pub(crate) trait Evaluate<'m> {
                         (None, Some(r)) => Cow::Borrowed(r),
                         (_, None) => {
                             // Any other expression: a call, applied or kept.
-                            match self.eval_expr(i, ctx, &interp.expr)? {
+                            match self.eval_expr(i, ctx, interp.expr)? {
                                 Resolved::Plain(v, ty) => {
                                     parts.push(Evaluated::Text(into_text(v, &ty)))
                                 }

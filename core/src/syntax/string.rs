@@ -1,7 +1,7 @@
 //! Decoding string literals: escapes, `${…}` interpolation, and the indentation of
 //! triple-quoted strings. Runs in linear time on any input (no recursion).
 
-use super::ast::{Expr, Ident, Interp, Name, Reference, StrPart, StringLit};
+use super::ast::{Expr, Ident, Interp, Name, RefPart, Reference, StrPart, StringLit};
 use super::lexer::interp_end;
 use super::parser::parse_embedded;
 use crate::diagnostics::rules::{BadEscape, InvalidLiteral, SyntaxError, Unclosed, UnclosedString};
@@ -187,12 +187,12 @@ fn decode_segment(
                 let inner_start = open + 2;
                 // The common case, `${req.field}`, read without the general parse (the
                 // same tree and the same refusals as that parse gives it).
-                if let Some((interp, close)) = plain_reference(text, inner_start, end) {
+                if let Some((reference, close)) = plain_reference(text, inner_start, end) {
                     if !buf.is_empty() {
                         parts.push(StrPart::Text(buf.as_str().into()));
                         buf.clear();
                     }
-                    parts.push(StrPart::Interp(Box::new(interp)));
+                    parts.push(StrPart::Ref(RefPart::new(reference)));
                     i = close + 1 - start;
                     continue;
                 }
@@ -329,10 +329,10 @@ fn parse_interp(
 }
 
 /// `${req.field}` whose body starts at `start`: identifiers joined by dots and the
-/// closing brace at once, before `end`. With the interpolation, where its brace is. Any
+/// closing brace at once, before `end`. With the reference, where its brace is. Any
 /// other body (spaces, a call, a legacy `kind:`, the word `for`, a name that is no
 /// identifier) is `None`, for [`parse_interp`] to read and judge.
-fn plain_reference(text: &str, start: usize, end: usize) -> Option<(Interp, usize)> {
+fn plain_reference(text: &str, start: usize, end: usize) -> Option<(Reference, usize)> {
     let bytes = &text.as_bytes()[..end];
     // One scan finds the closing brace and counts the segments, so the reference's
     // segments are one allocation of the exact size, built with no list in between.
@@ -367,15 +367,11 @@ fn plain_reference(text: &str, start: usize, end: usize) -> Option<(Interp, usiz
         });
         from = to + 1;
     }
-    let interp = Interp {
-        legacy: None,
-        expr: Expr::Ref(Reference {
-            segments: segments.into_boxed_slice(),
-            span: Span::new(start, close),
-        }),
-        span: Span::new(start - 2, close + 1),
+    let reference = Reference {
+        segments: segments.into_boxed_slice(),
+        span: Span::new(start, close),
     };
-    Some((interp, close))
+    Some((reference, close))
 }
 
 /// The bytes a plain `${req.field}` is written with: letters, digits, `_`, `-` and `.`.
