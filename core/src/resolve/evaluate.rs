@@ -722,7 +722,17 @@ pub(crate) trait Evaluate<'m> {
         ctx: Ctx<'m>,
         s: &StringLit,
     ) -> Option<Option<String>> {
-        let mut text = String::new();
+        // Room for the text and a short value per interpolation, made once: the string
+        // is not grown (and copied) part by part.
+        let room = s
+            .parts
+            .iter()
+            .map(|p| match p {
+                StrPart::Text(t) => t.len(),
+                StrPart::Ref(_) | StrPart::Interp(_) => 16,
+            })
+            .sum();
+        let mut text = String::with_capacity(room);
         for p in &s.parts {
             match p {
                 StrPart::Text(t) => text.push_str(t),
@@ -746,6 +756,12 @@ pub(crate) trait Evaluate<'m> {
                     };
                     match value {
                         Resolved::Plain(Value::Str(v), _) => text.push_str(&v),
+                        // An integer written where it goes, with no string of its own
+                        // (a mode is written in octal by `text_of`).
+                        Resolved::Plain(Value::Int(n), ty) if ty != Ty::Mode => {
+                            use std::fmt::Write as _;
+                            write!(text, "{n}").expect("writing to a String never fails");
+                        }
                         Resolved::Plain(v, ty) => text.push_str(&text_of(&v, &ty)),
                         Resolved::Sealed(_) => return Some(None),
                         // A host path is never a value (E0303).
