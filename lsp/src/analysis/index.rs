@@ -20,7 +20,7 @@ use meshc::db::{
 use meshc::span::Span;
 use meshc::syntax::ast::{
     self, AssignEntryKind, ContainerEntryKind, Expr, Item, MeshEntry, ModuleEntry, NarrowingKind,
-    Reference, RequirementBody, StrPart, StringLit, TypeExpr,
+    Reference, RequirementBody, StringLit, TypeExpr,
 };
 use std::sync::Arc;
 
