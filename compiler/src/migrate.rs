@@ -19,8 +19,7 @@ use crate::check::scope::ModuleScope;
 use crate::diagnostics::Diagnostic;
 use crate::span::{FilePath, Span};
 use crate::syntax::ast::{
-    ContainerEntryKind, Expr, Item, Module, ModuleEntry, NarrowingKind, RequirementBody, StrPart,
-    StringLit,
+    ContainerEntryKind, Expr, Item, Module, ModuleEntry, NarrowingKind, RequirementBody, StringLit,
 };
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
@@ -193,8 +192,8 @@ pub fn migrate(files: &[(FilePath, Arc<str>)]) -> Result<Migration, Vec<Diagnost
             let mut node_req: Option<String> = None;
             for s in module_strings(m) {
                 for part in &s.parts {
-                    let StrPart::Interp(i) = part else { continue };
-                    let (Some(kind), Some(reference)) = (&i.legacy, i.reference()) else {
+                    let Some(i) = part.interp() else { continue };
+                    let (Some(kind), Some(reference)) = (i.legacy, i.reference()) else {
                         continue;
                     };
                     let new = match scope.legacy_replacement(&kind.name, reference) {

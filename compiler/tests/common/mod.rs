@@ -92,9 +92,10 @@ impl VisitSpans for Eraser {
         for p in &s.parts {
             match p {
                 StrPart::Text(t) => value.push_str(t),
-                StrPart::Interp(i) => {
+                StrPart::Ref(_) | StrPart::Interp(_) => {
+                    let Some(i) = p.interp() else { continue };
                     value.push_str("${");
-                    if let Some(l) = &i.legacy {
+                    if let Some(l) = i.legacy {
                         value.push_str(&l.name);
                         value.push(':');
                     }

@@ -296,15 +296,18 @@ impl Rules<'_, '_> {
         let mut follows_interp = false;
         for (i, part) in s.parts.iter().enumerate() {
             match part {
-                StrPart::Interp(interp) => {
+                StrPart::Ref(_) | StrPart::Interp(_) => {
+                    let Some(interp) = part.interp() else {
+                        continue;
+                    };
                     // Strings inside `${replace(x, "…", "…")}` are a definition's too.
-                    self.expr(&interp.expr);
+                    self.expr(interp.expr);
                     raw_start = interp.span.end as usize;
                     follows_interp = true;
                 }
                 StrPart::Text(text) => {
-                    let raw_end = match s.parts.get(i + 1) {
-                        Some(StrPart::Interp(next)) => next.span.start as usize,
+                    let raw_end = match s.parts.get(i + 1).and_then(StrPart::interp) {
+                        Some(next) => next.span.start as usize,
                         // An unclosed string has no closing quote to leave out.
                         _ if !s.closed => s.span.end as usize,
                         _ => (s.span.end as usize).saturating_sub(quote),

@@ -21,7 +21,7 @@ use crate::diagnostics::rules::{
 };
 use crate::diagnostics::{Reported, Rule};
 use crate::span::{FilePath, Span};
-use crate::syntax::ast::{self, Expr, Radix, Reference, StrPart, StringLit};
+use crate::syntax::ast::{self, Expr, Radix, Reference, StringLit};
 use std::borrow::Cow;
 
 /// What a reference reads, borrowed from the registry and the module.
@@ -237,8 +237,8 @@ impl<'a> ModuleChecker<'a, '_> {
             Expr::Ref(r) => note(self, r),
             Expr::Str(s) => {
                 for interp in s.interpolations() {
-                    match (&interp.legacy, interp.reference()) {
-                        (None, _) => self.note_names(&interp.expr, ctx),
+                    match (interp.legacy, interp.reference()) {
+                        (None, _) => self.note_names(interp.expr, ctx),
                         (Some(kind), Some(written)) => {
                             // Read as the checker reads it, its W0402 not told again.
                             let stands_for = self.scope.legacy_reference(&kind.name, written);
@@ -737,13 +737,13 @@ impl<'a> ModuleChecker<'a, '_> {
         let mut val = Val::of(Ty::String);
         let mut broken = false;
         for part in &s.parts {
-            let StrPart::Interp(interp) = part else {
+            let Some(interp) = part.interp() else {
                 continue;
             };
             val.interpolated = true;
             if interp.legacy.is_none() && interp.reference().is_none() {
                 // `${url(db.password)}`: any expression, its taint kept.
-                let v = self.eval(&interp.expr, place, ctx);
+                let v = self.eval(interp.expr, place, ctx);
                 if v.is_error() {
                     broken = true;
                 } else if val.secret.is_none() && v.secret.is_some() {
@@ -752,7 +752,7 @@ impl<'a> ModuleChecker<'a, '_> {
                 }
                 continue;
             }
-            let reference: Cow<'_, Reference> = match (&interp.legacy, interp.reference()) {
+            let reference: Cow<'_, Reference> = match (interp.legacy, interp.reference()) {
                 (None, Some(r)) => Cow::Borrowed(r),
                 (Some(kind), _) => match self.legacy_reference(interp, kind) {
                     Some(r) => Cow::Owned(r),
@@ -794,9 +794,9 @@ impl<'a> ModuleChecker<'a, '_> {
             }
             Expr::Str(s) => {
                 for interp in s.interpolations() {
-                    let reference = match &interp.legacy {
+                    let reference = match interp.legacy {
                         None => {
-                            self.eval_names(&interp.expr, ctx);
+                            self.eval_names(interp.expr, ctx);
                             continue;
                         }
                         Some(kind) => match self.legacy_reference(interp, kind) {

@@ -72,7 +72,7 @@ impl<'a> ModuleChecker<'a, '_> {
             self.cx.report(rule.at(self.cx.path, sep.span));
             // What it reads is still read: a name it gets wrong is told too.
             for interp in sep.interpolations() {
-                self.eval_names(&interp.expr, ctx);
+                self.eval_names(interp.expr, ctx);
             }
         }
         let Ok(Some(kind)) = self.loop_kind(f, place, ctx) else {
@@ -104,13 +104,13 @@ impl<'a> ModuleChecker<'a, '_> {
         match kind.and_then(|k| self.enter_loop(f, k).ok()) {
             Some(_) => {
                 for interp in template.interpolations() {
-                    self.eval_names(&interp.expr, ctx);
+                    self.eval_names(interp.expr, ctx);
                 }
                 self.active_loops.pop();
             }
             None => self.with_unknown_loop(f, |m| {
                 for interp in template.interpolations() {
-                    m.eval_names(&interp.expr, ctx);
+                    m.eval_names(interp.expr, ctx);
                 }
             }),
         }
@@ -399,12 +399,12 @@ pub fn walk_fors<'e>(e: &'e Expr, f: &mut impl FnMut(&'e ForExpr)) {
             Expr::For(x) => {
                 f(x);
                 if let Some(t) = &x.template {
-                    stack.extend(t.interpolations().map(|i| &i.expr));
+                    stack.extend(t.interpolations().map(|i| i.expr));
                 }
             }
             Expr::List(items, _) => stack.extend(items.iter().rev()),
             Expr::Call(c) => stack.extend(c.args.iter().rev()),
-            Expr::Str(s) => stack.extend(s.interpolations().map(|i| &i.expr)),
+            Expr::Str(s) => stack.extend(s.interpolations().map(|i| i.expr)),
             _ => {}
         }
     }

@@ -11,13 +11,17 @@ use super::module::ModuleChecker;
 use crate::diagnostics::Rule;
 use crate::diagnostics::rules::{OldForm, SyntaxError};
 use crate::span::Span;
-use crate::syntax::ast::{Ident, Interp, Reference};
+use crate::syntax::ast::{Ident, InterpRef, Reference};
 use crate::syntax::string::LEGACY_KINDS;
 
 impl ModuleChecker<'_, '_> {
     /// The new-form reference a legacy placeholder stands for, after reporting it
     /// (W0402). `None` when it stands for nothing that can be told (reported too).
-    pub(crate) fn legacy_reference(&mut self, interp: &Interp, kind: &Ident) -> Option<Reference> {
+    pub(crate) fn legacy_reference(
+        &mut self,
+        interp: InterpRef<'_>,
+        kind: &Ident,
+    ) -> Option<Reference> {
         // A legacy placeholder always holds one reference (the decoder makes it so).
         let reference = interp.reference()?;
         let old = format!("${{{}:{}}}", kind.name, reference.dotted());

@@ -487,12 +487,12 @@ pub fn module_loops(m: &ast::Module) -> Vec<&ast::ForExpr> {
                 Expr::For(f) => {
                     out.push(f);
                     if let Some(t) = &f.template {
-                        stack.extend(t.interpolations().map(|i| &i.expr));
+                        stack.extend(t.interpolations().map(|i| i.expr));
                     }
                 }
                 Expr::List(items, _) => stack.extend(items.iter()),
                 Expr::Call(c) => stack.extend(c.args.iter()),
-                Expr::Str(s) => stack.extend(s.interpolations().map(|i| &i.expr)),
+                Expr::Str(s) => stack.extend(s.interpolations().map(|i| i.expr)),
                 _ => {}
             }
         }
@@ -1009,7 +1009,7 @@ module app {
             })
             .flatten()
         {
-            if let (Some(kind), Some(reference)) = (&interp.legacy, interp.reference()) {
+            if let (Some(kind), Some(reference)) = (interp.legacy, interp.reference()) {
                 placeholders.push((interp.span, kind.name.to_string(), reference.clone()));
             }
         }

@@ -735,12 +735,23 @@ pub(crate) trait Evaluate<'m> {
         ctx: Ctx<'m>,
         s: &StringLit,
     ) -> Option<Option<String>> {
-        let mut text = String::new();
+        // Room for the text and a short value per interpolation, made once: the string
+        // is not grown (and copied) part by part.
+        let room = s
+            .parts
+            .iter()
+            .map(|p| match p {
+                StrPart::Text(t) => t.len(),
+                StrPart::Ref(_) | StrPart::Interp(_) => 16,
+            })
+            .sum();
+        let mut text = String::with_capacity(room);
         for p in &s.parts {
             match p {
                 StrPart::Text(t) => text.push_str(t),
-                StrPart::Interp(interp) => {
-                    let value = match (&interp.legacy, interp.reference()) {
+                StrPart::Ref(_) | StrPart::Interp(_) => {
+                    let Some(interp) = p.interp() else { continue };
+                    let value = match (interp.legacy, interp.reference()) {
                         (Some(kind), Some(r)) => {
                             let reference = self
                                 .world()
@@ -750,7 +761,7 @@ pub(crate) trait Evaluate<'m> {
                             self.eval_ref(i, ctx, &reference)?
                         }
                         (None, Some(r)) => self.eval_ref(i, ctx, r)?,
-                        (_, None) => match self.eval_expr(i, ctx, &interp.expr)? {
+                        (_, None) => match self.eval_expr(i, ctx, interp.expr)? {
                             plain @ Resolved::Plain(..) => plain,
                             Resolved::Template(_) => return Some(None),
                             Resolved::HostPath(_) | Resolved::Sealed(_) => return None,
@@ -758,6 +769,12 @@ pub(crate) trait Evaluate<'m> {
                     };
                     match value {
                         Resolved::Plain(Value::Str(v), _) => text.push_str(&v),
+                        // An integer written where it goes, with no string of its own
+                        // (a mode is written in octal by `text_of`).
+                        Resolved::Plain(Value::Int(n), ty) if ty != Ty::Mode => {
+                            use std::fmt::Write as _;
+                            write!(text, "{n}").expect("writing to a String never fails");
+                        }
                         Resolved::Plain(v, ty) => text.push_str(&text_of(&v, &ty)),
                         Resolved::Sealed(_) => return Some(None),
                         // A host path is never a value (E0303).
@@ -798,8 +815,9 @@ pub(crate) trait Evaluate<'m> {
         for p in &s.parts {
             match p {
                 StrPart::Text(t) => parts.push(Evaluated::Text(String::from(&**t))),
-                StrPart::Interp(interp) => {
-                    let reference = match (&interp.legacy, interp.reference()) {
+                StrPart::Ref(_) | StrPart::Interp(_) => {
+                    let Some(interp) = p.interp() else { continue };
+                    let reference = match (interp.legacy, interp.reference()) {
                         (Some(kind), Some(r)) => Cow::Owned(
                             self.world()
                                 .module_of(i)?
@@ -809,7 +827,7 @@ pub(crate) trait Evaluate<'m> {
                         (None, Some(r)) => Cow::Borrowed(r),
                         (_, None) => {
                             // Any other expression: a call, applied or kept.
-                            match self.eval_expr(i, ctx, &interp.expr)? {
+                            match self.eval_expr(i, ctx, interp.expr)? {
                                 Resolved::Plain(v, ty) => {
                                     parts.push(Evaluated::Text(into_text(v, &ty)))
                                 }

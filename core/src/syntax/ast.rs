@@ -698,7 +698,7 @@ impl StringLit {
         for p in &self.parts {
             match p {
                 StrPart::Text(t) => s.push_str(t),
-                StrPart::Interp(_) => return None,
+                StrPart::Ref(_) | StrPart::Interp(_) => return None,
             }
         }
         Some(s)
@@ -716,11 +716,8 @@ impl StringLit {
     }
 
     /// The interpolations, in order.
-    pub fn interpolations(&self) -> impl Iterator<Item = &Interp> {
-        self.parts.iter().filter_map(|p| match p {
-            StrPart::Interp(i) => Some(&**i),
-            StrPart::Text(_) => None,
-        })
+    pub fn interpolations(&self) -> impl Iterator<Item = InterpRef<'_>> {
+        self.parts.iter().filter_map(StrPart::interp)
     }
 }
 
@@ -729,9 +726,60 @@ impl StringLit {
 pub enum StrPart {
     /// Exact-size text.
     Text(Box<str>),
-    /// Boxed: an interpolation is five times the size of a text part, and a large
-    /// workspace holds hundreds of thousands of parts.
+    /// `${req.field}` as most interpolations are written (no blank, no legacy kind): the
+    /// reference kept in the part itself, with no box around it. A dense workspace holds
+    /// hundreds of thousands of them; a boxed [`Interp`] costs each 64 bytes more and an
+    /// allocation.
+    Ref(RefPart),
+    /// Any other interpolation. Boxed: five times the size of a text part, and rare.
     Interp(Box<Interp>),
+}
+
+impl StrPart {
+    /// The interpolation this part is, if it is one.
+    pub fn interp(&self) -> Option<InterpRef<'_>> {
+        match self {
+            StrPart::Text(_) => None,
+            StrPart::Ref(r) => Some(InterpRef {
+                legacy: None,
+                expr: &r.0,
+                span: r.span(),
+            }),
+            StrPart::Interp(i) => Some(InterpRef {
+                legacy: i.legacy.as_ref(),
+                expr: &i.expr,
+                span: i.span,
+            }),
+        }
+    }
+}
+
+/// The reference of a plain `${req.field}`: always an [`Expr::Ref`], held as an
+/// expression so that it is read like any other interpolation's.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RefPart(Expr);
+
+impl RefPart {
+    /// The part `${reference}`, written with no blank inside its braces.
+    pub fn new(reference: Reference) -> Self {
+        RefPart(Expr::Ref(reference))
+    }
+
+    /// The reference, as an expression.
+    pub fn expr(&self) -> &Expr {
+        &self.0
+    }
+
+    /// The reference, as an expression, to move its places.
+    pub fn expr_mut(&mut self) -> &mut Expr {
+        &mut self.0
+    }
+
+    /// The whole `${…}`: the braces sit right around the reference.
+    pub fn span(&self) -> Span {
+        let at = self.0.span();
+        Span::new((at.start as usize).saturating_sub(2), at.end as usize + 1)
+    }
 }
 
 /// `${EXPR}` (most often `${req.field}`, or a call `${url(db.password)}`), or a legacy
@@ -742,6 +790,26 @@ pub struct Interp {
     pub expr: Expr,
     /// The whole `${…}`.
     pub span: Span,
+}
+
+/// An interpolation of a string as its readers see it, whichever way it is stored.
+#[derive(Debug, Clone, Copy)]
+pub struct InterpRef<'a> {
+    /// The kind of a legacy `${kind:req.field}` (old form, W0402).
+    pub legacy: Option<&'a Ident>,
+    pub expr: &'a Expr,
+    /// The whole `${…}`.
+    pub span: Span,
+}
+
+impl<'a> InterpRef<'a> {
+    /// The reference inside, when the interpolation is one reference.
+    pub fn reference(&self) -> Option<&'a Reference> {
+        match self.expr {
+            Expr::Ref(r) => Some(r),
+            _ => None,
+        }
+    }
 }
 
 impl Interp {
@@ -768,7 +836,7 @@ mod tests {
             ("Ident", size_of::<Ident>(), 24),
             ("Docs", size_of::<Docs>(), 16),
             ("StringLit", size_of::<StringLit>(), 32),
-            ("StrPart", size_of::<StrPart>(), 16),
+            ("StrPart", size_of::<StrPart>(), 32),
             ("Reference", size_of::<Reference>(), 24),
             ("Expr", size_of::<Expr>(), 32),
             ("EnvEntry", size_of::<EnvEntry>(), 96),

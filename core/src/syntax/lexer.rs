@@ -142,8 +142,6 @@ pub fn interp_end(text: &[u8], start: usize, one_line: bool) -> Option<usize> {
         Interp(u32),
         Str,
     }
-    // Almost every interpolation nests no string: no allocation for those.
-    let mut stack: smallvec::SmallVec<[Mode; 8]> = smallvec::smallvec![Mode::Interp(0)];
     // Most bodies are a reference (`db.host`): bytes that change no state here, then the
     // closing brace. They are skipped at once; anything else goes on below from there.
     let mut i = start;
@@ -153,6 +151,8 @@ pub fn interp_end(text: &[u8], start: usize, one_line: bool) -> Option<usize> {
     if text.get(i) == Some(&b'}') {
         return Some(i + 1);
     }
+    // Almost every interpolation nests no string: no allocation for those.
+    let mut stack: smallvec::SmallVec<[Mode; 8]> = smallvec::smallvec![Mode::Interp(0)];
     while i < text.len() {
         let c = text[i];
         if c == b'\n' && one_line {
@@ -191,10 +191,22 @@ pub fn interp_end(text: &[u8], start: usize, one_line: bool) -> Option<usize> {
 }
 
 /// Whether byte `b` inside `${…}` changes nothing [`interp_end`] tracks: a letter, a
-/// digit, `_`, `-`, `.` or a space.
+/// digit, `_`, `-`, `.` or a space (one load a byte, from [`PLAIN_IN_INTERP`]).
+#[inline(always)]
 fn plain_in_interp(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b' ')
+    PLAIN_IN_INTERP[b as usize]
 }
+
+static PLAIN_IN_INTERP: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        t[b] = c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'.' | b' ');
+        b += 1;
+    }
+    t
+};
 
 /// One token: its kind, where it is, and whether a line break precedes it (entries are
 /// separated by whitespace, and error recovery resumes at the next line).

@@ -89,10 +89,15 @@ pub fn walk_module<V: VisitSpans + ?Sized>(v: &mut V, module: &mut Module) {
 pub fn walk_string<V: VisitSpans + ?Sized>(v: &mut V, s: &mut StringLit) {
     v.span(&mut s.span);
     for p in &mut s.parts {
-        if let StrPart::Interp(i) = p {
-            v.span(&mut i.span);
-            opt_ident(&mut i.legacy, v);
-            expr(&mut i.expr, v);
+        match p {
+            StrPart::Text(_) => {}
+            // Its span is the reference's with the braces around it.
+            StrPart::Ref(r) => expr(r.expr_mut(), v),
+            StrPart::Interp(i) => {
+                v.span(&mut i.span);
+                opt_ident(&mut i.legacy, v);
+                expr(&mut i.expr, v);
+            }
         }
     }
 }

@@ -1,7 +1,7 @@
 //! Decoding string literals: escapes, `${…}` interpolation, and the indentation of
 //! triple-quoted strings. Runs in linear time on any input (no recursion).
 
-use super::ast::{Expr, Ident, Interp, Name, Reference, StrPart, StringLit};
+use super::ast::{Expr, Ident, Interp, Name, RefPart, Reference, StrPart, StringLit};
 use super::lexer::interp_end;
 use super::parser::parse_embedded;
 use crate::diagnostics::rules::{BadEscape, InvalidLiteral, SyntaxError, Unclosed, UnclosedString};
@@ -187,12 +187,12 @@ fn decode_segment(
                 let inner_start = open + 2;
                 // The common case, `${req.field}`, read without the general parse (the
                 // same tree and the same refusals as that parse gives it).
-                if let Some((interp, close)) = plain_reference(text, inner_start, end) {
+                if let Some((reference, close)) = plain_reference(text, inner_start, end) {
                     if !buf.is_empty() {
                         parts.push(StrPart::Text(buf.as_str().into()));
                         buf.clear();
                     }
-                    parts.push(StrPart::Interp(Box::new(interp)));
+                    parts.push(StrPart::Ref(RefPart::new(reference)));
                     i = close + 1 - start;
                     continue;
                 }
@@ -244,8 +244,9 @@ fn decode_segment(
 
 /// Whether byte `b` stands for itself in a literal and is always allowed there: printable
 /// ASCII, tab, line feed or carriage return, other than `\` and `$`.
+#[inline(always)]
 fn plain_byte(b: u8) -> bool {
-    matches!(b, b' '..=b'~' | b'\t' | b'\n' | b'\r') && b != b'\\' && b != b'$'
+    PLAIN[b as usize]
 }
 
 /// What `c` is when a literal may not hold it: a control character other than tab, line
@@ -328,28 +329,75 @@ fn parse_interp(
 }
 
 /// `${req.field}` whose body starts at `start`: identifiers joined by dots and the
-/// closing brace at once, before `end`. With the interpolation, where its brace is. Any
+/// closing brace at once, before `end`. With the reference, where its brace is. Any
 /// other body (spaces, a call, a legacy `kind:`, the word `for`, a name that is no
 /// identifier) is `None`, for [`parse_interp`] to read and judge.
-fn plain_reference(text: &str, start: usize, end: usize) -> Option<(Interp, usize)> {
+fn plain_reference(text: &str, start: usize, end: usize) -> Option<(Reference, usize)> {
     let bytes = &text.as_bytes()[..end];
+    // One scan finds the closing brace and counts the segments, so the reference's
+    // segments are one allocation of the exact size, built with no list in between.
     let mut close = start;
-    while close < bytes.len()
-        && (bytes[close].is_ascii_alphanumeric() || matches!(bytes[close], b'_' | b'-' | b'.'))
-    {
+    let mut dots = 0;
+    while let Some(&b) = bytes.get(close) {
+        if !IN_REFERENCE[b as usize] {
+            break;
+        }
+        dots += usize::from(b == b'.');
         close += 1;
     }
-    if bytes.get(close) != Some(&b'}') || &text[start..close] == "for" {
+    if bytes.get(close) != Some(&b'}') || &bytes[start..close] == b"for" {
         return None;
     }
-    let reference = dotted_reference(text, start, close)?;
-    let interp = Interp {
-        legacy: None,
-        expr: Expr::Ref(reference),
-        span: Span::new(start - 2, close + 1),
+    let mut segments = Vec::with_capacity(dots + 1);
+    let mut from = start;
+    for to in bytes[start..close]
+        .iter()
+        .enumerate()
+        .filter(|&(_, &b)| b == b'.')
+        .map(|(k, _)| start + k)
+        .chain(std::iter::once(close))
+    {
+        let piece = &text[from..to];
+        if !is_ident(piece) {
+            return None;
+        }
+        segments.push(Ident {
+            name: Name::from(piece),
+            span: Span::new(from, to),
+        });
+        from = to + 1;
+    }
+    let reference = Reference {
+        segments: segments.into_boxed_slice(),
+        span: Span::new(start, close),
     };
-    Some((interp, close))
+    Some((reference, close))
 }
+
+/// The bytes a plain `${req.field}` is written with: letters, digits, `_`, `-` and `.`.
+static IN_REFERENCE: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        t[b] = c.is_ascii_alphanumeric() || c == b'_' || c == b'-' || c == b'.';
+        b += 1;
+    }
+    t
+};
+
+/// Which bytes stand for themselves in a literal: [`plain_byte`] as a table, one load a
+/// byte where the literal's text is scanned.
+static PLAIN: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        t[b] = matches!(c, b' '..=b'~' | b'\t' | b'\n' | b'\r') && c != b'\\' && c != b'$';
+        b += 1;
+    }
+    t
+};
 
 /// `req.field` written at `text[pos..body_end]`.
 fn dotted_reference(text: &str, pos: usize, body_end: usize) -> Option<Reference> {

@@ -20,7 +20,7 @@ use meshc::db::{
 use meshc::span::Span;
 use meshc::syntax::ast::{
     self, AssignEntryKind, ContainerEntryKind, Expr, Item, MeshEntry, ModuleEntry, NarrowingKind,
-    Reference, RequirementBody, StrPart, StringLit, TypeExpr,
+    Reference, RequirementBody, StringLit, TypeExpr,
 };
 use std::sync::Arc;
 
@@ -553,9 +553,9 @@ impl Indexer {
 
     fn string(&mut self, s: &StringLit, ctx: &ModuleCtx<'_>) {
         for part in &s.parts {
-            let StrPart::Interp(i) = part else { continue };
-            let (Some(kind), Some(reference)) = (&i.legacy, i.reference()) else {
-                self.expr(&i.expr, ctx);
+            let Some(i) = part.interp() else { continue };
+            let (Some(kind), Some(reference)) = (i.legacy, i.reference()) else {
+                self.expr(i.expr, ctx);
                 continue;
             };
             {
