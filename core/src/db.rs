@@ -2,7 +2,7 @@
 //! workspace are inputs; parsing, the registry, checking and resolution are tracked
 //! queries, so an edit re-runs only what depends on the edited file.
 
-use crate::check::registry::{FileSummary, Registry, SummaryInput};
+use crate::check::registry::{FileSummary, ItemRef, Registry, SummaryInput};
 use crate::diagnostics::Diagnostic;
 use crate::span::FilePath;
 use crate::syntax::{Parsed, ast};
@@ -1063,10 +1063,11 @@ fn resolve_free(
     // the groups of files on disk by their durability, so an edit that changes nothing
     // the mesh reads (a comment above a module's name) looks at its own group's
     // modules, not at every assigned module (300,000 memos at 100,000 assignments).
-    let group = |name: &str| reg.modules.get(name).map(|at| at.file / SUMMARY_GROUP);
+    let at = |name: &str| reg.modules.get(name).copied();
+    let group = |at: ItemRef| at.file / SUMMARY_GROUP;
     let module = |name: &str| {
-        let view = match group(name).map(|g| group_views(db, ws, g)) {
-            Some(table) if table.contains_key(name) => table.get(name).cloned().flatten(),
+        let view = match at(name).map(|at| (at, group_views(db, ws, group(at)))) {
+            Some((at, table)) if table.contains_key(&at) => table.get(&at).cloned().flatten(),
             _ => module_view(db, ws, name.to_string()),
         };
         view.map(|parsed| ModuleSource {
@@ -1075,18 +1076,19 @@ fn resolve_free(
             item: 0,
         })
     };
-    let module_errors = |name: &str| match group(name).map(|g| group_errors(db, ws, g)) {
-        Some(table) if table.contains_key(name) => {
-            table.get(name).map_or_else(Vec::new, |e| e.to_vec())
+    let module_errors = |name: &str| match at(name).map(|at| (at, group_errors(db, ws, group(at))))
+    {
+        Some((at, table)) if table.contains_key(&at) => {
+            table.get(&at).map_or_else(Vec::new, |e| e.to_vec())
         }
         _ => module_errors(db, ws, name.to_string()).to_vec(),
     };
-    let scope = |name: &str| match group(name).map(|g| group_scopes(db, ws, g)) {
-        Some(table) if table.contains_key(name) => table.get(name).cloned(),
+    let scope = |name: &str| match at(name).map(|at| (at, group_scopes(db, ws, group(at)))) {
+        Some((at, table)) if table.contains_key(&at) => table.get(&at).cloned(),
         _ => module_scope_named(db, ws, name),
     };
-    let specs = |name: &str| match group(name).map(|g| group_specs(db, ws, g)) {
-        Some(table) if table.contains_key(name) => table.get(name).cloned(),
+    let specs = |name: &str| match at(name).map(|at| (at, group_specs(db, ws, group(at)))) {
+        Some((at, table)) if table.contains_key(&at) => table.get(&at).cloned(),
         _ => module_specs_named(db, ws, name),
     };
     let input = crate::resolve::ResolveInput {
@@ -1107,11 +1109,12 @@ fn resolve_free(
 }
 
 /// What one query of a group of files holds for each module the registry places in
-/// them, by name ([`group_views`] and the others).
-type GroupTable<T> = Arc<crate::base::fx_hash::FxHashMap<String, T>>;
+/// them, by the module's place ([`group_views`] and the others): the registry gives a
+/// name's place, so the tables hold no copy of the names.
+type GroupTable<T> = Arc<crate::base::fx_hash::FxHashMap<ItemRef, T>>;
 
 /// `of` for every module the registry places in the `group`-th run of [`SUMMARY_GROUP`]
-/// files (given its name, file and item), by name: what each group query of the
+/// files (given its name, file and item), by place: what each group query of the
 /// resolution holds. A module defined twice is the registry's, as its per-module queries
 /// find it.
 fn group_table<T>(
@@ -1132,9 +1135,9 @@ fn group_table<T>(
                 continue;
             };
             let name = m.name.name.as_str();
-            let here = crate::check::registry::ItemRef { file: index, item };
+            let here = ItemRef { file: index, item };
             if reg.modules.get(name) == Some(&here) {
-                table.insert(name.to_string(), of(name, file, item));
+                table.insert(here, of(name, file, item));
             }
         }
     }
