@@ -12,6 +12,7 @@ use super::meaning::{
     ConsumerField, Contract, Form, LoopForm, LoopRead as MeaningLoopRead, Names, Read, meaning,
 };
 use super::module::{Edge, ModuleChecker};
+use super::readings::{LoopReading, Reading};
 use super::registry::{ContractInfo, FieldInfo};
 use super::scope::{RefContext, RefError};
 use super::types::{Bounds, Constraint, Ty, Value, validate_literal};
@@ -196,16 +197,23 @@ impl<'a> ModuleChecker<'a, '_> {
         ctx: RefContext<'a>,
     ) -> Option<Target<'a>> {
         let m = meaning(reference, &CheckerNames { m: self, ctx });
+        let reading = self.reading_of(&m, ctx);
         if self.references.is_none() {
-            return self.target_of(reference, ctx, m);
+            let (target, refused) = self.target_of(reference, ctx, m);
+            self.readings
+                .write(reference, refused.map_or(reading, Reading::Refused));
+            return target;
         }
         let reads = super::semantics::Reads::of(&m.read, |var| self.loops[var].span);
         let refused = m.refusal.is_some();
-        let target = self.target_of(reference, ctx, m);
+        let (target, proof) = self.target_of(reference, ctx, m);
+        self.readings
+            .write(reference, proof.map_or(reading, Reading::Refused));
         let ty = target.map_or(Ty::Error, |t| self.target_ty(t));
         if let Some(references) = &mut self.references {
             references.push(super::semantics::Resolved {
-                span: reference.span,
+                span: reference.span(),
+                id: reference.id,
                 reads,
                 ty,
                 refused,
@@ -214,19 +222,86 @@ impl<'a> ModuleChecker<'a, '_> {
         target
     }
 
+    /// What `m`, the meaning of a reference read in `ctx`, reads, as the table of
+    /// readings keeps it (`check::readings`): its fields by their place in their
+    /// contracts. A meaning that refuses reads nothing ([`Reading::Unresolved`] until the
+    /// refusal's proof replaces it).
+    fn reading_of(&self, m: &super::meaning::Meaning<'_, 'a>, ctx: RefContext<'a>) -> Reading {
+        if m.refusal.is_some() {
+            return Reading::Unresolved;
+        }
+        let index = |contract: Option<&ContractInfo>, name: &str| {
+            contract
+                .and_then(|c| c.fields.get_index_of(name))
+                .map(|k| k as u32)
+        };
+        let loop_contract = |var: usize| match &self.loops.get(var)?.kind {
+            LoopKind::Consumer(c) => Some(*c),
+            LoopKind::Item { .. } => None,
+        };
+        let read = match m.read {
+            Read::OperatorValue { req } => Some(Reading::OperatorValue { req: req as u32 }),
+            Read::ContractField {
+                req,
+                field,
+                info: Some(_),
+            } => index(self.contracts.get(req).copied().flatten(), &field.name).map(|field| {
+                Reading::ContractField {
+                    req: req as u32,
+                    field,
+                }
+            }),
+            Read::Consumer {
+                field: Some(field), ..
+            } => Some(Reading::Consumer(field)),
+            Read::Given {
+                field: Some(field),
+                info: Some(_),
+            } => match ctx {
+                RefContext::Provides(c) => index(Some(c), &field.name),
+                RefContext::Definition | RefContext::ProvidesUnknown => None,
+            }
+            .map(|field| Reading::Given { field }),
+            Read::Loop { var, read } => match read {
+                MeaningLoopRead::Whole => Some(LoopReading::Item),
+                MeaningLoopRead::Meta { field, .. } => Some(LoopReading::Meta(field)),
+                MeaningLoopRead::Given {
+                    field: Some(field),
+                    info: Some(_),
+                    ..
+                } => {
+                    index(loop_contract(var), &field.name).map(|field| LoopReading::Given { field })
+                }
+                MeaningLoopRead::Answer {
+                    field,
+                    info: Some(_),
+                } => index(loop_contract(var), &field.name)
+                    .map(|field| LoopReading::Answer { field }),
+                _ => None,
+            }
+            .map(Reading::Loop),
+            _ => None,
+        };
+        read.unwrap_or(Reading::Unresolved)
+    }
+
     /// Keeps in the model what the references of `expr` name, where a check refused
     /// `expr` without reading it: nothing is reported and nothing counts as used.
     pub(crate) fn note_names(&mut self, expr: &Expr, ctx: RefContext<'a>) {
-        if self.references.is_none() {
-            // No reader keeps the table: there is nothing to note.
-            return;
-        }
         let note = |m: &mut Self, reference: &Reference| {
             let meaning = meaning(reference, &CheckerNames { m, ctx });
+            // Resolution still evaluates what the names read, as it always has: the
+            // module's error leaves its instances out.
+            let reading = m.reading_of(&meaning, ctx);
+            m.readings.write(reference, reading);
+            if m.references.is_none() {
+                return;
+            }
             let reads = super::semantics::Reads::of(&meaning.read, |var| m.loops[var].span);
             if let Some(references) = &mut m.references {
                 references.push(super::semantics::Resolved {
-                    span: reference.span,
+                    span: reference.span(),
+                    id: reference.id,
                     reads,
                     ty: Ty::Error,
                     refused: true,
@@ -280,12 +355,12 @@ impl<'a> ModuleChecker<'a, '_> {
         reference: &Reference,
         ctx: RefContext<'a>,
         m: super::meaning::Meaning<'_, 'a>,
-    ) -> Option<Target<'a>> {
+    ) -> (Option<Target<'a>>, Option<Reported>) {
         if let Read::Requirement { req }
         | Read::OperatorValue { req }
         | Read::ContractField { req, .. } = m.read
         {
-            self.requirement_read(req, reference.span);
+            self.requirement_read(req, reference.span());
         }
         if let Some(e) = m.refusal {
             // A typo names the requirement it meant: that one is used, not unused.
@@ -297,18 +372,17 @@ impl<'a> ModuleChecker<'a, '_> {
             {
                 self.used[idx] = true;
             }
-            self.report_ref_error(e);
-            return None;
+            return (None, self.report_ref_error(e));
         }
-        match m.read {
+        let target = match m.read {
             Read::OperatorValue { req } => Some(Target::Operator { req }),
             Read::ContractField {
                 req,
                 info: Some(field),
                 ..
-            } => Some(Target::Field {
+            } => self.contracts[req].map(|contract| Target::Field {
                 req,
-                contract: self.contracts[req]?,
+                contract,
                 field,
             }),
             Read::Consumer { .. } => Some(Target::Consumer),
@@ -328,12 +402,13 @@ impl<'a> ModuleChecker<'a, '_> {
                     MeaningLoopRead::Meta { field, .. } => LoopRead::Meta(field.word()),
                     MeaningLoopRead::Given { info: Some(f), .. } => LoopRead::Given(f),
                     MeaningLoopRead::Answer { info: Some(f), .. } => LoopRead::Answer(f),
-                    _ => return None,
+                    _ => return (None, None),
                 };
                 Some(Target::Loop { var, read })
             }
             _ => None,
-        }
+        };
+        (target, None)
     }
 
     /// Requirement `idx` is read at `at`: E0320 when it is optional and read outside its
@@ -367,7 +442,10 @@ impl<'a> ModuleChecker<'a, '_> {
         self.cx.report(rule.at(self.cx.path, at));
     }
 
-    fn report_ref_error(&mut self, e: RefError) {
+    /// Reports why a reference reads nothing, and returns the proof; `None` when the
+    /// cause is reported where it lies (a contract the workspace lacks, a loop's refused
+    /// iterable).
+    fn report_ref_error(&mut self, e: RefError) -> Option<Reported> {
         let d = match e {
             RefError::UnknownRequirement {
                 name,
@@ -439,7 +517,7 @@ impl<'a> ModuleChecker<'a, '_> {
             }
             RefError::ElementField { var, span } => {
                 let LoopKind::Item { ty, .. } = &self.loops[var].kind else {
-                    return;
+                    return None;
                 };
                 let var = &self.loops[var].name;
                 UnknownField::OfListElement { var, ty }.at(self.cx.path, span)
@@ -450,9 +528,9 @@ impl<'a> ModuleChecker<'a, '_> {
                 span,
                 why,
             } => self.consumer_read_refused(var, &contract, span, why),
-            RefError::Unresolved => return,
+            RefError::Unresolved => return None,
         };
-        self.cx.report(d);
+        Some(self.cx.refuse(d))
     }
 
     /// The help of E0104: the closest requirement, else the module's requirements.
@@ -606,14 +684,15 @@ impl<'a> ModuleChecker<'a, '_> {
                     return Val::error();
                 };
                 if self.target_is_host_path(target) {
-                    self.host_path_refused(r.span, target, place, false);
+                    self.host_path_refused(r.span(), target, place, false);
                     return Val::error();
                 }
                 Val {
                     ty: self.target_ty(target),
-                    secret: self
-                        .target_is_secret(target)
-                        .then_some(Taint { at: r.span, target }),
+                    secret: self.target_is_secret(target).then_some(Taint {
+                        at: r.span(),
+                        target,
+                    }),
                     interpolated: false,
                     target: Some(target),
                     call: None,

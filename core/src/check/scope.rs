@@ -520,12 +520,13 @@ impl<'a> ModuleScope<'a> {
             .split('.')
             .map(|s| ast::Ident {
                 name: s.into(),
-                span: reference.span,
+                span: reference.span(),
             })
             .collect();
+        // The placeholder's place: what the checker read it as is found there.
         Some(Reference {
             segments,
-            span: reference.span,
+            id: reference.id,
         })
     }
 }
@@ -570,7 +571,7 @@ module b {
                     span,
                 })
                 .collect(),
-            span,
+            id: 0,
         }
     }
 

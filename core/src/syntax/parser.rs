@@ -62,6 +62,7 @@ pub fn parse(path: &FilePath, text: &str) -> Parsed {
         claimed: Vec::new(),
         in_when: false,
         embedded: false,
+        references: 0,
     };
     let mut file = p.source_file();
     attach_inner_docs(&mut file, text, &comments, &p.claimed);
@@ -88,6 +89,9 @@ struct Parser<'a> {
     in_when: bool,
     /// Whether these tokens are the body of one `${…}`, whose end is its `}`.
     embedded: bool,
+    /// The references of the item being parsed so far: the next one's
+    /// [`Reference::id`].
+    references: u32,
 }
 
 /// Parses the body of an interpolation, `text[start..end]` (between `${` and `}`), as one
@@ -100,6 +104,7 @@ pub(crate) fn parse_embedded(
     path: &FilePath,
     depth: usize,
     diags: &mut Vec<Diagnostic>,
+    references: &mut u32,
 ) -> Option<Expr> {
     let Lexed { mut tokens, .. } = lex(&text[start..end]);
     for t in &mut tokens {
@@ -118,6 +123,7 @@ pub(crate) fn parse_embedded(
         claimed: Vec::new(),
         in_when: false,
         embedded: true,
+        references: *references,
     };
     if depth >= MAX_NESTING {
         p.error_here(SyntaxError::TooDeep {
@@ -128,6 +134,7 @@ pub(crate) fn parse_embedded(
         return None;
     }
     let e = p.expr();
+    *references = p.references;
     if !matches!(e, Expr::Error(_)) && p.kind() != TokenKind::Eof {
         let found = p.found();
         p.error_here(SyntaxError::InterpolationNotClosed { found });
@@ -138,6 +145,14 @@ pub(crate) fn parse_embedded(
 }
 
 impl<'a> Parser<'a> {
+    /// The id of the reference being made ([`Reference::id`]).
+    fn next_reference(&mut self) -> u32 {
+        let id = self.references;
+        // An item cannot hold 2^32 references (its text would be larger than a file).
+        self.references = self.references.saturating_add(1);
+        id
+    }
+
     // ---- token helpers ----
 
     fn peek(&self) -> Token {
@@ -680,6 +695,7 @@ impl<'a> Parser<'a> {
     // ---- modules ----
 
     fn module(&mut self, docs: Docs) -> Option<Module> {
+        self.references = 0;
         let (name, entries, span) = self.named_block(
             "the module's name",
             "the module",
@@ -691,6 +707,7 @@ impl<'a> Parser<'a> {
             name,
             entries,
             span,
+            references: self.references,
         })
     }
 
@@ -1450,6 +1467,7 @@ impl<'a> Parser<'a> {
             &self.path,
             self.depth,
             &mut self.diags,
+            &mut self.references,
         )
     }
 
@@ -1551,10 +1569,9 @@ impl<'a> Parser<'a> {
                     self.bump();
                     self.expected("a field name after `.`");
                 }
-                let span = segments[0].span.to(segments[segments.len() - 1].span);
                 Expr::Ref(Reference {
                     segments: exact(segments),
-                    span,
+                    id: self.next_reference(),
                 })
             }
             TokenKind::LBracket => self.list(),
