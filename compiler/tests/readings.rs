@@ -112,13 +112,19 @@ fn agrees(
 fn resolution_reads_each_reference_as_the_checker_decided_it() {
     let (mut compared, mut clean_readings, mut failures) = (0usize, 0usize, Vec::new());
     for files in workspaces() {
-        let inputs: Vec<(FilePath, Arc<str>)> = files
+        let mut inputs: Vec<(FilePath, Arc<str>)> = files
             .iter()
             .map(|p| {
                 let text = std::fs::read_to_string(p).unwrap();
                 (FilePath::from(p.display().to_string()), Arc::from(text))
             })
             .collect();
+        // Only a workspace with a mesh keeps the table (resolution alone reads it): a
+        // case of modules alone gets an empty mesh beside it.
+        inputs.push((
+            FilePath::from("zz-probe.mesh"),
+            Arc::from("mesh readings_probe {\n}\n"),
+        ));
         let (database, ws) = Database::with_files(inputs);
         for &file in ws.files(&database).iter().skip(1) {
             let path = file.path(&database).to_string();
@@ -185,10 +191,11 @@ fn resolution_reads_each_reference_as_the_checker_decided_it() {
 
 /// The table holds no position: text moved around a module (a comment, spaces, an
 /// earlier module grown) leaves it equal, so what reads it is kept; a reference
-/// changed changes it.
+/// changed changes it. A workspace without a mesh keeps none (`meshc check` of modules
+/// alone pays nothing for it).
 #[test]
 fn moving_text_leaves_the_readings_equal() {
-    let text = "contract kv for module {\n  host: hostname\n  port: port\n}\nmodule app {\n  requires db: module kv\n  requires n: operator int = 2\n  container app {\n    image \"app:1\"\n    env {\n      A = \"${db.host}:${db.port}\"\n      B = n\n    }\n  }\n}\n";
+    let text = "contract kv for module {\n  host: hostname\n  port: port\n}\nmodule app {\n  requires db: module kv\n  requires n: operator int = 2\n  container app {\n    image \"app:1\"\n    env {\n      A = \"${db.host}:${db.port}\"\n      B = n\n    }\n  }\n}\nmesh lab {\n}\n";
     let readings_of = |text: &str| {
         let (database, ws) =
             Database::with_files([(FilePath::from("a.mesh"), Arc::<str>::from(text))]);
@@ -210,4 +217,6 @@ fn moving_text_leaves_the_readings_equal() {
     assert_eq!(readings_of(&moved), before);
     let changed = text.replacen("${db.port}", "${db.host}", 1);
     assert_ne!(readings_of(&changed), before);
+    let no_mesh = text.replacen("mesh lab {\n}\n", "", 1);
+    assert!(readings_of(&no_mesh).entries().is_empty());
 }

@@ -475,3 +475,22 @@ fn a_refused_reading_carries_the_checkers_proof() {
     let outcome = resolve_told_of_no_error(&files, "case.mesh", "lab", false);
     assert!(outcome.left_out.is_empty(), "{:?}", outcome.left_out);
 }
+
+/// A range where a value belongs (E0301, the checker's) passes the gate on the checker's
+/// proof, no longer skipped without one: told of no error, debug builds stop there.
+#[cfg(debug_assertions)]
+#[test]
+#[should_panic(expected = "passed over E0301 in module `app`")]
+fn a_range_read_as_a_value_goes_through_the_gate() {
+    let text = r#"module app {
+  requires n: operator int = 1..3
+  container app { image "nginx:1.27"  env { N = n } }
+}
+mesh lab {
+  node alpha { private_name = "alpha" }
+  assign app to alpha
+}
+"#;
+    let files = one_file("case.mesh", text);
+    let _ = resolve_told_of_no_error(&files, "case.mesh", "lab", false);
+}

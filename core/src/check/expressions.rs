@@ -197,13 +197,17 @@ impl<'a> ModuleChecker<'a, '_> {
         ctx: RefContext<'a>,
     ) -> Option<Target<'a>> {
         let m = meaning(reference, &CheckerNames { m: self, ctx });
-        let reading = self.reading_of(&m, ctx);
         if self.references.is_none() {
+            if !self.readings.keeps() {
+                return self.target_of(reference, ctx, m).0;
+            }
+            let reading = Self::reading_of(&m);
             let (target, refused) = self.target_of(reference, ctx, m);
             self.readings
                 .write(reference, refused.map_or(reading, Reading::Refused));
             return target;
         }
+        let reading = Self::reading_of(&m);
         let reads = super::semantics::Reads::of(&m.read, |var| self.loops[var].span);
         let refused = m.refusal.is_some();
         let (target, proof) = self.target_of(reference, ctx, m);
@@ -222,61 +226,35 @@ impl<'a> ModuleChecker<'a, '_> {
         target
     }
 
-    /// What `m`, the meaning of a reference read in `ctx`, reads, as the table of
-    /// readings keeps it (`check::readings`): its fields by their place in their
-    /// contracts. A meaning that refuses reads nothing ([`Reading::Unresolved`] until the
-    /// refusal's proof replaces it).
-    fn reading_of(&self, m: &super::meaning::Meaning<'_, 'a>, ctx: RefContext<'a>) -> Reading {
+    /// What `m`, the meaning of a reference, reads, as the table of readings keeps it
+    /// (`check::readings`): its fields by their place in their contracts. A meaning
+    /// that refuses reads nothing ([`Reading::Unresolved`] until the refusal's proof
+    /// replaces it).
+    fn reading_of(m: &super::meaning::Meaning<'_, 'a>) -> Reading {
         if m.refusal.is_some() {
             return Reading::Unresolved;
         }
-        let index = |contract: Option<&ContractInfo>, name: &str| {
-            contract
-                .and_then(|c| c.fields.get_index_of(name))
-                .map(|k| k as u32)
-        };
-        let loop_contract = |var: usize| match &self.loops.get(var)?.kind {
-            LoopKind::Consumer(c) => Some(*c),
-            LoopKind::Item { .. } => None,
-        };
         let read = match m.read {
             Read::OperatorValue { req } => Some(Reading::OperatorValue { req: req as u32 }),
             Read::ContractField {
-                req,
-                field,
-                info: Some(_),
-            } => index(self.contracts.get(req).copied().flatten(), &field.name).map(|field| {
-                Reading::ContractField {
-                    req: req as u32,
-                    field,
-                }
+                req, info: Some(f), ..
+            } => Some(Reading::ContractField {
+                req: req as u32,
+                field: f.index,
             }),
             Read::Consumer {
                 field: Some(field), ..
             } => Some(Reading::Consumer(field)),
-            Read::Given {
-                field: Some(field),
-                info: Some(_),
-            } => match ctx {
-                RefContext::Provides(c) => index(Some(c), &field.name),
-                RefContext::Definition | RefContext::ProvidesUnknown => None,
-            }
-            .map(|field| Reading::Given { field }),
-            Read::Loop { var, read } => match read {
+            Read::Given { info: Some(f), .. } => Some(Reading::Given { field: f.index }),
+            Read::Loop { read, .. } => match read {
                 MeaningLoopRead::Whole => Some(LoopReading::Item),
                 MeaningLoopRead::Meta { field, .. } => Some(LoopReading::Meta(field)),
-                MeaningLoopRead::Given {
-                    field: Some(field),
-                    info: Some(_),
-                    ..
-                } => {
-                    index(loop_contract(var), &field.name).map(|field| LoopReading::Given { field })
+                MeaningLoopRead::Given { info: Some(f), .. } => {
+                    Some(LoopReading::Given { field: f.index })
                 }
-                MeaningLoopRead::Answer {
-                    field,
-                    info: Some(_),
-                } => index(loop_contract(var), &field.name)
-                    .map(|field| LoopReading::Answer { field }),
+                MeaningLoopRead::Answer { info: Some(f), .. } => {
+                    Some(LoopReading::Answer { field: f.index })
+                }
                 _ => None,
             }
             .map(Reading::Loop),
@@ -288,12 +266,15 @@ impl<'a> ModuleChecker<'a, '_> {
     /// Keeps in the model what the references of `expr` name, where a check refused
     /// `expr` without reading it: nothing is reported and nothing counts as used.
     pub(crate) fn note_names(&mut self, expr: &Expr, ctx: RefContext<'a>) {
+        if self.references.is_none() && !self.readings.keeps() {
+            // No reader keeps either table: there is nothing to note.
+            return;
+        }
         let note = |m: &mut Self, reference: &Reference| {
             let meaning = meaning(reference, &CheckerNames { m, ctx });
             // Resolution still evaluates what the names read, as it always has: the
             // module's error leaves its instances out.
-            let reading = m.reading_of(&meaning, ctx);
-            m.readings.write(reference, reading);
+            m.readings.write(reference, Self::reading_of(&meaning));
             if m.references.is_none() {
                 return;
             }

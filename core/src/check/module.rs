@@ -92,7 +92,8 @@ pub(crate) fn check_module<'a>(
         active_loops: Vec::new(),
         references: keep_references.then(Vec::new),
         specs: Vec::new(),
-        readings: super::readings::ReadingsBuilder::new(module),
+        // Read only by a mesh's resolution (`check::readings`).
+        readings: super::readings::ReadingsBuilder::new(module, !registry.meshes.is_empty()),
     };
     m.check_slug();
     m.check_requirements();

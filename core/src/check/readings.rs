@@ -87,11 +87,20 @@ pub(crate) struct ReadingsBuilder {
 }
 
 impl ReadingsBuilder {
-    /// A table for `module`'s references, none read yet.
-    pub fn new(module: &ast::Module) -> ReadingsBuilder {
+    /// A table for `module`'s references, none read yet; with `keep` false, a table that
+    /// keeps nothing: only a mesh's resolution reads the table, so a workspace without a
+    /// mesh (`meshc check` of modules alone) does not pay for it.
+    pub fn new(module: &ast::Module, keep: bool) -> ReadingsBuilder {
+        let len = if keep { module.references as usize } else { 0 };
         ReadingsBuilder {
-            table: vec![Reading::NotRead; module.references as usize],
+            table: vec![Reading::NotRead; len],
         }
+    }
+
+    /// Whether it keeps what it is told (a module without references keeps nothing
+    /// either).
+    pub fn keeps(&self) -> bool {
+        !self.table.is_empty()
     }
 
     /// Writes what `reference` reads, unless it was read already.

@@ -595,7 +595,8 @@ pub(crate) trait Evaluate<'m> {
                 self.reads_consumer();
                 self.eval_for(i, ctx, f)
             }
-            Expr::Range(_) => None,
+            // A range where a value belongs (E0301, the checker's).
+            Expr::Range(_) => self.passed_over(i, "E0301").and(None),
             // What the parser could not read: its syntax error was reported.
             Expr::Error(_) => self.passed_over(i, "a syntax error").and(None),
         }
