@@ -199,20 +199,19 @@ impl<'a> ModuleChecker<'a, '_> {
         let m = meaning(reference, &CheckerNames { m: self, ctx });
         if self.references.is_none() {
             if !self.readings.keeps() {
-                return self.target_of(reference, ctx, m).0;
+                return self.target_of(reference, ctx, m);
             }
             let reading = Self::reading_of(&m);
-            let (target, refused) = self.target_of(reference, ctx, m);
-            self.readings
-                .write(reference, refused.map_or(reading, Reading::Refused));
+            // A refusal's proof is written first, by `target_of`, and kept.
+            let target = self.target_of(reference, ctx, m);
+            self.readings.write(reference, reading);
             return target;
         }
         let reading = Self::reading_of(&m);
         let reads = super::semantics::Reads::of(&m.read, |var| self.loops[var].span);
         let refused = m.refusal.is_some();
-        let (target, proof) = self.target_of(reference, ctx, m);
-        self.readings
-            .write(reference, proof.map_or(reading, Reading::Refused));
+        let target = self.target_of(reference, ctx, m);
+        self.readings.write(reference, reading);
         let ty = target.map_or(Ty::Error, |t| self.target_ty(t));
         if let Some(references) = &mut self.references {
             references.push(super::semantics::Resolved {
@@ -330,13 +329,13 @@ impl<'a> ModuleChecker<'a, '_> {
     }
 
     /// What `m`, the meaning of `reference`, reads for the checker; reports why when it
-    /// reads nothing.
+    /// reads nothing, and keeps the proof in the table of readings.
     fn target_of(
         &mut self,
         reference: &Reference,
         ctx: RefContext<'a>,
         m: super::meaning::Meaning<'_, 'a>,
-    ) -> (Option<Target<'a>>, Option<Reported>) {
+    ) -> Option<Target<'a>> {
         if let Read::Requirement { req }
         | Read::OperatorValue { req }
         | Read::ContractField { req, .. } = m.read
@@ -353,9 +352,13 @@ impl<'a> ModuleChecker<'a, '_> {
             {
                 self.used[idx] = true;
             }
-            return (None, self.report_ref_error(e));
+            // The table keeps the proof in place of the reading (the first written).
+            if let Some(told) = self.report_ref_error(e) {
+                self.readings.write(reference, Reading::Refused(told));
+            }
+            return None;
         }
-        let target = match m.read {
+        match m.read {
             Read::OperatorValue { req } => Some(Target::Operator { req }),
             Read::ContractField {
                 req,
@@ -383,13 +386,12 @@ impl<'a> ModuleChecker<'a, '_> {
                     MeaningLoopRead::Meta { field, .. } => LoopRead::Meta(field.word()),
                     MeaningLoopRead::Given { info: Some(f), .. } => LoopRead::Given(f),
                     MeaningLoopRead::Answer { info: Some(f), .. } => LoopRead::Answer(f),
-                    _ => return (None, None),
+                    _ => return None,
                 };
                 Some(Target::Loop { var, read })
             }
             _ => None,
-        };
-        (target, None)
+        }
     }
 
     /// Requirement `idx` is read at `at`: E0320 when it is optional and read outside its
