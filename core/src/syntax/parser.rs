@@ -450,6 +450,9 @@ impl<'a> Parser<'a> {
         let mut items = SmallVec::<[Item; 4]>::new();
         while self.kind() != TokenKind::Eof {
             let start = self.pos;
+            // Each item numbers its own references (`Reference::id`), so one item's
+            // never depend on another's.
+            self.references = 0;
             let docs = self.docs();
             let item = if self.at_word("contract") {
                 self.contract(docs).map(Item::Contract)
@@ -695,7 +698,6 @@ impl<'a> Parser<'a> {
     // ---- modules ----
 
     fn module(&mut self, docs: Docs) -> Option<Module> {
-        self.references = 0;
         let (name, entries, span) = self.named_block(
             "the module's name",
             "the module",
