@@ -853,7 +853,11 @@ fn resolve_to(
     let sources = ws.files(db);
     let module = |name: &str| module_source_in(db, &reg, sources, name);
     let module_errors = |name: &str| module_errors(db, ws, name.to_string()).to_vec();
-    let scope = |name: &str| module_scope_named(db, ws, name);
+    // The registry at hand here too: `module_scope_named` would ask for it per module.
+    let scope = |name: &str| {
+        let at = reg.modules.get(name)?;
+        Some(module_scope(db, ws, *sources.get(at.file)?, at.item))
+    };
     // Resolved once (the command line's way): the specs are read from the models the
     // checks made, with no query of their own to keep (10,000 more memos in a build).
     let specs = |name: &str| {

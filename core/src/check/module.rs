@@ -158,6 +158,14 @@ impl<'a> Seen<'a> {
         }
     }
 
+    /// Room for `names` names, scanned or (past the scan's limit) hashed as they come.
+    pub fn with_capacity(names: usize) -> Seen<'a> {
+        Seen {
+            small: Vec::with_capacity(names.min(SEEN_SCAN_LIMIT + 1)),
+            large: None,
+        }
+    }
+
     /// Whether `name` was seen.
     pub fn contains(&self, name: &str) -> bool {
         match &self.large {

@@ -421,6 +421,13 @@ impl<'a> ModuleScope<'a> {
                     }
                 }
                 RequirementBody::Contract { narrowing, .. } => {
+                    // Sized once: most requirements set a field or two, and a scope is
+                    // made for every module checked and again for every one resolved.
+                    let sets = narrowing
+                        .iter()
+                        .filter(|n| matches!(n.kind, NarrowingKind::Set(_)))
+                        .count();
+                    info.sets = Fields(Vec::with_capacity(sets));
                     for n in narrowing {
                         match &n.kind {
                             NarrowingKind::Set(e) => {

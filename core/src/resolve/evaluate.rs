@@ -69,10 +69,11 @@ impl<T> Default for Table<T> {
 }
 
 impl<T> Table<T> {
-    fn with_slots(slots: usize) -> Table<T> {
+    /// `slots` slots, room for `values` values before the table grows.
+    fn with_slots(slots: usize, values: usize) -> Table<T> {
         Table {
             state: vec![NOT_ASKED; slots],
-            done: Vec::new(),
+            done: Vec::with_capacity(values),
         }
     }
 
@@ -178,9 +179,12 @@ impl Values {
             })
         }));
         Values {
-            operator: Table::with_slots(layout.requirements()),
-            given: Table::with_slots(layout.fields()),
-            answer: Table::with_slots(layout.fields()),
+            // Room for about one value per requirement in each table, made once: grown by
+            // doubling, a large mesh's tables were copied a dozen times over as they
+            // filled (most slots are never asked for, so not one per slot).
+            operator: Table::with_slots(layout.requirements(), layout.requirements()),
+            given: Table::with_slots(layout.fields(), layout.requirements()),
+            answer: Table::with_slots(layout.fields(), layout.requirements()),
             layout,
         }
     }
@@ -205,6 +209,15 @@ impl Values {
     pub fn answer(&self, consumer: InstanceId, r: u32, f: u32) -> Option<Resolved> {
         match self.answer.get(self.layout.field(consumer, r, f)) {
             Some(Memo::Done(v)) => v.clone(),
+            _ => None,
+        }
+    }
+
+    /// The answer to field `f` of `consumer`'s requirement `r`, if computed, where it is
+    /// kept.
+    fn answer_ref(&self, consumer: InstanceId, r: u32, f: u32) -> Option<&Resolved> {
+        match self.answer.get(self.layout.field(consumer, r, f)) {
+            Some(Memo::Done(v)) => v.as_ref(),
             _ => None,
         }
     }
@@ -940,22 +953,9 @@ pub(crate) trait Evaluate<'m> {
         }
     }
 
-    /// The answer to field `field` of module requirement `req` of `consumer`: a sealed
-    /// reference for a secret field, else the provider's `provides` answer evaluated for
-    /// this consumer, else the contract's default.
-    fn module_answer(
-        &mut self,
-        consumer: InstanceId,
-        req: &'m str,
-        field: &str,
-    ) -> Option<Resolved> {
-        let info = self.world().requirement(consumer, req)?;
-        let f = info.contract.as_deref()?.fields.get_index_of(field)?;
-        self.module_answer_at(consumer, req, f as u32)
-    }
-
-    /// [`Evaluate::module_answer`] of field `f`, by its place in the requirement's
-    /// contract.
+    /// The answer to field `f` (its place in the contract) of module requirement `req`
+    /// of `consumer`: a sealed reference for a secret field, else the provider's
+    /// `provides` answer evaluated for this consumer, else the contract's default.
     fn module_answer_at(&mut self, consumer: InstanceId, req: &'m str, f: u32) -> Option<Resolved> {
         let Some(Answer::Module { provider, .. }) = self.world().answers[consumer].get(req) else {
             return None;
@@ -1379,12 +1379,13 @@ impl<'m> Evaluator<'_, '_, 'm> {
         // Every instance's own values first, so a provider's refusals are known before
         // its answers are checked for its consumers.
         // By place, not by name: what `operator_value` and `given_value` ask for each.
+        // Each is only computed here (its memo is read later), so none is copied out.
         for i in self.instances.ids() {
             self.interrupt();
             let Some(m) = self.module_of(i) else { continue };
             for (r, info) in m.scope.requirements.values().enumerate() {
                 if info.operator.is_some() {
-                    self.operator_memo(i, r as u32);
+                    self.demand(Key::Operator(i, r as u32));
                     continue;
                 }
                 let Some(contract) = info.contract.as_deref() else {
@@ -1393,7 +1394,7 @@ impl<'m> Evaluator<'_, '_, 'm> {
                 for (f, fi) in contract.fields.values().enumerate() {
                     // A secret given field has no plain value (see `given_value`).
                     if fi.given && !fi.secret {
-                        self.given_memo(i, r as u32, f as u32);
+                        self.demand(Key::Given(i, r as u32, f as u32));
                     }
                 }
             }
@@ -1401,7 +1402,7 @@ impl<'m> Evaluator<'_, '_, 'm> {
         for i in self.instances.ids() {
             self.interrupt();
             let Some(k) = self.known(i) else { continue };
-            for (&req, info) in &k.module.scope.requirements {
+            for (r, (&req, info)) in k.module.scope.requirements.iter().enumerate() {
                 let Some(contract) = info.contract.as_deref() else {
                     continue;
                 };
@@ -1409,31 +1410,38 @@ impl<'m> Evaluator<'_, '_, 'm> {
                 else {
                     continue;
                 };
-                for fi in contract.fields.values().filter(|f| !f.given && !f.secret) {
-                    self.check_answer(k, req, info, provider, contract, fi);
+                for (f, fi) in contract.fields.values().enumerate() {
+                    if fi.given || fi.secret {
+                        continue;
+                    }
+                    self.check_answer(k, (r as u32, req, info), provider, contract, (f as u32, fi));
                 }
             }
         }
     }
 
+    /// Checks the answer of `provider` to field `f` of requirement `r` of `k` (neither
+    /// given nor secret) against the consumer's narrowing (E0304, E0314), or refuses a
+    /// field it leaves unanswered (E0310). The answer is evaluated whatever the provider
+    /// is; it is what `module_answer_at` gives, found by the places at hand rather than by
+    /// name again, and read where it is memoised rather than copied.
     fn check_answer(
         &mut self,
         k: KnownInstance<'m>,
-        req: &'m str,
-        info: &'m ReqInfo<'m>,
+        (r, req, info): (u32, &'m str, &'m ReqInfo<'m>),
         provider: InstanceId,
         contract: &'m ContractInfo,
-        fi: &'m crate::check::registry::FieldInfo,
+        (f, fi): (u32, &'m crate::check::registry::FieldInfo),
     ) {
         let i = k.id;
-        let value = self.module_answer(i, req, &fi.name);
+        self.demand(Key::Answer(i, r, f));
         let clean_provider = self
             .module_of(provider)
             .filter(|pm| self.errors_of(pm).is_empty() && !self.is_refused(provider));
         let Some(pm) = clean_provider else {
             return; // the provider is left out; this consumer waits for it (E0514)
         };
-        match value {
+        let refusal = match self.eval.values.answer_ref(i, r, f) {
             None => {
                 let answered = pm
                     .provides
@@ -1452,27 +1460,28 @@ impl<'m> Evaluator<'_, '_, 'm> {
                     module: &pm.name,
                     provider_head: self.head(provider),
                 };
-                let d = self.at(self.head(i), rule);
-                let _refused = self.refuse(i, d);
+                Some(self.at(self.head(i), rule))
             }
             Some(Resolved::Plain(v, _)) => {
-                if let Some(unfit) = unfit(&fi.ty, &v, || info.field_constraint(fi)) {
+                unfit(&fi.ty, v, || info.field_constraint(fi)).map(|unfit| {
                     let (who, provider_who) = (self.who(i), self.who(provider));
                     let rule = ValueRefused::Answer {
                         provider: &provider_who,
                         requirement: req,
                         field: &fi.name,
                         who: &who,
-                        value: &v,
+                        value: v,
                         unfit,
                         provider_head: self.head(provider),
                         decl: (&k.module.path, info.ast.span),
                     };
-                    let d = self.at(self.head(i), rule);
-                    let _refused = self.refuse(i, d);
-                }
+                    self.at(self.head(i), rule)
+                })
             }
-            Some(_) => {}
+            Some(_) => None,
+        };
+        if let Some(d) = refusal {
+            let _refused = self.refuse(i, d);
         }
     }
 }

@@ -87,7 +87,9 @@ impl<'m> Resolver<'m> {
             let Some(node_ident) = &a.node else {
                 continue; // a syntax error, reported by the parser
             };
-            let instance = a.instance_name().name.to_string();
+            // Copied as text: `to_string` on a name goes through the formatter, once for
+            // every assignment of a large mesh.
+            let instance = String::from(a.instance_name().name.as_str());
             let Some(node_index) = self.nodes.id_of(node_ident.name.as_str()) else {
                 let d = self.unknown_node(node_ident, "the assignment's node");
                 self.mesh_diags.push(d.clone());
@@ -152,7 +154,7 @@ impl<'m> Resolver<'m> {
             let state = InstanceState {
                 assign: a,
                 name: instance.clone(),
-                module_name: a.module.name.to_string(),
+                module_name: String::from(a.module.name.as_str()),
                 node: node_index,
                 module,
             };

@@ -780,7 +780,12 @@ impl<'a> Parser<'a> {
                 default,
             }))
         } else {
-            let contract = self.ident_same_line(&format!("a contract name after `{}`", kind.name));
+            // The words of the error are made only when there is one: every contract
+            // requirement of a workspace comes here.
+            let contract = match self.kind() == TokenKind::Ident && !self.peek().newline_before {
+                true => self.ident_same_line(""),
+                false => self.ident_same_line(&format!("a contract name after `{}`", kind.name)),
+            };
             let (narrowing, block) = if contract.is_some() && self.kind() == TokenKind::LBrace {
                 let (n, s) = self.block("the narrowing", |p| p.narrowing());
                 (n, Some(s))
