@@ -429,16 +429,68 @@ fn resolution_passes_over_a_refused_reference_on_the_checkers_error() {
     assert_eq!(b.exit, 1);
 }
 
+/// `prov` reads a requirement of a contract the workspace lacks: the reference reads
+/// nothing, and the cause (E0103) is reported where the requirement names the contract.
+const READS_AN_UNKNOWN_CONTRACT: &str = r#"contract tokc for module {
+  url: string
+}
+module prov {
+  requires x: module nosuch
+  container prov { image "nginx:1.27" }
+  provides tokc { url = x.url }
+}
+module app {
+  requires up: module tokc
+  container app { image "nginx:1.27"  env { U = up.url } }
+}
+mesh lab {
+  node alpha { private_name = "alpha" }
+  assign prov to alpha
+  assign app to alpha
+}
+"#;
+
 /// The other side of the proof: a module the checker passed never reaches a place where
-/// resolution passes over a refusal. Told of no error in `prov` (as if the checker had
-/// missed its E0104), resolution meets the refused reference without a proof, and debug
-/// builds, every test among them, stop there instead of leaving a value out silently.
+/// resolution passes over a refusal. A reference the checker refused itself carries its
+/// proof in the table of readings (`check::readings`), so resolution needs none from the
+/// module's errors; what reads nothing for a cause told elsewhere (here E0103, at the
+/// requirement: the requirement itself, and the reference reading it) goes through the
+/// gate. Told of no error in `prov` (as if the checker had missed its E0103), resolution
+/// meets it without a proof, and debug builds, every test among them, stop there instead
+/// of leaving a value out silently.
 #[cfg(debug_assertions)]
 #[test]
-#[should_panic(
-    expected = "passed over E0104, E0105 or E0318 in module `prov`, in which the checker reported no error"
-)]
+#[should_panic(expected = "in module `prov`, in which the checker reported no error")]
 fn a_module_without_a_reported_error_never_reaches_a_passed_over_refusal() {
+    let files = one_file("case.mesh", READS_AN_UNKNOWN_CONTRACT);
+    let _ = resolve_told_of_no_error(&files, "case.mesh", "lab", false);
+}
+
+/// A reference the checker refused (E0104 in `prov`) is held by the proof the checker
+/// wrote beside its reading: told of no error in `prov`, resolution reaches no gate for
+/// it (it would stop there in a debug build, as above) and leaves nothing out for it.
+#[test]
+fn a_refused_reading_carries_the_checkers_proof() {
     let files = one_file("case.mesh", READS_WHAT_IT_LACKS);
+    let outcome = resolve_told_of_no_error(&files, "case.mesh", "lab", false);
+    assert!(outcome.left_out.is_empty(), "{:?}", outcome.left_out);
+}
+
+/// A range where a value belongs (E0301, the checker's) passes the gate on the checker's
+/// proof, no longer skipped without one: told of no error, debug builds stop there.
+#[cfg(debug_assertions)]
+#[test]
+#[should_panic(expected = "passed over E0301 in module `app`")]
+fn a_range_read_as_a_value_goes_through_the_gate() {
+    let text = r#"module app {
+  requires n: operator int = 1..3
+  container app { image "nginx:1.27"  env { N = n } }
+}
+mesh lab {
+  node alpha { private_name = "alpha" }
+  assign app to alpha
+}
+"#;
+    let files = one_file("case.mesh", text);
     let _ = resolve_told_of_no_error(&files, "case.mesh", "lab", false);
 }

@@ -939,7 +939,7 @@ impl<'a> ModuleChecker<'a, '_> {
                     _ => "mount the `path` of a `host directory` or `host access` requirement".into(),
                 };
                 let rule = MountSourceRule::Reference { name: &name, help };
-                self.cx.report(rule.at(self.cx.path, r.span));
+                self.cx.report(rule.at(self.cx.path, r.span()));
                 None
             }
             Expr::Str(s) if s.interpolations().next().is_none() => {

@@ -12,6 +12,7 @@ use super::meaning::{
     ConsumerField, Contract, Form, LoopForm, LoopRead as MeaningLoopRead, Names, Read, meaning,
 };
 use super::module::{Edge, ModuleChecker};
+use super::readings::{LoopReading, Reading};
 use super::registry::{ContractInfo, FieldInfo};
 use super::scope::{RefContext, RefError};
 use super::types::{Bounds, Constraint, Ty, Value, validate_literal};
@@ -197,15 +198,25 @@ impl<'a> ModuleChecker<'a, '_> {
     ) -> Option<Target<'a>> {
         let m = meaning(reference, &CheckerNames { m: self, ctx });
         if self.references.is_none() {
-            return self.target_of(reference, ctx, m);
+            if !self.readings.keeps() {
+                return self.target_of(reference, ctx, m);
+            }
+            let reading = Self::reading_of(&m);
+            // A refusal's proof is written first, by `target_of`, and kept.
+            let target = self.target_of(reference, ctx, m);
+            self.readings.write(reference, reading);
+            return target;
         }
+        let reading = Self::reading_of(&m);
         let reads = super::semantics::Reads::of(&m.read, |var| self.loops[var].span);
         let refused = m.refusal.is_some();
         let target = self.target_of(reference, ctx, m);
+        self.readings.write(reference, reading);
         let ty = target.map_or(Ty::Error, |t| self.target_ty(t));
         if let Some(references) = &mut self.references {
             references.push(super::semantics::Resolved {
-                span: reference.span,
+                span: reference.span(),
+                id: reference.id,
                 reads,
                 ty,
                 refused,
@@ -214,19 +225,63 @@ impl<'a> ModuleChecker<'a, '_> {
         target
     }
 
+    /// What `m`, the meaning of a reference, reads, as the table of readings keeps it
+    /// (`check::readings`): its fields by their place in their contracts. A meaning
+    /// that refuses reads nothing ([`Reading::Unresolved`] until the refusal's proof
+    /// replaces it).
+    fn reading_of(m: &super::meaning::Meaning<'_, 'a>) -> Reading {
+        if m.refusal.is_some() {
+            return Reading::Unresolved;
+        }
+        let read = match m.read {
+            Read::OperatorValue { req } => Some(Reading::OperatorValue { req: req as u32 }),
+            Read::ContractField {
+                req, info: Some(f), ..
+            } => Some(Reading::ContractField {
+                req: req as u32,
+                field: f.index,
+            }),
+            Read::Consumer {
+                field: Some(field), ..
+            } => Some(Reading::Consumer(field)),
+            Read::Given { info: Some(f), .. } => Some(Reading::Given { field: f.index }),
+            Read::Loop { read, .. } => match read {
+                MeaningLoopRead::Whole => Some(LoopReading::Item),
+                MeaningLoopRead::Meta { field, .. } => Some(LoopReading::Meta(field)),
+                MeaningLoopRead::Given { info: Some(f), .. } => {
+                    Some(LoopReading::Given { field: f.index })
+                }
+                MeaningLoopRead::Answer { info: Some(f), .. } => {
+                    Some(LoopReading::Answer { field: f.index })
+                }
+                _ => None,
+            }
+            .map(Reading::Loop),
+            _ => None,
+        };
+        read.unwrap_or(Reading::Unresolved)
+    }
+
     /// Keeps in the model what the references of `expr` name, where a check refused
     /// `expr` without reading it: nothing is reported and nothing counts as used.
     pub(crate) fn note_names(&mut self, expr: &Expr, ctx: RefContext<'a>) {
-        if self.references.is_none() {
-            // No reader keeps the table: there is nothing to note.
+        if self.references.is_none() && !self.readings.keeps() {
+            // No reader keeps either table: there is nothing to note.
             return;
         }
         let note = |m: &mut Self, reference: &Reference| {
             let meaning = meaning(reference, &CheckerNames { m, ctx });
+            // Resolution still evaluates what the names read, as it always has: the
+            // module's error leaves its instances out.
+            m.readings.write(reference, Self::reading_of(&meaning));
+            if m.references.is_none() {
+                return;
+            }
             let reads = super::semantics::Reads::of(&meaning.read, |var| m.loops[var].span);
             if let Some(references) = &mut m.references {
                 references.push(super::semantics::Resolved {
-                    span: reference.span,
+                    span: reference.span(),
+                    id: reference.id,
                     reads,
                     ty: Ty::Error,
                     refused: true,
@@ -274,7 +329,7 @@ impl<'a> ModuleChecker<'a, '_> {
     }
 
     /// What `m`, the meaning of `reference`, reads for the checker; reports why when it
-    /// reads nothing.
+    /// reads nothing, and keeps the proof in the table of readings.
     fn target_of(
         &mut self,
         reference: &Reference,
@@ -285,7 +340,7 @@ impl<'a> ModuleChecker<'a, '_> {
         | Read::OperatorValue { req }
         | Read::ContractField { req, .. } = m.read
         {
-            self.requirement_read(req, reference.span);
+            self.requirement_read(req, reference.span());
         }
         if let Some(e) = m.refusal {
             // A typo names the requirement it meant: that one is used, not unused.
@@ -297,7 +352,10 @@ impl<'a> ModuleChecker<'a, '_> {
             {
                 self.used[idx] = true;
             }
-            self.report_ref_error(e);
+            // The table keeps the proof in place of the reading (the first written).
+            if let Some(told) = self.report_ref_error(e) {
+                self.readings.write(reference, Reading::Refused(told));
+            }
             return None;
         }
         match m.read {
@@ -306,9 +364,9 @@ impl<'a> ModuleChecker<'a, '_> {
                 req,
                 info: Some(field),
                 ..
-            } => Some(Target::Field {
+            } => self.contracts[req].map(|contract| Target::Field {
                 req,
-                contract: self.contracts[req]?,
+                contract,
                 field,
             }),
             Read::Consumer { .. } => Some(Target::Consumer),
@@ -367,7 +425,10 @@ impl<'a> ModuleChecker<'a, '_> {
         self.cx.report(rule.at(self.cx.path, at));
     }
 
-    fn report_ref_error(&mut self, e: RefError) {
+    /// Reports why a reference reads nothing, and returns the proof; `None` when the
+    /// cause is reported where it lies (a contract the workspace lacks, a loop's refused
+    /// iterable).
+    fn report_ref_error(&mut self, e: RefError) -> Option<Reported> {
         let d = match e {
             RefError::UnknownRequirement {
                 name,
@@ -439,7 +500,7 @@ impl<'a> ModuleChecker<'a, '_> {
             }
             RefError::ElementField { var, span } => {
                 let LoopKind::Item { ty, .. } = &self.loops[var].kind else {
-                    return;
+                    return None;
                 };
                 let var = &self.loops[var].name;
                 UnknownField::OfListElement { var, ty }.at(self.cx.path, span)
@@ -450,9 +511,9 @@ impl<'a> ModuleChecker<'a, '_> {
                 span,
                 why,
             } => self.consumer_read_refused(var, &contract, span, why),
-            RefError::Unresolved => return,
+            RefError::Unresolved => return None,
         };
-        self.cx.report(d);
+        Some(self.cx.refuse(d))
     }
 
     /// The help of E0104: the closest requirement, else the module's requirements.
@@ -606,14 +667,15 @@ impl<'a> ModuleChecker<'a, '_> {
                     return Val::error();
                 };
                 if self.target_is_host_path(target) {
-                    self.host_path_refused(r.span, target, place, false);
+                    self.host_path_refused(r.span(), target, place, false);
                     return Val::error();
                 }
                 Val {
                     ty: self.target_ty(target),
-                    secret: self
-                        .target_is_secret(target)
-                        .then_some(Taint { at: r.span, target }),
+                    secret: self.target_is_secret(target).then_some(Taint {
+                        at: r.span(),
+                        target,
+                    }),
                     interpolated: false,
                     target: Some(target),
                     call: None,

@@ -198,7 +198,7 @@ impl<'a> ModuleChecker<'a, '_> {
                     let name = self.target_name(taint.target);
                     return Err(self
                         .cx
-                        .refuse(SecretLoop { name: &name }.at(self.cx.path, r.span)));
+                        .refuse(SecretLoop { name: &name }.at(self.cx.path, r.span())));
                 }
                 match val.ty {
                     Ty::List(inner) => Ok(Some(LoopKind::Item {
@@ -211,7 +211,7 @@ impl<'a> ModuleChecker<'a, '_> {
                             name: &name,
                             a_type: super::expressions::a_type(&other),
                         };
-                        Err(self.cx.refuse(rule.at(self.cx.path, r.span)))
+                        Err(self.cx.refuse(rule.at(self.cx.path, r.span())))
                     }
                 }
             }

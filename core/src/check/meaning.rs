@@ -269,7 +269,7 @@ pub fn meaning<'r, 'c>(reference: &'r Reference, names: &impl Names<'c>) -> Mean
                 _ => Meaning::refused(
                     read,
                     RefError::TooDeep {
-                        span: reference.span,
+                        span: reference.span(),
                         what: "`consumer` has the fields login, instance and module".into(),
                     },
                 ),
@@ -307,7 +307,7 @@ fn requirement_meaning<'r, 'c>(
             return Meaning::refused(
                 Read::Requirement { req },
                 RefError::TooDeep {
-                    span: reference.span,
+                    span: reference.span(),
                     what: format!("`{name}` is an operator value; it has no fields"),
                 },
             );
@@ -333,7 +333,7 @@ fn requirement_meaning<'r, 'c>(
             RefError::MissingField {
                 requirement: name.to_string(),
                 contract: contract.name().to_string(),
-                span: reference.span,
+                span: reference.span(),
             },
         );
     };
@@ -372,7 +372,7 @@ fn requirement_meaning<'r, 'c>(
         return Meaning::refused(
             read,
             RefError::TooDeep {
-                span: reference.span,
+                span: reference.span(),
                 what,
             },
         );
@@ -389,7 +389,7 @@ fn given_meaning<'r, 'c>(reference: &'r Reference, contract: Contract<'c>) -> Me
                 info: None,
             },
             RefError::TooDeep {
-                span: reference.span,
+                span: reference.span(),
                 what: "write `given.FIELD`, naming a given field of the contract".into(),
             },
         );
@@ -437,7 +437,7 @@ fn given_meaning<'r, 'c>(reference: &'r Reference, contract: Contract<'c>) -> Me
         return Meaning::refused(
             read,
             RefError::TooDeep {
-                span: reference.span,
+                span: reference.span(),
                 what: "a given field has no fields".into(),
             },
         );
@@ -462,7 +462,7 @@ fn loop_meaning<'r, 'c>(
                 looped(LoopRead::Whole),
                 RefError::ElementField {
                     var,
-                    span: reference.span,
+                    span: reference.span(),
                 },
             );
         }
@@ -550,7 +550,7 @@ fn loop_meaning<'r, 'c>(
         RefError::ConsumerLoop {
             var,
             contract: c.name.clone(),
-            span: reference.span,
+            span: reference.span(),
             why,
         },
     )

@@ -10,6 +10,7 @@
 
 pub use definition_rules::names_a_domain;
 pub mod meaning;
+pub mod readings;
 pub mod registry;
 pub mod scope;
 pub mod secrets;

@@ -52,6 +52,8 @@ pub(crate) struct ModuleChecker<'a, 'c> {
     pub references: Option<Vec<super::semantics::Resolved>>,
     /// Each container's spec, as its checks decide it (`check::specs`).
     pub specs: Vec<super::specs::ContainerSpec>,
+    /// What each reference of the module reads, by its id (`check::readings`).
+    pub readings: super::readings::ReadingsBuilder,
 }
 
 /// Checks one module in the scope `table` decided; returns every reference it read,
@@ -90,6 +92,8 @@ pub(crate) fn check_module<'a>(
         active_loops: Vec::new(),
         references: keep_references.then(Vec::new),
         specs: Vec::new(),
+        // Read only by a mesh's resolution (`check::readings`).
+        readings: super::readings::ReadingsBuilder::new(module, !registry.meshes.is_empty()),
     };
     m.check_slug();
     m.check_requirements();
@@ -99,6 +103,7 @@ pub(crate) fn check_module<'a>(
     m.check_unused();
     let specs = super::specs::ModuleSpecs {
         containers: m.specs.into_boxed_slice(),
+        readings: m.readings.finish(),
     };
     (m.references.unwrap_or_default(), specs)
 }

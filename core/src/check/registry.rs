@@ -121,6 +121,9 @@ pub struct FieldInfo {
     pub docs: Option<String>,
     pub span: Span,
     pub name_span: Span,
+    /// Its place among its contract's fields (`ContractInfo::fields`): what the table
+    /// of readings names it by (`check::readings`).
+    pub index: u32,
 }
 
 impl FieldInfo {
@@ -169,6 +172,7 @@ impl ContractInfo {
             let mut constraint = Constraint::of_type(&ty);
             constraint.refine(&f.refinements);
             constraint.secret = f.ty.as_ref().is_some_and(|t| t.secret.is_some());
+            let index = fields.len() as u32;
             fields.insert(
                 f.name.name.to_string(),
                 FieldInfo {
@@ -181,6 +185,7 @@ impl ContractInfo {
                     docs: f.docs.text.as_deref().map(str::to_string),
                     span: f.span,
                     name_span: f.name.span,
+                    index,
                 },
             );
         }

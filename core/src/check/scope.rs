@@ -527,12 +527,13 @@ impl<'a> ModuleScope<'a> {
             .split('.')
             .map(|s| ast::Ident {
                 name: s.into(),
-                span: reference.span,
+                span: reference.span(),
             })
             .collect();
+        // The placeholder's place: what the checker read it as is found there.
         Some(Reference {
             segments,
-            span: reference.span,
+            id: reference.id,
         })
     }
 }
@@ -577,7 +578,7 @@ module b {
                     span,
                 })
                 .collect(),
-            span,
+            id: 0,
         }
     }
 

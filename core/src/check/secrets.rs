@@ -125,7 +125,7 @@ fn literals(e: &Expr, known: &dyn Fn(&str) -> bool, out: &mut Vec<Span>) {
     match e {
         Expr::Ref(r) => {
             if !r.segments.first().is_some_and(|s| known(&s.name)) {
-                out.push(r.span);
+                out.push(r.span());
             }
         }
         Expr::List(items, _) => {

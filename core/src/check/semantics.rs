@@ -119,6 +119,9 @@ impl Reads {
 pub struct Resolved {
     /// The reference as written (a legacy placeholder's: the placeholder's name).
     pub span: Span,
+    /// The reference's place among its module's ([`ast::Reference::id`]): where the
+    /// table of readings (`check::readings`) holds what it reads.
+    pub id: u32,
     /// What its words name.
     pub reads: Reads,
     /// The type of the value read; [`Ty::Error`] when it reads nothing.
@@ -356,7 +359,7 @@ impl ModuleNames {
                     Some(ast::Iterable::Consumers { contract, .. }) => {
                         contract.as_ref().map(|c| c.span)
                     }
-                    Some(ast::Iterable::List(r)) => Some(r.span),
+                    Some(ast::Iterable::List(r)) => Some(r.span()),
                     None => None,
                 },
             })

@@ -44,10 +44,14 @@ const WHOLE: u32 = u32::MAX;
 /// which never builds a module in error, passes over it.
 pub type Refused = Reported;
 
-/// The specs of one module's containers, in source order.
+/// The specs of one module's containers, in source order, and what each of its
+/// references reads: what resolution builds and evaluates the module's instances from.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ModuleSpecs {
     pub containers: Box<[ContainerSpec]>,
+    /// What each reference of the module reads, as the checker decided it
+    /// (`check::readings`).
+    pub readings: super::readings::Readings,
 }
 
 /// One `container` or `job` (its name and keyword: [`Written::name`], [`Written::job`]).

@@ -217,9 +217,15 @@ impl<'m> Builder<'_, 'm> {
                         out.ports.push(p);
                     }
                 }
-                // Read by the checker only; and a mount whose source reads nothing, its
-                // cause told in another file.
-                EntryKind::ImagePaths | EntryKind::ReadsNothing => {}
+                // Read by the checker only.
+                EntryKind::ImagePaths => {}
+                // A mount whose source reads nothing for a cause told where it lies: a
+                // contract the workspace lacks (E0103, at the requirement) or one in
+                // error (in the contract's file, which the module names). Either is
+                // among the module's errors, so a built instance never holds one.
+                EntryKind::ReadsNothing => {
+                    let _told = self.passed_over(i, "E0103 or a contract's error");
+                }
             }
         }
         // A file with no `owner` belongs to the container's user and group; the group
@@ -390,9 +396,12 @@ impl<'m> Builder<'_, 'm> {
             return self.passed_over(i, "E0316").and(None);
         };
         let host = *host_port;
-        let container = match self.given_value(i, req, "container")? {
-            Resolved::Plain(Value::Int(p), _) => p,
-            _ => return None,
+        // A built instance's port has its container port: a value missing (E0501) or
+        // not a port (E0304, E0314) refused the instance, which is then not built.
+        let container = match self.given_value(i, req, "container") {
+            Some(Resolved::Plain(Value::Int(p), _)) => p,
+            Some(_) => return self.passed_over(i, "E0304 or E0314").and(None),
+            None => return self.passed_over(i, "E0501").and(None),
         };
         let text = |r: Option<Resolved>, default: &str| match r {
             Some(Resolved::Plain(Value::Str(s), _)) => s,

@@ -15,11 +15,10 @@ use super::FxIndexMap;
 use super::fx_hash::{FxHashMap, FxHashSet};
 use super::ids::Id;
 use super::{Answer, InstanceId, KnownInstance, LoadedModule, Phase, World};
-use crate::check::meaning::{
-    ConsumerField, Contract, Form, LoopForm, LoopRead, Names, Read, meaning,
-};
+use crate::check::meaning::ConsumerField;
+use crate::check::readings::{LoopReading, Reading};
 use crate::check::registry::ContractInfo;
-use crate::check::scope::{ModuleScope, ReqInfo};
+use crate::check::scope::ReqInfo;
 use crate::check::types::{Ty, Value, validate_literal};
 use crate::diagnostics::Reported;
 use crate::diagnostics::rules::{Missing, Unanswered, Unfit, ValueRefused};
@@ -367,43 +366,7 @@ pub(crate) enum Ctx<'m> {
     Provides {
         consumer: InstanceId,
         requirement: &'m str,
-        contract: &'m ContractInfo,
     },
-}
-
-/// What is in scope for the resolver where instance `i` reads a reference: the loop
-/// variables bound while its templates render, its module's requirements, the contract
-/// of the `provides` block answering a consumer.
-struct ResolverNames<'x, 'm> {
-    bindings: &'x [super::loops::Binding<'m>],
-    i: InstanceId,
-    scope: &'m ModuleScope<'m>,
-    ctx: Ctx<'m>,
-}
-
-impl<'m> Names<'m> for ResolverNames<'_, 'm> {
-    fn loop_var(&self, word: &str) -> Option<(usize, LoopForm<'m>)> {
-        let (var, b) = super::loops::binding(self.bindings, self.i, word)?;
-        let form = match b.value {
-            super::loops::Bound::Consumer { contract, .. } => {
-                LoopForm::Consumers(Contract::Known(contract))
-            }
-            super::loops::Bound::Item(..) => LoopForm::Item,
-        };
-        Some((var, form))
-    }
-
-    fn requirement(&self, word: &str) -> Option<(usize, Form<'m>)> {
-        let (idx, _, r) = self.scope.requirements.get_full(word)?;
-        Some((idx, r.form()))
-    }
-
-    fn provides(&self) -> Option<Contract<'m>> {
-        match self.ctx {
-            Ctx::Definition => None,
-            Ctx::Provides { contract, .. } => Some(Contract::Known(contract)),
-        }
-    }
 }
 
 /// Field `field` of consumer `c`: its login, instance or module name, or the private
@@ -603,6 +566,10 @@ pub(crate) trait Evaluate<'m> {
     /// ([`super::Resolver::checker_error`]).
     fn module_error(&self, i: InstanceId) -> Option<Reported>;
 
+    /// What `reference`, written in module `m`, reads, as the checker decided it
+    /// (`check::readings`).
+    fn reading(&self, m: &'m LoadedModule<'m>, reference: &Reference) -> Reading;
+
     /// Passes over what the checker refuses with `code` in instance `i`'s module, on the
     /// proof it was reported there ([`super::passed_over`]).
     fn passed_over(&self, i: InstanceId, code: &'static str) -> Option<Reported> {
@@ -641,7 +608,8 @@ pub(crate) trait Evaluate<'m> {
                 self.reads_consumer();
                 self.eval_for(i, ctx, f)
             }
-            Expr::Range(_) => None,
+            // A range where a value belongs (E0301, the checker's).
+            Expr::Range(_) => self.passed_over(i, "E0301").and(None),
             // What the parser could not read: its syntax error was reported.
             Expr::Error(_) => self.passed_over(i, "a syntax error").and(None),
         }
@@ -872,48 +840,60 @@ pub(crate) trait Evaluate<'m> {
         out
     }
 
-    /// What `reference` reads in instance `i`'s scope, as [`meaning`] tells it: a
-    /// requirement's field or an operator requirement's value, a loop variable's element
-    /// or consumer, and inside `provides`, `consumer.*` and `given.*`.
+    /// What `reference` reads in instance `i`'s scope, as the checker decided it
+    /// (`check::readings`): a requirement's field or an operator requirement's value, a
+    /// loop variable's element or consumer, and inside `provides`, `consumer.*` and
+    /// `given.*`. The loop variable's binding is this evaluation's: the innermost of the
+    /// reference's first word bound for instance `i`.
     fn eval_ref(&mut self, i: InstanceId, ctx: Ctx<'m>, reference: &Reference) -> Option<Resolved> {
         let m = self.world().module_of(i)?;
-        let names = ResolverNames {
-            bindings: self.bindings(),
-            i,
-            scope: &m.scope,
-            ctx,
+        let reading = match self.reading(m, reference) {
+            // Refused where the checker read it: the proof that it told why.
+            Reading::Refused(_told) => return None,
+            // Unread by the checker, or reading nothing for a cause it told elsewhere in
+            // the module (a contract the workspace lacks, a refused loop).
+            Reading::NotRead | Reading::Unresolved => {
+                return self
+                    .passed_over(i, "E0103, E0104, E0105 or E0318")
+                    .and(None);
+            }
+            reading => reading,
         };
-        let meaning = meaning(reference, &names);
-        if meaning.refusal.is_some() {
-            return self.passed_over(i, "E0104, E0105 or E0318").and(None);
-        }
         if matches!(
-            meaning.read,
-            Read::Loop { .. } | Read::Consumer { .. } | Read::Given { .. }
+            reading,
+            Reading::Loop(_) | Reading::Consumer(_) | Reading::Given { .. }
         ) {
             self.reads_consumer();
         }
-        match meaning.read {
-            Read::Loop { var, read } => self.eval_loop_read(var, read),
-            Read::OperatorValue { req } => {
-                let (&req, _) = m.scope.requirements.get_index(req)?;
+        match reading {
+            Reading::Loop(read) => {
+                let bound = reference
+                    .segments
+                    .first()
+                    .and_then(|first| super::loops::binding(self.bindings(), i, &first.name));
+                let Some((var, _)) = bound else {
+                    // The checker read it inside the loop's template, where it is bound.
+                    return self
+                        .passed_over(i, "a loop variable read outside its loop")
+                        .and(None);
+                };
+                self.eval_loop_read(var, read)
+            }
+            Reading::OperatorValue { req } => {
+                let (&req, _) = m.scope.requirements.get_index(req as usize)?;
                 self.operator_value(i, req).map(|(v, _)| v)
             }
-            Read::ContractField { req: r, field, .. } => {
-                let (&req, info) = m.scope.requirements.get_index(r)?;
-                self.field_value_at(i, (r as u32, req, info), &field.name)
+            Reading::ContractField { req: r, field } => {
+                let (&req, info) = m.scope.requirements.get_index(r as usize)?;
+                self.field_value_at(i, (r, req, info), field)
             }
-            Read::Consumer {
-                field: Some(field), ..
-            } => {
+            Reading::Consumer(field) => {
                 let Ctx::Provides { consumer, .. } = ctx else {
                     return None;
                 };
                 consumer_text(self.world(), consumer, field)
             }
-            Read::Given {
-                field: Some(field), ..
-            } => {
+            Reading::Given { field } => {
                 let Ctx::Provides {
                     consumer,
                     requirement,
@@ -922,29 +902,30 @@ pub(crate) trait Evaluate<'m> {
                 else {
                     return None;
                 };
-                self.given_value(consumer, requirement, &field.name)
+                self.given_value_at(consumer, requirement, field)
             }
-            _ => None,
+            Reading::NotRead | Reading::Refused(_) | Reading::Unresolved => None,
         }
     }
 
-    /// Field `field` of contract requirement `req` of instance `i`, the requirement
-    /// already found (its place in the module's scope, its name, what it is): a
-    /// reference's meaning gives its place, so it is not looked up again by name.
+    /// Field `f` (its place in the contract) of contract requirement `req` of instance
+    /// `i`, the requirement already found (its place in the module's scope, its name,
+    /// what it is): a reference's reading gives both places, so neither is looked up
+    /// again by name.
     fn field_value_at(
         &mut self,
         i: InstanceId,
         (r, req, info): (u32, &'m str, &'m ReqInfo<'m>),
-        field: &str,
+        f: u32,
     ) -> Option<Resolved> {
         let contract: &'m ContractInfo = info.contract.as_deref()?;
-        let (f, field, fi) = contract.fields.get_full(field)?;
+        let (field, fi) = contract.fields.get_index(f as usize)?;
         if fi.given {
             // As `given_value`: a secret field has no plain value to read.
             if fi.secret {
                 return None;
             }
-            return self.given_memo(i, r, f as u32);
+            return self.given_memo(i, r, f);
         }
         let w = self.world();
         let node = &w.nodes[w.instances[i].node];
@@ -984,21 +965,16 @@ pub(crate) trait Evaluate<'m> {
                         key,
                     })));
                 }
-                self.answer_memo(i, r, f as u32)
+                self.answer_memo(i, r, f)
             }
             _ => None,
         }
     }
 
-    /// The answer to field `field` of module requirement `req` of `consumer`: a sealed
-    /// reference for a secret field, else the provider's `provides` answer evaluated for
-    /// this consumer, else the contract's default.
-    fn module_answer(
-        &mut self,
-        consumer: InstanceId,
-        req: &'m str,
-        field: &str,
-    ) -> Option<Resolved> {
+    /// The answer to field `f` (its place in the contract) of module requirement `req`
+    /// of `consumer`: a sealed reference for a secret field, else the provider's
+    /// `provides` answer evaluated for this consumer, else the contract's default.
+    fn module_answer_at(&mut self, consumer: InstanceId, req: &'m str, f: u32) -> Option<Resolved> {
         let Some(Answer::Module { provider, .. }) = self.world().answers[consumer].get(req) else {
             return None;
         };
@@ -1010,7 +986,7 @@ pub(crate) trait Evaluate<'m> {
             .requirements
             .get_full(req)?;
         let contract: &'m ContractInfo = info.contract.as_deref()?;
-        let (f, field, fi): (usize, &'m String, _) = contract.fields.get_full(field)?;
+        let (field, fi): (&'m String, _) = contract.fields.get_index(f as usize)?;
         if fi.secret {
             let key = self.world().secret_key(consumer, req, field);
             return Some(Resolved::Sealed(Box::new(SealedRef {
@@ -1018,7 +994,7 @@ pub(crate) trait Evaluate<'m> {
                 key,
             })));
         }
-        self.answer_memo(consumer, r as u32, f as u32)
+        self.answer_memo(consumer, r as u32, f)
     }
 
     /// Given field `field` of contract requirement `req` of instance `i`: the
@@ -1026,6 +1002,14 @@ pub(crate) trait Evaluate<'m> {
     /// refused (E0501). A definition's value that reads a requirement is checked once
     /// resolved (E0304, E0314).
     fn given_value(&mut self, i: InstanceId, req: &'m str, field: &str) -> Option<Resolved> {
+        let info = self.world().requirement(i, req)?;
+        let f = info.contract.as_deref()?.fields.get_index_of(field)?;
+        self.given_value_at(i, req, f as u32)
+    }
+
+    /// [`Evaluate::given_value`] of field `f`, by its place in the requirement's
+    /// contract.
+    fn given_value_at(&mut self, i: InstanceId, req: &'m str, f: u32) -> Option<Resolved> {
         let (r, _, info) = self
             .world()
             .module_of(i)?
@@ -1033,7 +1017,7 @@ pub(crate) trait Evaluate<'m> {
             .requirements
             .get_full(req)?;
         let contract: &'m ContractInfo = info.contract.as_deref()?;
-        let (f, _, fi) = contract.fields.get_full(field)?;
+        let (_, fi) = contract.fields.get_index(f as usize)?;
         // One notion of taint: a field declared `secret` is secret here as it is to the
         // checker (`target_is_secret` in `check::expressions`), `given` or not. A given
         // secret field is refused (E0205) and has no plain value to read, from the
@@ -1041,7 +1025,7 @@ pub(crate) trait Evaluate<'m> {
         if fi.secret {
             return None;
         }
-        self.given_memo(i, r as u32, f as u32)
+        self.given_memo(i, r as u32, f)
     }
 
     /// Given field `field` of requirement `req` of instance `i`, as text.
@@ -1053,7 +1037,7 @@ pub(crate) trait Evaluate<'m> {
     }
 
     /// What `read` reads through loop binding `var` (see [`super::loops`]).
-    fn eval_loop_read(&mut self, var: usize, read: LoopRead<'_, 'm>) -> Option<Resolved> {
+    fn eval_loop_read(&mut self, var: usize, read: LoopReading) -> Option<Resolved> {
         super::loops::eval_loop_read(self, var, read)
     }
 
@@ -1125,6 +1109,11 @@ impl<'m> Evaluate<'m> for Evaluator<'_, '_, 'm> {
     fn module_error(&self, i: InstanceId) -> Option<Reported> {
         self.module_of(i).and_then(|m| self.checker_error(m))
     }
+
+    /// Read on first need: the values phase evaluates expressions of few modules.
+    fn reading(&self, m: &'m LoadedModule<'m>, reference: &Reference) -> Reading {
+        self.specs_of(m).readings.of(reference)
+    }
 }
 
 impl<'m> Evaluator<'_, '_, 'm> {
@@ -1166,7 +1155,6 @@ impl<'m> Evaluator<'_, '_, 'm> {
                             Ctx::Provides {
                                 consumer,
                                 requirement: req,
-                                contract,
                             },
                             &answer.value,
                         )
@@ -1453,7 +1441,7 @@ impl<'m> Evaluator<'_, '_, 'm> {
     /// Checks the answer of `provider` to field `f` of requirement `r` of `k` (neither
     /// given nor secret) against the consumer's narrowing (E0304, E0314), or refuses a
     /// field it leaves unanswered (E0310). The answer is evaluated whatever the provider
-    /// is; it is what `module_answer` gives, found by the places at hand rather than by
+    /// is; it is what `module_answer_at` gives, found by the places at hand rather than by
     /// name again, and read where it is memoised rather than copied.
     fn check_answer(
         &mut self,

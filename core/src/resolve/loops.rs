@@ -9,8 +9,7 @@
 
 use super::evaluate::{Ctx, Evaluate, Resolved, TemplatePart};
 use super::{Answer, InstanceId, World};
-use crate::check::meaning::LoopRead;
-use crate::check::registry::ContractInfo;
+use crate::check::readings::LoopReading;
 use crate::check::types::{Ty, Value};
 use crate::syntax::ast::{ForExpr, Iterable, Name, Reference};
 
@@ -28,11 +27,10 @@ pub(crate) struct Binding<'m> {
 /// What a loop variable stands for.
 #[derive(Debug, Clone)]
 pub(crate) enum Bound<'m> {
-    /// A consumer: the instance, its requirement answered by this provider, the contract.
+    /// A consumer: the instance, and its requirement answered by this provider.
     Consumer {
         consumer: InstanceId,
         requirement: &'m str,
-        contract: &'m ContractInfo,
     },
     /// An element of a list.
     Item(Value, Ty),
@@ -101,17 +99,17 @@ pub(crate) fn reference_name<'m, E: Evaluate<'m> + ?Sized>(
     }
 }
 
-/// What `read` reads through loop binding `var` ([`crate::check::meaning`] told what the
-/// reference's words name).
+/// What `read` reads through loop binding `var` (the checker's reading told what the
+/// reference's words name: `check::readings`).
 pub(crate) fn eval_loop_read<'m, E: Evaluate<'m> + ?Sized>(
     e: &mut E,
     var: usize,
-    read: LoopRead<'_, 'm>,
+    read: LoopReading,
 ) -> Option<Resolved> {
     let b = e.bindings().get(var)?.value.clone();
     match (b, read) {
-        (Bound::Item(v, ty), LoopRead::Whole) => Some(Resolved::Plain(v, ty)),
-        (Bound::Consumer { consumer, .. }, LoopRead::Meta { field, .. }) => {
+        (Bound::Item(v, ty), LoopReading::Item) => Some(Resolved::Plain(v, ty)),
+        (Bound::Consumer { consumer, .. }, LoopReading::Meta(field)) => {
             super::evaluate::consumer_text(e.world(), consumer, field)
         }
         (
@@ -120,18 +118,16 @@ pub(crate) fn eval_loop_read<'m, E: Evaluate<'m> + ?Sized>(
                 requirement,
                 ..
             },
-            LoopRead::Given {
-                field: Some(field), ..
-            },
-        ) => e.given_value(consumer, requirement, &field.name),
+            LoopReading::Given { field },
+        ) => e.given_value_at(consumer, requirement, field),
         (
             Bound::Consumer {
                 consumer,
                 requirement,
                 ..
             },
-            LoopRead::Answer { field, .. },
-        ) => e.module_answer(consumer, requirement, &field.name),
+            LoopReading::Answer { field },
+        ) => e.module_answer_at(consumer, requirement, field),
         _ => None,
     }
 }
@@ -160,12 +156,10 @@ pub(crate) fn eval_for<'m, E: Evaluate<'m> + ?Sized>(
             let Some(name) = contract.as_ref().map(|c| c.name.as_str()) else {
                 return e.passed_over(i, "a syntax error").and(None);
             };
-            let registry: &'m crate::check::registry::Registry = e.world().registry;
-            let Some(contract) = registry.contracts.get(name) else {
+            if !e.world().registry.contracts.contains_key(name) {
                 // The consumers of a contract the workspace lacks (E0103).
                 return e.passed_over(i, "E0103").and(None);
-            };
-            let contract: &'m ContractInfo = contract;
+            }
             let w = e.world();
             let consumers = consumers_for(w, i, name);
             consumers
@@ -187,7 +181,6 @@ pub(crate) fn eval_for<'m, E: Evaluate<'m> + ?Sized>(
                         Bound::Consumer {
                             consumer: c,
                             requirement: req,
-                            contract,
                         },
                     )
                 })

@@ -70,6 +70,15 @@ impl<'m> Evaluate<'m> for Builder<'_, 'm> {
     fn module_error(&self, _i: InstanceId) -> Option<Reported> {
         None
     }
+
+    /// The specs of every module were read before the manifests.
+    fn reading(
+        &self,
+        m: &'m super::LoadedModule<'m>,
+        reference: &crate::syntax::ast::Reference,
+    ) -> crate::check::readings::Reading {
+        m.reading(reference)
+    }
 }
 
 /// What every node's manifest reads besides the world and the values, made once before

@@ -389,20 +389,32 @@ impl<'m> LoadedModule<'m> {
     /// The container specs of every module of `modules`, read once, before the
     /// manifests are assembled. Not while the modules load: the specs come from the
     /// modules' checks (`db::module_semantics`), which `meshc build` runs beside the
-    /// resolution, and the phases before the manifests need none of them, so asking then
-    /// would make the resolution wait for checks the other core is still running.
+    /// resolution, and the phases before the manifests read only the readings of the
+    /// modules whose requirement or `provides` expressions they evaluate
+    /// ([`Resolver::specs_of`]), so asking for all then would make the resolution wait
+    /// for checks the other core is still running.
     fn read_specs(input: &ResolveInput<'_>, modules: &FxIndexMap<String, LoadedModule<'m>>) {
         for m in modules.values() {
             (input.interrupt)();
-            let specs = (input.specs)(&m.name).unwrap_or_default();
-            // Set once per resolution: a second call finds it set and keeps it.
-            let _ = m.specs.set(specs);
+            // Set once per resolution: the values phase read some already.
+            m.specs
+                .get_or_init(|| (input.specs)(&m.name).unwrap_or_default());
         }
     }
 
     /// Its containers' specs ([`LoadedModule::read_specs`]); none before they are read.
     pub fn containers(&self) -> &[crate::check::specs::ContainerSpec] {
         self.specs.get().map_or(&[], |s| &s.containers)
+    }
+
+    /// What `reference`, one of this module's, reads as the checker decided it, once the
+    /// specs are read ([`Resolver::specs_of`]); [`Reading::NotRead`] before.
+    ///
+    /// [`Reading::NotRead`]: crate::check::readings::Reading::NotRead
+    pub fn reading(&self, reference: &ast::Reference) -> crate::check::readings::Reading {
+        self.specs
+            .get()
+            .map_or(Default::default(), |s| s.readings.of(reference))
     }
 }
 
@@ -1031,6 +1043,15 @@ impl<'m> Resolver<'m> {
     /// resolution passes over in `m` rests on it ([`passed_over`]).
     pub fn checker_error(&self, m: &LoadedModule<'_>) -> Option<Reported> {
         Reported::among(self.errors_of(m))
+    }
+
+    /// Module `m`'s specs and readings, read now unless they were. The values phase
+    /// evaluates a few expressions of a module's requirements and `provides` blocks,
+    /// and asks for that module's then; the others are read just before the manifests
+    /// ([`LoadedModule::read_specs`]), so resolution waits for no check it does not need.
+    pub fn specs_of<'x>(&self, m: &'x LoadedModule<'_>) -> &'x ModuleSpecs {
+        m.specs
+            .get_or_init(|| (self.input.specs)(&m.name).unwrap_or_default())
     }
 
     /// Passes over what the checker refuses with `code` in module `m`, on the proof it

@@ -153,6 +153,9 @@ pub struct Module {
     pub name: Ident,
     pub entries: Box<[ModuleEntry]>,
     pub span: Span,
+    /// How many references the module holds ([`Reference::id`] counts them): the size
+    /// of the table of what each reads (`check::readings`).
+    pub references: u32,
 }
 
 impl Module {
@@ -635,7 +638,7 @@ impl Expr {
             Expr::Str(s) => s.span,
             Expr::Int(i) => i.span,
             Expr::Bool(_, s) | Expr::List(_, s) | Expr::Error(s) => *s,
-            Expr::Ref(r) => r.span,
+            Expr::Ref(r) => r.span(),
             Expr::Range(r) => r.span,
             Expr::Call(c) => c.span,
             Expr::For(f) => f.span,
@@ -646,11 +649,29 @@ impl Expr {
 /// `req.field`, `workers`, `consumer.login`, `given.name`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Reference {
+    /// Its words; [`Reference::span`] runs from the first's start to the last's end.
     pub segments: Box<[Ident]>,
-    pub span: Span,
+    /// Its place among the references of the item that holds it, in the order they
+    /// are parsed (source order): not a position, so a module's position-free tree
+    /// keeps it, and what the checker decided a reference reads is found by it
+    /// (`check::readings`), as rust-analyzer names an expression by its id in the body.
+    pub id: u32,
 }
 
 impl Reference {
+    /// Where it is written: its first word's start to its last word's end (a legacy
+    /// placeholder's reference gives every word the placeholder's span). Not kept apart,
+    /// so a reference is as small as it was before it had an id.
+    pub fn span(&self) -> Span {
+        match (self.segments.first(), self.segments.last()) {
+            (Some(first), Some(last)) => Span {
+                start: first.span.start,
+                end: last.span.end,
+            },
+            _ => Span::default(),
+        }
+    }
+
     /// The dotted text: `db.host`.
     pub fn dotted(&self) -> String {
         let mut s = String::new();

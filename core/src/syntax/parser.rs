@@ -62,6 +62,7 @@ pub fn parse(path: &FilePath, text: &str) -> Parsed {
         claimed: Vec::new(),
         in_when: false,
         embedded: false,
+        references: 0,
     };
     let mut file = p.source_file();
     attach_inner_docs(&mut file, text, &comments, &p.claimed);
@@ -88,6 +89,9 @@ struct Parser<'a> {
     in_when: bool,
     /// Whether these tokens are the body of one `${…}`, whose end is its `}`.
     embedded: bool,
+    /// The references of the item being parsed so far: the next one's
+    /// [`Reference::id`].
+    references: u32,
 }
 
 /// Parses the body of an interpolation, `text[start..end]` (between `${` and `}`), as one
@@ -100,6 +104,7 @@ pub(crate) fn parse_embedded(
     path: &FilePath,
     depth: usize,
     diags: &mut Vec<Diagnostic>,
+    references: &mut u32,
 ) -> Option<Expr> {
     let Lexed { mut tokens, .. } = lex(&text[start..end]);
     for t in &mut tokens {
@@ -118,6 +123,7 @@ pub(crate) fn parse_embedded(
         claimed: Vec::new(),
         in_when: false,
         embedded: true,
+        references: *references,
     };
     if depth >= MAX_NESTING {
         p.error_here(SyntaxError::TooDeep {
@@ -128,6 +134,7 @@ pub(crate) fn parse_embedded(
         return None;
     }
     let e = p.expr();
+    *references = p.references;
     if !matches!(e, Expr::Error(_)) && p.kind() != TokenKind::Eof {
         let found = p.found();
         p.error_here(SyntaxError::InterpolationNotClosed { found });
@@ -138,6 +145,14 @@ pub(crate) fn parse_embedded(
 }
 
 impl<'a> Parser<'a> {
+    /// The id of the reference being made ([`Reference::id`]).
+    fn next_reference(&mut self) -> u32 {
+        let id = self.references;
+        // An item cannot hold 2^32 references (its text would be larger than a file).
+        self.references = self.references.saturating_add(1);
+        id
+    }
+
     // ---- token helpers ----
 
     fn peek(&self) -> Token {
@@ -435,6 +450,9 @@ impl<'a> Parser<'a> {
         let mut items = SmallVec::<[Item; 4]>::new();
         while self.kind() != TokenKind::Eof {
             let start = self.pos;
+            // Each item numbers its own references (`Reference::id`), so one item's
+            // never depend on another's.
+            self.references = 0;
             let docs = self.docs();
             let item = if self.at_word("contract") {
                 self.contract(docs).map(Item::Contract)
@@ -691,6 +709,7 @@ impl<'a> Parser<'a> {
             name,
             entries,
             span,
+            references: self.references,
         })
     }
 
@@ -1455,6 +1474,7 @@ impl<'a> Parser<'a> {
             &self.path,
             self.depth,
             &mut self.diags,
+            &mut self.references,
         )
     }
 
@@ -1556,10 +1576,9 @@ impl<'a> Parser<'a> {
                     self.bump();
                     self.expected("a field name after `.`");
                 }
-                let span = segments[0].span.to(segments[segments.len() - 1].span);
                 Expr::Ref(Reference {
                     segments: exact(segments),
-                    span,
+                    id: self.next_reference(),
                 })
             }
             TokenKind::LBracket => self.list(),

@@ -465,7 +465,7 @@ fn string<V: VisitSpans + ?Sized>(s: &mut StringLit, v: &mut V) {
 }
 
 fn reference<V: VisitSpans + ?Sized>(r: &mut Reference, v: &mut V) {
-    v.span(&mut r.span);
+    // Its own span is its words' (`Reference::span`), kept nowhere else.
     for s in &mut r.segments {
         ident(s, v);
     }

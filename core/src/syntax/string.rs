@@ -15,7 +15,9 @@ type Parts = SmallVec<[StrPart; 4]>;
 /// The legacy placeholder kinds of `${kind:…}` (old forms, W0402).
 pub const LEGACY_KINDS: &[&str] = &["binding", "setting", "port", "machine", "secret"];
 
-/// Decodes the literal at `span` of `text` (quotes included).
+/// Decodes the literal at `span` of `text` (quotes included); `references` counts the
+/// references of the item so far, each made here taking the next id.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn decode(
     text: &str,
     span: Span,
@@ -24,6 +26,7 @@ pub(crate) fn decode(
     file: &FilePath,
     depth: usize,
     diags: &mut Vec<Diagnostic>,
+    references: &mut u32,
 ) -> StringLit {
     let quote = if triple { 3 } else { 1 };
     let start = span.start as usize + quote;
@@ -51,9 +54,13 @@ pub(crate) fn decode(
     }
     let before = diags.len();
     if triple && terminated {
-        decode_triple(text, start, end, file, depth, diags, &mut parts, &mut buf);
+        decode_triple(
+            text, start, end, file, depth, diags, &mut parts, &mut buf, references,
+        );
     } else {
-        decode_segment(text, start, end, file, depth, diags, &mut parts, &mut buf);
+        decode_segment(
+            text, start, end, file, depth, diags, &mut parts, &mut buf, references,
+        );
     }
     // One literal is refused once for what it holds (E0314), at its first such character.
     let mut held = false;
@@ -85,6 +92,7 @@ fn decode_triple(
     diags: &mut Vec<Diagnostic>,
     parts: &mut Parts,
     buf: &mut String,
+    references: &mut u32,
 ) {
     let body = &text[start..end];
     if body.starts_with("\r\n") {
@@ -121,6 +129,7 @@ fn decode_triple(
             diags,
             parts,
             buf,
+            references,
         );
         line_start = line_end;
     }
@@ -136,6 +145,7 @@ fn decode_segment(
     diags: &mut Vec<Diagnostic>,
     parts: &mut Parts,
     buf: &mut String,
+    references: &mut u32,
 ) {
     let seg = &text[start..end];
     let bytes = seg.as_bytes();
@@ -187,7 +197,7 @@ fn decode_segment(
                 let inner_start = open + 2;
                 // The common case, `${req.field}`, read without the general parse (the
                 // same tree and the same refusals as that parse gives it).
-                if let Some((reference, close)) = plain_reference(text, inner_start, end) {
+                if let Some((reference, close)) = plain_reference(text, inner_start, end, references) {
                     if !buf.is_empty() {
                         parts.push(StrPart::Text(buf.as_str().into()));
                         buf.clear();
@@ -207,8 +217,16 @@ fn decode_segment(
                     Some(rel) => {
                         let inner_end = inner_start + rel;
                         let whole = Span::new(open, inner_end + 1);
-                        match parse_interp(text, inner_start, inner_end, whole, file, depth, diags)
-                        {
+                        match parse_interp(
+                            text,
+                            inner_start,
+                            inner_end,
+                            whole,
+                            file,
+                            depth,
+                            diags,
+                            references,
+                        ) {
                             Ok(interp) => {
                                 if !buf.is_empty() {
                                     parts.push(StrPart::Text(buf.as_str().into()));
@@ -272,6 +290,7 @@ enum Reported {
 
 /// The body of `${…}`: a legacy `kind:req.field`, or any expression (LANGUAGE.md §12.3:
 /// a reference, a call, …), parsed by the parser itself.
+#[allow(clippy::too_many_arguments)]
 fn parse_interp(
     text: &str,
     start: usize,
@@ -280,6 +299,7 @@ fn parse_interp(
     file: &FilePath,
     depth: usize,
     diags: &mut Vec<Diagnostic>,
+    references: &mut u32,
 ) -> Result<Interp, Reported> {
     let raw = &text[start..end];
     let lead = raw.len() - raw.trim_start().len();
@@ -296,7 +316,7 @@ fn parse_interp(
         let is_loop = body.split([' ', '\t']).next() == Some("for");
         if body.is_empty() || (!is_loop && !body.contains(['(', '"', '['])) {
             // The common case, and the message it has always had when broken.
-            let Some(reference) = dotted_reference(text, pos, body_end) else {
+            let Some(reference) = dotted_reference(text, pos, body_end, references) else {
                 return Err(Reported::No);
             };
             return Ok(Interp {
@@ -305,7 +325,7 @@ fn parse_interp(
                 span: whole,
             });
         }
-        return match parse_embedded(text, pos, body_end, file, depth + 1, diags) {
+        return match parse_embedded(text, pos, body_end, file, depth + 1, diags, references) {
             Some(expr) => Ok(Interp {
                 legacy: None,
                 expr,
@@ -320,7 +340,7 @@ fn parse_interp(
         span: Span::new(pos, pos + colon),
     });
     pos += colon + 1;
-    let reference = dotted_reference(text, pos, body_end).ok_or(Reported::No)?;
+    let reference = dotted_reference(text, pos, body_end, references).ok_or(Reported::No)?;
     Ok(Interp {
         legacy,
         expr: Expr::Ref(reference),
@@ -332,7 +352,12 @@ fn parse_interp(
 /// closing brace at once, before `end`. With the reference, where its brace is. Any
 /// other body (spaces, a call, a legacy `kind:`, the word `for`, a name that is no
 /// identifier) is `None`, for [`parse_interp`] to read and judge.
-fn plain_reference(text: &str, start: usize, end: usize) -> Option<(Reference, usize)> {
+fn plain_reference(
+    text: &str,
+    start: usize,
+    end: usize,
+    references: &mut u32,
+) -> Option<(Reference, usize)> {
     let bytes = &text.as_bytes()[..end];
     // One scan finds the closing brace and counts the segments, so the reference's
     // segments are one allocation of the exact size, built with no list in between.
@@ -367,9 +392,11 @@ fn plain_reference(text: &str, start: usize, end: usize) -> Option<(Reference, u
         });
         from = to + 1;
     }
+    let id = *references;
+    *references = references.saturating_add(1);
     let reference = Reference {
         segments: segments.into_boxed_slice(),
-        span: Span::new(start, close),
+        id,
     };
     Some((reference, close))
 }
@@ -399,8 +426,14 @@ static PLAIN: [bool; 256] = {
     t
 };
 
-/// `req.field` written at `text[pos..body_end]`.
-fn dotted_reference(text: &str, pos: usize, body_end: usize) -> Option<Reference> {
+/// `req.field` written at `text[pos..body_end]`, taking the next id of `references`
+/// when it is one.
+fn dotted_reference(
+    text: &str,
+    pos: usize,
+    body_end: usize,
+    references: &mut u32,
+) -> Option<Reference> {
     let mut segments = SmallVec::<[Ident; 4]>::new();
     // The dots found by a scan of the bytes, with no `str::split` set up for each
     // reference (320,000 of them in `meshc-bench --shape dense`).
@@ -424,9 +457,11 @@ fn dotted_reference(text: &str, pos: usize, body_end: usize) -> Option<Reference
         }
         start = end + 1;
     }
+    let id = *references;
+    *references = references.saturating_add(1);
     Some(Reference {
         segments: super::parser::exact(segments),
-        span: Span::new(pos, body_end),
+        id,
     })
 }
 

@@ -584,11 +584,13 @@ impl Indexer {
         };
         let Some(reads) = self.model.as_ref().and_then(|m| {
             m.references
-                .binary_search_by_key(&(r.span.start, r.span.end), |e| (e.span.start, e.span.end))
+                .binary_search_by_key(&(r.span().start, r.span().end), |e| {
+                    (e.span.start, e.span.end)
+                })
                 .ok()
                 .map(|at| m.references[at].reads)
         }) else {
-            self.out.unread.push(r.span);
+            self.out.unread.push(r.span());
             return;
         };
         // The words the model's reading names are the reference's own, by their place.
