@@ -197,7 +197,9 @@ fn decode_segment(
                 let inner_start = open + 2;
                 // The common case, `${req.field}`, read without the general parse (the
                 // same tree and the same refusals as that parse gives it).
-                if let Some((reference, close)) = plain_reference(text, inner_start, end, references) {
+                if let Some((reference, close)) =
+                    plain_reference(text, inner_start, end, references)
+                {
                     if !buf.is_empty() {
                         parts.push(StrPart::Text(buf.as_str().into()));
                         buf.clear();
