@@ -78,14 +78,59 @@ enum Frame {
     },
 }
 
-struct Builder {
+struct Builder<'t> {
     stack: Vec<Frame>,
     root: Option<Node>,
     documents: usize,
     problems: Vec<YamlProblem>,
+    lines: Lines<'t>,
 }
 
-impl Builder {
+/// Lines as the user's editor counts them: a line ends at `\n` (and `\r\n`), never at a
+/// lone `\r`, which the YAML scanner counts as a break of its own. A problem is told at
+/// the line of its place in the text, read from the scanner's character index, so that it
+/// never names a line the file does not have (a lone `\r` before the end made the
+/// scanner's line one past the last).
+struct Lines<'t> {
+    text: &'t str,
+    /// Characters and bytes read so far, and the line the next character is on.
+    chars: usize,
+    bytes: usize,
+    line: usize,
+    /// The file's last line: where a problem at the very end is told.
+    last: usize,
+}
+
+impl<'t> Lines<'t> {
+    fn new(text: &'t str) -> Self {
+        Lines {
+            text,
+            chars: 0,
+            bytes: 0,
+            line: 1,
+            last: text.lines().count().max(1),
+        }
+    }
+
+    /// The line of character `index` (the scanner's `Marker::index`, which counts
+    /// characters). Events come in order, so the text is read once; a place before the
+    /// last one asked reads from the start again.
+    fn at(&mut self, index: usize) -> usize {
+        if index < self.chars {
+            (self.chars, self.bytes, self.line) = (0, 0, 1);
+        }
+        let mut rest = self.text[self.bytes..].chars();
+        while self.chars < index {
+            let Some(c) = rest.next() else { break };
+            self.chars += 1;
+            self.bytes += c.len_utf8();
+            self.line += usize::from(c == '\n');
+        }
+        self.line.min(self.last)
+    }
+}
+
+impl Builder<'_> {
     fn problem(&mut self, line: usize, message: impl Into<String>) {
         self.problems.push(YamlProblem {
             line,
@@ -155,9 +200,9 @@ impl Builder {
     }
 }
 
-impl MarkedEventReceiver for Builder {
+impl MarkedEventReceiver for Builder<'_> {
     fn on_event(&mut self, ev: Event, mark: Marker) {
-        let line = mark.line().max(1);
+        let line = self.lines.at(mark.index());
         match ev {
             Event::DocumentStart => {
                 self.documents += 1;
@@ -235,11 +280,12 @@ pub fn parse(text: &str) -> Result<Node, Vec<YamlProblem>> {
         root: None,
         documents: 0,
         problems: Vec::new(),
+        lines: Lines::new(text),
     };
     let mut parser = Parser::new_from_str(text);
     if let Err(e) = parser.load(&mut builder, true) {
         builder.problems.push(YamlProblem {
-            line: e.marker().line().max(1),
+            line: builder.lines.at(e.marker().index()),
             message: format!("not YAML: {}", e.info()),
         });
         return Err(builder.problems);
@@ -301,5 +347,21 @@ mod tests {
         assert_eq!(e[0].line, 2);
         assert!(e[0].message.contains("`a` is written twice"));
         assert!(parse("# nothing\n").is_err());
+    }
+
+    /// A lone carriage return is a line break to the YAML scanner but not to an editor:
+    /// the scanner's own line for a problem after it named a line past the file's last
+    /// (found by `import_properties`: line 6 of a file of 4).
+    #[test]
+    fn a_problem_after_a_lone_carriage_return_is_told_at_a_line_the_file_has() {
+        let text = "services:\n  app:\n    image: nginx:1.27\n\r\u{e}";
+        let e = parse(text).unwrap_err();
+        assert!(e[0].message.starts_with("not YAML"), "{e:?}");
+        assert_eq!(e[0].line, 4, "{e:?}");
+        // Characters of several bytes before the place are counted as one each.
+        let e = parse("é: 1\nñ: 2\né: 3\n").unwrap_err();
+        assert_eq!(e[0].line, 3, "{e:?}");
+        let e = parse("a: «x»\nb: [y\n").unwrap_err();
+        assert!(e[0].line <= 2, "{e:?}");
     }
 }
