@@ -28,6 +28,11 @@
 //! outside the series).
 
 use futures::StreamExt as _;
+
+// The server in process with the allocator the `meshc-lsp` binary runs on.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use meshc_lsp::Backend;
 use meshc_workload::workload::{EDITED, Flavour, Workload};
 use serde_json::{Value, json};

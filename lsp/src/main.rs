@@ -1,5 +1,8 @@
 //! The `meshc-lsp` binary: the language server on stdio.
 
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[tokio::main]
 async fn main() {
     if std::env::args().any(|a| a == "--version" || a == "-V") {
