@@ -20,36 +20,12 @@ use meshc::syntax::ast::Item;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-fn mesh_files(dir: &Path) -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "mesh"))
-        .collect();
-    files.sort();
-    files
-}
+#[path = "common/case_files.rs"]
+mod case_files;
 
 /// Each check and resolve case alone, each build case's directory, the catalogue.
 fn workspaces() -> Vec<Vec<PathBuf>> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let mut out = Vec::new();
-    for kind in ["check", "resolve"] {
-        out.extend(
-            mesh_files(&root.join("tests/cases").join(kind))
-                .into_iter()
-                .map(|f| vec![f]),
-        );
-    }
-    let mut builds: Vec<PathBuf> = std::fs::read_dir(root.join("tests/cases/build"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.is_dir())
-        .collect();
-    builds.sort();
-    out.extend(builds.iter().map(|d| mesh_files(d)));
-    out.push(mesh_files(&root.join("catalogue")));
-    out
+    case_files::case_workspaces(&Path::new(env!("CARGO_MANIFEST_DIR")).join(".."))
 }
 
 /// Whether `reading` is what `reads` (the model's reference table) names, its refusal

@@ -15,15 +15,8 @@ use meshc_lsp::analysis::index::{Symbol, file_index};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-fn mesh_files(dir: &Path) -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "mesh"))
-        .collect();
-    files.sort();
-    files
-}
+#[path = "../../compiler/tests/common/case_files.rs"]
+mod case_files;
 
 /// A database of `files` as the server reads them, the cursor marks gone (a fixture marks
 /// the cursor with `$0`; nothing else holds it).
@@ -42,32 +35,10 @@ fn database_of(files: &[PathBuf]) -> (Database, meshc::db::Workspace) {
 /// catalogue, each fixture of the language server alone.
 fn workspaces() -> Vec<Vec<PathBuf>> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let mut out = Vec::new();
-    for kind in ["check", "resolve"] {
-        out.extend(
-            mesh_files(&root.join("tests/cases").join(kind))
-                .into_iter()
-                .map(|f| vec![f]),
-        );
-    }
-    let mut builds: Vec<PathBuf> = std::fs::read_dir(root.join("tests/cases/build"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.is_dir())
-        .collect();
-    builds.sort();
-    out.extend(builds.iter().map(|d| mesh_files(d)));
-    out.push(mesh_files(&root.join("catalogue")));
+    let mut out = case_files::case_workspaces(&root);
     // The language server's fixtures, each alone.
-    let fixtures = root.join("lsp/tests/fixtures");
-    let mut kinds: Vec<PathBuf> = std::fs::read_dir(&fixtures)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.is_dir())
-        .collect();
-    kinds.sort();
-    for kind in kinds {
-        out.extend(mesh_files(&kind).into_iter().map(|f| vec![f]));
+    for kind in case_files::folders(&root.join("lsp/tests/fixtures")) {
+        out.extend(case_files::mesh_files(&kind).into_iter().map(|f| vec![f]));
     }
     out
 }
