@@ -392,30 +392,42 @@ fn an_instance_waiting_for_itself_is_left_out_for_its_own_reason_only() {
 /// A provider whose answer reads a requirement it does not have (E0104), and a consumer
 /// whose module requirement it answers: resolution evaluates the answer for the
 /// consumer and meets the reference the checker refused.
-const READS_WHAT_IT_LACKS: &str = r#"contract tokc for module {
-  url: string
-}
-module prov {
-  container prov { image "nginx:1.27" }
+fn reads_what_it_lacks() -> String {
+    provider_and_consumer(
+        r#"  container prov { image "nginx:1.27" }
   provides tokc { url = nope.url }
+"#,
+    )
 }
-module app {
+
+/// Module `prov`, whose body is `prov_body`, answering contract `tokc` to module `app` on
+/// one node.
+fn provider_and_consumer(prov_body: &str) -> String {
+    format!(
+        r#"contract tokc for module {{
+  url: string
+}}
+module prov {{
+{prov_body}}}
+module app {{
   requires up: module tokc
-  container app { image "nginx:1.27"  env { U = up.url } }
-}
-mesh lab {
-  node alpha { private_name = "alpha" }
+  container app {{ image "nginx:1.27"  env {{ U = up.url }} }}
+}}
+mesh lab {{
+  node alpha {{ private_name = "alpha" }}
   assign prov to alpha
   assign app to alpha
+}}
+"#
+    )
 }
-"#;
 
 /// Resolution passes over what the checker refused only on the proof the checker
 /// reported it: here it did (E0104 in `prov`), so resolution goes on, leaves `prov` out
 /// listing that error and `app` out waiting for it (E0514), and builds nothing.
 #[test]
 fn resolution_passes_over_a_refused_reference_on_the_checkers_error() {
-    let b = build(&one_file("case.mesh", READS_WHAT_IT_LACKS), "case.mesh");
+    let b = build(&one_file("case.mesh", &reads_what_it_lacks()), "case.mesh");
     let codes: Vec<&str> = b.diagnostics().iter().map(|d| d.code.as_str()).collect();
     assert!(codes.contains(&"E0104"), "{codes:?}");
     assert!(codes.contains(&"E0514"), "{codes:?}");
@@ -431,24 +443,14 @@ fn resolution_passes_over_a_refused_reference_on_the_checkers_error() {
 
 /// `prov` reads a requirement of a contract the workspace lacks: the reference reads
 /// nothing, and the cause (E0103) is reported where the requirement names the contract.
-const READS_AN_UNKNOWN_CONTRACT: &str = r#"contract tokc for module {
-  url: string
-}
-module prov {
-  requires x: module nosuch
+fn reads_an_unknown_contract() -> String {
+    provider_and_consumer(
+        r#"  requires x: module nosuch
   container prov { image "nginx:1.27" }
   provides tokc { url = x.url }
+"#,
+    )
 }
-module app {
-  requires up: module tokc
-  container app { image "nginx:1.27"  env { U = up.url } }
-}
-mesh lab {
-  node alpha { private_name = "alpha" }
-  assign prov to alpha
-  assign app to alpha
-}
-"#;
 
 /// The other side of the proof: a module the checker passed never reaches a place where
 /// resolution passes over a refusal. A reference the checker refused itself carries its
@@ -462,7 +464,7 @@ mesh lab {
 #[test]
 #[should_panic(expected = "in module `prov`, in which the checker reported no error")]
 fn a_module_without_a_reported_error_never_reaches_a_passed_over_refusal() {
-    let files = one_file("case.mesh", READS_AN_UNKNOWN_CONTRACT);
+    let files = one_file("case.mesh", &reads_an_unknown_contract());
     let _ = resolve_told_of_no_error(&files, "case.mesh", "lab", false);
 }
 
@@ -471,7 +473,7 @@ fn a_module_without_a_reported_error_never_reaches_a_passed_over_refusal() {
 /// it (it would stop there in a debug build, as above) and leaves nothing out for it.
 #[test]
 fn a_refused_reading_carries_the_checkers_proof() {
-    let files = one_file("case.mesh", READS_WHAT_IT_LACKS);
+    let files = one_file("case.mesh", &reads_what_it_lacks());
     let outcome = resolve_told_of_no_error(&files, "case.mesh", "lab", false);
     assert!(outcome.left_out.is_empty(), "{:?}", outcome.left_out);
 }
