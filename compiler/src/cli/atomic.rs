@@ -173,6 +173,11 @@ impl Staging {
     /// Writes file `name`'s `bytes` aside, beside its target. Failures are kept for
     /// [`Staging::commit`]; after one, nothing more is written.
     pub fn stage(&self, name: &str, bytes: &[u8]) {
+        self.stage_parts(name, &[bytes]);
+    }
+
+    /// [`Staging::stage`] of the file whose bytes are `parts`, in order.
+    pub fn stage_parts(&self, name: &str, parts: &[&[u8]]) {
         let target = self.dir.join(name);
         // A name may hold one folder (`alpha/compose.yaml`): the file is staged beside its
         // target, in that folder, so the rename stays on one file system.
@@ -207,14 +212,14 @@ impl Staging {
         }
         // Written and digested outside the lock: threads stage their files side by side.
         let base = target.file_name().unwrap_or_default().to_string_lossy();
-        let written = write_aside(&folder, &base, bytes, false).map_err(|e| {
+        let written = write_aside_parts(&folder, &base, parts, false).map_err(|e| {
             format!(
                 "cannot write `{}`: {}",
                 target.display(),
                 super::workspace::plain(&e)
             )
         });
-        let sha256 = super::owned::digest(bytes);
+        let sha256 = super::owned::digest_parts(parts);
         let mut state = self.state();
         match written {
             Ok(aside) => {
@@ -279,6 +284,10 @@ impl Staging {
 impl meshc::target::FileSink for Staging {
     fn put(&self, name: &str, bytes: &[u8]) {
         self.stage(name, bytes);
+    }
+
+    fn put_parts(&self, name: &str, parts: &[&[u8]]) {
+        self.stage_parts(name, parts);
     }
 }
 
@@ -452,9 +461,20 @@ fn commit_staged(
 /// (else by a [`Syncer`]); returns its path. The file is removed again when writing
 /// fails.
 fn write_aside(dir: &Path, name: &str, bytes: &[u8], sync: bool) -> std::io::Result<PathBuf> {
+    write_aside_parts(dir, name, &[bytes], sync)
+}
+
+/// [`write_aside`] of the file whose bytes are `parts`, in order.
+fn write_aside_parts(
+    dir: &Path,
+    name: &str,
+    parts: &[&[u8]],
+    sync: bool,
+) -> std::io::Result<PathBuf> {
     let (path, mut f) = meshc::fsio::create_aside(dir, name, "tmp")?;
-    let result = f
-        .write_all(bytes)
+    let result = parts
+        .iter()
+        .try_for_each(|part| f.write_all(part))
         .and_then(|_| if sync { f.sync_all() } else { Ok(()) });
     match result {
         Ok(()) => Ok(path),

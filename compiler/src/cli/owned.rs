@@ -38,9 +38,18 @@ pub struct Stale {
 
 /// The SHA-256 of `bytes` in lowercase hex, as the index records a file.
 pub fn digest(bytes: &[u8]) -> String {
+    digest_parts(&[bytes])
+}
+
+/// [`digest`] of the bytes `parts` hold, in order.
+pub fn digest_parts(parts: &[&[u8]]) -> String {
     const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut hasher = Sha256::new();
+    for part in parts {
+        hasher.update(part);
+    }
     let mut out = String::with_capacity(64);
-    for b in Sha256::digest(bytes) {
+    for b in hasher.finalize() {
         out.push(char::from(HEX[usize::from(b >> 4)]));
         out.push(char::from(HEX[usize::from(b & 0xf)]));
     }

@@ -8,7 +8,7 @@
 //! (objects are buffered per level and sorted), without building a `serde_json::Value`
 //! tree: a large mesh's manifests are digested in one pass.
 
-use super::manifest::Manifest;
+use super::manifest::{Instance, Manifest};
 use serde::ser::{self, Impossible, Serialize};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
@@ -69,68 +69,174 @@ const DIGEST_LEN: usize = 7 + 64;
 /// JSON, and the digest, whose length is fixed, is written into the place kept for it
 /// once the canonical bytes are hashed. The bytes are `serde_json::to_writer_pretty`'s
 /// of the manifest with [`digest_of`] filled in (a test holds the two together).
+///
+/// A build writes its manifests through a [`ManifestWriter`] instead, instance by
+/// instance as they are built; this is the same writer given a whole manifest.
 pub fn write_pretty_with_digest(manifest: &Manifest, pretty: &mut Vec<u8>) -> String {
-    thread_local! {
-        static BUFFERS: std::cell::RefCell<Buffers> = std::cell::RefCell::default();
+    let mut writer = ManifestWriter::new();
+    for instance in &manifest.instances {
+        writer.instance(instance);
     }
-    /// Writes field `key` of the top-level object, the `k`th, pretty, and `value`'s
-    /// canonical JSON at the end of `out`, returning the field with the range of its
-    /// canonical bytes.
-    fn field<T: Serialize + ?Sized>(
-        k: usize,
-        key: &'static str,
-        value: &T,
-        b: &mut Buffers,
-        pretty: &mut Vec<u8>,
-    ) -> (&'static str, std::ops::Range<usize>) {
-        pretty_item(pretty, k == 0, 1);
-        write_str(pretty, key);
-        pretty.extend_from_slice(b": ");
-        let at = b.out.len();
-        value
-            .serialize(Canonical {
-                b: &mut *b,
-                pretty: Some(pretty),
-                depth: 1,
-            })
-            .expect("a manifest always serialises");
-        (key, at..b.out.len())
+    let mut tail = Vec::new();
+    let digest = writer.finish(manifest, pretty, &mut tail);
+    pretty.extend_from_slice(writer.instances());
+    pretty.extend_from_slice(&tail);
+    digest
+}
+
+/// One node's manifest written as [`write_pretty_with_digest`] writes it, one instance
+/// at a time: each instance's pretty JSON is appended to the instances' bytes and its
+/// canonical JSON hashed at once (`instances` is the first key in canonical order), so
+/// neither the node's instances nor their canonical bytes are ever held together. The
+/// rest of the manifest, which reads every instance (the `nodes` table, `retired`), is
+/// given to [`ManifestWriter::finish`]; the file is then the head it writes, the
+/// instances' bytes ([`ManifestWriter::instances`]) and the tail, in that order.
+pub struct ManifestWriter {
+    hasher: Sha256,
+    /// The instances' pretty JSON, each an element of the top-level `instances` array
+    /// (two levels in), without the brackets.
+    body: Vec<u8>,
+    count: usize,
+}
+
+thread_local! {
+    /// The instances' bytes of the last writer of this thread, cleared: a build writes
+    /// every node's (megabytes each) into one buffer per thread, grown once.
+    static BODY: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
+    /// The canonical bytes of one instance (or of the manifest's other fields), hashed
+    /// and cleared before the next.
+    static WRITING: std::cell::RefCell<Buffers> = std::cell::RefCell::default();
+}
+
+impl Default for ManifestWriter {
+    fn default() -> Self {
+        Self::new()
     }
-    BUFFERS.with_borrow_mut(|b| {
-        b.out.clear();
-        let m = manifest;
-        pretty.push(b'{');
-        let mut fields = vec![
-            field(0, "mesh", &m.mesh, b, pretty),
-            field(1, "node", &m.node, b, pretty),
-        ];
-        // The digest's place, filled in once the canonical bytes are hashed.
-        pretty_item(pretty, false, 1);
-        pretty.extend_from_slice(b"\"digest\": \"");
-        let digest_at = pretty.len();
-        pretty.extend_from_slice(&[b'0'; DIGEST_LEN]);
-        pretty.push(b'"');
-        fields.push(field(3, "nodes", &m.nodes, b, pretty));
-        fields.push(field(4, "instances", &m.instances, b, pretty));
-        fields.push(field(5, "left_out", &m.left_out, b, pretty));
-        fields.push(field(6, "retired", &m.retired, b, pretty));
-        pretty_close(pretty, false, 1, b'}');
-        pretty.push(b'\n');
-        // The canonical JSON of the manifest without its digest: the same fields, in
-        // key order (no key needs escaping).
-        fields.sort_unstable_by_key(|&(key, _)| key);
+}
+
+impl ManifestWriter {
+    pub fn new() -> Self {
+        let mut body = BODY.take();
+        body.clear();
         let mut hasher = Sha256::new();
-        for (i, (key, range)) in fields.into_iter().enumerate() {
-            hasher.update(if i == 0 { b"{\"" } else { b",\"" });
-            hasher.update(key.as_bytes());
-            hasher.update(b"\":");
-            hasher.update(&b.out[range]);
+        hasher.update(b"{\"instances\":[");
+        ManifestWriter {
+            hasher,
+            body,
+            count: 0,
         }
-        hasher.update(b"}");
-        let digest = written_digest(&hasher.finalize());
-        pretty[digest_at..digest_at + DIGEST_LEN].copy_from_slice(digest.as_bytes());
-        digest
-    })
+    }
+
+    /// Writes the manifest's next instance.
+    pub fn instance(&mut self, instance: &Instance) {
+        WRITING.with_borrow_mut(|b| {
+            b.out.clear();
+            pretty_item(&mut self.body, self.count == 0, 2);
+            instance
+                .serialize(Canonical {
+                    b: &mut *b,
+                    pretty: Some(&mut self.body),
+                    depth: 2,
+                })
+                .expect("a manifest always serialises");
+            if self.count > 0 {
+                self.hasher.update(b",");
+            }
+            self.hasher.update(&b.out);
+        });
+        self.count += 1;
+    }
+
+    /// The pretty JSON of the instances written so far, between the head and the tail
+    /// [`ManifestWriter::finish`] writes.
+    pub fn instances(&self) -> &[u8] {
+        &self.body
+    }
+
+    /// Appends to `head` what the file holds before the instances (`{`, `mesh`, `node`,
+    /// `digest`, `nodes` and the opening of `instances`) and to `tail` what it holds
+    /// after them, from `manifest`'s fields but its instances (which are the ones
+    /// written, not `manifest.instances`) and its digest (ignored); returns the digest,
+    /// written into `head`.
+    pub fn finish(
+        &mut self,
+        manifest: &Manifest,
+        head: &mut Vec<u8>,
+        tail: &mut Vec<u8>,
+    ) -> String {
+        /// Writes field `key` of the top-level object, the `k`th, pretty, and `value`'s
+        /// canonical JSON at the end of `out`, returning the field with the range of its
+        /// canonical bytes.
+        fn field<T: Serialize + ?Sized>(
+            k: usize,
+            key: &'static str,
+            value: &T,
+            b: &mut Buffers,
+            pretty: &mut Vec<u8>,
+        ) -> (&'static str, std::ops::Range<usize>) {
+            pretty_item(pretty, k == 0, 1);
+            write_str(pretty, key);
+            pretty.extend_from_slice(b": ");
+            let at = b.out.len();
+            value
+                .serialize(Canonical {
+                    b: &mut *b,
+                    pretty: Some(pretty),
+                    depth: 1,
+                })
+                .expect("a manifest always serialises");
+            (key, at..b.out.len())
+        }
+        let m = manifest;
+        WRITING.with_borrow_mut(|b| {
+            b.out.clear();
+            head.push(b'{');
+            let mesh = field(0, "mesh", &m.mesh, b, head);
+            let node = field(1, "node", &m.node, b, head);
+            // The digest's place, filled in once the canonical bytes are hashed.
+            pretty_item(head, false, 1);
+            head.extend_from_slice(b"\"digest\": \"");
+            let digest_at = head.len();
+            head.extend_from_slice(&[b'0'; DIGEST_LEN]);
+            head.push(b'"');
+            let nodes = field(3, "nodes", &m.nodes, b, head);
+            pretty_item(head, false, 1);
+            head.extend_from_slice(b"\"instances\": [");
+            pretty_close(tail, self.count == 0, 2, b']');
+            let left_out = field(5, "left_out", &m.left_out, b, tail);
+            let retired = field(6, "retired", &m.retired, b, tail);
+            pretty_close(tail, false, 1, b'}');
+            tail.push(b'\n');
+            // The canonical JSON of the manifest without its digest: the instances, then
+            // the other fields in key order (no key needs escaping).
+            let hasher = &mut self.hasher;
+            hasher.update(b"]");
+            for (key, range) in [left_out, mesh, node, nodes, retired] {
+                hasher.update(b",\"");
+                hasher.update(key.as_bytes());
+                hasher.update(b"\":");
+                hasher.update(&b.out[range]);
+            }
+            hasher.update(b"}");
+            let digest = written_digest(&std::mem::take(hasher).finalize());
+            head[digest_at..digest_at + DIGEST_LEN].copy_from_slice(digest.as_bytes());
+            digest
+        })
+    }
+}
+
+impl Drop for ManifestWriter {
+    fn drop(&mut self) {
+        // The buffer goes back for the thread's next writer (the larger one, if another
+        // writer of this thread gave one back meanwhile).
+        let body = std::mem::take(&mut self.body);
+        let other = BODY.take();
+        BODY.set(if other.capacity() > body.capacity() {
+            other
+        } else {
+            body
+        });
+    }
 }
 
 /// A manifest serialised without its `digest` field.
@@ -881,6 +987,93 @@ mod tests {
         let direct = to_canonical_bytes(&WithoutDigest(&m)).unwrap();
         let via_value = to_canonical_bytes(&value).unwrap();
         assert_eq!(direct, via_value);
+    }
+
+    /// `value` with every object's keys in byte order, rebuilt independently of the
+    /// canonical writer.
+    fn keys_sorted(value: Value) -> Value {
+        match value {
+            Value::Object(map) => {
+                let sorted: std::collections::BTreeMap<String, Value> =
+                    map.into_iter().map(|(k, v)| (k, keys_sorted(v))).collect();
+                Value::Object(sorted.into_iter().collect())
+            }
+            Value::Array(items) => Value::Array(items.into_iter().map(keys_sorted).collect()),
+            other => other,
+        }
+    }
+
+    /// A build writes each manifest instance by instance, never holding its instances
+    /// together: the head, the instances and the tail are the bytes `serde_json`'s pretty
+    /// printer writes of the whole manifest with its digest filled in, and the digest is
+    /// SHA-256 over its canonical JSON sorted another way (nested objects out of key order:
+    /// an instance, a container, a sealed env value).
+    #[test]
+    fn a_manifest_written_instance_by_instance_is_its_pretty_json() {
+        use crate::base::fx_hash::FxIndexMap;
+        use crate::emit::{EnvValue, NodeAddress, Retired, SealedEnv, fixture};
+        for count in [0, 1, 3] {
+            let mut container = fixture::container();
+            container
+                .env
+                .insert("ZED".into(), EnvValue::Text("x\"y\n".into()));
+            container.env.insert(
+                "ALPHA".into(),
+                EnvValue::Sealed(SealedEnv {
+                    sealed: fixture::sealed("alpha_web/token"),
+                    exposed: Some("the client reads it".into()),
+                }),
+            );
+            container.secrets = vec![fixture::secret(
+                "/run/secrets/db",
+                Some(fixture::sealed("alpha_web/db")),
+            )];
+            let mut m = fixture::manifest(FxIndexMap::default(), container);
+            let one = m.instances[0].clone();
+            m.instances = (0..count)
+                .map(|k| crate::emit::Instance {
+                    instance: format!("web{k}"),
+                    ..one.clone()
+                })
+                .collect();
+            m.nodes.insert(
+                "alpha".into(),
+                NodeAddress {
+                    private_name: "alpha.lab".into(),
+                },
+            );
+            m.retired = vec![Retired {
+                instance: "old".into(),
+                container: "old".into(),
+                path: Some("/etc/é".into()),
+            }];
+            let mut writer = ManifestWriter::new();
+            for instance in &m.instances {
+                writer.instance(instance);
+            }
+            let (mut head, mut tail) = (Vec::new(), Vec::new());
+            let digest = writer.finish(&m, &mut head, &mut tail);
+            let written = [head.as_slice(), writer.instances(), tail.as_slice()].concat();
+
+            let mut value = serde_json::to_value(&m).unwrap();
+            value.as_object_mut().unwrap().shift_remove("digest");
+            let canonical = serde_json::to_vec(&keys_sorted(value)).unwrap();
+            assert_eq!(
+                digest,
+                written_digest(&Sha256::digest(&canonical)),
+                "{count}"
+            );
+            assert_eq!(digest, digest_of(&m), "{count}");
+            let mut filled = m.clone();
+            filled.digest = digest;
+            let mut want = serde_json::to_vec_pretty(&filled).unwrap();
+            want.push(b'\n');
+            assert_eq!(
+                String::from_utf8(written).unwrap(),
+                String::from_utf8(want).unwrap(),
+                "{count}"
+            );
+        }
     }
 
     #[test]

@@ -317,12 +317,25 @@ impl<'a, 'm> Builder<'a, 'm> {
     }
 
     /// Node `n`'s manifest, its digest not yet taken (a manifest written to bytes at
-    /// once has it worked out as it is written), and what its instances wrote.
-    fn node(&mut self, n: NodeId, shared: &Shared<'_, 'm>) -> NodeBuilt {
+    /// once has it worked out as it is written), and what its instances wrote. With
+    /// `writer`, each instance is written there as soon as it is built and dropped, and
+    /// the manifest holds none.
+    fn node(
+        &mut self,
+        n: NodeId,
+        shared: &Shared<'_, 'm>,
+        mut writer: Option<&mut emit::ManifestWriter>,
+    ) -> NodeBuilt {
         let w = self.world;
         let node = &w.nodes[n];
-        let mut instances = Vec::with_capacity(shared.built_on[n].len());
+        let mut instances = Vec::with_capacity(match writer {
+            Some(_) => 0,
+            None => shared.built_on[n].len(),
+        });
         let mut written = Vec::with_capacity(shared.built_on[n].len());
+        // A node's instances name the same few nodes tens of thousands of times: each
+        // name is looked up in a set, and only the few distinct ones are kept and sorted.
+        let mut named: super::FxHashSet<String> = super::FxHashSet::default();
         for &i in &shared.built_on[n] {
             let mut instance = self.build_instance(i, shared);
             instance.provides = self.provided(i, shared);
@@ -330,7 +343,17 @@ impl<'a, 'm> Builder<'a, 'm> {
                 format!("{}/{}", node.name, instance.instance),
                 written_by(&instance),
             ));
-            instances.push(instance);
+            let mut found = Vec::new();
+            instance.nodes_named(&mut found);
+            for name in found {
+                if !named.contains(name) {
+                    named.insert(name.to_string());
+                }
+            }
+            match writer.as_deref_mut() {
+                Some(writer) => writer.instance(&instance),
+                None => instances.push(instance),
+            }
         }
         let left_out = shared.left_out_on[n]
             .iter()
@@ -348,35 +371,27 @@ impl<'a, 'm> Builder<'a, 'm> {
             })
             .collect();
         let retired = retired_on(&node.name, &written, shared);
-        let mut manifest = Manifest {
-            mesh: shared.mesh.to_string(),
-            node: node.name.clone(),
-            digest: String::new(),
-            nodes: Default::default(),
-            instances,
-            left_out,
-            retired,
-        };
-        // A node's instances name the same few nodes tens of thousands of times: each
-        // instance's names go into a set at once, and only the few distinct ones are
-        // sorted.
-        let mut found = Vec::new();
-        let mut named: super::FxHashSet<&str> = super::FxHashSet::default();
-        for instance in &manifest.instances {
-            instance.nodes_named(&mut found);
-            named.extend(found.drain(..));
+        if !named.contains(node.name.as_str()) {
+            named.insert(node.name.clone());
         }
-        named.insert(&manifest.node);
-        let mut named: Vec<&str> = named.into_iter().collect();
+        let mut named: Vec<String> = named.into_iter().collect();
         named.sort_unstable();
         let nodes = named
             .into_iter()
             .filter_map(|name| {
-                let private_name = w.nodes.get(name)?.private_name.clone()?;
-                Some((name.to_string(), NodeAddress { private_name }))
+                let private_name = w.nodes.get(name.as_str())?.private_name.clone()?;
+                Some((name, NodeAddress { private_name }))
             })
             .collect();
-        manifest.nodes = nodes;
+        let manifest = Manifest {
+            mesh: shared.mesh.to_string(),
+            node: node.name.clone(),
+            digest: String::new(),
+            nodes,
+            instances,
+            left_out,
+            retired,
+        };
         NodeBuilt { manifest, written }
     }
 }
@@ -646,13 +661,22 @@ impl<'m> Resolver<'m> {
         // results come back in node order.
         let per_node: Vec<(NodeKept, Vec<(String, WrittenBy)>)> =
             crate::parallel::map_each(&nodes, |&n| {
+                let mut writer = match (output, sink) {
+                    (Output::Sent, Some(sink)) if sink.takes_written() => {
+                        Some(emit::ManifestWriter::new())
+                    }
+                    _ => None,
+                };
                 let NodeBuilt {
                     mut manifest,
                     written,
-                } = Builder::new(world, values).node(n, &shared);
+                } = Builder::new(world, values).node(n, &shared, writer.as_mut());
                 let kept = match (output, sink) {
                     (Output::Sent, Some(sink)) => {
-                        sink.node(manifest, facts);
+                        match writer {
+                            Some(writer) => sink.node_written(manifest, writer, facts),
+                            None => sink.node(manifest, facts),
+                        }
                         NodeKept::Sent
                     }
                     _ => {

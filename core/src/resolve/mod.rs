@@ -109,6 +109,23 @@ pub struct ResolveInput<'a> {
 pub trait ManifestSink: Sync {
     /// Takes node `manifest.node`'s manifest.
     fn node(&self, manifest: Manifest, nodes: &[NodeFacts]);
+
+    /// Whether the sink takes each manifest written as it is built
+    /// ([`ManifestSink::node_written`]) rather than whole: a node's instances are then
+    /// never held together, each written and dropped as soon as it is built.
+    fn takes_written(&self) -> bool {
+        false
+    }
+
+    /// Takes node `manifest.node`'s manifest whose instances `instances` holds, written
+    /// in order as they were built; `manifest.instances` is empty. Called only when
+    /// [`ManifestSink::takes_written`] says so.
+    fn node_written(
+        &self,
+        manifest: Manifest,
+        instances: crate::emit::ManifestWriter,
+        nodes: &[NodeFacts],
+    );
 }
 
 /// What resolving one mesh gives: every diagnostic, the manifests of its nodes, the new

@@ -31,6 +31,13 @@ pub trait Target: Sync {
     /// of the mesh, in its order.
     fn node_files(&self, manifest: &Manifest, nodes: &[NodeFacts]) -> Vec<OutputFile>;
 
+    /// Whether [`Target::node_files`] reads the manifest's `instances`. A target that
+    /// does not is given each manifest without them: the build then writes every
+    /// instance as it is built and never holds a node's instances together.
+    fn reads_instances(&self) -> bool {
+        true
+    }
+
     /// The files of the whole mesh, once every node's manifest went through
     /// [`Target::node_files`] (a target that needs them keeps what it needs of each,
     /// behind a lock: one value of the target serves one build).
@@ -80,6 +87,10 @@ impl Target for Manifests {
     fn node_files(&self, _: &Manifest, _: &[NodeFacts]) -> Vec<OutputFile> {
         Vec::new()
     }
+
+    fn reads_instances(&self) -> bool {
+        false
+    }
 }
 
 /// Where a build's files go, one at a time, as each node's are made: called from the
@@ -87,6 +98,12 @@ impl Target for Manifests {
 pub trait FileSink: Sync {
     /// Takes the bytes of file `name` (a buffer the thread may reuse for the next file).
     fn put(&self, name: &str, bytes: &[u8]);
+
+    /// Takes the bytes of file `name` in parts, in order: a manifest written instance by
+    /// instance is its head, its instances and its tail, never copied into one buffer.
+    fn put_parts(&self, name: &str, parts: &[&[u8]]) {
+        self.put(name, &parts.concat());
+    }
 }
 
 /// A build's writer: each node's manifest as `NODE.json` and its target's files, to
@@ -110,6 +127,21 @@ impl<'a> Build<'a> {
     }
 }
 
+impl Build<'_> {
+    /// Writes the target's files of node `node`, after its manifest.
+    fn node_files(&self, manifest: &Manifest, nodes: &[NodeFacts]) {
+        for (file, bytes) in self.target.node_files(manifest, nodes) {
+            debug_assert!(
+                file.strip_prefix(&manifest.node)
+                    .and_then(|f| f.strip_prefix('/'))
+                    .is_some_and(|f| !f.is_empty() && !f.contains('/')),
+                "a node's file is NODE/<name>: {file}"
+            );
+            self.files.put(&file, &bytes);
+        }
+    }
+}
+
 impl ManifestSink for Build<'_> {
     fn node(&self, mut manifest: Manifest, nodes: &[NodeFacts]) {
         // Serialised into one buffer per thread, the digest worked out in the same walk,
@@ -122,19 +154,29 @@ impl ManifestSink for Build<'_> {
         JSON.with_borrow_mut(|json| {
             json.clear();
             manifest.digest = emit::write_pretty_with_digest(&manifest, json);
-            let more = self.target.node_files(&manifest, nodes);
-            let name = std::mem::take(&mut manifest.node);
-            drop(manifest);
-            self.files.put(&format!("{name}.json"), json);
-            for (file, bytes) in more {
-                debug_assert!(
-                    file.strip_prefix(&name)
-                        .and_then(|f| f.strip_prefix('/'))
-                        .is_some_and(|f| !f.is_empty() && !f.contains('/')),
-                    "a node's file is NODE/<name>: {file}"
-                );
-                self.files.put(&file, &bytes);
-            }
-        })
+            self.files.put(&format!("{}.json", manifest.node), json);
+        });
+        // The target reads the manifest after it is written: its tree is dropped after.
+        self.node_files(&manifest, nodes);
+    }
+
+    fn takes_written(&self) -> bool {
+        !self.target.reads_instances()
+    }
+
+    fn node_written(
+        &self,
+        mut manifest: Manifest,
+        mut instances: emit::ManifestWriter,
+        nodes: &[NodeFacts],
+    ) {
+        let (mut head, mut tail) = (Vec::new(), Vec::new());
+        manifest.digest = instances.finish(&manifest, &mut head, &mut tail);
+        self.files.put_parts(
+            &format!("{}.json", manifest.node),
+            &[&head, instances.instances(), &tail],
+        );
+        drop(instances);
+        self.node_files(&manifest, nodes);
     }
 }
