@@ -26,8 +26,7 @@ use crate::emit::{
 use indexmap::IndexMap;
 use std::collections::{BTreeMap, BTreeSet};
 
-/// What an instance wrote: container → the paths of its files and secret files.
-type WrittenBy = BTreeMap<String, Vec<String>>;
+use super::lock::WrittenBy;
 
 /// Builds the manifests of one node or more from the products of the phases before:
 /// evaluation reads the values phase's memo tables and never computes one, so building
@@ -447,7 +446,7 @@ fn retired_on(
         if now.is_none() && shared.kept.contains(key) {
             continue;
         }
-        for (container, paths) in before {
+        for (container, paths) in before.iter() {
             match now.and_then(|c| c.get(container)) {
                 None => retired.push(Retired {
                     instance: instance.to_string(),

@@ -151,8 +151,7 @@ pub struct MeshOutcome {
     pub lock: Lock,
     /// What each instance of this build writes (containers and their file paths), for
     /// the lock's `written`; empty when resolved without manifests.
-    pub written:
-        std::collections::BTreeMap<String, std::collections::BTreeMap<String, Vec<String>>>,
+    pub written: std::collections::BTreeMap<String, lock::WrittenBy>,
     /// Every assignment left out, with why.
     pub left_out: Vec<LeftOutAssignment>,
     /// Every port the lock held that this build moved, and why, in words
