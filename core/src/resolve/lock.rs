@@ -68,8 +68,25 @@ impl serde::Serialize for WrittenBy {
 
 impl<'de> serde::Deserialize<'de> for WrittenBy {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let map = BTreeMap::<String, Vec<String>>::deserialize(d)?;
-        Ok(WrittenBy(map.into_iter().collect()))
+        /// Reads the map's entries into the list, with no map in between.
+        struct Entries;
+        impl<'de> serde::de::Visitor<'de> for Entries {
+            type Value = WrittenBy;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a map of containers to lists of paths")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<WrittenBy, A::Error> {
+                let mut entries = Vec::with_capacity(map.size_hint().unwrap_or(0).min(16));
+                while let Some(entry) = map.next_entry::<String, Vec<String>>()? {
+                    entries.push(entry);
+                }
+                Ok(entries.into_iter().collect())
+            }
+        }
+        d.deserialize_map(Entries)
     }
 }
 
