@@ -589,6 +589,15 @@ impl<'a> Ledger<'a> {
         self.own(i).next().is_some() || self.shared.get(i).is_some_and(Option::is_some)
     }
 
+    /// The proof that instance `i` is refused by the mesh, if it is ([`Ledger::is_refused`]):
+    /// its own refusal, or its group's E0509.
+    pub fn refusal(&self, i: InstanceId) -> Option<Reported> {
+        Reported::among(self.own(i)).or_else(|| match self.shared.get(i) {
+            Some(&Some(j)) => Reported::among(self.own(j).filter(|d| d.code == Code::E0509)),
+            _ => None,
+        })
+    }
+
     /// Every refusal of instance `i`: its own, then the one it shares with its group.
     pub fn refusals_of(&self, i: InstanceId) -> Vec<Diagnostic> {
         let mut all: Vec<Diagnostic> = self.own(i).cloned().collect();
@@ -626,6 +635,14 @@ impl<'r, 'm> Phase<'r, 'm> {
     /// Whether instance `i` is refused, by an earlier phase or by this one so far.
     pub fn is_refused(&self, i: InstanceId) -> bool {
         self.earlier.is_refused(i) || !self.refusals.of(i).is_empty()
+    }
+
+    /// The proof that instance `i` is refused, by an earlier phase or by this one so
+    /// far, if it is ([`Phase::is_refused`]).
+    pub fn refusal(&self, i: InstanceId) -> Option<Reported> {
+        self.earlier
+            .refusal(i)
+            .or_else(|| Reported::among(self.refusals.of(i)))
     }
 
     /// The phase's refusals, for the ledger.
