@@ -228,13 +228,6 @@ impl<'m> Builder<'_, 'm> {
                 }
                 // Read by the checker only.
                 EntryKind::ImagePaths => {}
-                // A mount whose source reads nothing for a cause told where it lies: a
-                // contract the workspace lacks (E0103, at the requirement) or one in
-                // error (in the contract's file, which the module names). Either is
-                // among the module's errors, so a built instance never holds one.
-                EntryKind::ReadsNothing => {
-                    let _told = self.passed_over(i, "E0103 or a contract's error");
-                }
             }
         }
         // A file with no `owner` belongs to the container's user and group; the group
