@@ -609,6 +609,10 @@ pub(crate) trait Evaluate<'m> {
     /// ([`super::Resolver::checker_error`]).
     fn module_error(&self, i: InstanceId) -> Option<Reported>;
 
+    /// The proof that instance `i` was refused so far, if it was (none for the manifest
+    /// builder, which builds no refused instance).
+    fn refusal(&self, i: InstanceId) -> Option<Reported>;
+
     /// What `reference`, written in module `m`, reads, as the checker decided it
     /// (`check::readings`).
     fn reading(&self, m: &'m LoadedModule<'m>, reference: &Reference) -> Reading;
@@ -1110,10 +1114,6 @@ pub(crate) trait Evaluate<'m> {
             None => self.passed_over(i, "E0103").into(),
         }
     }
-
-    /// The proof that instance `i` was refused so far, if it was (none for the manifest
-    /// builder, which builds no refused instance).
-    fn refusal(&self, i: InstanceId) -> Option<Reported>;
 
     /// No value for a given field declared secret of instance `i`'s requirement: its
     /// E0205, told in the contract, is among the module's errors, whose proof is carried
@@ -1843,6 +1843,21 @@ mod tests {
             .map(|&(i, r)| layout.requirement(id(i), r).unwrap())
             .collect();
         assert_eq!(reqs, vec![0, 1, 2, 3]);
+    }
+
+    /// A memo keeps why a value is missing at no cost: the proof is zero-sized, and a
+    /// slot of the memo tables is no larger than the `Option` it replaced.
+    #[test]
+    fn a_missing_value_keeps_its_reason_in_no_more_room() {
+        assert_eq!(std::mem::size_of::<Reported>(), 0);
+        assert_eq!(
+            std::mem::size_of::<Evaluation>(),
+            std::mem::size_of::<Option<Resolved>>()
+        );
+        assert_eq!(
+            std::mem::size_of::<Evaluation<OperatorValue>>(),
+            std::mem::size_of::<Option<OperatorValue>>()
+        );
     }
 
     #[test]

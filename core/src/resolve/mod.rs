@@ -5,8 +5,8 @@
 //!
 //! The resolver is pure: it reads the mesh's tree, the registry and module definitions
 //! through [`ResolveInput`] and returns a [`MeshOutcome`]. It never panics on broken
-//! input: what does not resolve evaluates to nothing, and the assignment that needed it
-//! is left out with a diagnostic.
+//! input: what does not resolve evaluates to no value, on the proof of the diagnostic
+//! that says why ([`evaluate::NoValue`]), and the assignment that needed it is left out.
 //!
 //! The work is split by concept:
 //! - [`mesh_names`]: nodes, instances and seats (E0101, E0102, E0106–E0109, E0508, E0515);
