@@ -724,25 +724,24 @@ impl<'m> Resolver<'m> {
         // One node per task: a thread takes the next node as it finishes one, and the
         // results come back in node order.
         let path = self.path;
-        let per_node: Vec<(NodeKept, Vec<(String, WrittenBy)>, Vec<Diagnostic>)> =
-            crate::parallel::map_each(&nodes, |&n| {
-                let NodeBuilt {
-                    mut manifest,
-                    written,
-                    misses,
-                } = Builder::new(world, values, path).node(n, &shared);
-                let kept = match (output, sink) {
-                    (Output::Sent, Some(sink)) => {
-                        sink.node(manifest, facts);
-                        NodeKept::Sent
-                    }
-                    _ => {
-                        manifest.digest = emit::digest_of(&manifest);
-                        NodeKept::Manifest(manifest)
-                    }
-                };
-                (kept, written, misses)
-            });
+        let per_node = crate::parallel::map_each(&nodes, |&n| {
+            let NodeBuilt {
+                mut manifest,
+                written,
+                misses,
+            } = Builder::new(world, values, path).node(n, &shared);
+            let kept = match (output, sink) {
+                (Output::Sent, Some(sink)) => {
+                    sink.node(manifest, facts);
+                    NodeKept::Sent
+                }
+                _ => {
+                    manifest.digest = emit::digest_of(&manifest);
+                    NodeKept::Manifest(manifest)
+                }
+            };
+            (kept, written, misses)
+        });
         let mut written: BTreeMap<String, WrittenBy> = BTreeMap::new();
         let mut manifests = Vec::with_capacity(per_node.len());
         let mut all_misses = Vec::new();
