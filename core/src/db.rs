@@ -1065,8 +1065,9 @@ fn view_of(
 }
 
 /// `module` as a resolution without manifests reads it: each container keeps its name,
-/// its keyword and its span (the names of an instance's containers, §9, and the E0102 of
-/// a name taken twice read them), and loses its entries, which only the manifests read
+/// its keyword and its span (the names an instance gives its containers, §9, and the
+/// E0508 of a container name taken read them), and loses its entries, which only the
+/// manifests read
 /// (building reads and never refuses: resolution evaluates no entry before them). Its
 /// positions are ranked without the entries ([`placed`] ranks the current tree's the same
 /// way), so an entry added or removed moves no rank of what is kept.
