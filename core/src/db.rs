@@ -1067,10 +1067,10 @@ fn view_of(
 /// `module` as a resolution without manifests reads it: each container keeps its name,
 /// its keyword and its span (the names an instance gives its containers, §9, and the
 /// E0508 of a container name taken read them), and loses its entries, which only the
-/// manifests read
-/// (building reads and never refuses: resolution evaluates no entry before them). Its
-/// positions are ranked without the entries ([`placed`] ranks the current tree's the same
-/// way), so an entry added or removed moves no rank of what is kept.
+/// manifests read (building reads and never refuses: resolution evaluates no entry
+/// before them). Its positions are ranked without the entries ([`placed`] ranks the
+/// current tree's the same way), so an entry added or removed moves no rank of what is
+/// kept.
 fn without_container_entries(module: &ast::Module) -> ast::Module {
     let entries = module
         .entries
