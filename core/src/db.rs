@@ -49,6 +49,13 @@ pub struct Workspace {
     #[default]
     #[returns(ref)]
     pub pinned: Pinned,
+    /// Whether the workspace is only checked (`meshc check`): no manifest is built, so
+    /// each module's checks keep no container specs, which resolution reads only to
+    /// build manifests (on the dense workload they were megabytes held to the end).
+    /// What a mesh's check reads of a module's specs, its readings, is kept.
+    #[default]
+    #[returns(copy)]
+    pub checks_only: bool,
 }
 
 /// Summaries pinned by the language server, by file: each equal to the file's
@@ -113,8 +120,10 @@ impl Database {
     /// the other's half. What `read` refuses comes back in the order of `items`. The
     /// database and the outcome are those of [`Database::with_files`] given the texts
     /// read.
+    /// `checks_only` says the workspace is only checked ([`Workspace::checks_only`]).
     pub fn read_files<T: Sync, E: Send>(
         items: &[T],
+        checks_only: bool,
         read: impl Fn(&T) -> Result<(FilePath, Arc<str>), E> + Sync,
     ) -> (Database, Workspace, Vec<E>) {
         let db = Database::default();
@@ -139,7 +148,7 @@ impl Database {
                 Err(e) => refused.push(e),
             }
         }
-        let ws = Workspace::new(&db, inputs);
+        let ws = Workspace::builder(inputs).checks_only(checks_only).new(&db);
         (db, ws, refused)
     }
 }
@@ -298,6 +307,7 @@ pub fn file_checks(db: &dyn salsa::Database, ws: Workspace, file: SourceFile) ->
     let files = ws.files(db);
     out.extend(reg.diagnostics_in(path, &|index| files.get(index).map(|f| parse_file(db, *f))));
     let mut models = vec![None; parsed.file.items.len()];
+    let checks_only = ws.checks_only(db);
     out.extend(crate::check::check_items_with(
         path,
         &parsed.file,
@@ -305,7 +315,7 @@ pub fn file_checks(db: &dyn salsa::Database, ws: Workspace, file: SourceFile) ->
         std,
         &parsed.diagnostics,
         |item, m| {
-            let model = Arc::new(crate::check::semantics::module_semantics(
+            let mut model = crate::check::semantics::module_semantics(
                 path,
                 m,
                 module_scope(db, ws, file, item),
@@ -313,7 +323,12 @@ pub fn file_checks(db: &dyn salsa::Database, ws: Workspace, file: SourceFile) ->
                 std,
                 &parsed.diagnostics,
                 false,
-            ));
+            );
+            if checks_only && let Some(specs) = Arc::get_mut(&mut model.specs) {
+                // Freed now, not held to the end: nothing builds a container.
+                specs.containers = Box::default();
+            }
+            let model = Arc::new(model);
             models[item] = Some(model.clone());
             model
         },
@@ -839,6 +854,10 @@ fn resolve_to(
     manifests: bool,
     sink: Option<&dyn crate::resolve::ManifestSink>,
 ) -> crate::resolve::MeshOutcome {
+    debug_assert!(
+        !(manifests || sink.is_some()) || !ws.checks_only(db),
+        "a workspace only checked keeps no container specs to build manifests from"
+    );
     let reg = registry(db, ws);
     let Some(at) = reg.meshes.get(mesh).copied() else {
         return crate::resolve::MeshOutcome::empty(mesh, &FilePath::from(""));
