@@ -52,7 +52,10 @@ pub struct Workspace {
     /// Whether the workspace is only checked (`meshc check`): no manifest is built, so
     /// each module's checks keep no container specs, which resolution reads only to
     /// build manifests (on the dense workload they were megabytes held to the end).
-    /// What a mesh's check reads of a module's specs, its readings, is kept.
+    /// What a mesh's check reads of a module's specs, its readings, is kept. Set when
+    /// the workspace is made and never changed, so of high durability there: every
+    /// file's checks read it, and a low one would make each of them be confirmed one by
+    /// one after every keystroke in the language server.
     #[default]
     #[returns(copy)]
     pub checks_only: bool,
@@ -109,7 +112,9 @@ impl Database {
         for (path, text) in files {
             inputs.push(SourceFile::new(&db, path, text, false));
         }
-        let ws = Workspace::new(&db, inputs);
+        let ws = Workspace::builder(inputs)
+            .checks_only_durability(salsa::Durability::HIGH)
+            .new(&db);
         (db, ws)
     }
 
@@ -148,7 +153,10 @@ impl Database {
                 Err(e) => refused.push(e),
             }
         }
-        let ws = Workspace::builder(inputs).checks_only(checks_only).new(&db);
+        let ws = Workspace::builder(inputs)
+            .checks_only(checks_only)
+            .checks_only_durability(salsa::Durability::HIGH)
+            .new(&db);
         (db, ws, refused)
     }
 }
@@ -1815,6 +1823,7 @@ mod incrementality {
         let ws = Workspace::builder(files.clone())
             .files_durability(salsa::Durability::MEDIUM)
             .pinned_durability(salsa::Durability::MEDIUM)
+            .checks_only_durability(salsa::Durability::HIGH)
             .new(db);
         (files, ws)
     }
