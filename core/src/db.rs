@@ -49,6 +49,16 @@ pub struct Workspace {
     #[default]
     #[returns(ref)]
     pub pinned: Pinned,
+    /// Whether the workspace is only checked (`meshc check`): no manifest is built, so
+    /// each module's checks keep no container specs, which resolution reads only to
+    /// build manifests (on the dense workload they were megabytes held to the end).
+    /// What a mesh's check reads of a module's specs, its readings, is kept. Set when
+    /// the workspace is made and never changed, so of high durability there: every
+    /// file's checks read it, and a low one would make each of them be confirmed one by
+    /// one after every keystroke in the language server.
+    #[default]
+    #[returns(copy)]
+    pub checks_only: bool,
 }
 
 /// Summaries pinned by the language server, by file: each equal to the file's
@@ -102,7 +112,9 @@ impl Database {
         for (path, text) in files {
             inputs.push(SourceFile::new(&db, path, text, false));
         }
-        let ws = Workspace::new(&db, inputs);
+        let ws = Workspace::builder(inputs)
+            .checks_only_durability(salsa::Durability::HIGH)
+            .new(&db);
         (db, ws)
     }
 
@@ -113,8 +125,10 @@ impl Database {
     /// the other's half. What `read` refuses comes back in the order of `items`. The
     /// database and the outcome are those of [`Database::with_files`] given the texts
     /// read.
+    /// `checks_only` says the workspace is only checked ([`Workspace::checks_only`]).
     pub fn read_files<T: Sync, E: Send>(
         items: &[T],
+        checks_only: bool,
         read: impl Fn(&T) -> Result<(FilePath, Arc<str>), E> + Sync,
     ) -> (Database, Workspace, Vec<E>) {
         let db = Database::default();
@@ -139,7 +153,10 @@ impl Database {
                 Err(e) => refused.push(e),
             }
         }
-        let ws = Workspace::new(&db, inputs);
+        let ws = Workspace::builder(inputs)
+            .checks_only(checks_only)
+            .checks_only_durability(salsa::Durability::HIGH)
+            .new(&db);
         (db, ws, refused)
     }
 }
@@ -298,6 +315,7 @@ pub fn file_checks(db: &dyn salsa::Database, ws: Workspace, file: SourceFile) ->
     let files = ws.files(db);
     out.extend(reg.diagnostics_in(path, &|index| files.get(index).map(|f| parse_file(db, *f))));
     let mut models = vec![None; parsed.file.items.len()];
+    let checks_only = ws.checks_only(db);
     out.extend(crate::check::check_items_with(
         path,
         &parsed.file,
@@ -305,7 +323,7 @@ pub fn file_checks(db: &dyn salsa::Database, ws: Workspace, file: SourceFile) ->
         std,
         &parsed.diagnostics,
         |item, m| {
-            let model = Arc::new(crate::check::semantics::module_semantics(
+            let mut model = crate::check::semantics::module_semantics(
                 path,
                 m,
                 module_scope(db, ws, file, item),
@@ -313,7 +331,12 @@ pub fn file_checks(db: &dyn salsa::Database, ws: Workspace, file: SourceFile) ->
                 std,
                 &parsed.diagnostics,
                 false,
-            ));
+            );
+            if checks_only && let Some(specs) = Arc::get_mut(&mut model.specs) {
+                // Freed now, not held to the end: nothing builds a container.
+                specs.containers = Box::default();
+            }
+            let model = Arc::new(model);
             models[item] = Some(model.clone());
             model
         },
@@ -840,6 +863,10 @@ fn resolve_to(
     manifests: bool,
     sink: Option<&dyn crate::resolve::ManifestSink>,
 ) -> crate::resolve::MeshOutcome {
+    debug_assert!(
+        !(manifests || sink.is_some()) || !ws.checks_only(db),
+        "a workspace only checked keeps no container specs to build manifests from"
+    );
     let reg = registry(db, ws);
     let Some(at) = reg.meshes.get(mesh).copied() else {
         return crate::resolve::MeshOutcome::empty(mesh, &FilePath::from(""));
@@ -2004,6 +2031,7 @@ mod incrementality {
         let ws = Workspace::builder(files.clone())
             .files_durability(salsa::Durability::MEDIUM)
             .pinned_durability(salsa::Durability::MEDIUM)
+            .checks_only_durability(salsa::Durability::HIGH)
             .new(db);
         (files, ws)
     }

@@ -229,7 +229,7 @@ impl<'m> Resolver<'m> {
             .iter()
             .map(|inst| {
                 let requirements = inst.module.map_or(0, |m| m.scope.requirements.len());
-                FxHashMap::with_capacity_and_hasher(requirements, Default::default())
+                crate::base::name_map::NameMap::with_capacity(requirements)
             })
             .collect();
         let mut placing = Placing {

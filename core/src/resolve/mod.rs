@@ -526,7 +526,10 @@ pub(crate) struct InstanceState<'m> {
 /// ([`Placements::answers`]) and hands it to the provider choice, which adds the module
 /// requirements and secret operator values and owns it from then on
 /// ([`Choices::answers`]): one phase writes it at a time, and every later phase reads it.
-pub(crate) type Answers<'m> = IdVec<InstanceId, FxHashMap<&'m str, Answer>>;
+/// An instance's answers are a [`NameMap`](crate::base::name_map::NameMap), searched by
+/// a scan: a module has a handful of requirements, and a hash table of eight answers
+/// took sixteen slots, for every instance of a large mesh.
+pub(crate) type Answers<'m> = IdVec<InstanceId, crate::base::name_map::NameMap<'m, Answer>>;
 
 /// (requirement, secret field) → the key the provider keeps it under, for the keys that
 /// are not in their usual form (see [`World::secret_key`]); a secret operator value's
