@@ -650,24 +650,25 @@ fn said(skipped: &[String], io_errors: &[String]) -> Result<(), u8> {
     Ok(())
 }
 
-fn open(paths: Vec<PathBuf>) -> Result<Session, u8> {
-    open_with(Vec::new(), paths)
-}
-
 /// The workspace of a command on one mesh: `mesh_file`, and `paths` or the workspace's.
 fn open_for_mesh(mesh_file: &std::path::Path, paths: Vec<PathBuf>) -> Result<Session, u8> {
-    open_with(vec![mesh_file.to_path_buf()], paths)
+    open_with(vec![mesh_file.to_path_buf()], paths, false)
 }
 
-/// Reads the workspace into a database, each file parsed on the core that read it.
-fn open_with(first: Vec<PathBuf>, paths: Vec<PathBuf>) -> Result<Session, u8> {
+/// Reads the workspace into a database, each file parsed on the core that read it;
+/// `checks_only` when the command builds nothing (`meshc::db::Workspace::checks_only`).
+fn open_with(first: Vec<PathBuf>, paths: Vec<PathBuf>, checks_only: bool) -> Result<Session, u8> {
     use cli::workspace::Read;
     let found = discover(first, paths)?;
     let (db, ws, refused) =
-        meshc::db::Database::read_files(&found.files, |f| match cli::workspace::read(f) {
-            Read::Text(path, text) => Ok((path, text)),
-            other => Err(other),
-        });
+        meshc::db::Database::read_files(
+            &found.files,
+            checks_only,
+            |f| match cli::workspace::read(f) {
+                Read::Text(path, text) => Ok((path, text)),
+                other => Err(other),
+            },
+        );
     let loaded = cli::workspace::Loaded::from_reads(found.io_errors, found.skipped, refused);
     said(&loaded.skipped, &loaded.io_errors)?;
     let mut load_diagnostics = Vec::new();
@@ -693,7 +694,8 @@ fn open_with(first: Vec<PathBuf>, paths: Vec<PathBuf>) -> Result<Session, u8> {
 }
 
 fn check(paths: Vec<PathBuf>, flags: &CheckFlags) -> u8 {
-    let session = match open(paths) {
+    // Only checked: the modules' checks keep no container specs.
+    let session = match open_with(Vec::new(), paths, true) {
         Ok(s) => s,
         Err(code) => return code,
     };

@@ -478,13 +478,9 @@ fn a_refused_reading_carries_the_checkers_proof() {
     assert!(outcome.left_out.is_empty(), "{:?}", outcome.left_out);
 }
 
-/// A range where a value belongs (E0301, the checker's) passes the gate on the checker's
-/// proof, no longer skipped without one: told of no error, debug builds stop there.
-#[cfg(debug_assertions)]
-#[test]
-#[should_panic(expected = "passed over E0301 in module `app`")]
-fn a_range_read_as_a_value_goes_through_the_gate() {
-    let text = r#"module app {
+/// `app` reads a range where a value belongs (E0301, the checker's).
+fn reads_a_range() -> &'static str {
+    r#"module app {
   requires n: operator int = 1..3
   container app { image "nginx:1.27"  env { N = n } }
 }
@@ -492,7 +488,38 @@ mesh lab {
   node alpha { private_name = "alpha" }
   assign app to alpha
 }
-"#;
-    let files = one_file("case.mesh", text);
+"#
+}
+
+/// A range where a value belongs passes the gate on the checker's proof, no longer
+/// skipped without one: told of no error, debug builds stop there.
+#[cfg(debug_assertions)]
+#[test]
+#[should_panic(expected = "passed over E0301 in module `app`")]
+fn a_range_read_as_a_value_goes_through_the_gate() {
+    let files = one_file("case.mesh", reads_a_range());
     let _ = resolve_told_of_no_error(&files, "case.mesh", "lab", false);
+}
+
+/// The gate's other side in a release build, where nothing asserts: told of no error,
+/// resolution does not pass over the range in silence but reports the checker's miss
+/// with the checker's code (E0301), and leaves `app` out for it. (Run by `cargo test
+/// --release`; a debug build stops at the gate, as the test above shows.)
+#[cfg(not(debug_assertions))]
+#[test]
+fn a_release_build_reports_a_checkers_miss_met_at_the_gate() {
+    let files = one_file("case.mesh", reads_a_range());
+    let outcome = resolve_told_of_no_error(&files, "case.mesh", "lab", true);
+    let [left] = &outcome.left_out[..] else {
+        panic!("{:?}", outcome.left_out)
+    };
+    assert_eq!(left.instance, "app");
+    assert!(
+        left.diagnostics
+            .iter()
+            .any(|d| d.code.as_str() == "E0301" && d.message.contains("which the checker passed")),
+        "{:?}",
+        left.diagnostics
+    );
+    assert!(outcome.manifests.values().all(|m| m.instances.is_empty()));
 }

@@ -49,6 +49,16 @@ pub struct Workspace {
     #[default]
     #[returns(ref)]
     pub pinned: Pinned,
+    /// Whether the workspace is only checked (`meshc check`): no manifest is built, so
+    /// each module's checks keep no container specs, which resolution reads only to
+    /// build manifests (on the dense workload they were megabytes held to the end).
+    /// What a mesh's check reads of a module's specs, its readings, is kept. Set when
+    /// the workspace is made and never changed, so of high durability there: every
+    /// file's checks read it, and a low one would make each of them be confirmed one by
+    /// one after every keystroke in the language server.
+    #[default]
+    #[returns(copy)]
+    pub checks_only: bool,
 }
 
 /// Summaries pinned by the language server, by file: each equal to the file's
@@ -102,7 +112,9 @@ impl Database {
         for (path, text) in files {
             inputs.push(SourceFile::new(&db, path, text, false));
         }
-        let ws = Workspace::new(&db, inputs);
+        let ws = Workspace::builder(inputs)
+            .checks_only_durability(salsa::Durability::HIGH)
+            .new(&db);
         (db, ws)
     }
 
@@ -113,8 +125,10 @@ impl Database {
     /// the other's half. What `read` refuses comes back in the order of `items`. The
     /// database and the outcome are those of [`Database::with_files`] given the texts
     /// read.
+    /// `checks_only` says the workspace is only checked ([`Workspace::checks_only`]).
     pub fn read_files<T: Sync, E: Send>(
         items: &[T],
+        checks_only: bool,
         read: impl Fn(&T) -> Result<(FilePath, Arc<str>), E> + Sync,
     ) -> (Database, Workspace, Vec<E>) {
         let db = Database::default();
@@ -139,7 +153,10 @@ impl Database {
                 Err(e) => refused.push(e),
             }
         }
-        let ws = Workspace::new(&db, inputs);
+        let ws = Workspace::builder(inputs)
+            .checks_only(checks_only)
+            .checks_only_durability(salsa::Durability::HIGH)
+            .new(&db);
         (db, ws, refused)
     }
 }
@@ -298,6 +315,7 @@ pub fn file_checks(db: &dyn salsa::Database, ws: Workspace, file: SourceFile) ->
     let files = ws.files(db);
     out.extend(reg.diagnostics_in(path, &|index| files.get(index).map(|f| parse_file(db, *f))));
     let mut models = vec![None; parsed.file.items.len()];
+    let checks_only = ws.checks_only(db);
     out.extend(crate::check::check_items_with(
         path,
         &parsed.file,
@@ -305,7 +323,7 @@ pub fn file_checks(db: &dyn salsa::Database, ws: Workspace, file: SourceFile) ->
         std,
         &parsed.diagnostics,
         |item, m| {
-            let model = Arc::new(crate::check::semantics::module_semantics(
+            let mut model = crate::check::semantics::module_semantics(
                 path,
                 m,
                 module_scope(db, ws, file, item),
@@ -313,7 +331,12 @@ pub fn file_checks(db: &dyn salsa::Database, ws: Workspace, file: SourceFile) ->
                 std,
                 &parsed.diagnostics,
                 false,
-            ));
+            );
+            if checks_only && let Some(specs) = Arc::get_mut(&mut model.specs) {
+                // Freed now, not held to the end: nothing builds a container.
+                specs.containers = Box::default();
+            }
+            let model = Arc::new(model);
             models[item] = Some(model.clone());
             model
         },
@@ -774,7 +797,7 @@ pub fn resolve_mesh(
     lock: crate::resolve::Lock,
 ) -> Arc<crate::resolve::MeshOutcome> {
     if ws.reuse_resolution(db) {
-        return placed(db, ws, resolve_free(db, ws, mesh, lock, true));
+        return placed(db, ws, resolve_free(db, ws, mesh, lock, true), true);
     }
     Arc::new(resolve(db, ws, &mesh, &lock, true))
 }
@@ -809,6 +832,7 @@ pub fn check_mesh(
             db,
             ws,
             resolve_free(db, ws, mesh, crate::resolve::Lock::default(), false),
+            false,
         );
     }
     Arc::new(resolve(
@@ -839,6 +863,10 @@ fn resolve_to(
     manifests: bool,
     sink: Option<&dyn crate::resolve::ManifestSink>,
 ) -> crate::resolve::MeshOutcome {
+    debug_assert!(
+        !(manifests || sink.is_some()) || !ws.checks_only(db),
+        "a workspace only checked keeps no container specs to build manifests from"
+    );
     let reg = registry(db, ws);
     let Some(at) = reg.meshes.get(mesh).copied() else {
         return crate::resolve::MeshOutcome::empty(mesh, &FilePath::from(""));
@@ -1021,19 +1049,77 @@ const VIEW_PATH: &str = "\u{0}module view:";
 /// a line above), so a mesh that assigns the module does not resolve again.
 #[salsa::tracked(returns(clone))]
 pub fn module_view(db: &dyn salsa::Database, ws: Workspace, name: String) -> Option<Arc<Parsed>> {
-    let src = module_source(db, ws, &name)?;
+    view_of(db, ws, &name, true)
+}
+
+/// What a resolution without manifests ([`check_mesh`], the language server's) reads of
+/// module `name`: its [`module_view`] with its containers' entries dropped
+/// ([`without_container_entries`]). Equal across an edit of an entry too (an env value,
+/// an image, a file), so such an edit resolves no mesh again: only the manifests read
+/// the entries, and what a check refuses in one reaches resolution through the module's
+/// errors ([`module_errors`]), which that edit changes.
+#[salsa::tracked(returns(clone))]
+pub fn module_check_view(
+    db: &dyn salsa::Database,
+    ws: Workspace,
+    name: String,
+) -> Option<Arc<Parsed>> {
+    view_of(db, ws, &name, false)
+}
+
+/// [`module_view`] (with `manifests`) or [`module_check_view`].
+fn view_of(
+    db: &dyn salsa::Database,
+    ws: Workspace,
+    name: &str,
+    manifests: bool,
+) -> Option<Arc<Parsed>> {
+    let src = module_source(db, ws, name)?;
     let ast::Item::Module(module) = src.parsed.file.items.get(src.item)? else {
         return None;
     };
+    let view = match manifests {
+        true => crate::syntax::spans::position_free(module),
+        false => crate::syntax::spans::position_free(&without_container_entries(module)),
+    };
     Some(Arc::new(Parsed {
         file: ast::SourceFile {
-            items: Box::new([ast::Item::Module(crate::syntax::spans::position_free(
-                module,
-            ))]),
+            items: Box::new([ast::Item::Module(view)]),
         },
         comments: Vec::new(),
         diagnostics: Vec::new(),
     }))
+}
+
+/// `module` as a resolution without manifests reads it: each container keeps its name,
+/// its keyword and its span (the names an instance gives its containers, §9, and the
+/// E0508 of a container name taken read them), and loses its entries, which only the
+/// manifests read (building reads and never refuses: resolution evaluates no entry
+/// before them). Its positions are ranked without the entries ([`placed`] ranks the
+/// current tree's the same way), so an entry added or removed moves no rank of what is
+/// kept.
+fn without_container_entries(module: &ast::Module) -> ast::Module {
+    let entries = module
+        .entries
+        .iter()
+        .map(|entry| match entry {
+            ast::ModuleEntry::Container(c) => ast::ModuleEntry::Container(ast::Container {
+                docs: ast::Docs::default(),
+                name: c.name.clone(),
+                entries: Box::default(),
+                job: c.job,
+                span: c.span,
+            }),
+            other => other.clone(),
+        })
+        .collect();
+    ast::Module {
+        docs: ast::Docs::default(),
+        name: module.name.clone(),
+        entries,
+        span: module.span,
+        references: module.references,
+    }
 }
 
 /// Resolves mesh `mesh` as [`resolve_mesh`] does (or as [`check_mesh`] does, without
@@ -1069,10 +1155,17 @@ fn resolve_free(
     // modules, not at every assigned module (300,000 memos at 100,000 assignments).
     let at = |name: &str| reg.modules.get(name).copied();
     let group = |at: ItemRef| at.file / SUMMARY_GROUP;
+    // Without manifests, the views without the containers' entries: an edit of an entry
+    // (an env value) leaves them equal, and the mesh is not resolved again.
+    let views = |group: usize| match manifests {
+        true => group_views(db, ws, group),
+        false => group_check_views(db, ws, group),
+    };
     let module = |name: &str| {
-        let view = match at(name).map(|at| (at, group_views(db, ws, group(at)))) {
+        let view = match at(name).map(|at| (at, views(group(at)))) {
             Some((at, table)) if table.contains_key(&at) => table.get(&at).cloned().flatten(),
-            _ => module_view(db, ws, name.to_string()),
+            _ if manifests => module_view(db, ws, name.to_string()),
+            _ => module_check_view(db, ws, name.to_string()),
         };
         view.map(|parsed| ModuleSource {
             path: FilePath::from(format!("{VIEW_PATH}{name}")),
@@ -1163,6 +1256,20 @@ fn group_views(
     })
 }
 
+/// The views without the containers' entries ([`module_check_view`]) of the modules of a
+/// group of files, as [`group_views`] holds their views: what a resolution without
+/// manifests reads.
+#[salsa::tracked(returns(clone))]
+fn group_check_views(
+    db: &dyn salsa::Database,
+    ws: Workspace,
+    group: usize,
+) -> GroupTable<Option<Arc<Parsed>>> {
+    group_table(db, ws, group, |name, _, _| {
+        module_check_view(db, ws, name.to_string())
+    })
+}
+
 /// The scopes ([`module_scope`]) of the modules of a group of files, as
 /// [`group_views`] holds their views.
 #[salsa::tracked(returns(clone))]
@@ -1202,13 +1309,15 @@ fn group_specs(
     })
 }
 
-/// `outcome` with what it says about modules read through [`module_view`] placed in
-/// their files: the path and positions of each such diagnostic and label, read from the
-/// module's current tree. The same outcome when it says nothing about a module.
+/// `outcome` with what it says about modules read through [`module_view`] (with
+/// `manifests`, else [`module_check_view`]) placed in their files: the path and positions
+/// of each such diagnostic and label, read from the module's current tree, ranked as the
+/// view was. The same outcome when it says nothing about a module.
 fn placed(
     db: &dyn salsa::Database,
     ws: Workspace,
     outcome: Arc<crate::resolve::MeshOutcome>,
+    manifests: bool,
 ) -> Arc<crate::resolve::MeshOutcome> {
     let in_view = |d: &Diagnostic| {
         d.file.starts_with(VIEW_PATH) || d.labels.iter().any(|l| l.file.starts_with(VIEW_PATH))
@@ -1237,7 +1346,11 @@ fn placed(
                 let ast::Item::Module(m) = src.parsed.file.items.get(src.item)? else {
                     return None;
                 };
-                Some((src.path.clone(), crate::syntax::spans::Positions::of(m)))
+                let positions = match manifests {
+                    true => crate::syntax::spans::Positions::of(m),
+                    false => crate::syntax::spans::Positions::of(&without_container_entries(m)),
+                };
+                Some((src.path.clone(), positions))
             })
             .clone();
         if let Some((path, positions)) = found {
@@ -1701,7 +1814,7 @@ mod incrementality {
         let all = workspace_diagnostics(&db, ws);
         let cold = ran(&log);
         assert_eq!(count(&cold, "resolve_free"), 1, "{cold:?}");
-        assert_eq!(count(&cold, "module_view"), 2, "{cold:?}");
+        assert_eq!(count(&cold, "module_check_view"), 2, "{cold:?}");
         assert_eq!((first.clone(), all), direct(&texts));
         assert_eq!(label(&first, &texts[1].1), "requires store: module store");
 
@@ -1717,7 +1830,7 @@ mod incrementality {
         let all = workspace_diagnostics(&db, ws);
         let warm = ran(&log);
         assert_eq!(count(&warm, "parse_file"), 1, "{warm:?}");
-        assert_eq!(count(&warm, "module_view"), 1, "{warm:?}");
+        assert_eq!(count(&warm, "module_check_view"), 1, "{warm:?}");
         assert_eq!(count(&warm, "resolve_free"), 0, "{warm:?}");
         assert_eq!(count(&warm, "check_mesh"), 1, "placed again: {warm:?}");
         assert_eq!(count(&warm, "registry"), 0, "{warm:?}");
@@ -1732,24 +1845,28 @@ mod incrementality {
         store.set_text(&mut db).to(Arc::from(texts[0].1.as_str()));
         let kept = check_mesh(&db, ws, "lab".into());
         let warm = ran(&log);
-        assert_eq!(count(&warm, "module_view"), 1, "{warm:?}");
+        assert_eq!(count(&warm, "module_check_view"), 1, "{warm:?}");
         assert_eq!(count(&warm, "resolve_free"), 0, "{warm:?}");
         assert_eq!(count(&warm, "check_mesh"), 0, "{warm:?}");
         assert!(Arc::ptr_eq(&kept, &spaced));
 
-        // A changed env value is what resolution reads: the mesh resolves again, once,
-        // and the outcome is a fresh database's.
+        // A changed env value is read by the manifests only: the check of the mesh does
+        // not resolve again (the diagnostic that points into the module is placed
+        // again), and the outcome is a fresh database's; the manifests hold the value.
         texts[1].1 = texts[1].1.replace("\"fast\"", "\"slow\"");
         web.set_text(&mut db).to(Arc::from(texts[1].1.as_str()));
         let slow = check_mesh(&db, ws, "lab".into());
         let all = workspace_diagnostics(&db, ws);
         let warm = ran(&log);
-        assert_eq!(count(&warm, "module_view"), 1, "{warm:?}");
-        assert_eq!(count(&warm, "resolve_free"), 1, "{warm:?}");
+        assert_eq!(count(&warm, "module_check_view"), 1, "{warm:?}");
+        assert_eq!(count(&warm, "resolve_free"), 0, "{warm:?}");
         assert_eq!(count(&warm, "check_mesh"), 1, "{warm:?}");
         assert_eq!(count(&warm, "registry"), 0, "{warm:?}");
         assert_eq!((slow.clone(), all), direct(&texts));
         let built = resolve_mesh(&db, ws, "lab".into(), crate::resolve::Lock::default());
+        let warm = ran(&log);
+        assert_eq!(count(&warm, "module_view"), 2, "{warm:?}");
+        assert_eq!(count(&warm, "resolve_free"), 1, "{warm:?}");
         let manifest = manifests_text(&built);
         assert!(
             manifest.contains("slow") && !manifest.contains("fast"),
@@ -1775,6 +1892,124 @@ mod incrementality {
         assert_ne!(moved.left_out, broken.left_out);
     }
 
+    const POOL: &str = "contract pool for module {\n  size: int\n}\n\nmodule provider {\n  container provider {\n    image \"p:1\"\n  }\n  provides pool {\n    size = 50\n  }\n}\n";
+    // The requirement after the container: what the mesh says about it is placed past
+    // the container's entries, which the check of the mesh does not read.
+    const POOL_USER: &str = "module user {\n  container user {\n    image \"u:1\"\n    env {\n      SIZE = \"${small.size}\"\n      MODE = \"fast\"\n    }\n  }\n  requires small: module pool { size in 1..100 }\n}\n";
+    const POOL_MESH: &str = "mesh lab {\n  node alpha { private_name = \"alpha.internal\"  ports = 20000..20999 }\n  assign provider to alpha\n  assign user to alpha\n}\n";
+
+    /// The language server's check of a mesh reads no container entry of a module: an
+    /// edit of an env value, or an env entry added, resolves nothing again, and a refusal
+    /// that points into the module past the container is placed where the file now has
+    /// it; a value another module reads through a module requirement, and an env entry
+    /// in error, resolve it again. Every outcome and every file's diagnostics are a fresh
+    /// database's.
+    #[test]
+    fn an_env_value_edit_resolves_no_mesh_and_a_provided_value_does() {
+        let (mut db, log, ws, f) = logged_workspace(&[
+            ("pool.mesh", POOL),
+            ("user.mesh", POOL_USER),
+            ("lab.mesh", POOL_MESH),
+        ]);
+        let (pool, user) = (f[0], f[1]);
+        ws.set_reuse_resolution(&mut db).to(true);
+        let mut texts = [
+            ("pool.mesh", POOL.to_string()),
+            ("user.mesh", POOL_USER.to_string()),
+            ("lab.mesh", POOL_MESH.to_string()),
+        ];
+        let direct = |texts: &[(&str, String)]| {
+            let (db, ws) = Database::with_files(
+                texts
+                    .iter()
+                    .map(|(p, t)| (FilePath::from(*p), Arc::from(t.as_str()))),
+            );
+            (
+                check_mesh(&db, ws, "lab".into()),
+                workspace_diagnostics(&db, ws),
+            )
+        };
+        let now = |db: &Database| {
+            (
+                check_mesh(db, ws, "lab".into()),
+                workspace_diagnostics(db, ws),
+            )
+        };
+        let first = now(&db);
+        ran(&log);
+        assert!(!first.0.refused(), "{:?}", first.0);
+        assert_eq!(first, direct(&texts));
+
+        // An env value: nothing the check of the mesh reads changed.
+        texts[1].1 = texts[1].1.replace("\"fast\"", "\"slow\"");
+        user.set_text(&mut db).to(Arc::from(texts[1].1.as_str()));
+        let slow = now(&db);
+        let warm = ran(&log);
+        assert_eq!(count(&warm, "module_check_view"), 1, "{warm:?}");
+        assert_eq!(count(&warm, "resolve_free"), 0, "{warm:?}");
+        assert_eq!(count(&warm, "check_mesh"), 0, "{warm:?}");
+        assert!(Arc::ptr_eq(&slow.0, &first.0));
+        assert_eq!(slow, direct(&texts));
+
+        // The provider's answer, which the user's narrowing refuses: the mesh resolves
+        // again, once, and refuses the user with a label at its requirement.
+        texts[0].1 = texts[0].1.replace("size = 50", "size = 500");
+        pool.set_text(&mut db).to(Arc::from(texts[0].1.as_str()));
+        let refused = now(&db);
+        let warm = ran(&log);
+        assert_eq!(count(&warm, "resolve_free"), 1, "{warm:?}");
+        assert_eq!(refused, direct(&texts));
+        let label = |outcome: &crate::resolve::MeshOutcome, text: &str| -> String {
+            let d = outcome
+                .diagnostics
+                .iter()
+                .find(|d| d.labels.iter().any(|l| &*l.file == "user.mesh"))
+                .unwrap_or_else(|| panic!("the answer 500 is refused: {outcome:?}"));
+            let l = d.labels.iter().find(|l| &*l.file == "user.mesh");
+            text[l.map(|l| l.span.range()).unwrap_or_default()].to_string()
+        };
+        assert!(
+            label(&refused.0, &texts[1].1).starts_with("requires small"),
+            "{:?}",
+            refused.0
+        );
+
+        // An env entry added above the requirement: no rank of what the check reads
+        // moves, so nothing resolves again; the label is placed again, at the
+        // requirement's new place.
+        texts[1].1 = texts[1]
+            .1
+            .replace("      MODE", "      EXTRA = \"more\"\n      MODE");
+        user.set_text(&mut db).to(Arc::from(texts[1].1.as_str()));
+        let added = now(&db);
+        let warm = ran(&log);
+        assert_eq!(count(&warm, "resolve_free"), 0, "{warm:?}");
+        assert_eq!(count(&warm, "check_mesh"), 1, "placed again: {warm:?}");
+        assert_ne!(
+            added.0.diagnostics, refused.0.diagnostics,
+            "the label moved"
+        );
+        assert!(label(&added.0, &texts[1].1).starts_with("requires small"));
+        assert_eq!(added, direct(&texts));
+
+        // The answer back in range, and an env value in error (a field the contract
+        // lacks): the module's errors changed, so the mesh resolves again and leaves the
+        // user out, listing the error.
+        texts[0].1 = texts[0].1.replace("size = 500", "size = 50");
+        pool.set_text(&mut db).to(Arc::from(texts[0].1.as_str()));
+        texts[1].1 = texts[1].1.replace("${small.size}", "${small.sizes}");
+        user.set_text(&mut db).to(Arc::from(texts[1].1.as_str()));
+        let broken = now(&db);
+        let warm = ran(&log);
+        assert_eq!(count(&warm, "resolve_free"), 1, "{warm:?}");
+        assert!(
+            broken.0.left_out.iter().any(|l| l.instance == "user"),
+            "{:?}",
+            broken.0
+        );
+        assert_eq!(broken, direct(&texts));
+    }
+
     /// The standard library and `texts` as the language server makes its workspace: the
     /// files and the pinned summaries of medium durability.
     fn as_the_server_makes_it(
@@ -1796,6 +2031,7 @@ mod incrementality {
         let ws = Workspace::builder(files.clone())
             .files_durability(salsa::Durability::MEDIUM)
             .pinned_durability(salsa::Durability::MEDIUM)
+            .checks_only_durability(salsa::Durability::HIGH)
             .new(db);
         (files, ws)
     }
@@ -1804,8 +2040,7 @@ mod incrementality {
     /// the open module's name changes nothing the mesh reads, and confirming the mesh's
     /// resolution looks at the open file's group of modules only (before, at every
     /// assigned module's view, scope and errors: 300,000 memos and 132 ms of CPU an edit
-    /// at 100,000 assignments); an env value resolves it again, to a fresh database's
-    /// outcome.
+    /// at 100,000 assignments); so does an env value, which only the manifests read.
     #[test]
     fn a_comment_above_an_assigned_module_confirms_the_resolution_by_groups() {
         let events: Arc<Mutex<Vec<(bool, String)>>> = Arc::default();
@@ -1879,7 +2114,7 @@ mod incrementality {
                 workspace_diagnostics(&db, ws),
             )
         };
-        let per_module = ["module_view", "module_scope", "module_errors"];
+        let per_module = ["module_check_view", "module_scope", "module_errors"];
         type_into(&mut db, &mut texts, module(open_at, "fast"));
         let first = check_mesh(&db, ws, "lab".into());
         assert!(!first.refused(), "the mesh resolves: {first:?}");
@@ -1905,11 +2140,20 @@ mod incrementality {
         assert!(Arc::ptr_eq(&kept, &first));
         assert_eq!((kept, workspace_diagnostics(&db, ws)), direct(&texts));
 
-        // An env value the mesh reads: it resolves again, once, as a fresh database.
+        // An env value, which only the manifests read: the mesh does not resolve again
+        // either, and the outcome is still a fresh database's.
         let valued = format!("// the module\n{}", module(open_at, "slow"));
         type_into(&mut db, &mut texts, valued);
         let slow = check_mesh(&db, ws, "lab".into());
-        assert_eq!(count(&take(), &["resolve_free"]).0, 1);
+        let log = take();
+        assert_eq!(count(&log, &["resolve_free"]).0, 0);
+        let (ran, confirmed) = count(&log, &per_module);
+        assert!(ran <= per_module.len(), "{ran} per-module queries ran");
+        assert!(
+            confirmed <= per_module.len() * SUMMARY_GROUP,
+            "{confirmed} per-module memos confirmed for {modules} assigned modules"
+        );
+        assert!(Arc::ptr_eq(&slow, &first));
         assert_eq!((slow, workspace_diagnostics(&db, ws)), direct(&texts));
     }
 

@@ -22,7 +22,12 @@
 //! an idle series the process's CPU time per edit (edit and workspace pass). A
 //! benchmark, not a test: it asserts nothing about time.
 //!
-//! `--series NAME` runs only one series (`value`, `back-to-back`, `above`, `rename`) and
+//! With `--mesh`, a series also changes the open module's operator default (`workers`'
+//! `= 4`), a value the mesh's check reads (the `value` series' env value is read by the
+//! manifests only, so the check of the mesh does not resolve again for it).
+//!
+//! `--series NAME` runs only one series (`value`, `back-to-back`, `above`, `rename`,
+//! `default`) and
 //! skips references and rename: for a profiler to see one kind of edit alone. `--each`
 //! prints every sample too. Each series starts from the file's first text (an edit
 //! outside the series).
@@ -267,25 +272,16 @@ async fn main() {
     let mut version = 1;
     // Edits inside the module's body leave every global name where it was; an edit above
     // the module's name moves it, so the registry changes and every file is checked again.
-    let mut series = vec![
-        (true, false, false),
-        (false, false, false),
-        (true, true, false),
-    ];
+    let mut series = vec!["value", "back-to-back", "above"];
     if with_mesh {
-        series.push((true, false, true));
+        series.extend(["rename", "default"]);
     }
     let only = text_arg("--series");
-    let name_of = |s: &(bool, bool, bool)| match s {
-        (_, _, true) => "rename",
-        (_, true, _) => "above",
-        (true, false, false) => "value",
-        (false, false, false) => "back-to-back",
-    };
     if let Some(only) = &only {
-        series.retain(|s| name_of(s) == only);
+        series.retain(|s| s == only);
     }
-    for (idle, above, rename) in series {
+    for kind in series {
+        let idle = kind != "back-to-back";
         // Each series starts from the file's first text, by an edit of its own outside
         // the series: otherwise a series' first edit also undoes the last series' change
         // (an env value, so the mesh resolves again inside the comment's series), and the
@@ -304,16 +300,21 @@ async fn main() {
         let cpu_before = cpu_ms();
         for k in 0..edits {
             version += 1;
-            let edited = if rename {
+            let edited = match kind {
                 // A requirement renamed, and its read: no global name changes.
-                let name = format!("workers_{}", k % 2);
-                text.replace("requires workers:", &format!("requires {name}:"))
-                    .replace("${workers}", &format!("${{{name}}}"))
-            } else if above {
+                "rename" => {
+                    let name = format!("workers_{}", k % 2);
+                    text.replace("requires workers:", &format!("requires {name}:"))
+                        .replace("${workers}", &format!("${{{name}}}"))
+                }
                 // A line of alternating length, so every edit moves the name again.
-                format!("//{}\n{text}", " edit".repeat(k % 2 + 1))
-            } else {
-                text.replace(EDITED, &format!("      LOG_LEVEL = \"info-{k}\""))
+                "above" => format!("//{}\n{text}", " edit".repeat(k % 2 + 1)),
+                // The operator's default, which the check of the mesh evaluates.
+                "default" => text.replace(
+                    "requires workers: operator int in 1..64 = 4",
+                    &format!("requires workers: operator int in 1..64 = {}", 5 + k % 2),
+                ),
+                _ => text.replace(EDITED, &format!("      LOG_LEVEL = \"info-{k}\"")),
             };
             let params = json!({
                 "textDocument": {"uri": uri, "version": version},
@@ -332,11 +333,12 @@ async fn main() {
         }
         futures::future::join_all(handlers).await;
         let cpu = cpu_before.zip(cpu_ms()).map(|(a, b)| b.saturating_sub(a));
-        let series = match (idle, above, rename) {
-            (_, _, true) => "idle, renamed requirement",
-            (true, false, _) => "idle",
-            (false, false, _) => "back-to-back",
-            _ => "idle, edit above the module's name",
+        let series = match kind {
+            "rename" => "idle, renamed requirement",
+            "default" => "idle, operator default",
+            "back-to-back" => "back-to-back",
+            "above" => "idle, edit above the module's name",
+            _ => "idle",
         };
         summary(
             &format!("didChange -> publishDiagnostics ({series})"),

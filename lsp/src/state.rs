@@ -124,7 +124,9 @@ impl State {
     pub fn new(std_uri: Uri) -> State {
         let (mut db, ws) = Database::with_files(Vec::new());
         // Meshes resolve from position-free modules: an edit that moves only positions in
-        // an assigned module resolves nothing again (`meshc::db::module_view`).
+        // an assigned module resolves nothing again (`meshc::db::module_view`), nor does
+        // one of a container's entries, which the check of a mesh never reads
+        // (`meshc::db::module_check_view`).
         ws.set_reuse_resolution(&mut db)
             .with_durability(Durability::HIGH)
             .to(true);

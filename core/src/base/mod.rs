@@ -5,6 +5,7 @@
 
 pub mod fx_hash;
 pub mod line_index;
+pub mod name_map;
 pub mod process;
 pub mod template_functions;
 pub mod visible;

@@ -370,17 +370,17 @@ impl<'a> ModuleChecker<'a, '_> {
                             }))
                         }
                     };
-                    let source = self.check_mount_source(source, target.as_deref().ok());
-                    match (source, target) {
-                        (Some(source), Ok(_)) => EntryKind::Mount(MountSpec {
+                    let checked = self.check_mount_source(source, target.as_deref().ok());
+                    match (checked, target) {
+                        (Some(checked), Ok(_)) => EntryKind::Mount(MountSpec {
                             value: specs::at(k),
-                            source,
+                            source: checked,
                             read_only: read_only.is_some(),
                         }),
                         (_, Err(refused)) => EntryKind::Refused(refused),
-                        // Refused and reported (the entry's refusal is found below), or
-                        // a source that reads nothing for a cause told elsewhere.
-                        (None, Ok(_)) => EntryKind::ReadsNothing,
+                        // Refused and reported by the entry's checks, or a source that
+                        // reads nothing for a cause told before them.
+                        (None, Ok(_)) => EntryKind::Refused(self.mount_source_told(source, before)),
                     }
                 }
                 ContainerEntryKind::Secret(file) | ContainerEntryKind::File(file) => {
@@ -978,6 +978,60 @@ impl<'a> ModuleChecker<'a, '_> {
                 None
             }
         }
+    }
+
+    /// The proof of why mount source `source` gives no mount: an error the entry's checks
+    /// reported (since `before`); else what the parser could not read (its syntax
+    /// error); else a reference through a requirement whose contract the checker could
+    /// not find, told at the requirement (E0103, or E0201 for an unknown kind) before the
+    /// containers were checked. Each is among the module's errors, so the entry never
+    /// reaches a build (the manifest builder met it as a gate no test reached). None is
+    /// left: were one, the mount is refused here (E0317) rather than dropped in silence.
+    fn mount_source_told(&mut self, source: &'a Expr, before: usize) -> Reported {
+        if let Some(told) = self.refusal_since(before) {
+            return told;
+        }
+        if let Expr::Error(_) = source {
+            let (path, span) = (self.cx.path, source.span());
+            return self.cx.syntax_refusal(|| {
+                let rule = SyntaxError::Expected {
+                    what: "a mount source",
+                    found: "nothing".into(),
+                };
+                rule.at(path, span)
+            });
+        }
+        if let Some(told) = self.unresolved_requirement_told() {
+            return told;
+        }
+        let rule = MountSourceRule::Written {
+            what: "a reference that reads nothing",
+        };
+        self.cx.refuse(rule.at(self.cx.path, source.span()))
+    }
+
+    /// The proof that a requirement of this module whose contract the checker could not
+    /// find (a reference through it reads nothing: `RefError::Unresolved`) was told so
+    /// at its declaration.
+    fn unresolved_requirement_told(&self) -> Option<Reported> {
+        let declared: Vec<Span> = self
+            .scope
+            .requirements
+            .values()
+            .zip(&self.contracts)
+            .filter(|(r, c)| c.is_none() && r.operator.is_none())
+            .map(|(r, _)| r.ast.span)
+            .collect();
+        if declared.is_empty() {
+            return None;
+        }
+        let path = self.cx.path;
+        Reported::among(self.cx.sink.diagnostics.iter().filter(|d| {
+            d.file == *path
+                && declared
+                    .iter()
+                    .any(|s| s.start <= d.span.start && d.span.end <= s.end)
+        }))
     }
 
     fn mount_source_refused(&mut self, span: Span, what: &str) {

@@ -354,13 +354,18 @@ impl Rules<'_, '_> {
         let [StrPart::Text(text)] = &*s.parts else {
             return;
         };
-        // A node's name or private name is a host name: short, one word.
-        if text.is_empty() || text.len() > 253 || text.contains(char::is_whitespace) {
+        // A node's name or private name is a host name: short, one word. Looked up
+        // before the scan for blanks: most texts name no node, and with a mesh in the
+        // workspace every plain string of every module is asked.
+        if text.is_empty() || text.len() > 253 {
             return;
         }
         let Some(node) = self.cx.registry.node_names.get(&**text) else {
             return;
         };
+        if text.contains(char::is_whitespace) {
+            return;
+        }
         let what = if node.node == **text {
             format!("names node `{}` of mesh `{}`", node.node, node.mesh)
         } else {

@@ -5,7 +5,7 @@
 use super::meaning::{Contract, Form, LoopForm, LoopRefusal, Names, Read, meaning};
 use super::registry::{ContractInfo, FieldInfo, HostContract, ProviderKind, Registry};
 use super::types::{Constraint, Ty};
-use crate::base::fx_hash::FxIndexMap;
+use crate::base::name_map::NameMap;
 use crate::span::{FilePath, Span};
 use crate::syntax::ast::{self, Expr, NarrowingKind, Reference, Requirement, RequirementBody};
 use std::sync::Arc;
@@ -47,13 +47,30 @@ pub fn head(first: &str, is_requirement: impl FnOnce(&str) -> bool, in_provides:
     }
 }
 
-/// An operator requirement's type, refinements and default.
-#[derive(Debug, Clone)]
-pub struct OperatorInfo<'a> {
+/// An operator requirement's type, secrecy and constraint (its type's, refined), as its
+/// module's scope decided them once ([`ScopeTable::build`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OperatorFacts {
     pub ty: Ty,
     pub secret: bool,
     pub constraint: Constraint,
+}
+
+/// An operator requirement's type, refinements and default: its facts (read through
+/// `Deref`: `op.ty`, `op.constraint`) shared with the scope's table rather than copied,
+/// since a scope is made for every module checked and again for every module resolved.
+#[derive(Debug, Clone)]
+pub struct OperatorInfo<'a> {
+    facts: Arc<OperatorFacts>,
     pub default: Option<&'a Expr>,
+}
+
+impl std::ops::Deref for OperatorInfo<'_> {
+    type Target = OperatorFacts;
+
+    fn deref(&self) -> &OperatorFacts {
+        &self.facts
+    }
 }
 
 /// One requirement of a module, its contract looked up.
@@ -64,9 +81,8 @@ pub struct ReqInfo<'a> {
     pub kind: Option<ProviderKind>,
     /// The contract, for module, host and mesh requirements whose contract exists.
     pub contract: Option<Arc<ContractInfo>>,
-    /// For an operator requirement (boxed: most requirements are not, and a large mesh
-    /// holds a scope per module).
-    pub operator: Option<Box<OperatorInfo<'a>>>,
+    /// For an operator requirement.
+    pub operator: Option<OperatorInfo<'a>>,
     /// Given fields the definition sets (`owner = 1000`), in source order.
     pub sets: Fields<'a, &'a Expr>,
     /// Refinements the definition adds, by field.
@@ -177,8 +193,12 @@ impl<'a> ReqInfo<'a> {
 #[derive(Debug, Clone)]
 pub struct ModuleScope<'a> {
     pub module: &'a ast::Module,
-    pub requirements: FxIndexMap<&'a str, ReqInfo<'a>>,
+    pub requirements: Requirements<'a>,
 }
+
+/// A module's requirements by name, in source order (see [`NameMap`]: a module has a
+/// handful, and a scope is made for every module checked and every module resolved).
+pub type Requirements<'a> = NameMap<'a, ReqInfo<'a>>;
 
 /// What a reference reads.
 #[derive(Debug, Clone, PartialEq)]
@@ -309,8 +329,9 @@ pub struct ReqFacts {
     pub ordinal: u32,
     pub kind: Option<ProviderKind>,
     pub contract: Option<Arc<ContractInfo>>,
-    /// An operator requirement's type, secrecy and constraint.
-    pub operator: Option<Box<(Ty, bool, Constraint)>>,
+    /// An operator requirement's type, secrecy and constraint (shared with every scope
+    /// [`ModuleScope::of`] joins from this table).
+    pub operator: Option<Arc<OperatorFacts>>,
 }
 
 /// A module's scope as decided once, by [`ScopeTable::build`]: one entry per requirement
@@ -372,7 +393,11 @@ impl ScopeTable {
                     constraint.refine(refinements);
                     let secret = ty.as_ref().is_some_and(|t| t.secret.is_some());
                     constraint.secret = secret;
-                    facts.operator = Some(Box::new((t, secret, constraint)));
+                    facts.operator = Some(Arc::new(OperatorFacts {
+                        ty: t,
+                        secret,
+                        constraint,
+                    }));
                 }
                 RequirementBody::Contract { contract, .. } => {
                     facts.contract = contract
@@ -393,8 +418,7 @@ impl<'a> ModuleScope<'a> {
     pub fn of(module: &'a ast::Module, table: &ScopeTable) -> ModuleScope<'a> {
         // Sized once: a large mesh holds a scope per assigned module, and a table grown
         // by doubling holds up to twice what it needs.
-        let mut requirements =
-            FxIndexMap::with_capacity_and_hasher(table.requirements.len(), Default::default());
+        let mut requirements = Requirements::with_capacity(table.requirements.len());
         let mut facts = table.requirements.iter().peekable();
         for (ordinal, r) in module.requirements().enumerate() {
             let Some(f) = facts.next_if(|f| f.ordinal as usize == ordinal) else {
@@ -411,13 +435,10 @@ impl<'a> ModuleScope<'a> {
             match &r.body {
                 RequirementBody::Operator(op) => {
                     if let Some(o) = &f.operator {
-                        let (ty, secret, constraint) = &**o;
-                        info.operator = Some(Box::new(OperatorInfo {
-                            ty: ty.clone(),
-                            secret: *secret,
-                            constraint: constraint.clone(),
+                        info.operator = Some(OperatorInfo {
+                            facts: o.clone(),
                             default: op.default.as_ref(),
-                        }));
+                        });
                     }
                 }
                 RequirementBody::Contract { narrowing, .. } => {
@@ -442,7 +463,8 @@ impl<'a> ModuleScope<'a> {
                     }
                 }
             }
-            requirements.insert(r.name.name.as_str(), info);
+            // The table holds each name once.
+            requirements.push(r.name.name.as_str(), info);
         }
         ModuleScope {
             module,
@@ -627,7 +649,10 @@ module b {
             assert_eq!(table.requirements.len(), extra + 1, "{extra} others");
             let first = &table.requirements[0];
             assert_eq!(first.ordinal, 0);
-            assert!(matches!(first.operator.as_deref(), Some((Ty::Int, ..))));
+            assert!(matches!(
+                first.operator.as_deref(),
+                Some(OperatorFacts { ty: Ty::Int, .. })
+            ));
             assert!(
                 table
                     .requirements

@@ -88,13 +88,10 @@ pub enum EntryKind {
     Publish(u32),
     /// `image_paths […]`: read by the checker only.
     ImagePaths,
-    /// An entry the checker refused (written twice, or with a value it refuses).
+    /// An entry the checker refused (written twice, or with a value it refuses), or a
+    /// mount whose source reads nothing for a cause told before its entry (an unknown
+    /// contract at the requirement it reads, a syntax error), on that proof.
     Refused(Refused),
-    /// A mount whose source reads nothing though this module reported no error for it:
-    /// its cause is told where it lies (a contract's file). No proof is at hand, so
-    /// resolution leaves the mount out, as it always has (docs/architecture.md,
-    /// invariant 4, lists it).
-    ReadsNothing,
 }
 
 /// The refusal of item `item` of an `env` block whose refused items are `refused`.
@@ -425,5 +422,95 @@ module app {
         for code in ["E0102", "E0315", "E0309", "E0104"] {
             assert!(codes.iter().any(|c| c == code), "{code} in {codes:?}");
         }
+    }
+
+    /// A mount whose source reads nothing, through a requirement of a contract the
+    /// workspace lacks or of a kind the language lacks, is refused on the proof of the
+    /// error told at that requirement (E0103, E0201), with no diagnostic of its own: the
+    /// manifest builder no longer meets a mount that reads nothing (it passed over one
+    /// through a gate no input reached, the placements' gate for the same error firing
+    /// first).
+    #[test]
+    fn a_mount_reading_nothing_is_refused_on_the_requirements_error() {
+        let text = r#"
+module app {
+  requires data: host nosuch
+  requires more: operatr int
+  container app {
+    image "nginx:1.27"
+    mount data.path -> "/data"
+    mount more.path -> "/more"
+  }
+}
+"#;
+        let (database, ws) = Database::with_files([(FilePath::from("a.mesh"), Arc::from(text))]);
+        let file = ws.files(&database)[1];
+        let model = db::module_semantics(&database, ws, file, 0);
+        let [c] = &*model.specs.containers else {
+            panic!("one container: {:?}", model.specs)
+        };
+        let kinds: Vec<&EntryKind> = c.entries.iter().collect();
+        assert!(matches!(kinds[1], EntryKind::Refused(_)), "{:?}", kinds[1]);
+        assert!(matches!(kinds[2], EntryKind::Refused(_)), "{:?}", kinds[2]);
+        let codes: Vec<&str> = model.diagnostics.iter().map(|d| d.code.as_str()).collect();
+        assert!(codes.contains(&"E0103"), "{codes:?}");
+        assert!(codes.contains(&"E0201"), "{codes:?}");
+        // The refusal rests on the requirements' errors: the mounts tell nothing more.
+        assert!(!codes.contains(&"E0317"), "{codes:?}");
+    }
+
+    /// A module of the workspace, one that reads another's answer, and a mesh that
+    /// assigns both and a module the workspace lacks (E0106).
+    const CHECKED: [(&str, &str); 2] = [
+        (
+            "app.mesh",
+            "contract store for module {\n  url: string\n}\n\nmodule storage {\n  container storage {\n    image \"minio:1.0\"\n  }\n  provides store {\n    url = \"http://storage:9000\"\n  }\n}\n\nmodule web {\n  requires store: module store\n  container web {\n    image \"web:1.0\"\n    env { URL = \"${store.url}/web\" }\n  }\n}\n",
+        ),
+        (
+            "lab.mesh",
+            "mesh lab {\n  node alpha { private_name = \"alpha.internal\"  ports = 20000..20999 }\n  assign storage to alpha\n  assign web to alpha\n  assign nope to alpha\n}\n",
+        ),
+    ];
+
+    /// `meshc check` builds nothing: its modules' checks keep no container specs, but
+    /// the readings a mesh's check evaluates by, and every diagnostic, are those of a
+    /// workspace that builds.
+    #[test]
+    fn a_workspace_only_checked_keeps_the_readings_but_no_container_specs() {
+        let open = |checks_only| {
+            let (database, ws, refused) = Database::read_files(&CHECKED, checks_only, |f| {
+                Ok::<_, ()>((FilePath::from(f.0), Arc::from(f.1)))
+            });
+            assert!(refused.is_empty());
+            assert_eq!(ws.checks_only(&database), checks_only);
+            (database, ws)
+        };
+        let specs = |(database, ws): &(Database, db::Workspace)| -> Vec<Arc<ModuleSpecs>> {
+            let file = ws.files(database)[1];
+            // Items 1 and 2 of the file: `storage` and `web`.
+            (1..3)
+                .map(|item| db::module_specs(database, *ws, file, item))
+                .collect()
+        };
+        let (built, checked) = (open(false), open(true));
+        let (built_specs, checked_specs) = (specs(&built), specs(&checked));
+        for (b, c) in built_specs.iter().zip(&checked_specs) {
+            assert_eq!(b.containers.len(), 1, "{b:?}");
+            assert!(c.containers.is_empty(), "{c:?}");
+            assert_eq!(b.readings, c.readings);
+        }
+        assert!(
+            !checked_specs[1].readings.entries().is_empty(),
+            "`web` reads `store.url`"
+        );
+        let diagnostics = db::workspace_diagnostics_once(&checked.0, checked.1);
+        assert!(
+            diagnostics.iter().any(|d| d.code.to_string() == "E0106"),
+            "{diagnostics:?}"
+        );
+        assert_eq!(
+            diagnostics,
+            db::workspace_diagnostics_once(&built.0, built.1)
+        );
     }
 }

@@ -4,7 +4,9 @@
 //! ports.
 
 use super::FxIndexMap;
-use super::evaluate::{Ctx, Evaluate, Resolved, into_text, render_template, text_of};
+use super::evaluate::{
+    Ctx, Evaluate, Evaluation, NoValue, Resolved, into_text, render_template, text_of,
+};
 use super::manifests::Builder;
 use super::{Answer, InstanceId};
 use crate::check::specs::{
@@ -104,27 +106,32 @@ impl<'m> Builder<'_, 'm> {
                     let _proof: Reported = *refused;
                 }
                 &EntryKind::Image(at) => {
-                    match written
-                        .string(at)
-                        .and_then(|s| self.eval_string(i, Ctx::Definition, s))
-                    {
-                        Some(Resolved::Plain(v, ty)) => out.image = into_text(v, &ty),
-                        // A secret or nothing where the checker accepted the image: its
-                        // miss (a secret in an image is E0302).
-                        _ => {
+                    let image = match written.string(at) {
+                        Some(s) => self.eval_string(i, Ctx::Definition, s),
+                        None => Err(self.passed_over(i, "E0301").into()),
+                    };
+                    match image {
+                        Ok(Resolved::Plain(v, ty)) => out.image = into_text(v, &ty),
+                        // Nothing, on the proof of why.
+                        Err(_no_value) => {}
+                        // A secret where the checker accepted the image: its miss (a
+                        // secret in an image is E0302).
+                        Ok(_) => {
                             let _proof = self.passed_over(i, "E0302");
                         }
                     }
                 }
                 EntryKind::Command(args) => out.command = self.command(i, written, args),
                 &EntryKind::User { uid, gid } => match self.eval_at(i, written, uid) {
-                    Some(Resolved::Plain(Value::Int(uid), _)) => {
+                    Ok(Resolved::Plain(Value::Int(uid), _)) => {
                         out.user = Some(uid);
                         out.group = gid.map(i64::from);
                     }
+                    // Nothing, on the proof of why.
+                    Err(_no_value) => {}
                     // Anything but a uid where the checker accepted one: its miss (a
                     // value of another type is E0301).
-                    _ => {
+                    Ok(_) => {
                         let _proof = self.passed_over(i, "E0301");
                     }
                 },
@@ -158,31 +165,33 @@ impl<'m> Builder<'_, 'm> {
                         let exposed = e
                             .exposed
                             .map(|reason| reason.map(|r| r.literal_text()).unwrap_or_default());
-                        if let Some(v) = self.env_value(i, written, e.value, exposed) {
-                            slot.insert(v);
+                        match self.env_value(i, written, e.value, exposed) {
+                            Ok(v) => {
+                                slot.insert(v);
+                            }
+                            Err(_no_value) => {}
                         }
                     }
                 }
-                EntryKind::Mount(mount) => {
-                    if let Some(m) = self.mount(i, written, mount) {
-                        out.mounts.push(m);
-                    }
-                }
+                EntryKind::Mount(mount) => match self.mount(i, written, mount) {
+                    Ok(m) => out.mounts.push(m),
+                    Err(_no_value) => {}
+                },
                 EntryKind::Secret(file) => {
                     let (sealed, template, references) = match self.eval_at(i, written, file.value)
                     {
-                        Some(Resolved::Sealed(s)) => (Some(*s), None, None),
-                        Some(Resolved::Template(parts)) => {
+                        Ok(Resolved::Sealed(s)) => (Some(*s), None, None),
+                        Ok(Resolved::Template(parts)) => {
                             let (template, references) = render_template(&parts);
                             (None, Some(template), Some(references))
                         }
                         // A plain value in a secret file (E0309).
-                        Some(Resolved::Plain(..) | Resolved::HostPath(_)) => {
+                        Ok(Resolved::Plain(..) | Resolved::HostPath(_)) => {
                             let _proof = self.passed_over(i, "E0309");
                             continue;
                         }
-                        // No value, for a reason of the value's own.
-                        None => continue,
+                        // No value, on the proof of why.
+                        Err(_no_value) => continue,
                     };
                     let Some(target) = written.target(file.value) else {
                         // An interpolated container path (E0315).
@@ -204,7 +213,7 @@ impl<'m> Builder<'_, 'm> {
                     });
                 }
                 EntryKind::File(file) => {
-                    if let Some(mut f) = self.file(i, written, file) {
+                    if let Ok(mut f) = self.file(i, written, file) {
                         (f.owner, f.group) = owner_of(file);
                         if file.owner.is_none() {
                             unowned_files.push(out.files.len());
@@ -213,19 +222,12 @@ impl<'m> Builder<'_, 'm> {
                     }
                 }
                 EntryKind::Publish(req) => {
-                    if let Some(p) = self.published_port(i, *req) {
+                    if let Ok(p) = self.published_port(i, *req) {
                         out.ports.push(p);
                     }
                 }
                 // Read by the checker only.
                 EntryKind::ImagePaths => {}
-                // A mount whose source reads nothing for a cause told where it lies: a
-                // contract the workspace lacks (E0103, at the requirement) or one in
-                // error (in the contract's file, which the module names). Either is
-                // among the module's errors, so a built instance never holds one.
-                EntryKind::ReadsNothing => {
-                    let _told = self.passed_over(i, "E0103 or a contract's error");
-                }
             }
         }
         // A file with no `owner` belongs to the container's user and group; the group
@@ -242,9 +244,12 @@ impl<'m> Builder<'_, 'm> {
     }
 
     /// Evaluates the expression `at` of a container in instance `i`'s scope.
-    fn eval_at(&mut self, i: InstanceId, written: Written<'m>, at: ExprRef) -> Option<Resolved> {
-        let expr = written.expr(at)?;
-        self.eval_expr(i, Ctx::Definition, expr)
+    fn eval_at(&mut self, i: InstanceId, written: Written<'m>, at: ExprRef) -> Evaluation {
+        match written.expr(at) {
+            Some(expr) => self.eval_expr(i, Ctx::Definition, expr),
+            // The spec's places are in the module's own tree.
+            None => Err(self.passed_over(i, "a syntax error").into()),
+        }
     }
 
     /// `health`: the ARGV evaluated as a command is, the options the checker accepted
@@ -265,20 +270,23 @@ impl<'m> Builder<'_, 'm> {
     fn command(&mut self, i: InstanceId, written: Written<'m>, args: &[ArgRef]) -> Vec<String> {
         let mut out = Vec::new();
         for &at in args {
-            let value = written
-                .arg(at)
-                .and_then(|arg| self.eval_expr(i, Ctx::Definition, arg));
+            let value = match written.arg(at) {
+                Some(arg) => self.eval_expr(i, Ctx::Definition, arg),
+                None => Err(self.passed_over(i, "a syntax error").into()),
+            };
             match value {
-                Some(Resolved::Plain(Value::List(vs), ty)) => {
+                Ok(Resolved::Plain(Value::List(vs), ty)) => {
                     let inner = match ty {
                         crate::check::types::Ty::List(t) => *t,
                         _ => crate::check::types::Ty::Error,
                     };
                     out.extend(vs.iter().map(|v| text_of(v, &inner)));
                 }
-                Some(Resolved::Plain(v, ty)) => out.push(into_text(v, &ty)),
+                Ok(Resolved::Plain(v, ty)) => out.push(into_text(v, &ty)),
+                // Nothing, on the proof of why.
+                Err(_no_value) => {}
                 // A secret in a command (E0302).
-                _ => {
+                Ok(_) => {
                     let _proof = self.passed_over(i, "E0302");
                 }
             }
@@ -293,8 +301,8 @@ impl<'m> Builder<'_, 'm> {
         written: Written<'m>,
         at: ExprRef,
         exposed: Option<String>,
-    ) -> Option<EnvValue> {
-        Some(match self.eval_at(i, written, at)? {
+    ) -> Evaluation<EnvValue> {
+        Ok(match self.eval_at(i, written, at)? {
             Resolved::Plain(v, ty) => EnvValue::Text(into_text(v, &ty)),
             Resolved::Sealed(sealed) => EnvValue::Sealed(SealedEnv {
                 sealed: *sealed,
@@ -308,22 +316,31 @@ impl<'m> Builder<'_, 'm> {
                     exposed,
                 })
             }
-            Resolved::HostPath(_) => return self.passed_over(i, "E0303").and(None),
+            Resolved::HostPath(_) => return Err(self.passed_over(i, "E0303").into()),
         })
     }
 
     /// A mount: the resolved host path of a directory or access (or an old-form literal
     /// path, used as written). An access its module does not write is mounted read-only.
-    fn mount(&mut self, i: InstanceId, written: Written<'m>, mount: &MountSpec) -> Option<Mount> {
+    fn mount(
+        &mut self,
+        i: InstanceId,
+        written: Written<'m>,
+        mount: &MountSpec,
+    ) -> Evaluation<Mount> {
         let Some(container) = written.target(mount.value) else {
             // An interpolated container path (E0315).
-            return self.passed_over(i, "E0315").and(None);
+            return Err(self.passed_over(i, "E0315").into());
         };
         let (host, access) = match mount.source {
-            MountSource::Literal => (written.literal(mount.value)?, None),
+            MountSource::Literal => match written.literal(mount.value) {
+                Some(host) => (host, None),
+                // A literal source is a plain string the checker read (E0317 else).
+                None => return Err(self.passed_over(i, "E0317").into()),
+            },
             MountSource::Path { access } => match self.eval_at(i, written, mount.value)? {
                 Resolved::HostPath(p) => (p, access),
-                _ => return self.passed_over(i, "E0317").and(None),
+                _ => return Err(self.passed_over(i, "E0317").into()),
             },
         };
         let mut read_only = mount.read_only;
@@ -334,12 +351,12 @@ impl<'m> Builder<'_, 'm> {
                 .and_then(|m| m.scope.requirements.get_index(access as usize))
             && matches!(
                 self.given_value(i, req, "write"),
-                Some(Resolved::Plain(Value::Bool(false), _))
+                Ok(Resolved::Plain(Value::Bool(false), _))
             )
         {
             read_only = true;
         }
-        Some(Mount {
+        Ok(Mount {
             host,
             container,
             read_only,
@@ -348,10 +365,10 @@ impl<'m> Builder<'_, 'm> {
 
     /// A file: rendered content when it reads no secret, else sealed — its template and
     /// references, never its rendered text.
-    fn file(&mut self, i: InstanceId, written: Written<'m>, file: &FileSpec) -> Option<File> {
+    fn file(&mut self, i: InstanceId, written: Written<'m>, file: &FileSpec) -> Evaluation<File> {
         let Some(target) = written.target(file.value) else {
             // An interpolated container path (E0315).
-            return self.passed_over(i, "E0315").and(None);
+            return Err(self.passed_over(i, "E0315").into());
         };
         let resolved = self.eval_at(i, written, file.value)?;
         let (content, template, references, default_mode) = match resolved {
@@ -373,9 +390,9 @@ impl<'m> Builder<'_, 'm> {
                 let (t, refs) = render_template(&parts);
                 (None, Some(t), Some(refs), DEFAULT_SEALED_FILE_MODE)
             }
-            Resolved::HostPath(_) => return self.passed_over(i, "E0303").and(None),
+            Resolved::HostPath(_) => return Err(self.passed_over(i, "E0303").into()),
         };
-        Some(File {
+        Ok(File {
             target,
             owner: 0,
             group: 0,
@@ -388,28 +405,37 @@ impl<'m> Builder<'_, 'm> {
 
     /// The port mapping of a `publish REQ`: requirement `req` of the module's scope, a
     /// `host port` (the checker decided it).
-    fn published_port(&mut self, i: InstanceId, req: u32) -> Option<PortMapping> {
-        let m = self.world.module_of(i)?;
-        let (&req, _) = m.scope.requirements.get_index(req as usize)?;
+    fn published_port(&mut self, i: InstanceId, req: u32) -> Evaluation<PortMapping> {
+        let found = self
+            .world
+            .module_of(i)
+            .and_then(|m| m.scope.requirements.get_index(req as usize));
+        let Some((&req, _)) = found else {
+            // The checker's spec names a requirement of the module's scope (E0316 else).
+            return Err(self.passed_over(i, "E0316").into());
+        };
         let Some(Answer::Port { host_port, .. }) = self.world.answers[i].get(req) else {
             // A requirement that is no host port (E0316).
-            return self.passed_over(i, "E0316").and(None);
+            return Err(self.passed_over(i, "E0316").into());
         };
         let host = *host_port;
         // A built instance's port has its container port: a value missing (E0501) or
-        // not a port (E0304, E0314) refused the instance, which is then not built.
+        // not a port (E0304, E0314) refused the instance, which is then not built. The
+        // builder holds no proof of either, so each is a miss (`passed_over`).
         let container = match self.given_value(i, req, "container") {
-            Some(Resolved::Plain(Value::Int(p), _)) => p,
-            Some(_) => return self.passed_over(i, "E0304 or E0314").and(None),
-            None => return self.passed_over(i, "E0501").and(None),
+            Ok(Resolved::Plain(Value::Int(p), _)) => p,
+            Ok(_) => return Err(self.passed_over(i, "E0304 or E0314").into()),
+            Err(NoValue::Refused(told)) => return Err(told.into()),
+            Err(_) => return Err(self.passed_over(i, "E0501").into()),
         };
-        let text = |r: Option<Resolved>, default: &str| match r {
-            Some(Resolved::Plain(Value::Str(s), _)) => s,
+        let text = |r: Evaluation, default: &str| match r {
+            Ok(Resolved::Plain(Value::Str(s), _)) => s,
+            // Unwritten, or no value on the proof of why: the contract's default.
             _ => default.to_string(),
         };
         let protocol = text(self.given_value(i, req, "protocol"), "tcp");
         let reach = text(self.given_value(i, req, "reach"), "private");
-        Some(PortMapping {
+        Ok(PortMapping {
             host,
             container,
             protocol,

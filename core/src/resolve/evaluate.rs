@@ -9,7 +9,14 @@
 //!
 //! A provider's answer is evaluated per consumer, in the provider's own scope, with
 //! `consumer.*` and `given.*` reading who asks. Every value is memoised, and a value that
-//! reads itself is refused (E0313). What does not resolve evaluates to nothing.
+//! reads itself is refused (E0313).
+//!
+//! What does not resolve evaluates to no value, and says why ([`NoValue`]): refused, on
+//! the proof that a diagnostic was made ([`Reported`]: the resolver's own refusal, the
+//! checker's error of the module, or, in a module the checker passed, the checker's miss
+//! reported as such); a given field declared secret, which has no plain value whatever
+//! the resolver was told; or an evaluation put off to bound the call stack, dropped and
+//! made again. Outside this module a `NoValue` is made only from a `Reported`.
 
 use super::FxIndexMap;
 use super::fx_hash::{FxHashMap, FxHashSet};
@@ -21,7 +28,7 @@ use crate::check::registry::ContractInfo;
 use crate::check::scope::ReqInfo;
 use crate::check::types::{Ty, Value, validate_literal};
 use crate::diagnostics::Reported;
-use crate::diagnostics::rules::{Missing, Unanswered, Unfit, ValueRefused};
+use crate::diagnostics::rules::{CheckerMiss, Missing, Unanswered, Unfit, ValueRefused};
 use crate::emit::{SealedRef, TemplateRef};
 use crate::functions::Func;
 use crate::syntax::ast::{Call, Expr, ForExpr, Reference, StrPart, StringLit};
@@ -29,6 +36,43 @@ use std::borrow::Cow;
 
 /// An operator value and where it came from (`assignment`, `default`, `vault`).
 pub(crate) type OperatorValue = (Resolved, &'static str);
+
+/// What an evaluation gives: a value, or why there is none.
+pub(crate) type Evaluation<T = Resolved> = Result<T, NoValue>;
+
+/// Why an evaluation gives no value. Outside this module it is made only from a
+/// [`Reported`] (`From`, so `?` passes a refusal on), the proof that a diagnostic was
+/// made; the two other reasons are this module's own, each made in one place, and carry
+/// no diagnostic on purpose.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum NoValue {
+    /// Refused, on the proof that why was reported.
+    Refused(Reported),
+    /// A given field declared secret read where the resolver holds no proof of its
+    /// E0205 (the manifest builder, or a resolver told of no error): it has no plain
+    /// value all the same, a security rule ([`Evaluate::given_value_at`]). Where the
+    /// module's errors are known the proof is carried instead.
+    Withheld(Withheld),
+    /// Put off: the call stack held too many values under way, so the evaluation is
+    /// unwound, its result dropped and made again ([`Evaluator::demand`]). Never
+    /// memoised, never met by the manifest builder.
+    Deferred(Deferred),
+}
+
+/// A given secret field's absence of value ([`NoValue::Withheld`]); made in this module
+/// only.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Withheld(());
+
+/// An evaluation put off ([`NoValue::Deferred`]); made in this module only.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Deferred(());
+
+impl From<Reported> for NoValue {
+    fn from(proof: Reported) -> NoValue {
+        NoValue::Refused(proof)
+    }
+}
 
 /// The values phase's product: every memoised value of the mesh, each computed once.
 /// Once the phase is over nothing is under way, so every entry is done, and whoever
@@ -40,9 +84,9 @@ pub(crate) type OperatorValue = (Resolved, &'static str);
 #[derive(Default)]
 pub(crate) struct Values {
     layout: Layout,
-    operator: Table<Option<OperatorValue>>,
-    given: Table<Option<Resolved>>,
-    answer: Table<Option<Resolved>>,
+    operator: Table<Evaluation<OperatorValue>>,
+    given: Table<Evaluation>,
+    answer: Table<Evaluation>,
 }
 
 /// One table of memos. Each slot is a `u32`: [`NOT_ASKED`], [`UNDER_WAY`], or the place
@@ -190,34 +234,31 @@ impl Values {
     }
 
     /// Operator requirement `r` of instance `i`, if computed.
-    pub fn operator(&self, i: InstanceId, r: u32) -> Option<OperatorValue> {
+    pub fn operator(&self, i: InstanceId, r: u32) -> Option<Evaluation<OperatorValue>> {
         match self.operator.get(self.layout.requirement(i, r)) {
-            Some(Memo::Done(v)) => v.clone(),
+            Some(Memo::Done(v)) => Some(v.clone()),
             _ => None,
         }
     }
 
     /// Given field `f` of requirement `r` of instance `i`, if computed.
-    pub fn given(&self, i: InstanceId, r: u32, f: u32) -> Option<Resolved> {
+    pub fn given(&self, i: InstanceId, r: u32, f: u32) -> Option<Evaluation> {
         match self.given.get(self.layout.field(i, r, f)) {
-            Some(Memo::Done(v)) => v.clone(),
+            Some(Memo::Done(v)) => Some(v.clone()),
             _ => None,
         }
     }
 
     /// The answer to field `f` of `consumer`'s requirement `r`, if computed.
-    pub fn answer(&self, consumer: InstanceId, r: u32, f: u32) -> Option<Resolved> {
-        match self.answer.get(self.layout.field(consumer, r, f)) {
-            Some(Memo::Done(v)) => v.clone(),
-            _ => None,
-        }
+    pub fn answer(&self, consumer: InstanceId, r: u32, f: u32) -> Option<Evaluation> {
+        self.answer_ref(consumer, r, f).map(|v| v.cloned())
     }
 
     /// The answer to field `f` of `consumer`'s requirement `r`, if computed, where it is
     /// kept.
-    fn answer_ref(&self, consumer: InstanceId, r: u32, f: u32) -> Option<&Resolved> {
+    fn answer_ref(&self, consumer: InstanceId, r: u32, f: u32) -> Option<Evaluation<&Resolved>> {
         match self.answer.get(self.layout.field(consumer, r, f)) {
-            Some(Memo::Done(v)) => v.as_ref(),
+            Some(Memo::Done(v)) => Some(v.as_ref().map_err(|&why| why)),
             _ => None,
         }
     }
@@ -237,15 +278,15 @@ impl Values {
         }
     }
 
-    fn set_operator(&mut self, i: InstanceId, r: u32, to: Option<Memo<Option<OperatorValue>>>) {
+    fn set_operator(&mut self, i: InstanceId, r: u32, to: Option<Memo<Evaluation<OperatorValue>>>) {
         self.operator.set(self.layout.requirement(i, r), to);
     }
 
-    fn set_given(&mut self, i: InstanceId, r: u32, f: u32, to: Option<Memo<Option<Resolved>>>) {
+    fn set_given(&mut self, i: InstanceId, r: u32, f: u32, to: Option<Memo<Evaluation>>) {
         self.given.set(self.layout.field(i, r, f), to);
     }
 
-    fn set_answer(&mut self, i: InstanceId, r: u32, f: u32, to: Option<Memo<Option<Resolved>>>) {
+    fn set_answer(&mut self, i: InstanceId, r: u32, f: u32, to: Option<Memo<Evaluation>>) {
         self.answer.set(self.layout.field(i, r, f), to);
     }
 }
@@ -255,8 +296,8 @@ impl Values {
 #[derive(Default)]
 pub(crate) struct Eval<'m> {
     pub values: Values,
-    /// Values already told E0313.
-    pub told_cycle: FxHashSet<Key>,
+    /// Values already told E0313, each with the proof.
+    pub told_cycle: FxHashMap<Key, Reported>,
     /// Memoised values under way on the call stack (see [`Evaluator::demand`]).
     pub depth: usize,
     /// The value deferred because the call stack held too many under way.
@@ -268,7 +309,7 @@ pub(crate) struct Eval<'m> {
     /// A provider's answers that read nothing of the consumer they answer, by (provider,
     /// contract, field): the same for every consumer, so evaluated once (see
     /// [`Evaluator::compute_answer`]).
-    pub shared_answers: FxHashMap<(InstanceId, usize, u32), Option<Resolved>>,
+    pub shared_answers: FxHashMap<(InstanceId, usize, u32), Evaluation>,
     /// Whether the answer being evaluated has read something of who asks (`consumer.*`,
     /// `given.*`) or rendered a loop.
     pub read_consumer: bool,
@@ -530,27 +571,29 @@ pub(crate) trait Evaluate<'m> {
     /// The value of operator requirement `req` of instance `i`, and where it came from
     /// (`assignment`, `default` or `vault`).
     /// Memoised; E0501 is reported once.
-    fn operator_value(&mut self, i: InstanceId, req: &str) -> Option<OperatorValue> {
+    fn operator_value(&mut self, i: InstanceId, req: &str) -> Evaluation<OperatorValue> {
         let r = self
             .world()
-            .module_of(i)?
-            .scope
-            .requirements
-            .get_index_of(req)?;
-        self.operator_memo(i, r as u32)
+            .module_of(i)
+            .and_then(|m| m.scope.requirements.get_index_of(req));
+        match r {
+            Some(r) => self.operator_memo(i, r as u32),
+            // Asked by a requirement's name read from the module's own scope.
+            None => Err(self.passed_over(i, "E0104").into()),
+        }
     }
 
     /// The memoised value of operator requirement `r` (its place in the module's scope)
     /// of instance `i`.
-    fn operator_memo(&mut self, i: InstanceId, r: u32) -> Option<OperatorValue>;
+    fn operator_memo(&mut self, i: InstanceId, r: u32) -> Evaluation<OperatorValue>;
 
     /// The memoised value of given field `f` (its place in the contract) of requirement
     /// `r` of instance `i`.
-    fn given_memo(&mut self, i: InstanceId, r: u32, f: u32) -> Option<Resolved>;
+    fn given_memo(&mut self, i: InstanceId, r: u32, f: u32) -> Evaluation;
 
     /// The memoised answer of `consumer`'s provider to field `f` of its module
     /// requirement `r`.
-    fn answer_memo(&mut self, consumer: InstanceId, r: u32, f: u32) -> Option<Resolved>;
+    fn answer_memo(&mut self, consumer: InstanceId, r: u32, f: u32) -> Evaluation;
 
     /// The loop variables bound while a `for` template renders, innermost last.
     fn bindings(&self) -> &Vec<super::loops::Binding<'m>>;
@@ -566,23 +609,38 @@ pub(crate) trait Evaluate<'m> {
     /// ([`super::Resolver::checker_error`]).
     fn module_error(&self, i: InstanceId) -> Option<Reported>;
 
+    /// The proof that instance `i` was refused so far, if it was (none for the manifest
+    /// builder, which builds no refused instance).
+    fn refusal(&self, i: InstanceId) -> Option<Reported>;
+
     /// What `reference`, written in module `m`, reads, as the checker decided it
     /// (`check::readings`).
     fn reading(&self, m: &'m LoadedModule<'m>, reference: &Reference) -> Reading;
 
     /// Passes over what the checker refuses with `code` in instance `i`'s module, on the
-    /// proof it was reported there ([`super::passed_over`]).
-    fn passed_over(&self, i: InstanceId, code: &'static str) -> Option<Reported> {
+    /// proof it was reported there ([`super::passed_over`]). A module the checker passed
+    /// has no proof: debug builds assert that it never gets here, and a release build
+    /// reports the checker's miss ([`Evaluate::missed`]) rather than pass over it in
+    /// silence.
+    fn passed_over(&mut self, i: InstanceId, code: &'static str) -> Reported {
         let module = self.world().module_of(i).map_or("", |m| m.name.as_str());
-        super::passed_over(self.module_error(i), code, module)
+        match super::passed_over(self.module_error(i), code, module) {
+            Some(proof) => proof,
+            None => self.missed(i, code),
+        }
     }
 
+    /// Reports that resolution met, in instance `i`'s module, what the checker refuses
+    /// with `code` though it reported no error there (`rules::CheckerMiss`), and returns
+    /// the proof. Only a release build gets here ([`Evaluate::passed_over`]).
+    fn missed(&mut self, i: InstanceId, code: &'static str) -> Reported;
+
     /// Evaluates `expr` in instance `i`'s scope.
-    fn eval_expr(&mut self, i: InstanceId, ctx: Ctx<'m>, expr: &Expr) -> Option<Resolved> {
+    fn eval_expr(&mut self, i: InstanceId, ctx: Ctx<'m>, expr: &Expr) -> Evaluation {
         match expr {
             Expr::Str(s) => self.eval_string(i, ctx, s),
-            Expr::Int(n) => Some(Resolved::Plain(Value::Int(n.value), Ty::Int)),
-            Expr::Bool(b, _) => Some(Resolved::Plain(Value::Bool(*b), Ty::Bool)),
+            Expr::Int(n) => Ok(Resolved::Plain(Value::Int(n.value), Ty::Int)),
+            Expr::Bool(b, _) => Ok(Resolved::Plain(Value::Bool(*b), Ty::Bool)),
             Expr::List(items, _) => {
                 let mut values = Vec::with_capacity(items.len());
                 let mut inner = Ty::Error;
@@ -594,10 +652,11 @@ pub(crate) trait Evaluate<'m> {
                             }
                             values.push(v);
                         }
-                        _ => return None,
+                        // A secret or a host path in a list (E0302, E0303).
+                        _ => return Err(self.passed_over(i, "E0302 or E0303").into()),
                     }
                 }
-                Some(Resolved::Plain(
+                Ok(Resolved::Plain(
                     Value::List(values),
                     Ty::List(Box::new(inner)),
                 ))
@@ -609,26 +668,26 @@ pub(crate) trait Evaluate<'m> {
                 self.eval_for(i, ctx, f)
             }
             // A range where a value belongs (E0301, the checker's).
-            Expr::Range(_) => self.passed_over(i, "E0301").and(None),
+            Expr::Range(_) => Err(self.passed_over(i, "E0301").into()),
             // What the parser could not read: its syntax error was reported.
-            Expr::Error(_) => self.passed_over(i, "a syntax error").and(None),
+            Expr::Error(_) => Err(self.passed_over(i, "a syntax error").into()),
         }
     }
 
     /// A call: applied now when every argument is plain, else kept in a template for the
     /// node host to apply to the secret values (LANGUAGE.md §12.4).
-    fn eval_call(&mut self, i: InstanceId, ctx: Ctx<'m>, c: &Call) -> Option<Resolved> {
+    fn eval_call(&mut self, i: InstanceId, ctx: Ctx<'m>, c: &Call) -> Evaluation {
         let Some(func) = Func::from_name(&c.name.name) else {
-            return self.passed_over(i, "E0324").and(None);
+            return Err(self.passed_over(i, "E0324").into());
         };
         if c.args.len() != func.arity() {
-            return self.passed_over(i, "E0324").and(None);
+            return Err(self.passed_over(i, "E0324").into());
         }
         let mut args = Vec::with_capacity(c.args.len());
         for arg in &c.args {
             let value = self.eval_expr(i, ctx, arg)?;
             let parts = match (arg, value) {
-                (_, Resolved::HostPath(_)) => return self.passed_over(i, "E0303").and(None),
+                (_, Resolved::HostPath(_)) => return Err(self.passed_over(i, "E0303").into()),
                 (_, Resolved::Plain(v, ty)) => vec![TemplatePart::Text(into_text(v, &ty))],
                 // Named like any reference of a template: through a loop variable, for
                 // its element, so two consumers' arguments never share a name.
@@ -644,7 +703,7 @@ pub(crate) trait Evaluate<'m> {
                 }
                 // A string around a secret (E0324).
                 (_, Resolved::Sealed(_) | Resolved::Template(_)) => {
-                    return self.passed_over(i, "E0324").and(None);
+                    return Err(self.passed_over(i, "E0324").into());
                 }
             };
             args.push(parts);
@@ -656,17 +715,17 @@ pub(crate) trait Evaluate<'m> {
                 _ => None,
             })
             .collect();
-        Some(match plain {
+        Ok(match plain {
             Some(texts) => Resolved::Plain(Value::Str(func.apply(&texts)), Ty::String),
             None => Resolved::Template(vec![TemplatePart::Call { func, args }]),
         })
     }
 
     /// Evaluates a string literal: plain text when no part is secret, else a template.
-    fn eval_string(&mut self, i: InstanceId, ctx: Ctx<'m>, s: &StringLit) -> Option<Resolved> {
+    fn eval_string(&mut self, i: InstanceId, ctx: Ctx<'m>, s: &StringLit) -> Evaluation {
         // Most strings are text alone: no parts to make and join.
         if let [StrPart::Text(t)] = &*s.parts {
-            return Some(Resolved::Plain(Value::Str(String::from(&**t)), Ty::String));
+            return Ok(Resolved::Plain(Value::Str(String::from(&**t)), Ty::String));
         }
         // Most of the rest join into plain text: each part appended where it is made, with
         // no list of parts and no copy of each. A part kept for the node (a secret, a call
@@ -675,11 +734,12 @@ pub(crate) trait Evaluate<'m> {
         // nothing: every value read is memoised, a cycle is reported once, and a part
         // that makes no value makes none on either pass.
         if let Some(text) = self.plain_string(i, ctx, s)? {
-            return Some(Resolved::Plain(Value::Str(text), Ty::String));
+            return Ok(Resolved::Plain(Value::Str(text), Ty::String));
         }
         let (parts, kept) = self.evaluated_parts(i, ctx, s)?;
         if kept {
-            return finish_parts(self.named(i, parts));
+            let parts = self.named(i, parts);
+            return self.finished(i, parts);
         }
         // Text and plain values alone (most strings): joined, no part named.
         let mut text = String::new();
@@ -688,21 +748,33 @@ pub(crate) trait Evaluate<'m> {
                 Evaluated::Text(t) => text.push_str(&t),
                 Evaluated::Ref(_, Resolved::Plain(Value::Str(v), _)) => text.push_str(&v),
                 Evaluated::Ref(_, Resolved::Plain(v, ty)) => text.push_str(&text_of(&v, &ty)),
-                Evaluated::Ref(..) | Evaluated::Parts(_) => return None,
+                // None is kept: `kept` says so.
+                Evaluated::Ref(..) | Evaluated::Parts(_) => {
+                    return Err(self.passed_over(i, "E0302 or E0303").into());
+                }
             }
         }
-        Some(Resolved::Plain(Value::Str(text), Ty::String))
+        Ok(Resolved::Plain(Value::Str(text), Ty::String))
+    }
+
+    /// [`finish_parts`]: parts joined into a value, a part that makes none (a host path,
+    /// E0303) passed over.
+    fn finished(&mut self, i: InstanceId, parts: Vec<TemplatePart>) -> Evaluation {
+        match finish_parts(parts) {
+            Some(v) => Ok(v),
+            None => Err(self.passed_over(i, "E0303").into()),
+        }
     }
 
     /// String literal `s` as plain text, its parts evaluated in order as
-    /// [`Evaluate::evaluated_parts`] does: `Some(None)` at the first part kept for the
-    /// node (the caller makes the template), `None` where that would make no value.
+    /// [`Evaluate::evaluated_parts`] does: `Ok(None)` at the first part kept for the
+    /// node (the caller makes the template), `Err` where that would make no value.
     fn plain_string(
         &mut self,
         i: InstanceId,
         ctx: Ctx<'m>,
         s: &StringLit,
-    ) -> Option<Option<String>> {
+    ) -> Evaluation<Option<String>> {
         // Room for the text and a short value per interpolation, made once: the string
         // is not grown (and copied) part by part.
         let room = s
@@ -721,18 +793,17 @@ pub(crate) trait Evaluate<'m> {
                     let Some(interp) = p.interp() else { continue };
                     let value = match (interp.legacy, interp.reference()) {
                         (Some(kind), Some(r)) => {
-                            let reference = self
-                                .world()
-                                .module_of(i)?
-                                .scope
-                                .legacy_reference(&kind.name, r)?;
+                            let reference = self.legacy_reference(i, &kind.name, r)?;
                             self.eval_ref(i, ctx, &reference)?
                         }
                         (None, Some(r)) => self.eval_ref(i, ctx, r)?,
                         (_, None) => match self.eval_expr(i, ctx, interp.expr)? {
                             plain @ Resolved::Plain(..) => plain,
-                            Resolved::Template(_) => return Some(None),
-                            Resolved::HostPath(_) | Resolved::Sealed(_) => return None,
+                            Resolved::Template(_) => return Ok(None),
+                            // A call never gives a host path or a bare secret.
+                            Resolved::HostPath(_) | Resolved::Sealed(_) => {
+                                return Err(self.passed_over(i, "E0303 or E0324").into());
+                            }
                         },
                     };
                     match value {
@@ -744,16 +815,34 @@ pub(crate) trait Evaluate<'m> {
                             write!(text, "{n}").expect("writing to a String never fails");
                         }
                         Resolved::Plain(v, ty) => text.push_str(&text_of(&v, &ty)),
-                        Resolved::Sealed(_) => return Some(None),
+                        Resolved::Sealed(_) => return Ok(None),
                         // A host path is never a value (E0303).
                         Resolved::HostPath(_) | Resolved::Template(_) => {
-                            return self.passed_over(i, "E0303").and(None);
+                            return Err(self.passed_over(i, "E0303").into());
                         }
                     }
                 }
             }
         }
-        Some(Some(text))
+        Ok(Some(text))
+    }
+
+    /// The reference a legacy placeholder (`${kind:name}`) written in instance `i`'s
+    /// module stands for; the checker read it as that reference (E0104 otherwise).
+    fn legacy_reference(
+        &mut self,
+        i: InstanceId,
+        kind: &str,
+        r: &Reference,
+    ) -> Evaluation<Reference> {
+        let found = self
+            .world()
+            .module_of(i)
+            .and_then(|m| m.scope.legacy_reference(kind, r));
+        match found {
+            Some(reference) => Ok(reference),
+            None => Err(self.passed_over(i, "E0104").into()),
+        }
     }
 
     /// The parts of a string literal, every interpolation evaluated (legacy placeholders
@@ -763,21 +852,21 @@ pub(crate) trait Evaluate<'m> {
         i: InstanceId,
         ctx: Ctx<'m>,
         s: &StringLit,
-    ) -> Option<Vec<TemplatePart>> {
+    ) -> Evaluation<Vec<TemplatePart>> {
         let (parts, _) = self.evaluated_parts(i, ctx, s)?;
-        Some(self.named(i, parts))
+        Ok(self.named(i, parts))
     }
 
     /// The parts of string literal `s`, every interpolation evaluated (legacy
     /// placeholders read as the new form they stand for), no reference named yet; and
     /// whether any is kept for the node (a secret, a call on one), without which the
-    /// parts join into plain text. `None` when a part makes no value (a host path).
+    /// parts join into plain text. `Err` when a part makes no value (a host path).
     fn evaluated_parts<'s>(
         &mut self,
         i: InstanceId,
         ctx: Ctx<'m>,
         s: &'s StringLit,
-    ) -> Option<(Vec<Evaluated<'s>>, bool)> {
+    ) -> Evaluation<(Vec<Evaluated<'s>>, bool)> {
         let mut parts = Vec::with_capacity(s.parts.len());
         let mut kept = false;
         for p in &s.parts {
@@ -786,12 +875,9 @@ pub(crate) trait Evaluate<'m> {
                 StrPart::Ref(_) | StrPart::Interp(_) => {
                     let Some(interp) = p.interp() else { continue };
                     let reference = match (interp.legacy, interp.reference()) {
-                        (Some(kind), Some(r)) => Cow::Owned(
-                            self.world()
-                                .module_of(i)?
-                                .scope
-                                .legacy_reference(&kind.name, r)?,
-                        ),
+                        (Some(kind), Some(r)) => {
+                            Cow::Owned(self.legacy_reference(i, &kind.name, r)?)
+                        }
                         (None, Some(r)) => Cow::Borrowed(r),
                         (_, None) => {
                             // Any other expression: a call, applied or kept.
@@ -803,7 +889,10 @@ pub(crate) trait Evaluate<'m> {
                                     kept = true;
                                     parts.push(Evaluated::Parts(inner));
                                 }
-                                Resolved::HostPath(_) | Resolved::Sealed(_) => return None,
+                                // A call never gives a host path or a bare secret.
+                                Resolved::HostPath(_) | Resolved::Sealed(_) => {
+                                    return Err(self.passed_over(i, "E0303 or E0324").into());
+                                }
                             }
                             continue;
                         }
@@ -814,14 +903,14 @@ pub(crate) trait Evaluate<'m> {
                         Resolved::Sealed(_) => kept = true,
                         // A host path is never a value (E0303).
                         Resolved::HostPath(_) | Resolved::Template(_) => {
-                            return self.passed_over(i, "E0303").and(None);
+                            return Err(self.passed_over(i, "E0303").into());
                         }
                     }
                     parts.push(Evaluated::Ref(reference, value));
                 }
             }
         }
-        Some((parts, kept))
+        Ok((parts, kept))
     }
 
     /// `parts` as template parts, each reference named as the template names it.
@@ -845,17 +934,18 @@ pub(crate) trait Evaluate<'m> {
     /// loop variable's element or consumer, and inside `provides`, `consumer.*` and
     /// `given.*`. The loop variable's binding is this evaluation's: the innermost of the
     /// reference's first word bound for instance `i`.
-    fn eval_ref(&mut self, i: InstanceId, ctx: Ctx<'m>, reference: &Reference) -> Option<Resolved> {
-        let m = self.world().module_of(i)?;
+    fn eval_ref(&mut self, i: InstanceId, ctx: Ctx<'m>, reference: &Reference) -> Evaluation {
+        let Some(m) = self.world().module_of(i) else {
+            // Only a module's definition holds a reference.
+            return Err(self.passed_over(i, "E0106").into());
+        };
         let reading = match self.reading(m, reference) {
             // Refused where the checker read it: the proof that it told why.
-            Reading::Refused(_told) => return None,
+            Reading::Refused(told) => return Err(told.into()),
             // Unread by the checker, or reading nothing for a cause it told elsewhere in
             // the module (a contract the workspace lacks, a refused loop).
             Reading::NotRead | Reading::Unresolved => {
-                return self
-                    .passed_over(i, "E0103, E0104, E0105 or E0318")
-                    .and(None);
+                return Err(self.passed_over(i, "E0103, E0104, E0105 or E0318").into());
             }
             reading => reading,
         };
@@ -873,25 +963,30 @@ pub(crate) trait Evaluate<'m> {
                     .and_then(|first| super::loops::binding(self.bindings(), i, &first.name));
                 let Some((var, _)) = bound else {
                     // The checker read it inside the loop's template, where it is bound.
-                    return self
-                        .passed_over(i, "a loop variable read outside its loop")
-                        .and(None);
+                    return Err(self
+                        .passed_over(i, "E0104 (a loop variable read outside its loop)")
+                        .into());
                 };
-                self.eval_loop_read(var, read)
+                self.eval_loop_read(i, var, read)
             }
             Reading::OperatorValue { req } => {
-                let (&req, _) = m.scope.requirements.get_index(req as usize)?;
-                self.operator_value(i, req).map(|(v, _)| v)
+                // The place the checker's reading gives is in the module's scope.
+                if m.scope.requirements.get_index(req as usize).is_none() {
+                    return Err(self.passed_over(i, "E0104").into());
+                }
+                self.operator_memo(i, req).map(|(v, _)| v)
             }
             Reading::ContractField { req: r, field } => {
-                let (&req, info) = m.scope.requirements.get_index(r as usize)?;
+                let Some((&req, info)) = m.scope.requirements.get_index(r as usize) else {
+                    return Err(self.passed_over(i, "E0104").into());
+                };
                 self.field_value_at(i, (r, req, info), field)
             }
             Reading::Consumer(field) => {
                 let Ctx::Provides { consumer, .. } = ctx else {
-                    return None;
+                    return Err(self.passed_over(i, "E0318").into());
                 };
-                consumer_text(self.world(), consumer, field)
+                self.consumer_field(i, consumer, field)
             }
             Reading::Given { field } => {
                 let Ctx::Provides {
@@ -900,11 +995,30 @@ pub(crate) trait Evaluate<'m> {
                     ..
                 } = ctx
                 else {
-                    return None;
+                    return Err(self.passed_over(i, "E0318").into());
                 };
                 self.given_value_at(consumer, requirement, field)
             }
-            Reading::NotRead | Reading::Refused(_) | Reading::Unresolved => None,
+            // Answered above.
+            Reading::NotRead | Reading::Refused(_) | Reading::Unresolved => {
+                Err(self.passed_over(i, "E0104").into())
+            }
+        }
+    }
+
+    /// Field `field` of consumer `c`, read by instance `i` ([`consumer_text`]). Only a
+    /// node's private name can be missing, and then the node's error was reported (a
+    /// missing or invalid `private_name`), which leaves its assignments out.
+    fn consumer_field(&mut self, i: InstanceId, c: InstanceId, field: ConsumerField) -> Evaluation {
+        if let Some(v) = consumer_text(self.world(), c, field) {
+            return Ok(v);
+        }
+        let w = self.world();
+        match Reported::among(&w.nodes[w.instances[c].node].errors) {
+            Some(told) => Err(told.into()),
+            None => Err(self
+                .passed_over(i, "E0501 (a node's `private_name`)")
+                .into()),
         }
     }
 
@@ -917,41 +1031,55 @@ pub(crate) trait Evaluate<'m> {
         i: InstanceId,
         (r, req, info): (u32, &'m str, &'m ReqInfo<'m>),
         f: u32,
-    ) -> Option<Resolved> {
-        let contract: &'m ContractInfo = info.contract.as_deref()?;
-        let (field, fi) = contract.fields.get_index(f as usize)?;
+    ) -> Evaluation {
+        let found = info
+            .contract
+            .as_deref()
+            .and_then(|c: &'m ContractInfo| c.fields.get_index(f as usize));
+        let Some((field, fi)) = found else {
+            // The checker's reading gives a field of the requirement's contract.
+            return Err(self.passed_over(i, "E0103 or E0105").into());
+        };
         if fi.given {
             // As `given_value`: a secret field has no plain value to read.
             if fi.secret {
-                return None;
+                return Err(self.withheld(i));
             }
             return self.given_memo(i, r, f);
         }
         let w = self.world();
         let node = &w.nodes[w.instances[i].node];
-        match (w.answers[i].get(req)?, field.as_str()) {
+        let Some(answer) = w.answers[i].get(req) else {
+            // Every requirement of an instance that is evaluated is answered, or refused
+            // where it is not (the entries, placements and provider choice).
+            return Err(self.unanswered_requirement(i));
+        };
+        match (answer, field.as_str()) {
             (Answer::Directory { path, .. }, "path") | (Answer::Access { path }, "path") => {
-                Some(Resolved::HostPath(path.clone()))
+                Ok(Resolved::HostPath(path.clone()))
             }
             (Answer::Port { host_port, .. }, "host_port") => {
-                Some(Resolved::Plain(Value::Int(*host_port), Ty::Port))
+                Ok(Resolved::Plain(Value::Int(*host_port), Ty::Port))
             }
-            (Answer::Node, "private_name") => Some(Resolved::Plain(
-                Value::Str(node.private_name.clone()?),
-                Ty::Hostname,
-            )),
-            (Answer::Node, "mesh_names") => Some(Resolved::Plain(
+            (Answer::Node, "private_name") => match node.private_name.clone() {
+                Some(name) => Ok(Resolved::Plain(Value::Str(name), Ty::Hostname)),
+                // `Answer::Node` is given only to a node with a private name.
+                None => Err(self
+                    .passed_over(i, "E0501 (a node's `private_name`)")
+                    .into()),
+            },
+            (Answer::Node, "mesh_names") => Ok(Resolved::Plain(
                 Value::List(w.mesh_names.iter().cloned().map(Value::Str).collect()),
                 Ty::List(Box::new(Ty::Hostname)),
             )),
             (Answer::Identity, "login") => {
-                Some(Resolved::Plain(Value::Str(w.logins[i].clone()), Ty::String))
+                Ok(Resolved::Plain(Value::Str(w.logins[i].clone()), Ty::String))
             }
-            (Answer::Identity, "instance") => Some(Resolved::Plain(
+            (Answer::Identity, "instance") => Ok(Resolved::Plain(
                 Value::Str(w.instances[i].name.clone()),
                 Ty::String,
             )),
-            (Answer::Identity, "module") => Some(Resolved::Plain(
+            (Answer::Identity, "module") => Ok(Resolved::Plain(
                 Value::Str(w.instances[i].module_name.clone()),
                 Ty::String,
             )),
@@ -960,37 +1088,70 @@ pub(crate) trait Evaluate<'m> {
                 // `provides` answer for this consumer, memoised.
                 if fi.secret {
                     let key = w.secret_key(i, req, field);
-                    return Some(Resolved::Sealed(Box::new(SealedRef {
+                    return Ok(Resolved::Sealed(Box::new(SealedRef {
                         by: w.instance_ref(provider),
                         key,
                     })));
                 }
                 self.answer_memo(i, r, f)
             }
-            _ => None,
+            // A requirement left unresolved was refused where it was answered so; any
+            // other pair is a field the standard contract lacks (E0105).
+            (Answer::Unresolved, _) => Err(self.unanswered_requirement(i)),
+            // An optional requirement read outside `when`.
+            (Answer::Absent, _) => Err(self.passed_over(i, "E0320").into()),
+            _ => Err(self.passed_over(i, "E0105").into()),
+        }
+    }
+
+    /// No value for a requirement of instance `i` that has no answer: it was refused
+    /// where it was left so (an unplaced host requirement, a missing provider, ...). The
+    /// refusal is instance `i`'s own ([`Evaluate::refusal`]); else the module's error
+    /// (a requirement of an unknown contract has no answer).
+    fn unanswered_requirement(&mut self, i: InstanceId) -> NoValue {
+        match self.refusal(i) {
+            Some(told) => told.into(),
+            None => self.passed_over(i, "E0103").into(),
+        }
+    }
+
+    /// No value for a given field declared secret of instance `i`'s requirement: its
+    /// E0205, told in the contract, is among the module's errors, whose proof is carried
+    /// where it is known; where it is not (the manifest builder, a resolver told of no
+    /// error), the field still has no plain value ([`NoValue::Withheld`]).
+    fn withheld(&self, i: InstanceId) -> NoValue {
+        match self.module_error(i) {
+            Some(told) => told.into(),
+            None => NoValue::Withheld(Withheld(())),
         }
     }
 
     /// The answer to field `f` (its place in the contract) of module requirement `req`
     /// of `consumer`: a sealed reference for a secret field, else the provider's
     /// `provides` answer evaluated for this consumer, else the contract's default.
-    fn module_answer_at(&mut self, consumer: InstanceId, req: &'m str, f: u32) -> Option<Resolved> {
-        let Some(Answer::Module { provider, .. }) = self.world().answers[consumer].get(req) else {
-            return None;
+    fn module_answer_at(&mut self, consumer: InstanceId, req: &'m str, f: u32) -> Evaluation {
+        let w = self.world();
+        let Some(&Answer::Module { provider, .. }) = w.answers[consumer].get(req) else {
+            // A loop runs over the consumers a provider answers.
+            return Err(self.passed_over(consumer, "E0103").into());
         };
-        let provider = *provider;
-        let (r, _, info) = self
-            .world()
-            .module_of(consumer)?
-            .scope
-            .requirements
-            .get_full(req)?;
-        let contract: &'m ContractInfo = info.contract.as_deref()?;
-        let (field, fi): (&'m String, _) = contract.fields.get_index(f as usize)?;
+        let found = w
+            .module_of(consumer)
+            .and_then(|m| m.scope.requirements.get_full(req))
+            .and_then(|(r, _, info)| {
+                let contract: &'m ContractInfo = info.contract.as_deref()?;
+                let (field, fi) = contract.fields.get_index(f as usize)?;
+                Some((r, field, fi))
+            });
+        let Some((r, field, fi)) = found else {
+            // A consumer answered so has this requirement, of a contract the workspace
+            // has, whose field the checker's reading gives.
+            return Err(self.passed_over(consumer, "E0104 or E0105").into());
+        };
         if fi.secret {
-            let key = self.world().secret_key(consumer, req, field);
-            return Some(Resolved::Sealed(Box::new(SealedRef {
-                by: self.world().instance_ref(provider),
+            let key = w.secret_key(consumer, req, field);
+            return Ok(Resolved::Sealed(Box::new(SealedRef {
+                by: w.instance_ref(provider),
                 key,
             })));
         }
@@ -1001,48 +1162,60 @@ pub(crate) trait Evaluate<'m> {
     /// assignment's value, else the definition's, else the contract's default, else
     /// refused (E0501). A definition's value that reads a requirement is checked once
     /// resolved (E0304, E0314).
-    fn given_value(&mut self, i: InstanceId, req: &'m str, field: &str) -> Option<Resolved> {
-        let info = self.world().requirement(i, req)?;
-        let f = info.contract.as_deref()?.fields.get_index_of(field)?;
-        self.given_value_at(i, req, f as u32)
+    fn given_value(&mut self, i: InstanceId, req: &'m str, field: &str) -> Evaluation {
+        let f = self
+            .world()
+            .requirement(i, req)
+            .and_then(|info| info.contract.as_deref())
+            .and_then(|c| c.fields.get_index_of(field));
+        match f {
+            Some(f) => self.given_value_at(i, req, f as u32),
+            // Asked for by the names of the module's own scope and a standard contract.
+            None => Err(self.passed_over(i, "E0103 or E0105").into()),
+        }
     }
 
     /// [`Evaluate::given_value`] of field `f`, by its place in the requirement's
     /// contract.
-    fn given_value_at(&mut self, i: InstanceId, req: &'m str, f: u32) -> Option<Resolved> {
-        let (r, _, info) = self
+    fn given_value_at(&mut self, i: InstanceId, req: &'m str, f: u32) -> Evaluation {
+        let found = self
             .world()
-            .module_of(i)?
-            .scope
-            .requirements
-            .get_full(req)?;
-        let contract: &'m ContractInfo = info.contract.as_deref()?;
-        let (_, fi) = contract.fields.get_index(f as usize)?;
+            .module_of(i)
+            .and_then(|m| m.scope.requirements.get_full(req))
+            .and_then(|(r, _, info)| {
+                let contract: &'m ContractInfo = info.contract.as_deref()?;
+                Some((r, contract.fields.get_index(f as usize)?.1))
+            });
+        let Some((r, fi)) = found else {
+            return Err(self.passed_over(i, "E0103, E0104 or E0105").into());
+        };
         // One notion of taint: a field declared `secret` is secret here as it is to the
         // checker (`target_is_secret` in `check::expressions`), `given` or not. A given
         // secret field is refused (E0205) and has no plain value to read, from the
         // assignment, the definition or a default.
         if fi.secret {
-            return None;
+            return Err(self.withheld(i));
         }
         self.given_memo(i, r as u32, f)
     }
 
     /// Given field `field` of requirement `req` of instance `i`, as text.
-    fn given_text(&mut self, i: InstanceId, req: &'m str, field: &str) -> Option<String> {
+    fn given_text(&mut self, i: InstanceId, req: &'m str, field: &str) -> Evaluation<String> {
         match self.given_value(i, req, field)? {
-            Resolved::Plain(v, ty) => Some(into_text(v, &ty)),
-            _ => None,
+            Resolved::Plain(v, ty) => Ok(into_text(v, &ty)),
+            // A given field is plain: the checker refuses anything else (E0302, E0303).
+            _ => Err(self.passed_over(i, "E0302 or E0303").into()),
         }
     }
 
-    /// What `read` reads through loop binding `var` (see [`super::loops`]).
-    fn eval_loop_read(&mut self, var: usize, read: LoopReading) -> Option<Resolved> {
-        super::loops::eval_loop_read(self, var, read)
+    /// What `read` reads through loop binding `var` (see [`super::loops`]), in instance
+    /// `i`'s definition.
+    fn eval_loop_read(&mut self, i: InstanceId, var: usize, read: LoopReading) -> Evaluation {
+        super::loops::eval_loop_read(self, i, var, read)
     }
 
     /// Renders `f` in instance `i`'s scope (see [`super::loops`]).
-    fn eval_for(&mut self, i: InstanceId, ctx: Ctx<'m>, f: &ForExpr) -> Option<Resolved> {
+    fn eval_for(&mut self, i: InstanceId, ctx: Ctx<'m>, f: &ForExpr) -> Evaluation {
         super::loops::eval_for(self, i, ctx, f)
     }
 
@@ -1079,19 +1252,32 @@ impl<'m> Evaluate<'m> for Evaluator<'_, '_, 'm> {
         self.world
     }
 
-    fn operator_memo(&mut self, i: InstanceId, r: u32) -> Option<OperatorValue> {
-        self.demand(Key::Operator(i, r));
-        self.eval.values.operator(i, r)
+    fn operator_memo(&mut self, i: InstanceId, r: u32) -> Evaluation<OperatorValue> {
+        self.demand(Key::Operator(i, r))?;
+        let memo = self.eval.values.operator(i, r);
+        self.done_memo(i, memo)
     }
 
-    fn given_memo(&mut self, i: InstanceId, r: u32, f: u32) -> Option<Resolved> {
-        self.demand(Key::Given(i, r, f));
-        self.eval.values.given(i, r, f)
+    fn given_memo(&mut self, i: InstanceId, r: u32, f: u32) -> Evaluation {
+        self.demand(Key::Given(i, r, f))?;
+        let memo = self.eval.values.given(i, r, f);
+        self.done_memo(i, memo)
     }
 
-    fn answer_memo(&mut self, consumer: InstanceId, r: u32, f: u32) -> Option<Resolved> {
-        self.demand(Key::Answer(consumer, r, f));
-        self.eval.values.answer(consumer, r, f)
+    fn answer_memo(&mut self, consumer: InstanceId, r: u32, f: u32) -> Evaluation {
+        self.demand(Key::Answer(consumer, r, f))?;
+        let memo = self.eval.values.answer(consumer, r, f);
+        self.done_memo(consumer, memo)
+    }
+
+    fn missed(&mut self, i: InstanceId, code: &'static str) -> Reported {
+        let module = self.module_of(i).map_or("", |m| m.name.as_str());
+        let d = self.at(self.head(i), CheckerMiss { what: code, module });
+        self.refuse(i, d)
+    }
+
+    fn refusal(&self, i: InstanceId) -> Option<Reported> {
+        self.phase.refusal(i)
     }
 
     fn bindings(&self) -> &Vec<super::loops::Binding<'m>> {
@@ -1117,6 +1303,17 @@ impl<'m> Evaluate<'m> for Evaluator<'_, '_, 'm> {
 }
 
 impl<'m> Evaluator<'_, '_, 'm> {
+    /// A memo [`Evaluator::demand`] answered `Ok` for: done, so `Some` (a value the
+    /// values phase found missing is its own miss, told through the gate).
+    fn done_memo<T>(&mut self, i: InstanceId, memo: Option<Evaluation<T>>) -> Evaluation<T> {
+        match memo {
+            Some(v) => v,
+            None => Err(self
+                .passed_over(i, "E0313 (a value demanded and not computed)")
+                .into()),
+        }
+    }
+
     /// The provider's `provides` answer to field `field` of `consumer`'s module
     /// requirement `req`, evaluated for this consumer, else the contract's default.
     ///
@@ -1128,15 +1325,19 @@ impl<'m> Evaluator<'_, '_, 'm> {
     fn compute_answer(
         &mut self,
         consumer: InstanceId,
-        f: u32,
+        (r, f): (u32, u32),
         at: FieldAt<'m>,
-    ) -> Option<Resolved> {
+    ) -> Evaluation {
         let (req, info, field, fi) = at;
-        let Some(Answer::Module { provider, .. }) = self.world.answers[consumer].get(req) else {
-            return None;
+        let Some(&Answer::Module { provider, .. }) = self.world.answers[consumer].get(req) else {
+            // Only a module requirement's answer is demanded (`field_value_at`,
+            // `module_answer_at`, `check_answer`).
+            return Err(self.passed_over(consumer, "E0103").into());
         };
-        let provider = *provider;
-        let contract: &'m ContractInfo = info.contract.as_deref()?;
+        let Some(contract) = info.contract.as_deref() else {
+            return Err(self.passed_over(consumer, "E0103").into());
+        };
+        let contract: &'m ContractInfo = contract;
         let provides = self
             .module_of(provider)
             .and_then(|pm| pm.provides.get(contract.name.as_str()).copied());
@@ -1159,9 +1360,9 @@ impl<'m> Evaluator<'_, '_, 'm> {
                             &answer.value,
                         )
                         .and_then(|v| match v {
-                            Resolved::Plain(v, _) => Some(Resolved::Plain(v, fi.ty.clone())),
+                            Resolved::Plain(v, _) => Ok(Resolved::Plain(v, fi.ty.clone())),
                             // A secret or host path in a plain answer (E0302, E0303).
-                            _ => self.passed_over(provider, "E0302 or E0303").and(None),
+                            _ => Err(self.passed_over(provider, "E0302 or E0303").into()),
                         });
                     let alone = !self.eval.read_consumer
                         && self.eval.told_cycle.len() == cycles
@@ -1172,13 +1373,57 @@ impl<'m> Evaluator<'_, '_, 'm> {
                     }
                     v
                 }
-                None => fi
-                    .default
-                    .clone()
-                    .map(|d| Resolved::Plain(d, fi.ty.clone())),
+                None => match &fi.default {
+                    Some(d) => Ok(Resolved::Plain(d.clone(), fi.ty.clone())),
+                    None => Err(self
+                        .unanswered(consumer, (r, req, info), provider, fi)
+                        .into()),
+                },
             },
-            None => None,
+            None => Err(self
+                .unanswered(consumer, (r, req, info), provider, fi)
+                .into()),
         }
+    }
+
+    /// Refuses `consumer` for field `fi` of its requirement `req`, which `provider`
+    /// leaves unanswered with no default (E0310), and returns the proof; unless the
+    /// provider is left out, on the proof of why (its module's error, or its refusal:
+    /// the consumer then waits for it, E0514). Told once, as the answer is memoised, and
+    /// where it is computed: every answer is demanded by the values phase
+    /// (`check_answer`), so the refusal does not wait on a reader.
+    fn unanswered(
+        &mut self,
+        consumer: InstanceId,
+        (_, req, _): (u32, &'m str, &'m ReqInfo<'m>),
+        provider: InstanceId,
+        fi: &'m crate::check::registry::FieldInfo,
+    ) -> Reported {
+        let Some(pm) = self.module_of(provider) else {
+            return self.passed_over(consumer, "E0106");
+        };
+        if let Some(told) = self.checker_error(pm) {
+            return told;
+        }
+        if let Some(told) = self.phase.refusal(provider) {
+            return told;
+        }
+        let contract = self
+            .requirement(consumer, req)
+            .and_then(|info| info.contract_name())
+            .unwrap_or("");
+        let (who, provider_who) = (self.who(consumer), self.who(provider));
+        let rule = Unanswered::ToConsumer {
+            provider: &provider_who,
+            contract,
+            requirement: req,
+            who: &who,
+            field: &fi.name,
+            module: &pm.name,
+            provider_head: self.head(provider),
+        };
+        let d = self.at(self.head(consumer), rule);
+        self.refuse(consumer, d)
     }
 
     /// Whether `key` is being computed (`Some(false)`), done (`Some(true)`) or not yet
@@ -1187,23 +1432,23 @@ impl<'m> Evaluator<'_, '_, 'm> {
         self.eval.values.done(key)
     }
 
-    /// E0313 for `key`, once.
-    fn report_cycle_of(&mut self, key: Key) {
-        if !self.eval.told_cycle.insert(key) {
-            return;
+    /// E0313 for `key`, once; its proof every time.
+    fn report_cycle_of(&mut self, key: Key) -> Reported {
+        if let Some(&told) = self.eval.told_cycle.get(&key) {
+            return told;
         }
-        match key {
-            Key::Operator(i, r) => {
-                if let Some((req, _)) = self.requirement_at(i, r) {
-                    let _refused = self.report_cycle(i, req);
-                }
-            }
-            Key::Given(i, r, f) | Key::Answer(i, r, f) => {
-                if let Some((req, _, field, _)) = self.field_at(i, r, f) {
-                    let _refused = self.report_cycle(i, &format!("{req}.{field}"));
-                }
-            }
-        }
+        let told = match key {
+            Key::Operator(i, r) => match self.requirement_at(i, r) {
+                Some((req, _)) => self.report_cycle(i, req),
+                None => self.passed_over(i, "E0104"),
+            },
+            Key::Given(i, r, f) | Key::Answer(i, r, f) => match self.field_at(i, r, f) {
+                Some((req, _, field, _)) => self.report_cycle(i, &format!("{req}.{field}")),
+                None => self.passed_over(i, "E0104 or E0105"),
+            },
+        };
+        self.eval.told_cycle.insert(key, told);
+        told
     }
 
     /// The requirement at index `r` of instance `i`'s module scope (a [`Key`]'s).
@@ -1234,26 +1479,35 @@ impl<'m> Evaluator<'_, '_, 'm> {
     /// stack holds at most [`STACK_DEPTH`] values at any time; the deferred ones wait on
     /// a stack on the heap. A value that reads one of those waiting values reads itself
     /// (E0313), exactly as one found under way on the call stack does.
-    pub(super) fn demand(&mut self, key: Key) {
+    ///
+    /// `Ok` when `key`'s memo is done; else the proof of its cycle, or
+    /// [`NoValue::Deferred`] while the stack unwinds (what is under way is dropped and
+    /// made again).
+    pub(super) fn demand(&mut self, key: Key) -> Result<(), NoValue> {
+        let deferred = NoValue::Deferred(Deferred(()));
         match self.memo_done(key) {
-            Some(true) => return,
-            Some(false) => return self.report_cycle_of(key),
+            Some(true) => return Ok(()),
+            Some(false) => return Err(self.report_cycle_of(key).into()),
             None => {}
         }
         if self.eval.deferred.is_some() {
-            return; // unwinding: the outermost call asks again
+            return Err(deferred); // unwinding: the outermost call asks again
         }
         if self.eval.depth == 0 {
-            return self.drive(key);
+            self.drive(key);
+            return Ok(());
         }
         if self.eval.waiting.contains(&key) {
-            return self.report_cycle_of(key);
+            return Err(self.report_cycle_of(key).into());
         }
         if self.eval.depth >= STACK_DEPTH {
             self.eval.deferred = Some(key);
-            return;
+            return Err(deferred);
         }
-        self.compute_key(key);
+        match self.compute_key(key) {
+            true => Ok(()),
+            false => Err(deferred),
+        }
     }
 
     /// The outermost demand: computes `root`, and first whatever it had to defer.
@@ -1290,7 +1544,7 @@ impl<'m> Evaluator<'_, '_, 'm> {
                 self.eval.values.set_operator(i, r, Some(Memo::InProgress));
                 let v = match self.requirement_at(i, r) {
                     Some((req, info)) => self.compute_operator_value(i, req, info),
-                    None => None,
+                    None => Err(self.passed_over(i, "E0104").into()),
                 };
                 let done = self.eval.deferred.is_none();
                 match done {
@@ -1303,7 +1557,7 @@ impl<'m> Evaluator<'_, '_, 'm> {
                 self.eval.values.set_given(i, r, f, Some(Memo::InProgress));
                 let v = match self.field_at(i, r, f) {
                     Some(at) => self.compute_given(i, at),
-                    None => None,
+                    None => Err(self.passed_over(i, "E0104 or E0105").into()),
                 };
                 let done = self.eval.deferred.is_none();
                 match done {
@@ -1315,8 +1569,8 @@ impl<'m> Evaluator<'_, '_, 'm> {
             Key::Answer(c, r, f) => {
                 self.eval.values.set_answer(c, r, f, Some(Memo::InProgress));
                 let v = match self.field_at(c, r, f) {
-                    Some(at) => self.compute_answer(c, f, at),
-                    None => None,
+                    Some(at) => self.compute_answer(c, (r, f), at),
+                    None => Err(self.passed_over(c, "E0104 or E0105").into()),
                 };
                 let done = self.eval.deferred.is_none();
                 match done {
@@ -1330,32 +1584,34 @@ impl<'m> Evaluator<'_, '_, 'm> {
         done
     }
 
-    fn compute_given(&mut self, i: InstanceId, at: FieldAt<'m>) -> Option<Resolved> {
+    fn compute_given(&mut self, i: InstanceId, at: FieldAt<'m>) -> Evaluation {
         let (req, info, field, fi) = at;
-        let m = self.module_of(i)?;
-        let contract = info.contract.as_deref()?;
+        // A key's field is found in the module's scope, of a contract it has.
+        let (Some(m), Some(contract)) = (self.module_of(i), info.contract.as_deref()) else {
+            return Err(self.passed_over(i, "E0103").into());
+        };
         // Most assignments write no given field: no key hashed for them.
         let givens = &self.world.settings[i].givens;
         if let Some(written) = (!givens.is_empty())
             .then(|| givens.get(&(req, field)))
             .flatten()
         {
-            // Refused where it was written (E0513): no value.
-            return written
-                .clone()
-                .ok()
-                .map(|v| Resolved::Plain(v, fi.ty.clone()));
+            // Refused where it was written (E0513): no value, on that proof.
+            return match written {
+                Ok(v) => Ok(Resolved::Plain(v.clone(), fi.ty.clone())),
+                Err(told) => Err((*told).into()),
+            };
         }
         if let Some(expr) = info.sets.get(field) {
             let value = match self.eval_expr(i, Ctx::Definition, expr)? {
                 Resolved::Plain(v, _) => v,
-                _ => return self.passed_over(i, "E0302 or E0303").and(None),
+                _ => return Err(self.passed_over(i, "E0302 or E0303").into()),
             };
             if let Some(unfit) = unfit(&fi.ty, &value, || info.field_constraint(fi)) {
                 // A literal is judged where it is written, by the checker (E0304, E0314,
                 // with the help), and its module is left out for it.
                 if Value::from_literal(expr).is_some() {
-                    return self.passed_over(i, "E0304 or E0314").and(None);
+                    return Err(self.passed_over(i, "E0304 or E0314").into());
                 }
                 let who = self.who(i);
                 let rule = ValueRefused::Set {
@@ -1367,13 +1623,12 @@ impl<'m> Evaluator<'_, '_, 'm> {
                     set: (&m.path, expr.span()),
                 };
                 let d = self.at(self.head(i), rule);
-                let _refused = self.refuse(i, d);
-                return None;
+                return Err(self.refuse(i, d).into());
             }
-            return Some(Resolved::Plain(value, fi.ty.clone()));
+            return Ok(Resolved::Plain(value, fi.ty.clone()));
         }
         if let Some(default) = &fi.default {
-            return Some(Resolved::Plain(default.clone(), fi.ty.clone()));
+            return Ok(Resolved::Plain(default.clone(), fi.ty.clone()));
         }
         let rule = Missing::GivenField {
             requirement: req,
@@ -1386,8 +1641,7 @@ impl<'m> Evaluator<'_, '_, 'm> {
             field_decl: (&contract.file, fi.span),
         };
         let d = self.at(self.head(i), rule);
-        let _refused = self.refuse(i, d);
-        None
+        Err(self.refuse(i, d).into())
     }
 
     /// Evaluates every requirement of every instance, so each missing value is refused
@@ -1403,7 +1657,8 @@ impl<'m> Evaluator<'_, '_, 'm> {
             let Some(m) = self.module_of(i) else { continue };
             for (r, info) in m.scope.requirements.values().enumerate() {
                 if info.operator.is_some() {
-                    self.demand(Key::Operator(i, r as u32));
+                    // Refused or not, the value is memoised; what refuses it told why.
+                    let _computed = self.demand(Key::Operator(i, r as u32));
                     continue;
                 }
                 let Some(contract) = info.contract.as_deref() else {
@@ -1412,7 +1667,7 @@ impl<'m> Evaluator<'_, '_, 'm> {
                 for (f, fi) in contract.fields.values().enumerate() {
                     // A secret given field has no plain value (see `given_value`).
                     if fi.given && !fi.secret {
-                        self.demand(Key::Given(i, r as u32, f as u32));
+                        let _computed = self.demand(Key::Given(i, r as u32, f as u32));
                     }
                 }
             }
@@ -1432,55 +1687,41 @@ impl<'m> Evaluator<'_, '_, 'm> {
                     if fi.given || fi.secret {
                         continue;
                     }
-                    self.check_answer(k, (r as u32, req, info), provider, contract, (f as u32, fi));
+                    self.check_answer(k, (r as u32, req, info), provider, (f as u32, fi));
                 }
             }
         }
     }
 
     /// Checks the answer of `provider` to field `f` of requirement `r` of `k` (neither
-    /// given nor secret) against the consumer's narrowing (E0304, E0314), or refuses a
-    /// field it leaves unanswered (E0310). The answer is evaluated whatever the provider
-    /// is; it is what `module_answer_at` gives, found by the places at hand rather than by
-    /// name again, and read where it is memoised rather than copied.
+    /// given nor secret) against the consumer's narrowing (E0304, E0314). The answer is
+    /// evaluated whatever the provider is, and a field it leaves unanswered is refused
+    /// then (E0310, [`Evaluator::unanswered`]); it is what `module_answer_at` gives,
+    /// found by the places at hand rather than by name again, and read where it is
+    /// memoised rather than copied.
     fn check_answer(
         &mut self,
         k: KnownInstance<'m>,
         (r, req, info): (u32, &'m str, &'m ReqInfo<'m>),
         provider: InstanceId,
-        contract: &'m ContractInfo,
         (f, fi): (u32, &'m crate::check::registry::FieldInfo),
     ) {
         let i = k.id;
-        self.demand(Key::Answer(i, r, f));
-        let clean_provider = self
-            .module_of(provider)
-            .filter(|pm| self.errors_of(pm).is_empty() && !self.is_refused(provider));
-        let Some(pm) = clean_provider else {
-            return; // the provider is left out; this consumer waits for it (E0514)
+        // Demanded from the top of the stack: done, whatever it gives.
+        let _computed = self.demand(Key::Answer(i, r, f));
+        let Some(pm) = self.module_of(provider) else {
+            let _told = self.passed_over(provider, "E0106");
+            return;
         };
+        // A provider left out, on the proof of why: this consumer waits for it (E0514).
+        if let Some(_told) = self
+            .checker_error(pm)
+            .or_else(|| self.phase.refusal(provider))
+        {
+            return;
+        }
         let refusal = match self.eval.values.answer_ref(i, r, f) {
-            None => {
-                let answered = pm
-                    .provides
-                    .get(contract.name.as_str())
-                    .is_some_and(|p| p.answers.iter().any(|a| a.field.name == fi.name));
-                if answered {
-                    return; // evaluated to nothing for a reason already reported
-                }
-                let (who, provider_who) = (self.who(i), self.who(provider));
-                let rule = Unanswered::ToConsumer {
-                    provider: &provider_who,
-                    contract: &contract.name,
-                    requirement: req,
-                    who: &who,
-                    field: &fi.name,
-                    module: &pm.name,
-                    provider_head: self.head(provider),
-                };
-                Some(self.at(self.head(i), rule))
-            }
-            Some(Resolved::Plain(v, _)) => {
+            Some(Ok(Resolved::Plain(v, _))) => {
                 unfit(&fi.ty, v, || info.field_constraint(fi)).map(|unfit| {
                     let (who, provider_who) = (self.who(i), self.who(provider));
                     let rule = ValueRefused::Answer {
@@ -1496,7 +1737,19 @@ impl<'m> Evaluator<'_, '_, 'm> {
                     self.at(self.head(i), rule)
                 })
             }
-            Some(_) => None,
+            // A secret or host path, passed over where the answer was evaluated.
+            Some(Ok(_)) => None,
+            // No value, on the proof of why: told where the value it reads was refused
+            // (on whichever instance), or here as E0310 when it is unanswered.
+            Some(Err(NoValue::Refused(_told))) => None,
+            // A given secret field read in the answer, with no proof of its E0205 at
+            // hand: no value, as `given_value_at` rules (a resolver told of no error).
+            Some(Err(NoValue::Withheld(_))) => None,
+            // Demanded from the top of the stack, an answer is done, never put off.
+            Some(Err(NoValue::Deferred(_))) | None => {
+                let _told = self.passed_over(i, "E0313 (an answer demanded and not computed)");
+                None
+            }
         };
         if let Some(d) = refusal {
             let _refused = self.refuse(i, d);
@@ -1590,6 +1843,21 @@ mod tests {
             .map(|&(i, r)| layout.requirement(id(i), r).unwrap())
             .collect();
         assert_eq!(reqs, vec![0, 1, 2, 3]);
+    }
+
+    /// A memo keeps why a value is missing at no cost: the proof is zero-sized, and a
+    /// slot of the memo tables is no larger than the `Option` it replaced.
+    #[test]
+    fn a_missing_value_keeps_its_reason_in_no_more_room() {
+        assert_eq!(std::mem::size_of::<Reported>(), 0);
+        assert_eq!(
+            std::mem::size_of::<Evaluation>(),
+            std::mem::size_of::<Option<Resolved>>()
+        );
+        assert_eq!(
+            std::mem::size_of::<Evaluation<OperatorValue>>(),
+            std::mem::size_of::<Option<OperatorValue>>()
+        );
     }
 
     #[test]

@@ -229,7 +229,7 @@ impl<'m> Resolver<'m> {
             .iter()
             .map(|inst| {
                 let requirements = inst.module.map_or(0, |m| m.scope.requirements.len());
-                FxHashMap::with_capacity_and_hasher(requirements, Default::default())
+                crate::base::name_map::NameMap::with_capacity(requirements)
             })
             .collect();
         let mut placing = Placing {
@@ -491,10 +491,12 @@ impl<'a, 'm> Placing<'a, 'm> {
         let mut moved: Vec<(usize, i64, String)> = Vec::new();
         for (k, (i, req, place)) in ports.iter().enumerate() {
             let Some((p, span)) = place else { continue };
+            // No value, on the proof of why (the port's instance is refused for it): the
+            // contract's default, so the placement goes on.
             let protocol = self
                 .evaluator()
                 .given_text(*i, req, "protocol")
-                .unwrap_or_else(|| "tcp".to_string());
+                .unwrap_or_else(|_no_value| "tcp".to_string());
             if let Some(&(j, other)) = placed_by.get(&(*p, protocol.clone())) {
                 let (who, other_who) = (self.who(*i), self.who(j));
                 let rule = PortPlacedTwice {

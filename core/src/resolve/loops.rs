@@ -7,7 +7,7 @@
 //! (`c.alpha_forge.password`, `x.0`), so two elements never share a name in the
 //! template's references.
 
-use super::evaluate::{Ctx, Evaluate, Resolved, TemplatePart};
+use super::evaluate::{Ctx, Evaluate, Evaluation, Resolved, TemplatePart};
 use super::{Answer, InstanceId, World};
 use crate::check::readings::LoopReading;
 use crate::check::types::{Ty, Value};
@@ -99,18 +99,24 @@ pub(crate) fn reference_name<'m, E: Evaluate<'m> + ?Sized>(
     }
 }
 
-/// What `read` reads through loop binding `var` (the checker's reading told what the
-/// reference's words name: `check::readings`).
+/// What `read` reads through loop binding `var`, in instance `i`'s definition (the
+/// checker's reading told what the reference's words name: `check::readings`).
 pub(crate) fn eval_loop_read<'m, E: Evaluate<'m> + ?Sized>(
     e: &mut E,
+    i: InstanceId,
     var: usize,
     read: LoopReading,
-) -> Option<Resolved> {
-    let b = e.bindings().get(var)?.value.clone();
+) -> Evaluation {
+    // `var` is the binding `eval_ref` found.
+    let Some(b) = e.bindings().get(var).map(|b| b.value.clone()) else {
+        return Err(e
+            .passed_over(i, "E0104 (a loop variable read outside its loop)")
+            .into());
+    };
     match (b, read) {
-        (Bound::Item(v, ty), LoopReading::Item) => Some(Resolved::Plain(v, ty)),
+        (Bound::Item(v, ty), LoopReading::Item) => Ok(Resolved::Plain(v, ty)),
         (Bound::Consumer { consumer, .. }, LoopReading::Meta(field)) => {
-            super::evaluate::consumer_text(e.world(), consumer, field)
+            e.consumer_field(i, consumer, field)
         }
         (
             Bound::Consumer {
@@ -128,7 +134,9 @@ pub(crate) fn eval_loop_read<'m, E: Evaluate<'m> + ?Sized>(
             },
             LoopReading::Answer { field },
         ) => e.module_answer_at(consumer, requirement, field),
-        _ => None,
+        // The checker read a list's variable as its element and a consumer's as the
+        // consumer's fields (E0105 otherwise).
+        _ => Err(e.passed_over(i, "E0105").into()),
     }
 }
 
@@ -138,10 +146,10 @@ pub(crate) fn eval_for<'m, E: Evaluate<'m> + ?Sized>(
     i: InstanceId,
     ctx: Ctx<'m>,
     f: &ForExpr,
-) -> Option<Resolved> {
+) -> Evaluation {
     // A loop the parser could not read whole: its syntax error was reported.
     let (Some(template), Some(iterable)) = (f.template.as_ref(), f.iterable.as_ref()) else {
-        return e.passed_over(i, "a syntax error").and(None);
+        return Err(e.passed_over(i, "a syntax error").into());
     };
     let prefix = e
         .bindings()
@@ -154,11 +162,11 @@ pub(crate) fn eval_for<'m, E: Evaluate<'m> + ?Sized>(
     let elements: Vec<(String, Bound<'m>)> = match iterable {
         Iterable::Consumers { contract, .. } => {
             let Some(name) = contract.as_ref().map(|c| c.name.as_str()) else {
-                return e.passed_over(i, "a syntax error").and(None);
+                return Err(e.passed_over(i, "a syntax error").into());
             };
             if !e.world().registry.contracts.contains_key(name) {
                 // The consumers of a contract the workspace lacks (E0103).
-                return e.passed_over(i, "E0103").and(None);
+                return Err(e.passed_over(i, "E0103").into());
             }
             let w = e.world();
             let consumers = consumers_for(w, i, name);
@@ -206,7 +214,7 @@ pub(crate) fn eval_for<'m, E: Evaluate<'m> + ?Sized>(
                 })
                 .collect(),
             // A secret or a value that is not a list (E0302, E0301).
-            _ => return e.passed_over(i, "E0302 or E0301").and(None),
+            _ => return Err(e.passed_over(i, "E0302 or E0301").into()),
         },
     };
     // `sep` is a plain literal (E0301 otherwise): placed between renderings, never
@@ -214,7 +222,7 @@ pub(crate) fn eval_for<'m, E: Evaluate<'m> + ?Sized>(
     let sep = match &f.sep {
         Some(s) => match s.as_plain() {
             Some(sep) => Some(sep),
-            None => return e.passed_over(i, "E0301").and(None),
+            None => return Err(e.passed_over(i, "E0301").into()),
         },
         None => None,
     };
@@ -235,5 +243,5 @@ pub(crate) fn eval_for<'m, E: Evaluate<'m> + ?Sized>(
         e.bindings_mut().pop();
         parts.extend(rendered?);
     }
-    super::evaluate::finish_parts(parts)
+    e.finished(i, parts)
 }

@@ -8,7 +8,7 @@
 //! node order whatever the number of threads.
 
 use super::FxIndexMap;
-use super::evaluate::{Evaluate, OperatorValue, Resolved, into_json};
+use super::evaluate::{Evaluate, Evaluation, OperatorValue, Resolved, into_json};
 use super::ids::Id;
 use super::loops::Binding;
 use super::{
@@ -16,13 +16,15 @@ use super::{
     Ports, ProviderChoice, Resolver, Values, World,
 };
 use crate::check::types::Value;
-use crate::diagnostics::Reported;
+use crate::diagnostics::rules::{CheckerMiss, Rule};
+use crate::diagnostics::{Diagnostic, Reported};
 use crate::emit::{
     self, AbsentRequirement, AccessRequirement, Consumer, DirectoryRequirement,
     IdentityRequirement, Instance, LeftOut, LeftOutDiagnostic, Manifest, ModuleRequirement,
     NodeAddress, NodeRequirement, OperatorRequirement, PortRequirement, Provided, Requirement,
     Retired,
 };
+use crate::span::FilePath;
 use indexmap::IndexMap;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -36,6 +38,10 @@ pub(crate) struct Builder<'a, 'm> {
     values: &'a Values,
     /// The loop variables bound while a `for` template renders, innermost last.
     bindings: Vec<Binding<'m>>,
+    /// The mesh's file, where a miss is placed.
+    path: &'a FilePath,
+    /// What the checker missed, met while building (none ever: [`Evaluate::missed`]).
+    misses: Vec<Diagnostic>,
 }
 
 impl<'m> Evaluate<'m> for Builder<'_, 'm> {
@@ -43,16 +49,51 @@ impl<'m> Evaluate<'m> for Builder<'_, 'm> {
         self.world
     }
 
-    fn operator_memo(&mut self, i: InstanceId, r: u32) -> Option<OperatorValue> {
-        self.values.operator(i, r)
+    // The values phase computed every value a built instance reads (each operator
+    // value, given field and answer of every instance): one it did not is a miss.
+
+    fn operator_memo(&mut self, i: InstanceId, r: u32) -> Evaluation<OperatorValue> {
+        match self.values.operator(i, r) {
+            Some(v) => v,
+            None => Err(self
+                .passed_over(i, "E0501 (a value the values phase did not compute)")
+                .into()),
+        }
     }
 
-    fn given_memo(&mut self, i: InstanceId, r: u32, f: u32) -> Option<Resolved> {
-        self.values.given(i, r, f)
+    fn given_memo(&mut self, i: InstanceId, r: u32, f: u32) -> Evaluation {
+        match self.values.given(i, r, f) {
+            Some(v) => v,
+            None => Err(self
+                .passed_over(i, "E0501 (a value the values phase did not compute)")
+                .into()),
+        }
     }
 
-    fn answer_memo(&mut self, consumer: InstanceId, r: u32, f: u32) -> Option<Resolved> {
-        self.values.answer(consumer, r, f)
+    fn answer_memo(&mut self, consumer: InstanceId, r: u32, f: u32) -> Evaluation {
+        match self.values.answer(consumer, r, f) {
+            Some(v) => v,
+            None => Err(self
+                .passed_over(
+                    consumer,
+                    "E0310 (an answer the values phase did not compute)",
+                )
+                .into()),
+        }
+    }
+
+    /// Recorded with the node's manifest and listed with the mesh's diagnostics: the
+    /// manifest may be written already, so nothing is left out, but the build fails.
+    fn missed(&mut self, i: InstanceId, code: &'static str) -> Reported {
+        let module = self.world.module_of(i).map_or("", |m| m.name.as_str());
+        let head = super::assign_head(self.world.instances[i].assign);
+        let d = CheckerMiss { what: code, module }.at(self.path, head);
+        Reported::record(&mut self.misses, d)
+    }
+
+    /// None: a refused instance is not built.
+    fn refusal(&self, _i: InstanceId) -> Option<Reported> {
+        None
     }
 
     fn bindings(&self) -> &Vec<Binding<'m>> {
@@ -99,10 +140,12 @@ struct Shared<'a, 'm> {
     mesh_names: std::sync::Arc<[String]>,
 }
 
-/// One node's manifest, and what each of its instances wrote (`node/instance` keys).
+/// One node's manifest, what each of its instances wrote (`node/instance` keys), and
+/// what the checker missed, met while building it (none ever: [`Evaluate::missed`]).
 struct NodeBuilt {
     manifest: Manifest,
     written: Vec<(String, WrittenBy)>,
+    misses: Vec<Diagnostic>,
 }
 
 /// What the manifests phase keeps of a node: its manifest, or nothing (it went to the
@@ -113,11 +156,13 @@ enum NodeKept {
 }
 
 impl<'a, 'm> Builder<'a, 'm> {
-    fn new(world: World<'a, 'm>, values: &'a Values) -> Self {
+    fn new(world: World<'a, 'm>, values: &'a Values, path: &'a FilePath) -> Self {
         Builder {
             world,
             values,
             bindings: Vec::new(),
+            path,
+            misses: Vec::new(),
         }
     }
 
@@ -125,8 +170,13 @@ impl<'a, 'm> Builder<'a, 'm> {
         let mut requirements = FxIndexMap::default();
         if let Some(m) = self.world.module_of(i) {
             for &req in m.scope.requirements.keys() {
-                if let Some(entry) = self.requirement_entry(i, req, shared) {
-                    requirements.insert(req.to_string(), entry);
+                match self.requirement_entry(i, req, shared) {
+                    Ok(entry) => {
+                        requirements.insert(req.to_string(), entry);
+                    }
+                    // Never for a built instance: each of its values was computed, and
+                    // what is refused leaves it out. Passed over on the proof.
+                    Err(_passed_over) => {}
                 }
             }
         }
@@ -147,17 +197,19 @@ impl<'a, 'm> Builder<'a, 'm> {
         i: InstanceId,
         req: &'m str,
         field: &str,
-    ) -> Option<serde_json::Value> {
+    ) -> Evaluation<serde_json::Value> {
         match self.given_value(i, req, field)? {
-            Resolved::Plain(v, ty) => Some(into_json(v, &ty)),
-            _ => None,
+            Resolved::Plain(v, ty) => Ok(into_json(v, &ty)),
+            // A given field is plain (E0302, E0303 otherwise).
+            _ => Err(self.passed_over(i, "E0302 or E0303").into()),
         }
     }
 
-    fn given_int(&mut self, i: InstanceId, req: &'m str, field: &str) -> Option<i64> {
+    fn given_int(&mut self, i: InstanceId, req: &'m str, field: &str) -> Evaluation<i64> {
         match self.given_value(i, req, field)? {
-            Resolved::Plain(Value::Int(n), _) => Some(n),
-            _ => None,
+            Resolved::Plain(Value::Int(n), _) => Ok(n),
+            // A host contract's `owner` or `container` is an integer (E0301 otherwise).
+            _ => Err(self.passed_over(i, "E0301").into()),
         }
     }
 
@@ -167,11 +219,14 @@ impl<'a, 'm> Builder<'a, 'm> {
         i: InstanceId,
         req: &'m str,
         shared: &Shared<'_, 'm>,
-    ) -> Option<Requirement> {
+    ) -> Evaluation<Requirement> {
         let answer = self.world.answers[i].get(req).cloned();
-        let info = self.world.requirement(i, req)?;
+        let Some(info) = self.world.requirement(i, req) else {
+            // `req` is a name of the module's own scope.
+            return Err(self.passed_over(i, "E0104").into());
+        };
         let contract_name = info.contract_name().unwrap_or("").to_string();
-        Some(match answer {
+        Ok(match answer {
             Some(Answer::Operator) | Some(Answer::SecretOperator { .. }) | None
                 if info.operator.is_some() =>
             {
@@ -179,7 +234,8 @@ impl<'a, 'm> Builder<'a, 'm> {
                 let (value, sealed) = match value {
                     Resolved::Plain(v, ty) => (Some(into_json(v, &ty)), None),
                     Resolved::Sealed(s) => (None, Some(*s)),
-                    _ => return None,
+                    // A host path as an operator's default (E0303).
+                    _ => return Err(self.passed_over(i, "E0303").into()),
                 };
                 Requirement::Operator(OperatorRequirement {
                     kind: "operator",
@@ -204,7 +260,7 @@ impl<'a, 'm> Builder<'a, 'm> {
                 path,
                 write: matches!(
                     self.given_value(i, req, "write"),
-                    Some(Resolved::Plain(Value::Bool(true), _))
+                    Ok(Resolved::Plain(Value::Bool(true), _))
                 ),
                 placed: true,
             }),
@@ -219,9 +275,15 @@ impl<'a, 'm> Builder<'a, 'm> {
             Some(Answer::Node) => Requirement::Node(NodeRequirement {
                 kind: "host",
                 contract: contract_name,
-                private_name: self.world.nodes[self.world.instances[i].node]
-                    .private_name
-                    .clone()?,
+                private_name: match &self.world.nodes[self.world.instances[i].node].private_name {
+                    Some(name) => name.clone(),
+                    // `Answer::Node` is given only on a node with a private name.
+                    None => {
+                        return Err(self
+                            .passed_over(i, "E0501 (a node's `private_name`)")
+                            .into());
+                    }
+                },
                 mesh_names: shared.mesh_names.clone(),
             }),
             Some(Answer::Identity) => Requirement::Identity(IdentityRequirement {
@@ -242,7 +304,12 @@ impl<'a, 'm> Builder<'a, 'm> {
                 contract: contract_name,
                 absent: true,
             }),
-            _ => return None,
+            // A requirement left unresolved refused its instance, which is not built.
+            _ => {
+                return Err(self
+                    .passed_over(i, "E0103 (a requirement left unresolved)")
+                    .into());
+            }
         })
     }
 
@@ -266,8 +333,14 @@ impl<'a, 'm> Builder<'a, 'm> {
                 let mut given = FxIndexMap::default();
                 if let Some(ci) = cinfo.contract.as_deref() {
                     for f in ci.fields.values().filter(|f| f.given) {
-                        if let Some(v) = self.given_json(c, req, &f.name) {
-                            given.insert(f.name.clone(), v);
+                        match self.given_json(c, req, &f.name) {
+                            Ok(v) => {
+                                given.insert(f.name.clone(), v);
+                            }
+                            // A given secret field has no plain value, whatever the
+                            // resolver was told (`given_value_at`); anything else refused
+                            // is passed over on its proof.
+                            Err(_no_value) => {}
                         }
                     }
                 }
@@ -391,7 +464,11 @@ impl<'a, 'm> Builder<'a, 'm> {
             left_out,
             retired,
         };
-        NodeBuilt { manifest, written }
+        NodeBuilt {
+            manifest,
+            written,
+            misses: std::mem::take(&mut self.misses),
+        }
     }
 }
 
@@ -534,8 +611,8 @@ impl<'m> Resolver<'m> {
                 root: n.root.clone(),
             })
             .collect();
-        let (kept, written) = match self.output {
-            Output::Nothing => (Vec::new(), Default::default()),
+        let (kept, written, misses) = match self.output {
+            Output::Nothing => (Vec::new(), Default::default(), Vec::new()),
             Output::Manifests | Output::Sent => {
                 self.manifests(world, values, &built, &left_out, &nodes)
             }
@@ -547,11 +624,13 @@ impl<'m> Resolver<'m> {
             }
         }
 
-        let diagnostics = super::order_diagnostics(
+        let mut diagnostics = super::order_diagnostics(
             &self.mesh_diags,
             self.instances.ids().map(|i| refused.own(i)),
             self.waiting_groups(refused, waits_for, left_out_set),
         );
+        // The checker's misses met while building, after the rest (none ever).
+        diagnostics.extend(misses);
 
         MeshOutcome {
             mesh: self.mesh.name.name.to_string(),
@@ -612,7 +691,7 @@ impl<'m> Resolver<'m> {
         built: &[InstanceId],
         left_out: &[(u32, Option<NodeId>, LeftOutAssignment)],
         facts: &[super::NodeFacts],
-    ) -> (Vec<NodeKept>, BTreeMap<String, WrittenBy>) {
+    ) -> (Vec<NodeKept>, BTreeMap<String, WrittenBy>, Vec<Diagnostic>) {
         let mut built_on: IdVec<NodeId, Vec<InstanceId>> =
             IdVec::filled(self.nodes.len(), Vec::new());
         let mut consumers_of: IdVec<InstanceId, Vec<(InstanceId, &'m str)>> =
@@ -658,44 +737,47 @@ impl<'m> Resolver<'m> {
         let nodes: Vec<NodeId> = (0..self.nodes.len()).map(NodeId::from_index).collect();
         // One node per task: a thread takes the next node as it finishes one, and the
         // results come back in node order.
-        let per_node: Vec<(NodeKept, Vec<(String, WrittenBy)>)> =
-            crate::parallel::map_each(&nodes, |&n| {
-                let mut writer = match (output, sink) {
-                    (Output::Sent, Some(sink)) if sink.takes_written() => {
-                        Some(emit::ManifestWriter::new())
+        let path = self.path;
+        let per_node = crate::parallel::map_each(&nodes, |&n| {
+            let mut writer = match (output, sink) {
+                (Output::Sent, Some(sink)) if sink.takes_written() => {
+                    Some(emit::ManifestWriter::new())
+                }
+                _ => None,
+            };
+            let NodeBuilt {
+                mut manifest,
+                written,
+                misses,
+            } = Builder::new(world, values, path).node(n, &shared, writer.as_mut());
+            let kept = match (output, sink) {
+                (Output::Sent, Some(sink)) => {
+                    match writer {
+                        Some(writer) => sink.node_written(manifest, writer, facts),
+                        None => sink.node(manifest, facts),
                     }
-                    _ => None,
-                };
-                let NodeBuilt {
-                    mut manifest,
-                    written,
-                } = Builder::new(world, values).node(n, &shared, writer.as_mut());
-                let kept = match (output, sink) {
-                    (Output::Sent, Some(sink)) => {
-                        match writer {
-                            Some(writer) => sink.node_written(manifest, writer, facts),
-                            None => sink.node(manifest, facts),
-                        }
-                        NodeKept::Sent
-                    }
-                    _ => {
-                        manifest.digest = emit::digest_of(&manifest);
-                        NodeKept::Manifest(manifest)
-                    }
-                };
-                (kept, written)
-            });
+                    NodeKept::Sent
+                }
+                _ => {
+                    manifest.digest = emit::digest_of(&manifest);
+                    NodeKept::Manifest(manifest)
+                }
+            };
+            (kept, written, misses)
+        });
         let mut written: BTreeMap<String, WrittenBy> = BTreeMap::new();
         let mut manifests = Vec::with_capacity(per_node.len());
-        for (kept, by) in per_node {
+        let mut all_misses = Vec::new();
+        for (kept, by, misses) in per_node {
             written.extend(by);
             manifests.push(kept);
+            all_misses.extend(misses);
         }
         for key in &shared.kept {
             if let Some(prev) = shared.previous.get(key) {
                 written.entry(key.clone()).or_insert_with(|| prev.clone());
             }
         }
-        (manifests, written)
+        (manifests, written, all_misses)
     }
 }

@@ -5,8 +5,8 @@
 //!
 //! The resolver is pure: it reads the mesh's tree, the registry and module definitions
 //! through [`ResolveInput`] and returns a [`MeshOutcome`]. It never panics on broken
-//! input: what does not resolve evaluates to nothing, and the assignment that needed it
-//! is left out with a diagnostic.
+//! input: what does not resolve evaluates to no value, on the proof of the diagnostic
+//! that says why ([`evaluate::NoValue`]), and the assignment that needed it is left out.
 //!
 //! The work is split by concept:
 //! - [`mesh_names`]: nodes, instances and seats (E0101, E0102, E0106–E0109, E0508, E0515);
@@ -542,7 +542,10 @@ pub(crate) struct InstanceState<'m> {
 /// ([`Placements::answers`]) and hands it to the provider choice, which adds the module
 /// requirements and secret operator values and owns it from then on
 /// ([`Choices::answers`]): one phase writes it at a time, and every later phase reads it.
-pub(crate) type Answers<'m> = IdVec<InstanceId, FxHashMap<&'m str, Answer>>;
+/// An instance's answers are a [`NameMap`](crate::base::name_map::NameMap), searched by
+/// a scan: a module has a handful of requirements, and a hash table of eight answers
+/// took sixteen slots, for every instance of a large mesh.
+pub(crate) type Answers<'m> = IdVec<InstanceId, crate::base::name_map::NameMap<'m, Answer>>;
 
 /// (requirement, secret field) → the key the provider keeps it under, for the keys that
 /// are not in their usual form (see [`World::secret_key`]); a secret operator value's
@@ -605,6 +608,15 @@ impl<'a> Ledger<'a> {
         self.own(i).next().is_some() || self.shared.get(i).is_some_and(Option::is_some)
     }
 
+    /// The proof that instance `i` is refused by the mesh, if it is ([`Ledger::is_refused`]):
+    /// its own refusal, or its group's E0509.
+    pub fn refusal(&self, i: InstanceId) -> Option<Reported> {
+        Reported::among(self.own(i)).or_else(|| match self.shared.get(i) {
+            Some(&Some(j)) => Reported::among(self.own(j).filter(|d| d.code == Code::E0509)),
+            _ => None,
+        })
+    }
+
     /// Every refusal of instance `i`: its own, then the one it shares with its group.
     pub fn refusals_of(&self, i: InstanceId) -> Vec<Diagnostic> {
         let mut all: Vec<Diagnostic> = self.own(i).cloned().collect();
@@ -642,6 +654,14 @@ impl<'r, 'm> Phase<'r, 'm> {
     /// Whether instance `i` is refused, by an earlier phase or by this one so far.
     pub fn is_refused(&self, i: InstanceId) -> bool {
         self.earlier.is_refused(i) || !self.refusals.of(i).is_empty()
+    }
+
+    /// The proof that instance `i` is refused, by an earlier phase or by this one so
+    /// far, if it is ([`Phase::is_refused`]).
+    pub fn refusal(&self, i: InstanceId) -> Option<Reported> {
+        self.earlier
+            .refusal(i)
+            .or_else(|| Reported::among(self.refusals.of(i)))
     }
 
     /// The phase's refusals, for the ledger.

@@ -30,7 +30,8 @@ impl<'m> Evaluator<'_, '_, 'm> {
                 if !contract.fields.get(PUBLIC_NAME).is_some_and(|f| f.given) {
                     continue;
                 }
-                let Some(Resolved::Plain(Value::Str(name), _)) =
+                // A name refused, or of no value on the proof of why, holds no name.
+                let Ok(Resolved::Plain(Value::Str(name), _)) =
                     self.given_value(i, req, PUBLIC_NAME)
                 else {
                     continue;

@@ -1670,6 +1670,42 @@ impl Rule for SystemPlace<'_> {
     }
 }
 
+/// What resolution met in a module the checker passed, which the checker refuses (the
+/// first of the codes `what` names, in the table's order, else a syntax error's): the
+/// checker's miss. Resolution
+/// passes over what the checker refuses only on the proof it was told
+/// (`resolve::passed_over`); debug builds, and so every test, assert that a module
+/// without one never gets there, and a release build reports this rather than leave
+/// something out in silence. The code is the checker's, so it is one of the table's.
+pub struct CheckerMiss<'a> {
+    pub what: &'static str,
+    pub module: &'a str,
+}
+
+impl Rule for CheckerMiss<'_> {
+    fn code(&self) -> Code {
+        Code::ALL
+            .iter()
+            .copied()
+            .find(|c| self.what.contains(c.as_str()))
+            .unwrap_or(Code::E0001)
+    }
+
+    fn message(&self) -> String {
+        format!(
+            "resolution met {} in module `{}`, which the checker passed",
+            self.what, self.module
+        )
+    }
+
+    fn help(&self) -> Option<String> {
+        Some(
+            "this is the compiler's error, not the program's: please report it with the module"
+                .into(),
+        )
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1760,5 +1796,23 @@ mod tests {
                 .unwrap()
                 .contains("`api` on `n` (through `web` on `n`)")
         );
+    }
+
+    #[test]
+    fn a_checker_miss_carries_the_code_it_names_first() {
+        let code = |what| CheckerMiss { what, module: "m" }.code();
+        assert_eq!(code("E0302 or E0303"), Code::E0302);
+        assert_eq!(
+            code("E0104 (a loop variable read outside its loop)"),
+            Code::E0104
+        );
+        assert_eq!(code("a syntax error"), Code::E0001);
+        let d = CheckerMiss {
+            what: "E0303",
+            module: "web",
+        }
+        .at(&FilePath::from("m.mesh"), Span::new(0, 1));
+        assert!(d.is_error());
+        assert!(d.message.contains("`web`"), "{}", d.message);
     }
 }
