@@ -2,6 +2,7 @@
 //! and seats (E0102, E0107, E0108, E0109, E0515).
 
 use super::fx_hash::{FxHashMap, FxHashSet};
+use super::ids::Id;
 use super::{Dropped, InstanceId, InstanceState, Resolver, SeatState, assign_head};
 use crate::diagnostics::rules::{
     CouldHold, Duplicate, InstanceTaken, InvalidLiteral, MeshTwice, NoInstance,
@@ -81,7 +82,11 @@ impl<'m> Resolver<'m> {
         // The name of every container on each node (`<instance>`, or
         // `<instance>-<container>` for a module with several): a Compose service and a
         // container are named by it, so two of one name on a node are refused (E0508).
-        let mut services: FxHashMap<(super::NodeId, String), InstanceId> = FxHashMap::default();
+        // One table per node, looked up by a borrowed name: a key of `(node, String)`
+        // would copy every name to look it up, once for every assignment.
+        let mut services: Vec<FxHashMap<String, InstanceId>> = (0..self.nodes.len())
+            .map(|_| FxHashMap::default())
+            .collect();
         for a in mesh.assigns() {
             self.interrupt();
             let Some(node_ident) = &a.node else {
@@ -128,7 +133,7 @@ impl<'m> Resolver<'m> {
             let names = container_names(&instance, module);
             if let Some((name, &first)) = names
                 .iter()
-                .find_map(|n| Some((n, services.get(&(node_index, n.clone()))?)))
+                .find_map(|n| Some((n, services[node_index.index()].get(n.as_str())?)))
             {
                 let rule = InstanceTaken {
                     instance: &instance,
@@ -148,9 +153,7 @@ impl<'m> Resolver<'m> {
                 });
                 continue;
             }
-            for n in names {
-                services.insert((node_index, n), id);
-            }
+            services[node_index.index()].extend(names.into_iter().map(|n| (n, id)));
             let state = InstanceState {
                 assign: a,
                 name: instance.clone(),
@@ -172,10 +175,13 @@ impl<'m> Resolver<'m> {
             self.nodes[node_index].instances.insert(instance, id);
             if let Some(m) = module {
                 for &contract in m.provides.keys() {
-                    self.providers
-                        .entry(contract.to_string())
-                        .or_default()
-                        .push(id);
+                    // The contract's name copied only the first time it is provided.
+                    match self.providers.get_mut(contract) {
+                        Some(ids) => ids.push(id),
+                        None => {
+                            self.providers.insert(contract.to_string(), vec![id]);
+                        }
+                    }
                     self.providers_on_node
                         .entry((contract, node_index))
                         .or_default()

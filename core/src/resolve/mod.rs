@@ -280,7 +280,10 @@ pub(crate) enum Output {
 
 fn resolve_as(input: &ResolveInput<'_>, output: Output) -> MeshOutcome {
     // Load every assigned module once; their trees outlive the resolver, which borrows them.
-    let mut sources: FxIndexMap<String, (ModuleSource, Arc<ScopeTable>)> = FxIndexMap::default();
+    // Keyed by the names the mesh's text holds, not copies of them, and sized once: at
+    // 100,000 modules each doubling would move every entry again.
+    let mut sources: FxIndexMap<&str, (ModuleSource, Arc<ScopeTable>)> =
+        FxIndexMap::with_capacity_and_hasher(input.mesh.assigns().count(), Default::default());
     for a in input.mesh.assigns() {
         (input.interrupt)();
         let name = a.module.name.as_str();
@@ -290,14 +293,14 @@ fn resolve_as(input: &ResolveInput<'_>, output: Output) -> MeshOutcome {
         if let Some(src) = (input.module)(name)
             && let Some(scope) = (input.scope)(name)
         {
-            sources.insert(name.to_string(), (src, scope));
+            sources.insert(name, (src, scope));
         }
     }
     // Each module's scope is read on its own (10,000 modules in a large mesh): on every
     // core, in the order of first assignment whatever the number of threads.
-    let found: Vec<(&String, &ModuleSource, &ScopeTable, &ast::Module)> = sources
+    let found: Vec<(&str, &ModuleSource, &ScopeTable, &ast::Module)> = sources
         .iter()
-        .filter_map(|(name, (src, scope))| Some((name, src, &**scope, module_of(src)?)))
+        .filter_map(|(&name, (src, scope))| Some((name, src, &**scope, module_of(src)?)))
         .collect();
     crate::base::process::mark("resolve.sources");
     let loaded: Vec<LoadedModule<'_>> = crate::parallel::map_chunks(&found, 256, |part| {
