@@ -205,6 +205,60 @@ fn the_old_forms_migrate_and_build_with_the_same_host_paths() {
     assert!(command::said(&again).contains("no old form to migrate"));
 }
 
+/// Every `app` container's environment, by node.
+fn app_env(dir: &Path, out: &str) -> Vec<(String, Value)> {
+    ["alpha", "beta"]
+        .into_iter()
+        .map(|node| {
+            let m: Value = serde_json::from_str(
+                &std::fs::read_to_string(dir.join(out).join(format!("{node}.json"))).unwrap(),
+            )
+            .unwrap();
+            let env = m["instances"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .flat_map(|i| i["containers"].as_array().unwrap())
+                .find(|c| c["name"] == "app")
+                .map(|c| c["env"].clone())
+                .unwrap_or(Value::Null);
+            (node.to_string(), env)
+        })
+        .collect()
+}
+
+/// `${machine:hostname}` in a module with no `host node` requirement is an old form read
+/// as what it stands for: the private name of the node the instance runs on. It was
+/// dropped from the container's environment with nothing but the warning, so the
+/// migrated build (which reads `here.private_name`) set a variable the old one lacked.
+#[test]
+fn a_machine_placeholder_without_a_node_requirement_reads_the_node_it_runs_on() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    std::fs::write(dir.join("app.mesh"), APP).unwrap();
+    std::fs::write(dir.join("lab.mesh"), MESH).unwrap();
+    let before = meshc(dir, &["build", "lab.mesh", ".", "--out", "before"]);
+    assert_eq!(before.status.code(), Some(0), "{}", command::said(&before));
+    let env = app_env(dir, "before");
+    for (node, env) in &env {
+        assert_eq!(
+            env["NODE"].as_str(),
+            Some(format!("{node}.lab.internal").as_str()),
+            "{env}"
+        );
+    }
+    let migrated = meshc(dir, &["migrate", "--write"]);
+    assert_eq!(
+        migrated.status.code(),
+        Some(0),
+        "{}",
+        command::said(&migrated)
+    );
+    let after = meshc(dir, &["build", "lab.mesh", ".", "--out", "after"]);
+    assert_eq!(after.status.code(), Some(0), "{}", command::said(&after));
+    assert_eq!(env, app_env(dir, "after"));
+}
+
 #[test]
 fn a_file_with_syntax_errors_is_not_migrated() {
     let tmp = tempfile::tempdir().unwrap();

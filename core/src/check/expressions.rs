@@ -12,6 +12,7 @@ use super::meaning::{
     ConsumerField, Contract, Form, LoopForm, LoopRead as MeaningLoopRead, Names, Read, meaning,
 };
 use super::module::{Edge, ModuleChecker};
+use super::old_forms::LegacyRead;
 use super::readings::{LoopReading, Reading};
 use super::registry::{ContractInfo, FieldInfo};
 use super::scope::{RefContext, RefError};
@@ -817,8 +818,10 @@ impl<'a> ModuleChecker<'a, '_> {
             let reference: Cow<'_, Reference> = match (interp.legacy, interp.reference()) {
                 (None, Some(r)) => Cow::Borrowed(r),
                 (Some(kind), _) => match self.legacy_reference(interp, kind) {
-                    Some(r) => Cow::Owned(r),
-                    None => {
+                    LegacyRead::Reads(r) => Cow::Owned(r),
+                    // A plain fact of the node: no secret, no host path.
+                    LegacyRead::NodeFact => continue,
+                    LegacyRead::Refused => {
                         broken = true;
                         continue;
                     }
@@ -862,8 +865,8 @@ impl<'a> ModuleChecker<'a, '_> {
                             continue;
                         }
                         Some(kind) => match self.legacy_reference(interp, kind) {
-                            Some(r) => Cow::Owned(r),
-                            None => continue,
+                            LegacyRead::Reads(r) => Cow::Owned(r),
+                            LegacyRead::NodeFact | LegacyRead::Refused => continue,
                         },
                     };
                     self.resolve(&reference, ctx);

@@ -8,22 +8,36 @@
 //!   as the new form, so a legacy placeholder of a secret still taints its string.
 
 use super::module::ModuleChecker;
+use super::readings::{NodeFact, Reading};
 use crate::diagnostics::Rule;
-use crate::diagnostics::rules::{OldForm, SyntaxError};
+use crate::diagnostics::rules::{OldForm, SyntaxError, UnknownField};
 use crate::span::Span;
 use crate::syntax::ast::{Ident, InterpRef, Reference};
 use crate::syntax::string::LEGACY_KINDS;
 
+/// The facts of a node that `${machine:fact}` reads: the `node` contract's fields
+/// (`hostname` and `name` are old names for `private_name`, [`NodeFact::named`]).
+const NODE_FACTS: [&str; 2] = ["private_name", "mesh_names"];
+
+/// What a legacy placeholder reads, as the checker read it ([`ModuleChecker::legacy_reference`]).
+pub(crate) enum LegacyRead {
+    /// The new-form reference it stands for.
+    Reads(Reference),
+    /// `${machine:fact}` in a module with no `host node` requirement: a plain fact of the
+    /// node the instance runs on, which resolution reads from the node itself.
+    NodeFact,
+    /// Nothing that can be told (reported).
+    Refused,
+}
+
 impl ModuleChecker<'_, '_> {
-    /// The new-form reference a legacy placeholder stands for, after reporting it
-    /// (W0402). `None` when it stands for nothing that can be told (reported too).
-    pub(crate) fn legacy_reference(
-        &mut self,
-        interp: InterpRef<'_>,
-        kind: &Ident,
-    ) -> Option<Reference> {
+    /// What a legacy placeholder reads, after reporting it (W0402); a fact a node lacks
+    /// is refused too (E0105).
+    pub(crate) fn legacy_reference(&mut self, interp: InterpRef<'_>, kind: &Ident) -> LegacyRead {
         // A legacy placeholder always holds one reference (the decoder makes it so).
-        let reference = interp.reference()?;
+        let Some(reference) = interp.reference() else {
+            return LegacyRead::Refused;
+        };
         let old = format!("${{{}:{}}}", kind.name, reference.dotted());
         if !LEGACY_KINDS.contains(&kind.name.as_str()) {
             let rule = SyntaxError::PlaceholderKind {
@@ -31,7 +45,7 @@ impl ModuleChecker<'_, '_> {
                 reference: &reference.dotted(),
             };
             self.cx.report(rule.at(self.cx.path, kind.span));
-            return None;
+            return LegacyRead::Refused;
         }
         match self.scope.legacy_replacement(&kind.name, reference) {
             Some(new) => {
@@ -40,11 +54,15 @@ impl ModuleChecker<'_, '_> {
                     new: &new,
                 };
                 self.cx.report(rule.at(self.cx.path, interp.span));
-                self.scope.legacy_reference(&kind.name, reference)
+                match self.scope.legacy_reference(&kind.name, reference) {
+                    Some(r) => LegacyRead::Reads(r),
+                    None => LegacyRead::Refused,
+                }
             }
             None => {
                 // Only `${machine:fact}` lacks a replacement: there is no `host node`
-                // requirement to read the fact from.
+                // requirement to read the fact from, so it is read from the node itself
+                // (as written, an old form), when the node has that fact.
                 let dotted = reference.dotted();
                 let field = match dotted.as_str() {
                     "hostname" | "name" => "private_name",
@@ -52,7 +70,18 @@ impl ModuleChecker<'_, '_> {
                 };
                 let rule = OldForm::NodeFact { old: &old, field };
                 self.cx.report(rule.at(self.cx.path, interp.span));
-                None
+                if let Some(fact) = NodeFact::named(field) {
+                    self.readings.write(reference, Reading::NodeFact(fact));
+                    return LegacyRead::NodeFact;
+                }
+                let rule = UnknownField::OfContract {
+                    contract: "node",
+                    field,
+                    suggestion: crate::diagnostics::closest(field, NODE_FACTS),
+                    fields: super::list_names(NODE_FACTS.into_iter()),
+                };
+                self.cx.report(rule.at(self.cx.path, interp.span));
+                LegacyRead::Refused
             }
         }
     }

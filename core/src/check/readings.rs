@@ -41,6 +41,30 @@ pub enum Reading {
     Given { field: u32 },
     /// Through a loop variable (the innermost of the first word's name in scope).
     Loop(LoopReading),
+    /// A fact of the node the instance runs on, read by a legacy `${machine:fact}` in a
+    /// module with no `host node` requirement (an old form, LANGUAGE.md §5.6).
+    NodeFact(NodeFact),
+}
+
+/// A fact of a node, as the `node` contract names its fields.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NodeFact {
+    /// `private_name` (`hostname` and `name` in the legacy placeholder).
+    PrivateName,
+    /// `mesh_names`.
+    MeshNames,
+}
+
+impl NodeFact {
+    /// The fact a `${machine:…}` placeholder names, by the `node` contract's field or an
+    /// old name for it.
+    pub fn named(word: &str) -> Option<NodeFact> {
+        match word {
+            "private_name" | "hostname" | "name" => Some(NodeFact::PrivateName),
+            "mesh_names" => Some(NodeFact::MeshNames),
+            _ => None,
+        }
+    }
 }
 
 /// What a reference reads through a loop variable.

@@ -23,7 +23,7 @@ use super::fx_hash::{FxHashMap, FxHashSet};
 use super::ids::Id;
 use super::{Answer, InstanceId, KnownInstance, LoadedModule, Phase, World};
 use crate::check::meaning::ConsumerField;
-use crate::check::readings::{LoopReading, Reading};
+use crate::check::readings::{LoopReading, NodeFact, Reading};
 use crate::check::registry::ContractInfo;
 use crate::check::scope::ReqInfo;
 use crate::check::types::{Ty, Value, validate_literal};
@@ -827,8 +827,11 @@ pub(crate) trait Evaluate<'m> {
         Ok(Some(text))
     }
 
-    /// The reference a legacy placeholder (`${kind:name}`) written in instance `i`'s
-    /// module stands for; the checker read it as that reference (E0104 otherwise).
+    /// What a legacy placeholder (`${kind:name}`) written in instance `i`'s module reads:
+    /// the reference it stands for, as the checker read it (E0104 otherwise); or, for
+    /// `${machine:fact}` in a module with no `host node` requirement, the placeholder's
+    /// own reference, which the checker read as a fact of the node
+    /// (`Reading::NodeFact`, LANGUAGE.md §5.6: an old form is read as what it stands for).
     fn legacy_reference(
         &mut self,
         i: InstanceId,
@@ -841,7 +844,31 @@ pub(crate) trait Evaluate<'m> {
             .and_then(|m| m.scope.legacy_reference(kind, r));
         match found {
             Some(reference) => Ok(reference),
+            None if kind == "machine" => Ok(r.clone()),
             None => Err(self.passed_over(i, "E0104").into()),
+        }
+    }
+
+    /// Fact `fact` of the node instance `i` runs on, as a `host node` requirement reads
+    /// it: its private name, or the mesh's names. A node with no private name was
+    /// refused (E0501), which leaves its assignments out.
+    fn node_fact_value(&mut self, i: InstanceId, fact: NodeFact) -> Evaluation {
+        let w = self.world();
+        let node = &w.nodes[w.instances[i].node];
+        match fact {
+            NodeFact::PrivateName => match node.private_name.clone() {
+                Some(name) => Ok(Resolved::Plain(Value::Str(name), Ty::Hostname)),
+                None => match Reported::among(&node.errors) {
+                    Some(told) => Err(told.into()),
+                    None => Err(self
+                        .passed_over(i, "E0501 (a node's `private_name`)")
+                        .into()),
+                },
+            },
+            NodeFact::MeshNames => Ok(Resolved::Plain(
+                Value::List(w.mesh_names.iter().cloned().map(Value::Str).collect()),
+                Ty::List(Box::new(Ty::Hostname)),
+            )),
         }
     }
 
@@ -956,6 +983,7 @@ pub(crate) trait Evaluate<'m> {
             self.reads_consumer();
         }
         match reading {
+            Reading::NodeFact(fact) => self.node_fact_value(i, fact),
             Reading::Loop(read) => {
                 let bound = reference
                     .segments
@@ -1048,7 +1076,6 @@ pub(crate) trait Evaluate<'m> {
             return self.given_memo(i, r, f);
         }
         let w = self.world();
-        let node = &w.nodes[w.instances[i].node];
         let Some(answer) = w.answers[i].get(req) else {
             // Every requirement of an instance that is evaluated is answered, or refused
             // where it is not (the entries, placements and provider choice).
@@ -1061,17 +1088,8 @@ pub(crate) trait Evaluate<'m> {
             (Answer::Port { host_port, .. }, "host_port") => {
                 Ok(Resolved::Plain(Value::Int(*host_port), Ty::Port))
             }
-            (Answer::Node, "private_name") => match node.private_name.clone() {
-                Some(name) => Ok(Resolved::Plain(Value::Str(name), Ty::Hostname)),
-                // `Answer::Node` is given only to a node with a private name.
-                None => Err(self
-                    .passed_over(i, "E0501 (a node's `private_name`)")
-                    .into()),
-            },
-            (Answer::Node, "mesh_names") => Ok(Resolved::Plain(
-                Value::List(w.mesh_names.iter().cloned().map(Value::Str).collect()),
-                Ty::List(Box::new(Ty::Hostname)),
-            )),
+            (Answer::Node, "private_name") => self.node_fact_value(i, NodeFact::PrivateName),
+            (Answer::Node, "mesh_names") => self.node_fact_value(i, NodeFact::MeshNames),
             (Answer::Identity, "login") => {
                 Ok(Resolved::Plain(Value::Str(w.logins[i].clone()), Ty::String))
             }
