@@ -78,7 +78,7 @@ impl ModuleChecker<'_, '_> {
                     contract: "node",
                     field,
                     suggestion: crate::diagnostics::closest(field, NODE_FACTS),
-                    fields: super::list_names(NODE_FACTS.into_iter()),
+                    fields: super::list_names(NODE_FACTS),
                 };
                 self.cx.report(rule.at(self.cx.path, interp.span));
                 LegacyRead::Refused
