@@ -54,14 +54,19 @@ mesh lab {
 /// A container's mounts: node, container, and (host, container path, read-only) each.
 type ContainerMounts = (String, String, Vec<(String, String, bool)>);
 
+/// Node `node`'s manifest in the build folder `out`.
+fn manifest(dir: &Path, out: &str, node: &str) -> Value {
+    serde_json::from_str(
+        &std::fs::read_to_string(dir.join(out).join(format!("{node}.json"))).unwrap(),
+    )
+    .unwrap()
+}
+
 /// Every container's mounts, by node and container name.
 fn mounts(dir: &Path, out: &str) -> Vec<(String, String, Value)> {
     let mut all = Vec::new();
     for node in ["alpha", "beta"] {
-        let m: Value = serde_json::from_str(
-            &std::fs::read_to_string(dir.join(out).join(format!("{node}.json"))).unwrap(),
-        )
-        .unwrap();
+        let m = manifest(dir, out, node);
         assert!(m["left_out"].as_array().is_none_or(Vec::is_empty), "{m}");
         for i in m["instances"].as_array().unwrap() {
             for c in i["containers"].as_array().unwrap() {
@@ -210,11 +215,7 @@ fn app_env(dir: &Path, out: &str) -> Vec<(String, Value)> {
     ["alpha", "beta"]
         .into_iter()
         .map(|node| {
-            let m: Value = serde_json::from_str(
-                &std::fs::read_to_string(dir.join(out).join(format!("{node}.json"))).unwrap(),
-            )
-            .unwrap();
-            let env = m["instances"]
+            let env = manifest(dir, out, node)["instances"]
                 .as_array()
                 .unwrap()
                 .iter()

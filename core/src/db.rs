@@ -1467,6 +1467,23 @@ mod incrementality {
         (db, log)
     }
 
+    /// What a fresh database that resolves from the trees gives for `texts` (path,
+    /// text): mesh `lab`'s check and every file's diagnostics, against which the
+    /// server's reused resolution is compared after each edit.
+    fn fresh_check<P: AsRef<str>>(
+        texts: &[(P, String)],
+    ) -> (Arc<crate::resolve::MeshOutcome>, Vec<Diagnostic>) {
+        let (db, ws) = Database::with_files(
+            texts
+                .iter()
+                .map(|(p, t)| (FilePath::from(p.as_ref()), Arc::from(t.as_str()))),
+        );
+        (
+            check_mesh(&db, ws, "lab".into()),
+            workspace_diagnostics(&db, ws),
+        )
+    }
+
     /// A logged database (see [`logged`]) holding the standard library and `texts`
     /// (path, text), the workspace of them, and their files in the order given.
     fn logged_workspace(
@@ -1839,18 +1856,6 @@ mod incrementality {
             ("web.mesh", REUSE_WEB.to_string()),
             ("lab.mesh", REUSE_MESH.to_string()),
         ];
-        // What a database that resolves from the trees gives for the same texts.
-        let direct = |texts: &[(&str, String)]| {
-            let (db, ws) = Database::with_files(
-                texts
-                    .iter()
-                    .map(|(p, t)| (FilePath::from(*p), Arc::from(t.as_str()))),
-            );
-            (
-                check_mesh(&db, ws, "lab".into()),
-                workspace_diagnostics(&db, ws),
-            )
-        };
         // The label of the refusal of `store absent`: "required here", in web.mesh.
         let label = |outcome: &crate::resolve::MeshOutcome, text: &str| -> String {
             let d = outcome
@@ -1867,7 +1872,7 @@ mod incrementality {
         let cold = ran(&log);
         assert_eq!(count(&cold, "resolve_free"), 1, "{cold:?}");
         assert_eq!(count(&cold, "module_check_view"), 2, "{cold:?}");
-        assert_eq!((first.clone(), all), direct(&texts));
+        assert_eq!((first.clone(), all), fresh_check(&texts));
         assert_eq!(label(&first, &texts[1].1), "requires store: module store");
 
         // A space and a comment inside the assigned module, and a changed doc comment:
@@ -1887,7 +1892,7 @@ mod incrementality {
         assert_eq!(count(&warm, "check_mesh"), 1, "placed again: {warm:?}");
         assert_eq!(count(&warm, "registry"), 0, "{warm:?}");
         assert_eq!(count(&warm, "file_checks"), 1, "{warm:?}");
-        assert_eq!((spaced.clone(), all), direct(&texts));
+        assert_eq!((spaced.clone(), all), fresh_check(&texts));
         assert_ne!(spaced.diagnostics, first.diagnostics, "the label moved");
         assert_eq!(label(&spaced, &texts[1].1), "requires store: module store");
 
@@ -1914,7 +1919,7 @@ mod incrementality {
         assert_eq!(count(&warm, "resolve_free"), 0, "{warm:?}");
         assert_eq!(count(&warm, "check_mesh"), 1, "{warm:?}");
         assert_eq!(count(&warm, "registry"), 0, "{warm:?}");
-        assert_eq!((slow.clone(), all), direct(&texts));
+        assert_eq!((slow.clone(), all), fresh_check(&texts));
         let built = resolve_mesh(&db, ws, "lab".into(), crate::resolve::Lock::default());
         let warm = ran(&log);
         assert_eq!(count(&warm, "module_view"), 2, "{warm:?}");
@@ -1931,7 +1936,7 @@ mod incrementality {
         web.set_text(&mut db).to(Arc::from(texts[1].1.as_str()));
         let broken = check_mesh(&db, ws, "lab".into());
         ran(&log);
-        assert_eq!(broken, direct(&texts).0);
+        assert_eq!(broken, fresh_check(&texts).0);
         assert!(
             broken.left_out.iter().any(|l| l.instance == "web"),
             "{broken:?}"
@@ -1940,7 +1945,7 @@ mod incrementality {
         texts[1].1 = format!("// web\n{}", texts[1].1);
         web.set_text(&mut db).to(Arc::from(texts[1].1.as_str()));
         let moved = check_mesh(&db, ws, "lab".into());
-        assert_eq!(moved, direct(&texts).0);
+        assert_eq!(moved, fresh_check(&texts).0);
         assert_ne!(moved.left_out, broken.left_out);
     }
 
@@ -1970,17 +1975,6 @@ mod incrementality {
             ("user.mesh", POOL_USER.to_string()),
             ("lab.mesh", POOL_MESH.to_string()),
         ];
-        let direct = |texts: &[(&str, String)]| {
-            let (db, ws) = Database::with_files(
-                texts
-                    .iter()
-                    .map(|(p, t)| (FilePath::from(*p), Arc::from(t.as_str()))),
-            );
-            (
-                check_mesh(&db, ws, "lab".into()),
-                workspace_diagnostics(&db, ws),
-            )
-        };
         let now = |db: &Database| {
             (
                 check_mesh(db, ws, "lab".into()),
@@ -1990,7 +1984,7 @@ mod incrementality {
         let first = now(&db);
         ran(&log);
         assert!(!first.0.refused(), "{:?}", first.0);
-        assert_eq!(first, direct(&texts));
+        assert_eq!(first, fresh_check(&texts));
 
         // An env value: nothing the check of the mesh reads changed.
         texts[1].1 = texts[1].1.replace("\"fast\"", "\"slow\"");
@@ -2001,7 +1995,7 @@ mod incrementality {
         assert_eq!(count(&warm, "resolve_free"), 0, "{warm:?}");
         assert_eq!(count(&warm, "check_mesh"), 0, "{warm:?}");
         assert!(Arc::ptr_eq(&slow.0, &first.0));
-        assert_eq!(slow, direct(&texts));
+        assert_eq!(slow, fresh_check(&texts));
 
         // The provider's answer, which the user's narrowing refuses: the mesh resolves
         // again, once, and refuses the user with a label at its requirement.
@@ -2010,7 +2004,7 @@ mod incrementality {
         let refused = now(&db);
         let warm = ran(&log);
         assert_eq!(count(&warm, "resolve_free"), 1, "{warm:?}");
-        assert_eq!(refused, direct(&texts));
+        assert_eq!(refused, fresh_check(&texts));
         let label = |outcome: &crate::resolve::MeshOutcome, text: &str| -> String {
             let d = outcome
                 .diagnostics
@@ -2042,7 +2036,7 @@ mod incrementality {
             "the label moved"
         );
         assert!(label(&added.0, &texts[1].1).starts_with("requires small"));
-        assert_eq!(added, direct(&texts));
+        assert_eq!(added, fresh_check(&texts));
 
         // The answer back in range, and an env value in error (a field the contract
         // lacks): the module's errors changed, so the mesh resolves again and leaves the
@@ -2059,7 +2053,7 @@ mod incrementality {
             "{:?}",
             broken.0
         );
-        assert_eq!(broken, direct(&texts));
+        assert_eq!(broken, fresh_check(&texts));
     }
 
     /// The standard library and `texts` as the language server makes its workspace: the
@@ -2155,24 +2149,13 @@ mod incrementality {
                 .to(Arc::from(text));
             pin_summaries(db, ws, &[open]);
         };
-        let direct = |texts: &[(FilePath, String)]| {
-            let (db, ws) = Database::with_files(
-                texts
-                    .iter()
-                    .map(|(p, t)| (p.clone(), Arc::from(t.as_str()))),
-            );
-            (
-                check_mesh(&db, ws, "lab".into()),
-                workspace_diagnostics(&db, ws),
-            )
-        };
         let per_module = ["module_check_view", "module_scope", "module_errors"];
         type_into(&mut db, &mut texts, module(open_at, "fast"));
         let first = check_mesh(&db, ws, "lab".into());
         assert!(!first.refused(), "the mesh resolves: {first:?}");
         assert_eq!(
             (first.clone(), workspace_diagnostics(&db, ws)),
-            direct(&texts)
+            fresh_check(&texts)
         );
         take();
 
@@ -2190,7 +2173,7 @@ mod incrementality {
             "{confirmed} per-module memos confirmed for {modules} assigned modules"
         );
         assert!(Arc::ptr_eq(&kept, &first));
-        assert_eq!((kept, workspace_diagnostics(&db, ws)), direct(&texts));
+        assert_eq!((kept, workspace_diagnostics(&db, ws)), fresh_check(&texts));
 
         // An env value, which only the manifests read: the mesh does not resolve again
         // either, and the outcome is still a fresh database's.
@@ -2206,7 +2189,7 @@ mod incrementality {
             "{confirmed} per-module memos confirmed for {modules} assigned modules"
         );
         assert!(Arc::ptr_eq(&slow, &first));
-        assert_eq!((slow, workspace_diagnostics(&db, ws)), direct(&texts));
+        assert_eq!((slow, workspace_diagnostics(&db, ws)), fresh_check(&texts));
     }
 
     /// After an edit of a file of low durability (an open document) among many of medium
