@@ -2159,37 +2159,35 @@ mod incrementality {
         );
         take();
 
-        // A comment above the open module's name: the mesh does not resolve again, and
-        // the modules looked at are those of the open file's group.
-        let commented = format!("// the module\n{}", module(open_at, "fast"));
-        type_into(&mut db, &mut texts, commented);
-        let kept = check_mesh(&db, ws, "lab".into());
-        let log = take();
-        assert_eq!(count(&log, &["resolve_free"]).0, 0);
-        let (ran, confirmed) = count(&log, &per_module);
-        assert!(ran <= per_module.len(), "{ran} per-module queries ran");
-        assert!(
-            confirmed <= per_module.len() * SUMMARY_GROUP,
-            "{confirmed} per-module memos confirmed for {modules} assigned modules"
+        // Typing `text` into the open module keeps the resolution: no resolution runs, the
+        // per-module queries that run or are confirmed are those of the open file's group,
+        // and the outcome is still a fresh database's.
+        let keeps = |db: &mut Database, texts: &mut Vec<(FilePath, String)>, text: String| {
+            type_into(db, texts, text);
+            let kept = check_mesh(db, ws, "lab".into());
+            let log = take();
+            assert_eq!(count(&log, &["resolve_free"]).0, 0);
+            let (ran, confirmed) = count(&log, &per_module);
+            assert!(ran <= per_module.len(), "{ran} per-module queries ran");
+            assert!(
+                confirmed <= per_module.len() * SUMMARY_GROUP,
+                "{confirmed} per-module memos confirmed for {modules} assigned modules"
+            );
+            assert!(Arc::ptr_eq(&kept, &first));
+            assert_eq!((kept, workspace_diagnostics(db, ws)), fresh_check(texts));
+        };
+        // A comment above the open module's name.
+        keeps(
+            &mut db,
+            &mut texts,
+            format!("// the module\n{}", module(open_at, "fast")),
         );
-        assert!(Arc::ptr_eq(&kept, &first));
-        assert_eq!((kept, workspace_diagnostics(&db, ws)), fresh_check(&texts));
-
-        // An env value, which only the manifests read: the mesh does not resolve again
-        // either, and the outcome is still a fresh database's.
-        let valued = format!("// the module\n{}", module(open_at, "slow"));
-        type_into(&mut db, &mut texts, valued);
-        let slow = check_mesh(&db, ws, "lab".into());
-        let log = take();
-        assert_eq!(count(&log, &["resolve_free"]).0, 0);
-        let (ran, confirmed) = count(&log, &per_module);
-        assert!(ran <= per_module.len(), "{ran} per-module queries ran");
-        assert!(
-            confirmed <= per_module.len() * SUMMARY_GROUP,
-            "{confirmed} per-module memos confirmed for {modules} assigned modules"
+        // An env value, which only the manifests read.
+        keeps(
+            &mut db,
+            &mut texts,
+            format!("// the module\n{}", module(open_at, "slow")),
         );
-        assert!(Arc::ptr_eq(&slow, &first));
-        assert_eq!((slow, workspace_diagnostics(&db, ws)), fresh_check(&texts));
     }
 
     /// After an edit of a file of low durability (an open document) among many of medium
