@@ -15,6 +15,7 @@
 //! The edits are made on the text, so comments stay where they were, and each changed
 //! file is then formatted. Pure: texts in, texts out.
 
+use crate::check::readings::NodeFact;
 use crate::check::scope::ModuleScope;
 use crate::diagnostics::Diagnostic;
 use crate::span::{FilePath, Span};
@@ -199,20 +200,22 @@ pub fn migrate(files: &[(FilePath, Arc<str>)]) -> Result<Migration, Vec<Diagnost
                     let new = match scope.legacy_replacement(&kind.name, reference) {
                         Some(new) => new,
                         None if kind.name == "machine" => {
-                            let fact = match reference.dotted().as_str() {
-                                "hostname" | "name" | "private_name" => "private_name",
-                                "mesh_names" => "mesh_names",
-                                other => {
-                                    left.push((
-                                        path.clone(),
-                                        format!(
-                                            "`${{machine:{other}}}` in module `{}`: the node's facts are `private_name` and `mesh_names`",
-                                            m.name.name
-                                        ),
-                                    ));
-                                    continue;
-                                }
+                            let dotted = reference.dotted();
+                            let Some(fact) = NodeFact::of_field(NodeFact::legacy_field(&dotted))
+                            else {
+                                let facts: Vec<&str> =
+                                    NodeFact::ALL.iter().map(|f| f.field()).collect();
+                                left.push((
+                                    path.clone(),
+                                    format!(
+                                        "`${{machine:{dotted}}}` in module `{}`: the node's facts are `{}`",
+                                        m.name.name,
+                                        facts.join("` and `")
+                                    ),
+                                ));
+                                continue;
                             };
+                            let fact = fact.field();
                             let here = node_req.get_or_insert_with(|| {
                                 let name = if taken.contains("here") {
                                     "node_facts"
@@ -418,6 +421,24 @@ mod tests {
         // Migrating again changes nothing.
         let again = run(&[("app.mesh", app), ("lab.mesh", lab)]);
         assert!(again.changed.is_empty(), "{again:?}");
+    }
+
+    /// `${machine:…}` of a fact no node has is left as written, naming the facts there
+    /// are; a known fact beside it in the same module is still migrated.
+    #[test]
+    fn a_machine_placeholder_of_an_unknown_fact_is_left_naming_the_facts() {
+        let m = run(&[(
+            "app.mesh",
+            "module app {\n  container app {\n    image \"example/app:1.0\"\n    env {\n      ARCH = \"${machine:arch}\"\n      PEERS = \"${machine:mesh_names}\"\n    }\n  }\n}\n",
+        )]);
+        assert_eq!(m.left.len(), 1, "{m:?}");
+        assert_eq!(
+            m.left[0].1,
+            "`${machine:arch}` in module `app`: the node's facts are `private_name` and `mesh_names`"
+        );
+        let app = &m.changed[0].new;
+        assert!(app.contains("\"${machine:arch}\""), "{app}");
+        assert!(app.contains("\"${here.mesh_names}\""), "{app}");
     }
 
     #[test]

@@ -229,14 +229,22 @@ fn app_env(dir: &Path, out: &str) -> Vec<(String, Value)> {
 }
 
 /// `${machine:hostname}` in a module with no `host node` requirement is an old form read
-/// as what it stands for: the private name of the node the instance runs on. It was
+/// as what it stands for: the private name of the node the instance runs on (and
+/// `${machine:mesh_names}` every node's). It was
 /// dropped from the container's environment with nothing but the warning, so the
 /// migrated build (which reads `here.private_name`) set a variable the old one lacked.
 #[test]
 fn a_machine_placeholder_without_a_node_requirement_reads_the_node_it_runs_on() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
-    std::fs::write(dir.join("app.mesh"), APP).unwrap();
+    // The other fact too: every node's private name, as a list in a string is written.
+    let node = r#"NODE = "${machine:hostname}""#;
+    assert!(APP.contains(node));
+    let app = APP.replace(
+        node,
+        &format!("{node}\n      PEERS = \"${{machine:mesh_names}}\""),
+    );
+    std::fs::write(dir.join("app.mesh"), app).unwrap();
     std::fs::write(dir.join("lab.mesh"), MESH).unwrap();
     let before = meshc(dir, &["build", "lab.mesh", ".", "--out", "before"]);
     assert_eq!(before.status.code(), Some(0), "{}", command::said(&before));
@@ -245,6 +253,11 @@ fn a_machine_placeholder_without_a_node_requirement_reads_the_node_it_runs_on() 
         assert_eq!(
             env["NODE"].as_str(),
             Some(format!("{node}.lab.internal").as_str()),
+            "{env}"
+        );
+        assert_eq!(
+            env["PEERS"].as_str(),
+            Some("alpha.lab.internal,beta.lab.internal"),
             "{env}"
         );
     }

@@ -9,15 +9,12 @@
 
 use super::module::ModuleChecker;
 use super::readings::{NodeFact, Reading};
+use super::registry::HostContract;
 use crate::diagnostics::Rule;
 use crate::diagnostics::rules::{OldForm, SyntaxError, UnknownField};
 use crate::span::Span;
 use crate::syntax::ast::{Ident, InterpRef, Reference};
 use crate::syntax::string::LEGACY_KINDS;
-
-/// The facts of a node that `${machine:fact}` reads: the `node` contract's fields
-/// (`hostname` and `name` are old names for `private_name`, [`NodeFact::named`]).
-const NODE_FACTS: [&str; 2] = ["private_name", "mesh_names"];
 
 /// What a legacy placeholder reads, as the checker read it ([`ModuleChecker::legacy_reference`]).
 pub(crate) enum LegacyRead {
@@ -64,21 +61,35 @@ impl ModuleChecker<'_, '_> {
                 // requirement to read the fact from, so it is read from the node itself
                 // (as written, an old form), when the node has that fact.
                 let dotted = reference.dotted();
-                let field = match dotted.as_str() {
-                    "hostname" | "name" => "private_name",
-                    other => other,
-                };
-                let rule = OldForm::NodeFact { old: &old, field };
-                self.cx.report(rule.at(self.cx.path, interp.span));
-                if let Some(fact) = NodeFact::named(field) {
+                let field = NodeFact::legacy_field(&dotted);
+                if let Some(fact) = NodeFact::of_field(field) {
+                    let rule = OldForm::NodeFact {
+                        old: &old,
+                        field: fact.field(),
+                    };
+                    self.cx.report(rule.at(self.cx.path, interp.span));
                     self.readings.write(reference, Reading::NodeFact(fact));
                     return LegacyRead::NodeFact;
                 }
+                // A fact no node has: refused alone, since the new form the warning would
+                // show reads the same unknown field. The facts are the `node` contract's.
+                let facts = || {
+                    self.cx
+                        .registry
+                        .contracts
+                        .get(HostContract::Node.as_str())
+                        .into_iter()
+                        .flat_map(|c| c.fields.keys().map(String::as_str))
+                };
                 let rule = UnknownField::OfContract {
-                    contract: "node",
+                    contract: HostContract::Node.as_str(),
                     field,
-                    suggestion: crate::diagnostics::closest(field, NODE_FACTS),
-                    fields: super::list_names(NODE_FACTS),
+                    // The old names are words a placeholder may still be meant to write.
+                    suggestion: crate::diagnostics::closest(
+                        field,
+                        facts().chain(NodeFact::OLD_NAMES),
+                    ),
+                    fields: super::list_names(facts()),
                 };
                 self.cx.report(rule.at(self.cx.path, interp.span));
                 LegacyRead::Refused

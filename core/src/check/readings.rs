@@ -46,25 +46,46 @@ pub enum Reading {
     NodeFact(NodeFact),
 }
 
-/// A fact of a node, as the `node` contract names its fields.
+/// A fact of a node: a field of the standard `node` contract, which the node's host
+/// answers (the one typed description of them; a test holds it to the contract).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum NodeFact {
-    /// `private_name` (`hostname` and `name` in the legacy placeholder).
+    /// `private_name`.
     PrivateName,
     /// `mesh_names`.
     MeshNames,
 }
 
 impl NodeFact {
-    /// The fact a `${machine:…}` placeholder names, by the `node` contract's field or an
-    /// old name for it.
-    pub fn named(word: &str) -> Option<NodeFact> {
-        match word {
-            "private_name" | "hostname" | "name" => Some(NodeFact::PrivateName),
-            "mesh_names" => Some(NodeFact::MeshNames),
-            _ => None,
+    /// Every fact, in the `node` contract's order.
+    pub const ALL: [NodeFact; 2] = [NodeFact::PrivateName, NodeFact::MeshNames];
+
+    /// The `node` contract's field for this fact.
+    pub fn field(self) -> &'static str {
+        match self {
+            NodeFact::PrivateName => "private_name",
+            NodeFact::MeshNames => "mesh_names",
         }
     }
+
+    /// The fact field `field` of the `node` contract is.
+    pub fn of_field(field: &str) -> Option<NodeFact> {
+        NodeFact::ALL.into_iter().find(|f| f.field() == field)
+    }
+
+    /// The `node` contract's field a legacy `${machine:WORD}` names: `hostname` and
+    /// `name` are old names for `private_name`; any other word names itself (and may be
+    /// no fact at all).
+    pub fn legacy_field(word: &str) -> &str {
+        if NodeFact::OLD_NAMES.contains(&word) {
+            NodeFact::PrivateName.field()
+        } else {
+            word
+        }
+    }
+
+    /// The old names of `private_name` a `${machine:…}` placeholder may write.
+    pub const OLD_NAMES: [&str; 2] = ["hostname", "name"];
 }
 
 /// What a reference reads through a loop variable.

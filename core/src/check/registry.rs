@@ -590,6 +590,31 @@ mod tests {
         assert_eq!(HostContract::from_name("identity"), None);
     }
 
+    /// The node's facts as the resolver reads them ([`NodeFact`]) are the standard
+    /// `node` contract's fields, in order; the legacy `${machine:…}` words name them.
+    #[test]
+    fn the_node_facts_are_the_node_contracts_fields() {
+        use super::super::readings::NodeFact;
+        let (database, ws) = Database::with_files([(FilePath::from("a.mesh"), Arc::from(""))]);
+        let reg = db::registry(&database, ws);
+        let declared: Vec<&str> = reg.contracts[HostContract::Node.as_str()]
+            .fields
+            .keys()
+            .map(String::as_str)
+            .collect();
+        let described: Vec<&str> = NodeFact::ALL.iter().map(|f| f.field()).collect();
+        assert_eq!(declared, described);
+        for fact in NodeFact::ALL {
+            assert_eq!(NodeFact::of_field(fact.field()), Some(fact));
+            assert_eq!(NodeFact::legacy_field(fact.field()), fact.field());
+        }
+        for old in NodeFact::OLD_NAMES {
+            assert_eq!(NodeFact::legacy_field(old), "private_name");
+        }
+        assert_eq!(NodeFact::of_field("hostname"), None);
+        assert_eq!(NodeFact::legacy_field("hostnme"), "hostnme");
+    }
+
     #[test]
     fn the_four_kinds_read_and_write_their_names() {
         for (name, kind, who) in [

@@ -532,10 +532,7 @@ impl<'a> ModuleScope<'a> {
                     .requirements
                     .values()
                     .find(|r| r.host_contract() == Some(HostContract::Node))?;
-                let fact = match dotted.as_str() {
-                    "hostname" | "private_name" | "name" => "private_name",
-                    other => other,
-                };
+                let fact = super::readings::NodeFact::legacy_field(&dotted);
                 Some(format!("{}.{fact}", node_req.name()))
             }
             _ => None,

@@ -1088,8 +1088,11 @@ pub(crate) trait Evaluate<'m> {
             (Answer::Port { host_port, .. }, "host_port") => {
                 Ok(Resolved::Plain(Value::Int(*host_port), Ty::Port))
             }
-            (Answer::Node, "private_name") => self.node_fact_value(i, NodeFact::PrivateName),
-            (Answer::Node, "mesh_names") => self.node_fact_value(i, NodeFact::MeshNames),
+            (Answer::Node, field) => match NodeFact::of_field(field) {
+                Some(fact) => self.node_fact_value(i, fact),
+                // A field the `node` contract lacks (E0105).
+                None => Err(self.passed_over(i, "E0105").into()),
+            },
             (Answer::Identity, "login") => {
                 Ok(Resolved::Plain(Value::Str(w.logins[i].clone()), Ty::String))
             }
