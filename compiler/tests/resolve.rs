@@ -468,6 +468,50 @@ fn a_module_without_a_reported_error_never_reaches_a_passed_over_refusal() {
     let _ = resolve_told_of_no_error(&files, "case.mesh", "lab", false);
 }
 
+/// `app` requires a module contract the workspace lacks (E0103, the checker's), which
+/// the provider choice meets at its gate.
+fn requires_an_unknown_contract() -> &'static str {
+    r#"module app {
+  requires db: module nosuch
+  container app { image "nginx:1.27" }
+}
+mesh lab {
+  node alpha { private_name = "alpha" }
+  assign app to alpha
+}
+"#
+}
+
+/// A phase's gate (the provider choice's) asks for the checker's proof as the
+/// evaluator's does: told of no error, debug builds stop there.
+#[cfg(debug_assertions)]
+#[test]
+#[should_panic(expected = "passed over E0103 in module `app`")]
+fn an_unknown_contract_goes_through_the_provider_choices_gate() {
+    let files = one_file("case.mesh", requires_an_unknown_contract());
+    let _ = resolve_told_of_no_error(&files, "case.mesh", "lab", false);
+}
+
+/// The phase's gate in a release build: no longer passing over the unknown contract in
+/// silence, it refuses `app` with the checker's miss (E0103), which leaves it out.
+#[cfg(not(debug_assertions))]
+#[test]
+fn a_release_build_reports_a_checkers_miss_met_at_a_phases_gate() {
+    let files = one_file("case.mesh", requires_an_unknown_contract());
+    let outcome = resolve_told_of_no_error(&files, "case.mesh", "lab", true);
+    let [left] = &outcome.left_out[..] else {
+        panic!("{:?}", outcome.left_out)
+    };
+    assert_eq!(left.instance, "app");
+    assert!(
+        left.diagnostics
+            .iter()
+            .any(|d| d.code.as_str() == "E0103" && d.message.contains("which the checker passed")),
+        "{:?}",
+        left.diagnostics
+    );
+}
+
 /// A reference the checker refused (E0104 in `prov`) is held by the proof the checker
 /// wrote beside its reading: told of no error in `prov`, resolution reaches no gate for
 /// it (it would stop there in a debug build, as above) and leaves nothing out for it.

@@ -141,6 +141,20 @@ impl<'m> Judge<'_, 'm> {
         Reported::record(&mut self.refusals, diagnostic)
     }
 
+    /// Passes over what the checker refuses with `code` in instance `i`'s module `m`,
+    /// through the gate ([`Resolver::gate`]): its proof, or `i` refused with the miss.
+    fn passed_over(
+        &mut self,
+        i: InstanceId,
+        m: &super::LoadedModule<'_>,
+        code: &'static str,
+    ) -> Reported {
+        match self.r.gate(i, m, code) {
+            Ok(proof) => proof,
+            Err(miss) => self.refuse(i, miss),
+        }
+    }
+
     /// Judges the entries of instance `i`'s assignment and records them in its settings.
     fn judge_entries(&mut self, i: InstanceId) {
         let a = self.instances[i].assign;
@@ -434,7 +448,7 @@ impl<'m> Judge<'_, 'm> {
         }
         let Some(contract) = req.contract.as_deref() else {
             // An unknown contract (E0103).
-            return self.passed_over_in(k.module, "E0103").map_or(Ok(()), Err);
+            return Err(self.passed_over(i, k.module, "E0103"));
         };
         let Some(info) = contract.fields.get(field.name.as_str()) else {
             let help = crate::diagnostics::did_you_mean(

@@ -28,7 +28,7 @@ use crate::check::registry::ContractInfo;
 use crate::check::scope::ReqInfo;
 use crate::check::types::{Ty, Value, validate_literal};
 use crate::diagnostics::Reported;
-use crate::diagnostics::rules::{CheckerMiss, Missing, Unanswered, Unfit, ValueRefused};
+use crate::diagnostics::rules::{Missing, Unanswered, Unfit, ValueRefused};
 use crate::emit::{SealedRef, TemplateRef};
 use crate::functions::Func;
 use crate::syntax::ast::{Call, Expr, ForExpr, Reference, StrPart, StringLit};
@@ -1293,7 +1293,7 @@ impl<'m> Evaluate<'m> for Evaluator<'_, '_, 'm> {
 
     fn missed(&mut self, i: InstanceId, code: &'static str) -> Reported {
         let module = self.module_of(i).map_or("", |m| m.name.as_str());
-        let d = self.at(self.head(i), CheckerMiss { what: code, module });
+        let d = self.checker_miss(i, module, code);
         self.refuse(i, d)
     }
 

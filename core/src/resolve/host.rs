@@ -398,7 +398,7 @@ impl<'a, 'm> Placing<'a, 'm> {
                         (Some(ProviderKind::Module), _) => Answer::Unresolved,
                         // An unknown kind or contract, or one another kind answers.
                         _ => {
-                            let _proof = self.passed_over_in(m, "E0103, E0201 or E0202");
+                            let _proof = self.phase.passed_over(i, m, "E0103, E0201 or E0202");
                             Answer::Unresolved
                         }
                     };

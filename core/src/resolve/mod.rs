@@ -659,6 +659,20 @@ impl<'r, 'm> Phase<'r, 'm> {
         self.earlier.is_refused(i) || !self.refusals.of(i).is_empty()
     }
 
+    /// Passes over what the checker refuses with `code` in instance `i`'s module `m`,
+    /// through the gate ([`Resolver::gate`]): its proof, or `i` refused with the miss.
+    pub fn passed_over(
+        &mut self,
+        i: InstanceId,
+        m: &LoadedModule<'_>,
+        code: &'static str,
+    ) -> Reported {
+        match self.r.gate(i, m, code) {
+            Ok(proof) => proof,
+            Err(miss) => self.refuse(i, miss),
+        }
+    }
+
     /// The proof that instance `i` is refused, by an earlier phase or by this one so
     /// far, if it is ([`Phase::is_refused`]).
     pub fn refusal(&self, i: InstanceId) -> Option<Reported> {
@@ -1093,10 +1107,26 @@ impl<'m> Resolver<'m> {
             .get_or_init(|| (self.input.specs)(&m.name).unwrap_or_default())
     }
 
-    /// Passes over what the checker refuses with `code` in module `m`, on the proof it
-    /// was reported there ([`passed_over`]).
-    pub fn passed_over_in(&self, m: &LoadedModule<'_>, code: &'static str) -> Option<Reported> {
+    /// The gate of a phase before the values ([`passed_over`]): passing over what the
+    /// checker refuses with `code` in instance `i`'s module `m` rests on the proof that
+    /// it was reported there. Without one (a release build; a debug build asserts) it
+    /// gives the checker's miss to refuse `i` with ([`Resolver::checker_miss`]), so
+    /// nothing is passed over untold ([`Phase::passed_over`]).
+    pub fn gate(
+        &self,
+        i: InstanceId,
+        m: &LoadedModule<'_>,
+        code: &'static str,
+    ) -> Result<Reported, Diagnostic> {
         passed_over(self.checker_error(m), code, &m.name)
+            .ok_or_else(|| self.checker_miss(i, &m.name, code))
+    }
+
+    /// CheckerMiss: resolution met, in instance `i`'s module `module`, what the checker
+    /// refuses with `code` though it reported no error there; told at the assignment.
+    pub fn checker_miss(&self, i: InstanceId, module: &str, code: &'static str) -> Diagnostic {
+        let rule = crate::diagnostics::rules::CheckerMiss { what: code, module };
+        self.at(self.head(i), rule)
     }
 
     /// The loaded module of instance `i`, if its module is known.

@@ -77,12 +77,12 @@ impl<'m> Choosing<'_, 'm> {
                     Some(ProviderKind::Module) => {
                         let Some(contract) = info.contract.as_deref() else {
                             // An unknown contract (E0103).
-                            let _proof = self.passed_over_in(k.module, "E0103");
+                            let _proof = self.phase.passed_over(i, k.module, "E0103");
                             continue;
                         };
                         if contract.kind != Some(ProviderKind::Module) {
                             // A contract another kind answers (E0202).
-                            let _proof = self.passed_over_in(k.module, "E0202");
+                            let _proof = self.phase.passed_over(i, k.module, "E0202");
                             continue;
                         }
                         let answer = if info.is_optional()
