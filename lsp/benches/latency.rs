@@ -30,7 +30,8 @@
 //! `default`) and
 //! skips references and rename: for a profiler to see one kind of edit alone. `--each`
 //! prints every sample too. Each series starts from the file's first text (an edit
-//! outside the series).
+//! outside the series). `--marks` prints, after the series, the median time of each phase
+//! of the resolutions they ran (the resolver's step marks, `base::process::mark`).
 
 use futures::StreamExt as _;
 
@@ -154,6 +155,39 @@ fn summary(name: &str, mut samples: Vec<Duration>) {
         millis(*samples.last().unwrap()),
         samples.len()
     );
+}
+
+/// The median time of each phase of the resolutions marked so far: from each
+/// `resolve.start` mark to the next marks of the same resolution.
+fn resolution_phases() {
+    let marks = meshc::base::process::marks();
+    let mut phases: Vec<(&'static str, Vec<Duration>)> = Vec::new();
+    let mut last: Option<Instant> = None;
+    let mut runs = 0;
+    for (what, at) in marks {
+        if what == "resolve.start" {
+            last = Some(at);
+            runs += 1;
+            continue;
+        }
+        let Some(before) = last.filter(|_| what.starts_with("resolve.")) else {
+            continue;
+        };
+        match phases.iter_mut().find(|(name, _)| *name == what) {
+            Some((_, times)) => times.push(at - before),
+            None => phases.push((what, vec![at - before])),
+        }
+        last = Some(at);
+    }
+    println!("resolutions marked: {runs}");
+    for (name, mut times) in phases {
+        times.sort();
+        println!(
+            "{name:<58} median {:>8.2} ms   max {:>8.2} ms",
+            millis(times[times.len() / 2]),
+            millis(*times.last().unwrap())
+        );
+    }
 }
 
 fn write_workspace(root: &Path, workload: &Workload, with_mesh: bool) -> usize {
@@ -280,6 +314,9 @@ async fn main() {
     if let Some(only) = &only {
         series.retain(|s| s == only);
     }
+    if flag("--marks") {
+        meshc::base::process::mark_steps();
+    }
     for kind in series {
         let idle = kind != "back-to-back";
         // Each series starts from the file's first text, by an edit of its own outside
@@ -361,6 +398,9 @@ async fn main() {
         }
     }
 
+    if flag("--marks") {
+        resolution_phases();
+    }
     if only.is_some() {
         return;
     }
