@@ -2197,6 +2197,43 @@ mod incrementality {
         assert_eq!(broken, fresh_check(&texts));
     }
 
+    /// Which operator defaults a check view makes canonical: a literal one no reference
+    /// left in the view names (read by a container only, or by nothing), and no other:
+    /// not one a `provides` answer, a narrowing's set field or another default's
+    /// interpolation reads, nor one that is not a plain literal (a list, an
+    /// interpolation).
+    #[test]
+    fn a_check_view_makes_canonical_only_the_defaults_no_kept_reference_reads() {
+        let text = "module m {\n  requires a: operator int = 5\n  requires b: operator string = \"b\"\n  requires c: operator bool = true\n  requires d: operator int = 6\n  requires e: operator string = \"e\"\n  requires f: operator int = 7\n  requires g: operator string = \"${a} and ${e}\"\n  requires h: operator list<string> = [\"h\"]\n  requires i: operator list<string> = [\"i\"]\n  requires k: operator int = 8\n  requires db: module pool { size = d }\n  container m {\n    image \"m:1\"\n    env {\n      K = \"${k} ${b} ${c}\"\n      I = \"${for x in i \"${x}\"}\"\n    }\n  }\n  provides pool {\n    size = f\n    names = \"${for x in h \"${x}\"}\"\n  }\n}\n";
+        let parsed = crate::syntax::parse(&FilePath::from("m.mesh"), text);
+        let Some(ast::Item::Module(module)) = parsed.file.items.first() else {
+            panic!("a module: {:?}", parsed.diagnostics);
+        };
+        let mut view = without_container_entries(module);
+        unread_defaults_made_canonical(&mut view);
+        let default = |m: &ast::Module, name: &str| -> Option<ast::Expr> {
+            m.requirements().find_map(|r| match &r.body {
+                ast::RequirementBody::Operator(op) if r.name.name == name => op.default.clone(),
+                _ => None,
+            })
+        };
+        let canonical = |name: &str| default(&view, name) != default(module, name);
+        // Read by a container only: made canonical, spans kept.
+        for name in ["b", "c", "k"] {
+            assert!(canonical(name), "{name}: {:?}", default(&view, name));
+            let (kept, was) = (default(&view, name), default(module, name));
+            assert_eq!(kept.map(|e| e.span()), was.map(|e| e.span()));
+        }
+        assert!(matches!(
+            default(&view, "c"),
+            Some(ast::Expr::Bool(false, _))
+        ));
+        // Read by an expression the check evaluates, or not a plain literal: kept.
+        for name in ["a", "d", "e", "f", "g", "h", "i"] {
+            assert!(!canonical(name), "{name}: {:?}", default(&view, name));
+        }
+    }
+
     /// The standard library and `texts` as the language server makes its workspace: the
     /// files and the pinned summaries of medium durability.
     fn as_the_server_makes_it(

@@ -23,11 +23,13 @@
 //! benchmark, not a test: it asserts nothing about time.
 //!
 //! With `--mesh`, a series also changes the open module's operator default (`workers`'
-//! `= 4`), a value the mesh's check reads (the `value` series' env value is read by the
-//! manifests only, so the check of the mesh does not resolve again for it).
+//! `= 4`), a value the mesh's check evaluates but, read by a container only, never
+//! observes, so it resolves no mesh again (nor does the `value` series' env value, which
+//! only the manifests read); and the `given` series changes a given field the check reads
+//! (`key`'s `length = 64`), so the whole mesh resolves again at each edit.
 //!
 //! `--series NAME` runs only one series (`value`, `back-to-back`, `above`, `rename`,
-//! `default`) and
+//! `default`, `given`) and
 //! skips references and rename: for a profiler to see one kind of edit alone. `--each`
 //! prints every sample too. Each series starts from the file's first text (an edit
 //! outside the series). `--marks` prints, after the series, the median time of each phase
@@ -308,7 +310,7 @@ async fn main() {
     // the module's name moves it, so the registry changes and every file is checked again.
     let mut series = vec!["value", "back-to-back", "above"];
     if with_mesh {
-        series.extend(["rename", "default"]);
+        series.extend(["rename", "default", "given"]);
     }
     let only = text_arg("--series");
     if let Some(only) = &only {
@@ -351,8 +353,15 @@ async fn main() {
                     "requires workers: operator int in 1..64 = 4",
                     &format!("requires workers: operator int in 1..64 = {}", 5 + k % 2),
                 ),
+                // A given field of a module requirement, which the check evaluates
+                // and judges against the contract.
+                "given" => text.replace(
+                    "requires key: module secret { length = 64 }",
+                    &format!("requires key: module secret {{ length = {} }}", 65 + k % 2),
+                ),
                 _ => text.replace(EDITED, &format!("      LOG_LEVEL = \"info-{k}\"")),
             };
+            assert_ne!(edited, text, "the {kind} series' edit applies");
             let params = json!({
                 "textDocument": {"uri": uri, "version": version},
                 "contentChanges": [{"text": edited}]
@@ -373,6 +382,7 @@ async fn main() {
         let series = match kind {
             "rename" => "idle, renamed requirement",
             "default" => "idle, operator default",
+            "given" => "idle, given field",
             "back-to-back" => "back-to-back",
             "above" => "idle, edit above the module's name",
             _ => "idle",
