@@ -1080,7 +1080,11 @@ fn view_of(
     };
     let view = match manifests {
         true => crate::syntax::spans::position_free(module),
-        false => crate::syntax::spans::position_free(&without_container_entries(module)),
+        false => {
+            let mut module = without_container_entries(module);
+            unread_defaults_made_canonical(&mut module);
+            crate::syntax::spans::position_free(&module)
+        }
     };
     Some(Arc::new(Parsed {
         file: ast::SourceFile {
@@ -1089,6 +1093,56 @@ fn view_of(
         comments: Vec::new(),
         diagnostics: Vec::new(),
     }))
+}
+
+/// Makes each operator requirement's default in `module` (a check view, its containers'
+/// entries dropped) that the check of a mesh cannot observe one canonical literal of its
+/// kind (`0`, `false`, `""`), its span kept, so an edit of such a default (the language
+/// server's `= 4` → `= 5`) leaves [`module_check_view`] equal and resolves no mesh
+/// again. A resolution without manifests evaluates an operator value only to hold it in
+/// its memo table: what reads it is an expression that names the requirement (a
+/// `provides` answer, a requirement's narrowing, another default, which a consumer's
+/// check reads in turn) or a container's entry (read by the manifests only, dropped
+/// here); it judges no operator value against its type or constraint (the checker
+/// judges a literal default where it is written, and an error there reaches the
+/// resolution through [`module_errors`]). So only a default that is a literal (an
+/// integer, a boolean, a string with no interpolation) of a requirement whose name no
+/// reference left in the view begins with is made canonical; whether a default is
+/// written at all (E0501 without one) is kept, and so is every other default.
+fn unread_defaults_made_canonical(module: &mut ast::Module) {
+    /// The first word of every reference of a tree.
+    struct Heads(Vec<ast::Name>);
+    impl crate::syntax::spans::VisitSpans for Heads {
+        fn span(&mut self, _span: &mut crate::span::Span) {}
+        fn reference(&mut self, reference: &ast::Reference) {
+            if let Some(first) = reference.segments.first() {
+                self.0.push(first.name.clone());
+            }
+        }
+    }
+    let mut heads = Heads(Vec::new());
+    crate::syntax::spans::walk_module(&mut heads, module);
+    for entry in module.entries.iter_mut() {
+        let ast::ModuleEntry::Requires(r) = entry else {
+            continue;
+        };
+        if heads.0.contains(&r.name.name) {
+            continue;
+        }
+        let ast::RequirementBody::Operator(op) = &mut r.body else {
+            continue;
+        };
+        match &mut op.default {
+            Some(ast::Expr::Int(i)) => i.value = 0,
+            Some(ast::Expr::Bool(b, _)) => *b = false,
+            Some(ast::Expr::Str(s))
+                if s.parts.iter().all(|p| matches!(p, ast::StrPart::Text(_))) =>
+            {
+                s.parts = Box::default();
+            }
+            _ => {}
+        }
+    }
 }
 
 /// `module` as a resolution without manifests reads it: each container keeps its name,
@@ -2054,6 +2108,130 @@ mod incrementality {
             broken.0
         );
         assert_eq!(broken, fresh_check(&texts));
+    }
+
+    const CAPPED: &str = "contract pool for module {\n  size: int\n}\n\nmodule provider {\n  requires cap: operator int in 1..1000 = 50\n  requires spare: operator int in 1..1000 = 7\n  requires label: operator string = \"x\"\n  container provider {\n    image \"p:1\"\n    env {\n      SPARE = \"${spare}\"\n      LABEL = \"${label} of ${spare}\"\n    }\n  }\n  provides pool {\n    size = cap\n  }\n}\n";
+
+    /// The language server's check of a mesh: an operator default that nothing but a
+    /// container reads (`spare`, `label`) is edited without resolving the mesh again;
+    /// one a `provides` answer reads (`cap`, which the user's narrowing then refuses)
+    /// resolves it again, and so does a default the checker refuses (out of its range),
+    /// which leaves the provider out. Every outcome and every file's diagnostics are a
+    /// fresh database's, which resolves from the files' own trees.
+    #[test]
+    fn an_unread_operator_default_edit_resolves_no_mesh_and_a_provided_one_does() {
+        let (mut db, log, ws, f) = logged_workspace(&[
+            ("pool.mesh", CAPPED),
+            ("user.mesh", POOL_USER),
+            ("lab.mesh", POOL_MESH),
+        ]);
+        let pool = f[0];
+        ws.set_reuse_resolution(&mut db).to(true);
+        let mut texts = [
+            ("pool.mesh", CAPPED.to_string()),
+            ("user.mesh", POOL_USER.to_string()),
+            ("lab.mesh", POOL_MESH.to_string()),
+        ];
+        let now = |db: &Database| {
+            (
+                check_mesh(db, ws, "lab".into()),
+                workspace_diagnostics(db, ws),
+            )
+        };
+        let first = now(&db);
+        ran(&log);
+        assert!(!first.0.refused(), "{:?}", first.0);
+        assert_eq!(first, fresh_check(&texts));
+
+        // Defaults only a container reads, an integer and a string: nothing resolves.
+        for (from, to) in [("= 7", "= 9"), ("= \"x\"", "= \"a longer label\"")] {
+            texts[0].1 = texts[0].1.replace(from, to);
+            pool.set_text(&mut db).to(Arc::from(texts[0].1.as_str()));
+            let kept = now(&db);
+            let warm = ran(&log);
+            assert_eq!(count(&warm, "module_check_view"), 1, "{warm:?}");
+            assert_eq!(count(&warm, "resolve_free"), 0, "{to}: {warm:?}");
+            assert_eq!(count(&warm, "check_mesh"), 0, "{to}: {warm:?}");
+            assert!(Arc::ptr_eq(&kept.0, &first.0));
+            assert_eq!(kept, fresh_check(&texts));
+        }
+
+        // The default the provider answers with, out of the user's narrowing: the mesh
+        // resolves again and refuses the user.
+        texts[0].1 = texts[0].1.replace("= 50", "= 500");
+        pool.set_text(&mut db).to(Arc::from(texts[0].1.as_str()));
+        let refused = now(&db);
+        let warm = ran(&log);
+        assert_eq!(count(&warm, "resolve_free"), 1, "{warm:?}");
+        assert!(refused.0.refused(), "{:?}", refused.0);
+        assert!(
+            refused
+                .0
+                .diagnostics
+                .iter()
+                .any(|d| d.message.contains("500")),
+            "{:?}",
+            refused.0
+        );
+        assert_eq!(refused, fresh_check(&texts));
+
+        // Back in range: resolved again, and no refusal left.
+        texts[0].1 = texts[0].1.replace("= 500", "= 60");
+        pool.set_text(&mut db).to(Arc::from(texts[0].1.as_str()));
+        let back = now(&db);
+        assert_eq!(count(&ran(&log), "resolve_free"), 1);
+        assert!(!back.0.refused(), "{:?}", back.0);
+        assert_eq!(back, fresh_check(&texts));
+
+        // An unread default out of its own range: the checker's error leaves the
+        // provider out, so the mesh resolves again.
+        texts[0].1 = texts[0].1.replace("= 9", "= 2000");
+        pool.set_text(&mut db).to(Arc::from(texts[0].1.as_str()));
+        let broken = now(&db);
+        assert_eq!(count(&ran(&log), "resolve_free"), 1);
+        assert!(
+            broken.0.left_out.iter().any(|l| l.instance == "provider"),
+            "{:?}",
+            broken.0
+        );
+        assert_eq!(broken, fresh_check(&texts));
+    }
+
+    /// Which operator defaults a check view makes canonical: a literal one no reference
+    /// left in the view names (read by a container only, or by nothing), and no other:
+    /// not one a `provides` answer, a narrowing's set field or another default's
+    /// interpolation reads, nor one that is not a plain literal (a list, an
+    /// interpolation).
+    #[test]
+    fn a_check_view_makes_canonical_only_the_defaults_no_kept_reference_reads() {
+        let text = "module m {\n  requires a: operator int = 5\n  requires b: operator string = \"b\"\n  requires c: operator bool = true\n  requires d: operator int = 6\n  requires e: operator string = \"e\"\n  requires f: operator int = 7\n  requires g: operator string = \"${a} and ${e}\"\n  requires h: operator list<string> = [\"h\"]\n  requires i: operator list<string> = [\"i\"]\n  requires k: operator int = 8\n  requires db: module pool { size = d }\n  container m {\n    image \"m:1\"\n    env {\n      K = \"${k} ${b} ${c}\"\n      I = \"${for x in i \"${x}\"}\"\n    }\n  }\n  provides pool {\n    size = f\n    names = \"${for x in h \"${x}\"}\"\n  }\n}\n";
+        let parsed = crate::syntax::parse(&FilePath::from("m.mesh"), text);
+        let Some(ast::Item::Module(module)) = parsed.file.items.first() else {
+            panic!("a module: {:?}", parsed.diagnostics);
+        };
+        let mut view = without_container_entries(module);
+        unread_defaults_made_canonical(&mut view);
+        let default = |m: &ast::Module, name: &str| -> Option<ast::Expr> {
+            m.requirements().find_map(|r| match &r.body {
+                ast::RequirementBody::Operator(op) if r.name.name == name => op.default.clone(),
+                _ => None,
+            })
+        };
+        let canonical = |name: &str| default(&view, name) != default(module, name);
+        // Read by a container only: made canonical, spans kept.
+        for name in ["b", "c", "k"] {
+            assert!(canonical(name), "{name}: {:?}", default(&view, name));
+            let (kept, was) = (default(&view, name), default(module, name));
+            assert_eq!(kept.map(|e| e.span()), was.map(|e| e.span()));
+        }
+        assert!(matches!(
+            default(&view, "c"),
+            Some(ast::Expr::Bool(false, _))
+        ));
+        // Read by an expression the check evaluates, or not a plain literal: kept.
+        for name in ["a", "d", "e", "f", "g", "h", "i"] {
+            assert!(!canonical(name), "{name}: {:?}", default(&view, name));
+        }
     }
 
     /// The standard library and `texts` as the language server makes its workspace: the

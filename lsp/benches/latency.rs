@@ -23,14 +23,17 @@
 //! benchmark, not a test: it asserts nothing about time.
 //!
 //! With `--mesh`, a series also changes the open module's operator default (`workers`'
-//! `= 4`), a value the mesh's check reads (the `value` series' env value is read by the
-//! manifests only, so the check of the mesh does not resolve again for it).
+//! `= 4`), a value the mesh's check evaluates but, read by a container only, never
+//! observes, so it resolves no mesh again (nor does the `value` series' env value, which
+//! only the manifests read); and the `given` series changes a given field the check reads
+//! (`key`'s `length = 64`), so the whole mesh resolves again at each edit.
 //!
 //! `--series NAME` runs only one series (`value`, `back-to-back`, `above`, `rename`,
-//! `default`) and
+//! `default`, `given`) and
 //! skips references and rename: for a profiler to see one kind of edit alone. `--each`
 //! prints every sample too. Each series starts from the file's first text (an edit
-//! outside the series).
+//! outside the series). `--marks` prints, after the series, the median time of each phase
+//! of the resolutions they ran (the resolver's step marks, `base::process::mark`).
 
 use futures::StreamExt as _;
 
@@ -156,6 +159,39 @@ fn summary(name: &str, mut samples: Vec<Duration>) {
     );
 }
 
+/// The median time of each phase of the resolutions marked so far: from each
+/// `resolve.start` mark to the next marks of the same resolution.
+fn resolution_phases() {
+    let marks = meshc::base::process::marks();
+    let mut phases: Vec<(&'static str, Vec<Duration>)> = Vec::new();
+    let mut last: Option<Instant> = None;
+    let mut runs = 0;
+    for (what, at) in marks {
+        if what == "resolve.start" {
+            last = Some(at);
+            runs += 1;
+            continue;
+        }
+        let Some(before) = last.filter(|_| what.starts_with("resolve.")) else {
+            continue;
+        };
+        match phases.iter_mut().find(|(name, _)| *name == what) {
+            Some((_, times)) => times.push(at - before),
+            None => phases.push((what, vec![at - before])),
+        }
+        last = Some(at);
+    }
+    println!("resolutions marked: {runs}");
+    for (name, mut times) in phases {
+        times.sort();
+        println!(
+            "{name:<58} median {:>8.2} ms   max {:>8.2} ms",
+            millis(times[times.len() / 2]),
+            millis(*times.last().unwrap())
+        );
+    }
+}
+
 fn write_workspace(root: &Path, workload: &Workload, with_mesh: bool) -> usize {
     let mut bytes = 0;
     for i in 0..workload.services {
@@ -274,11 +310,14 @@ async fn main() {
     // the module's name moves it, so the registry changes and every file is checked again.
     let mut series = vec!["value", "back-to-back", "above"];
     if with_mesh {
-        series.extend(["rename", "default"]);
+        series.extend(["rename", "default", "given"]);
     }
     let only = text_arg("--series");
     if let Some(only) = &only {
         series.retain(|s| s == only);
+    }
+    if flag("--marks") {
+        meshc::base::process::mark_steps();
     }
     for kind in series {
         let idle = kind != "back-to-back";
@@ -314,8 +353,15 @@ async fn main() {
                     "requires workers: operator int in 1..64 = 4",
                     &format!("requires workers: operator int in 1..64 = {}", 5 + k % 2),
                 ),
+                // A given field of a module requirement, which the check evaluates
+                // and judges against the contract.
+                "given" => text.replace(
+                    "requires key: module secret { length = 64 }",
+                    &format!("requires key: module secret {{ length = {} }}", 65 + k % 2),
+                ),
                 _ => text.replace(EDITED, &format!("      LOG_LEVEL = \"info-{k}\"")),
             };
+            assert_ne!(edited, text, "the {kind} series' edit applies");
             let params = json!({
                 "textDocument": {"uri": uri, "version": version},
                 "contentChanges": [{"text": edited}]
@@ -336,6 +382,7 @@ async fn main() {
         let series = match kind {
             "rename" => "idle, renamed requirement",
             "default" => "idle, operator default",
+            "given" => "idle, given field",
             "back-to-back" => "back-to-back",
             "above" => "idle, edit above the module's name",
             _ => "idle",
@@ -361,6 +408,9 @@ async fn main() {
         }
     }
 
+    if flag("--marks") {
+        resolution_phases();
+    }
     if only.is_some() {
         return;
     }

@@ -212,7 +212,26 @@ impl Layout {
 impl Values {
     /// Empty tables with a slot for every requirement and field of `modules`, the
     /// module of each instance in instance order.
-    pub fn new<'a, 'm: 'a>(modules: impl Iterator<Item = Option<&'a LoadedModule<'m>>>) -> Values {
+    pub fn new<'a, 'm: 'a>(
+        modules: impl Iterator<Item = Option<&'a LoadedModule<'m>>> + Clone,
+    ) -> Values {
+        // Room for what the phases compute, counted once: an operator value per operator
+        // requirement, a given value per given field, an answer per other field (a
+        // secret one when a manifest reads it). Sized by requirements, a table whose
+        // values outnumber them (the answers, a handful per module requirement) was
+        // copied into one twice its size as it filled, both held at once.
+        let (mut operators, mut givens, mut answers) = (0, 0, 0);
+        for m in modules.clone().flatten() {
+            for info in m.scope.requirements.values() {
+                operators += usize::from(info.operator.is_some());
+                for field in info.contract.iter().flat_map(|c| c.fields.values()) {
+                    match field.given {
+                        true => givens += 1,
+                        false => answers += 1,
+                    }
+                }
+            }
+        }
         let layout = Layout::new(modules.map(|m| {
             m.into_iter().flat_map(|m| {
                 m.scope.requirements.values().map(|info| {
@@ -223,12 +242,12 @@ impl Values {
             })
         }));
         Values {
-            // Room for about one value per requirement in each table, made once: grown by
-            // doubling, a large mesh's tables were copied a dozen times over as they
-            // filled (most slots are never asked for, so not one per slot).
-            operator: Table::with_slots(layout.requirements(), layout.requirements()),
-            given: Table::with_slots(layout.fields(), layout.requirements()),
-            answer: Table::with_slots(layout.fields(), layout.requirements()),
+            // Made once: grown by doubling, a large mesh's tables were copied a dozen
+            // times over as they filled (most slots are never asked for, so not one value
+            // per slot).
+            operator: Table::with_slots(layout.requirements(), operators),
+            given: Table::with_slots(layout.fields(), givens),
+            answer: Table::with_slots(layout.fields(), answers),
             layout,
         }
     }

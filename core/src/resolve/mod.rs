@@ -279,6 +279,7 @@ pub(crate) enum Output {
 }
 
 fn resolve_as(input: &ResolveInput<'_>, output: Output) -> MeshOutcome {
+    crate::base::process::mark("resolve.start");
     // Load every assigned module once; their trees outlive the resolver, which borrows them.
     // Keyed by the names the mesh's text holds, not copies of them, and sized once: at
     // 100,000 modules each doubling would move every entry again.
@@ -321,6 +322,7 @@ fn resolve_as(input: &ResolveInput<'_>, output: Output) -> MeshOutcome {
     crate::base::process::release(modules);
     drop(found);
     crate::base::process::release(sources);
+    crate::base::process::mark("resolve.released");
     outcome
 }
 

@@ -26,6 +26,10 @@ pub trait VisitSpans {
     fn string(&mut self, s: &mut StringLit) {
         walk_string(self, s);
     }
+
+    /// Called on every reference (an expression's, an interpolation's, a `for`'s
+    /// list), before its words' spans.
+    fn reference(&mut self, _reference: &Reference) {}
 }
 
 /// A function called on every span.
@@ -465,6 +469,7 @@ fn string<V: VisitSpans + ?Sized>(s: &mut StringLit, v: &mut V) {
 }
 
 fn reference<V: VisitSpans + ?Sized>(r: &mut Reference, v: &mut V) {
+    v.reference(r);
     // Its own span is its words' (`Reference::span`), kept nowhere else.
     for s in &mut r.segments {
         ident(s, v);
