@@ -16,7 +16,9 @@ pub mod manifest;
 pub mod order;
 pub mod swarm;
 
-pub use canonical::{ManifestWriter, canonical_json, digest_of, write_pretty_with_digest};
+pub use canonical::{
+    ManifestWriter, PartsFile, canonical_json, digest_of, write_pretty_with_digest,
+};
 pub use manifest::*;
 pub use order::same_node_providers;
 
