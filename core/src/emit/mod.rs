@@ -8,7 +8,7 @@
 pub mod canonical;
 pub mod compose;
 #[cfg(test)]
-mod fixture;
+pub(crate) mod fixture;
 /// The template functions, below every layer (the checker and the resolver apply them
 /// too); here under the name the node's renderer has always used.
 pub use crate::base::template_functions as functions;

@@ -200,3 +200,63 @@ impl ManifestSink for Build<'_> {
         self.node_files(&manifest, nodes);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What a sink was given: every file's name and bytes.
+    #[derive(Default)]
+    struct Collected(std::sync::Mutex<Vec<(String, Vec<u8>)>>);
+
+    impl FileSink for Collected {
+        fn put(&self, name: &str, bytes: &[u8]) {
+            self.0
+                .lock()
+                .unwrap()
+                .push((name.to_string(), bytes.to_vec()));
+        }
+    }
+
+    /// The default target has each manifest written middle first, instance by instance;
+    /// a sink that sets no middle aside (`FileSink::put_parts`'s default) holds it and
+    /// puts the whole file once ended: the manifest's bytes, digest filled in.
+    #[test]
+    fn a_manifest_written_middle_first_to_a_sink_that_holds_it_is_its_bytes() {
+        let mut manifest = emit::fixture::manifest(Default::default(), emit::fixture::container());
+        let one = manifest.instances[0].clone();
+        // Enough instances for the writer to pass its bytes on in several parts.
+        manifest.instances = (0..600)
+            .map(|k| emit::Instance {
+                instance: format!("web{k}"),
+                ..one.clone()
+            })
+            .collect();
+        // No digest yet: the build works it out.
+        manifest.digest = String::new();
+        let sink = Collected::default();
+        let target = (find("manifest").expect("the default target").make)();
+        let build = Build::new(&*target, &sink);
+        let mut writer = build
+            .writer("alpha")
+            .expect("the manifests alone are written middle first");
+        for instance in &manifest.instances {
+            writer.instance(instance);
+        }
+        let without = Manifest {
+            instances: Vec::new(),
+            ..manifest.clone()
+        };
+        build.node_written(without, writer, &[]);
+        let files = std::mem::take(&mut *sink.0.lock().unwrap());
+        assert_eq!(files.len(), 1);
+        assert_eq!(files[0].0, "alpha.json");
+        assert!(
+            files[0].1 == emit::manifest_bytes(&manifest),
+            "the bytes differ from the manifest's"
+        );
+        // A target that reads the instances is given each manifest whole.
+        let compose = (find("compose").expect("the compose target").make)();
+        assert!(Build::new(&*compose, &sink).writer("alpha").is_none());
+    }
+}
