@@ -1063,7 +1063,10 @@ mod tests {
     /// A file written middle first, as a build's file sink sees it: each part of the
     /// middle as it comes (after the head, once ended), and the whole file once ended.
     #[derive(Clone, Default)]
-    struct Recorded(std::rc::Rc<std::cell::RefCell<(Vec<Vec<u8>>, Vec<u8>)>>);
+    struct Recorded(std::rc::Rc<std::cell::RefCell<Written>>);
+
+    /// The parts of the middle as they came (the head first, once ended), and the file.
+    type Written = (Vec<Vec<u8>>, Vec<u8>);
 
     impl PartsFile for Recorded {
         fn middle(&mut self, bytes: &[u8]) {
