@@ -491,12 +491,19 @@ fn main() -> ExitCode {
 /// system, every thread) and when each step ended on stderr (for the benchmark).
 fn report_stats() {
     let marks = meshc::base::process::marks();
-    if let Some((_, start)) = marks.first() {
+    if let Some(start) = marks.first() {
         let steps: Vec<String> = marks[1..]
             .iter()
-            .map(|(what, at)| format!("{what}:{:.1}", (*at - *start).as_secs_f64() * 1000.0))
+            .map(|m| format!("{}:{:.1}", m.what, (m.at - start.at).as_secs_f64() * 1000.0))
             .collect();
         eprintln!("meshc-stats: steps_ms={}", steps.join(","));
+        // The resident memory when each step ended, and the peak so far, in MiB: where a
+        // command's peak is reached.
+        let memory: Vec<String> = marks[1..]
+            .iter()
+            .map(|m| format!("{}:{}/{}", m.what, m.rss_kib / 1024, m.peak_kib / 1024))
+            .collect();
+        eprintln!("meshc-stats: steps_rss_peak_mib={}", memory.join(","));
     }
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
     if let Some(kib) = status

@@ -182,10 +182,28 @@ fn unguessable() -> u64 {
 /// never follows a link planted at the name, and a name that exists is never reused
 /// (another random name is tried). Returns the path and the open file.
 pub fn create_aside(dir: &Path, stem: &str, tag: &str) -> std::io::Result<(PathBuf, File)> {
+    create_aside_with(dir, stem, tag, OpenOptions::new().write(true))
+}
+
+/// [`create_aside`], the file open for reading too: a file set aside to be read back.
+pub fn create_aside_readable(
+    dir: &Path,
+    stem: &str,
+    tag: &str,
+) -> std::io::Result<(PathBuf, File)> {
+    create_aside_with(dir, stem, tag, OpenOptions::new().read(true).write(true))
+}
+
+fn create_aside_with(
+    dir: &Path,
+    stem: &str,
+    tag: &str,
+    options: &OpenOptions,
+) -> std::io::Result<(PathBuf, File)> {
     let mut last = None;
     for _ in 0..16 {
         let path = dir.join(format!(".{stem}.{tag}-{:016x}", unguessable()));
-        match OpenOptions::new().write(true).create_new(true).open(&path) {
+        match options.clone().create_new(true).open(&path) {
             Ok(f) => return Ok((path, f)),
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => last = Some(e),
             Err(e) => return Err(e),

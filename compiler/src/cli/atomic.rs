@@ -3,8 +3,9 @@
 //! files aside first and renames them only when every write succeeded, under an exclusive
 //! lock on the output directory, so two racing builds never leave a mix.
 
+use sha2::{Digest, Sha256};
 use std::fs::{self, File};
-use std::io::Write;
+use std::io::{Read, Seek, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -178,48 +179,64 @@ impl Staging {
 
     /// [`Staging::stage`] of the file whose bytes are `parts`, in order.
     pub fn stage_parts(&self, name: &str, parts: &[&[u8]]) {
+        let Some((folder, target)) = self.ready(name) else {
+            return;
+        };
+        // Written and digested outside the lock: threads stage their files side by side.
+        let base = target.file_name().unwrap_or_default().to_string_lossy();
+        let written = write_aside_parts(&folder, &base, parts, false);
+        let sha256 = super::owned::digest_parts(parts);
+        self.staged(name, target, written, sha256);
+    }
+
+    /// Checks `dir` and the folder of file `name` (no link) and makes them, once; the
+    /// folder the file is staged in and its target, or `None` after a failure (kept for
+    /// [`Staging::commit`]).
+    fn ready(&self, name: &str) -> Option<(PathBuf, PathBuf)> {
         let target = self.dir.join(name);
         // A name may hold one folder (`alpha/compose.yaml`): the file is staged beside its
         // target, in that folder, so the rename stays on one file system.
         let folder = target.parent().unwrap_or(&self.dir).to_path_buf();
-        {
-            let mut state = self.state();
-            if state.failed.is_some() {
-                return;
-            }
-            let ready = Self::prepare(&self.dir, &mut state).and_then(|()| {
-                if folder != self.dir {
-                    refuse_link(&folder)?;
-                    match fs::create_dir(&folder) {
-                        Ok(()) => state.created.push(folder.clone()),
-                        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
-                        Err(e) => {
-                            return Err(format!(
-                                "cannot write `{}`: {}",
-                                target.display(),
-                                super::workspace::plain(&e)
-                            ));
-                        }
+        let mut state = self.state();
+        if state.failed.is_some() {
+            return None;
+        }
+        let ready = Self::prepare(&self.dir, &mut state).and_then(|()| {
+            if folder != self.dir {
+                refuse_link(&folder)?;
+                match fs::create_dir(&folder) {
+                    Ok(()) => state.created.push(folder.clone()),
+                    Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+                    Err(e) => {
+                        return Err(format!(
+                            "cannot write `{}`: {}",
+                            target.display(),
+                            super::workspace::plain(&e)
+                        ));
                     }
-                    refuse_link(&folder)?;
                 }
-                refuse_link(&target)
-            });
-            if let Err(e) = ready {
+                refuse_link(&folder)?;
+            }
+            refuse_link(&target)
+        });
+        match ready {
+            Ok(()) => Some((folder, target)),
+            Err(e) => {
                 state.failed = Some(e);
-                return;
+                None
             }
         }
-        // Written and digested outside the lock: threads stage their files side by side.
-        let base = target.file_name().unwrap_or_default().to_string_lossy();
-        let written = write_aside_parts(&folder, &base, parts, false).map_err(|e| {
-            format!(
-                "cannot write `{}`: {}",
-                target.display(),
-                super::workspace::plain(&e)
-            )
-        });
-        let sha256 = super::owned::digest_parts(parts);
+    }
+
+    /// Records file `name` written aside (or the failure to write it) with the SHA-256
+    /// of its bytes, and hands it to the syncer.
+    fn staged(
+        &self,
+        name: &str,
+        target: PathBuf,
+        written: std::io::Result<PathBuf>,
+        sha256: String,
+    ) {
         let mut state = self.state();
         match written {
             Ok(aside) => {
@@ -234,9 +251,20 @@ impl Staging {
                 })
             }
             Err(e) => {
+                let e = cannot_write(&target, &e);
                 state.failed.get_or_insert(e);
             }
         }
+    }
+
+    /// Keeps the first failure, for [`Staging::commit`]; nothing more is staged after it.
+    fn fail(&self, failure: String) {
+        self.state().failed.get_or_insert(failure);
+    }
+
+    /// Whether a failure was kept.
+    fn failed(&self) -> bool {
+        self.state().failed.is_some()
     }
 
     /// Makes every staged file 0600 before it is renamed into place.
@@ -286,8 +314,117 @@ impl meshc::target::FileSink for Staging {
         self.stage(name, bytes);
     }
 
-    fn put_parts(&self, name: &str, parts: &[&[u8]]) {
-        self.stage_parts(name, parts);
+    fn put_parts(&self, name: &str) -> Box<dyn meshc::emit::PartsFile + '_> {
+        Box::new(StagedInParts {
+            staging: self,
+            name: name.to_string(),
+            middle: None,
+        })
+    }
+}
+
+/// A file staged middle first (a manifest written instance by instance, whose head holds
+/// the digest of every instance): the middle goes, as it comes, to a file of its own set
+/// aside beside the target (`.<name>.part-<random>`), so a node's instances are never
+/// held in memory. At the end the file is staged as any other, its head, then its middle
+/// read back, then its tail, hashed as it is written; the middle's file is removed
+/// whatever happens, also when the writer is dropped unended.
+struct StagedInParts<'s> {
+    staging: &'s Staging,
+    name: String,
+    /// The middle's file, made at its first bytes, with its target.
+    middle: Option<(Aside, PathBuf)>,
+}
+
+/// A file set aside, removed when dropped.
+struct Aside {
+    path: PathBuf,
+    file: File,
+}
+
+impl Drop for Aside {
+    fn drop(&mut self) {
+        let _ = fs::remove_file(&self.path);
+    }
+}
+
+/// How much of a middle is read back at a time.
+const READ_BACK: usize = 256 * 1024;
+
+impl meshc::emit::PartsFile for StagedInParts<'_> {
+    fn middle(&mut self, bytes: &[u8]) {
+        if self.staging.failed() {
+            // Nothing more is written after a failure (the commit reports it).
+            self.middle = None;
+            return;
+        }
+        if self.middle.is_none() {
+            let Some((folder, target)) = self.staging.ready(&self.name) else {
+                return;
+            };
+            let base = target.file_name().unwrap_or_default().to_string_lossy();
+            match meshc::fsio::create_aside_readable(&folder, &base, "part") {
+                Ok((path, file)) => self.middle = Some((Aside { path, file }, target)),
+                Err(e) => return self.staging.fail(cannot_write(&target, &e)),
+            }
+        }
+        if let Some((aside, target)) = &mut self.middle
+            && let Err(e) = aside.file.write_all(bytes)
+        {
+            self.staging.fail(cannot_write(target, &e));
+            self.middle = None;
+        }
+    }
+
+    fn end(self: Box<Self>, head: &[u8], tail: &[u8]) {
+        let StagedInParts {
+            staging,
+            name,
+            middle,
+        } = *self;
+        let Some((mut middle, target)) = middle else {
+            // No middle (a node without instances), or a failure already kept.
+            if !staging.failed() {
+                staging.stage_parts(&name, &[head, tail]);
+            }
+            return;
+        };
+        if staging.failed() {
+            return;
+        }
+        let folder = target.parent().unwrap_or(&staging.dir).to_path_buf();
+        let base = target.file_name().unwrap_or_default().to_string_lossy();
+        let mut hasher = Sha256::new();
+        let written =
+            meshc::fsio::create_aside(&folder, &base, "tmp").and_then(|(path, mut file)| {
+                let mut put = |bytes: &[u8]| {
+                    hasher.update(bytes);
+                    file.write_all(bytes)
+                };
+                let copied = (|| {
+                    put(head)?;
+                    middle.file.seek(std::io::SeekFrom::Start(0))?;
+                    let mut buffer = vec![0; READ_BACK];
+                    loop {
+                        match middle.file.read(&mut buffer) {
+                            Ok(0) => break,
+                            Ok(n) => put(&buffer[..n])?,
+                            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                            Err(e) => return Err(e),
+                        }
+                    }
+                    put(tail)
+                })();
+                match copied {
+                    Ok(()) => Ok(path),
+                    Err(e) => {
+                        let _ = fs::remove_file(&path);
+                        Err(e)
+                    }
+                }
+            });
+        drop(middle);
+        staging.staged(&name, target, written, super::owned::hex(hasher));
     }
 }
 
@@ -309,6 +446,15 @@ fn undo(state: &mut State) {
     for folder in state.created.iter().rev() {
         let _ = fs::remove_dir(folder);
     }
+}
+
+/// The sentence saying `target` could not be written.
+fn cannot_write(target: &Path, e: &std::io::Error) -> String {
+    format!(
+        "cannot write `{}`: {}",
+        target.display(),
+        super::workspace::plain(e)
+    )
 }
 
 /// The sentence refusing `name` if it or its folder is a link.
@@ -731,6 +877,92 @@ mod tests {
         assert!(err.contains("is a symbolic link"), "{err}");
         assert_eq!(read(dir.path(), "a.json"), "old:a.json");
         assert_eq!(listing(dir.path()), ["a.json", "b"]);
+    }
+
+    /// A manifest written instance by instance: its middle goes to a file set aside as
+    /// it comes, and the file staged at its end is its head, middle and tail, hashed as
+    /// such in the index; no middle's file is left.
+    #[test]
+    fn a_file_staged_middle_first_is_its_head_middle_and_tail() {
+        use meshc::target::FileSink;
+        let dir = tempfile::tempdir().unwrap();
+        let staging = Staging::new(dir.path());
+        let mut file = staging.put_parts("a.json");
+        // More than one read back's worth, in parts of uneven length.
+        let middle: Vec<Vec<u8>> = (0..7u8)
+            .map(|k| vec![b'a' + k; 60_000 + 1_000 * usize::from(k)])
+            .collect();
+        for part in &middle {
+            file.middle(part);
+        }
+        let waiting = listing(dir.path());
+        assert!(
+            waiting.len() == 1 && waiting[0].starts_with(".a.json.part-"),
+            "the middle waits aside: {waiting:?}"
+        );
+        file.end(b"{head}", b"{tail}");
+        // A file without a middle (a node without instances), in a folder.
+        staging.put_parts("b/b.json").end(b"{b-head}", b"{b-tail}");
+        let nodes = ["a".to_string(), "b".to_string()];
+        let build = Build {
+            mesh: "m",
+            nodes: &nodes,
+        };
+        write_build(staging, &build).unwrap();
+        let want = [b"{head}".to_vec(), middle.concat(), b"{tail}".to_vec()].concat();
+        assert_eq!(fs::read(dir.path().join("a.json")).unwrap(), want);
+        assert_eq!(read(dir.path(), "b/b.json"), "{b-head}{b-tail}");
+        assert_eq!(
+            listing(dir.path()),
+            [super::super::owned::INDEX, "a.json", "b"]
+        );
+        assert_eq!(listing(&dir.path().join("b")), ["b.json"]);
+        let index = read(dir.path(), super::super::owned::INDEX);
+        assert!(
+            index.contains(&super::super::owned::digest(&want)),
+            "{index}"
+        );
+    }
+
+    /// A file staged middle first leaves nothing when it is dropped unended, when
+    /// another file fails while its middle is written, or when its own folder is refused.
+    #[cfg(unix)]
+    #[test]
+    fn a_file_staged_middle_first_leaves_nothing_when_it_fails_or_is_dropped() {
+        use meshc::target::FileSink;
+        let dir = tempfile::tempdir().unwrap();
+        write_all(dir.path(), &files("old", &["a.json"])).unwrap();
+        // Dropped before its end (a build that stops): its middle's file goes.
+        let staging = Staging::new(dir.path());
+        let mut file = staging.put_parts("a.json");
+        file.middle(b"instances");
+        assert_eq!(listing(dir.path()).len(), 2);
+        drop(file);
+        assert_eq!(listing(dir.path()), ["a.json"]);
+        drop(staging);
+        // Another file fails while the middle is written: the middle's file goes, the
+        // file is never staged, and the commit says why.
+        std::os::unix::fs::symlink("/nowhere", dir.path().join("b")).unwrap();
+        let staging = Staging::new(dir.path());
+        let mut file = staging.put_parts("a.json");
+        file.middle(b"instances");
+        staging.stage("b/compose.yaml", b"new");
+        file.middle(b"more instances");
+        assert_eq!(listing(dir.path()), ["a.json", "b"]);
+        file.end(b"{head}", b"{tail}");
+        assert_eq!(listing(dir.path()), ["a.json", "b"]);
+        let err = staging.commit(None).unwrap_err();
+        assert!(err.contains("is a symbolic link"), "{err}");
+        assert_eq!(read(dir.path(), "a.json"), "old:a.json");
+        // The file's own folder is a link: refused at the first part, nothing written.
+        let staging = Staging::new(dir.path());
+        let mut file = staging.put_parts("b/b.json");
+        file.middle(b"instances");
+        file.end(b"{head}", b"{tail}");
+        let err = staging.commit(None).unwrap_err();
+        assert!(err.contains("is a symbolic link"), "{err}");
+        assert_eq!(listing(dir.path()), ["a.json", "b"]);
+        assert_eq!(read(dir.path(), "a.json"), "old:a.json");
     }
 
     #[test]

@@ -43,11 +43,16 @@ pub fn digest(bytes: &[u8]) -> String {
 
 /// [`digest`] of the bytes `parts` hold, in order.
 pub fn digest_parts(parts: &[&[u8]]) -> String {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
     let mut hasher = Sha256::new();
     for part in parts {
         hasher.update(part);
     }
+    hex(hasher)
+}
+
+/// [`digest`] of the bytes `hasher` was given.
+pub fn hex(hasher: Sha256) -> String {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
     let mut out = String::with_capacity(64);
     for b in hasher.finalize() {
         out.push(char::from(HEX[usize::from(b >> 4)]));

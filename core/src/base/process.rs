@@ -29,8 +29,19 @@ pub fn release<T>(value: T) {
     }
 }
 
-/// The steps marked so far, when marking is on.
-static MARKS: Mutex<Vec<(&'static str, Instant)>> = Mutex::new(Vec::new());
+/// The steps marked so far, when marking is on: when each ended, and the resident memory
+/// then and the peak so far (KiB; zero where `/proc` does not say).
+static MARKS: Mutex<Vec<Mark>> = Mutex::new(Vec::new());
+
+/// A step marked: its name, when it ended, the resident memory then and the peak so far
+/// (KiB, from `/proc/self/status`; zero where it does not say).
+#[derive(Clone, Copy, Debug)]
+pub struct Mark {
+    pub what: &'static str,
+    pub at: Instant,
+    pub rss_kib: u64,
+    pub peak_kib: u64,
+}
 /// Whether steps are marked ([`mark_steps`]).
 static MARKING: AtomicBool = AtomicBool::new(false);
 
@@ -43,17 +54,31 @@ pub fn mark_steps() {
 /// coarse (a phase of a resolution, a command's read): a handful per command.
 pub fn mark(what: &'static str) {
     if MARKING.load(Ordering::Relaxed) {
-        MARKS
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push((what, Instant::now()));
+        let at = Instant::now();
+        // Read after the time is taken, so the step's time does not count the read (tens
+        // of microseconds, a handful of times per command).
+        let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+        let kib = |field: &str| {
+            status
+                .lines()
+                .find_map(|l| l.strip_prefix(field))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+                .unwrap_or(0)
+        };
+        let mark = Mark {
+            what,
+            at,
+            rss_kib: kib("VmRSS:"),
+            peak_kib: kib("VmHWM:"),
+        };
+        MARKS.lock().unwrap_or_else(|e| e.into_inner()).push(mark);
     }
 }
 
 /// Every step marked, in the order they ended.
-pub fn marks() -> Vec<(&'static str, Instant)> {
+pub fn marks() -> Vec<Mark> {
     let mut marks = MARKS.lock().unwrap_or_else(|e| e.into_inner()).clone();
-    marks.sort_by_key(|&(_, at)| at);
+    marks.sort_by_key(|m| m.at);
     marks
 }
 

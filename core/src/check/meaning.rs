@@ -338,7 +338,7 @@ fn requirement_meaning<'r, 'c>(
         );
     };
     let info = match contract {
-        Contract::Known(c) => match c.fields.get(field.name.as_str()) {
+        Contract::Known(c) => match c.field(field.name.as_str()) {
             Some(f) => Some(f),
             None => {
                 return Meaning::refused(
@@ -395,7 +395,7 @@ fn given_meaning<'r, 'c>(reference: &'r Reference, contract: Contract<'c>) -> Me
         );
     };
     let info = match contract {
-        Contract::Known(c) => match c.fields.get(field.name.as_str()).filter(|f| f.given) {
+        Contract::Known(c) => match c.field(field.name.as_str()).filter(|f| f.given) {
             Some(f) => Some(f),
             None => {
                 return Meaning::refused(

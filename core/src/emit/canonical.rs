@@ -84,6 +84,17 @@ pub fn write_pretty_with_digest(manifest: &Manifest, pretty: &mut Vec<u8>) -> St
     digest
 }
 
+/// A file written middle first: a manifest's instances are written as they are built,
+/// and what comes before them (the head, which holds the digest of them all) only once
+/// they are. A build stages the middle aside as it comes (`target::FileSink::put_parts`),
+/// so no node's instances are ever held in memory together.
+pub trait PartsFile {
+    /// Appends `bytes` to the middle.
+    fn middle(&mut self, bytes: &[u8]);
+    /// Ends the file: it is `head`, the middle, then `tail`.
+    fn end(self: Box<Self>, head: &[u8], tail: &[u8]);
+}
+
 /// One node's manifest written as [`write_pretty_with_digest`] writes it, one instance
 /// at a time: each instance's pretty JSON is appended to the instances' bytes and its
 /// canonical JSON hashed at once (`instances` is the first key in canonical order), so
@@ -91,30 +102,42 @@ pub fn write_pretty_with_digest(manifest: &Manifest, pretty: &mut Vec<u8>) -> St
 /// rest of the manifest, which reads every instance (the `nodes` table, `retired`), is
 /// given to [`ManifestWriter::finish`]; the file is then the head it writes, the
 /// instances' bytes ([`ManifestWriter::instances`]) and the tail, in that order.
-pub struct ManifestWriter {
+///
+/// A writer made with [`ManifestWriter::to`] passes the instances' bytes on to a
+/// [`PartsFile`] a part at a time instead of keeping them, and [`ManifestWriter::end`]
+/// gives the file its head and tail.
+pub struct ManifestWriter<'f> {
     hasher: Sha256,
     /// The instances' pretty JSON, each an element of the top-level `instances` array
-    /// (two levels in), without the brackets.
+    /// (two levels in), without the brackets: all of it, or, with `file`, what was not
+    /// yet passed on.
     body: Vec<u8>,
     count: usize,
+    file: Option<Box<dyn PartsFile + 'f>>,
 }
+
+/// How many of the instances' bytes a writer to a file gathers before passing them on:
+/// a few dozen instances, so the file is written in large parts and the writer never
+/// holds more than this and one instance.
+const PART: usize = 256 * 1024;
 
 thread_local! {
     /// The instances' bytes of the last writer of this thread, cleared: a build writes
-    /// every node's (megabytes each) into one buffer per thread, grown once.
+    /// every node's into one buffer per thread, grown once.
     static BODY: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
     /// The canonical bytes of one instance (or of the manifest's other fields), hashed
     /// and cleared before the next.
     static WRITING: std::cell::RefCell<Buffers> = std::cell::RefCell::default();
 }
 
-impl Default for ManifestWriter {
+impl Default for ManifestWriter<'_> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl ManifestWriter {
+impl<'f> ManifestWriter<'f> {
+    /// A writer that keeps the instances' bytes ([`ManifestWriter::instances`]).
     pub fn new() -> Self {
         let mut body = BODY.take();
         body.clear();
@@ -124,7 +147,16 @@ impl ManifestWriter {
             hasher,
             body,
             count: 0,
+            file: None,
         }
+    }
+
+    /// A writer that passes the instances' bytes on to `file` as they are written; the
+    /// file is ended by [`ManifestWriter::end`].
+    pub fn to(file: Box<dyn PartsFile + 'f>) -> Self {
+        let mut writer = Self::new();
+        writer.file = Some(file);
+        writer
     }
 
     /// Writes the manifest's next instance.
@@ -145,12 +177,37 @@ impl ManifestWriter {
             self.hasher.update(&b.out);
         });
         self.count += 1;
+        if let Some(file) = self.file.as_deref_mut()
+            && self.body.len() >= PART
+        {
+            file.middle(&self.body);
+            self.body.clear();
+        }
     }
 
     /// The pretty JSON of the instances written so far, between the head and the tail
-    /// [`ManifestWriter::finish`] writes.
+    /// [`ManifestWriter::finish`] writes (of a writer made with [`ManifestWriter::new`]:
+    /// one made with [`ManifestWriter::to`] passed them on).
     pub fn instances(&self) -> &[u8] {
+        debug_assert!(self.file.is_none(), "the instances went to the file");
         &self.body
+    }
+
+    /// Ends the file of a writer made with [`ManifestWriter::to`]: the rest of the
+    /// instances, then the head and the tail [`ManifestWriter::finish`] writes of
+    /// `manifest`. Returns the digest.
+    pub fn end(mut self, manifest: &Manifest) -> String {
+        let mut file = self
+            .file
+            .take()
+            .expect("a writer to a file (`ManifestWriter::to`)");
+        if !self.body.is_empty() {
+            file.middle(&self.body);
+        }
+        let (mut head, mut tail) = (Vec::new(), Vec::new());
+        let digest = self.finish(manifest, &mut head, &mut tail);
+        file.end(&head, &tail);
+        digest
     }
 
     /// Appends to `head` what the file holds before the instances (`{`, `mesh`, `node`,
@@ -225,7 +282,7 @@ impl ManifestWriter {
     }
 }
 
-impl Drop for ManifestWriter {
+impl Drop for ManifestWriter<'_> {
     fn drop(&mut self) {
         // The buffer goes back for the thread's next writer (the larger one, if another
         // writer of this thread gave one back meanwhile).
@@ -1003,6 +1060,28 @@ mod tests {
         }
     }
 
+    /// A file written middle first, as a build's file sink sees it: each part of the
+    /// middle as it comes (after the head, once ended), and the whole file once ended.
+    #[derive(Clone, Default)]
+    struct Recorded(std::rc::Rc<std::cell::RefCell<Written>>);
+
+    /// The parts of the middle as they came (the head first, once ended), and the file.
+    type Written = (Vec<Vec<u8>>, Vec<u8>);
+
+    impl PartsFile for Recorded {
+        fn middle(&mut self, bytes: &[u8]) {
+            let (parts, ended) = &mut *self.0.borrow_mut();
+            assert!(ended.is_empty(), "a middle after the end");
+            parts.push(bytes.to_vec());
+        }
+
+        fn end(self: Box<Self>, head: &[u8], tail: &[u8]) {
+            let (parts, ended) = &mut *self.0.borrow_mut();
+            parts.insert(0, head.to_vec());
+            *ended = [parts.concat(), tail.to_vec()].concat();
+        }
+    }
+
     /// A build writes each manifest instance by instance, never holding its instances
     /// together: the head, the instances and the tail are the bytes `serde_json`'s pretty
     /// printer writes of the whole manifest with its digest filled in, and the digest is
@@ -1012,7 +1091,7 @@ mod tests {
     fn a_manifest_written_instance_by_instance_is_its_pretty_json() {
         use crate::base::fx_hash::FxIndexMap;
         use crate::emit::{EnvValue, NodeAddress, Retired, SealedEnv, fixture};
-        for count in [0, 1, 3] {
+        for count in [0, 1, 3, 1000] {
             let mut container = fixture::container();
             container
                 .env
@@ -1054,6 +1133,29 @@ mod tests {
             let (mut head, mut tail) = (Vec::new(), Vec::new());
             let digest = writer.finish(&m, &mut head, &mut tail);
             let written = [head.as_slice(), writer.instances(), tail.as_slice()].concat();
+            drop(writer);
+
+            // The same written to a file middle first: the same bytes and digest, the
+            // instances passed on in parts as they come.
+            let file = Recorded::default();
+            let mut writer = ManifestWriter::to(Box::new(file.clone()));
+            for instance in &m.instances {
+                writer.instance(instance);
+            }
+            assert_eq!(writer.end(&m), digest, "{count}");
+            let (parts, ended) = file.0.take();
+            assert_eq!(ended, written, "{count}");
+            if count > 0 {
+                assert_eq!(parts[0], head, "{count}");
+            }
+            if count > 300 {
+                assert!(
+                    parts.len() > 3,
+                    "{count}: passed on in parts ({})",
+                    parts.len()
+                );
+                assert!(parts[1..parts.len() - 1].iter().all(|p| p.len() < 2 * PART));
+            }
 
             let mut value = serde_json::to_value(&m).unwrap();
             value.as_object_mut().unwrap().shift_remove("digest");

@@ -8,7 +8,7 @@
 pub mod canonical;
 pub mod compose;
 #[cfg(test)]
-mod fixture;
+pub(crate) mod fixture;
 /// The template functions, below every layer (the checker and the resolver apply them
 /// too); here under the name the node's renderer has always used.
 pub use crate::base::template_functions as functions;
@@ -16,7 +16,9 @@ pub mod manifest;
 pub mod order;
 pub mod swarm;
 
-pub use canonical::{ManifestWriter, canonical_json, digest_of, write_pretty_with_digest};
+pub use canonical::{
+    ManifestWriter, PartsFile, canonical_json, digest_of, write_pretty_with_digest,
+};
 pub use manifest::*;
 pub use order::same_node_providers;
 

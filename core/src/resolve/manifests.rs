@@ -396,7 +396,7 @@ impl<'a, 'm> Builder<'a, 'm> {
         &mut self,
         n: NodeId,
         shared: &Shared<'_, 'm>,
-        mut writer: Option<&mut emit::ManifestWriter>,
+        mut writer: Option<&mut emit::ManifestWriter<'_>>,
     ) -> NodeBuilt {
         let w = self.world;
         let node = &w.nodes[n];
@@ -740,9 +740,7 @@ impl<'m> Resolver<'m> {
         let path = self.path;
         let per_node = crate::parallel::map_each(&nodes, |&n| {
             let mut writer = match (output, sink) {
-                (Output::Sent, Some(sink)) if sink.takes_written() => {
-                    Some(emit::ManifestWriter::new())
-                }
+                (Output::Sent, Some(sink)) => sink.writer(&world.nodes[n].name),
                 _ => None,
             };
             let NodeBuilt {

@@ -110,20 +110,20 @@ pub trait ManifestSink: Sync {
     /// Takes node `manifest.node`'s manifest.
     fn node(&self, manifest: Manifest, nodes: &[NodeFacts]);
 
-    /// Whether the sink takes each manifest written as it is built
+    /// Where node `node`'s manifest is written as it is built, if the sink takes it so
     /// ([`ManifestSink::node_written`]) rather than whole: a node's instances are then
     /// never held together, each written and dropped as soon as it is built.
-    fn takes_written(&self) -> bool {
-        false
+    fn writer(&self, _node: &str) -> Option<crate::emit::ManifestWriter<'_>> {
+        None
     }
 
-    /// Takes node `manifest.node`'s manifest whose instances `instances` holds, written
-    /// in order as they were built; `manifest.instances` is empty. Called only when
-    /// [`ManifestSink::takes_written`] says so.
+    /// Takes node `manifest.node`'s manifest whose instances `instances` wrote, in order
+    /// as they were built; `manifest.instances` is empty. Called only with the writer
+    /// [`ManifestSink::writer`] gave.
     fn node_written(
         &self,
         manifest: Manifest,
-        instances: crate::emit::ManifestWriter,
+        instances: crate::emit::ManifestWriter<'_>,
         nodes: &[NodeFacts],
     );
 }

@@ -361,18 +361,30 @@ fn plain_reference(
     references: &mut u32,
 ) -> Option<(Reference, usize)> {
     let bytes = &text.as_bytes()[..end];
-    // One scan finds the closing brace and counts the segments, so the reference's
-    // segments are one allocation of the exact size, built with no list in between.
+    // One scan finds the closing brace, counts the segments and holds each to an
+    // identifier's rule ([`is_ident`]: a letter or `_` first, no `--`, no `-` last), so
+    // the reference's segments are one allocation of the exact size, built with no list
+    // in between and no segment read twice.
     let mut close = start;
     let mut dots = 0;
+    // At a segment's first byte (nothing of it read yet), and after a `-`.
+    let (mut first, mut hyphen) = (true, false);
     while let Some(&b) = bytes.get(close) {
-        if !IN_REFERENCE[b as usize] {
-            break;
+        match REFERENCE_BYTE[b as usize] {
+            LEAD => (first, hyphen) = (false, false),
+            DIGIT if !first => hyphen = false,
+            HYPHEN if !first && !hyphen => hyphen = true,
+            DOT if !first && !hyphen => {
+                dots += 1;
+                first = true;
+            }
+            OTHER => break,
+            // A segment that is no identifier: the general parse reads and judges it.
+            _ => return None,
         }
-        dots += usize::from(b == b'.');
         close += 1;
     }
-    if bytes.get(close) != Some(&b'}') || &bytes[start..close] == b"for" {
+    if first || hyphen || bytes.get(close) != Some(&b'}') || &bytes[start..close] == b"for" {
         return None;
     }
     let mut segments = Vec::with_capacity(dots + 1);
@@ -384,12 +396,8 @@ fn plain_reference(
         .map(|(k, _)| start + k)
         .chain(std::iter::once(close))
     {
-        let piece = &text[from..to];
-        if !is_ident(piece) {
-            return None;
-        }
         segments.push(Ident {
-            name: Name::from(piece),
+            name: Name::from(&text[from..to]),
             span: Span::new(from, to),
         });
         from = to + 1;
@@ -403,13 +411,30 @@ fn plain_reference(
     Some((reference, close))
 }
 
-/// The bytes a plain `${req.field}` is written with: letters, digits, `_`, `-` and `.`.
-static IN_REFERENCE: [bool; 256] = {
-    let mut t = [false; 256];
+/// What a byte is in a plain `${req.field}` ([`plain_reference`]): a letter or `_` (which
+/// may start a segment), a digit, `-`, `.`, or anything else (which ends the scan).
+const LEAD: u8 = 0;
+const DIGIT: u8 = 1;
+const HYPHEN: u8 = 2;
+const DOT: u8 = 3;
+const OTHER: u8 = 4;
+
+static REFERENCE_BYTE: [u8; 256] = {
+    let mut t = [OTHER; 256];
     let mut b = 0;
     while b < 256 {
         let c = b as u8;
-        t[b] = c.is_ascii_alphanumeric() || c == b'_' || c == b'-' || c == b'.';
+        t[b] = if c.is_ascii_alphabetic() || c == b'_' {
+            LEAD
+        } else if c.is_ascii_digit() {
+            DIGIT
+        } else if c == b'-' {
+            HYPHEN
+        } else if c == b'.' {
+            DOT
+        } else {
+            OTHER
+        };
         b += 1;
     }
     t
@@ -487,4 +512,73 @@ pub fn is_ident(s: &str) -> bool {
         }
     }
     !prev_hyphen
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// [`plain_reference`] as it was written before its one scan: the bytes a reference
+    /// is written with up to the brace, then each segment held to [`is_ident`].
+    fn by_rule(text: &str, start: usize, end: usize) -> Option<(Vec<(String, Span)>, usize)> {
+        let bytes = &text.as_bytes()[..end];
+        let in_reference = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b == b'-' || b == b'.';
+        let mut close = start;
+        while bytes.get(close).is_some_and(|&b| in_reference(b)) {
+            close += 1;
+        }
+        if bytes.get(close) != Some(&b'}') || &bytes[start..close] == b"for" {
+            return None;
+        }
+        let mut segments = Vec::new();
+        let mut from = start;
+        for piece in text[start..close].split('.') {
+            if !is_ident(piece) {
+                return None;
+            }
+            segments.push((piece.to_string(), Span::new(from, from + piece.len())));
+            from += piece.len() + 1;
+        }
+        Some((segments, close))
+    }
+
+    /// Every body of up to five characters (and the brace or not) is read by the one
+    /// scan as the rule reads it: the same segments, spans and brace, or none.
+    #[test]
+    fn a_plain_reference_is_read_as_its_rule_reads_it() {
+        let alphabet = ['a', 'Z', '_', '7', '-', '.', '}', ' ', 'é'];
+        let mut bodies = vec![String::new()];
+        let mut last = vec![String::new()];
+        for _ in 0..5 {
+            let next: Vec<String> = last
+                .iter()
+                .flat_map(|b| alphabet.iter().map(move |c| format!("{b}{c}")))
+                .collect();
+            bodies.extend(next.iter().cloned());
+            last = next;
+        }
+        bodies.extend(["for".to_string(), "form.x".to_string(), "a.for".to_string()]);
+        let mut read = 0;
+        for body in &bodies {
+            for tail in ["", "}", "}x"] {
+                let text = format!("\"${{{body}{tail}\"");
+                let (start, end) = (3, text.len() - 1);
+                let mut references = 7;
+                let got = plain_reference(&text, start, end, &mut references).map(|(r, close)| {
+                    let segments: Vec<(String, Span)> = r
+                        .segments
+                        .iter()
+                        .map(|s| (s.name.to_string(), s.span))
+                        .collect();
+                    assert_eq!(r.id, 7);
+                    (segments, close)
+                });
+                let want = by_rule(&text, start, end);
+                assert_eq!(got, want, "{text:?}");
+                assert_eq!(references, 7 + u32::from(want.is_some()), "{text:?}");
+                read += usize::from(want.is_some());
+            }
+        }
+        assert!(read > 1000, "{read} read");
+    }
 }

@@ -99,10 +99,34 @@ pub trait FileSink: Sync {
     /// Takes the bytes of file `name` (a buffer the thread may reuse for the next file).
     fn put(&self, name: &str, bytes: &[u8]);
 
-    /// Takes the bytes of file `name` in parts, in order: a manifest written instance by
-    /// instance is its head, its instances and its tail, never copied into one buffer.
-    fn put_parts(&self, name: &str, parts: &[&[u8]]) {
-        self.put(name, &parts.concat());
+    /// File `name`, written middle first (see [`emit::PartsFile`]): a manifest written
+    /// instance by instance, whose head holds the digest of every instance. A sink that
+    /// can should set the middle aside as it comes rather than hold it; this one holds it
+    /// and puts the whole file at the end.
+    fn put_parts(&self, name: &str) -> Box<dyn emit::PartsFile + '_> {
+        Box::new(HeldParts {
+            sink: self,
+            name: name.to_string(),
+            middle: Vec::new(),
+        })
+    }
+}
+
+/// A file written middle first, its middle held until its end, then put whole.
+struct HeldParts<'s, S: ?Sized> {
+    sink: &'s S,
+    name: String,
+    middle: Vec<u8>,
+}
+
+impl<S: FileSink + ?Sized> emit::PartsFile for HeldParts<'_, S> {
+    fn middle(&mut self, bytes: &[u8]) {
+        self.middle.extend_from_slice(bytes);
+    }
+
+    fn end(self: Box<Self>, head: &[u8], tail: &[u8]) {
+        self.sink
+            .put(&self.name, &[head, &self.middle, tail].concat());
     }
 }
 
@@ -160,23 +184,79 @@ impl ManifestSink for Build<'_> {
         self.node_files(&manifest, nodes);
     }
 
-    fn takes_written(&self) -> bool {
-        !self.target.reads_instances()
+    fn writer(&self, node: &str) -> Option<emit::ManifestWriter<'_>> {
+        // A target that reads the instances is given the manifest whole.
+        (!self.target.reads_instances())
+            .then(|| emit::ManifestWriter::to(self.files.put_parts(&format!("{node}.json"))))
     }
 
     fn node_written(
         &self,
         mut manifest: Manifest,
-        mut instances: emit::ManifestWriter,
+        instances: emit::ManifestWriter<'_>,
         nodes: &[NodeFacts],
     ) {
-        let (mut head, mut tail) = (Vec::new(), Vec::new());
-        manifest.digest = instances.finish(&manifest, &mut head, &mut tail);
-        self.files.put_parts(
-            &format!("{}.json", manifest.node),
-            &[&head, instances.instances(), &tail],
-        );
-        drop(instances);
+        manifest.digest = instances.end(&manifest);
         self.node_files(&manifest, nodes);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What a sink was given: every file's name and bytes.
+    #[derive(Default)]
+    struct Collected(std::sync::Mutex<Vec<(String, Vec<u8>)>>);
+
+    impl FileSink for Collected {
+        fn put(&self, name: &str, bytes: &[u8]) {
+            self.0
+                .lock()
+                .unwrap()
+                .push((name.to_string(), bytes.to_vec()));
+        }
+    }
+
+    /// The default target has each manifest written middle first, instance by instance;
+    /// a sink that sets no middle aside (`FileSink::put_parts`'s default) holds it and
+    /// puts the whole file once ended: the manifest's bytes, digest filled in.
+    #[test]
+    fn a_manifest_written_middle_first_to_a_sink_that_holds_it_is_its_bytes() {
+        let mut manifest = emit::fixture::manifest(Default::default(), emit::fixture::container());
+        let one = manifest.instances[0].clone();
+        // Enough instances for the writer to pass its bytes on in several parts.
+        manifest.instances = (0..600)
+            .map(|k| emit::Instance {
+                instance: format!("web{k}"),
+                ..one.clone()
+            })
+            .collect();
+        // No digest yet: the build works it out.
+        manifest.digest = String::new();
+        let sink = Collected::default();
+        let target = (find("manifest").expect("the default target").make)();
+        let build = Build::new(&*target, &sink);
+        let mut writer = build
+            .writer("alpha")
+            .expect("the manifests alone are written middle first");
+        for instance in &manifest.instances {
+            writer.instance(instance);
+        }
+        let without = Manifest {
+            instances: Vec::new(),
+            ..manifest.clone()
+        };
+        build.node_written(without, writer, &[]);
+        let files = std::mem::take(&mut *sink.0.lock().unwrap());
+        assert_eq!(files.len(), 1);
+        assert_eq!(files[0].0, "alpha.json");
+        assert!(
+            files[0].1 == emit::manifest_bytes(&manifest),
+            "the bytes differ from the manifest's"
+        );
+        // A target that reads the instances is given each manifest whole.
+        let compose = (find("compose").expect("the compose target").make)();
+        assert!(Build::new(&*compose, &sink).writer("alpha").is_none());
     }
 }
