@@ -166,7 +166,7 @@ fn resolution_phases() {
     let mut phases: Vec<(&'static str, Vec<Duration>)> = Vec::new();
     let mut last: Option<Instant> = None;
     let mut runs = 0;
-    for (what, at) in marks {
+    for meshc::base::process::Mark { what, at, .. } in marks {
         if what == "resolve.start" {
             last = Some(at);
             runs += 1;

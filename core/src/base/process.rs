@@ -42,6 +42,7 @@ pub struct Mark {
     pub rss_kib: u64,
     pub peak_kib: u64,
 }
+
 /// Whether steps are marked ([`mark_steps`]).
 static MARKING: AtomicBool = AtomicBool::new(false);
 
