@@ -1583,6 +1583,75 @@ mod incrementality {
         ran.get(query).copied().unwrap_or(0)
     }
 
+    /// Mesh `lab`'s check and every file's diagnostics.
+    fn lab_check(
+        db: &Database,
+        ws: Workspace,
+    ) -> (Arc<crate::resolve::MeshOutcome>, Vec<Diagnostic>) {
+        (
+            check_mesh(db, ws, "lab".into()),
+            workspace_diagnostics(db, ws),
+        )
+    }
+
+    /// A provider's file (`pool.mesh`), `POOL_USER` and `POOL_MESH` in a logged database
+    /// that resolves meshes as the language server does, with the texts a test edits
+    /// beside the files, and the first check (which refuses nothing, and is a fresh
+    /// database's).
+    struct PoolLab {
+        db: Database,
+        log: Arc<Mutex<Vec<String>>>,
+        ws: Workspace,
+        files: Vec<SourceFile>,
+        texts: [(&'static str, String); 3],
+        first: (Arc<crate::resolve::MeshOutcome>, Vec<Diagnostic>),
+    }
+
+    fn pool_lab(provider: &'static str) -> PoolLab {
+        let (mut db, log, ws, files) = logged_workspace(&[
+            ("pool.mesh", provider),
+            ("user.mesh", POOL_USER),
+            ("lab.mesh", POOL_MESH),
+        ]);
+        ws.set_reuse_resolution(&mut db).to(true);
+        let texts = [
+            ("pool.mesh", provider.to_string()),
+            ("user.mesh", POOL_USER.to_string()),
+            ("lab.mesh", POOL_MESH.to_string()),
+        ];
+        let first = lab_check(&db, ws);
+        ran(&log);
+        assert!(!first.0.refused(), "{:?}", first.0);
+        assert_eq!(first, fresh_check(&texts));
+        PoolLab {
+            db,
+            log,
+            ws,
+            files,
+            texts,
+            first,
+        }
+    }
+
+    /// Asserts that the server's check of mesh `lab` after an edit (the files now hold
+    /// `texts`) resolved nothing again: only the edited module's check view was made
+    /// again, the outcome is `before` itself, and all of it is a fresh database's.
+    fn resolved_nothing_again(
+        db: &Database,
+        log: &Mutex<Vec<String>>,
+        ws: Workspace,
+        before: &Arc<crate::resolve::MeshOutcome>,
+        texts: &[(&str, String)],
+    ) {
+        let now = lab_check(db, ws);
+        let warm = ran(log);
+        assert_eq!(count(&warm, "module_check_view"), 1, "{warm:?}");
+        assert_eq!(count(&warm, "resolve_free"), 0, "{warm:?}");
+        assert_eq!(count(&warm, "check_mesh"), 0, "{warm:?}");
+        assert!(Arc::ptr_eq(&now.0, before));
+        assert_eq!(now, fresh_check(texts));
+    }
+
     #[test]
     fn an_edit_re_checks_only_what_depends_on_it() {
         let (mut db, log, ws, f) = logged_workspace(&[
@@ -2017,45 +2086,26 @@ mod incrementality {
     /// database's.
     #[test]
     fn an_env_value_edit_resolves_no_mesh_and_a_provided_value_does() {
-        let (mut db, log, ws, f) = logged_workspace(&[
-            ("pool.mesh", POOL),
-            ("user.mesh", POOL_USER),
-            ("lab.mesh", POOL_MESH),
-        ]);
+        let PoolLab {
+            mut db,
+            log,
+            ws,
+            files: f,
+            mut texts,
+            first,
+        } = pool_lab(POOL);
         let (pool, user) = (f[0], f[1]);
-        ws.set_reuse_resolution(&mut db).to(true);
-        let mut texts = [
-            ("pool.mesh", POOL.to_string()),
-            ("user.mesh", POOL_USER.to_string()),
-            ("lab.mesh", POOL_MESH.to_string()),
-        ];
-        let now = |db: &Database| {
-            (
-                check_mesh(db, ws, "lab".into()),
-                workspace_diagnostics(db, ws),
-            )
-        };
-        let first = now(&db);
-        ran(&log);
-        assert!(!first.0.refused(), "{:?}", first.0);
-        assert_eq!(first, fresh_check(&texts));
 
         // An env value: nothing the check of the mesh reads changed.
         texts[1].1 = texts[1].1.replace("\"fast\"", "\"slow\"");
         user.set_text(&mut db).to(Arc::from(texts[1].1.as_str()));
-        let slow = now(&db);
-        let warm = ran(&log);
-        assert_eq!(count(&warm, "module_check_view"), 1, "{warm:?}");
-        assert_eq!(count(&warm, "resolve_free"), 0, "{warm:?}");
-        assert_eq!(count(&warm, "check_mesh"), 0, "{warm:?}");
-        assert!(Arc::ptr_eq(&slow.0, &first.0));
-        assert_eq!(slow, fresh_check(&texts));
+        resolved_nothing_again(&db, &log, ws, &first.0, &texts);
 
         // The provider's answer, which the user's narrowing refuses: the mesh resolves
         // again, once, and refuses the user with a label at its requirement.
         texts[0].1 = texts[0].1.replace("size = 50", "size = 500");
         pool.set_text(&mut db).to(Arc::from(texts[0].1.as_str()));
-        let refused = now(&db);
+        let refused = lab_check(&db, ws);
         let warm = ran(&log);
         assert_eq!(count(&warm, "resolve_free"), 1, "{warm:?}");
         assert_eq!(refused, fresh_check(&texts));
@@ -2081,7 +2131,7 @@ mod incrementality {
             .1
             .replace("      MODE", "      EXTRA = \"more\"\n      MODE");
         user.set_text(&mut db).to(Arc::from(texts[1].1.as_str()));
-        let added = now(&db);
+        let added = lab_check(&db, ws);
         let warm = ran(&log);
         assert_eq!(count(&warm, "resolve_free"), 0, "{warm:?}");
         assert_eq!(count(&warm, "check_mesh"), 1, "placed again: {warm:?}");
@@ -2099,7 +2149,7 @@ mod incrementality {
         pool.set_text(&mut db).to(Arc::from(texts[0].1.as_str()));
         texts[1].1 = texts[1].1.replace("${small.size}", "${small.sizes}");
         user.set_text(&mut db).to(Arc::from(texts[1].1.as_str()));
-        let broken = now(&db);
+        let broken = lab_check(&db, ws);
         let warm = ran(&log);
         assert_eq!(count(&warm, "resolve_free"), 1, "{warm:?}");
         assert!(
@@ -2120,47 +2170,28 @@ mod incrementality {
     /// fresh database's, which resolves from the files' own trees.
     #[test]
     fn an_unread_operator_default_edit_resolves_no_mesh_and_a_provided_one_does() {
-        let (mut db, log, ws, f) = logged_workspace(&[
-            ("pool.mesh", CAPPED),
-            ("user.mesh", POOL_USER),
-            ("lab.mesh", POOL_MESH),
-        ]);
+        let PoolLab {
+            mut db,
+            log,
+            ws,
+            files: f,
+            mut texts,
+            first,
+        } = pool_lab(CAPPED);
         let pool = f[0];
-        ws.set_reuse_resolution(&mut db).to(true);
-        let mut texts = [
-            ("pool.mesh", CAPPED.to_string()),
-            ("user.mesh", POOL_USER.to_string()),
-            ("lab.mesh", POOL_MESH.to_string()),
-        ];
-        let now = |db: &Database| {
-            (
-                check_mesh(db, ws, "lab".into()),
-                workspace_diagnostics(db, ws),
-            )
-        };
-        let first = now(&db);
-        ran(&log);
-        assert!(!first.0.refused(), "{:?}", first.0);
-        assert_eq!(first, fresh_check(&texts));
 
         // Defaults only a container reads, an integer and a string: nothing resolves.
         for (from, to) in [("= 7", "= 9"), ("= \"x\"", "= \"a longer label\"")] {
             texts[0].1 = texts[0].1.replace(from, to);
             pool.set_text(&mut db).to(Arc::from(texts[0].1.as_str()));
-            let kept = now(&db);
-            let warm = ran(&log);
-            assert_eq!(count(&warm, "module_check_view"), 1, "{warm:?}");
-            assert_eq!(count(&warm, "resolve_free"), 0, "{to}: {warm:?}");
-            assert_eq!(count(&warm, "check_mesh"), 0, "{to}: {warm:?}");
-            assert!(Arc::ptr_eq(&kept.0, &first.0));
-            assert_eq!(kept, fresh_check(&texts));
+            resolved_nothing_again(&db, &log, ws, &first.0, &texts);
         }
 
         // The default the provider answers with, out of the user's narrowing: the mesh
         // resolves again and refuses the user.
         texts[0].1 = texts[0].1.replace("= 50", "= 500");
         pool.set_text(&mut db).to(Arc::from(texts[0].1.as_str()));
-        let refused = now(&db);
+        let refused = lab_check(&db, ws);
         let warm = ran(&log);
         assert_eq!(count(&warm, "resolve_free"), 1, "{warm:?}");
         assert!(refused.0.refused(), "{:?}", refused.0);
@@ -2178,7 +2209,7 @@ mod incrementality {
         // Back in range: resolved again, and no refusal left.
         texts[0].1 = texts[0].1.replace("= 500", "= 60");
         pool.set_text(&mut db).to(Arc::from(texts[0].1.as_str()));
-        let back = now(&db);
+        let back = lab_check(&db, ws);
         assert_eq!(count(&ran(&log), "resolve_free"), 1);
         assert!(!back.0.refused(), "{:?}", back.0);
         assert_eq!(back, fresh_check(&texts));
@@ -2187,7 +2218,7 @@ mod incrementality {
         // provider out, so the mesh resolves again.
         texts[0].1 = texts[0].1.replace("= 9", "= 2000");
         pool.set_text(&mut db).to(Arc::from(texts[0].1.as_str()));
-        let broken = now(&db);
+        let broken = lab_check(&db, ws);
         assert_eq!(count(&ran(&log), "resolve_free"), 1);
         assert!(
             broken.0.left_out.iter().any(|l| l.instance == "provider"),
