@@ -1584,15 +1584,7 @@ mod incrementality {
     }
 
     /// Mesh `lab`'s check and every file's diagnostics.
-    fn lab_check(
-        db: &Database,
-        ws: Workspace,
-    ) -> (Arc<crate::resolve::MeshOutcome>, Vec<Diagnostic>) {
-        (
-            check_mesh(db, ws, "lab".into()),
-            workspace_diagnostics(db, ws),
-        )
-    }
+    type LabCheck = (Arc<crate::resolve::MeshOutcome>, Vec<Diagnostic>);
 
     /// A provider's file (`pool.mesh`), `POOL_USER` and `POOL_MESH` in a logged database
     /// that resolves meshes as the language server does, with the texts a test edits
@@ -1604,52 +1596,89 @@ mod incrementality {
         ws: Workspace,
         files: Vec<SourceFile>,
         texts: [(&'static str, String); 3],
-        first: (Arc<crate::resolve::MeshOutcome>, Vec<Diagnostic>),
+        first: LabCheck,
     }
 
-    fn pool_lab(provider: &'static str) -> PoolLab {
-        let (mut db, log, ws, files) = logged_workspace(&[
-            ("pool.mesh", provider),
-            ("user.mesh", POOL_USER),
-            ("lab.mesh", POOL_MESH),
-        ]);
-        ws.set_reuse_resolution(&mut db).to(true);
-        let texts = [
-            ("pool.mesh", provider.to_string()),
-            ("user.mesh", POOL_USER.to_string()),
-            ("lab.mesh", POOL_MESH.to_string()),
-        ];
-        let first = lab_check(&db, ws);
-        ran(&log);
-        assert!(!first.0.refused(), "{:?}", first.0);
-        assert_eq!(first, fresh_check(&texts));
-        PoolLab {
-            db,
-            log,
-            ws,
-            files,
-            texts,
-            first,
+    /// The provider's file and the user's, by their place in [`PoolLab`].
+    const PROVIDER: usize = 0;
+    const USER: usize = 1;
+
+    impl PoolLab {
+        fn new(provider: &'static str) -> PoolLab {
+            let (mut db, log, ws, files) = logged_workspace(&[
+                ("pool.mesh", provider),
+                ("user.mesh", POOL_USER),
+                ("lab.mesh", POOL_MESH),
+            ]);
+            ws.set_reuse_resolution(&mut db).to(true);
+            let texts = [
+                ("pool.mesh", provider.to_string()),
+                ("user.mesh", POOL_USER.to_string()),
+                ("lab.mesh", POOL_MESH.to_string()),
+            ];
+            let first = Self::check_of(&db, ws);
+            ran(&log);
+            assert!(!first.0.refused(), "{:?}", first.0);
+            assert_eq!(first, fresh_check(&texts));
+            PoolLab {
+                db,
+                log,
+                ws,
+                files,
+                texts,
+                first,
+            }
         }
-    }
 
-    /// Asserts that the server's check of mesh `lab` after an edit (the files now hold
-    /// `texts`) resolved nothing again: only the edited module's check view was made
-    /// again, the outcome is `before` itself, and all of it is a fresh database's.
-    fn resolved_nothing_again(
-        db: &Database,
-        log: &Mutex<Vec<String>>,
-        ws: Workspace,
-        before: &Arc<crate::resolve::MeshOutcome>,
-        texts: &[(&str, String)],
-    ) {
-        let now = lab_check(db, ws);
-        let warm = ran(log);
-        assert_eq!(count(&warm, "module_check_view"), 1, "{warm:?}");
-        assert_eq!(count(&warm, "resolve_free"), 0, "{warm:?}");
-        assert_eq!(count(&warm, "check_mesh"), 0, "{warm:?}");
-        assert!(Arc::ptr_eq(&now.0, before));
-        assert_eq!(now, fresh_check(texts));
+        /// Mesh `lab`'s check and every file's diagnostics, as the server asks them.
+        fn check_of(db: &Database, ws: Workspace) -> LabCheck {
+            (
+                check_mesh(db, ws, "lab".into()),
+                workspace_diagnostics(db, ws),
+            )
+        }
+
+        fn check(&self) -> LabCheck {
+            Self::check_of(&self.db, self.ws)
+        }
+
+        /// How many times each query ran since the last look.
+        fn ran(&self) -> std::collections::BTreeMap<String, usize> {
+            ran(&self.log)
+        }
+
+        /// Replaces `from`, which file `k` holds, by `to` in it.
+        fn edit(&mut self, k: usize, from: &str, to: &str) {
+            let text = &mut self.texts[k].1;
+            assert!(text.contains(from), "`{from}` is not in {text}");
+            *text = text.replace(from, to);
+            self.files[k]
+                .set_text(&mut self.db)
+                .to(Arc::from(text.as_str()));
+        }
+
+        /// Asserts that the check after an edit resolved nothing again: only the edited
+        /// module's check view was made again, the outcome is the first check's own, and
+        /// all of it is a fresh database's.
+        fn resolved_nothing_again(&self) {
+            let now = self.check();
+            let warm = self.ran();
+            assert_eq!(count(&warm, "module_check_view"), 1, "{warm:?}");
+            assert_eq!(count(&warm, "resolve_free"), 0, "{warm:?}");
+            assert_eq!(count(&warm, "check_mesh"), 0, "{warm:?}");
+            assert!(Arc::ptr_eq(&now.0, &self.first.0));
+            assert_eq!(now, fresh_check(&self.texts));
+        }
+
+        /// The check after an edit, which resolved the mesh again, once, and is a fresh
+        /// database's.
+        fn resolved_again(&self) -> LabCheck {
+            let now = self.check();
+            let warm = self.ran();
+            assert_eq!(count(&warm, "resolve_free"), 1, "{warm:?}");
+            assert_eq!(now, fresh_check(&self.texts));
+            now
+        }
     }
 
     #[test]
@@ -2086,29 +2115,16 @@ mod incrementality {
     /// database's.
     #[test]
     fn an_env_value_edit_resolves_no_mesh_and_a_provided_value_does() {
-        let PoolLab {
-            mut db,
-            log,
-            ws,
-            files: f,
-            mut texts,
-            first,
-        } = pool_lab(POOL);
-        let (pool, user) = (f[0], f[1]);
+        let mut lab = PoolLab::new(POOL);
 
         // An env value: nothing the check of the mesh reads changed.
-        texts[1].1 = texts[1].1.replace("\"fast\"", "\"slow\"");
-        user.set_text(&mut db).to(Arc::from(texts[1].1.as_str()));
-        resolved_nothing_again(&db, &log, ws, &first.0, &texts);
+        lab.edit(USER, "\"fast\"", "\"slow\"");
+        lab.resolved_nothing_again();
 
         // The provider's answer, which the user's narrowing refuses: the mesh resolves
         // again, once, and refuses the user with a label at its requirement.
-        texts[0].1 = texts[0].1.replace("size = 50", "size = 500");
-        pool.set_text(&mut db).to(Arc::from(texts[0].1.as_str()));
-        let refused = lab_check(&db, ws);
-        let warm = ran(&log);
-        assert_eq!(count(&warm, "resolve_free"), 1, "{warm:?}");
-        assert_eq!(refused, fresh_check(&texts));
+        lab.edit(PROVIDER, "size = 50", "size = 500");
+        let refused = lab.resolved_again();
         let label = |outcome: &crate::resolve::MeshOutcome, text: &str| -> String {
             let d = outcome
                 .diagnostics
@@ -2119,7 +2135,7 @@ mod incrementality {
             text[l.map(|l| l.span.range()).unwrap_or_default()].to_string()
         };
         assert!(
-            label(&refused.0, &texts[1].1).starts_with("requires small"),
+            label(&refused.0, &lab.texts[USER].1).starts_with("requires small"),
             "{:?}",
             refused.0
         );
@@ -2127,37 +2143,29 @@ mod incrementality {
         // An env entry added above the requirement: no rank of what the check reads
         // moves, so nothing resolves again; the label is placed again, at the
         // requirement's new place.
-        texts[1].1 = texts[1]
-            .1
-            .replace("      MODE", "      EXTRA = \"more\"\n      MODE");
-        user.set_text(&mut db).to(Arc::from(texts[1].1.as_str()));
-        let added = lab_check(&db, ws);
-        let warm = ran(&log);
+        lab.edit(USER, "      MODE", "      EXTRA = \"more\"\n      MODE");
+        let added = lab.check();
+        let warm = lab.ran();
         assert_eq!(count(&warm, "resolve_free"), 0, "{warm:?}");
         assert_eq!(count(&warm, "check_mesh"), 1, "placed again: {warm:?}");
         assert_ne!(
             added.0.diagnostics, refused.0.diagnostics,
             "the label moved"
         );
-        assert!(label(&added.0, &texts[1].1).starts_with("requires small"));
-        assert_eq!(added, fresh_check(&texts));
+        assert!(label(&added.0, &lab.texts[USER].1).starts_with("requires small"));
+        assert_eq!(added, fresh_check(&lab.texts));
 
         // The answer back in range, and an env value in error (a field the contract
         // lacks): the module's errors changed, so the mesh resolves again and leaves the
         // user out, listing the error.
-        texts[0].1 = texts[0].1.replace("size = 500", "size = 50");
-        pool.set_text(&mut db).to(Arc::from(texts[0].1.as_str()));
-        texts[1].1 = texts[1].1.replace("${small.size}", "${small.sizes}");
-        user.set_text(&mut db).to(Arc::from(texts[1].1.as_str()));
-        let broken = lab_check(&db, ws);
-        let warm = ran(&log);
-        assert_eq!(count(&warm, "resolve_free"), 1, "{warm:?}");
+        lab.edit(PROVIDER, "size = 500", "size = 50");
+        lab.edit(USER, "${small.size}", "${small.sizes}");
+        let broken = lab.resolved_again();
         assert!(
             broken.0.left_out.iter().any(|l| l.instance == "user"),
             "{:?}",
             broken.0
         );
-        assert_eq!(broken, fresh_check(&texts));
     }
 
     const CAPPED: &str = "contract pool for module {\n  size: int\n}\n\nmodule provider {\n  requires cap: operator int in 1..1000 = 50\n  requires spare: operator int in 1..1000 = 7\n  requires label: operator string = \"x\"\n  container provider {\n    image \"p:1\"\n    env {\n      SPARE = \"${spare}\"\n      LABEL = \"${label} of ${spare}\"\n    }\n  }\n  provides pool {\n    size = cap\n  }\n}\n";
@@ -2170,30 +2178,18 @@ mod incrementality {
     /// fresh database's, which resolves from the files' own trees.
     #[test]
     fn an_unread_operator_default_edit_resolves_no_mesh_and_a_provided_one_does() {
-        let PoolLab {
-            mut db,
-            log,
-            ws,
-            files: f,
-            mut texts,
-            first,
-        } = pool_lab(CAPPED);
-        let pool = f[0];
+        let mut lab = PoolLab::new(CAPPED);
 
         // Defaults only a container reads, an integer and a string: nothing resolves.
         for (from, to) in [("= 7", "= 9"), ("= \"x\"", "= \"a longer label\"")] {
-            texts[0].1 = texts[0].1.replace(from, to);
-            pool.set_text(&mut db).to(Arc::from(texts[0].1.as_str()));
-            resolved_nothing_again(&db, &log, ws, &first.0, &texts);
+            lab.edit(PROVIDER, from, to);
+            lab.resolved_nothing_again();
         }
 
         // The default the provider answers with, out of the user's narrowing: the mesh
         // resolves again and refuses the user.
-        texts[0].1 = texts[0].1.replace("= 50", "= 500");
-        pool.set_text(&mut db).to(Arc::from(texts[0].1.as_str()));
-        let refused = lab_check(&db, ws);
-        let warm = ran(&log);
-        assert_eq!(count(&warm, "resolve_free"), 1, "{warm:?}");
+        lab.edit(PROVIDER, "= 50", "= 500");
+        let refused = lab.resolved_again();
         assert!(refused.0.refused(), "{:?}", refused.0);
         assert!(
             refused
@@ -2204,28 +2200,21 @@ mod incrementality {
             "{:?}",
             refused.0
         );
-        assert_eq!(refused, fresh_check(&texts));
 
         // Back in range: resolved again, and no refusal left.
-        texts[0].1 = texts[0].1.replace("= 500", "= 60");
-        pool.set_text(&mut db).to(Arc::from(texts[0].1.as_str()));
-        let back = lab_check(&db, ws);
-        assert_eq!(count(&ran(&log), "resolve_free"), 1);
+        lab.edit(PROVIDER, "= 500", "= 60");
+        let back = lab.resolved_again();
         assert!(!back.0.refused(), "{:?}", back.0);
-        assert_eq!(back, fresh_check(&texts));
 
         // An unread default out of its own range: the checker's error leaves the
         // provider out, so the mesh resolves again.
-        texts[0].1 = texts[0].1.replace("= 9", "= 2000");
-        pool.set_text(&mut db).to(Arc::from(texts[0].1.as_str()));
-        let broken = lab_check(&db, ws);
-        assert_eq!(count(&ran(&log), "resolve_free"), 1);
+        lab.edit(PROVIDER, "= 9", "= 2000");
+        let broken = lab.resolved_again();
         assert!(
             broken.0.left_out.iter().any(|l| l.instance == "provider"),
             "{:?}",
             broken.0
         );
-        assert_eq!(broken, fresh_check(&texts));
     }
 
     /// Which operator defaults a check view makes canonical: a literal one no reference
