@@ -44,6 +44,22 @@ pub(crate) struct Builder<'a, 'm> {
     misses: Vec<Diagnostic>,
 }
 
+impl Builder<'_, '_> {
+    /// A value the values phase computed for instance `i`, or, where it computed none,
+    /// the miss `what` through the gate.
+    fn computed<T>(
+        &mut self,
+        i: InstanceId,
+        memo: Option<Evaluation<T>>,
+        what: &'static str,
+    ) -> Evaluation<T> {
+        match memo {
+            Some(v) => v,
+            None => Err(self.passed_over(i, what).into()),
+        }
+    }
+}
+
 impl<'m> Evaluate<'m> for Builder<'_, 'm> {
     fn world(&self) -> World<'_, 'm> {
         self.world
@@ -53,33 +69,22 @@ impl<'m> Evaluate<'m> for Builder<'_, 'm> {
     // value, given field and answer of every instance): one it did not is a miss.
 
     fn operator_memo(&mut self, i: InstanceId, r: u32) -> Evaluation<OperatorValue> {
-        match self.values.operator(i, r) {
-            Some(v) => v,
-            None => Err(self
-                .passed_over(i, "E0501 (a value the values phase did not compute)")
-                .into()),
-        }
+        let memo = self.values.operator(i, r);
+        self.computed(i, memo, "E0501 (a value the values phase did not compute)")
     }
 
     fn given_memo(&mut self, i: InstanceId, r: u32, f: u32) -> Evaluation {
-        match self.values.given(i, r, f) {
-            Some(v) => v,
-            None => Err(self
-                .passed_over(i, "E0501 (a value the values phase did not compute)")
-                .into()),
-        }
+        let memo = self.values.given(i, r, f);
+        self.computed(i, memo, "E0501 (a value the values phase did not compute)")
     }
 
     fn answer_memo(&mut self, consumer: InstanceId, r: u32, f: u32) -> Evaluation {
-        match self.values.answer(consumer, r, f) {
-            Some(v) => v,
-            None => Err(self
-                .passed_over(
-                    consumer,
-                    "E0310 (an answer the values phase did not compute)",
-                )
-                .into()),
-        }
+        let memo = self.values.answer(consumer, r, f);
+        self.computed(
+            consumer,
+            memo,
+            "E0310 (an answer the values phase did not compute)",
+        )
     }
 
     /// Recorded with the node's manifest and listed with the mesh's diagnostics: the
