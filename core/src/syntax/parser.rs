@@ -305,7 +305,8 @@ impl<'a> Parser<'a> {
         let tok = self.peek().span.start;
         let prev_end = self.prev_end();
         let mut i = self.comments.partition_point(|c| c.span.end <= tok);
-        let mut lines = Vec::new();
+        // Most docs are a line or two: gathered with no allocation but the text's.
+        let mut lines = SmallVec::<[&str; 4]>::new();
         while i > 0 {
             let c = self.comments[i - 1];
             if !c.doc || c.span.start < prev_end {
@@ -315,13 +316,15 @@ impl<'a> Parser<'a> {
             self.claimed.push(c.span.start);
             i -= 1;
         }
-        if lines.is_empty() {
-            return Docs::default();
-        }
-        lines.reverse();
-        Docs {
-            text: Some(lines.join("\n").into_boxed_str()),
-        }
+        let text: Box<str> = match lines.as_slice() {
+            [] => return Docs::default(),
+            [line] => Box::from(*line),
+            _ => {
+                lines.reverse();
+                lines.join("\n").into_boxed_str()
+            }
+        };
+        Docs { text: Some(text) }
     }
 
     // ---- recovery ----

@@ -90,7 +90,9 @@ pub(crate) fn decode(
         parts.push(StrPart::Text(buf.as_str().into()));
     }
     // One allocation of the exact size; the buffers go back for the next literal.
-    let exact: Box<[StrPart]> = parts.drain(..).collect();
+    let mut exact = Vec::with_capacity(parts.len());
+    exact.append(&mut parts);
+    let exact = exact.into_boxed_slice();
     // A huge literal's buffers are not kept for the next.
     if buf.capacity() <= KEPT_SCRATCH && parts.capacity() <= KEPT_SCRATCH {
         SCRATCH.set((parts, buf));
