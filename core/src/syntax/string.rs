@@ -392,24 +392,31 @@ fn plain_reference(
     let mut close = start;
     // Where each dot is, found by the same scan (most references have one or two).
     let mut dots = SmallVec::<[usize; 4]>::new();
-    // At a segment's first byte (nothing of it read yet), and after a `-`.
-    let (mut first, mut hyphen) = (true, false);
-    while let Some(&b) = bytes.get(close) {
-        match REFERENCE_BYTE[b as usize] {
-            LEAD => (first, hyphen) = (false, false),
-            DIGIT if !first => hyphen = false,
-            HYPHEN if !first && !hyphen => hyphen = true,
-            DOT if !first && !hyphen => {
-                dots.push(close);
-                first = true;
-            }
-            OTHER => break,
-            // A segment that is no identifier: the general parse reads and judges it.
-            _ => return None,
+    let class = |at: usize| bytes.get(at).map_or(OTHER, |&b| REFERENCE_BYTE[b as usize]);
+    'segments: loop {
+        // A segment's first byte: a letter or `_`.
+        if class(close) != LEAD {
+            return None;
         }
         close += 1;
+        // The rest of it, a byte at a time with nothing to remember: letters, digits and
+        // `_`, and a `-` only when one of those follows it.
+        loop {
+            match class(close) {
+                LEAD | DIGIT => close += 1,
+                HYPHEN if matches!(class(close + 1), LEAD | DIGIT) => close += 2,
+                DOT => {
+                    dots.push(close);
+                    close += 1;
+                    continue 'segments;
+                }
+                OTHER => break 'segments,
+                // A `-` last, or before `-` or `.`: the general parse reads and judges it.
+                _ => return None,
+            }
+        }
     }
-    if first || hyphen || bytes.get(close) != Some(&b'}') || &bytes[start..close] == b"for" {
+    if bytes.get(close) != Some(&b'}') || &bytes[start..close] == b"for" {
         return None;
     }
     let mut segments = Vec::with_capacity(dots.len() + 1);
