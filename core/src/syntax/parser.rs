@@ -1987,4 +1987,25 @@ mod tests {
         // `sep` then one string: the separator, and the template is missing.
         assert_eq!(broken.diagnostics.len(), 1, "{:?}", broken.diagnostics);
     }
+
+    /// The `///` lines right above a node are its docs, in order and joined by a line
+    /// break, one line as much as several; a `//` line between ends them, and a doc line
+    /// above it goes to the node it is written in (here the module, after its own).
+    #[test]
+    fn a_nodes_docs_are_its_doc_lines_one_or_many() {
+        let parsed = parse(
+            &FilePath::from("t.mesh"),
+            "/// First line.\n///   Second line.  \n///\n/// Fourth.\nmodule m {\n  /// One line.\n  requires a: operator int\n  // plain\n  requires b: operator int\n  /// Above c.\n  // plain\n  requires c: operator int\n}\n",
+        );
+        assert!(parsed.diagnostics.is_empty(), "{:?}", parsed.diagnostics);
+        let Some(Item::Module(m)) = parsed.file.items.first() else {
+            panic!("a module");
+        };
+        assert_eq!(
+            m.docs.text.as_deref(),
+            Some("First line.\n  Second line.\n\nFourth.\nAbove c.")
+        );
+        let docs: Vec<Option<&str>> = m.requirements().map(|r| r.docs.text.as_deref()).collect();
+        assert_eq!(docs, [Some("One line."), None, None]);
+    }
 }
