@@ -12,7 +12,7 @@ use smallvec::SmallVec;
 /// A literal's parts while it is decoded.
 type Parts = Vec<StrPart>;
 
-/// The largest scratch buffers ([`SCRATCH`]) kept from one literal to the next.
+/// The most bytes each scratch buffer ([`SCRATCH`]) keeps from one literal to the next.
 const KEPT_SCRATCH: usize = 64 * 1024;
 
 thread_local! {
@@ -94,7 +94,9 @@ pub(crate) fn decode(
     exact.append(&mut parts);
     let exact = exact.into_boxed_slice();
     // A huge literal's buffers are not kept for the next.
-    if buf.capacity() <= KEPT_SCRATCH && parts.capacity() <= KEPT_SCRATCH {
+    if buf.capacity() <= KEPT_SCRATCH
+        && parts.capacity() * std::mem::size_of::<StrPart>() <= KEPT_SCRATCH
+    {
         SCRATCH.set((parts, buf));
     }
     StringLit {
