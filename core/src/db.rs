@@ -231,6 +231,15 @@ pub fn given_read(db: &dyn salsa::Database, ws: Workspace) -> Arc<GivenRead> {
     ))
 }
 
+/// Whether some module reads given field `field` as a consumer's ([`given_read`]), as a
+/// query of its own: a check view depends on the fields its module sets alone, so a
+/// keystroke in `given.depth` (each prefix a field name read) makes again only the views
+/// of modules that set a field of that name, not every view that sets a given field.
+#[salsa::tracked]
+fn given_field_read(db: &dyn salsa::Database, ws: Workspace, field: String) -> bool {
+    given_read(db, ws).reads(&field)
+}
+
 /// How many files' summaries one [`summary_group`] holds.
 const SUMMARY_GROUP: usize = 128;
 
@@ -1100,7 +1109,9 @@ fn view_of(
         true => crate::syntax::spans::position_free(module),
         false => {
             let mut module = without_container_entries(module);
-            unread_values_made_canonical(&mut module, &reg, &|| given_read(db, ws));
+            unread_values_made_canonical(&mut module, &reg, &|field| {
+                *given_field_read(db, ws, field.to_string())
+            });
             crate::syntax::spans::position_free(&module)
         }
     };
@@ -1121,14 +1132,14 @@ fn view_of(
 /// reference that names its requirement, in the module (a `provides` answer, a
 /// narrowing's set field, a default; a container's entry is read by the manifests only,
 /// and dropped here), or, for a given field, another module's `given.FIELD` or
-/// `c.given.FIELD` ([`given_read`], asked through `given_read` only for a module that sets
-/// a given field): a requirement whose name no reference left in the view begins with has
-/// its values read by nobody but the resolution's own judgments, which each rule below
-/// keeps.
+/// `c.given.FIELD` ([`given_read`], asked through `given_read` field by field, for the
+/// literal fields the module sets): a requirement whose name no reference left in the
+/// view begins with has its values read by nobody but the resolution's own judgments,
+/// which each rule below keeps.
 fn unread_values_made_canonical(
     module: &mut ast::Module,
     reg: &Registry,
-    given_read: &dyn Fn() -> Arc<GivenRead>,
+    given_read: &dyn Fn(&str) -> bool,
 ) {
     /// The first word of every reference of a tree.
     struct Heads(Vec<ast::Name>);
@@ -1203,7 +1214,7 @@ fn unread_default_made_canonical(op: &mut ast::OperatorBody) {
 fn unread_givens_made_canonical(
     module: &ast::Module,
     reg: &Registry,
-    given_read: &dyn Fn() -> Arc<GivenRead>,
+    given_read: &dyn Fn(&str) -> bool,
     heads: &[ast::Name],
 ) -> Vec<(usize, usize, ast::Expr)> {
     let sets = |r: &ast::Requirement| match &r.body {
@@ -1220,7 +1231,6 @@ fn unread_givens_made_canonical(
     // constraints), decided from this same tree.
     let table = crate::check::scope::ScopeTable::build(module, reg);
     let scope = crate::check::scope::ModuleScope::of(module, &table);
-    let read = given_read();
     let mut out = Vec::new();
     for (entry, e) in module.entries.iter().enumerate() {
         let ast::ModuleEntry::Requires(r) = e else {
@@ -1253,7 +1263,6 @@ fn unread_givens_made_canonical(
                 .get(field)
                 .is_some_and(|set| std::ptr::eq(*set, expr))
                 || field == crate::resolve::PUBLIC_NAME
-                || read.reads(field)
             {
                 continue;
             }
@@ -1263,6 +1272,11 @@ fn unread_givens_made_canonical(
             let Some(value) = crate::check::types::Value::from_literal(expr) else {
                 continue;
             };
+            // Asked last: only a literal given field's view depends on who reads its
+            // name.
+            if given_read(field) {
+                continue;
+            }
             let constraint = info.field_constraint(fi);
             if !crate::resolve::fits(&fi.ty, &value, &constraint) {
                 continue;
@@ -2524,13 +2538,13 @@ mod incrementality {
             .iter()
             .map(|(path, parsed)| FileSummary::of(&parsed.file, path, false))
             .collect();
-        let read = Arc::new(GivenRead::of(&summaries));
+        let read = GivenRead::of(&summaries);
         assert_eq!(read.fields(), ["looped", "read"]);
         let Some(ast::Item::Module(module)) = files[2].1.file.items.first() else {
             panic!("a module: {:?}", files[2].1.diagnostics);
         };
         let mut view = without_container_entries(module);
-        unread_values_made_canonical(&mut view, &reg, &|| read.clone());
+        unread_values_made_canonical(&mut view, &reg, &|field| read.reads(field));
         let set = |m: &ast::Module, req: &str, field: &str| -> Option<ast::Expr> {
             m.requirements().find_map(|r| match &r.body {
                 ast::RequirementBody::Contract { narrowing, .. } if r.name.name == req => {
@@ -2594,9 +2608,7 @@ mod incrementality {
             panic!("a module: {:?}", parsed.diagnostics);
         };
         let mut view = without_container_entries(module);
-        unread_values_made_canonical(&mut view, &Registry::default(), &|| {
-            Arc::new(GivenRead::default())
-        });
+        unread_values_made_canonical(&mut view, &Registry::default(), &|_| false);
         let default = |m: &ast::Module, name: &str| -> Option<ast::Expr> {
             m.requirements().find_map(|r| match &r.body {
                 ast::RequirementBody::Operator(op) if r.name.name == name => op.default.clone(),
