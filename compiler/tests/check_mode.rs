@@ -234,3 +234,212 @@ fn conformance_cases_resolve_the_same_both_ways() {
         same_both_ways(&b.display().to_string(), &read_mesh_files(b));
     }
 }
+
+/// A workspace whose given fields are read every way a check reads one: by a provider's
+/// answer (`given.depth`), which the consumer narrows; by a loop over the consumers
+/// (`c.given.tag`), whose text the consumer narrows; by the module's own answer
+/// (`p.size`), which another consumer narrows; and not at all (`on`, and `size` of
+/// `small`, read by nobody).
+const READERS_POOL: &str = r#"contract pool for module {
+  given size: int in 1..100 = 10
+  given tag: string = "t"
+  given depth: int in 1..100 = 5
+  given on: bool = false
+  limit: int
+  note: string
+}
+
+contract gauge for module {
+  level: int
+}
+
+module provider {
+  container provider {
+    image "p:1"
+  }
+  provides pool {
+    limit = given.depth
+    note = "${for c in consumers pool sep "," "${c.given.tag}"}"
+  }
+}
+"#;
+const READERS_USERS: &str = r#"module user {
+  requires small: module pool { size = 64  tag = "a"  depth = 8  on = true  limit in 1..8  note len 1..5 }
+  requires g: module gauge { level in 1..50 }
+  container user {
+    image "u:1"
+    env {
+      LEVEL = g.level
+    }
+  }
+}
+
+module other {
+  requires p: module pool { size = 50  depth = 3  tag = "bb" }
+  provides gauge {
+    level = p.size
+  }
+}
+"#;
+const READERS_LAB: &str = r#"mesh lab {
+  node alpha { private_name = "alpha.internal"  ports = 20000..20999 }
+  assign provider to alpha
+  assign user to alpha
+  assign other to alpha
+}
+"#;
+
+/// Every literal a module requirement's narrowing sets in `files` (a given field's, as
+/// `requires key: module secret { length = 64 }` sets it), by file and span, with the
+/// edits tried on it: within what the field likely takes and far out of it.
+fn set_literals(files: &[(String, String)]) -> Vec<(usize, meshc::span::Span, Vec<String>)> {
+    use meshc::syntax::ast;
+    let mut out = Vec::new();
+    for (k, (path, text)) in files.iter().enumerate() {
+        let parsed = meshc::syntax::parse(&meshc::span::FilePath::from(path.as_str()), text);
+        for item in parsed.file.items.iter() {
+            let ast::Item::Module(m) = item else { continue };
+            for r in m.requirements() {
+                let ast::RequirementBody::Contract { narrowing, .. } = &r.body else {
+                    continue;
+                };
+                for n in narrowing.iter() {
+                    let ast::NarrowingKind::Set(e) = &n.kind else {
+                        continue;
+                    };
+                    let edits = match e {
+                        ast::Expr::Int(i) => vec![
+                            (i.value + 1).to_string(),
+                            (i.value - 1).to_string(),
+                            "99999".to_string(),
+                        ],
+                        ast::Expr::Bool(b, _) => vec![(!b).to_string()],
+                        ast::Expr::Str(s) => match s.as_plain() {
+                            Some(t) if !s.triple => vec![
+                                format!("\"{t}x\""),
+                                "\"\"".to_string(),
+                                "\"tcp\"".to_string(),
+                            ],
+                            _ => continue,
+                        },
+                        _ => continue,
+                    };
+                    out.push((k, e.span(), edits));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The language server's check of a mesh keeps its resolution across an edit of a given
+/// field's literal that no check can observe (`db::module_check_view` makes it
+/// canonical; `db::incrementality` counts the resolutions): every literal a module
+/// requirement sets in the fixtures, the build lab, the conformance builds and a fifth of
+/// the catalogue's, edited within and out of what it takes, one at a time and back, must
+/// give the check a fresh database gives from the edited files.
+#[test]
+fn every_set_literal_edited_checks_as_a_fresh_database() {
+    use salsa::Setter as _;
+    let root = repo_root();
+    let mut sets: Vec<(String, Vec<(String, String)>)> = vec![(
+        "readers".to_string(),
+        [
+            ("pool.mesh", READERS_POOL),
+            ("users.mesh", READERS_USERS),
+            ("lab.mesh", READERS_LAB),
+        ]
+        .iter()
+        .map(|(p, t)| (p.to_string(), t.to_string()))
+        .collect(),
+    )];
+    for dir in ["tests/cases/resolve", "tests/cases/check"] {
+        for p in &case_files(&root.join(dir)) {
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            let text = std::fs::read_to_string(p).unwrap();
+            sets.push((name.clone(), one_file(&name, &text)));
+        }
+    }
+    for dir in ["tests/cases/build/lab", "catalogue"] {
+        sets.push((dir.to_string(), read_mesh_files(&root.join(dir))));
+    }
+    if let Some(dir) = conformance_dir() {
+        for e in std::fs::read_dir(dir.join("build")).unwrap() {
+            let b = e.unwrap().path();
+            if b.is_dir() {
+                sets.push((b.display().to_string(), read_mesh_files(&b)));
+            }
+        }
+    }
+    let mut edits = 0;
+    for (label, files) in &sets {
+        let mut literals = set_literals(files);
+        // The catalogue sets hundreds, each edit checked against a fresh catalogue: a
+        // fifth of them, each edited twice, keeps the test to seconds.
+        if literals.len() > 50 {
+            literals = literals
+                .into_iter()
+                .step_by(5)
+                .map(|(k, span, mut tries)| {
+                    tries.truncate(2);
+                    (k, span, tries)
+                })
+                .collect();
+        }
+        if literals.is_empty() {
+            continue;
+        }
+        let (mut reusing, ws) = workspace(files);
+        ws.set_reuse_resolution(&mut reusing).to(true);
+        let meshes: Vec<String> = db::registry(&reusing, ws).meshes.keys().cloned().collect();
+        if meshes.is_empty() {
+            continue;
+        }
+        let source = |db: &db::Database, path: &str| {
+            *ws.files(db)
+                .iter()
+                .find(|f| &**f.path(db) == path)
+                .expect("the file is in the workspace")
+        };
+        let before: Vec<_> = meshes
+            .iter()
+            .map(|m| db::check_mesh(&reusing, ws, m.clone()))
+            .collect();
+        for (k, span, tries) in literals {
+            let (path, text) = &files[k];
+            for edit in tries {
+                let mut edited = files.clone();
+                edited[k].1 = format!(
+                    "{}{edit}{}",
+                    &text[..span.start as usize],
+                    &text[span.end as usize..]
+                );
+                source(&reusing, path)
+                    .set_text(&mut reusing)
+                    .to(std::sync::Arc::from(edited[k].1.as_str()));
+                let (fresh, fresh_ws) = workspace(&edited);
+                for mesh in &meshes {
+                    let now = db::check_mesh(&reusing, ws, mesh.clone());
+                    assert_eq!(
+                        *now,
+                        *db::check_mesh(&fresh, fresh_ws, mesh.clone()),
+                        "{label}: `{edit}` at {span:?} in {path}: mesh `{mesh}`"
+                    );
+                }
+                edits += 1;
+                // Back to the file's text, and to the first check.
+                source(&reusing, path)
+                    .set_text(&mut reusing)
+                    .to(std::sync::Arc::from(text.as_str()));
+                for (mesh, was) in meshes.iter().zip(&before) {
+                    assert_eq!(
+                        *db::check_mesh(&reusing, ws, mesh.clone()),
+                        **was,
+                        "{label}"
+                    );
+                }
+            }
+        }
+    }
+    assert!(edits > 50, "only {edits} edits tried");
+}

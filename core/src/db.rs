@@ -2,7 +2,7 @@
 //! workspace are inputs; parsing, the registry, checking and resolution are tracked
 //! queries, so an edit re-runs only what depends on the edited file.
 
-use crate::check::registry::{FileSummary, ItemRef, Registry, SummaryInput};
+use crate::check::registry::{FileSummary, GivenRead, ItemRef, Registry, SummaryInput};
 use crate::diagnostics::Diagnostic;
 use crate::span::FilePath;
 use crate::syntax::{Parsed, ast};
@@ -212,6 +212,32 @@ pub fn registry(db: &dyn salsa::Database, ws: Workspace) -> Arc<Registry> {
             std: *std,
         })
     })))
+}
+
+/// The given fields some module reads as a consumer's ([`GivenRead`]), from the files'
+/// summaries by groups as [`registry`] reads them: what a check view keeps of another
+/// module's given fields ([`module_check_view`]). Apart from the registry, so an edit that
+/// changes it (`given.depth` written in a `provides` answer) leaves the registry, and
+/// every file's check that reads it, equal; it is read only by the views of modules that
+/// set a given field.
+#[salsa::tracked(returns(clone))]
+pub fn given_read(db: &dyn salsa::Database, ws: Workspace) -> Arc<GivenRead> {
+    let groups = ws.files(db).len().div_ceil(SUMMARY_GROUP);
+    let parts: Vec<Arc<Vec<GroupEntry>>> = (0..groups).map(|g| summary_group(db, ws, g)).collect();
+    Arc::new(GivenRead::of(
+        parts
+            .iter()
+            .flat_map(|part| part.iter().map(|(_, summary, _)| &**summary)),
+    ))
+}
+
+/// Whether some module reads given field `field` as a consumer's ([`given_read`]), as a
+/// query of its own: a check view depends on the fields its module sets alone, so a
+/// keystroke in `given.depth` (each prefix a field name read) makes again only the views
+/// of modules that set a field of that name, not every view that sets a given field.
+#[salsa::tracked]
+fn given_field_read(db: &dyn salsa::Database, ws: Workspace, field: String) -> bool {
+    given_read(db, ws).reads(&field)
 }
 
 /// How many files' summaries one [`summary_group`] holds.
@@ -1074,7 +1100,8 @@ fn view_of(
     name: &str,
     manifests: bool,
 ) -> Option<Arc<Parsed>> {
-    let src = module_source(db, ws, name)?;
+    let reg = registry(db, ws);
+    let src = module_source_in(db, &reg, ws.files(db), name)?;
     let ast::Item::Module(module) = src.parsed.file.items.get(src.item)? else {
         return None;
     };
@@ -1082,7 +1109,9 @@ fn view_of(
         true => crate::syntax::spans::position_free(module),
         false => {
             let mut module = without_container_entries(module);
-            unread_defaults_made_canonical(&mut module);
+            unread_values_made_canonical(&mut module, &reg, &|field| {
+                *given_field_read(db, ws, field.to_string())
+            });
             crate::syntax::spans::position_free(&module)
         }
     };
@@ -1095,21 +1124,23 @@ fn view_of(
     }))
 }
 
-/// Makes each operator requirement's default in `module` (a check view, its containers'
-/// entries dropped) that the check of a mesh cannot observe one canonical literal of its
-/// kind (`0`, `false`, `""`), its span kept, so an edit of such a default (the language
-/// server's `= 4` → `= 5`) leaves [`module_check_view`] equal and resolves no mesh
-/// again. A resolution without manifests evaluates an operator value only to hold it in
-/// its memo table: what reads it is an expression that names the requirement (a
-/// `provides` answer, a requirement's narrowing, another default, which a consumer's
-/// check reads in turn) or a container's entry (read by the manifests only, dropped
-/// here); it judges no operator value against its type or constraint (the checker
-/// judges a literal default where it is written, and an error there reaches the
-/// resolution through [`module_errors`]). So only a default that is a literal (an
-/// integer, a boolean, a string with no interpolation) of a requirement whose name no
-/// reference left in the view begins with is made canonical; whether a default is
-/// written at all (E0501 without one) is kept, and so is every other default.
-fn unread_defaults_made_canonical(module: &mut ast::Module) {
+/// Makes each value in `module` (a check view, its containers' entries dropped) that
+/// the check of a mesh cannot observe one canonical literal, its span kept, so an edit of
+/// such a value leaves [`module_check_view`] equal and resolves no mesh again: an unread
+/// operator default ([`unread_default_made_canonical`]) and an unread given field's
+/// literal ([`unread_givens_made_canonical`]). What reads a value of a module is a
+/// reference that names its requirement, in the module (a `provides` answer, a
+/// narrowing's set field, a default; a container's entry is read by the manifests only,
+/// and dropped here), or, for a given field, another module's `given.FIELD` or
+/// `c.given.FIELD` ([`given_read`], asked through `given_read` field by field, for the
+/// literal fields the module sets): a requirement whose name no reference left in the
+/// view begins with has its values read by nobody but the resolution's own judgments,
+/// which each rule below keeps.
+fn unread_values_made_canonical(
+    module: &mut ast::Module,
+    reg: &Registry,
+    given_read: &dyn Fn(&str) -> bool,
+) {
     /// The first word of every reference of a tree.
     struct Heads(Vec<ast::Name>);
     impl crate::syntax::spans::VisitSpans for Heads {
@@ -1122,6 +1153,7 @@ fn unread_defaults_made_canonical(module: &mut ast::Module) {
     }
     let mut heads = Heads(Vec::new());
     crate::syntax::spans::walk_module(&mut heads, module);
+    let givens = unread_givens_made_canonical(module, reg, given_read, &heads.0);
     for entry in module.entries.iter_mut() {
         let ast::ModuleEntry::Requires(r) = entry else {
             continue;
@@ -1129,20 +1161,198 @@ fn unread_defaults_made_canonical(module: &mut ast::Module) {
         if heads.0.contains(&r.name.name) {
             continue;
         }
-        let ast::RequirementBody::Operator(op) = &mut r.body else {
-            continue;
-        };
-        match &mut op.default {
-            Some(ast::Expr::Int(i)) => i.value = 0,
-            Some(ast::Expr::Bool(b, _)) => *b = false,
-            Some(ast::Expr::Str(s))
-                if s.parts.iter().all(|p| matches!(p, ast::StrPart::Text(_))) =>
-            {
-                s.parts = Box::default();
-            }
-            _ => {}
+        if let ast::RequirementBody::Operator(op) = &mut r.body {
+            unread_default_made_canonical(op);
         }
     }
+    for (entry, narrowing, canonical) in givens {
+        if let Some(ast::ModuleEntry::Requires(r)) = module.entries.get_mut(entry)
+            && let ast::RequirementBody::Contract { narrowing: n, .. } = &mut r.body
+            && let Some(n) = n.get_mut(narrowing)
+        {
+            n.kind = ast::NarrowingKind::Set(canonical);
+        }
+    }
+}
+
+/// Makes an unread operator requirement's literal default canonical (`0`, `false`,
+/// `""`). A resolution without manifests evaluates an operator value only to hold it in
+/// its memo table; it judges no operator value against its type or constraint (the
+/// checker judges a literal default where it is written, and an error there reaches the
+/// resolution through [`module_errors`]). So only a default that is a literal (an
+/// integer, a boolean, a string with no interpolation) is made canonical; whether a
+/// default is written at all (E0501 without one) is kept, and so is every other default.
+fn unread_default_made_canonical(op: &mut ast::OperatorBody) {
+    match &mut op.default {
+        Some(ast::Expr::Int(i)) => i.value = 0,
+        Some(ast::Expr::Bool(b, _)) => *b = false,
+        Some(ast::Expr::Str(s)) if s.parts.iter().all(|p| matches!(p, ast::StrPart::Text(_))) => {
+            s.parts = Box::default();
+        }
+        _ => {}
+    }
+}
+
+/// Where [`unread_values_made_canonical`] writes a canonical literal for a given field of
+/// `module` that the check of a mesh cannot observe, and the literal: the entry of the
+/// requirement, the place of the field's set among its narrowing. A resolution without
+/// manifests reads a given field of a module requirement in three ways: a reference
+/// (`key.length` in the module, `given.length` or `c.given.length` in its provider), the
+/// public names held once (E0507, a field `public_name`), and the values phase's own
+/// judgment of the field's value against its type and constraint, the contract's
+/// narrowed by the requirement (E0304, E0314; for a literal the checker's too, which
+/// reaches the resolution through [`module_errors`]). So a literal (an integer, a
+/// boolean, a string with no interpolation) of a given field of a module requirement is
+/// made canonical when no reference of the view names the requirement (`heads`), no
+/// module reads the field as a consumer's ([`given_read`], by the field's name
+/// whatever the contract), the field is no public name, and both the literal and the
+/// canonical one fit the field as that judgment (`resolve::fits`) decides: the judgment
+/// is then the same either way, and its value read by nobody. A literal out of range is
+/// kept as written, so an edit into or out of range resolves again; whether a field is
+/// set at all is kept (an assignment's E0513 reads it, the contract's default and E0501
+/// read its absence).
+fn unread_givens_made_canonical(
+    module: &ast::Module,
+    reg: &Registry,
+    given_read: &dyn Fn(&str) -> bool,
+    heads: &[ast::Name],
+) -> Vec<(usize, usize, ast::Expr)> {
+    let sets = |r: &ast::Requirement| match &r.body {
+        ast::RequirementBody::Contract { narrowing, .. } => narrowing
+            .iter()
+            .any(|n| matches!(n.kind, ast::NarrowingKind::Set(_))),
+        ast::RequirementBody::Operator(_) => false,
+    };
+    // Most modules set no given field: no scope is built for them.
+    if !module.requirements().any(sets) {
+        return Vec::new();
+    }
+    // The scope as resolution joins it (its kind, contract, sets and narrowed
+    // constraints), decided from this same tree.
+    let table = crate::check::scope::ScopeTable::build(module, reg);
+    let scope = crate::check::scope::ModuleScope::of(module, &table);
+    let mut out = Vec::new();
+    for (entry, e) in module.entries.iter().enumerate() {
+        let ast::ModuleEntry::Requires(r) = e else {
+            continue;
+        };
+        let ast::RequirementBody::Contract { narrowing, .. } = &r.body else {
+            continue;
+        };
+        // The requirement the scope holds (the first of a name written twice).
+        let info = match scope.requirements.get(r.name.name.as_str()) {
+            Some(info) if std::ptr::eq(info.ast, r) => info,
+            _ => continue,
+        };
+        if heads.contains(&r.name.name)
+            || info.kind != Some(crate::check::registry::ProviderKind::Module)
+        {
+            continue;
+        }
+        let Some(contract) = info.contract.as_deref() else {
+            continue;
+        };
+        for (place, n) in narrowing.iter().enumerate() {
+            let ast::NarrowingKind::Set(expr) = &n.kind else {
+                continue;
+            };
+            let field = n.field.name.as_str();
+            // The set the values phase reads: the field's first.
+            if !info
+                .sets
+                .get(field)
+                .is_some_and(|set| std::ptr::eq(*set, expr))
+                || field == crate::resolve::PUBLIC_NAME
+            {
+                continue;
+            }
+            let Some(fi) = contract.fields.get(field).filter(|fi| fi.given) else {
+                continue;
+            };
+            let Some(value) = crate::check::types::Value::from_literal(expr) else {
+                continue;
+            };
+            // Asked last: only a literal given field's view depends on who reads its
+            // name.
+            if given_read(field) {
+                continue;
+            }
+            let constraint = info.field_constraint(fi);
+            if !crate::resolve::fits(&fi.ty, &value, &constraint) {
+                continue;
+            }
+            if let Some(canonical) = canonical_literal(expr, &fi.ty, &constraint) {
+                out.push((entry, place, canonical));
+            }
+        }
+    }
+    out
+}
+
+/// The canonical literal of `expr`'s kind (an integer, a boolean, a plain string) for a
+/// field of type `ty` under `constraint`, its span (and an integer's radix, a string's
+/// quotes) kept: the first of a few values made from the constraint alone (the first of
+/// its set, its range's ends, `0`, `1`, `false`, `true`, `""`, a string of its least
+/// length) that fits, never from `expr`'s own value, so every fitting literal of a field
+/// gives the same one. None for another expression, or when none of them fits.
+fn canonical_literal(
+    expr: &ast::Expr,
+    ty: &crate::check::types::Ty,
+    constraint: &crate::check::types::Constraint,
+) -> Option<ast::Expr> {
+    use crate::check::types::Value;
+    let first_of = |kind: fn(&Value) -> bool| -> Option<Value> {
+        constraint
+            .one_of
+            .as_ref()?
+            .iter()
+            .find(|v| kind(v))
+            .cloned()
+    };
+    let candidates: Vec<Value> = match expr {
+        ast::Expr::Int(_) => {
+            let range = constraint.range.as_ref();
+            first_of(|v| matches!(v, Value::Int(_)))
+                .into_iter()
+                .chain(range.and_then(|b| b.lo).map(Value::Int))
+                .chain(range.and_then(|b| b.hi).map(Value::Int))
+                .chain([Value::Int(0), Value::Int(1)])
+                .collect()
+        }
+        ast::Expr::Bool(..) => vec![Value::Bool(false), Value::Bool(true)],
+        ast::Expr::Str(_) => {
+            let least = constraint
+                .len
+                .as_ref()
+                .and_then(|b| b.lo)
+                .filter(|&n| (1..=64).contains(&n))
+                .unwrap_or(1);
+            first_of(|v| matches!(v, Value::Str(_)))
+                .into_iter()
+                .chain([
+                    Value::Str(String::new()),
+                    Value::Str("a".repeat(least as usize)),
+                ])
+                .collect()
+        }
+        _ => return None,
+    };
+    let value = candidates
+        .into_iter()
+        .find(|v| crate::resolve::fits(ty, v, constraint))?;
+    let mut canonical = expr.clone();
+    match (&mut canonical, value) {
+        (ast::Expr::Int(i), Value::Int(v)) => i.value = v,
+        (ast::Expr::Bool(b, _), Value::Bool(v)) => *b = v,
+        (ast::Expr::Str(s), Value::Str(v)) => {
+            s.parts = match v.is_empty() {
+                true => Box::default(),
+                false => Box::new([ast::StrPart::Text(v.into_boxed_str())]),
+            };
+        }
+        _ => return None,
+    }
+    Some(canonical)
 }
 
 /// `module` as a resolution without manifests reads it: each container keeps its name,
@@ -1605,15 +1815,20 @@ mod incrementality {
 
     impl PoolLab {
         fn new(provider: &'static str) -> PoolLab {
+            Self::with_user(provider, POOL_USER)
+        }
+
+        /// [`PoolLab::new`] with the user's file `user` instead of `POOL_USER`.
+        fn with_user(provider: &'static str, user: &'static str) -> PoolLab {
             let (mut db, log, ws, files) = logged_workspace(&[
                 ("pool.mesh", provider),
-                ("user.mesh", POOL_USER),
+                ("user.mesh", user),
                 ("lab.mesh", POOL_MESH),
             ]);
             ws.set_reuse_resolution(&mut db).to(true);
             let texts = [
                 ("pool.mesh", provider.to_string()),
-                ("user.mesh", POOL_USER.to_string()),
+                ("user.mesh", user.to_string()),
                 ("lab.mesh", POOL_MESH.to_string()),
             ];
             let first = Self::check_of(&db, ws);
@@ -1661,12 +1876,18 @@ mod incrementality {
         /// module's check view was made again, the outcome is the first check's own, and
         /// all of it is a fresh database's.
         fn resolved_nothing_again(&self) {
+            self.resolved_nothing_again_since(&self.first);
+        }
+
+        /// [`PoolLab::resolved_nothing_again`], against the check `before` rather than
+        /// the first.
+        fn resolved_nothing_again_since(&self, before: &LabCheck) {
             let now = self.check();
             let warm = self.ran();
             assert_eq!(count(&warm, "module_check_view"), 1, "{warm:?}");
             assert_eq!(count(&warm, "resolve_free"), 0, "{warm:?}");
             assert_eq!(count(&warm, "check_mesh"), 0, "{warm:?}");
-            assert!(Arc::ptr_eq(&now.0, &self.first.0));
+            assert!(Arc::ptr_eq(&now.0, &before.0));
             assert_eq!(now, fresh_check(&self.texts));
         }
 
@@ -2217,6 +2438,163 @@ mod incrementality {
         );
     }
 
+    const GIVEN_POOL: &str = "contract pool for module {\n  given size: int in 1..100 = 10\n  given label: string = \"x\"\n  given depth: int in 1..100 = 5\n  limit: int\n}\n\nmodule provider {\n  container provider {\n    image \"p:1\"\n  }\n  provides pool {\n    limit = given.depth\n  }\n}\n";
+    // `depth` is read by the provider's answer, which the requirement narrows; the
+    // container's read of `size` is the manifests'.
+    const GIVEN_USER: &str = "module user {\n  container user {\n    image \"u:1\"\n    env {\n      SIZE = \"${small.size}\"\n    }\n  }\n  requires small: module pool { size = 64  label = \"a\"  depth = 8  limit in 1..50 }\n}\n";
+
+    /// The language server's check of a mesh: a given field's literal that no reference
+    /// the check evaluates reads (`size`, read by a container only; `label`), edited
+    /// within what the field takes, resolves no mesh again; an edit out of the
+    /// contract's range, and any edit of a
+    /// field the provider's answer reads (`given.depth`, which the user's narrowing of
+    /// that answer then refuses), resolve it again. Every outcome and every file's
+    /// diagnostics are a fresh database's, which resolves from the files' own trees.
+    #[test]
+    fn an_unread_given_field_edit_resolves_no_mesh_and_a_read_or_refused_one_does() {
+        let mut lab = PoolLab::with_user(GIVEN_POOL, GIVEN_USER);
+
+        // Unread given fields within what they take: nothing resolves.
+        for (from, to) in [
+            ("size = 64", "size = 65"),
+            ("size = 65", "size = 1"),
+            ("label = \"a\"", "label = \"a longer label\""),
+        ] {
+            lab.edit(USER, from, to);
+            lab.resolved_nothing_again();
+        }
+
+        // Out of the contract's range: the checker's error leaves the user out.
+        lab.edit(USER, "size = 1", "size = 200");
+        let broken = lab.resolved_again();
+        assert!(
+            broken.0.left_out.iter().any(|l| l.instance == "user"),
+            "{:?}",
+            broken.0
+        );
+        // Back in range: resolved again, as the first check.
+        lab.edit(USER, "size = 200", "size = 64");
+        let back = lab.resolved_again();
+        assert_eq!(back.0, lab.first.0);
+
+        // The field the provider answers with, within the contract and the user's
+        // narrowing of the answer: resolved again, and refused by nothing.
+        lab.edit(USER, "depth = 8", "depth = 9");
+        let read = lab.resolved_again();
+        assert!(!read.0.refused(), "{:?}", read.0);
+        // Past the user's narrowing of the answer (the contract takes it): refused.
+        lab.edit(USER, "depth = 9", "depth = 60");
+        let refused = lab.resolved_again();
+        assert!(
+            refused.0.refused()
+                && refused
+                    .0
+                    .diagnostics
+                    .iter()
+                    .any(|d| d.message.contains("60")),
+            "{:?}",
+            refused.0
+        );
+
+        // The provider now answers with `size`: its own view changed, and `size` is read
+        // as a consumer's from then on, so the user's view keeps its value and an edit
+        // of it resolves again, refused or not.
+        lab.edit(USER, "depth = 60", "depth = 8");
+        lab.edit(PROVIDER, "given.depth", "given.size");
+        let switched = lab.resolved_again();
+        assert!(switched.0.refused(), "64 is past 1..50: {:?}", switched.0);
+        lab.edit(USER, "size = 64", "size = 30");
+        let fits = lab.resolved_again();
+        assert!(!fits.0.refused(), "{:?}", fits.0);
+        // And `depth`, read by nobody now, no longer resolves it.
+        lab.edit(USER, "depth = 8", "depth = 99");
+        lab.resolved_nothing_again_since(&fits);
+    }
+
+    /// Which given fields' literals a check view makes canonical: those of a module
+    /// requirement that no reference of the view names, that no module reads as a
+    /// consumer's (`given.FIELD`, `c.given.FIELD`), that are no public name and that fit
+    /// the field (the contract's constraint narrowed by the requirement), each to a value
+    /// of its own that fits too; and no other.
+    #[test]
+    fn a_check_view_makes_canonical_only_the_given_literals_no_check_observes() {
+        let contract = "contract pool for module {\n  given size: int in 16..100 = 20\n  given mode: string in {\"fast\", \"slow\"} = \"fast\"\n  given on: bool = false\n  given read: int = 1\n  given looped: int = 1\n  given public_name: string = \"a\"\n  given names: list<string> = []\n  given host: hostname = \"h\"\n  given host_name: string len 3.. = \"abc\"\n  answer: int\n}\n";
+        let reader = "module reader {\n  provides pool {\n    answer = given.read\n  }\n  requires n: operator string = \"${for c in consumers pool \"${c.given.looped}\"}\"\n}\n";
+        let text = "module m {\n  requires a: module pool { size = 64  mode = \"slow\"  on = true  read = 3  looped = 4  public_name = \"p\"  names = [\"n\"]  host = \"db.internal\"  host_name = \"abcdef\" }\n  requires b: module pool { size = 64 }\n  requires c: module pool { size = 99  size in 16..50 }\n  requires d: module pool { size = 7 }\n  requires e: operator int = 1\n  requires f: module pool { size = e }\n  provides pool {\n    answer = b.size\n  }\n}\n";
+        let parse = |path: &str, text: &str| crate::syntax::parse(&FilePath::from(path), text);
+        let files = [
+            (FilePath::from("c.mesh"), parse("c.mesh", contract)),
+            (FilePath::from("r.mesh"), parse("r.mesh", reader)),
+            (FilePath::from("m.mesh"), parse("m.mesh", text)),
+        ];
+        let reg = Registry::build(files.iter().map(|(path, parsed)| {
+            crate::check::registry::RegistryInput {
+                path,
+                file: &parsed.file,
+                std: false,
+            }
+        }));
+        let summaries: Vec<FileSummary> = files
+            .iter()
+            .map(|(path, parsed)| FileSummary::of(&parsed.file, path, false))
+            .collect();
+        let read = GivenRead::of(&summaries);
+        assert_eq!(read.fields(), ["looped", "read"]);
+        let Some(ast::Item::Module(module)) = files[2].1.file.items.first() else {
+            panic!("a module: {:?}", files[2].1.diagnostics);
+        };
+        let mut view = without_container_entries(module);
+        unread_values_made_canonical(&mut view, &reg, &|field| read.reads(field));
+        let set = |m: &ast::Module, req: &str, field: &str| -> Option<ast::Expr> {
+            m.requirements().find_map(|r| match &r.body {
+                ast::RequirementBody::Contract { narrowing, .. } if r.name.name == req => {
+                    narrowing.iter().find_map(|n| match &n.kind {
+                        ast::NarrowingKind::Set(e) if n.field.name == field => Some(e.clone()),
+                        _ => None,
+                    })
+                }
+                _ => None,
+            })
+        };
+        let literal = |req: &str, field: &str| {
+            set(&view, req, field).and_then(|e| crate::check::types::Value::from_literal(&e))
+        };
+        use crate::check::types::Value;
+        // Unread and fitting: each made the first value of its own that fits, its span
+        // kept.
+        for (req, field, canonical) in [
+            ("a", "size", Value::Int(16)),
+            ("a", "mode", Value::Str("fast".into())),
+            ("a", "on", Value::Bool(false)),
+            ("a", "host", Value::Str("a".into())),
+            ("a", "host_name", Value::Str("aaa".into())),
+        ] {
+            assert_eq!(literal(req, field), Some(canonical), "{req}.{field}");
+            let (kept, was) = (set(&view, req, field), set(module, req, field));
+            assert_eq!(kept.map(|e| e.span()), was.map(|e| e.span()));
+        }
+        // Kept as written: read by another module as a consumer's (`given.read`, a
+        // loop's `c.given.looped`), a public name, a list, a requirement some kept
+        // reference names (`b.size` in an answer), out of the requirement's own
+        // narrowing (`c`) or of the contract's range (`d`), not a literal (`f`).
+        for (req, field) in [
+            ("a", "read"),
+            ("a", "looped"),
+            ("a", "public_name"),
+            ("a", "names"),
+            ("b", "size"),
+            ("c", "size"),
+            ("d", "size"),
+            ("f", "size"),
+        ] {
+            assert_eq!(
+                set(&view, req, field),
+                set(module, req, field),
+                "{req}.{field}"
+            );
+        }
+    }
+
     /// Which operator defaults a check view makes canonical: a literal one no reference
     /// left in the view names (read by a container only, or by nothing), and no other:
     /// not one a `provides` answer, a narrowing's set field or another default's
@@ -2230,7 +2608,7 @@ mod incrementality {
             panic!("a module: {:?}", parsed.diagnostics);
         };
         let mut view = without_container_entries(module);
-        unread_defaults_made_canonical(&mut view);
+        unread_values_made_canonical(&mut view, &Registry::default(), &|_| false);
         let default = |m: &ast::Module, name: &str| -> Option<ast::Expr> {
             m.requirements().find_map(|r| match &r.body {
                 ast::RequirementBody::Operator(op) if r.name.name == name => op.default.clone(),

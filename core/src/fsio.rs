@@ -185,13 +185,20 @@ pub fn create_aside(dir: &Path, stem: &str, tag: &str) -> std::io::Result<(PathB
     create_aside_with(dir, stem, tag, OpenOptions::new().write(true))
 }
 
-/// [`create_aside`], the file open for reading too: a file set aside to be read back.
-pub fn create_aside_readable(
+/// [`create_aside`], the file created with mode 0600 (on Unix): only its owner may read
+/// it from the moment it exists, not only once it is renamed into place. With
+/// `read_back`, the file is open for reading too: a file set aside to be read back.
+pub fn create_aside_private(
     dir: &Path,
     stem: &str,
     tag: &str,
+    read_back: bool,
 ) -> std::io::Result<(PathBuf, File)> {
-    create_aside_with(dir, stem, tag, OpenOptions::new().read(true).write(true))
+    let mut options = OpenOptions::new();
+    options.read(read_back).write(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    create_aside_with(dir, stem, tag, &options)
 }
 
 fn create_aside_with(

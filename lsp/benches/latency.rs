@@ -25,11 +25,14 @@
 //! With `--mesh`, a series also changes the open module's operator default (`workers`'
 //! `= 4`), a value the mesh's check evaluates but, read by a container only, never
 //! observes, so it resolves no mesh again (nor does the `value` series' env value, which
-//! only the manifests read); and the `given` series changes a given field the check reads
-//! (`key`'s `length = 64`), so the whole mesh resolves again at each edit.
+//! only the manifests read); the `given` series changes a given field (`key`'s
+//! `length = 64`) within the contract's range, which the check judges but nothing reads,
+//! so it resolves no mesh again either; and the `given-read` series changes it where an
+//! operator default the check evaluates reads it (`= key.length`), so the whole mesh
+//! resolves again at each edit.
 //!
 //! `--series NAME` runs only one series (`value`, `back-to-back`, `above`, `rename`,
-//! `default`, `given`) and
+//! `default`, `given`, `given-read`) and
 //! skips references and rename: for a profiler to see one kind of edit alone. `--each`
 //! prints every sample too. Each series starts from the file's first text (an edit
 //! outside the series). `--marks` prints, after the series, the median time of each phase
@@ -310,7 +313,7 @@ async fn main() {
     // the module's name moves it, so the registry changes and every file is checked again.
     let mut series = vec!["value", "back-to-back", "above"];
     if with_mesh {
-        series.extend(["rename", "default", "given"]);
+        series.extend(["rename", "default", "given", "given-read"]);
     }
     let only = text_arg("--series");
     if let Some(only) = &only {
@@ -354,10 +357,18 @@ async fn main() {
                     &format!("requires workers: operator int in 1..64 = {}", 5 + k % 2),
                 ),
                 // A given field of a module requirement, which the check evaluates
-                // and judges against the contract.
+                // and judges against the contract, and which nothing else reads.
                 "given" => text.replace(
                     "requires key: module secret { length = 64 }",
                     &format!("requires key: module secret {{ length = {} }}", 65 + k % 2),
+                ),
+                // The same field, read by an operator default the check evaluates.
+                "given-read" => text.replace(
+                    "requires key: module secret { length = 64 }",
+                    &format!(
+                        "requires key: module secret {{ length = {} }}\n  requires key_length: operator int = key.length",
+                        65 + k % 2
+                    ),
                 ),
                 _ => text.replace(EDITED, &format!("      LOG_LEVEL = \"info-{k}\"")),
             };
@@ -383,6 +394,7 @@ async fn main() {
             "rename" => "idle, renamed requirement",
             "default" => "idle, operator default",
             "given" => "idle, given field",
+            "given-read" => "idle, given field read",
             "back-to-back" => "back-to-back",
             "above" => "idle, edit above the module's name",
             _ => "idle",

@@ -36,7 +36,7 @@ pub fn write_all(dir: &Path, files: &[(String, Vec<u8>)]) -> Result<(), String> 
 /// Like [`write_all`], each file readable and writable by its owner only (0600) from the
 /// moment it is written aside: a take's cutover plan.
 pub fn write_all_private(dir: &Path, files: &[(String, Vec<u8>)]) -> Result<(), String> {
-    let staging = Staging::new(dir);
+    let staging = Staging::new_private(dir);
     for (name, bytes) in files {
         staging.stage(name, bytes);
     }
@@ -69,6 +69,8 @@ pub fn write_build(staging: Staging, build: &Build<'_>) -> Result<Vec<String>, S
 /// dropped unwritten.
 pub struct Staging {
     dir: PathBuf,
+    /// Whether each file is created 0600 ([`Staging::new_private`]).
+    private: bool,
     state: Mutex<State>,
 }
 
@@ -132,8 +134,20 @@ struct Staged {
 impl Staging {
     /// Stages into `dir`; nothing is touched until the first file is staged.
     pub fn new(dir: &Path) -> Staging {
+        Staging::with(dir, false)
+    }
+
+    /// [`Staging::new`], each file created readable and writable by its owner only
+    /// (0600) from the moment it exists aside, not only once it is renamed into place:
+    /// no other user can open it while it is being written.
+    pub fn new_private(dir: &Path) -> Staging {
+        Staging::with(dir, true)
+    }
+
+    fn with(dir: &Path, private: bool) -> Staging {
         Staging {
             dir: dir.to_path_buf(),
+            private,
             state: Mutex::new(State::default()),
         }
     }
@@ -184,7 +198,7 @@ impl Staging {
         };
         // Written and digested outside the lock: threads stage their files side by side.
         let base = target.file_name().unwrap_or_default().to_string_lossy();
-        let written = write_aside_parts(&folder, &base, parts, false);
+        let written = write_aside_parts(&folder, &base, parts, false, self.private);
         let sha256 = super::owned::digest_parts(parts);
         self.staged(name, target, written, sha256);
     }
@@ -363,7 +377,7 @@ impl meshc::emit::PartsFile for StagedInParts<'_> {
                 return;
             };
             let base = target.file_name().unwrap_or_default().to_string_lossy();
-            match meshc::fsio::create_aside_readable(&folder, &base, "part") {
+            match meshc::fsio::create_aside_private(&folder, &base, "part", true) {
                 Ok((path, file)) => self.middle = Some((Aside { path, file }, target)),
                 Err(e) => return self.staging.fail(cannot_write(&target, &e)),
             }
@@ -395,34 +409,33 @@ impl meshc::emit::PartsFile for StagedInParts<'_> {
         let folder = target.parent().unwrap_or(&staging.dir).to_path_buf();
         let base = target.file_name().unwrap_or_default().to_string_lossy();
         let mut hasher = Sha256::new();
-        let written =
-            meshc::fsio::create_aside(&folder, &base, "tmp").and_then(|(path, mut file)| {
-                let mut put = |bytes: &[u8]| {
-                    hasher.update(bytes);
-                    file.write_all(bytes)
-                };
-                let copied = (|| {
-                    put(head)?;
-                    middle.file.seek(std::io::SeekFrom::Start(0))?;
-                    let mut buffer = vec![0; READ_BACK];
-                    loop {
-                        match middle.file.read(&mut buffer) {
-                            Ok(0) => break,
-                            Ok(n) => put(&buffer[..n])?,
-                            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                            Err(e) => return Err(e),
-                        }
-                    }
-                    put(tail)
-                })();
-                match copied {
-                    Ok(()) => Ok(path),
-                    Err(e) => {
-                        let _ = fs::remove_file(&path);
-                        Err(e)
+        let written = aside_file(&folder, &base, staging.private).and_then(|(path, mut file)| {
+            let mut put = |bytes: &[u8]| {
+                hasher.update(bytes);
+                file.write_all(bytes)
+            };
+            let copied = (|| {
+                put(head)?;
+                middle.file.seek(std::io::SeekFrom::Start(0))?;
+                let mut buffer = vec![0; READ_BACK];
+                loop {
+                    match middle.file.read(&mut buffer) {
+                        Ok(0) => break,
+                        Ok(n) => put(&buffer[..n])?,
+                        Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                        Err(e) => return Err(e),
                     }
                 }
-            });
+                put(tail)
+            })();
+            match copied {
+                Ok(()) => Ok(path),
+                Err(e) => {
+                    let _ = fs::remove_file(&path);
+                    Err(e)
+                }
+            }
+        });
         drop(middle);
         staging.staged(&name, target, written, super::owned::hex(hasher));
     }
@@ -607,17 +620,28 @@ fn commit_staged(
 /// (else by a [`Syncer`]); returns its path. The file is removed again when writing
 /// fails.
 fn write_aside(dir: &Path, name: &str, bytes: &[u8], sync: bool) -> std::io::Result<PathBuf> {
-    write_aside_parts(dir, name, &[bytes], sync)
+    write_aside_parts(dir, name, &[bytes], sync, false)
 }
 
-/// [`write_aside`] of the file whose bytes are `parts`, in order.
+/// A new file aside for `name` in `dir` ([`meshc::fsio::create_aside`]), 0600 from its
+/// creation when `private`.
+fn aside_file(dir: &Path, name: &str, private: bool) -> std::io::Result<(PathBuf, fs::File)> {
+    match private {
+        true => meshc::fsio::create_aside_private(dir, name, "tmp", false),
+        false => meshc::fsio::create_aside(dir, name, "tmp"),
+    }
+}
+
+/// [`write_aside`] of the file whose bytes are `parts`, in order; with `private`, the
+/// file is 0600 from its creation ([`meshc::fsio::create_aside_private`]).
 fn write_aside_parts(
     dir: &Path,
     name: &str,
     parts: &[&[u8]],
     sync: bool,
+    private: bool,
 ) -> std::io::Result<PathBuf> {
-    let (path, mut f) = meshc::fsio::create_aside(dir, name, "tmp")?;
+    let (path, mut f) = aside_file(dir, name, private)?;
     let result = parts
         .iter()
         .try_for_each(|part| f.write_all(part))
@@ -963,6 +987,63 @@ mod tests {
         assert!(err.contains("is a symbolic link"), "{err}");
         assert_eq!(listing(dir.path()), ["a.json", "b"]);
         assert_eq!(read(dir.path(), "a.json"), "old:a.json");
+    }
+
+    /// The mode of every file of `dir` whose name starts with `.` (the files set aside).
+    #[cfg(unix)]
+    fn aside_modes(dir: &Path) -> Vec<u32> {
+        use std::os::unix::fs::PermissionsExt;
+        listing(dir)
+            .iter()
+            .filter(|n| n.starts_with('.'))
+            .map(|n| fs::metadata(dir.join(n)).unwrap().permissions().mode() & 0o777)
+            .collect()
+    }
+
+    /// A manifest's instances set aside (`.<node>.json.part-…`) are 0600 from the moment
+    /// the file exists, whatever the process's umask; so is every file of a private
+    /// staging (a take's plan) while it waits aside. A plain staging's files keep the
+    /// default mode: a manifest is not private.
+    #[cfg(unix)]
+    #[test]
+    fn files_set_aside_are_private_from_their_creation_where_asked() {
+        use meshc::target::FileSink;
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let staging = Staging::new(dir.path());
+        let mut file = staging.put_parts("a.json");
+        file.middle(b"instances");
+        assert_eq!(aside_modes(dir.path()), [0o600], "the middle's file");
+        file.end(b"{head}", b"{tail}");
+        staging.stage("b.json", b"b");
+        // The mode any new file gets under this process's umask.
+        let default = {
+            let probe = dir.path().join("probe");
+            fs::File::create(&probe).unwrap();
+            let mode = fs::metadata(&probe).unwrap().permissions().mode() & 0o777;
+            fs::remove_file(&probe).unwrap();
+            mode
+        };
+        assert_eq!(
+            aside_modes(dir.path()),
+            [default, default],
+            "no middle's file left"
+        );
+        staging.commit(None).unwrap();
+        let private = Staging::new_private(dir.path());
+        private.stage("plan.json", b"plan");
+        assert_eq!(aside_modes(dir.path()), [0o600], "a private staging's file");
+        private.restrict().unwrap();
+        private.commit(None).unwrap();
+        let mode = |n: &str| {
+            fs::metadata(dir.path().join(n))
+                .unwrap()
+                .permissions()
+                .mode()
+                & 0o777
+        };
+        assert_eq!(mode("plan.json"), 0o600);
+        assert_eq!(mode("a.json"), default);
     }
 
     #[test]

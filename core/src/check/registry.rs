@@ -307,6 +307,10 @@ pub enum ItemSummary {
         /// The contracts its `provides` blocks name, in order: what E0103 offers when a
         /// requirement names the module instead of a contract.
         provides: Vec<String>,
+        /// The given fields it reads as a consumer's ([`given_fields_read`]): usually
+        /// none. Not the registry's: [`GivenRead`] gathers them apart, so an edit that
+        /// changes them keeps the registry, and every file's check, equal.
+        given_read: Vec<String>,
     },
     Mesh {
         name: String,
@@ -341,6 +345,7 @@ impl FileSummary {
                 Item::Module(m) => ItemSummary::Module {
                     name: m.name.name.to_string(),
                     provides: m.provides().map(|p| p.contract.name.to_string()).collect(),
+                    given_read: given_fields_read(m),
                 },
                 Item::Mesh(m) => ItemSummary::Mesh {
                     name: m.name.name.to_string(),
@@ -367,6 +372,90 @@ impl FileSummary {
             .collect();
         FileSummary { items }
     }
+}
+
+/// Every given field name some module reads as a consumer's (`given.FIELD` while
+/// answering, `c.given.FIELD` in a loop over its consumers) outside its containers'
+/// entries, whatever the contract, sorted, each once: what a check of a mesh can read of
+/// one module's given fields from another module (`db::module_check_view` keeps the
+/// value of any field named here). A module defined twice counts too: the set only ever
+/// keeps more values.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct GivenRead(Vec<String>);
+
+impl GivenRead {
+    /// The fields the modules of `summaries` read.
+    pub fn of<'a>(summaries: impl IntoIterator<Item = &'a FileSummary>) -> GivenRead {
+        let mut read: Vec<String> = Vec::new();
+        for summary in summaries {
+            for item in &summary.items {
+                if let ItemSummary::Module { given_read, .. } = item {
+                    read.extend(given_read.iter().cloned());
+                }
+            }
+        }
+        read.sort_unstable();
+        read.dedup();
+        GivenRead(read)
+    }
+
+    /// Whether some module reads given field `field` as a consumer's.
+    pub fn reads(&self, field: &str) -> bool {
+        self.0.binary_search_by(|f| f.as_str().cmp(field)).is_ok()
+    }
+
+    /// The fields, sorted.
+    pub fn fields(&self) -> &[String] {
+        &self.0
+    }
+}
+
+/// The given fields module `m` reads as a consumer's outside its containers' entries:
+/// the field after `given` in a reference that begins `given.FIELD` (a `provides`
+/// answer's) or `c.given.FIELD` (a loop variable's), sorted, each once. Read by the
+/// words of the references alone, whatever they resolve to: a name kept that nothing
+/// reads only keeps a value in a check view ([`GivenRead`]).
+fn given_fields_read(m: &ast::Module) -> Vec<String> {
+    let mut read: Vec<String> = Vec::new();
+    let mut note = |r: &ast::Reference| {
+        let words = &r.segments;
+        for at in [0, 1] {
+            if let (Some(given), Some(field)) = (words.get(at), words.get(at + 1))
+                && given.name == "given"
+                && !read.iter().any(|f| f.as_str() == field.name.as_str())
+            {
+                read.push(field.name.to_string());
+            }
+        }
+    };
+    for entry in &m.entries {
+        match entry {
+            ast::ModuleEntry::Slug(s, _) => s.each_reference(&mut note),
+            ast::ModuleEntry::Requires(r) => match &r.body {
+                ast::RequirementBody::Operator(op) => {
+                    if let Some(d) = &op.default {
+                        d.each_reference(&mut note);
+                    }
+                }
+                ast::RequirementBody::Contract { narrowing, .. } => {
+                    for n in narrowing {
+                        if let ast::NarrowingKind::Set(e) = &n.kind {
+                            e.each_reference(&mut note);
+                        }
+                    }
+                }
+            },
+            // Only the manifests read a container's entries.
+            ast::ModuleEntry::Container(_) => {}
+            ast::ModuleEntry::Provides(p) => {
+                for a in &p.answers {
+                    a.value.each_reference(&mut note);
+                }
+            }
+        }
+    }
+    read.sort_unstable();
+    read
 }
 
 /// One parsed file of the workspace, as the registry reads it.
@@ -432,7 +521,7 @@ impl Registry {
                         reg.contracts.insert(info.name.clone(), info.clone());
                         reg.contract_items.insert(info.name.clone(), here);
                     }
-                    ItemSummary::Module { name, provides } => {
+                    ItemSummary::Module { name, provides, .. } => {
                         if let Some(prev) = reg.modules.get(name.as_str()) {
                             reg.problems.push(NameProblem::Duplicate {
                                 what: "module",

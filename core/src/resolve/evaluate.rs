@@ -1797,6 +1797,14 @@ impl<'m> Evaluator<'_, '_, 'm> {
     }
 }
 
+/// Whether the values phase takes `value` for a field of type `ty` whose effective
+/// constraint is `constraint`: [`unfit`] finds no fault. What a check view asks of a given
+/// field's literal before it writes another in its place (`db::module_check_view`), so
+/// the judgment it keeps is this phase's own.
+pub(crate) fn fits(ty: &Ty, value: &Value, constraint: &crate::check::types::Constraint) -> bool {
+    unfit(ty, value, || Cow::Borrowed(constraint)).is_none()
+}
+
 /// Why `value` is refused for a field of type `ty` whose refinements `constraint` gives:
 /// not a valid value of the type (E0314), else outside a refinement (E0304).
 fn unfit<'t, 'c>(

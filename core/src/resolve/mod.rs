@@ -40,9 +40,10 @@ mod public_names;
 
 pub use crate::emit::NodeFacts;
 pub use assignments::system_place;
-pub(crate) use evaluate::Values;
+pub(crate) use evaluate::{Values, fits};
 pub(crate) use ids::{IdVec, InstanceId, NodeId, Nodes};
 pub use lock::Lock;
+pub(crate) use public_names::PUBLIC_NAME;
 
 use crate::check::registry::ModuleSource;
 use crate::check::registry::Registry;

@@ -10,7 +10,7 @@ use crate::check::types::Value;
 use crate::diagnostics::rules::PublicNameTaken;
 
 /// The given field that holds a public name.
-const PUBLIC_NAME: &str = "public_name";
+pub(crate) const PUBLIC_NAME: &str = "public_name";
 
 impl<'m> Evaluator<'_, '_, 'm> {
     /// Refuses every assignment asking for a public name an earlier one (in source

@@ -632,6 +632,27 @@ pub enum Iterable {
 }
 
 impl Expr {
+    /// Calls `f` on every reference the expression holds: itself, its string's
+    /// interpolations, a list's items, a call's arguments, a `for`'s list, separator
+    /// and template (what `syntax::spans` visits, read-only).
+    pub fn each_reference(&self, f: &mut dyn FnMut(&Reference)) {
+        match self {
+            Expr::Ref(r) => f(r),
+            Expr::Str(s) => s.each_reference(f),
+            Expr::List(items, _) => items.iter().for_each(|e| e.each_reference(f)),
+            Expr::Call(c) => c.args.iter().for_each(|e| e.each_reference(f)),
+            Expr::For(x) => {
+                if let Some(Iterable::List(r)) = &x.iterable {
+                    f(r);
+                }
+                for s in [&x.sep, &x.template].into_iter().flatten() {
+                    s.each_reference(f);
+                }
+            }
+            Expr::Int(_) | Expr::Bool(..) | Expr::Range(_) | Expr::Error(_) => {}
+        }
+    }
+
     /// The expression's span.
     pub fn span(&self) -> Span {
         match self {
@@ -713,6 +734,17 @@ pub struct StringLit {
 }
 
 impl StringLit {
+    /// Calls `f` on every reference the string's interpolations hold.
+    pub fn each_reference(&self, f: &mut dyn FnMut(&Reference)) {
+        for p in &self.parts {
+            match p {
+                StrPart::Text(_) => {}
+                StrPart::Ref(r) => r.expr().each_reference(f),
+                StrPart::Interp(i) => i.expr.each_reference(f),
+            }
+        }
+    }
+
     /// The text when the string has no interpolation.
     pub fn as_plain(&self) -> Option<String> {
         // Most plain literals are one piece: copied once, at its size.
