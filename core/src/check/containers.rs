@@ -240,7 +240,8 @@ impl<'a> ModuleChecker<'a, '_> {
             written: Seen::new(),
         };
         // Each env entry read, with its place in the spec (entry, item).
-        let mut envs: Vec<(&'a EnvEntry, usize, usize)> = Vec::new();
+        // Sized once too.
+        let mut envs: Vec<(&'a EnvEntry, usize, usize)> = Vec::with_capacity(env_count);
         let mut has_image = false;
         let mut whens: Vec<Span> = Vec::new();
         let mut entries: Vec<EntryKind> = Vec::with_capacity(c.entries.len());

@@ -143,17 +143,23 @@ impl<'a> ModuleChecker<'a, '_> {
 /// second can point back at it. Most scopes are small (a module's requirements, a
 /// container's env), where a scan beats hashing; a large one switches to a map.
 pub(crate) struct Seen<'a> {
-    small: Vec<(&'a str, Span)>,
+    /// Held in place up to [`SEEN_IN_PLACE`] names: most scopes (a module's
+    /// requirements, a container's entries and files) hold fewer, and a list grown from
+    /// nothing took two allocations for each of them.
+    small: smallvec::SmallVec<[(&'a str, Span); SEEN_IN_PLACE]>,
     large: Option<HashMap<&'a str, Span>>,
 }
 
 /// How many names `Seen` scans before it builds a map.
 const SEEN_SCAN_LIMIT: usize = 16;
 
+/// How many names `Seen` holds without an allocation.
+const SEEN_IN_PLACE: usize = 8;
+
 impl<'a> Seen<'a> {
     pub fn new() -> Seen<'a> {
         Seen {
-            small: Vec::new(),
+            small: smallvec::SmallVec::new(),
             large: None,
         }
     }
@@ -161,7 +167,7 @@ impl<'a> Seen<'a> {
     /// Room for `names` names, scanned or (past the scan's limit) hashed as they come.
     pub fn with_capacity(names: usize) -> Seen<'a> {
         Seen {
-            small: Vec::with_capacity(names.min(SEEN_SCAN_LIMIT + 1)),
+            small: smallvec::SmallVec::with_capacity(names.min(SEEN_SCAN_LIMIT + 1)),
             large: None,
         }
     }

@@ -747,6 +747,10 @@ impl StringLit {
 
     /// The text when the string has no interpolation.
     pub fn as_plain(&self) -> Option<String> {
+        // Most plain literals are one piece: copied once, at its size.
+        if let [StrPart::Text(t)] = &*self.parts {
+            return Some(t.to_string());
+        }
         let mut s = String::new();
         for p in &self.parts {
             match p {

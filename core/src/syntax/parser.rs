@@ -305,7 +305,8 @@ impl<'a> Parser<'a> {
         let tok = self.peek().span.start;
         let prev_end = self.prev_end();
         let mut i = self.comments.partition_point(|c| c.span.end <= tok);
-        let mut lines = Vec::new();
+        // Most docs are a line or two: gathered with no allocation but the text's.
+        let mut lines = SmallVec::<[&str; 4]>::new();
         while i > 0 {
             let c = self.comments[i - 1];
             if !c.doc || c.span.start < prev_end {
@@ -315,13 +316,15 @@ impl<'a> Parser<'a> {
             self.claimed.push(c.span.start);
             i -= 1;
         }
-        if lines.is_empty() {
-            return Docs::default();
-        }
-        lines.reverse();
-        Docs {
-            text: Some(lines.join("\n").into_boxed_str()),
-        }
+        let text: Box<str> = match lines.as_slice() {
+            [] => return Docs::default(),
+            [line] => Box::from(*line),
+            _ => {
+                lines.reverse();
+                lines.join("\n").into_boxed_str()
+            }
+        };
+        Docs { text: Some(text) }
     }
 
     // ---- recovery ----
@@ -1983,5 +1986,26 @@ mod tests {
         );
         // `sep` then one string: the separator, and the template is missing.
         assert_eq!(broken.diagnostics.len(), 1, "{:?}", broken.diagnostics);
+    }
+
+    /// The `///` lines right above a node are its docs, in order and joined by a line
+    /// break, one line as much as several; a `//` line between ends them, and a doc line
+    /// above it goes to the node it is written in (here the module, after its own).
+    #[test]
+    fn a_nodes_docs_are_its_doc_lines_one_or_many() {
+        let parsed = parse(
+            &FilePath::from("t.mesh"),
+            "/// First line.\n///   Second line.  \n///\n/// Fourth.\nmodule m {\n  /// One line.\n  requires a: operator int\n  // plain\n  requires b: operator int\n  /// Above c.\n  // plain\n  requires c: operator int\n}\n",
+        );
+        assert!(parsed.diagnostics.is_empty(), "{:?}", parsed.diagnostics);
+        let Some(Item::Module(m)) = parsed.file.items.first() else {
+            panic!("a module");
+        };
+        assert_eq!(
+            m.docs.text.as_deref(),
+            Some("First line.\n  Second line.\n\nFourth.\nAbove c.")
+        );
+        let docs: Vec<Option<&str>> = m.requirements().map(|r| r.docs.text.as_deref()).collect();
+        assert_eq!(docs, [Some("One line."), None, None]);
     }
 }

@@ -9,8 +9,22 @@ use crate::diagnostics::{Code, Diagnostic, Rule};
 use crate::span::{FilePath, Span};
 use smallvec::SmallVec;
 
-/// A literal's parts while it is decoded (most have one to three).
-type Parts = SmallVec<[StrPart; 4]>;
+/// A literal's parts while it is decoded.
+type Parts = Vec<StrPart>;
+
+/// The most bytes each scratch buffer ([`SCRATCH`]) keeps from one literal to the next.
+const KEPT_SCRATCH: usize = 64 * 1024;
+
+thread_local! {
+    /// The parts and the decoded text of the literal this thread decodes, kept from one
+    /// literal to the next: a literal of many interpolations (a dense workspace's env
+    /// values hold up to ten) grew a fresh list twice, then copied it into the tree, and
+    /// every literal took a fresh text buffer. Taken out while a literal is decoded, so a
+    /// literal inside an interpolation (`${replace(x, "a", "b")}`) decodes into buffers
+    /// of its own.
+    static SCRATCH: std::cell::Cell<(Parts, String)> =
+        const { std::cell::Cell::new((Vec::new(), String::new())) };
+}
 
 /// The legacy placeholder kinds of `${kind:…}` (old forms, W0402).
 pub const LEGACY_KINDS: &[&str] = &["binding", "setting", "port", "machine", "secret"];
@@ -46,9 +60,11 @@ pub(crate) fn decode(
             span,
         };
     }
-    let mut parts = Parts::new();
-    // The decoded text is never longer than the literal: one allocation, never grown.
-    let mut buf = String::with_capacity(end - start);
+    let (mut parts, mut buf) = SCRATCH.take();
+    parts.clear();
+    buf.clear();
+    // The decoded text is never longer than the literal: never grown while decoding.
+    buf.reserve(end - start);
     if !terminated {
         diags.push(UnclosedString { triple }.at(file, Span::new(span.start as usize, start)));
     }
@@ -73,8 +89,18 @@ pub(crate) fn decode(
     if !buf.is_empty() || parts.is_empty() {
         parts.push(StrPart::Text(buf.as_str().into()));
     }
+    // One allocation of the exact size; the buffers go back for the next literal.
+    let mut exact = Vec::with_capacity(parts.len());
+    exact.append(&mut parts);
+    let exact = exact.into_boxed_slice();
+    // A huge literal's buffers are not kept for the next.
+    if buf.capacity() <= KEPT_SCRATCH
+        && parts.capacity() * std::mem::size_of::<StrPart>() <= KEPT_SCRATCH
+    {
+        SCRATCH.set((parts, buf));
+    }
     StringLit {
-        parts: super::parser::exact(parts),
+        parts: exact,
         triple,
         closed: terminated,
         span,
@@ -361,41 +387,43 @@ fn plain_reference(
     references: &mut u32,
 ) -> Option<(Reference, usize)> {
     let bytes = &text.as_bytes()[..end];
-    // One scan finds the closing brace, counts the segments and holds each to an
+    // One scan finds the closing brace and the dots and holds each segment to an
     // identifier's rule ([`is_ident`]: a letter or `_` first, no `--`, no `-` last), so
-    // the reference's segments are one allocation of the exact size, built with no list
-    // in between and no segment read twice.
+    // the reference's segments are one allocation of the exact size and no byte of the
+    // reference is read twice.
     let mut close = start;
-    let mut dots = 0;
-    // At a segment's first byte (nothing of it read yet), and after a `-`.
-    let (mut first, mut hyphen) = (true, false);
-    while let Some(&b) = bytes.get(close) {
-        match REFERENCE_BYTE[b as usize] {
-            LEAD => (first, hyphen) = (false, false),
-            DIGIT if !first => hyphen = false,
-            HYPHEN if !first && !hyphen => hyphen = true,
-            DOT if !first && !hyphen => {
-                dots += 1;
-                first = true;
-            }
-            OTHER => break,
-            // A segment that is no identifier: the general parse reads and judges it.
-            _ => return None,
+    // Where each dot is, found by the same scan (most references have one or two).
+    let mut dots = SmallVec::<[usize; 4]>::new();
+    let class = |at: usize| bytes.get(at).map_or(OTHER, |&b| REFERENCE_BYTE[b as usize]);
+    'segments: loop {
+        // A segment's first byte: a letter or `_`.
+        if class(close) != LEAD {
+            return None;
         }
         close += 1;
+        // The rest of it, a byte at a time with nothing to remember: letters, digits and
+        // `_`, and a `-` only when one of those follows it.
+        loop {
+            match class(close) {
+                LEAD | DIGIT => close += 1,
+                HYPHEN if matches!(class(close + 1), LEAD | DIGIT) => close += 2,
+                DOT => {
+                    dots.push(close);
+                    close += 1;
+                    continue 'segments;
+                }
+                OTHER => break 'segments,
+                // A `-` last, or before `-` or `.`: the general parse reads and judges it.
+                _ => return None,
+            }
+        }
     }
-    if first || hyphen || bytes.get(close) != Some(&b'}') || &bytes[start..close] == b"for" {
+    if bytes.get(close) != Some(&b'}') || &bytes[start..close] == b"for" {
         return None;
     }
-    let mut segments = Vec::with_capacity(dots + 1);
+    let mut segments = Vec::with_capacity(dots.len() + 1);
     let mut from = start;
-    for to in bytes[start..close]
-        .iter()
-        .enumerate()
-        .filter(|&(_, &b)| b == b'.')
-        .map(|(k, _)| start + k)
-        .chain(std::iter::once(close))
-    {
+    for to in dots.into_iter().chain(std::iter::once(close)) {
         segments.push(Ident {
             name: Name::from(&text[from..to]),
             span: Span::new(from, to),
@@ -580,5 +608,64 @@ mod tests {
             }
         }
         assert!(read > 1000, "{read} read");
+    }
+
+    /// A literal's parts as text: each text piece as written, each interpolation as
+    /// `{…}` around what it reads (a call's arguments in turn, a literal among them by its
+    /// own parts).
+    fn shape(s: &StringLit) -> String {
+        fn expr(e: &Expr) -> String {
+            match e {
+                Expr::Ref(r) => r.dotted(),
+                Expr::Str(s) => format!("[{}]", shape(s)),
+                Expr::Call(c) => {
+                    let args: Vec<String> = c.args.iter().map(expr).collect();
+                    format!("{}({})", c.name.name, args.join(","))
+                }
+                other => format!("{other:?}"),
+            }
+        }
+        s.parts
+            .iter()
+            .map(|p| match p {
+                StrPart::Text(t) => format!("'{t}'"),
+                StrPart::Ref(r) => format!("{{{}}}", expr(r.expr())),
+                StrPart::Interp(i) => format!("{{{}}}", expr(&i.expr)),
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    /// Decodes the literal that is all of `text`.
+    fn decoded(text: &str) -> (String, Vec<Diagnostic>) {
+        let (mut diags, mut references) = (Vec::new(), 0);
+        let file = FilePath::from("t.mesh");
+        let lit = decode(
+            text,
+            Span::new(0, text.len()),
+            false,
+            true,
+            &file,
+            0,
+            &mut diags,
+            &mut references,
+        );
+        (shape(&lit), diags)
+    }
+
+    /// The buffers a literal is decoded into are kept from one literal to the next, and a
+    /// literal inside an interpolation decodes into buffers of its own: one literal of many
+    /// parts holding literals of their own, decoded twice and between others, is the same
+    /// tree each time, and nothing of one literal is left in the next.
+    #[test]
+    fn a_literal_within_an_interpolation_decodes_apart_from_the_one_around_it() {
+        let outer = r#""a${replace(x.y, "p${q.r}s\n", "t")}b${c.d}e${f.g}h${i.j}k\$""#;
+        let want = "'a' {replace(x.y,['p' {q.r} 's\n'],['t'])} 'b' {c.d} 'e' {f.g} 'h' {i.j} 'k$'";
+        assert_eq!(decoded(outer), (want.to_string(), Vec::new()));
+        assert_eq!(decoded(r#""plain""#).0, "'plain'");
+        assert_eq!(decoded(r#""""#).0, "''");
+        assert_eq!(decoded(r#""${m.n}""#).0, "{m.n}");
+        assert_eq!(decoded(outer), (want.to_string(), Vec::new()));
+        assert_eq!(decoded(r#""tab\t${m.n}""#).0, "'tab\t' {m.n}");
     }
 }
