@@ -1796,6 +1796,24 @@ mod incrementality {
     /// Mesh `lab`'s check and every file's diagnostics.
     type LabCheck = (Arc<crate::resolve::MeshOutcome>, Vec<Diagnostic>);
 
+    /// Asserts that `outcome` leaves instance `instance` out.
+    #[track_caller]
+    fn assert_left_out(outcome: &crate::resolve::MeshOutcome, instance: &str) {
+        assert!(
+            outcome.left_out.iter().any(|l| l.instance == instance),
+            "{instance} is not left out: {outcome:?}"
+        );
+    }
+
+    /// Asserts that `outcome` refuses the mesh with a diagnostic whose message says `text`.
+    #[track_caller]
+    fn assert_refused_saying(outcome: &crate::resolve::MeshOutcome, text: &str) {
+        assert!(
+            outcome.refused() && outcome.diagnostics.iter().any(|d| d.message.contains(text)),
+            "not refused saying {text}: {outcome:?}"
+        );
+    }
+
     /// A provider's file (`pool.mesh`), `POOL_USER` and `POOL_MESH` in a logged database
     /// that resolves meshes as the language server does, with the texts a test edits
     /// beside the files, and the first check (which refuses nothing, and is a fresh
@@ -2310,10 +2328,7 @@ mod incrementality {
         let broken = check_mesh(&db, ws, "lab".into());
         ran(&log);
         assert_eq!(broken, fresh_check(&texts).0);
-        assert!(
-            broken.left_out.iter().any(|l| l.instance == "web"),
-            "{broken:?}"
-        );
+        assert_left_out(&broken, "web");
         // A line above it moves the error: placed where the file now has it.
         texts[1].1 = format!("// web\n{}", texts[1].1);
         web.set_text(&mut db).to(Arc::from(texts[1].1.as_str()));
@@ -2382,11 +2397,7 @@ mod incrementality {
         lab.edit(PROVIDER, "size = 500", "size = 50");
         lab.edit(USER, "${small.size}", "${small.sizes}");
         let broken = lab.resolved_again();
-        assert!(
-            broken.0.left_out.iter().any(|l| l.instance == "user"),
-            "{:?}",
-            broken.0
-        );
+        assert_left_out(&broken.0, "user");
     }
 
     const CAPPED: &str = "contract pool for module {\n  size: int\n}\n\nmodule provider {\n  requires cap: operator int in 1..1000 = 50\n  requires spare: operator int in 1..1000 = 7\n  requires label: operator string = \"x\"\n  container provider {\n    image \"p:1\"\n    env {\n      SPARE = \"${spare}\"\n      LABEL = \"${label} of ${spare}\"\n    }\n  }\n  provides pool {\n    size = cap\n  }\n}\n";
@@ -2411,16 +2422,7 @@ mod incrementality {
         // resolves again and refuses the user.
         lab.edit(PROVIDER, "= 50", "= 500");
         let refused = lab.resolved_again();
-        assert!(refused.0.refused(), "{:?}", refused.0);
-        assert!(
-            refused
-                .0
-                .diagnostics
-                .iter()
-                .any(|d| d.message.contains("500")),
-            "{:?}",
-            refused.0
-        );
+        assert_refused_saying(&refused.0, "500");
 
         // Back in range: resolved again, and no refusal left.
         lab.edit(PROVIDER, "= 500", "= 60");
@@ -2431,11 +2433,7 @@ mod incrementality {
         // provider out, so the mesh resolves again.
         lab.edit(PROVIDER, "= 9", "= 2000");
         let broken = lab.resolved_again();
-        assert!(
-            broken.0.left_out.iter().any(|l| l.instance == "provider"),
-            "{:?}",
-            broken.0
-        );
+        assert_left_out(&broken.0, "provider");
     }
 
     const GIVEN_POOL: &str = "contract pool for module {\n  given size: int in 1..100 = 10\n  given label: string = \"x\"\n  given depth: int in 1..100 = 5\n  limit: int\n}\n\nmodule provider {\n  container provider {\n    image \"p:1\"\n  }\n  provides pool {\n    limit = given.depth\n  }\n}\n";
@@ -2467,11 +2465,7 @@ mod incrementality {
         // Out of the contract's range: the checker's error leaves the user out.
         lab.edit(USER, "size = 1", "size = 200");
         let broken = lab.resolved_again();
-        assert!(
-            broken.0.left_out.iter().any(|l| l.instance == "user"),
-            "{:?}",
-            broken.0
-        );
+        assert_left_out(&broken.0, "user");
         // Back in range: resolved again, as the first check.
         lab.edit(USER, "size = 200", "size = 64");
         let back = lab.resolved_again();
@@ -2485,16 +2479,7 @@ mod incrementality {
         // Past the user's narrowing of the answer (the contract takes it): refused.
         lab.edit(USER, "depth = 9", "depth = 60");
         let refused = lab.resolved_again();
-        assert!(
-            refused.0.refused()
-                && refused
-                    .0
-                    .diagnostics
-                    .iter()
-                    .any(|d| d.message.contains("60")),
-            "{:?}",
-            refused.0
-        );
+        assert_refused_saying(&refused.0, "60");
 
         // The provider now answers with `size`: its own view changed, and `size` is read
         // as a consumer's from then on, so the user's view keeps its value and an edit
