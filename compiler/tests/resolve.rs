@@ -453,6 +453,17 @@ fn reads_an_unknown_contract() -> String {
     )
 }
 
+/// Resolves mesh `lab` of the one file `case.mesh` holding `source`, told of no error
+/// in any module (as if the checker had missed one).
+fn case_told_of_no_error(source: &str, manifests: bool) -> meshc::resolve::MeshOutcome {
+    resolve_told_of_no_error(
+        &one_file("case.mesh", source),
+        "case.mesh",
+        "lab",
+        manifests,
+    )
+}
+
 /// The other side of the proof: a module the checker passed never reaches a place where
 /// resolution passes over a refusal. A reference the checker refused itself carries its
 /// proof in the table of readings (`check::readings`), so resolution needs none from the
@@ -465,8 +476,7 @@ fn reads_an_unknown_contract() -> String {
 #[test]
 #[should_panic(expected = "in module `prov`, in which the checker reported no error")]
 fn a_module_without_a_reported_error_never_reaches_a_passed_over_refusal() {
-    let files = one_file("case.mesh", &reads_an_unknown_contract());
-    let _ = resolve_told_of_no_error(&files, "case.mesh", "lab", false);
+    let _ = case_told_of_no_error(&reads_an_unknown_contract(), false);
 }
 
 /// `app` requires a module contract the workspace lacks (E0103, the checker's), which
@@ -489,8 +499,7 @@ mesh lab {
 #[test]
 #[should_panic(expected = "passed over E0103 in module `app`")]
 fn an_unknown_contract_goes_through_the_provider_choices_gate() {
-    let files = one_file("case.mesh", requires_an_unknown_contract());
-    let _ = resolve_told_of_no_error(&files, "case.mesh", "lab", false);
+    let _ = case_told_of_no_error(requires_an_unknown_contract(), false);
 }
 
 /// The phase's gate in a release build: no longer passing over the unknown contract in
@@ -505,8 +514,7 @@ fn a_release_build_reports_a_checkers_miss_met_at_a_phases_gate() {
 /// checker's miss of `code` met at a gate, and no manifest holds an instance.
 #[cfg(not(debug_assertions))]
 fn app_left_out_for_a_checkers_miss(source: &str, code: &str) {
-    let files = one_file("case.mesh", source);
-    let outcome = resolve_told_of_no_error(&files, "case.mesh", "lab", true);
+    let outcome = case_told_of_no_error(source, true);
     let [left] = &outcome.left_out[..] else {
         panic!("{:?}", outcome.left_out)
     };
@@ -526,8 +534,7 @@ fn app_left_out_for_a_checkers_miss(source: &str, code: &str) {
 /// it (it would stop there in a debug build, as above) and leaves nothing out for it.
 #[test]
 fn a_refused_reading_carries_the_checkers_proof() {
-    let files = one_file("case.mesh", &reads_what_it_lacks());
-    let outcome = resolve_told_of_no_error(&files, "case.mesh", "lab", false);
+    let outcome = case_told_of_no_error(&reads_what_it_lacks(), false);
     assert!(outcome.left_out.is_empty(), "{:?}", outcome.left_out);
 }
 
@@ -550,8 +557,7 @@ mesh lab {
 #[test]
 #[should_panic(expected = "passed over E0301 in module `app`")]
 fn a_range_read_as_a_value_goes_through_the_gate() {
-    let files = one_file("case.mesh", reads_a_range());
-    let _ = resolve_told_of_no_error(&files, "case.mesh", "lab", false);
+    let _ = case_told_of_no_error(reads_a_range(), false);
 }
 
 /// The gate's other side in a release build, where nothing asserts: told of no error,
