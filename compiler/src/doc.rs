@@ -92,7 +92,7 @@ fn written(text: &str, span: Span, secret: &[Span]) -> String {
 }
 
 fn docs(d: &ast::Docs) -> String {
-    d.text.as_deref().unwrap_or_default().to_string()
+    d.text().unwrap_or_default().to_string()
 }
 
 impl Catalogue {

@@ -667,6 +667,7 @@ fn open_for_mesh(mesh_file: &std::path::Path, paths: Vec<PathBuf>) -> Result<Ses
 fn open_with(first: Vec<PathBuf>, paths: Vec<PathBuf>, checks_only: bool) -> Result<Session, u8> {
     use cli::workspace::Read;
     let found = discover(first, paths)?;
+    mark("discovered");
     let (db, ws, refused) =
         meshc::db::Database::read_files(
             &found.files,

@@ -235,9 +235,9 @@ fn doc_comments_stay_attached() {
     let meshc::syntax::ast::Item::Contract(c) = &parsed.file.items[0] else {
         panic!("a contract")
     };
-    assert_eq!(c.docs.text.as_deref(), Some("the contract"));
-    assert_eq!(c.fields[0].docs.text.as_deref(), Some("the field"));
-    assert_eq!(c.fields[1].docs.text.as_deref(), Some("documents b"));
+    assert_eq!(c.docs.text(), Some("the contract"));
+    assert_eq!(c.fields[0].docs.text(), Some("the field"));
+    assert_eq!(c.fields[1].docs.text(), Some("documents b"));
 }
 
 /// A `///` written inside an entry documents that entry (LANGUAGE.md §2: doc comments
@@ -255,20 +255,22 @@ fn a_doc_comment_inside_an_entry_documents_it_before_and_after_formatting() {
         for item in &parsed.file.items {
             match item {
                 Item::Contract(c) => {
-                    out.push(c.docs.text.clone());
-                    out.extend(c.fields.iter().map(|f| f.docs.text.clone()));
+                    out.push(c.docs.text().map(Box::from));
+                    out.extend(c.fields.iter().map(|f| f.docs.text().map(Box::from)));
                 }
                 Item::Module(m) => {
-                    out.push(m.docs.text.clone());
+                    out.push(m.docs.text().map(Box::from));
                     for e in &m.entries {
                         match e {
-                            ModuleEntry::Requires(r) => out.push(r.docs.text.clone()),
+                            ModuleEntry::Requires(r) => out.push(r.docs.text().map(Box::from)),
                             ModuleEntry::Container(c) => {
-                                out.push(c.docs.text.clone());
+                                out.push(c.docs.text().map(Box::from));
                                 for e in &c.entries {
-                                    out.push(e.docs.text.clone());
+                                    out.push(e.docs.text().map(Box::from));
                                     if let ContainerEntryKind::Env(env) = &e.kind {
-                                        out.extend(env.iter().map(|v| v.docs.text.clone()));
+                                        out.extend(
+                                            env.iter().map(|v| v.docs.text().map(Box::from)),
+                                        );
                                     }
                                 }
                             }

@@ -448,7 +448,7 @@ fn declared_contracts(path: &str, text: &str) -> Vec<Declared> {
                 .as_ref()
                 .map(|k| k.name.to_string())
                 .unwrap_or_default(),
-            what: first_sentence(c.docs.text.as_deref().unwrap_or("")),
+            what: first_sentence(c.docs.text().unwrap_or("")),
             fields: c
                 .fields
                 .iter()

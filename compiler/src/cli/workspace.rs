@@ -126,8 +126,15 @@ pub fn discover(paths: &[PathBuf], exclude: &[PathBuf]) -> Discovered {
         }
     }
     // Each directory's files come sorted; only files of several directories, or of
-    // several paths given, may need sorting.
-    if !found.is_sorted_by(|a, b| a.path <= b.path) {
+    // several paths given, may need sorting. Two neighbours listed from one directory
+    // are in order already (by their names' bytes, which is their paths' order), so
+    // only the others are compared as paths, component by component: ten thousand
+    // such comparisons were about a millisecond of the command's one thread here.
+    let in_order = |a: &Found, b: &Found| match (&a.real, &b.real) {
+        (Real::InDir(x), Real::InDir(y)) if x == y => true,
+        _ => a.path <= b.path,
+    };
+    if !found.is_sorted_by(in_order) {
         found.sort_by(|a, b| a.path.cmp(&b.path));
     }
     // Files found by listing a directory (each walked once, by its real path) never
@@ -405,5 +412,49 @@ pub fn read_lock(path: &Path) -> Result<Option<String>, String> {
             .map_err(|_| format!("`{shown}` is not a lock file meshc can read: not UTF-8")),
         Err(meshc::fsio::ReadFailure::NotFound) => Ok(None),
         Err(e) => Err(e.sentence(&shown)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The files found are in the order of their paths (component by component), however
+    /// they were found: one directory's in the order of their names, files of several
+    /// directories and files given directly sorted among them. `discover` compares only
+    /// neighbours from different directories as paths; this holds it to the full order.
+    #[test]
+    fn files_of_several_directories_and_paths_given_come_in_path_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        for folder in ["a", "a/b", "a-b", "a.b", "c"] {
+            std::fs::create_dir_all(root.join(folder)).unwrap();
+        }
+        for file in [
+            "a/z.mesh",
+            "a/y.mesh",
+            "a/b/x.mesh",
+            "a/b.mesh",
+            "a-b/w.mesh",
+            "a.b/v.mesh",
+            "c/u10.mesh",
+            "c/u9.mesh",
+            "c/u1.mesh",
+            "top.mesh",
+            "b.mesh",
+        ] {
+            std::fs::write(root.join(file), "").unwrap();
+        }
+        let paths = [root.join("c"), root.join("top.mesh"), root.to_path_buf()];
+        let found: Vec<PathBuf> = discover(&paths, &[])
+            .files
+            .into_iter()
+            .map(|f| f.path)
+            .collect();
+        let mut in_path_order = found.clone();
+        in_path_order.sort();
+        assert_eq!(found, in_path_order);
+        // Each file once, though `c` and `top.mesh` are also under the root given.
+        assert_eq!(found.len(), 11, "{found:?}");
     }
 }

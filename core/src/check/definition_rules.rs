@@ -296,7 +296,12 @@ impl Rules<'_, '_> {
         let mut follows_interp = false;
         for (i, part) in s.parts.iter().enumerate() {
             match part {
-                StrPart::Ref(_) | StrPart::Interp(_) => {
+                // A plain `${req.field}` holds no literal: only where it ends counts.
+                StrPart::Ref(r) => {
+                    raw_start = r.span().end as usize;
+                    follows_interp = true;
+                }
+                StrPart::Interp(_) => {
                     let Some(interp) = part.interp() else {
                         continue;
                     };
@@ -305,6 +310,8 @@ impl Rules<'_, '_> {
                     raw_start = interp.span.end as usize;
                     follows_interp = true;
                 }
+                // Most pieces (`:`, `/`, a path) can name no domain: nothing to place.
+                StrPart::Text(text) if !may_hold_a_domain(text) => follows_interp = false,
                 StrPart::Text(text) => {
                     let raw_end = match s.parts.get(i + 1).and_then(StrPart::interp) {
                         Some(next) => next.span.start as usize,
@@ -395,16 +402,19 @@ fn is_dot(c: char) -> bool {
     matches!(c, '.' | '\u{FF0E}' | '\u{3002}' | '\u{FF61}')
 }
 
+/// Whether `text` may hold a domain name or an IP literal. Both a domain name and an
+/// IPv4 literal hold a dot (every dot but `.` is beyond ASCII), and an IPv6 literal a
+/// `[`: a text with none of these holds neither, and most texts (paths, words, numbers)
+/// are such.
+fn may_hold_a_domain(text: &str) -> bool {
+    text.bytes()
+        .any(|b| b == b'.' || b == b'[' || !b.is_ascii())
+}
+
 /// The domain names and IP literals in `text`, with their byte offsets.
 fn domains(text: &str, follows_interp: bool) -> Vec<(usize, &str)> {
     let mut found = Vec::new();
-    // Both a domain name and an IPv4 literal hold a dot (every dot but `.` is beyond
-    // ASCII), and an IPv6 literal a `[`: a text with none of these holds neither, and
-    // most texts (paths, words, numbers) are such.
-    if !text
-        .bytes()
-        .any(|b| b == b'.' || b == b'[' || !b.is_ascii())
-    {
+    if !may_hold_a_domain(text) {
         return found;
     }
     let mut chars = text.char_indices().peekable();

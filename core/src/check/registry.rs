@@ -195,7 +195,7 @@ impl ContractInfo {
                     default: f.default.as_ref().and_then(Value::from_literal),
                     ty,
                     constraint,
-                    docs: f.docs.text.as_deref().map(str::to_string),
+                    docs: f.docs.text().map(str::to_string),
                     span: f.span,
                     name_span: f.name.span,
                     index,
@@ -214,7 +214,7 @@ impl ContractInfo {
             file: file.clone(),
             span: c.span,
             name_span: c.name.span,
-            docs: c.docs.text.as_deref().map(str::to_string),
+            docs: c.docs.text().map(str::to_string),
         }
     }
 }

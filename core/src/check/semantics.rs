@@ -383,7 +383,7 @@ impl ModuleNames {
                     module
                         .requirements()
                         .find(|r| r.name.name.as_str() == q.name)
-                        .and_then(|r| r.docs.text.as_deref().map(str::to_string))
+                        .and_then(|r| r.docs.text().map(str::to_string))
                 })
                 .collect(),
             requirements,

@@ -450,27 +450,38 @@ struct Object<'a> {
 /// Starts a pretty element or entry at `depth`: after `[`/`{` for the first, after a
 /// comma otherwise, on a line of its own.
 fn pretty_item(pretty: &mut Vec<u8>, first: bool, depth: usize) {
-    pretty.extend_from_slice(if first { b"\n" } else { b",\n" });
-    indent(pretty, depth);
+    if !first {
+        pretty.push(b',');
+    }
+    new_line(pretty, depth);
 }
 
 /// Ends a pretty array or object whose items were at `depth`: on a line of its own when
 /// it holds any, right after its opening bracket when it holds none.
 fn pretty_close(pretty: &mut Vec<u8>, empty: bool, depth: usize, bracket: u8) {
     if !empty {
-        pretty.push(b'\n');
-        indent(pretty, depth - 1);
+        new_line(pretty, depth - 1);
     }
     pretty.push(bracket);
 }
 
-/// `depth` levels of two spaces.
-fn indent(pretty: &mut Vec<u8>, depth: usize) {
-    const SPACES: &[u8] = &[b' '; 64];
+/// A line break and `depth` levels of two spaces: one copy for the usual depths (a
+/// manifest's pretty JSON starts a line for each of its millions of items).
+fn new_line(pretty: &mut Vec<u8>, depth: usize) {
+    const LINE: &[u8; 65] = &{
+        let mut line = [b' '; 65];
+        line[0] = b'\n';
+        line
+    };
     let mut n = depth * 2;
+    if n < LINE.len() {
+        pretty.extend_from_slice(&LINE[..1 + n]);
+        return;
+    }
+    pretty.push(b'\n');
     while n > 0 {
-        let k = n.min(SPACES.len());
-        pretty.extend_from_slice(&SPACES[..k]);
+        let k = n.min(LINE.len() - 1);
+        pretty.extend_from_slice(&LINE[1..1 + k]);
         n -= k;
     }
 }
@@ -1009,6 +1020,25 @@ mod tests {
             let (pretty, canonical) = both(&v);
             assert_eq!(pretty, serde_json::to_string_pretty(&v).unwrap(), "{v}");
             assert_eq!(canonical, canonical_json(&v), "{v}");
+        }
+    }
+
+    /// A line's indentation is one copy up to 32 levels and a loop past them: both write
+    /// what `serde_json` writes, at every depth around the change.
+    #[test]
+    fn a_value_nested_past_one_copy_of_indentation_is_serde_jsons_pretty_text() {
+        for depth in [30, 31, 32, 33, 34, 65, 70] {
+            let mut v = json!({"leaf": [1, "x"], "empty": [], "none": {}});
+            for level in 0..depth {
+                v = if level % 2 == 0 {
+                    json!([v, level])
+                } else {
+                    json!({"b": v, "a": level})
+                };
+            }
+            let (pretty, canonical) = both(&v);
+            assert_eq!(pretty, serde_json::to_string_pretty(&v).unwrap(), "{depth}");
+            assert_eq!(canonical, canonical_json(&v), "{depth}");
         }
     }
 

@@ -17,8 +17,33 @@ pub struct Ident {
 /// The `///` lines above a node, joined with newlines, without the slashes.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
 pub struct Docs {
-    /// Exact-size: most nodes have none, and a tree holds no spare capacity.
-    pub text: Option<Box<str>>,
+    /// Exact-size, behind one more box so that a node without docs (most: a dense
+    /// workspace's trees hold about 300,000 `Docs`, one in fifteen written) spends 8
+    /// bytes on them, not 16.
+    text: Option<Box<Box<str>>>,
+}
+
+impl Docs {
+    /// The docs `text`.
+    pub fn new(text: Box<str>) -> Docs {
+        Docs {
+            text: Some(Box::new(text)),
+        }
+    }
+
+    /// The text, when the node has docs.
+    pub fn text(&self) -> Option<&str> {
+        self.text.as_deref().map(|t| &**t)
+    }
+
+    /// Adds `line` after the text, on a line of its own.
+    pub fn push_line(&mut self, line: &str) {
+        let text = match self.text.take() {
+            Some(before) => format!("{before}\n{line}").into_boxed_str(),
+            None => line.into(),
+        };
+        *self = Docs::new(text);
+    }
 }
 
 /// A whole source file.
@@ -891,21 +916,21 @@ mod tests {
     fn the_nodes_a_tree_holds_by_the_thousand_stay_small() {
         let sizes = [
             ("Ident", size_of::<Ident>(), 24),
-            ("Docs", size_of::<Docs>(), 16),
+            ("Docs", size_of::<Docs>(), 8),
             ("StringLit", size_of::<StringLit>(), 32),
             ("StrPart", size_of::<StrPart>(), 32),
             ("Reference", size_of::<Reference>(), 24),
             ("Expr", size_of::<Expr>(), 32),
-            ("EnvEntry", size_of::<EnvEntry>(), 96),
+            ("EnvEntry", size_of::<EnvEntry>(), 88),
             ("ContainerEntryKind", size_of::<ContainerEntryKind>(), 40),
-            ("ContainerEntry", size_of::<ContainerEntry>(), 72),
-            ("Requirement", size_of::<Requirement>(), 160),
-            ("ModuleEntry", size_of::<ModuleEntry>(), 160),
+            ("ContainerEntry", size_of::<ContainerEntry>(), 64),
+            ("Requirement", size_of::<Requirement>(), 152),
+            ("ModuleEntry", size_of::<ModuleEntry>(), 152),
             ("Narrowing", size_of::<Narrowing>(), 64),
-            ("Answer", size_of::<Answer>(), 80),
+            ("Answer", size_of::<Answer>(), 72),
             ("AssignEntry", size_of::<AssignEntry>(), 96),
-            ("MeshEntry", size_of::<MeshEntry>(), 144),
-            ("Item", size_of::<Item>(), 96),
+            ("MeshEntry", size_of::<MeshEntry>(), 136),
+            ("Item", size_of::<Item>(), 88),
         ];
         let grown: Vec<String> = sizes
             .iter()

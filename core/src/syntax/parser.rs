@@ -324,7 +324,7 @@ impl<'a> Parser<'a> {
                 lines.join("\n").into_boxed_str()
             }
         };
-        Docs { text: Some(text) }
+        Docs::new(text)
     }
 
     // ---- recovery ----
@@ -1839,10 +1839,7 @@ fn attach_inner_docs(file: &mut SourceFile, text: &str, comments: &[Comment], cl
         }
         if let Some(docs) = innermost_docs(file, c.span.start) {
             let line = doc_line(&text[c.span.range()]);
-            docs.text = Some(match docs.text.take() {
-                Some(before) => format!("{before}\n{line}").into_boxed_str(),
-                None => line.into(),
-            });
+            docs.push_line(line);
         }
     }
 }
@@ -2002,10 +1999,10 @@ mod tests {
             panic!("a module");
         };
         assert_eq!(
-            m.docs.text.as_deref(),
+            m.docs.text(),
             Some("First line.\n  Second line.\n\nFourth.\nAbove c.")
         );
-        let docs: Vec<Option<&str>> = m.requirements().map(|r| r.docs.text.as_deref()).collect();
+        let docs: Vec<Option<&str>> = m.requirements().map(|r| r.docs.text()).collect();
         assert_eq!(docs, [Some("One line."), None, None]);
     }
 }

@@ -646,7 +646,7 @@ impl Context<'_> {
                 // The doc comment as written, shown.
                 let doc = docs
                     .and_then(|m| m.containers().find(|c| c.name.name == n.as_str()))
-                    .and_then(|c| c.docs.text.as_deref());
+                    .and_then(|c| c.docs.text());
                 self.item(n, CompletionItemKind::CLASS, Some(detail.to_string()), doc)
             })
             .collect()
@@ -749,7 +749,7 @@ impl Context<'_> {
                 let docs = mesh
                     .nodes()
                     .find(|n| n.name.span == r.span)
-                    .and_then(|n| n.docs.text.as_deref());
+                    .and_then(|n| n.docs.text());
                 self.item(
                     &r.name,
                     CompletionItemKind::ENUM_MEMBER,

@@ -135,7 +135,7 @@ fn requirement(snap: &Snapshot, module_name: &str, name: &str) -> Option<String>
         }
         _ => {}
     }
-    docs(&mut out, r.docs.text.as_deref());
+    docs(&mut out, r.docs.text());
     let reg = registry(&snap.db, snap.ws);
     if let Some(c) = model.contract.as_deref()
         && let Some(info) = reg.contracts.get(c)
@@ -309,7 +309,7 @@ fn module(snap: &Snapshot, name: &str) -> Option<String> {
     header.push_str("\n}");
     let mut out = String::new();
     code(&mut out, &header);
-    docs(&mut out, m.docs.text.as_deref());
+    docs(&mut out, m.docs.text());
     Some(out)
 }
 
@@ -360,7 +360,7 @@ fn container(snap: &Snapshot, module_name: &str, name: &str) -> Option<String> {
         format!("`<instance>-{name}`")
     };
     let _ = writeln!(out, "\nIn the manifest: {manifest}.");
-    docs(&mut out, c.docs.text.as_deref());
+    docs(&mut out, c.docs.text());
     Some(out)
 }
 
@@ -386,7 +386,7 @@ fn mesh(snap: &Snapshot, name: &str) -> Option<String> {
         m.nodes().count(),
         m.assigns().count()
     );
-    docs(&mut out, m.docs.text.as_deref());
+    docs(&mut out, m.docs.text());
     Some(out)
 }
 
@@ -407,7 +407,7 @@ fn node_hover(snap: &Snapshot, mesh_name: &str, node: &str) -> Option<String> {
     let mut out = String::new();
     code(&mut out, &source_of(snap, &path, n.span)?);
     let _ = writeln!(out, "\nNode of mesh `{mesh_name}`.");
-    docs(&mut out, n.docs.text.as_deref());
+    docs(&mut out, n.docs.text());
     Some(out)
 }
 
@@ -435,9 +435,9 @@ fn instance(snap: &Snapshot, mesh_name: &str, node: &str, name: &str) -> Option<
         "\nInstance `{name}` of module `{}` on node `{node}`, in mesh `{mesh_name}`.",
         a.module.name
     );
-    docs(&mut out, a.docs.text.as_deref());
+    docs(&mut out, a.docs.text());
     if let Some(src) = module_source(&snap.db, snap.ws, &a.module.name) {
-        docs(&mut out, src.module().docs.text.as_deref());
+        docs(&mut out, src.module().docs.text());
     }
     Some(out)
 }
@@ -459,7 +459,7 @@ fn seat(snap: &Snapshot, name: &str) -> Option<String> {
             s.contract.as_ref().map_or("?", |c| c.name.as_str())
         ),
     );
-    docs(&mut out, s.docs.text.as_deref());
+    docs(&mut out, s.docs.text());
     Some(out)
 }
 
