@@ -46,7 +46,7 @@ impl<'m> Resolver<'m> {
             logins: IdVec::filled(n, String::new()),
             refused_with: IdVec::filled(n, None),
         };
-        let mut refusals = Refusals::new(n);
+        let mut refusals = Refusals::default();
         let mut by_login: FxHashMap<String, Vec<InstanceId>> = FxHashMap::default();
         let mut order: Vec<String> = Vec::new();
         for i in self.instances.ids() {

@@ -78,7 +78,7 @@ impl<'m> Resolver<'m> {
     pub(super) fn collect_instances(&mut self) -> super::Refusals {
         let mesh = self.mesh;
         self.instances.reserve_exact(mesh.assigns().count());
-        let mut refusals = super::Refusals::new(mesh.assigns().count());
+        let mut refusals = super::Refusals::default();
         // The name of every container on each node (`<instance>`, or
         // `<instance>-<container>` for a module with several): a Compose service and a
         // container are named by it, so two of one name on a node are refused (E0508).

@@ -571,23 +571,30 @@ pub(crate) type SecretKeys<'m> = FxHashMap<(&'m str, &'m str), String>;
 
 /// The refusals one phase raises: per instance, in the order raised. Each phase hands its
 /// own to the [`Ledger`] when it ends.
+///
+/// Kept by instance in a table of the refused ones only: most phases refuse few
+/// instances or none, and a list per instance of the mesh, for each of the eight phases,
+/// was tens of megabytes made and walked at every resolution of a 100,000-module mesh.
 #[derive(Default)]
-pub(crate) struct Refusals(IdVec<InstanceId, Vec<Diagnostic>>);
+pub(crate) struct Refusals(FxHashMap<InstanceId, Vec<Diagnostic>>);
 
 impl Refusals {
-    /// No refusal yet, for a mesh of `len` instances.
-    pub fn new(len: usize) -> Refusals {
-        Refusals(IdVec::filled(len, Vec::new()))
-    }
-
     /// Records a refusal of instance `i`.
     pub fn push(&mut self, i: InstanceId, diagnostic: Diagnostic) {
-        self.0[i].push(diagnostic);
+        self.0.entry(i).or_default().push(diagnostic);
+    }
+
+    /// Records refusal `diagnostic` of instance `i`, and returns the proof.
+    fn record(&mut self, i: InstanceId, diagnostic: Diagnostic) -> Reported {
+        Reported::record(self.0.entry(i).or_default(), diagnostic)
     }
 
     /// The refusals of instance `i`.
     pub fn of(&self, i: InstanceId) -> &[Diagnostic] {
-        self.0.get(i).map_or(&[], Vec::as_slice)
+        if self.0.is_empty() {
+            return &[];
+        }
+        self.0.get(&i).map_or(&[], Vec::as_slice)
     }
 }
 
@@ -658,14 +665,14 @@ impl<'r, 'm> Phase<'r, 'm> {
         Phase {
             r,
             earlier,
-            refusals: Refusals::new(r.instances.len()),
+            refusals: Refusals::default(),
         }
     }
 
     /// Refuses instance `i` with `diagnostic` (a rule's, built by [`Resolver::at`] or a
     /// lookup such as [`Resolver::find_instance`]), and returns the proof.
     pub fn refuse(&mut self, i: InstanceId, diagnostic: Diagnostic) -> Reported {
-        Reported::record(&mut self.refusals.0[i], diagnostic)
+        self.refusals.record(i, diagnostic)
     }
 
     /// Whether instance `i` is refused, by an earlier phase or by this one so far.
@@ -1257,11 +1264,11 @@ mod tests {
         let shared: IdVec<InstanceId, Option<InstanceId>> =
             [None, Some(a), None].into_iter().collect();
         let mut ledger = Ledger::new(&shared);
-        let mut names = Refusals::new(3);
+        let mut names = Refusals::default();
         names.push(a, refusal(1, false));
-        let mut logins = Refusals::new(3);
+        let mut logins = Refusals::default();
         logins.push(a, refusal(2, true));
-        let mut later = Refusals::new(3);
+        let mut later = Refusals::default();
         later.push(a, refusal(3, false));
         later.push(c, refusal(4, false));
         ledger.close(names);
@@ -1276,8 +1283,8 @@ mod tests {
         // A phase's refusals are the ledger's once the phase is closed into it.
         let nothing: IdVec<InstanceId, Option<InstanceId>> = IdVec::filled(3, None);
         let mut quiet = Ledger::new(&nothing);
-        quiet.close(Refusals::new(3));
-        let mut own = Refusals::new(3);
+        quiet.close(Refusals::default());
+        let mut own = Refusals::default();
         own.push(b, refusal(5, false));
         assert!(!quiet.is_refused(b) && !own.of(b).is_empty());
         quiet.close(own);
