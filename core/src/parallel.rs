@@ -306,6 +306,24 @@ mod tests {
     }
 
     #[test]
+    fn parts_come_back_in_order_and_whole_however_few_the_items() {
+        let items: Vec<usize> = (0..1000).collect();
+        for min_len in [0, 2, 999, 1000, 5000] {
+            let parts = map_parts(&items, min_len, |part| part.iter().map(|i| i * 2).collect());
+            assert!(!parts.is_empty() && parts.len() <= threads().max(1));
+            if min_len > items.len() {
+                assert_eq!(parts.len(), 1, "under min_len, one part on the caller");
+            }
+            let joined: Vec<usize> = parts.into_iter().flatten().collect();
+            assert_eq!(joined, items.iter().map(|i| i * 2).collect::<Vec<_>>());
+        }
+        assert_eq!(
+            map_parts(&[] as &[usize], 2, |p| p.to_vec()),
+            vec![Vec::<usize>::new()]
+        );
+    }
+
+    #[test]
     fn batches_come_back_in_order_whatever_their_size() {
         let items: Vec<usize> = (0..1001).collect();
         for batch in [0, 1, 7, 64, 5000] {

@@ -1271,11 +1271,14 @@ mod tests {
         let mut later = Refusals::default();
         later.push(a, refusal(3, false));
         later.push(c, refusal(4, false));
+        // A phase keeps each instance's refusals in the order raised, among others'.
+        later.push(a, refusal(6, false));
         ledger.close(names);
         ledger.close(logins);
         ledger.close(later);
         let starts = |v: Vec<&Diagnostic>| v.iter().map(|d| d.span.start).collect::<Vec<_>>();
-        assert_eq!(starts(ledger.own(a).collect()), [1, 2, 3]);
+        assert_eq!(starts(ledger.own(a).collect()), [1, 2, 3, 6]);
+        assert_eq!(starts(ledger.own(c).collect()), [4]);
         assert_eq!(starts(ledger.refusals_of(b).iter().collect()), [2]);
         assert_eq!(ledger.refusals_of(b)[0].code, Code::E0509);
         assert!(ledger.own(b).next().is_none());
