@@ -9,7 +9,7 @@ mod support;
 
 use meshc::db;
 use meshc::emit::manifest::Requirement;
-use meshc::resolve::{Lock, ProviderChoice};
+use meshc::resolve::{ChoiceRef, Lock, ProviderChoice};
 use std::path::Path;
 use support::*;
 
@@ -170,15 +170,21 @@ fn choices_of_manifests(outcome: &meshc::resolve::MeshOutcome) -> Vec<ProviderCh
         for inst in &manifest.instances {
             for (name, req) in &inst.requirements {
                 let provider = match req {
-                    Requirement::Module(m) => Some((m.provider.clone(), m.by)),
+                    Requirement::Module(m) => Some((
+                        ChoiceRef {
+                            node: m.provider.node.as_str().into(),
+                            instance: m.provider.instance.as_str().into(),
+                        },
+                        m.by,
+                    )),
                     Requirement::Absent(_) => None,
                     _ => continue,
                 };
                 out.push(ProviderChoice {
-                    node: node.clone(),
-                    instance: inst.instance.clone(),
-                    module: inst.module.clone(),
-                    requirement: name.clone(),
+                    node: node.as_str().into(),
+                    instance: inst.instance.as_str().into(),
+                    module: inst.module.as_str().into(),
+                    requirement: name.as_str().into(),
                     provider,
                 });
             }

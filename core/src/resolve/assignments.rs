@@ -101,7 +101,7 @@ impl<'m> Resolver<'m> {
     pub(super) fn judge_entries(&self) -> (Entries<'m>, Refusals) {
         let mut settings = IdVec::default();
         settings.reserve_exact(self.instances.len());
-        let mut refusals = Refusals::new(self.instances.len());
+        let mut refusals = Refusals::default();
         for i in self.instances.ids() {
             self.interrupt();
             let mut judge = Judge {

@@ -46,9 +46,12 @@ impl<'m> Resolver<'m> {
             logins: IdVec::filled(n, String::new()),
             refused_with: IdVec::filled(n, None),
         };
-        let mut refusals = Refusals::new(n);
-        let mut by_login: FxHashMap<String, Vec<InstanceId>> = FxHashMap::default();
-        let mut order: Vec<String> = Vec::new();
+        let mut refusals = Refusals::default();
+        // Each valid login is made once, into `out.logins`; the groups are found after,
+        // with the logins borrowed from there: a copy of every login as a key and a
+        // list per login (100,000 of each, nearly all of one member) were made at
+        // every resolution of a large mesh.
+        let mut valid: Vec<InstanceId> = Vec::with_capacity(n);
         for i in self.instances.ids() {
             self.interrupt();
             let Some(m) = self.module_of(i) else { continue };
@@ -68,7 +71,6 @@ impl<'m> Resolver<'m> {
                 login.push('_');
                 login.push_str(&instance_short);
             }
-            out.logins[i] = login.clone();
             if !is_valid_login(&login) {
                 let rule = DoesNotFit::Login {
                     login: &login,
@@ -78,40 +80,50 @@ impl<'m> Resolver<'m> {
                 };
                 let d = self.at(self.head(i), rule);
                 refusals.push(i, d);
-                continue;
+            } else {
+                valid.push(i);
             }
-            let entry = by_login.entry(login.clone()).or_default();
-            if entry.is_empty() {
-                order.push(login);
-            }
-            entry.push(i);
+            out.logins[i] = login;
         }
+        // Each login's first holder, and every later holder beside the first's: a group
+        // is its first holder and the later ones, in instance order.
+        let mut first_of: FxHashMap<&str, InstanceId> =
+            FxHashMap::with_capacity_and_hasher(valid.len(), Default::default());
+        let mut later: Vec<(InstanceId, InstanceId)> = Vec::new();
+        for &i in &valid {
+            let first = *first_of.entry(out.logins[i].as_str()).or_insert(i);
+            if first != i {
+                later.push((first, i));
+            }
+        }
+        drop(first_of);
+        // Stable: each group's later holders stay in instance order, and the groups come
+        // in the order of their first holders, the order their logins were first made.
+        later.sort_by_key(|&(first, _)| first);
+        let mut shared: Vec<(InstanceId, InstanceId)> = Vec::new();
         // One diagnostic per group, at its first member, naming the others up to
         // [`GROUP_NAMED`] and counting the rest: a thousand instances alike are one
         // diagnostic of bounded size, not a thousand naming a thousand each. Every other
         // member is refused by that same diagnostic (it is listed where they are left
         // out).
-        for login in order {
-            let group = &by_login[&login];
-            if group.len() < 2 {
-                continue;
-            }
-            let group = group.clone();
-            let first = group[0];
-            let mut named: Vec<String> = group[1..]
+        for run in later.chunk_by(|a, b| a.0 == b.0) {
+            let first = run[0].0;
+            let others: Vec<InstanceId> = run.iter().map(|&(_, j)| j).collect();
+            let login = &out.logins[first];
+            let mut named: Vec<String> = others
                 .iter()
                 .take(GROUP_NAMED)
                 .map(|&j| self.who(j))
                 .collect();
-            if group.len() - 1 > GROUP_NAMED {
-                named.push(format!("{} more", group.len() - 1 - GROUP_NAMED));
+            if others.len() > GROUP_NAMED {
+                named.push(format!("{} more", others.len() - GROUP_NAMED));
             }
-            let (who, others) = (self.who(first), and_list(&named));
+            let (who, and_others) = (self.who(first), and_list(&named));
             let rule = LoginsAlike {
-                login: &login,
+                login,
                 who: &who,
-                others: &others,
-                heads: group[1..]
+                others: &and_others,
+                heads: others
                     .iter()
                     .take(GROUP_NAMED)
                     .map(|&j| self.head(j))
@@ -119,9 +131,10 @@ impl<'m> Resolver<'m> {
             };
             let d = self.at(self.head(first), rule);
             refusals.push(first, d);
-            for &j in &group[1..] {
-                out.refused_with[j] = Some(first);
-            }
+            shared.extend(others.iter().map(|&j| (j, first)));
+        }
+        for (j, first) in shared {
+            out.refused_with[j] = Some(first);
         }
         (out, refusals)
     }

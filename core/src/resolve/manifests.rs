@@ -12,8 +12,8 @@ use super::evaluate::{Evaluate, Evaluation, OperatorValue, Resolved, into_json};
 use super::ids::Id;
 use super::loops::Binding;
 use super::{
-    Answer, IdVec, InstanceId, Ledger, LeftOutAssignment, LeftOutSet, MeshOutcome, NodeId, Output,
-    Ports, ProviderChoice, Resolver, Values, World,
+    Answer, ChoiceRef, IdVec, InstanceId, Ledger, LeftOutAssignment, LeftOutSet, MeshOutcome,
+    NodeId, Output, Ports, ProviderChoice, Resolver, Values, World,
 };
 use crate::check::types::Value;
 use crate::diagnostics::rules::{CheckerMiss, Rule};
@@ -655,27 +655,66 @@ impl<'m> Resolver<'m> {
     /// How each module requirement of the built instances is answered, in manifest order
     /// (node by node, source order within a node).
     fn provider_choices(w: World<'_, '_>, built: &[InstanceId]) -> Vec<ProviderChoice> {
+        use std::sync::Arc;
         let mut order: Vec<InstanceId> = built.to_vec();
         order.sort_by_key(|&i| w.instances[i].node);
-        // Every choice is text of its own (the editor keeps them): made on every core, in
-        // the order above whatever the number of threads.
+        // Made on every core, in the order above whatever the number of threads. Each
+        // name is made once per part and shared by the choices that hold it: a node's,
+        // a requirement's and a provider's name by every choice of that part, an
+        // instance's and its module's by its own choices.
         crate::parallel::map_chunks(&order, 512, |part| {
+            let mut nodes: Vec<Option<Arc<str>>> = vec![None; w.nodes.len()];
+            let mut node_of = |i: InstanceId| -> Arc<str> {
+                let node = w.instances[i].node;
+                nodes[node.index()]
+                    .get_or_insert_with(|| Arc::from(w.node_name(i)))
+                    .clone()
+            };
+            let mut requirements: crate::base::fx_hash::FxHashMap<&str, Arc<str>> =
+                Default::default();
+            let mut providers: crate::base::fx_hash::FxHashMap<InstanceId, ChoiceRef> =
+                Default::default();
             let mut out = Vec::new();
             for &i in part {
                 let Some(m) = w.module_of(i) else { continue };
+                let mut consumer: Option<(Arc<str>, Arc<str>, Arc<str>)> = None;
                 for &req in m.scope.requirements.keys() {
                     let provider = match w.answers[i].get(req) {
                         Some(Answer::Module { provider, by }) => {
-                            Some((w.instance_ref(*provider), *by))
+                            let at = match providers.get(provider) {
+                                Some(at) => at.clone(),
+                                None => {
+                                    let at = ChoiceRef {
+                                        node: node_of(*provider),
+                                        instance: Arc::from(w.instances[*provider].name.as_str()),
+                                    };
+                                    providers.insert(*provider, at.clone());
+                                    at
+                                }
+                            };
+                            Some((at, *by))
                         }
                         Some(Answer::Absent) => None,
                         _ => continue,
                     };
+                    let (node, instance, module) = consumer
+                        .get_or_insert_with(|| {
+                            (
+                                node_of(i),
+                                Arc::from(w.instances[i].name.as_str()),
+                                Arc::from(w.instances[i].module_name.as_str()),
+                            )
+                        })
+                        .clone();
+                    let requirement = requirements
+                        .entry(req)
+                        .or_insert_with(|| Arc::from(req))
+                        .clone();
                     out.push(ProviderChoice {
-                        node: w.node_name(i).to_string(),
-                        instance: w.instances[i].name.clone(),
-                        module: w.instances[i].module_name.clone(),
-                        requirement: req.to_string(),
+                        node,
+                        instance,
+                        module,
+                        requirement,
                         provider,
                     });
                 }

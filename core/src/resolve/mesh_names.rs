@@ -78,15 +78,34 @@ impl<'m> Resolver<'m> {
     pub(super) fn collect_instances(&mut self) -> super::Refusals {
         let mesh = self.mesh;
         self.instances.reserve_exact(mesh.assigns().count());
-        let mut refusals = super::Refusals::new(mesh.assigns().count());
+        let mut refusals = super::Refusals::default();
         // The name of every container on each node (`<instance>`, or
         // `<instance>-<container>` for a module with several): a Compose service and a
         // container are named by it, so two of one name on a node are refused (E0508).
         // One table per node, looked up by a borrowed name: a key of `(node, String)`
         // would copy every name to look it up, once for every assignment.
-        let mut services: Vec<FxHashMap<String, InstanceId>> = (0..self.nodes.len())
-            .map(|_| FxHashMap::default())
+        // Each node's tables sized once, from how many assignments name it: grown by
+        // doubling, a node's 5,000 names (100,000 assignments on twenty nodes) would be
+        // hashed and moved again at each step, into fresh memory.
+        let mut assigned = vec![0usize; self.nodes.len()];
+        for a in mesh.assigns() {
+            if let Some(node) = a
+                .node
+                .as_ref()
+                .and_then(|n| self.nodes.id_of(n.name.as_str()))
+            {
+                assigned[node.index()] += 1;
+            }
+        }
+        let mut services: Vec<FxHashMap<String, InstanceId>> = assigned
+            .iter()
+            .map(|&n| FxHashMap::with_capacity_and_hasher(n, Default::default()))
             .collect();
+        for (node, &n) in assigned.iter().enumerate() {
+            self.nodes[super::NodeId::from_index(node)]
+                .instances
+                .reserve(n);
+        }
         for a in mesh.assigns() {
             self.interrupt();
             let Some(node_ident) = &a.node else {

@@ -169,17 +169,28 @@ pub struct MeshOutcome {
 }
 
 /// How one module requirement of one built assignment is answered.
+///
+/// Its names are shared text: a large mesh has a choice for every module requirement of
+/// every instance (300,000 at 100,000 modules), made again at each resolution the editor
+/// asks for, and a copy of every name of each would be six allocations a choice.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ProviderChoice {
     /// The consuming instance, its node and module.
-    pub node: String,
-    pub instance: String,
-    pub module: String,
+    pub node: Arc<str>,
+    pub instance: Arc<str>,
+    pub module: Arc<str>,
     /// The requirement, as the module names it.
-    pub requirement: String,
+    pub requirement: Arc<str>,
     /// The instance that answers it and by which rule; `None` when the requirement is
     /// absent (optional with no provider, or declined).
-    pub provider: Option<(crate::emit::InstanceRef, By)>,
+    pub provider: Option<(ChoiceRef, By)>,
+}
+
+/// The node and name of the instance that answers a [`ProviderChoice`], as shared text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChoiceRef {
+    pub node: Arc<str>,
+    pub instance: Arc<str>,
 }
 
 /// An assignment that was left out, and every reason.
@@ -305,19 +316,19 @@ fn resolve_as(input: &ResolveInput<'_>, output: Output) -> MeshOutcome {
         .filter_map(|(&name, (src, scope))| Some((name, src, &**scope, module_of(src)?)))
         .collect();
     crate::base::process::mark("resolve.sources");
-    let loaded: Vec<LoadedModule<'_>> = crate::parallel::map_chunks(&found, 256, |part| {
+    // Each part moved straight into the table: joined first, every loaded module would
+    // be moved twice, into fresh memory each time (tens of megabytes at 100,000).
+    let parts: Vec<Vec<LoadedModule<'_>>> = crate::parallel::map_parts(&found, 256, |part| {
         part.iter()
             .map(|&(name, src, scope, ast)| LoadedModule::new(name, src, ast, scope))
             .collect()
     });
-    let modules: FxIndexMap<String, LoadedModule<'_>> = loaded
-        .into_iter()
-        .enumerate()
-        .map(|(index, mut m)| {
-            m.index = index;
-            (m.name.clone(), m)
-        })
-        .collect();
+    let mut modules: FxIndexMap<String, LoadedModule<'_>> =
+        FxIndexMap::with_capacity_and_hasher(found.len(), Default::default());
+    for mut m in parts.into_iter().flatten() {
+        m.index = modules.len();
+        modules.insert(m.name.clone(), m);
+    }
     crate::base::process::mark("resolve.loaded");
     let outcome = run(input, &modules, output);
     crate::base::process::release(modules);
@@ -560,23 +571,30 @@ pub(crate) type SecretKeys<'m> = FxHashMap<(&'m str, &'m str), String>;
 
 /// The refusals one phase raises: per instance, in the order raised. Each phase hands its
 /// own to the [`Ledger`] when it ends.
+///
+/// Kept by instance in a table of the refused ones only: most phases refuse few
+/// instances or none, and a list per instance of the mesh, for each of the eight phases,
+/// was tens of megabytes made and walked at every resolution of a 100,000-module mesh.
 #[derive(Default)]
-pub(crate) struct Refusals(IdVec<InstanceId, Vec<Diagnostic>>);
+pub(crate) struct Refusals(FxHashMap<InstanceId, Vec<Diagnostic>>);
 
 impl Refusals {
-    /// No refusal yet, for a mesh of `len` instances.
-    pub fn new(len: usize) -> Refusals {
-        Refusals(IdVec::filled(len, Vec::new()))
-    }
-
     /// Records a refusal of instance `i`.
     pub fn push(&mut self, i: InstanceId, diagnostic: Diagnostic) {
-        self.0[i].push(diagnostic);
+        self.0.entry(i).or_default().push(diagnostic);
+    }
+
+    /// Records refusal `diagnostic` of instance `i`, and returns the proof.
+    fn record(&mut self, i: InstanceId, diagnostic: Diagnostic) -> Reported {
+        Reported::record(self.0.entry(i).or_default(), diagnostic)
     }
 
     /// The refusals of instance `i`.
     pub fn of(&self, i: InstanceId) -> &[Diagnostic] {
-        self.0.get(i).map_or(&[], Vec::as_slice)
+        if self.0.is_empty() {
+            return &[];
+        }
+        self.0.get(&i).map_or(&[], Vec::as_slice)
     }
 }
 
@@ -647,14 +665,14 @@ impl<'r, 'm> Phase<'r, 'm> {
         Phase {
             r,
             earlier,
-            refusals: Refusals::new(r.instances.len()),
+            refusals: Refusals::default(),
         }
     }
 
     /// Refuses instance `i` with `diagnostic` (a rule's, built by [`Resolver::at`] or a
     /// lookup such as [`Resolver::find_instance`]), and returns the proof.
     pub fn refuse(&mut self, i: InstanceId, diagnostic: Diagnostic) -> Reported {
-        Reported::record(&mut self.refusals.0[i], diagnostic)
+        self.refusals.record(i, diagnostic)
     }
 
     /// Whether instance `i` is refused, by an earlier phase or by this one so far.
@@ -1246,18 +1264,21 @@ mod tests {
         let shared: IdVec<InstanceId, Option<InstanceId>> =
             [None, Some(a), None].into_iter().collect();
         let mut ledger = Ledger::new(&shared);
-        let mut names = Refusals::new(3);
+        let mut names = Refusals::default();
         names.push(a, refusal(1, false));
-        let mut logins = Refusals::new(3);
+        let mut logins = Refusals::default();
         logins.push(a, refusal(2, true));
-        let mut later = Refusals::new(3);
+        let mut later = Refusals::default();
         later.push(a, refusal(3, false));
         later.push(c, refusal(4, false));
+        // A phase keeps each instance's refusals in the order raised, among others'.
+        later.push(a, refusal(6, false));
         ledger.close(names);
         ledger.close(logins);
         ledger.close(later);
         let starts = |v: Vec<&Diagnostic>| v.iter().map(|d| d.span.start).collect::<Vec<_>>();
-        assert_eq!(starts(ledger.own(a).collect()), [1, 2, 3]);
+        assert_eq!(starts(ledger.own(a).collect()), [1, 2, 3, 6]);
+        assert_eq!(starts(ledger.own(c).collect()), [4]);
         assert_eq!(starts(ledger.refusals_of(b).iter().collect()), [2]);
         assert_eq!(ledger.refusals_of(b)[0].code, Code::E0509);
         assert!(ledger.own(b).next().is_none());
@@ -1265,8 +1286,8 @@ mod tests {
         // A phase's refusals are the ledger's once the phase is closed into it.
         let nothing: IdVec<InstanceId, Option<InstanceId>> = IdVec::filled(3, None);
         let mut quiet = Ledger::new(&nothing);
-        quiet.close(Refusals::new(3));
-        let mut own = Refusals::new(3);
+        quiet.close(Refusals::default());
+        let mut own = Refusals::default();
         own.push(b, refusal(5, false));
         assert!(!quiet.is_refused(b) && !own.of(b).is_empty());
         quiet.close(own);

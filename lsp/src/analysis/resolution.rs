@@ -49,20 +49,20 @@ pub fn provider_info(snap: &Snapshot, module: &str, requirement: &str) -> Vec<Pr
         for choice in outcome
             .choices
             .iter()
-            .filter(|c| c.module == module && c.requirement == requirement)
+            .filter(|c| *c.module == *module && *c.requirement == *requirement)
         {
             let answer = match &choice.provider {
                 Some((provider, by)) => Answer::Provided {
-                    provider_instance: provider.instance.clone(),
-                    provider_node: provider.node.clone(),
+                    provider_instance: provider.instance.to_string(),
+                    provider_node: provider.node.to_string(),
                     rule: by.as_str().to_string(),
                 },
                 None => Answer::Absent,
             };
             out.push(ProviderAnswer {
                 mesh: mesh.clone(),
-                instance: choice.instance.clone(),
-                node: choice.node.clone(),
+                instance: choice.instance.to_string(),
+                node: choice.node.to_string(),
                 answer,
             });
         }
@@ -134,7 +134,7 @@ pub fn consumer_counts(snap: &Snapshot, module: &str, contract: &str) -> Vec<Con
                 .filter(|c| {
                     c.provider
                         .as_ref()
-                        .is_some_and(|(p, _)| p.instance == instance && p.node == node)
+                        .is_some_and(|(p, _)| *p.instance == *instance && *p.node == *node)
                         && meshc::db::module_requirements(&snap.db, snap.ws, &c.module)
                             .and_then(|s| {
                                 s.get(&c.requirement).and_then(|(_, r)| r.contract.clone())
