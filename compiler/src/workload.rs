@@ -220,11 +220,12 @@ impl Workload {
             Flavour::Resolve => return Some(self.resolve_mesh()),
         };
         let nodes = self.nodes();
+        let last = self.last_port();
         let mut s = format!("mesh {name} {{\n");
         for node in 0..nodes {
             let _ = writeln!(
                 s,
-                "  node n{node} {{ private_name = \"n{node}.{domain}\"  ports = 20000..29999 }}"
+                "  node n{node} {{ private_name = \"n{node}.{domain}\"  ports = 20000..{last} }}"
             );
         }
         s.push_str("  seat vault = keeper on n0\n  assign keeper to n0\n");
@@ -239,6 +240,16 @@ impl Workload {
         }
         s.push_str("}\n");
         Some(s)
+    }
+
+    /// The last port of every node's range: 10,000 ports from 20000, or twice the
+    /// services a node holds when that is more, so that every service and provider finds a
+    /// host port at any size (the dense shape puts 10,003 publishing instances on a node at
+    /// 100,000 modules). Never past the last port there is: a workload larger still is
+    /// refused by the check, port by port, as the operator's would be.
+    fn last_port(&self) -> u32 {
+        let per_node = self.services.div_ceil(self.nodes()) as u32;
+        (20_000 + per_node.saturating_mul(2).max(10_000) - 1).min(65_535)
     }
 
     /// The mesh `big`: each node with a database, the vault's seat, and service `i` on
@@ -561,6 +572,37 @@ mod tests {
                 .map(|d| (d.code, &d.message))
                 .collect();
             assert!(listed.is_empty(), "{flavour:?}: {listed:?}");
+        }
+    }
+
+    /// Each node's range holds a host port for every instance the mesh places on it,
+    /// at the largest size the benchmarks ask for (a range of 10,000 ports left 21 of the
+    /// dense shape's 100,000 services without one), and stays 20000..29999 where that
+    /// is enough, so the 10,000-module workloads are the files they were.
+    #[test]
+    fn every_node_has_a_port_for_each_instance_it_holds() {
+        for flavour in [
+            Flavour::Bench,
+            Flavour::Threads,
+            Flavour::Server,
+            Flavour::Dense,
+        ] {
+            for services in [245, 10_000, 100_000] {
+                let workload = Workload::new(flavour, services);
+                let mesh = workload.mesh().unwrap();
+                let node = mesh.lines().find(|l| l.starts_with("  node n0 ")).unwrap();
+                let range = node.split("ports = ").nth(1).unwrap();
+                let (first, last) = range.trim_end_matches(" }").split_once("..").unwrap();
+                let (first, last): (u32, u32) = (first.parse().unwrap(), last.parse().unwrap());
+                let on_n0 = mesh.lines().filter(|l| l.ends_with(" to n0")).count() as u32;
+                assert!(
+                    last - first + 1 >= on_n0,
+                    "{flavour:?} {services}: {node}, {on_n0}"
+                );
+                if services <= 10_000 {
+                    assert_eq!((first, last), (20_000, 29_999), "{flavour:?} {services}");
+                }
+            }
         }
     }
 
