@@ -1908,8 +1908,13 @@ fn mesh_entry_span(e: &MeshEntry) -> Span {
 mod tests {
     use super::*;
 
+    /// `text` parsed as the file `t.mesh`.
+    fn parse_t(text: &str) -> Parsed {
+        parse(&FilePath::from("t.mesh"), text)
+    }
+
     fn container_of(text: &str) -> (Container, Vec<String>) {
-        let parsed = parse(&FilePath::from("t.mesh"), text);
+        let parsed = parse_t(text);
         let messages = parsed
             .diagnostics
             .iter()
@@ -1970,17 +1975,12 @@ mod tests {
 
     #[test]
     fn a_loop_reads_its_separator_before_its_template() {
-        let parsed = parse(
-            &FilePath::from("t.mesh"),
-            "module m { container a { file \"/x\" = for n in l sep \",\" \"${n}\" } }",
-        );
+        let parsed =
+            parse_t("module m { container a { file \"/x\" = for n in l sep \",\" \"${n}\" } }");
         assert!(parsed.diagnostics.is_empty(), "{:?}", parsed.diagnostics);
         let text = format!("{:?}", parsed.file);
         assert!(text.contains("sep: Some"), "{text}");
-        let broken = parse(
-            &FilePath::from("t.mesh"),
-            "module m { container a { file \"/x\" = for n in l sep \"${n}\" } }",
-        );
+        let broken = parse_t("module m { container a { file \"/x\" = for n in l sep \"${n}\" } }");
         // `sep` then one string: the separator, and the template is missing.
         assert_eq!(broken.diagnostics.len(), 1, "{:?}", broken.diagnostics);
     }
@@ -1990,8 +1990,7 @@ mod tests {
     /// above it goes to the node it is written in (here the module, after its own).
     #[test]
     fn a_nodes_docs_are_its_doc_lines_one_or_many() {
-        let parsed = parse(
-            &FilePath::from("t.mesh"),
+        let parsed = parse_t(
             "/// First line.\n///   Second line.  \n///\n/// Fourth.\nmodule m {\n  /// One line.\n  requires a: operator int\n  // plain\n  requires b: operator int\n  /// Above c.\n  // plain\n  requires c: operator int\n}\n",
         );
         assert!(parsed.diagnostics.is_empty(), "{:?}", parsed.diagnostics);
