@@ -212,8 +212,18 @@ fn write_workspace(root: &Path, workload: &Workload, with_mesh: bool) -> usize {
     bytes
 }
 
-#[tokio::main(flavor = "multi_thread")]
-async fn main() {
+fn main() {
+    // As the binary does, before any thread starts: `MIMALLOC_PURGE_DELAY=10` in the
+    // environment measures the allocator's own default instead.
+    meshc_alloc::keep_freed_memory();
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime")
+        .block_on(run());
+}
+
+async fn run() {
     let modules = arg("--modules", 1000);
     let edits = arg("--edits", 200);
     let with_mesh = flag("--mesh");
