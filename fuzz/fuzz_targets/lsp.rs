@@ -108,7 +108,7 @@ fuzz_target!(|data: &[u8]| {
             to += 1;
         }
         text.replace_range(from..to, &insert);
-        state.change(&uri, &text, version as i32 + 1);
+        state.change(&uri, &text, version as i32 + 1, &mut None);
         exercise(&state, &uri, &text, from + insert.len());
     }
 });
