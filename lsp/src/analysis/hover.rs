@@ -558,9 +558,13 @@ fn word_hover(snap: &Snapshot, cursor: &Cursor<'_>) -> Option<Hover> {
         return Some(markdown(value, cursor.lines.range(*span)));
     }
     let text = cursor.text();
+    // The word starts after the last character that is not a word's: that character may
+    // take several bytes (`é`, `→`), so the start is past all of them.
     let start = text[..offset as usize]
-        .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-        .map_or(0, |i| i + 1);
+        .char_indices()
+        .rev()
+        .find(|&(_, c)| !(c.is_ascii_alphanumeric() || c == '_'))
+        .map_or(0, |(i, c)| i + c.len_utf8());
     let end = text[offset as usize..]
         .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
         .map_or(text.len(), |i| offset as usize + i);
