@@ -640,9 +640,20 @@ pub(crate) trait Evaluate<'m> {
     /// proof it was reported there ([`super::passed_over`]). A module the checker passed
     /// has no proof: debug builds assert that it never gets here, and a release build
     /// reports the checker's miss ([`Evaluate::missed`]) rather than pass over it in
-    /// silence.
+    /// silence. An instance of no module (its assignment names none the workspace
+    /// defines) was refused for it when the mesh was named (E0106): that refusal is the
+    /// proof.
     fn passed_over(&mut self, i: InstanceId, code: &'static str) -> Reported {
-        let module = self.world().module_of(i).map_or("", |m| m.name.as_str());
+        let Some(m) = self.world().module_of(i) else {
+            if let Some(told) = self.refusal(i) {
+                return told;
+            }
+            return match super::passed_over(None, code, "") {
+                Some(proof) => proof,
+                None => self.missed(i, code),
+            };
+        };
+        let module = m.name.as_str();
         match super::passed_over(self.module_error(i), code, module) {
             Some(proof) => proof,
             None => self.missed(i, code),
@@ -1440,7 +1451,9 @@ impl<'m> Evaluator<'_, '_, 'm> {
         fi: &'m crate::check::registry::FieldInfo,
     ) -> Reported {
         let Some(pm) = self.module_of(provider) else {
-            return self.passed_over(consumer, "E0106");
+            // A provider of no module (a seat's holder assigned a module the workspace
+            // lacks): refused when the mesh was named, and the consumer waits for it.
+            return self.passed_over(provider, "E0106");
         };
         if let Some(told) = self.checker_error(pm) {
             return told;
