@@ -559,7 +559,6 @@ pub fn validate_duration(s: &str) -> Result<(), String> {
     let Some(unit) = s.bytes().last() else {
         return Err("a duration is digits and a unit, like `\"30s\"`; this is empty".into());
     };
-    let digits = &s[..s.len() - 1];
     let per: i64 = match unit {
         b's' => 1,
         b'm' => 60,
@@ -571,6 +570,8 @@ pub fn validate_duration(s: &str) -> Result<(), String> {
             );
         }
     };
+    // The unit is one ASCII byte, so what comes before it ends on a character's boundary.
+    let digits = &s[..s.len() - 1];
     if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
         return Err("a duration is a whole number of its unit, digits only, like `\"90s\"`".into());
     }
