@@ -213,14 +213,9 @@ fn write_workspace(root: &Path, workload: &Workload, with_mesh: bool) -> usize {
 }
 
 fn main() {
-    // As the binary does, before any thread starts: `MIMALLOC_PURGE_DELAY=10` in the
-    // environment measures the allocator's own default instead.
-    meshc_alloc::keep_freed_memory();
-    tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .expect("a runtime")
-        .block_on(run());
+    // The binary's runtime and allocator setting, before any thread starts:
+    // `MIMALLOC_PURGE_DELAY=10` in the environment measures the allocator's own default.
+    meshc_lsp::runtime().expect("a runtime").block_on(run());
 }
 
 async fn run() {

@@ -18,6 +18,17 @@ pub use server::Backend;
 
 use tower_lsp_server::{LspService, Server};
 
+/// The runtime the server runs on, with the allocator set as the server runs it: what a
+/// resolution frees stays for the next one (`meshc_alloc::keep_freed_memory`). Call it
+/// before any other thread starts (the allocator's setting is read by every thread
+/// without a lock): first thing in `main`, as the binary and the latency benchmark do.
+pub fn runtime() -> std::io::Result<tokio::runtime::Runtime> {
+    meshc_alloc::keep_freed_memory();
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+}
+
 /// Runs the server on stdin and stdout until the client says `exit`.
 pub async fn run_stdio() {
     // A panic's message may quote source text (a failed slice shows the string); say only

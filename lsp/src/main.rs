@@ -8,13 +8,7 @@ fn main() {
         println!("meshc-lsp {}", env!("CARGO_PKG_VERSION"));
         return;
     }
-    // Before the runtime starts its threads (the setting is read by every thread without
-    // a lock): what a resolution frees stays for the next one (meshc-alloc).
-    meshc_alloc::keep_freed_memory();
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
+    let runtime = match meshc_lsp::runtime() {
         Ok(runtime) => runtime,
         Err(e) => {
             eprintln!("meshc-lsp: cannot start: {e}");

@@ -644,16 +644,13 @@ pub(crate) trait Evaluate<'m> {
     /// defines) was refused for it when the mesh was named (E0106): that refusal is the
     /// proof.
     fn passed_over(&mut self, i: InstanceId, code: &'static str) -> Reported {
-        let Some(m) = self.world().module_of(i) else {
-            if let Some(told) = self.refusal(i) {
-                return told;
-            }
-            return match super::passed_over(None, code, "") {
-                Some(proof) => proof,
-                None => self.missed(i, code),
-            };
+        let module = match self.world().module_of(i) {
+            Some(m) => m.name.as_str(),
+            None => match self.refusal(i) {
+                Some(told) => return told,
+                None => "",
+            },
         };
-        let module = m.name.as_str();
         match super::passed_over(self.module_error(i), code, module) {
             Some(proof) => proof,
             None => self.missed(i, code),
