@@ -845,8 +845,8 @@ pub fn build_mesh(
 }
 
 /// Resolves mesh `mesh` as `meshc check` does: with no lock, and without building the
-/// manifests. The diagnostics, lock and what was left out are those [`resolve_mesh`]
-/// gives with no lock; the outcome holds no manifest.
+/// manifests. The diagnostics and what was left out are those [`resolve_mesh`] gives
+/// with no lock; the outcome holds no manifest and makes no lock (a check writes none).
 #[salsa::tracked(returns(clone))]
 pub fn check_mesh(
     db: &dyn salsa::Database,

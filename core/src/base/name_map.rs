@@ -151,6 +151,15 @@ impl<V> std::ops::Index<usize> for NameMap<'_, V> {
     }
 }
 
+impl<V> std::ops::IndexMut<usize> for NameMap<'_, V> {
+    /// The value at place `at`, to change: a table whose places follow another's (an
+    /// instance's answers follow its module's requirements) is written there without
+    /// looking its names up.
+    fn index_mut(&mut self, at: usize) -> &mut V {
+        &mut self.list[at].1
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -172,6 +181,8 @@ mod tests {
         }
         assert_eq!(map[names[0].as_str()], 139);
         assert_eq!(map[39], 39);
+        map[39] = 7;
+        assert_eq!(map["n39"], 7);
         assert_eq!(map.get_index(1), Some((&"n1", &1)));
         let keys: Vec<&str> = map.keys().copied().collect();
         assert_eq!(keys, names.iter().map(String::as_str).collect::<Vec<_>>());

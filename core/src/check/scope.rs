@@ -79,6 +79,8 @@ pub struct ReqInfo<'a> {
     pub ast: &'a Requirement,
     /// The provider kind, when it is one of the four.
     pub kind: Option<ProviderKind>,
+    /// The host contract of a host requirement ([`ReqFacts::host`]).
+    host: Option<HostContract>,
     /// The contract, for module, host and mesh requirements whose contract exists.
     pub contract: Option<Arc<ContractInfo>>,
     /// For an operator requirement.
@@ -169,10 +171,7 @@ impl<'a> ReqInfo<'a> {
 
     /// The host contract the requirement names, when it is a host requirement of one.
     pub fn host_contract(&self) -> Option<HostContract> {
-        if self.kind != Some(ProviderKind::Host) {
-            return None;
-        }
-        self.contract_name().and_then(HostContract::from_name)
+        self.host
     }
 
     /// The effective constraint of `field`: the contract's, narrowed by this requirement.
@@ -329,6 +328,10 @@ pub struct ReqFacts {
     pub ordinal: u32,
     pub kind: Option<ProviderKind>,
     pub contract: Option<Arc<ContractInfo>>,
+    /// The host contract a host requirement names, decided once with the rest of the
+    /// table: resolution asks it of every requirement of every instance, in several
+    /// phases, and reading it from the requirement's tree touched that tree each time.
+    pub host: Option<HostContract>,
     /// An operator requirement's type, secrecy and constraint (shared with every scope
     /// [`ModuleScope::of`] joins from this table).
     pub operator: Option<Arc<OperatorFacts>>,
@@ -374,10 +377,17 @@ impl ScopeTable {
                 .kind
                 .as_ref()
                 .and_then(|k| ProviderKind::from_name(&k.name));
+            let host = match (&r.body, kind) {
+                (RequirementBody::Contract { contract, .. }, Some(ProviderKind::Host)) => contract
+                    .as_ref()
+                    .and_then(|c| HostContract::from_name(c.name.as_str())),
+                _ => None,
+            };
             let mut facts = ReqFacts {
                 ordinal: ordinal as u32,
                 kind,
                 contract: None,
+                host,
                 operator: None,
             };
             match &r.body {
@@ -427,6 +437,7 @@ impl<'a> ModuleScope<'a> {
             let mut info = ReqInfo {
                 ast: r,
                 kind: f.kind,
+                host: f.host,
                 contract: f.contract.clone(),
                 operator: None,
                 sets: Fields::default(),

@@ -22,8 +22,13 @@ use crate::span::Span;
 use crate::syntax::ast::{self, Expr};
 use std::collections::BTreeMap;
 
-/// A port requirement of a node: instance, requirement, and its placement if any.
-type PortRequest<'m> = (InstanceId, &'m str, Option<(i64, Span)>);
+/// A port requirement of a node: instance, requirement, its place among the instance's
+/// answers (its module's requirements' order), and its placement if any.
+type PortRequest<'m> = (InstanceId, &'m str, usize, Option<(i64, Span)>);
+
+/// A directory of a node: instance, requirement, its place among the instance's answers,
+/// host path, and where the path is decided.
+type DirectoryRequest<'m> = (InstanceId, &'m str, usize, String, Span);
 
 /// The properties a node may write.
 const NODE_PROPS: &[&str] = &[
@@ -294,7 +299,7 @@ impl<'a, 'm> Placing<'a, 'm> {
             per_node[inst.node].push(i);
         }
         for (node, members) in per_node.iter_enumerated() {
-            let mut directories: Vec<(InstanceId, &'m str, String, Span)> = Vec::new();
+            let mut directories: Vec<DirectoryRequest<'m>> = Vec::new();
             let mut ports: Vec<PortRequest<'m>> = Vec::new();
             // The lock's ports of an instance left out before its requirements are known
             // (its module unknown): kept, and held from every other instance, until its
@@ -308,7 +313,9 @@ impl<'a, 'm> Placing<'a, 'm> {
                         if !key.starts_with(&prefix) {
                             break;
                         }
-                        locked.push((key.clone(), port));
+                        if self.writes_lock() {
+                            locked.push((key.clone(), port));
+                        }
                         held.push(i64::from(port));
                     }
                 }
@@ -316,13 +323,14 @@ impl<'a, 'm> Placing<'a, 'm> {
             for &i in members {
                 self.interrupt();
                 let Some(m) = self.module_of(i) else { continue };
-                for (&req, info) in &m.scope.requirements {
+                // The answers follow the requirements' order (`at`), each name once.
+                for (at, (&req, info)) in m.scope.requirements.iter().enumerate() {
                     let answer = match (info.kind, info.host_contract()) {
                         (Some(ProviderKind::Operator), _) => Answer::Operator,
                         (_, Some(HostContract::Directory)) => {
                             match self.entries.settings[i].places.get(req).cloned() {
                                 Some(Placement::Path(p, span)) => {
-                                    directories.push((i, req, p.clone(), span));
+                                    directories.push((i, req, at, p.clone(), span));
                                     Answer::Directory {
                                         path: p,
                                         placed: true,
@@ -335,7 +343,7 @@ impl<'a, 'm> Placing<'a, 'm> {
                                         &self.instances[i].name,
                                         req,
                                     ]);
-                                    directories.push((i, req, p.clone(), self.head(i)));
+                                    directories.push((i, req, at, p.clone(), self.head(i)));
                                     Answer::Directory {
                                         path: p,
                                         placed: false,
@@ -363,12 +371,12 @@ impl<'a, 'm> Placing<'a, 'm> {
                         (_, Some(HostContract::Port)) => {
                             match self.entries.settings[i].places.get(req).cloned() {
                                 Some(Placement::Port(p, span)) => {
-                                    ports.push((i, req, Some((p, span))));
+                                    ports.push((i, req, at, Some((p, span))));
                                     Answer::Unresolved // filled below
                                 }
                                 Some(_) => Answer::Unresolved,
                                 None => {
-                                    ports.push((i, req, None));
+                                    ports.push((i, req, at, None));
                                     Answer::Unresolved // filled below
                                 }
                             }
@@ -402,7 +410,7 @@ impl<'a, 'm> Placing<'a, 'm> {
                             Answer::Unresolved
                         }
                     };
-                    self.answers[i].insert(req, answer);
+                    self.answers[i].push(req, answer);
                 }
             }
             self.check_nested_directories(&directories);
@@ -416,12 +424,12 @@ impl<'a, 'm> Placing<'a, 'm> {
 
     /// E0511: two directories of one node at the same or nested host paths. The later one
     /// (in source order) is refused, naming the earlier.
-    fn check_nested_directories(&mut self, directories: &[(InstanceId, &'m str, String, Span)]) {
+    fn check_nested_directories(&mut self, directories: &[DirectoryRequest<'m>]) {
         // The paths kept so far, twice: hashed for the same path and its ancestors, sorted
         // for the paths under it.
         let mut earlier: BTreeMap<&str, (InstanceId, &'m str)> = BTreeMap::new();
         let mut exact: super::FxHashMap<&str, (InstanceId, &'m str)> = Default::default();
-        for (i, req, path, span) in directories {
+        for (i, req, at, path, span) in directories {
             let clash = if let Some(&hit) = exact.get(path.as_str()) {
                 Some((hit, "the same path"))
             } else if let Some(hit) = ancestors(path).find_map(|a| exact.get(a).copied()) {
@@ -460,7 +468,7 @@ impl<'a, 'm> Placing<'a, 'm> {
                     };
                     let d = self.at(*span, rule);
                     let _refused = self.refuse(*i, d);
-                    self.answers[*i].insert(req, Answer::Unresolved);
+                    self.answers[*i][*at] = Answer::Unresolved;
                 }
                 None => {
                     earlier.insert(path, (*i, req));
@@ -489,7 +497,7 @@ impl<'a, 'm> Placing<'a, 'm> {
         let mut chosen: Vec<Option<i64>> = vec![None; ports.len()];
         // Lock entries that could not be kept: (port request, locked port, why).
         let mut moved: Vec<(usize, i64, String)> = Vec::new();
-        for (k, (i, req, place)) in ports.iter().enumerate() {
+        for (k, (i, req, _, place)) in ports.iter().enumerate() {
             let Some((p, span)) = place else { continue };
             // No value, on the proof of why (the port's instance is refused for it): the
             // contract's default, so the placement goes on.
@@ -518,14 +526,21 @@ impl<'a, 'm> Placing<'a, 'm> {
             chosen[k] = Some(*p);
         }
         // The lock key of each port not placed: what the lock is read at and written at.
-        let keys: Vec<Option<String>> = ports
-            .iter()
-            .map(|(i, req, place)| {
-                place
-                    .is_none()
-                    .then(|| super::Lock::key(&node_name, &self.instances[*i].name, req))
-            })
-            .collect();
+        // A check writes no lock: without a lock to read either, no key is made (a large
+        // mesh's keys, made and sorted at every check the editor asks for, cost a tenth
+        // of its placements).
+        let keys: Vec<Option<String>> = if self.writes_lock() || !self.input.lock.ports.is_empty() {
+            ports
+                .iter()
+                .map(|(i, req, _, place)| {
+                    place
+                        .is_none()
+                        .then(|| super::Lock::key(&node_name, &self.instances[*i].name, req))
+                })
+                .collect()
+        } else {
+            vec![None; ports.len()]
+        };
         for (k, key) in keys.iter().enumerate() {
             let Some(key) = key else { continue };
             if let Some(&p) = self.input.lock.ports.get(key) {
@@ -550,7 +565,7 @@ impl<'a, 'm> Placing<'a, 'm> {
             }
         }
         let mut cursor = lo;
-        for (k, (i, req, place)) in ports.iter().enumerate() {
+        for (k, (i, req, _, place)) in ports.iter().enumerate() {
             if place.is_some() || chosen[k].is_some() {
                 continue;
             }
@@ -575,7 +590,7 @@ impl<'a, 'm> Placing<'a, 'm> {
             chosen[k] = Some(cursor);
         }
         for (k, locked, why) in moved {
-            let (i, req, _) = &ports[k];
+            let (i, req, _, _) = &ports[k];
             let to = match chosen[k] {
                 Some(p) => format!("moved to {p}"),
                 None => "left without a port".to_string(),
@@ -586,7 +601,7 @@ impl<'a, 'm> Placing<'a, 'm> {
             ));
         }
         // A placement that moves a port the lock held is the operator's move: said too.
-        for (i, req, place) in ports.iter() {
+        for (i, req, _, place) in ports.iter() {
             let Some((p, _)) = place else { continue };
             if self.input.lock.ports.is_empty() {
                 break;
@@ -601,18 +616,15 @@ impl<'a, 'm> Placing<'a, 'm> {
                 ));
             }
         }
-        for ((k, (i, req, place)), key) in ports.iter().enumerate().zip(keys) {
+        for ((k, (i, _, at, place)), key) in ports.iter().enumerate().zip(keys) {
             let Some(p) = chosen[k] else { continue };
-            if let (None, Some(key)) = (place, key) {
+            if let (None, Some(key), true) = (place, key, self.writes_lock()) {
                 locked.push((key, p as u16));
             }
-            self.answers[*i].insert(
-                req,
-                Answer::Port {
-                    host_port: p,
-                    placed: place.is_some(),
-                },
-            );
+            self.answers[*i][*at] = Answer::Port {
+                host_port: p,
+                placed: place.is_some(),
+            };
         }
     }
 }

@@ -146,7 +146,8 @@ pub struct MeshOutcome {
     /// One manifest per node, in the mesh's node order, digests filled in (none when
     /// resolved without manifests, as `meshc check` does).
     pub manifests: IndexMap<String, Manifest>,
-    /// The ports this build chose, for `<mesh file>.lock`; its `written` is left empty
+    /// The ports this build chose, for `<mesh file>.lock` (none when resolved without
+    /// manifests, as `meshc check` does: it writes no lock); its `written` is left empty
     /// (the record of this build is [`MeshOutcome::written`], the one it was given the
     /// input's; see [`MeshOutcome::lock_to_write`]): a large mesh's record is not copied.
     pub lock: Lock,
@@ -1160,6 +1161,12 @@ impl<'m> Resolver<'m> {
         self.instances[i]
             .module
             .map(|module| KnownInstance { id: i, module })
+    }
+
+    /// Whether this resolution makes the lock a build writes ([`MeshOutcome::lock`]): a
+    /// check writes none, so it makes none.
+    pub(crate) fn writes_lock(&self) -> bool {
+        self.output != Output::Nothing
     }
 
     /// "`forge` on `alpha`".
