@@ -557,13 +557,34 @@ pub(crate) struct InstanceState<'m> {
 
 /// How each requirement of each instance is answered: requirement → answer. The
 /// placements phase makes the table with the host, mesh and operator answers
-/// ([`Placements::answers`]) and hands it to the provider choice, which adds the module
-/// requirements and secret operator values and owns it from then on
+/// ([`Placements::answers`]), one for every requirement of each known instance's module
+/// in the scope's order, and hands it to the provider choice, which answers the module
+/// requirements and secret operator values in place and owns it from then on
 /// ([`Choices::answers`]): one phase writes it at a time, and every later phase reads it.
 /// An instance's answers are a [`NameMap`](crate::base::name_map::NameMap), searched by
 /// a scan: a module has a handful of requirements, and a hash table of eight answers
 /// took sixteen slots, for every instance of a large mesh.
 pub(crate) type Answers<'m> = IdVec<InstanceId, crate::base::name_map::NameMap<'m, Answer>>;
+
+/// Sets instance `i`'s answer to requirement `req`, the `at`-th of its module's scope.
+/// An instance's answers hold its module's requirements in the scope's order (the
+/// placements write them so), so the answer is written at its place without looking the
+/// name up: at 100,000 modules the names' text lies out of every cache.
+pub(crate) fn set_answer<'m>(
+    answers: &mut Answers<'m>,
+    i: InstanceId,
+    at: usize,
+    req: &str,
+    answer: Answer,
+) {
+    let held = &mut answers[i];
+    debug_assert_eq!(
+        held.get_index(at).map(|(name, _)| *name),
+        Some(req),
+        "the answers follow the scope's order"
+    );
+    held[at] = answer;
+}
 
 /// (requirement, secret field) → the key the provider keeps it under, for the keys that
 /// are not in their usual form (see [`World::secret_key`]); a secret operator value's

@@ -72,7 +72,7 @@ impl<'m> Choosing<'_, 'm> {
         for i in self.instances.ids() {
             self.interrupt();
             let Some(k) = self.known(i) else { continue };
-            for (&req, info) in &k.module.scope.requirements {
+            for (at, (&req, info)) in k.module.scope.requirements.iter().enumerate() {
                 match info.kind {
                     Some(ProviderKind::Module) => {
                         let Some(contract) = info.contract.as_deref() else {
@@ -95,7 +95,7 @@ impl<'m> Choosing<'_, 'm> {
                         if let Answer::Module { provider, .. } = answer {
                             waits_for[i].push(provider);
                         }
-                        self.answers[i].insert(req, answer);
+                        super::set_answer(&mut self.answers, i, at, req, answer);
                     }
                     Some(ProviderKind::Operator)
                         if info.operator.as_ref().is_some_and(|o| o.secret) =>
@@ -107,7 +107,7 @@ impl<'m> Choosing<'_, 'm> {
                             }
                             Err(_refused) => Answer::Unresolved,
                         };
-                        self.answers[i].insert(req, answer);
+                        super::set_answer(&mut self.answers, i, at, req, answer);
                     }
                     _ => {}
                 }
