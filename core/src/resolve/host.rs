@@ -468,7 +468,7 @@ impl<'a, 'm> Placing<'a, 'm> {
                     };
                     let d = self.at(*span, rule);
                     let _refused = self.refuse(*i, d);
-                    self.answers[*i][*at] = Answer::Unresolved;
+                    super::set_answer(&mut self.answers, *i, *at, req, Answer::Unresolved);
                 }
                 None => {
                     earlier.insert(path, (*i, req));
@@ -616,15 +616,18 @@ impl<'a, 'm> Placing<'a, 'm> {
                 ));
             }
         }
-        for ((k, (i, _, at, place)), key) in ports.iter().enumerate().zip(keys) {
+        let writes_lock = self.writes_lock();
+        for ((k, (i, req, at, place)), key) in ports.iter().enumerate().zip(keys) {
             let Some(p) = chosen[k] else { continue };
-            if let (None, Some(key), true) = (place, key, self.writes_lock()) {
+            if let (true, None, Some(key)) = (writes_lock, place, key) {
                 locked.push((key, p as u16));
             }
-            self.answers[*i][*at] = Answer::Port {
+            let placed = place.is_some();
+            let answer = Answer::Port {
                 host_port: p,
-                placed: place.is_some(),
+                placed,
             };
+            super::set_answer(&mut self.answers, *i, *at, req, answer);
         }
     }
 }
