@@ -107,6 +107,32 @@ impl HostContract {
     }
 }
 
+/// The contracts the mesh answers (the standard library's `for mesh` contracts,
+/// LANGUAGE.md §5.1): decided once with a requirement's other facts, so the placements
+/// ask which it is, not its name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum MeshContract {
+    /// `identity`: who the module is, derived by the mesh.
+    Identity,
+}
+
+impl MeshContract {
+    /// Every mesh contract, in the standard library's order.
+    pub const ALL: [MeshContract; 1] = [MeshContract::Identity];
+
+    /// The mesh contract named `name`.
+    pub fn from_name(name: &str) -> Option<MeshContract> {
+        MeshContract::ALL.into_iter().find(|c| c.as_str() == name)
+    }
+
+    /// The contract's name, as the standard library declares it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MeshContract::Identity => "identity",
+        }
+    }
+}
+
 /// A field of a contract, its type and refinements resolved.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FieldInfo {
@@ -716,6 +742,18 @@ mod tests {
             assert_eq!(c.is_placed(), c != HostContract::Node, "{c:?}");
         }
         assert_eq!(HostContract::from_name("identity"), None);
+        let declared: Vec<&str> = reg
+            .contracts
+            .values()
+            .filter(|c| c.std && c.kind == Some(ProviderKind::Mesh))
+            .map(|c| c.name.as_str())
+            .collect();
+        let described: Vec<&str> = MeshContract::ALL.iter().map(|c| c.as_str()).collect();
+        assert_eq!(declared, described);
+        for c in MeshContract::ALL {
+            assert_eq!(MeshContract::from_name(c.as_str()), Some(c));
+        }
+        assert_eq!(MeshContract::from_name("port"), None);
     }
 
     /// The node's facts as the resolver reads them ([`NodeFact`]) are the standard

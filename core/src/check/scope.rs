@@ -3,7 +3,9 @@
 //! reports what does not resolve) and the resolver (which evaluates what does).
 
 use super::meaning::{Contract, Form, LoopForm, LoopRefusal, Names, Read, meaning};
-use super::registry::{ContractInfo, FieldInfo, HostContract, ProviderKind, Registry};
+use super::registry::{
+    ContractInfo, FieldInfo, HostContract, MeshContract, ProviderKind, Registry,
+};
 use super::types::{Constraint, Ty};
 use crate::base::name_map::NameMap;
 use crate::span::{FilePath, Span};
@@ -81,6 +83,8 @@ pub struct ReqInfo<'a> {
     pub kind: Option<ProviderKind>,
     /// The host contract of a host requirement ([`ReqFacts::host`]).
     host: Option<HostContract>,
+    /// The mesh contract of a mesh requirement ([`ReqFacts::mesh`]).
+    mesh: Option<MeshContract>,
     /// The contract, for module, host and mesh requirements whose contract exists.
     pub contract: Option<Arc<ContractInfo>>,
     /// For an operator requirement.
@@ -172,6 +176,11 @@ impl<'a> ReqInfo<'a> {
     /// The host contract the requirement names, when it is a host requirement of one.
     pub fn host_contract(&self) -> Option<HostContract> {
         self.host
+    }
+
+    /// The mesh contract the requirement names, when it is a mesh requirement of one.
+    pub fn mesh_contract(&self) -> Option<MeshContract> {
+        self.mesh
     }
 
     /// The effective constraint of `field`: the contract's, narrowed by this requirement.
@@ -332,6 +341,8 @@ pub struct ReqFacts {
     /// table: resolution asks it of every requirement of every instance, in several
     /// phases, and reading it from the requirement's tree touched that tree each time.
     pub host: Option<HostContract>,
+    /// The mesh contract a mesh requirement names (`identity`), decided with it.
+    pub mesh: Option<MeshContract>,
     /// An operator requirement's type, secrecy and constraint (shared with every scope
     /// [`ModuleScope::of`] joins from this table).
     pub operator: Option<Arc<OperatorFacts>>,
@@ -383,11 +394,18 @@ impl ScopeTable {
                     .and_then(|c| HostContract::from_name(c.name.as_str())),
                 _ => None,
             };
+            let mesh = match (&r.body, kind) {
+                (RequirementBody::Contract { contract, .. }, Some(ProviderKind::Mesh)) => contract
+                    .as_ref()
+                    .and_then(|c| MeshContract::from_name(c.name.as_str())),
+                _ => None,
+            };
             let mut facts = ReqFacts {
                 ordinal: ordinal as u32,
                 kind,
                 contract: None,
                 host,
+                mesh,
                 operator: None,
             };
             match &r.body {
@@ -438,6 +456,7 @@ impl<'a> ModuleScope<'a> {
                 ast: r,
                 kind: f.kind,
                 host: f.host,
+                mesh: f.mesh,
                 contract: f.contract.clone(),
                 operator: None,
                 sets: Fields::default(),

@@ -10,7 +10,7 @@ use super::{
     Answer, Answers, Entries, IdVec, Identities, InstanceId, Ledger, NodeId, NodeInfo, Phase,
     Placement, Placements, Ports, Refusals, Resolver, SecretKeys, identity,
 };
-use crate::check::registry::{HostContract, ProviderKind};
+use crate::check::registry::{HostContract, MeshContract, ProviderKind};
 use crate::check::types::validate_hostname;
 use crate::diagnostics::rules::{
     AccessUnplaced, DirectoriesMeet, Duplicate, InvalidLiteral, Missing, NodeText, NodeTextWritten,
@@ -398,7 +398,7 @@ impl<'a, 'm> Placing<'a, 'm> {
                             }
                         }
                         (Some(ProviderKind::Mesh), _)
-                            if info.contract_name() == Some("identity") =>
+                            if info.mesh_contract() == Some(MeshContract::Identity) =>
                         {
                             Answer::Identity
                         }
