@@ -330,23 +330,30 @@ impl<'a> Parser<'a> {
     // ---- recovery ----
 
     /// Skips the rest of a broken entry: at least one token, then up to the next line or
-    /// the closing brace of the enclosing block (nested brackets skipped whole).
+    /// the closing brace of the enclosing block (nested brackets skipped whole). A `}`
+    /// closes the innermost `{` skipped, passing over any `[` left open inside it (`bad
+    /// [2J }` leaves its block closed by that `}`), and ends the skip when no skipped `{`
+    /// is open: it is the block's own.
     fn recover_in_block(&mut self) {
-        let mut depth = 0usize;
+        let mut open = Brackets::default();
         let mut first = true;
         loop {
             let t = self.peek();
             match t.kind {
                 TokenKind::Eof => return,
-                TokenKind::RBrace | TokenKind::RBracket if depth == 0 => {
+                TokenKind::RBrace | TokenKind::RBracket if open.is_empty() => {
                     if first && t.kind == TokenKind::RBracket {
                         self.bump();
                     }
                     return;
                 }
-                _ if depth == 0 && !first && t.newline_before => return,
-                TokenKind::LBrace | TokenKind::LBracket => depth += 1,
-                TokenKind::RBrace | TokenKind::RBracket => depth -= 1,
+                _ if open.is_empty() && !first && t.newline_before => return,
+                TokenKind::LBrace | TokenKind::LBracket => open.push(t.kind),
+                TokenKind::RBrace | TokenKind::RBracket => {
+                    if !open.close(t.kind) && t.kind == TokenKind::RBrace {
+                        return;
+                    }
+                }
                 _ => {}
             }
             first = false;
@@ -354,7 +361,9 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// Skips to the next item keyword at the start of a line, outside any braces.
+    /// Skips to the next item keyword at the start of a line, outside any braces. Only
+    /// braces count: a `[` left open in what is skipped (`garbage [`) hides no item after
+    /// it, and a stray `]` opens nothing.
     fn recover_at_top(&mut self) {
         let mut depth = 0usize;
         let mut first = true;
@@ -371,8 +380,8 @@ impl<'a> Parser<'a> {
                 {
                     return;
                 }
-                TokenKind::LBrace | TokenKind::LBracket => depth += 1,
-                TokenKind::RBrace | TokenKind::RBracket => depth = depth.saturating_sub(1),
+                TokenKind::LBrace => depth += 1,
+                TokenKind::RBrace => depth = depth.saturating_sub(1),
                 _ => {}
             }
             first = false;
@@ -1798,16 +1807,20 @@ impl<'a> Parser<'a> {
         Expr::List(exact(items), self.span_from(open))
     }
 
-    /// Skips a bracketed group whole, iteratively.
+    /// Skips a bracketed group whole, iteratively. A `}` that closes no `{` of the group
+    /// is the enclosing block's: the skip ends before it (see [`Brackets::close`]).
     fn skip_balanced(&mut self) {
-        let mut depth = 0usize;
+        let mut open = Brackets::default();
         loop {
-            match self.kind() {
+            let kind = self.kind();
+            match kind {
                 TokenKind::Eof => return,
-                TokenKind::LBracket | TokenKind::LBrace => depth += 1,
+                TokenKind::LBracket | TokenKind::LBrace => open.push(kind),
                 TokenKind::RBracket | TokenKind::RBrace => {
-                    depth = depth.saturating_sub(1);
-                    if depth == 0 {
+                    if !open.close(kind) && kind == TokenKind::RBrace {
+                        return;
+                    }
+                    if open.is_empty() {
                         self.bump();
                         return;
                     }
@@ -1815,6 +1828,42 @@ impl<'a> Parser<'a> {
                 _ => {}
             }
             self.bump();
+        }
+    }
+}
+
+/// The brackets a recovery has skipped into and not yet seen closed, innermost last.
+#[derive(Default)]
+struct Brackets(Vec<TokenKind>);
+
+impl Brackets {
+    fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    fn push(&mut self, open: TokenKind) {
+        self.0.push(open);
+    }
+
+    /// Closes what `close` closes, and says whether it closed anything. A `}` closes the
+    /// innermost open `{` and every `[` left open inside it (blocks hold lists, so a `}`
+    /// ends its block whatever lists inside were never closed); one that matches no open
+    /// `{` belongs to a block outside the skip. A `]` closes the innermost bracket only
+    /// when that is a `[`; any other is a stray one, passed over.
+    fn close(&mut self, close: TokenKind) -> bool {
+        if close == TokenKind::RBracket {
+            let closes = self.0.last() == Some(&TokenKind::LBracket);
+            if closes {
+                self.0.pop();
+            }
+            return closes;
+        }
+        match self.0.iter().rposition(|&k| k == TokenKind::LBrace) {
+            Some(at) => {
+                self.0.truncate(at);
+                true
+            }
+            None => false,
         }
     }
 }
@@ -1971,6 +2020,39 @@ mod tests {
             _ => None,
         });
         assert!(health.is_some_and(|h| h.options.is_empty()));
+    }
+
+    /// A broken entry that opens a `[` it never closes: its block's `}` still closes
+    /// the block, so the only error is the entry's, and what follows the block is read.
+    /// Between items, a `[` left open hides no item after it.
+    #[test]
+    fn a_list_left_open_in_a_broken_entry_does_not_swallow_its_blocks_brace() {
+        for text in [
+            "module a {\n  bad [2J\n}\nmodule b {}\n",
+            "module a {\n  bad [x, {y}\n}\nmodule b {}\n",
+            "module a {\n  container c {\n    bad [ {x]\n  }\n  }\n}\nmodule b {}\n",
+            "garbage [ x\nmodule a {}\nmodule b {}\n",
+            "garbage ] {\n[\n}\nmodule a {}\nmodule b {}\n",
+        ] {
+            let parsed = parse_t(text);
+            let codes: Vec<String> = parsed
+                .diagnostics
+                .iter()
+                .map(|d| format!("{}: {}", d.code, d.message))
+                .collect();
+            assert_eq!(codes.len(), 1, "{text:?}: {codes:?}");
+            assert!(codes[0].starts_with("E0001"), "{text:?}: {codes:?}");
+            let names: Vec<&str> = parsed
+                .file
+                .items
+                .iter()
+                .filter_map(|i| match i {
+                    Item::Module(m) => Some(m.name.name.as_str()),
+                    _ => None,
+                })
+                .collect();
+            assert_eq!(names, ["a", "b"], "{text:?}");
+        }
     }
 
     #[test]
