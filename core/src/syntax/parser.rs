@@ -63,6 +63,7 @@ pub fn parse(path: &FilePath, text: &str) -> Parsed {
         in_when: false,
         embedded: false,
         references: 0,
+        misaligned: None,
     };
     let mut file = p.source_file();
     attach_inner_docs(&mut file, text, &comments, &p.claimed);
@@ -92,6 +93,10 @@ struct Parser<'a> {
     /// The references of the item being parsed so far: the next one's
     /// [`Reference::id`].
     references: u32,
+    /// The first block of the item being parsed whose `}`, first on its line, is not
+    /// indented as the line of its `{` is: its `{` and that `}`. When a block of the item
+    /// is left unclosed, this is where a `}` was most likely forgotten.
+    misaligned: Option<(Span, Span)>,
 }
 
 /// Parses the body of an interpolation, `text[start..end]` (between `${` and `}`), as one
@@ -124,6 +129,7 @@ pub(crate) fn parse_embedded(
         in_when: false,
         embedded: true,
         references: *references,
+        misaligned: None,
     };
     if depth >= MAX_NESTING {
         p.error_here(SyntaxError::TooDeep {
@@ -348,6 +354,8 @@ impl<'a> Parser<'a> {
                     return;
                 }
                 _ if open.is_empty() && !first && t.newline_before => return,
+                // What was opened in the skip is left open: the next item is not skipped.
+                TokenKind::Ident if !first && self.item_begins() => return,
                 TokenKind::LBrace | TokenKind::LBracket => open.push(t.kind),
                 TokenKind::RBrace | TokenKind::RBracket => {
                     if !open.close(t.kind) && t.kind == TokenKind::RBrace {
@@ -414,13 +422,23 @@ impl<'a> Parser<'a> {
         loop {
             match self.kind() {
                 TokenKind::RBrace => {
-                    let close = self.bump().span;
-                    return open.to(close);
+                    let t = self.bump();
+                    if self.misaligned.is_none()
+                        && t.newline_before
+                        && self.indentation(t.span.start) != self.indentation(open.start)
+                    {
+                        self.misaligned = Some((open, t.span));
+                    }
+                    return open.to(t.span);
                 }
                 TokenKind::Eof => {
-                    let end = self.peek().span;
-                    let d = Unclosed::Block { what, end }.at(&self.path, open);
-                    self.diags.push(d);
+                    self.unclosed_block(what, open, false);
+                    return self.span_from(open);
+                }
+                // A `module`, `contract` or `mesh` in the first column begins the next
+                // item: this block was left open, and the item is read as one.
+                TokenKind::Ident if self.item_begins() => {
+                    self.unclosed_block(what, open, true);
                     return self.span_from(open);
                 }
                 _ => {
@@ -434,6 +452,59 @@ impl<'a> Parser<'a> {
                 }
             }
         }
+    }
+
+    /// E0005 for the block of `what` opened at `open`, which the file ends inside or
+    /// (`at_item`) the next item's keyword ends. Names the likeliest forgotten `}` when a
+    /// block inside it was closed by a `}` indented as an outer block is.
+    fn unclosed_block(&mut self, what: &str, open: Span, at_item: bool) {
+        let end = self.peek().span;
+        let suspect = self
+            .misaligned
+            .filter(|(inner, _)| inner.start > open.start);
+        let d = Unclosed::Block {
+            what,
+            end,
+            at_item,
+            suspect,
+        }
+        .at(&self.path, open);
+        self.diags.push(d);
+    }
+
+    /// Whether the next item begins here beyond doubt: `module`, `contract` or `mesh` in
+    /// the first column of a line, then a name on that line, then `{` (or a contract's
+    /// `for`). No entry of any block begins so, so a block that meets it was left open.
+    fn item_begins(&self) -> bool {
+        let t = self.peek();
+        let start = t.span.start as usize;
+        if t.kind != TokenKind::Ident
+            || !t.newline_before
+            || start == 0
+            || self.text.as_bytes().get(start - 1) != Some(&b'\n')
+            || !matches!(self.slice(t.span), "module" | "contract" | "mesh")
+        {
+            return false;
+        }
+        let (name, after) = (self.peek_at(1), self.peek_at(2));
+        name.kind == TokenKind::Ident
+            && !name.newline_before
+            && !after.newline_before
+            && (after.kind == TokenKind::LBrace
+                || (after.kind == TokenKind::Ident && self.slice(after.span) == "for"))
+    }
+
+    /// The indentation of the line that holds byte `at`: its leading spaces and tabs.
+    fn indentation(&self, at: u32) -> usize {
+        let before = &self.text.as_bytes()[..at as usize];
+        let line = before
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |i| i + 1);
+        before[line..]
+            .iter()
+            .take_while(|&&b| b == b' ' || b == b'\t')
+            .count()
     }
 
     /// `KEYWORD NAME { ENTRY… }` after the current keyword: the name, the entries and the
@@ -465,6 +536,7 @@ impl<'a> Parser<'a> {
             // Each item numbers its own references (`Reference::id`), so one item's
             // never depend on another's.
             self.references = 0;
+            self.misaligned = None;
             let docs = self.docs();
             let item = if self.at_word("contract") {
                 self.contract(docs).map(Item::Contract)
@@ -2052,6 +2124,82 @@ mod tests {
                 })
                 .collect();
             assert_eq!(names, ["a", "b"], "{text:?}");
+        }
+    }
+
+    fn module_names(parsed: &Parsed) -> Vec<&str> {
+        parsed
+            .file
+            .items
+            .iter()
+            .filter_map(|i| match i {
+                Item::Module(m) => Some(m.name.name.as_str()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// A forgotten `}`: the next item's keyword in the first column ends the open
+    /// blocks, the item after them is read, and the block whose `}` lines up with an
+    /// outer block is named as the likeliest place.
+    #[test]
+    fn a_forgotten_brace_ends_at_the_next_item_and_names_the_misaligned_block() {
+        let text = "module a {\n  container c {\n    env { N = \"x\"\n  }\n}\n\nmodule b {}\n";
+        let parsed = parse_t(text);
+        assert_eq!(module_names(&parsed), ["a", "b"]);
+        let [d] = parsed.diagnostics.as_slice() else {
+            panic!("{:?}", parsed.diagnostics);
+        };
+        assert_eq!(d.code, crate::diagnostics::Code::E0005);
+        assert_eq!(&text[d.span.range()], "{");
+        assert_eq!(d.span.start, 9, "the module's `{{`");
+        let labels: Vec<(&str, &str)> = d
+            .labels
+            .iter()
+            .map(|l| (&text[l.span.range()], l.message.as_str()))
+            .collect();
+        let env_open = text.find("env {").unwrap() + 4;
+        assert_eq!(d.labels[0].span.start as usize, env_open, "{labels:?}");
+        assert_eq!(labels[1].0, "}", "{labels:?}");
+        assert_eq!(d.labels[1].span.start as usize, text.find("  }\n}").unwrap() + 2);
+        assert_eq!(labels[2].0, "module", "{labels:?}");
+        assert!(labels[2].1.contains("next item"), "{labels:?}");
+
+        // A misaligned `}` of an earlier item, closed, is not named.
+        let text = "module z {\n  container c { image \"x\"\n    }\n}\nmodule a {\n  requires p: host port {\n}\n";
+        let parsed = parse_t(text);
+        let [d] = parsed.diagnostics.as_slice() else {
+            panic!("{:?}", parsed.diagnostics);
+        };
+        assert_eq!(d.code, crate::diagnostics::Code::E0005);
+        let suspect = d.labels.iter().find(|l| l.message.contains("perhaps"));
+        let at = suspect.map(|l| l.span.start as usize);
+        assert_eq!(at, Some(text.find("port {").unwrap() + 5));
+
+        // Recovery inside a broken entry stops at the next item too.
+        let parsed = parse_t("module a {\n  bad {\nmodule b {}\n");
+        assert_eq!(module_names(&parsed), ["a", "b"]);
+        let codes: Vec<_> = parsed.diagnostics.iter().map(|d| d.code).collect();
+        use crate::diagnostics::Code::{E0001, E0005};
+        assert_eq!(codes, [E0001, E0005]);
+    }
+
+    /// Only an item's beginning beyond doubt ends a block: a key, field or env name
+    /// `module` in the first column, or the keyword indented, is read as before.
+    #[test]
+    fn words_of_items_that_begin_no_item_end_no_block() {
+        for text in [
+            "module a {\n  container c {\n    image \"x\"\n    env {\nmodule = \"x\"\n    }\n  }\n}\n",
+            "contract a for module {\nmesh: string\n}\n",
+            "module a {\n  container c {\n    image \"x\"\n  }\n  module b {}\n}\n",
+        ] {
+            let parsed = parse_t(text);
+            let codes: Vec<_> = parsed.diagnostics.iter().map(|d| d.code).collect();
+            assert!(
+                !codes.contains(&crate::diagnostics::Code::E0005),
+                "{text:?}: {:?}",
+                parsed.diagnostics
+            );
         }
     }
 

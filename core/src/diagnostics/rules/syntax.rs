@@ -218,8 +218,16 @@ impl Rule for InvalidNumber {
 
 /// E0005: an opening delimiter never closed. The primary place is the opening one.
 pub enum Unclosed<'a> {
-    /// A block's `{`: `what` is the block (`module `web``); `end` the end of the file.
-    Block { what: &'a str, end: Span },
+    /// A block's `{`: `what` is the block (`module `web``); `end` the end of the file,
+    /// or (`at_item`) the keyword of the next item; `suspect` the `{` and `}` of a block
+    /// inside it whose `}` is indented as an outer block's, where a `}` was most likely
+    /// forgotten.
+    Block {
+        what: &'a str,
+        end: Span,
+        at_item: bool,
+        suspect: Option<(Span, Span)>,
+    },
     /// Another delimiter (`what` is, e.g., `` `[` ``) the file ends inside.
     AtEnd { what: &'a str, end: Span },
     /// A call's `(`; `stop` is where the arguments stop when a delimiter ends them, none
@@ -266,7 +274,37 @@ impl Rule for Unclosed<'_> {
     fn labels(&self, file: &FilePath) -> Vec<Label> {
         use Unclosed::*;
         let (span, message) = match self {
-            Block { end, .. } | AtEnd { end, .. } => (*end, "the file ends here"),
+            Block {
+                end,
+                at_item,
+                suspect,
+                ..
+            } => {
+                let message = match at_item {
+                    true => "the next item begins here, inside it",
+                    false => "the file ends here",
+                };
+                let mut labels = Vec::new();
+                if let Some((open, close)) = suspect {
+                    labels.push(Label {
+                        file: file.clone(),
+                        span: *open,
+                        message: "perhaps this `{` is the one left open".into(),
+                    });
+                    labels.push(Label {
+                        file: file.clone(),
+                        span: *close,
+                        message: "this `}`, indented as an outer block, closes it".into(),
+                    });
+                }
+                labels.push(Label {
+                    file: file.clone(),
+                    span: *end,
+                    message: message.into(),
+                });
+                return labels;
+            }
+            AtEnd { end, .. } => (*end, "the file ends here"),
             Call {
                 stop: Some(stop), ..
             } => (*stop, "the arguments stop here"),
