@@ -63,7 +63,6 @@ pub fn parse(path: &FilePath, text: &str) -> Parsed {
         in_when: false,
         embedded: false,
         references: 0,
-        misaligned: None,
     };
     let mut file = p.source_file();
     attach_inner_docs(&mut file, text, &comments, &p.claimed);
@@ -93,10 +92,6 @@ struct Parser<'a> {
     /// The references of the item being parsed so far: the next one's
     /// [`Reference::id`].
     references: u32,
-    /// The first block of the item being parsed whose `}`, first on its line, is not
-    /// indented as the line of its `{` is: its `{` and that `}`. When a block of the item
-    /// is left unclosed, this is where a `}` was most likely forgotten.
-    misaligned: Option<(Span, Span)>,
 }
 
 /// Parses the body of an interpolation, `text[start..end]` (between `${` and `}`), as one
@@ -129,7 +124,6 @@ pub(crate) fn parse_embedded(
         in_when: false,
         embedded: true,
         references: *references,
-        misaligned: None,
     };
     if depth >= MAX_NESTING {
         p.error_here(SyntaxError::TooDeep {
@@ -358,7 +352,9 @@ impl<'a> Parser<'a> {
                 TokenKind::Ident if !first && self.item_begins() => return,
                 TokenKind::LBrace | TokenKind::LBracket => open.push(t.kind),
                 TokenKind::RBrace | TokenKind::RBracket => {
-                    if !open.close(t.kind) && t.kind == TokenKind::RBrace {
+                    // A `}` that closes no `{` skipped is the block's own.
+                    let closed = open.close(t.kind);
+                    if !closed && t.kind == TokenKind::RBrace {
                         return;
                     }
                 }
@@ -418,27 +414,22 @@ impl<'a> Parser<'a> {
         out: &mut Gather<T>,
         mut entry: impl FnMut(&mut Self, &mut Gather<T>) -> bool,
     ) -> Span {
+        let at = self.pos;
         let open = self.bump().span;
         loop {
             match self.kind() {
                 TokenKind::RBrace => {
-                    let t = self.bump();
-                    if self.misaligned.is_none()
-                        && t.newline_before
-                        && self.indentation(t.span.start) != self.indentation(open.start)
-                    {
-                        self.misaligned = Some((open, t.span));
-                    }
-                    return open.to(t.span);
+                    let close = self.bump().span;
+                    return open.to(close);
                 }
                 TokenKind::Eof => {
-                    self.unclosed_block(what, open, false);
+                    self.unclosed_block(what, at, false);
                     return self.span_from(open);
                 }
                 // A `module`, `contract` or `mesh` in the first column begins the next
                 // item: this block was left open, and the item is read as one.
                 TokenKind::Ident if self.item_begins() => {
-                    self.unclosed_block(what, open, true);
+                    self.unclosed_block(what, at, true);
                     return self.span_from(open);
                 }
                 _ => {
@@ -454,14 +445,14 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// E0005 for the block of `what` opened at `open`, which the file ends inside or
-    /// (`at_item`) the next item's keyword ends. Names the likeliest forgotten `}` when a
-    /// block inside it was closed by a `}` indented as an outer block is.
-    fn unclosed_block(&mut self, what: &str, open: Span, at_item: bool) {
+    /// E0005 for the block of `what` whose `{` is token `at`, which the file ends inside
+    /// or (`at_item`) the next item's keyword ends. Names the likeliest forgotten `}`
+    /// when a block inside it was closed by a `}` indented as an outer block is.
+    #[cold]
+    fn unclosed_block(&mut self, what: &str, at: usize, at_item: bool) {
+        let open = self.tokens[at].span;
         let end = self.peek().span;
-        let suspect = self
-            .misaligned
-            .filter(|(inner, _)| inner.start > open.start);
+        let suspect = self.misaligned_between(at + 1, self.pos);
         let d = Unclosed::Block {
             what,
             end,
@@ -475,13 +466,19 @@ impl<'a> Parser<'a> {
     /// Whether the next item begins here beyond doubt: `module`, `contract` or `mesh` in
     /// the first column of a line, then a name on that line, then `{` (or a contract's
     /// `for`). No entry of any block begins so, so a block that meets it was left open.
+    #[inline]
     fn item_begins(&self) -> bool {
+        // Asked at every entry: most are indented, and the byte before them is no line
+        // break. One that is (a first column) has a line break before it.
+        let start = self.peek().span.start as usize;
+        start > 0 && self.text.as_bytes()[start - 1] == b'\n' && self.item_begins_in_first_column()
+    }
+
+    /// [`Parser::item_begins`] for a token in the first column of its line.
+    #[inline(never)]
+    fn item_begins_in_first_column(&self) -> bool {
         let t = self.peek();
-        let start = t.span.start as usize;
         if t.kind != TokenKind::Ident
-            || !t.newline_before
-            || start == 0
-            || self.text.as_bytes().get(start - 1) != Some(&b'\n')
             || !matches!(self.slice(t.span), "module" | "contract" | "mesh")
         {
             return false;
@@ -492,6 +489,28 @@ impl<'a> Parser<'a> {
             && !after.newline_before
             && (after.kind == TokenKind::LBrace
                 || (after.kind == TokenKind::Ident && self.slice(after.span) == "for"))
+    }
+
+    /// The first block among tokens `from..to` (in the order they close) whose `}`, first
+    /// on its line, is not indented as the line of its `{` is: that `{` and `}`. Asked
+    /// only of a block left open, so the files that parse pay nothing for it.
+    fn misaligned_between(&self, from: usize, to: usize) -> Option<(Span, Span)> {
+        let mut open: Vec<Span> = Vec::new();
+        for t in &self.tokens[from..to] {
+            match t.kind {
+                TokenKind::LBrace => open.push(t.span),
+                TokenKind::RBrace => {
+                    let Some(brace) = open.pop() else { continue };
+                    if t.newline_before
+                        && self.indentation(t.span.start) != self.indentation(brace.start)
+                    {
+                        return Some((brace, t.span));
+                    }
+                }
+                _ => {}
+            }
+        }
+        None
     }
 
     /// The indentation of the line that holds byte `at`: its leading spaces and tabs.
@@ -536,7 +555,6 @@ impl<'a> Parser<'a> {
             // Each item numbers its own references (`Reference::id`), so one item's
             // never depend on another's.
             self.references = 0;
-            self.misaligned = None;
             let docs = self.docs();
             let item = if self.at_word("contract") {
                 self.contract(docs).map(Item::Contract)
@@ -2161,7 +2179,10 @@ mod tests {
         let env_open = text.find("env {").unwrap() + 4;
         assert_eq!(d.labels[0].span.start as usize, env_open, "{labels:?}");
         assert_eq!(labels[1].0, "}", "{labels:?}");
-        assert_eq!(d.labels[1].span.start as usize, text.find("  }\n}").unwrap() + 2);
+        assert_eq!(
+            d.labels[1].span.start as usize,
+            text.find("  }\n}").unwrap() + 2
+        );
         assert_eq!(labels[2].0, "module", "{labels:?}");
         assert!(labels[2].1.contains("next item"), "{labels:?}");
 
