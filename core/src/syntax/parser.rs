@@ -7,7 +7,7 @@ use super::ast::*;
 use super::keywords;
 use super::lexer::{Comment, Lexed, Token, TokenKind, lex};
 use super::string;
-use crate::diagnostics::rules::{InvalidNumber, Nesting, SyntaxError, Unclosed};
+use crate::diagnostics::rules::{BlockEnd, InvalidNumber, Nesting, SyntaxError, Unclosed};
 use crate::diagnostics::{Diagnostic, Rule};
 use crate::span::{FilePath, Span};
 use smallvec::SmallVec;
@@ -397,10 +397,11 @@ impl<'a> Parser<'a> {
     fn block<T>(
         &mut self,
         what: &str,
+        within: Within,
         mut entry: impl FnMut(&mut Self) -> Option<T>,
     ) -> (Box<[T]>, Span) {
         let mut out = Gather::new();
-        let span = self.block_into(what, &mut out, |p, out| {
+        let span = self.block_into(what, within, &mut out, |p, out| {
             entry(p).map(|t| out.push(t)).is_some()
         });
         (exact(out), span)
@@ -411,6 +412,7 @@ impl<'a> Parser<'a> {
     fn block_into<T>(
         &mut self,
         what: &str,
+        within: Within,
         out: &mut Gather<T>,
         mut entry: impl FnMut(&mut Self, &mut Gather<T>) -> bool,
     ) -> Span {
@@ -423,13 +425,19 @@ impl<'a> Parser<'a> {
                     return open.to(close);
                 }
                 TokenKind::Eof => {
-                    self.unclosed_block(what, at, false);
+                    self.unclosed_block(what, at, BlockEnd::FileEnd);
                     return self.span_from(open);
                 }
                 // A `module`, `contract` or `mesh` in the first column begins the next
                 // item: this block was left open, and the item is read as one.
                 TokenKind::Ident if self.item_begins() => {
-                    self.unclosed_block(what, at, true);
+                    self.unclosed_block(what, at, BlockEnd::Item);
+                    return self.span_from(open);
+                }
+                // Inside a module's entry, the module's next entry begins: this block
+                // was left open, and the module reads that entry.
+                TokenKind::Ident if within == Within::ModuleEntry && self.module_entry_begins() => {
+                    self.unclosed_block(what, at, BlockEnd::ModuleEntry);
                     return self.span_from(open);
                 }
                 _ => {
@@ -445,18 +453,18 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// E0005 for the block of `what` whose `{` is token `at`, which the file ends inside
-    /// or (`at_item`) the next item's keyword ends. Names the likeliest forgotten `}`
-    /// when a block inside it was closed by a `}` indented as an outer block is.
+    /// E0005 for the block of `what` whose `{` is token `at`, which `ends` ends. Names
+    /// the likeliest forgotten `}` when a block inside it was closed by a `}` indented as
+    /// an outer block is.
     #[cold]
-    fn unclosed_block(&mut self, what: &str, at: usize, at_item: bool) {
+    fn unclosed_block(&mut self, what: &str, at: usize, ends: BlockEnd) {
         let open = self.tokens[at].span;
         let end = self.peek().span;
         let suspect = self.misaligned_between(at + 1, self.pos);
         let d = Unclosed::Block {
             what,
             end,
-            at_item,
+            ends,
             suspect,
         }
         .at(&self.path, open);
@@ -472,6 +480,41 @@ impl<'a> Parser<'a> {
         // break. One that is (a first column) has a line break before it.
         let start = self.peek().span.start as usize;
         start > 0 && self.text.as_bytes()[start - 1] == b'\n' && self.item_begins_in_first_column()
+    }
+
+    /// Whether a module's entry begins here beyond doubt: at the start of a line,
+    /// `container` or `job` and a name and `{`, `requires` and a name and `:`, or
+    /// `provides` and a contract and `{`. No entry of a block inside a module's entry
+    /// begins so (a narrowing's `container = 80` is a field), so such a block that meets
+    /// it was left open.
+    #[inline]
+    fn module_entry_begins(&self) -> bool {
+        let t = self.peek();
+        // Asked at every entry of those blocks: most begin with no such first letter (an
+        // env key is in capitals).
+        t.newline_before
+            && matches!(
+                self.text.as_bytes()[t.span.start as usize],
+                b'c' | b'j' | b'p' | b'r'
+            )
+            && self.module_entry_begins_with_its_letter()
+    }
+
+    /// [`Parser::module_entry_begins`] for a word at the start of a line whose first
+    /// letter is one of a module entry's.
+    #[inline(never)]
+    fn module_entry_begins_with_its_letter(&self) -> bool {
+        let t = self.peek();
+        let after = match self.slice(t.span) {
+            "container" | "job" | "provides" => TokenKind::LBrace,
+            "requires" => TokenKind::Colon,
+            _ => return false,
+        };
+        let (name, next) = (self.peek_at(1), self.peek_at(2));
+        name.kind == TokenKind::Ident
+            && !name.newline_before
+            && next.kind == after
+            && !next.newline_before
     }
 
     /// [`Parser::item_begins`] for a token in the first column of its line.
@@ -539,7 +582,7 @@ impl<'a> Parser<'a> {
         let name = self.ident(name_what)?;
         let mut entries = Box::default();
         if self.kind() == TokenKind::LBrace {
-            entries = self.block(block_what, entry).0;
+            entries = self.block(block_what, Within::Item, entry).0;
         } else {
             self.expected(missing);
         }
@@ -592,7 +635,7 @@ impl<'a> Parser<'a> {
         };
         let mut fields = Box::default();
         if self.kind() == TokenKind::LBrace {
-            fields = self.block("the contract", |p| p.field()).0;
+            fields = self.block("the contract", Within::Item, |p| p.field()).0;
         } else if kind.is_some() {
             self.expected("`{`");
         }
@@ -850,7 +893,7 @@ impl<'a> Parser<'a> {
             && (self.kind() != TokenKind::Ident || self.peek().newline_before)
         {
             let (narrowing, block) = if self.kind() == TokenKind::LBrace {
-                let (n, s) = self.block("the narrowing", |p| p.narrowing());
+                let (n, s) = self.block("the narrowing", Within::ModuleEntry, |p| p.narrowing());
                 (n, Some(s))
             } else {
                 (Box::default(), None)
@@ -889,7 +932,7 @@ impl<'a> Parser<'a> {
                 false => self.ident_same_line(&format!("a contract name after `{}`", kind.name)),
             };
             let (narrowing, block) = if contract.is_some() && self.kind() == TokenKind::LBrace {
-                let (n, s) = self.block("the narrowing", |p| p.narrowing());
+                let (n, s) = self.block("the narrowing", Within::ModuleEntry, |p| p.narrowing());
                 (n, Some(s))
             } else {
                 (Box::default(), None)
@@ -941,18 +984,23 @@ impl<'a> Parser<'a> {
         })?;
         let mut entries = Gather::new();
         if self.kind() == TokenKind::LBrace {
-            self.block_into("the container", &mut entries, |p, out| {
-                if p.at_word("when") && p.peek_at(1).kind != TokenKind::Eq {
-                    p.when_block(
-                        "container entries",
-                        out,
-                        |p| p.container_entry(),
-                        |e| &mut e.when,
-                    )
-                } else {
-                    p.container_entry().map(|e| out.push(e)).is_some()
-                }
-            });
+            self.block_into(
+                "the container",
+                Within::ModuleEntry,
+                &mut entries,
+                |p, out| {
+                    if p.at_word("when") && p.peek_at(1).kind != TokenKind::Eq {
+                        p.when_block(
+                            "container entries",
+                            out,
+                            |p| p.container_entry(),
+                            |e| &mut e.when,
+                        )
+                    } else {
+                        p.container_entry().map(|e| out.push(e)).is_some()
+                    }
+                },
+            );
         } else if job {
             self.expected("`{` and the job's entries");
         } else {
@@ -1050,13 +1098,18 @@ impl<'a> Parser<'a> {
                     return None;
                 }
                 let mut entries = Gather::new();
-                self.block_into("the env block", &mut entries, |p, out| {
-                    if p.at_word("when") && p.peek_at(1).kind != TokenKind::Eq {
-                        p.when_block("env entries", out, |p| p.env_entry(), |e| &mut e.when)
-                    } else {
-                        p.env_entry().map(|e| out.push(e)).is_some()
-                    }
-                });
+                self.block_into(
+                    "the env block",
+                    Within::ModuleEntry,
+                    &mut entries,
+                    |p, out| {
+                        if p.at_word("when") && p.peek_at(1).kind != TokenKind::Eq {
+                            p.when_block("env entries", out, |p| p.env_entry(), |e| &mut e.when)
+                        } else {
+                            p.env_entry().map(|e| out.push(e)).is_some()
+                        }
+                    },
+                );
                 ContainerEntryKind::Env(exact(entries))
             }
             "mount" => {
@@ -1310,7 +1363,7 @@ impl<'a> Parser<'a> {
         }
         self.in_when = true;
         let first = out.len();
-        self.block_into("the `when` block", out, |p, out| {
+        self.block_into("the `when` block", Within::ModuleEntry, out, |p, out| {
             entry(p).map(|t| out.push(t)).is_some()
         });
         self.in_when = false;
@@ -1330,7 +1383,7 @@ impl<'a> Parser<'a> {
         let mut answers = Box::default();
         if self.kind() == TokenKind::LBrace {
             answers = self
-                .block("the provides block", |p| {
+                .block("the provides block", Within::ModuleEntry, |p| {
                     let docs = p.docs();
                     let start = p.peek().span;
                     let field = p.ident("a field of the contract")?;
@@ -1380,7 +1433,7 @@ impl<'a> Parser<'a> {
             let mut props = Box::default();
             if self.kind() == TokenKind::LBrace {
                 props = self
-                    .block("the node", |p| {
+                    .block("the node", Within::Item, |p| {
                         let start = p.peek().span;
                         let key =
                             p.ident("a node property (`private_name`, `private_address`, `root`, `ports`, `short`)")?;
@@ -1451,7 +1504,7 @@ impl<'a> Parser<'a> {
             None
         };
         let (entries, block) = if self.kind() == TokenKind::LBrace {
-            let (e, s) = self.block("the assignment", |p| p.assign_entry());
+            let (e, s) = self.block("the assignment", Within::Item, |p| p.assign_entry());
             (e, Some(s))
         } else {
             (Box::default(), None)
@@ -1922,6 +1975,17 @@ impl<'a> Parser<'a> {
     }
 }
 
+/// Where a block lies, which says what else ends it when its `}` is forgotten.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Within {
+    /// Directly in an item (a module's, contract's or mesh's own block, a mesh's node or
+    /// assignment): only the next item ends it.
+    Item,
+    /// Inside one of a module's entries (a container, its env and `when` blocks, a
+    /// narrowing, a provides block): the module's next entry ends it too.
+    ModuleEntry,
+}
+
 /// The brackets a recovery has skipped into and not yet seen closed, innermost last.
 #[derive(Default)]
 struct Brackets(Vec<TokenKind>);
@@ -2205,14 +2269,58 @@ mod tests {
         assert_eq!(codes, [E0001, E0005]);
     }
 
-    /// Only an item's beginning beyond doubt ends a block: a key, field or env name
-    /// `module` in the first column, or the keyword indented, is read as before.
+    /// A block inside a module's entry left open: the module's next entry ends it, so
+    /// the one error is that block's, and the module reads its entries after it.
+    #[test]
+    fn a_forgotten_brace_inside_an_entry_ends_at_the_modules_next_entry() {
+        for (text, open, entries) in [
+            (
+                "module a {\n  container web {\n  container main {\n    image \"x\"\n  }\n  provides p { a = 1 }\n}\n",
+                "web {",
+                3,
+            ),
+            (
+                "module a {\n  requires db: module postgres {\n  requires k: host node\n  job j {\n    image \"x\"\n  }\n}\n",
+                "postgres {",
+                3,
+            ),
+            (
+                "module a {\n  provides p {\n    host = \"x\"\n  requires k: host node\n}\n",
+                "p {",
+                2,
+            ),
+        ] {
+            let parsed = parse_t(text);
+            let [d] = parsed.diagnostics.as_slice() else {
+                panic!("{text:?}: {:?}", parsed.diagnostics);
+            };
+            assert_eq!(d.code, crate::diagnostics::Code::E0005, "{text:?}");
+            let brace = text.find(open).unwrap() + open.len() - 1;
+            assert_eq!(d.span.start as usize, brace, "{text:?}");
+            assert!(
+                d.labels.iter().any(|l| l.message.contains("next entry")),
+                "{text:?}: {:?}",
+                d.labels
+            );
+            let Some(Item::Module(m)) = parsed.file.items.first() else {
+                panic!("a module");
+            };
+            assert_eq!(m.entries.len(), entries, "{text:?}: {:?}", m.entries);
+        }
+    }
+
+    /// Only an item's or a module entry's beginning beyond doubt ends a block: a key,
+    /// field or env name `module`, `container` or `requires`, or an item's keyword
+    /// indented, is read as before.
     #[test]
     fn words_of_items_that_begin_no_item_end_no_block() {
         for text in [
             "module a {\n  container c {\n    image \"x\"\n    env {\nmodule = \"x\"\n    }\n  }\n}\n",
             "contract a for module {\nmesh: string\n}\n",
             "module a {\n  container c {\n    image \"x\"\n  }\n  module b {}\n}\n",
+            "module a {\n  requires p: host port {\n    container = 80\n  }\n}\n",
+            "module a {\n  container c {\n    image \"x\"\n    env {\n      requires = \"x\"\n      container = \"y\"\n    }\n  }\n}\n",
+            "module a {\n  requires p: host port {\n    container in 1..9\n  }\n}\n",
         ] {
             let parsed = parse_t(text);
             let codes: Vec<_> = parsed.diagnostics.iter().map(|d| d.code).collect();

@@ -216,16 +216,26 @@ impl Rule for InvalidNumber {
     }
 }
 
+/// What ended a block left open ([`Unclosed::Block`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BlockEnd {
+    /// The end of the file.
+    FileEnd,
+    /// The next item's keyword, in the first column.
+    Item,
+    /// The module's next entry, inside one of its entries' blocks.
+    ModuleEntry,
+}
+
 /// E0005: an opening delimiter never closed. The primary place is the opening one.
 pub enum Unclosed<'a> {
-    /// A block's `{`: `what` is the block (`module `web``); `end` the end of the file,
-    /// or (`at_item`) the keyword of the next item; `suspect` the `{` and `}` of a block
-    /// inside it whose `}` is indented as an outer block's, where a `}` was most likely
-    /// forgotten.
+    /// A block's `{`: `what` is the block (`module `web``); `end` where `ends` says it
+    /// ended; `suspect` the `{` and `}` of a block inside it whose `}` is indented as an
+    /// outer block's, where a `}` was most likely forgotten.
     Block {
         what: &'a str,
         end: Span,
-        at_item: bool,
+        ends: BlockEnd,
         suspect: Option<(Span, Span)>,
     },
     /// Another delimiter (`what` is, e.g., `` `[` ``) the file ends inside.
@@ -275,14 +285,12 @@ impl Rule for Unclosed<'_> {
         use Unclosed::*;
         let (span, message) = match self {
             Block {
-                end,
-                at_item,
-                suspect,
-                ..
+                end, ends, suspect, ..
             } => {
-                let message = match at_item {
-                    true => "the next item begins here, inside it",
-                    false => "the file ends here",
+                let message = match ends {
+                    BlockEnd::Item => "the next item begins here, inside it",
+                    BlockEnd::ModuleEntry => "the module's next entry begins here, inside it",
+                    BlockEnd::FileEnd => "the file ends here",
                 };
                 let mut labels = Vec::new();
                 if let Some((open, close)) = suspect {
