@@ -1920,6 +1920,35 @@ mod incrementality {
         }
     }
 
+    /// A `}` forgotten in a file's first module, as while typing it: the module after it
+    /// in the same file stays in the workspace, so the mesh that assigns it still finds
+    /// it, and the one error of the file is the forgotten brace's.
+    #[test]
+    fn a_forgotten_brace_hides_no_module_after_it() {
+        let open = APPS.replacen("  }\n}\n\nmodule worker", "}\n\nmodule worker", 1);
+        assert_ne!(open, APPS);
+        let (db, ws) = Database::with_files(
+            [
+                ("apps.mesh", open.as_str()),
+                ("store.mesh", STORE),
+                ("cron.mesh", CRON),
+                ("lab.mesh", MESH),
+            ]
+            .map(|(p, t)| (FilePath::from(p), Arc::from(t))),
+        );
+        let reg = registry(&db, ws);
+        for name in ["web", "worker", "storage", "cron"] {
+            assert!(reg.modules.contains_key(name), "{name} is in the workspace");
+        }
+        let errors: Vec<String> = workspace_diagnostics(&db, ws)
+            .into_iter()
+            .filter(Diagnostic::is_error)
+            .map(|d| format!("{} {:?} {}", d.file, d.code, d.message))
+            .collect();
+        assert_eq!(errors.len(), 1, "{errors:#?}");
+        assert!(errors[0].starts_with("apps.mesh E0005"), "{errors:#?}");
+    }
+
     #[test]
     fn an_edit_re_checks_only_what_depends_on_it() {
         let (mut db, log, ws, f) = logged_workspace(&[
