@@ -434,10 +434,14 @@ impl<'a> Parser<'a> {
                     self.unclosed_block(what, at, BlockEnd::Item);
                     return self.span_from(open);
                 }
-                // Inside a module's entry, the module's next entry begins: this block
-                // was left open, and the module reads that entry.
+                // Inside a module's or a mesh's entry, that item's next entry begins:
+                // this block was left open, and the item reads that entry.
                 TokenKind::Ident if within == Within::ModuleEntry && self.module_entry_begins() => {
                     self.unclosed_block(what, at, BlockEnd::ModuleEntry);
+                    return self.span_from(open);
+                }
+                TokenKind::Ident if within == Within::MeshEntry && self.mesh_entry_begins() => {
+                    self.unclosed_block(what, at, BlockEnd::MeshEntry);
                     return self.span_from(open);
                 }
                 _ => {
@@ -498,6 +502,30 @@ impl<'a> Parser<'a> {
                 b'c' | b'j' | b'p' | b'r'
             )
             && self.module_entry_begins_with_its_letter()
+    }
+
+    /// Whether a mesh's entry begins here beyond doubt: at the start of a line, `node`
+    /// and a name and `{`, `assign` and a module and `to` or `as`, or `seat` and a name
+    /// and `=`. No node property or assignment entry begins so (an assignment's
+    /// `node at …` is a requirement placed), so a node's or an assignment's block that
+    /// meets it was left open.
+    fn mesh_entry_begins(&self) -> bool {
+        let t = self.peek();
+        if !t.newline_before {
+            return false;
+        }
+        let (name, next) = (self.peek_at(1), self.peek_at(2));
+        if name.kind != TokenKind::Ident || name.newline_before || next.newline_before {
+            return false;
+        }
+        match self.slice(t.span) {
+            "node" => next.kind == TokenKind::LBrace,
+            "seat" => next.kind == TokenKind::Eq,
+            "assign" => {
+                next.kind == TokenKind::Ident && matches!(self.slice(next.span), "to" | "as")
+            }
+            _ => false,
+        }
     }
 
     /// [`Parser::module_entry_begins`] for a word at the start of a line whose first
@@ -1433,7 +1461,7 @@ impl<'a> Parser<'a> {
             let mut props = Box::default();
             if self.kind() == TokenKind::LBrace {
                 props = self
-                    .block("the node", Within::Item, |p| {
+                    .block("the node", Within::MeshEntry, |p| {
                         let start = p.peek().span;
                         let key =
                             p.ident("a node property (`private_name`, `private_address`, `root`, `ports`, `short`)")?;
@@ -1504,7 +1532,7 @@ impl<'a> Parser<'a> {
             None
         };
         let (entries, block) = if self.kind() == TokenKind::LBrace {
-            let (e, s) = self.block("the assignment", Within::Item, |p| p.assign_entry());
+            let (e, s) = self.block("the assignment", Within::MeshEntry, |p| p.assign_entry());
             (e, Some(s))
         } else {
             (Box::default(), None)
@@ -1978,12 +2006,15 @@ impl<'a> Parser<'a> {
 /// Where a block lies, which says what else ends it when its `}` is forgotten.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Within {
-    /// Directly in an item (a module's, contract's or mesh's own block, a mesh's node or
-    /// assignment): only the next item ends it.
+    /// Directly in an item (a module's, contract's or mesh's own block): only the next
+    /// item ends it.
     Item,
     /// Inside one of a module's entries (a container, its env and `when` blocks, a
     /// narrowing, a provides block): the module's next entry ends it too.
     ModuleEntry,
+    /// Inside one of a mesh's entries (a node, an assignment): the mesh's next entry
+    /// ends it too.
+    MeshEntry,
 }
 
 /// The brackets a recovery has skipped into and not yet seen closed, innermost last.
@@ -2307,6 +2338,25 @@ mod tests {
             };
             assert_eq!(m.entries.len(), entries, "{text:?}: {:?}", m.entries);
         }
+    }
+
+    /// A node's or an assignment's block left open: the mesh's next entry ends it, and
+    /// the mesh reads that entry; an assignment may still place a requirement named
+    /// `node` or set one named `seat`.
+    #[test]
+    fn a_forgotten_brace_inside_a_mesh_entry_ends_at_the_meshs_next_entry() {
+        let text = "mesh lab {\n  node a {\n    private_name = \"a\"\n  assign web to a {\n    x = 1\n  seat s = web on a\n  node b { private_name = \"b\" }\n}\n";
+        let parsed = parse_t(text);
+        let codes: Vec<_> = parsed.diagnostics.iter().map(|d| d.code).collect();
+        use crate::diagnostics::Code::E0005;
+        assert_eq!(codes, [E0005, E0005], "{:?}", parsed.diagnostics);
+        let Some(Item::Mesh(m)) = parsed.file.items.first() else {
+            panic!("a mesh");
+        };
+        assert_eq!(m.entries.len(), 4, "{:?}", m.entries);
+        let text = "mesh lab {\n  assign web to a {\n    node at \"/srv\"\n    seat = 3\n    assign = 2\n  }\n}\n";
+        let parsed = parse_t(text);
+        assert!(parsed.diagnostics.is_empty(), "{:?}", parsed.diagnostics);
     }
 
     /// Only an item's or a module entry's beginning beyond doubt ends a block: a key,

@@ -225,6 +225,8 @@ pub enum BlockEnd {
     Item,
     /// The module's next entry, inside one of its entries' blocks.
     ModuleEntry,
+    /// The mesh's next entry, inside a node's or an assignment's block.
+    MeshEntry,
 }
 
 /// E0005: an opening delimiter never closed. The primary place is the opening one.
@@ -290,6 +292,7 @@ impl Rule for Unclosed<'_> {
                 let message = match ends {
                     BlockEnd::Item => "the next item begins here, inside it",
                     BlockEnd::ModuleEntry => "the module's next entry begins here, inside it",
+                    BlockEnd::MeshEntry => "the mesh's next entry begins here, inside it",
                     BlockEnd::FileEnd => "the file ends here",
                 };
                 let mut labels = Vec::new();
