@@ -2227,16 +2227,7 @@ mod tests {
                 .collect();
             assert_eq!(codes.len(), 1, "{text:?}: {codes:?}");
             assert!(codes[0].starts_with("E0001"), "{text:?}: {codes:?}");
-            let names: Vec<&str> = parsed
-                .file
-                .items
-                .iter()
-                .filter_map(|i| match i {
-                    Item::Module(m) => Some(m.name.name.as_str()),
-                    _ => None,
-                })
-                .collect();
-            assert_eq!(names, ["a", "b"], "{text:?}");
+            assert_eq!(module_names(&parsed), ["a", "b"], "{text:?}");
         }
     }
 
