@@ -187,6 +187,28 @@ fn the_command_line_checks_and_builds_deep_inputs_on_a_1_mib_stack() {
     }
 }
 
+/// One file of 20,000 modules, each with a broken entry: 20,000 syntax errors, one each,
+/// and each module's checks still see that the file has them. Each module's checks once
+/// sorted every syntax error of the file again (modules × errors: 4.6 s for this file in
+/// a release build, about two minutes at 100,000); the file's errors are now sorted once.
+#[test]
+fn a_file_of_many_broken_modules_is_checked_once_per_module() {
+    let n = 20_000;
+    let mut text = String::new();
+    for i in 0..n {
+        text.push_str(&format!("module m{i} {{\n  bad\n}}\n"));
+    }
+    let diags = check_workspace(&one_file("many.mesh", &text));
+    let errors: Vec<&Diagnostic> = diags.iter().filter(|d| d.is_error()).collect();
+    assert_eq!(errors.len(), n, "one error per module");
+    assert!(errors.iter().all(|d| d.code == Code::E0001));
+    // A forgotten brace in each: every module still ends at the next one's keyword.
+    let text = text.replace("  bad\n}\n", "  container c {\n    image \"x\"\n}\n");
+    let diags = check_workspace(&one_file("many.mesh", &text));
+    let unclosed = diags.iter().filter(|d| d.code == Code::E0005).count();
+    assert_eq!(unclosed, n, "one unclosed module per module");
+}
+
 #[test]
 fn a_thousand_alike_logins_are_one_diagnostic() {
     let app = "module app {\n  requires http: host port { container = 80 }\n  container app {\n    image \"busybox:1.36\"\n    publish http\n  }\n}\n";

@@ -348,14 +348,14 @@ pub fn file_checks(db: &dyn salsa::Database, ws: Workspace, file: SourceFile) ->
         &reg,
         std,
         &parsed.diagnostics,
-        |item, m| {
+        |item, m, errors| {
             let mut model = crate::check::semantics::module_semantics(
                 path,
                 m,
                 module_scope(db, ws, file, item),
                 &reg,
                 std,
-                &parsed.diagnostics,
+                errors,
                 false,
             );
             if checks_only && let Some(specs) = Arc::get_mut(&mut model.specs) {
@@ -485,11 +485,23 @@ pub fn module_references(
             module_scope(db, ws, file, item),
             &registry(db, ws),
             file.std(db),
-            &parsed.diagnostics,
+            &syntax_errors(db, file),
             true,
         )),
         _ => Arc::default(),
     }
+}
+
+/// Where `file`'s syntax errors are ([`crate::check::SyntaxErrors`]), once per file and
+/// revision for [`module_references`], which the language server asks of every module of
+/// a file.
+#[salsa::tracked(returns(clone))]
+fn syntax_errors(db: &dyn salsa::Database, file: SourceFile) -> Arc<crate::check::SyntaxErrors> {
+    let parsed = parse_file(db, file);
+    Arc::new(crate::check::SyntaxErrors::of(
+        file.path(db),
+        &parsed.diagnostics,
+    ))
 }
 
 /// The requirements of the module that is item `item` of `file`, by name and without

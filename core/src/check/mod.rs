@@ -59,10 +59,10 @@ pub fn check_items_in(
     std: bool,
     syntax: &[Diagnostic],
 ) -> Vec<Diagnostic> {
-    check_items_with(path, file, registry, std, syntax, |_, m| {
+    check_items_with(path, file, registry, std, syntax, |_, m, errors| {
         let scope = std::sync::Arc::new(semantics::decide_scope(m, registry));
         std::sync::Arc::new(semantics::module_semantics(
-            path, m, scope, registry, std, syntax, false,
+            path, m, scope, registry, std, errors, false,
         ))
     })
 }
@@ -76,10 +76,17 @@ pub fn check_items_with(
     registry: &Registry,
     std: bool,
     syntax: &[Diagnostic],
-    mut semantics: impl FnMut(usize, &ast::Module) -> std::sync::Arc<semantics::ModuleSemantics>,
+    mut semantics: impl FnMut(
+        usize,
+        &ast::Module,
+        &SyntaxErrors,
+    ) -> std::sync::Arc<semantics::ModuleSemantics>,
 ) -> Vec<Diagnostic> {
     let mut out = Vec::new();
-    let mut cx = Cx::new(path, registry, std, syntax);
+    // Sorted once for the whole file: each module's checks ask them, and a file of many
+    // modules and many syntax errors would otherwise sort them again per module.
+    let errors = SyntaxErrors::of(path, syntax);
+    let mut cx = Cx::new(path, registry, std, &errors);
     for (index, item) in file.items.iter().enumerate() {
         match item {
             ast::Item::Contract(c) => {
@@ -87,7 +94,9 @@ pub fn check_items_with(
                 definition_rules::check_contract_literals(&mut cx, c);
                 out.append(&mut cx.sink.diagnostics);
             }
-            ast::Item::Module(m) => out.extend(semantics(index, m).diagnostics.iter().cloned()),
+            ast::Item::Module(m) => {
+                out.extend(semantics(index, m, &errors).diagnostics.iter().cloned())
+            }
             // Meshes are the resolver's; seats outside the standard library are the
             // registry's (E0204).
             ast::Item::Mesh(_) | ast::Item::Seat(_) => {}
@@ -97,6 +106,25 @@ pub fn check_items_with(
     out
 }
 
+/// Where one file's syntax errors are, sorted: what its checks ask (a check that
+/// concludes from absence stays silent where an entry failed to parse, and a check that
+/// meets what the parser gave up on rests on them). Made once per file.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SyntaxErrors(Vec<Span>);
+
+impl SyntaxErrors {
+    /// The errors among `syntax` (a file's syntax diagnostics) that are `path`'s own.
+    pub fn of(path: &FilePath, syntax: &[Diagnostic]) -> SyntaxErrors {
+        let mut spans: Vec<Span> = syntax
+            .iter()
+            .filter(|d| d.is_error() && d.file == *path)
+            .map(|d| d.span)
+            .collect();
+        spans.sort();
+        SyntaxErrors(spans)
+    }
+}
+
 /// What every check of one file shares: where it is, the workspace's names, and the
 /// diagnostics found so far.
 pub(crate) struct Cx<'a> {
@@ -104,27 +132,24 @@ pub(crate) struct Cx<'a> {
     pub registry: &'a Registry,
     pub std: bool,
     /// Where the file's syntax errors are, sorted.
-    pub broken: Vec<Span>,
+    pub broken: &'a [Span],
     pub sink: Sink,
 }
 
 impl<'a> Cx<'a> {
-    /// The checks of `path`'s items, after its syntax diagnostics `syntax`.
+    /// The checks of `path`'s items, after its syntax errors `syntax`.
     pub fn new(
         path: &'a FilePath,
         registry: &'a Registry,
         std: bool,
-        syntax: &[Diagnostic],
+        syntax: &'a SyntaxErrors,
     ) -> Cx<'a> {
-        let mine = || syntax.iter().filter(|d| d.is_error() && d.file == *path);
-        let mut broken: Vec<Span> = mine().map(|d| d.span).collect();
-        broken.sort();
         Cx {
             path,
             registry,
             std,
-            broken,
-            sink: Sink::after(mine()),
+            broken: &syntax.0,
+            sink: Sink::after_errors(syntax.0.len()),
         }
     }
     /// Whether a syntax error lies inside `span`: something written there may be missing
@@ -183,14 +208,15 @@ mod tests {
     fn a_span_is_broken_when_a_syntax_error_starts_inside_it() {
         let path = FilePath::from("a.mesh");
         let registry = Registry::default();
-        let cx = |broken: Vec<Span>| Cx {
+        let cx = |broken| Cx {
             path: &path,
             registry: &registry,
             std: false,
             broken,
             sink: Sink::default(),
         };
-        let two = cx(vec![Span::new(5, 6), Span::new(20, 22)]);
+        let errors = [Span::new(5, 6), Span::new(20, 22)];
+        let two = cx(&errors[..]);
         assert!(two.is_broken(Span::new(0, 10)));
         // An error starting where the span starts, or where it ends, is inside it.
         assert!(two.is_broken(Span::new(5, 10)));
@@ -200,7 +226,7 @@ mod tests {
         assert!(!two.is_broken(Span::new(6, 19)));
         assert!(!two.is_broken(Span::new(0, 4)));
         assert!(!two.is_broken(Span::new(23, 30)));
-        assert!(!cx(Vec::new()).is_broken(Span::new(0, 100)));
+        assert!(!cx(&[]).is_broken(Span::new(0, 100)));
     }
 
     /// Only this file's syntax errors silence a check that concludes from absence (here:

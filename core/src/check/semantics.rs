@@ -166,7 +166,7 @@ pub fn decide_scope(module: &ast::Module, registry: &Registry) -> ScopeTable {
 
 /// The semantic model of `module`, written in `path`, in `scope` (its scope as
 /// [`decide_scope`] decided it): its checks run (`std`: the file is the standard library's; `syntax`: the
-/// file's syntax diagnostics, see [`super::check_items_in`]). The table of its references
+/// file's syntax errors, see [`super::check_items_in`]). The table of its references
 /// is kept only with `keep_references`: `meshc` reads none of it.
 pub fn module_semantics(
     path: &FilePath,
@@ -174,7 +174,7 @@ pub fn module_semantics(
     scope: Arc<ScopeTable>,
     registry: &Registry,
     std: bool,
-    syntax: &[Diagnostic],
+    syntax: &super::SyntaxErrors,
     keep_references: bool,
 ) -> ModuleSemantics {
     let mut cx = Cx::new(path, registry, std, syntax);

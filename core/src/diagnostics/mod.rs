@@ -175,6 +175,15 @@ impl Sink {
         }
     }
 
+    /// A sink for the checks that follow `earlier` errors already reported about the same
+    /// text.
+    pub fn after_errors(earlier: usize) -> Sink {
+        Sink {
+            diagnostics: Vec::new(),
+            earlier,
+        }
+    }
+
     /// The proof that an error was reported before the checks began: what a check meets
     /// in the tree where the parser gave up (`Expr::Error`, an iterable left out) rests
     /// on it. `None` when the text parsed without error.
