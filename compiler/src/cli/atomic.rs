@@ -33,6 +33,21 @@ pub fn write_all(dir: &Path, files: &[(String, Vec<u8>)]) -> Result<(), String> 
     staging.commit(None).map(|_| ())
 }
 
+/// Like [`write_all`], without flushing each file to disk before the renames: for pages
+/// a command derives from the sources and can write again at once (`meshc doc`'s
+/// reference, a page per module and contract). The set is still renamed into place all
+/// or nothing; only a power cut right after could leave pages to write again. A flush
+/// per file cost 8 of the 21 seconds of the reference of 50,000 modules (100,000 files),
+/// and waiting on the disk most of the rest.
+pub fn write_all_unflushed(dir: &Path, files: &[(String, Vec<u8>)]) -> Result<(), String> {
+    let staging = Staging::new(dir);
+    staging.state().unflushed = true;
+    for (name, bytes) in files {
+        staging.stage(name, bytes);
+    }
+    staging.commit(None).map(|_| ())
+}
+
 /// Like [`write_all`], each file readable and writable by its owner only (0600) from the
 /// moment it is written aside: a take's cutover plan.
 pub fn write_all_private(dir: &Path, files: &[(String, Vec<u8>)]) -> Result<(), String> {
@@ -85,6 +100,8 @@ struct State {
     failed: Option<String>,
     /// Flushes the staged files to disk on a thread of its own while the build goes on.
     syncer: Option<Syncer>,
+    /// Whether staged files are left unflushed ([`write_all_unflushed`]).
+    unflushed: bool,
 }
 
 /// A thread that flushes each file written aside to disk (`fsync`), in the order they
@@ -254,9 +271,11 @@ impl Staging {
         let mut state = self.state();
         match written {
             Ok(aside) => {
-                let syncer = state.syncer.get_or_insert_with(Syncer::start);
-                // A syncer that is gone leaves the file unflushed: `finish` says so.
-                let _ = syncer.send.send(aside.clone());
+                if !state.unflushed {
+                    let syncer = state.syncer.get_or_insert_with(Syncer::start);
+                    // A syncer that is gone leaves the file unflushed: `finish` says so.
+                    let _ = syncer.send.send(aside.clone());
+                }
                 state.staged.push(Staged {
                     name: name.to_string(),
                     aside,
@@ -827,6 +846,23 @@ mod tests {
         let err = write_all(dir.path(), &files("new", &["c.json", "d.json"]));
         assert!(err.is_err());
         assert_eq!(listing(dir.path()), ["a.json", "b.json", "d.json"]);
+    }
+
+    /// Pages written without a flush each are still replaced all or nothing.
+    #[test]
+    fn unflushed_pages_are_replaced_all_or_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        write_all_unflushed(dir.path(), &files("old", &["a.html", "b/c.md"])).unwrap();
+        assert_eq!(read(dir.path(), "b/c.md"), "old:b/c.md");
+        fs::create_dir(dir.path().join("d.html")).unwrap();
+        fs::write(dir.path().join("d.html/inside"), "x").unwrap();
+        let err = write_all_unflushed(dir.path(), &files("new", &["a.html", "d.html"]));
+        assert!(err.is_err());
+        assert_eq!(read(dir.path(), "a.html"), "old:a.html");
+        write_all_unflushed(dir.path(), &files("new", &["a.html", "b/c.md"])).unwrap();
+        assert_eq!(read(dir.path(), "a.html"), "new:a.html");
+        assert_eq!(read(dir.path(), "b/c.md"), "new:b/c.md");
+        assert_eq!(listing(dir.path()), ["a.html", "b", "d.html"]);
     }
 
     #[test]

@@ -60,7 +60,7 @@ pub fn run(paths: Vec<PathBuf>, out: PathBuf) -> u8 {
         .collect();
     let catalogue = meshc::doc::Catalogue::of(&inputs);
     let pages = catalogue.pages();
-    if let Err(e) = super::atomic::write_all(&out, &pages) {
+    if let Err(e) = super::atomic::write_all_unflushed(&out, &pages) {
         output::say(&e);
         output::say("nothing was written");
         return 2;
