@@ -995,15 +995,10 @@ fn module_errors_with(
     let ast::Item::Module(module) = item else {
         return out;
     };
-    let mut contracts: Vec<&str> = Vec::new();
-    for r in module.requirements() {
-        if let ast::RequirementBody::Contract {
-            contract: Some(c), ..
-        } = &r.body
-        {
-            contracts.push(c.name.as_str());
-        }
-    }
+    let mut contracts: Vec<&str> = module
+        .requirements()
+        .filter_map(ast::Requirement::contract_name)
+        .collect();
     contracts.extend(module.provides().map(|p| p.contract.name.as_str()));
     let mut seen: Vec<&str> = Vec::new();
     for c in contracts {

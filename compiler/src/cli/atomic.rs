@@ -26,11 +26,7 @@ fn refuse_link(path: &Path) -> Result<(), String> {
 /// a relative path into a folder of `dir` (`alpha/compose.yaml`); the folder is created
 /// (and refused if it is a link).
 pub fn write_all(dir: &Path, files: &[(String, Vec<u8>)]) -> Result<(), String> {
-    let staging = Staging::new(dir);
-    for (name, bytes) in files {
-        staging.stage(name, bytes);
-    }
-    staging.commit(None).map(|_| ())
+    Staging::new(dir).write_all(files)
 }
 
 /// Like [`write_all`], without flushing each file to disk before the renames: for pages
@@ -40,23 +36,15 @@ pub fn write_all(dir: &Path, files: &[(String, Vec<u8>)]) -> Result<(), String> 
 /// per file cost 8 of the 21 seconds of the reference of 50,000 modules (100,000 files),
 /// and waiting on the disk most of the rest.
 pub fn write_all_unflushed(dir: &Path, files: &[(String, Vec<u8>)]) -> Result<(), String> {
-    let staging = Staging::new(dir);
-    staging.state().unflushed = true;
-    for (name, bytes) in files {
-        staging.stage(name, bytes);
-    }
-    staging.commit(None).map(|_| ())
+    let mut staging = Staging::new(dir);
+    staging.flushed = false;
+    staging.write_all(files)
 }
 
 /// Like [`write_all`], each file readable and writable by its owner only (0600) from the
 /// moment it is written aside: a take's cutover plan.
 pub fn write_all_private(dir: &Path, files: &[(String, Vec<u8>)]) -> Result<(), String> {
-    let staging = Staging::new_private(dir);
-    for (name, bytes) in files {
-        staging.stage(name, bytes);
-    }
-    staging.restrict()?;
-    staging.commit(None).map(|_| ())
+    Staging::new_private(dir).write_all(files)
 }
 
 /// What a build owns in its output directory: the mesh built and, per node, the files
@@ -86,6 +74,9 @@ pub struct Staging {
     dir: PathBuf,
     /// Whether each file is created 0600 ([`Staging::new_private`]).
     private: bool,
+    /// Whether each file is flushed to disk before the renames (all but
+    /// [`write_all_unflushed`]'s).
+    flushed: bool,
     state: Mutex<State>,
 }
 
@@ -100,8 +91,6 @@ struct State {
     failed: Option<String>,
     /// Flushes the staged files to disk on a thread of its own while the build goes on.
     syncer: Option<Syncer>,
-    /// Whether staged files are left unflushed ([`write_all_unflushed`]).
-    unflushed: bool,
 }
 
 /// A thread that flushes each file written aside to disk (`fsync`), in the order they
@@ -165,6 +154,7 @@ impl Staging {
         Staging {
             dir: dir.to_path_buf(),
             private,
+            flushed: true,
             state: Mutex::new(State::default()),
         }
     }
@@ -200,6 +190,18 @@ impl Staging {
         state.created.extend(missing);
         state.ready = true;
         Ok(())
+    }
+
+    /// Stages every file of `files` and commits them ([`write_all`]); a private staging
+    /// makes each 0600 first.
+    fn write_all(self, files: &[(String, Vec<u8>)]) -> Result<(), String> {
+        for (name, bytes) in files {
+            self.stage(name, bytes);
+        }
+        if self.private {
+            self.restrict()?;
+        }
+        self.commit(None).map(|_| ())
     }
 
     /// Writes file `name`'s `bytes` aside, beside its target. Failures are kept for
@@ -271,7 +273,7 @@ impl Staging {
         let mut state = self.state();
         match written {
             Ok(aside) => {
-                if !state.unflushed {
+                if self.flushed {
                     let syncer = state.syncer.get_or_insert_with(Syncer::start);
                     // A syncer that is gone leaves the file unflushed: `finish` says so.
                     let _ = syncer.send.send(aside.clone());

@@ -260,11 +260,26 @@ mod tests {
             .collect();
         assert_eq!(plain, no_image);
         let elsewhere = Diagnostic::new(Code::E0001, &FilePath::from("b.mesh"), whole, "x");
-        assert_eq!(codes(&[elsewhere]), no_image);
+        assert_eq!(codes(std::slice::from_ref(&elsewhere)), no_image);
         let warning = Diagnostic::new(Code::W0001, &path, whole, "x");
-        assert_eq!(codes(&[warning]), no_image);
+        assert_eq!(codes(std::slice::from_ref(&warning)), no_image);
         let here = Diagnostic::new(Code::E0001, &path, whole, "x");
-        assert_eq!(codes(&[here]), Vec::<Code>::new());
+        assert_eq!(codes(std::slice::from_ref(&here)), Vec::<Code>::new());
+        // The file's syntax errors, as its checks hold them: its own errors only, sorted,
+        // and only they make the checks' proof that an error was told.
+        let none = SyntaxErrors::of(&path, &[warning.clone(), elsewhere.clone()]);
+        assert_eq!(none, SyntaxErrors::default());
+        let cx = |errors| {
+            Cx::new(&path, &registry, false, errors)
+                .sink
+                .earlier_error()
+        };
+        assert!(cx(&none).is_none());
+        let mut first = here.clone();
+        first.span = Span::new(0, 1);
+        let two = SyntaxErrors::of(&path, &[here, warning, elsewhere, first]);
+        assert_eq!(two.0, [Span::new(0, 1), whole]);
+        assert!(cx(&two).is_some());
     }
 
     #[test]

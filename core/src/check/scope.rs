@@ -165,12 +165,7 @@ impl<'a> ReqInfo<'a> {
 
     /// The contract's name as written, when the requirement names one.
     pub fn contract_name(&self) -> Option<&'a str> {
-        match &self.ast.body {
-            RequirementBody::Contract { contract, .. } => {
-                contract.as_ref().map(|c| c.name.as_str())
-            }
-            RequirementBody::Operator { .. } => None,
-        }
+        self.ast.contract_name()
     }
 
     /// The host contract the requirement names, when it is a host requirement of one.
@@ -388,18 +383,14 @@ impl ScopeTable {
                 .kind
                 .as_ref()
                 .and_then(|k| ProviderKind::from_name(&k.name));
-            let host = match (&r.body, kind) {
-                (RequirementBody::Contract { contract, .. }, Some(ProviderKind::Host)) => contract
-                    .as_ref()
-                    .and_then(|c| HostContract::from_name(c.name.as_str())),
-                _ => None,
-            };
-            let mesh = match (&r.body, kind) {
-                (RequirementBody::Contract { contract, .. }, Some(ProviderKind::Mesh)) => contract
-                    .as_ref()
-                    .and_then(|c| MeshContract::from_name(c.name.as_str())),
-                _ => None,
-            };
+            // The contract the host or the mesh answers, when it is one of theirs.
+            let named = r.contract_name();
+            let host = named
+                .filter(|_| kind == Some(ProviderKind::Host))
+                .and_then(HostContract::from_name);
+            let mesh = named
+                .filter(|_| kind == Some(ProviderKind::Mesh))
+                .and_then(MeshContract::from_name);
             let mut facts = ReqFacts {
                 ordinal: ordinal as u32,
                 kind,

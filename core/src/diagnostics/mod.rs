@@ -166,17 +166,8 @@ pub struct Sink {
 }
 
 impl Sink {
-    /// A sink for the checks that follow `earlier`, the errors already reported about the
-    /// same text (its syntax errors).
-    pub fn after<'d>(earlier: impl IntoIterator<Item = &'d Diagnostic>) -> Sink {
-        Sink {
-            diagnostics: Vec::new(),
-            earlier: earlier.into_iter().filter(|d| d.is_error()).count(),
-        }
-    }
-
     /// A sink for the checks that follow `earlier` errors already reported about the same
-    /// text.
+    /// text (its syntax errors, [`crate::check::SyntaxErrors`]).
     pub fn after_errors(earlier: usize) -> Sink {
         Sink {
             diagnostics: Vec::new(),
@@ -225,12 +216,9 @@ mod sink_tests {
 
     #[test]
     fn an_earlier_error_is_a_proof_only_when_one_was_reported() {
-        let file = FilePath::from("a.mesh");
-        let warning = Diagnostic::new(Code::W0001, &file, Span::new(0, 1), "w");
-        let error = Diagnostic::new(Code::E0001, &file, Span::new(2, 3), "e");
         assert_eq!(Sink::default().earlier_error(), None);
-        assert_eq!(Sink::after([&warning]).earlier_error(), None);
-        let sink = Sink::after([&warning, &error]);
+        assert_eq!(Sink::after_errors(0).earlier_error(), None);
+        let sink = Sink::after_errors(1);
         assert!(sink.earlier_error().is_some());
         // The earlier errors are not the sink's: they were reported already.
         assert!(sink.diagnostics.is_empty());

@@ -241,6 +241,18 @@ pub struct Requirement {
     pub span: Span,
 }
 
+impl Requirement {
+    /// The contract's name as written, when the requirement names one.
+    pub fn contract_name(&self) -> Option<&str> {
+        match &self.body {
+            RequirementBody::Contract { contract, .. } => {
+                contract.as_ref().map(|c| c.name.as_str())
+            }
+            RequirementBody::Operator(_) => None,
+        }
+    }
+}
+
 /// What follows the provider kind.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum RequirementBody {

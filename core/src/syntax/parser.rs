@@ -428,23 +428,11 @@ impl<'a> Parser<'a> {
                     self.unclosed_block(what, at, BlockEnd::FileEnd);
                     return self.span_from(open);
                 }
-                // A `module`, `contract` or `mesh` in the first column begins the next
-                // item: this block was left open, and the item is read as one.
-                TokenKind::Ident if self.item_begins() => {
-                    self.unclosed_block(what, at, BlockEnd::Item);
-                    return self.span_from(open);
-                }
-                // Inside a module's or a mesh's entry, that item's next entry begins:
-                // this block was left open, and the item reads that entry.
-                TokenKind::Ident if within == Within::ModuleEntry && self.module_entry_begins() => {
-                    self.unclosed_block(what, at, BlockEnd::ModuleEntry);
-                    return self.span_from(open);
-                }
-                TokenKind::Ident if within == Within::MeshEntry && self.mesh_entry_begins() => {
-                    self.unclosed_block(what, at, BlockEnd::MeshEntry);
-                    return self.span_from(open);
-                }
                 _ => {
+                    if let Some(ends) = self.open_block_ends(within) {
+                        self.unclosed_block(what, at, ends);
+                        return self.span_from(open);
+                    }
                     let start = self.pos;
                     if !entry(self, out) {
                         self.recover_in_block();
@@ -473,6 +461,24 @@ impl<'a> Parser<'a> {
         }
         .at(&self.path, open);
         self.diags.push(d);
+    }
+
+    /// What begins here beyond doubt that ends a block lying `within` and left open: the
+    /// next item (then that item is read as one), or, inside a module's or a mesh's
+    /// entry, that item's next entry (which it then reads).
+    #[inline(always)]
+    fn open_block_ends(&self, within: Within) -> Option<BlockEnd> {
+        if self.kind() != TokenKind::Ident {
+            return None;
+        }
+        if self.item_begins() {
+            return Some(BlockEnd::Item);
+        }
+        match within {
+            Within::ModuleEntry if self.module_entry_begins() => Some(BlockEnd::ModuleEntry),
+            Within::MeshEntry if self.mesh_entry_begins() => Some(BlockEnd::MeshEntry),
+            _ => None,
+        }
     }
 
     /// Whether the next item begins here beyond doubt: `module`, `contract` or `mesh` in
